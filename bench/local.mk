@@ -1,0 +1,1 @@
+# bench/local.mk - benchmarks, run by `make bench`, never by `make check`.

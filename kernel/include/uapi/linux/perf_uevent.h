@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * perf_uevent.h - the perf ABI added by libuevent's kernel series.
+ *
+ * The same file is added to the kernel by kernel/patches/ and compiled into libuevent,
+ * so the numbers below exist exactly once. None of them collides with Linux 6.12, and
+ * each is chosen at the far end of its space so that mainline growth does not reach it.
+ * A running kernel reports the values it speaks through PR_PERF_UEVENT_QUERY; user space
+ * should use those and treat the macros here as the values of this header's version.
+ */
+#ifndef _UAPI_LINUX_PERF_UEVENT_H
+#define _UAPI_LINUX_PERF_UEVENT_H
+
+#include <linux/types.h>
+
+/*
+ * prctl(PR_TASK_PERF_UEVENT, type, size, data, flags)
+ *
+ * Emits a PERF_RECORD_UEVENT into every perf buffer that observes the calling task
+ * (per-task or per-CPU) through an event with attr.uevents set. Returns the number
+ * of buffers written (0 when nobody listens), or -1 with errno:
+ *   EINVAL  flags has unknown bits, or asks for an unknown format version
+ *   E2BIG   size > the kernel's max_payload
+ *   EFAULT  data is not readable for size bytes (checked when someone listens)
+ *
+ * A magic option number in the style of PR_SET_VMA ("UEVT"): the seed's 43 is
+ * PR_MPX_ENABLE_MANAGEMENT in mainline.
+ */
+#define PR_TASK_PERF_UEVENT		0x55455654
+
+/* flags (arg5) */
+#define PR_PERF_UEVENT_QUERY		(1UL << 0)	/* fill struct perf_uevent_abi at data */
+#define PR_PERF_UEVENT_FORMAT_SHIFT	8		/* bits 8..15: format, 0 = current */
+#define PR_PERF_UEVENT_FORMAT_MASK	(0xffUL << PR_PERF_UEVENT_FORMAT_SHIFT)
+#define PR_PERF_UEVENT_FORMAT(v)	((unsigned long)(v) << PR_PERF_UEVENT_FORMAT_SHIFT)
+
+/* perf_event_header.type of a uevent record; 11 (the seed's) is PERF_RECORD_AUX. */
+#define PERF_RECORD_UEVENT		63
+
+/* Record formats; the format word sits at the same offset in every format. */
+#define PERF_UEVENT_FORMAT_V1		1
+#define PERF_UEVENT_FORMAT_CURRENT	PERF_UEVENT_FORMAT_V1
+
+/* Largest payload the prctl accepts, in bytes (the seed's PAGE_SIZE on x86-64). */
+#define PERF_UEVENT_MAX_PAYLOAD		4096
+
+/* attr.uevents is this bit of the u64 flags word at offset 40 of perf_event_attr. */
+#define PERF_ATTR_UEVENTS_BIT		63
+
+/* PERF_SAMPLE_TLS_USER is 1 << this; attr.sample_tls_user takes __reserved_2. */
+#define PERF_SAMPLE_TLS_USER_BIT	25
+
+/*
+ * PERF_RECORD_UEVENT, format 1. The first two words after the header are the same
+ * in every format (the review of the seed asked for a version at a known offset):
+ *
+ *	struct {
+ *		struct perf_event_header	header;
+ *		__u32				format;	   PERF_UEVENT_FORMAT_V1
+ *		__u32				size;	   payload bytes
+ *		__u32				type;	   caller's type, opaque to the kernel
+ *		__u32				flags;	   0 in format 1
+ *		__u8				data[size];
+ *		__u8				__pad[-size & 7];
+ *		struct sample_id		sample_id; if attr.sample_id_all
+ *	};
+ *
+ * A parser that meets an unknown format skips the record by header.size.
+ */
+struct perf_uevent_record_v1 {
+	__u32	format;
+	__u32	size;
+	__u32	type;
+	__u32	flags;
+};
+
+/* What PR_PERF_UEVENT_QUERY fills in: min(size argument, sizeof) bytes are written. */
+struct perf_uevent_abi {
+	__u32	size;			/* sizeof(struct perf_uevent_abi) of the kernel */
+	__u32	format;			/* highest PERF_UEVENT_FORMAT_* understood */
+	__u32	record_type;		/* PERF_RECORD_UEVENT */
+	__u32	max_payload;		/* bytes */
+	__u32	attr_uevents_bit;	/* PERF_ATTR_UEVENTS_BIT */
+	__u32	sample_tls_user_bit;	/* PERF_SAMPLE_TLS_USER_BIT, or ~0U without it */
+	__u32	listeners;		/* events with attr.uevents set, system-wide, now */
+	__u32	__reserved;
+};
+
+#endif /* _UAPI_LINUX_PERF_UEVENT_H */

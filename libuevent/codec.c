@@ -1,0 +1,681 @@
+/* codec.c - well-known payload encoders/decoders and the PERF_RECORD_UEVENT codec. */
+#include "config.h"
+
+#include <endian.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <linux/perf_event.h>
+#include <linux/perf_uevent.h>
+
+#include "internal.h"
+
+/* ---- byte order ------------------------------------------------------------------ */
+
+static int need_swap(int bo)
+{
+#if __BYTE_ORDER == __LITTLE_ENDIAN
+	return bo == UEVENT_BO_BIG;
+#else
+	return bo == UEVENT_BO_LITTLE;
+#endif
+}
+
+static int bad_bo(int bo)
+{
+	return bo != UEVENT_BO_HOST && bo != UEVENT_BO_LITTLE && bo != UEVENT_BO_BIG;
+}
+
+/* A cursor that never reads past its end; any short read latches `bad`. */
+struct rd {
+	const uint8_t *p, *end;
+	int swap, bad;
+};
+
+static void rd_init(struct rd *r, const void *buf, size_t len, int bo)
+{
+	r->p = buf;
+	r->end = r->p + len;
+	r->swap = need_swap(bo);
+	r->bad = 0;
+}
+
+static const void *rd_take(struct rd *r, size_t n)
+{
+	const uint8_t *p = r->p;
+
+	if (r->bad || (size_t)(r->end - r->p) < n) {
+		r->bad = 1;
+		return NULL;
+	}
+	r->p += n;
+	return p;
+}
+
+static uint16_t rd16(struct rd *r)
+{
+	const void *p = rd_take(r, 2);
+	uint16_t v = 0;
+
+	if (p)
+		memcpy(&v, p, 2);
+	return r->swap ? __builtin_bswap16(v) : v;
+}
+
+static uint32_t rd32(struct rd *r)
+{
+	const void *p = rd_take(r, 4);
+	uint32_t v = 0;
+
+	if (p)
+		memcpy(&v, p, 4);
+	return r->swap ? __builtin_bswap32(v) : v;
+}
+
+static uint64_t rd64(struct rd *r)
+{
+	const void *p = rd_take(r, 8);
+	uint64_t v = 0;
+
+	if (p)
+		memcpy(&v, p, 8);
+	return r->swap ? __builtin_bswap64(v) : v;
+}
+
+/* A NUL-terminated string of exactly n bytes + NUL. */
+static const char *rd_str(struct rd *r, uint32_t n)
+{
+	const char *s;
+
+	if (n == UINT32_MAX) {
+		r->bad = 1;
+		return NULL;
+	}
+	s = rd_take(r, (size_t)n + 1);
+	if (!s || s[n] != 0 || memchr(s, 0, n)) {
+		r->bad = 1;
+		return NULL;
+	}
+	return s;
+}
+
+/* Writer: counts what it would write; copies only while it fits. */
+struct wr {
+	uint8_t *p;
+	size_t cap, len;
+};
+
+static void wr_bytes(struct wr *w, const void *src, size_t n)
+{
+	if (w->len + n <= w->cap && n)
+		memcpy(w->p + w->len, src, n);
+	w->len += n;
+}
+
+static void wr32(struct wr *w, uint32_t v) { wr_bytes(w, &v, 4); }
+static void wr64(struct wr *w, uint64_t v) { wr_bytes(w, &v, 8); }
+
+static int wr_str(struct wr *w, const char *s)
+{
+	size_t n;
+
+	if (!s)
+		return -EFAULT;
+	n = strnlen(s, UEVENT_MAX_PAYLOAD);
+	if (n >= UEVENT_MAX_PAYLOAD)
+		return -E2BIG;
+	wr32(w, (uint32_t)n);
+	return (int)n;
+}
+
+static ssize_t wr_done(struct wr *w, int err)
+{
+	if (err < 0)
+		return _uevent_err(-err);
+	if (w->len > w->cap || w->len > UEVENT_MAX_PAYLOAD)
+		return _uevent_err(E2BIG);
+	return (ssize_t)w->len;
+}
+
+#define DEC_BEGIN(buf, len, bo, out)				\
+	struct rd r;						\
+	if (!(buf) && (len))					\
+		return _uevent_err(EFAULT);			\
+	if (!(out) || bad_bo(bo))				\
+		return _uevent_err(EINVAL);			\
+	rd_init(&r, (buf), (len), (bo))
+
+/* A payload must be consumed exactly: trailing bytes mean a different layout. */
+#define DEC_END() \
+	return (r.bad || r.p != r.end) ? _uevent_err(EINVAL) : 0
+
+/* ---- text ------------------------------------------------------------------------ */
+
+UEVENT_EXPORT ssize_t uevent_text_encode(void *buf, size_t cap, const char *text)
+{
+	struct wr w = { buf, buf ? cap : 0, 0 };
+	size_t n;
+
+	if (!text)
+		return _uevent_err(EFAULT);
+	n = strnlen(text, UEVENT_MAX_PAYLOAD);
+	wr_bytes(&w, text, n);
+	wr_bytes(&w, "", 1);
+	return wr_done(&w, 0);
+}
+
+UEVENT_EXPORT int uevent_text_decode(const void *buf, size_t len, int bo, struct uevent_text *out)
+{
+	const char *s = buf, *nul;
+
+	(void)bo;
+	if (!buf && len)
+		return _uevent_err(EFAULT);
+	if (!out || bad_bo(bo) || len == 0)
+		return _uevent_err(EINVAL);
+	nul = memchr(s, 0, len);
+	if (!nul || (size_t)(nul - s) != len - 1)
+		return _uevent_err(EINVAL);
+	out->text = s;
+	out->len = (uint32_t)(len - 1);
+	return 0;
+}
+
+/* ---- ranges ---------------------------------------------------------------------- */
+
+UEVENT_EXPORT ssize_t uevent_range_begin_encode(void *buf, size_t cap,
+						const struct uevent_range_begin *in)
+{
+	struct wr w = { buf, buf ? cap : 0, 0 };
+	int n;
+
+	if (!in)
+		return _uevent_err(EFAULT);
+	wr64(&w, in->id);
+	wr64(&w, in->parent);
+	wr32(&w, in->flags);
+	n = wr_str(&w, in->name);
+	if (n >= 0)
+		wr_bytes(&w, in->name, (size_t)n + 1);
+	return wr_done(&w, n);
+}
+
+UEVENT_EXPORT int uevent_range_begin_decode(const void *buf, size_t len, int bo,
+					    struct uevent_range_begin *out)
+{
+	DEC_BEGIN(buf, len, bo, out);
+	out->id = rd64(&r);
+	out->parent = rd64(&r);
+	out->flags = rd32(&r);
+	out->name_len = rd32(&r);
+	out->name = rd_str(&r, out->name_len);
+	DEC_END();
+}
+
+UEVENT_EXPORT ssize_t uevent_range_end_encode(void *buf, size_t cap,
+					      const struct uevent_range_end *in)
+{
+	struct wr w = { buf, buf ? cap : 0, 0 };
+
+	if (!in)
+		return _uevent_err(EFAULT);
+	wr64(&w, in->id);
+	wr32(&w, in->flags);
+	wr32(&w, 0);
+	return wr_done(&w, 0);
+}
+
+UEVENT_EXPORT int uevent_range_end_decode(const void *buf, size_t len, int bo,
+					  struct uevent_range_end *out)
+{
+	DEC_BEGIN(buf, len, bo, out);
+	out->id = rd64(&r);
+	out->flags = rd32(&r);
+	if (rd32(&r) != 0)
+		r.bad = 1;
+	DEC_END();
+}
+
+/* ---- counter --------------------------------------------------------------------- */
+
+UEVENT_EXPORT ssize_t uevent_counter_encode(void *buf, size_t cap, const struct uevent_counter *in)
+{
+	struct wr w = { buf, buf ? cap : 0, 0 };
+	int n;
+
+	if (!in)
+		return _uevent_err(EFAULT);
+	wr64(&w, (uint64_t)in->value);
+	n = wr_str(&w, in->name);
+	wr32(&w, 0);
+	if (n >= 0)
+		wr_bytes(&w, in->name, (size_t)n + 1);
+	return wr_done(&w, n);
+}
+
+UEVENT_EXPORT int uevent_counter_decode(const void *buf, size_t len, int bo,
+					struct uevent_counter *out)
+{
+	DEC_BEGIN(buf, len, bo, out);
+	out->value = (int64_t)rd64(&r);
+	out->name_len = rd32(&r);
+	if (rd32(&r) != 0)
+		r.bad = 1;
+	out->name = rd_str(&r, out->name_len);
+	DEC_END();
+}
+
+/* ---- JIT ------------------------------------------------------------------------- */
+
+UEVENT_EXPORT ssize_t uevent_jit_code_load_encode(void *buf, size_t cap,
+						  const struct uevent_jit_code_load *in)
+{
+	struct wr w = { buf, buf ? cap : 0, 0 };
+	int n;
+
+	if (!in)
+		return _uevent_err(EFAULT);
+	wr64(&w, in->code_addr);
+	wr64(&w, in->code_size);
+	wr64(&w, in->code_index);
+	n = wr_str(&w, in->name);
+	wr32(&w, 0);
+	if (n >= 0)
+		wr_bytes(&w, in->name, (size_t)n + 1);
+	return wr_done(&w, n);
+}
+
+UEVENT_EXPORT int uevent_jit_code_load_decode(const void *buf, size_t len, int bo,
+					      struct uevent_jit_code_load *out)
+{
+	DEC_BEGIN(buf, len, bo, out);
+	out->code_addr = rd64(&r);
+	out->code_size = rd64(&r);
+	out->code_index = rd64(&r);
+	out->name_len = rd32(&r);
+	if (rd32(&r) != 0)
+		r.bad = 1;
+	out->name = rd_str(&r, out->name_len);
+	DEC_END();
+}
+
+UEVENT_EXPORT ssize_t uevent_jit_code_move_encode(void *buf, size_t cap,
+						  const struct uevent_jit_code_move *in)
+{
+	struct wr w = { buf, buf ? cap : 0, 0 };
+
+	if (!in)
+		return _uevent_err(EFAULT);
+	wr64(&w, in->code_index);
+	wr64(&w, in->old_addr);
+	wr64(&w, in->new_addr);
+	wr64(&w, in->code_size);
+	return wr_done(&w, 0);
+}
+
+UEVENT_EXPORT int uevent_jit_code_move_decode(const void *buf, size_t len, int bo,
+					      struct uevent_jit_code_move *out)
+{
+	DEC_BEGIN(buf, len, bo, out);
+	out->code_index = rd64(&r);
+	out->old_addr = rd64(&r);
+	out->new_addr = rd64(&r);
+	out->code_size = rd64(&r);
+	DEC_END();
+}
+
+UEVENT_EXPORT ssize_t uevent_jit_code_unload_encode(void *buf, size_t cap,
+						    const struct uevent_jit_code_unload *in)
+{
+	struct wr w = { buf, buf ? cap : 0, 0 };
+
+	if (!in)
+		return _uevent_err(EFAULT);
+	wr64(&w, in->code_addr);
+	wr64(&w, in->code_size);
+	wr64(&w, in->code_index);
+	return wr_done(&w, 0);
+}
+
+UEVENT_EXPORT int uevent_jit_code_unload_decode(const void *buf, size_t len, int bo,
+						struct uevent_jit_code_unload *out)
+{
+	DEC_BEGIN(buf, len, bo, out);
+	out->code_addr = rd64(&r);
+	out->code_size = rd64(&r);
+	out->code_index = rd64(&r);
+	DEC_END();
+}
+
+UEVENT_EXPORT ssize_t uevent_jit_debug_info_encode(void *buf, size_t cap, uint64_t code_addr,
+						   const struct uevent_jit_debug_entry *e,
+						   uint32_t nr)
+{
+	struct wr w = { buf, buf ? cap : 0, 0 };
+	uint32_t i;
+	int n = 0;
+
+	if (!e && nr)
+		return _uevent_err(EFAULT);
+	wr64(&w, code_addr);
+	wr32(&w, nr);
+	wr32(&w, 0);
+	for (i = 0; i < nr && n >= 0; i++) {
+		wr64(&w, e[i].addr);
+		wr32(&w, e[i].line);
+		wr32(&w, e[i].discrim);
+		n = wr_str(&w, e[i].file);
+		if (n >= 0)
+			wr_bytes(&w, e[i].file, (size_t)n + 1);
+		if (w.len > UEVENT_MAX_PAYLOAD)
+			break;
+	}
+	return wr_done(&w, n);
+}
+
+static int debug_entry(struct rd *r, struct uevent_jit_debug_entry *out)
+{
+	out->addr = rd64(r);
+	out->line = rd32(r);
+	out->discrim = rd32(r);
+	out->file_len = rd32(r);
+	out->file = rd_str(r, out->file_len);
+	return r->bad ? -EINVAL : 0;
+}
+
+UEVENT_EXPORT int uevent_jit_debug_info_decode(const void *buf, size_t len, int bo,
+					       struct uevent_jit_debug_info *out)
+{
+	struct uevent_jit_debug_entry e;
+	uint32_t i;
+
+	DEC_BEGIN(buf, len, bo, out);
+	out->code_addr = rd64(&r);
+	out->nr_entry = rd32(&r);
+	if (rd32(&r) != 0)
+		r.bad = 1;
+	out->entries = r.p;
+	out->entries_len = (uint32_t)(r.end - r.p);
+	/* Validate every entry now, so walking them later cannot fail half way. */
+	for (i = 0; i < out->nr_entry && !r.bad; i++)
+		debug_entry(&r, &e);
+	DEC_END();
+}
+
+UEVENT_EXPORT int uevent_jit_debug_entry_next(const struct uevent_jit_debug_info *info, int bo,
+					      uint32_t *offset, struct uevent_jit_debug_entry *out)
+{
+	struct rd r;
+
+	if (!info || !offset || !out || bad_bo(bo))
+		return _uevent_err(EINVAL);
+	if (*offset >= info->entries_len)
+		return 0;
+	rd_init(&r, (const uint8_t *)info->entries + *offset, info->entries_len - *offset, bo);
+	if (debug_entry(&r, out) < 0)
+		return _uevent_err(EINVAL);
+	*offset = (uint32_t)(r.p - (const uint8_t *)info->entries);
+	return 1;
+}
+
+/* ---- trace context --------------------------------------------------------------- */
+
+UEVENT_EXPORT ssize_t uevent_trace_context_encode(void *buf, size_t cap,
+						  const struct uevent_trace_context *in)
+{
+	struct wr w = { buf, buf ? cap : 0, 0 };
+	static const uint8_t zero[7];
+
+	if (!in)
+		return _uevent_err(EFAULT);
+	wr_bytes(&w, in->trace_id, 16);
+	wr_bytes(&w, in->span_id, 8);
+	wr_bytes(&w, &in->flags, 1);
+	wr_bytes(&w, zero, 7);
+	return wr_done(&w, 0);
+}
+
+UEVENT_EXPORT int uevent_trace_context_decode(const void *buf, size_t len, int bo,
+					      struct uevent_trace_context *out)
+{
+	const uint8_t *p;
+
+	DEC_BEGIN(buf, len, bo, out);
+	p = rd_take(&r, 32);
+	if (p) {
+		memcpy(out->trace_id, p, 16);
+		memcpy(out->span_id, p + 16, 8);
+		out->flags = p[24];
+	}
+	DEC_END();
+}
+
+UEVENT_EXPORT const char *uevent_type_name(uint32_t type)
+{
+	static const char *const names[] = {
+		"text", "range_begin", "range_end", "counter", "jit_code_load",
+		"jit_code_move", "jit_code_unload", "jit_debug_info", "trace_context",
+	};
+
+	return type < ARRAY_SIZE(names) ? names[type] : NULL;
+}
+
+/* ---- PERF_RECORD_UEVENT ---------------------------------------------------------- */
+
+static size_t sample_id_size(uint64_t st)
+{
+	size_t n = 0;
+
+	if (st & PERF_SAMPLE_TID)
+		n += 8;
+	if (st & PERF_SAMPLE_TIME)
+		n += 8;
+	if (st & PERF_SAMPLE_ID)
+		n += 8;
+	if (st & PERF_SAMPLE_STREAM_ID)
+		n += 8;
+	if (st & PERF_SAMPLE_CPU)
+		n += 8;
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		n += 8;
+	return n;
+}
+
+UEVENT_EXPORT int uevent_record_decode(const void *buf, size_t len, int bo, uint64_t st,
+				       unsigned int flags, struct uevent_record *out)
+{
+	size_t body, idsz, data_end;
+	struct rd r;
+
+	if (!buf && len)
+		return _uevent_err(EFAULT);
+	if (!out || bad_bo(bo) || (flags & ~UEVENT_RECORD_SEED_LAYOUT))
+		return _uevent_err(EINVAL);
+	memset(out, 0, sizeof(*out));
+	rd_init(&r, buf, len, bo);
+	out->record_type = rd32(&r);
+	out->misc = rd16(&r);
+	out->record_size = rd16(&r);
+	if (r.bad || out->record_size < 16 || out->record_size > len ||
+	    (out->record_size & 7))
+		return _uevent_err(EINVAL);
+	r.end = (const uint8_t *)buf + out->record_size;
+
+	if (flags & UEVENT_RECORD_SEED_LAYOUT) {
+		out->format = 0;
+		out->type = rd32(&r);
+		out->size = rd32(&r);
+	} else {
+		out->format = rd32(&r);
+		out->size = rd32(&r);
+		if (out->format != PERF_UEVENT_FORMAT_V1)
+			return _uevent_err(EPROTO);
+		out->type = rd32(&r);
+		out->flags = rd32(&r);
+	}
+	if (r.bad)
+		return _uevent_err(EINVAL);
+	body = (size_t)(r.p - (const uint8_t *)buf);
+	data_end = body + (size_t)out->size + (-(size_t)out->size & 7);
+	idsz = sample_id_size(st);
+	if ((size_t)out->size > out->record_size || data_end + idsz != out->record_size)
+		return _uevent_err(EINVAL);
+	out->data = (const uint8_t *)buf + body;
+
+	r.p = (const uint8_t *)buf + data_end;
+	if (st & PERF_SAMPLE_TID) {
+		out->pid = rd32(&r);
+		out->tid = rd32(&r);
+		out->id_fields |= UEVENT_ID_TID;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		out->time = rd64(&r);
+		out->id_fields |= UEVENT_ID_TIME;
+	}
+	if (st & PERF_SAMPLE_ID) {
+		out->id = rd64(&r);
+		out->id_fields |= UEVENT_ID_ID;
+	}
+	if (st & PERF_SAMPLE_STREAM_ID) {
+		out->stream_id = rd64(&r);
+		out->id_fields |= UEVENT_ID_STREAM_ID;
+	}
+	if (st & PERF_SAMPLE_CPU) {
+		out->cpu = rd32(&r);
+		rd32(&r);
+		out->id_fields |= UEVENT_ID_CPU;
+	}
+	if (st & PERF_SAMPLE_IDENTIFIER) {
+		out->identifier = rd64(&r);
+		out->id_fields |= UEVENT_ID_IDENTIFIER;
+	}
+	return r.bad ? _uevent_err(EINVAL) : 0;
+}
+
+UEVENT_EXPORT ssize_t uevent_record_encode(void *buf, size_t cap, uint32_t type, const void *data,
+					   uint32_t size, uint32_t pid, uint32_t tid,
+					   uint64_t time)
+{
+	struct perf_event_header h;
+	struct perf_uevent_record_v1 v = { PERF_UEVENT_FORMAT_V1, size, type, 0 };
+	struct wr w = { buf, buf ? cap : 0, 0 };
+	static const uint8_t zero[8];
+	size_t total = sizeof(h) + sizeof(v) + size + (-size & 7) + 16;
+
+	if (!data && size)
+		return _uevent_err(EFAULT);
+	if (size > UEVENT_MAX_PAYLOAD || total > cap)
+		return _uevent_err(E2BIG);
+	h.type = PERF_RECORD_UEVENT;
+	h.misc = PERF_RECORD_MISC_USER;
+	h.size = (uint16_t)total;
+	wr_bytes(&w, &h, sizeof(h));
+	wr_bytes(&w, &v, sizeof(v));
+	wr_bytes(&w, data, size);
+	wr_bytes(&w, zero, -size & 7);
+	wr32(&w, pid);
+	wr32(&w, tid);
+	wr64(&w, time);
+	return (ssize_t)w.len;
+}
+
+/* ---- file-transport reader ------------------------------------------------------- */
+
+struct uevent_file_reader {
+	FILE *f;
+	int bo;
+	uint64_t sample_type;
+	uint64_t off;
+	uint8_t buf[65536];
+};
+
+UEVENT_EXPORT struct uevent_file_reader *uevent_file_reader__open(const char *path)
+{
+	struct uevent_file_reader *r;
+	struct uevent_file_header h;
+	struct rd rd;
+	uint32_t bo_word;
+	int err;
+
+	if (!path) {
+		errno = EINVAL;
+		return NULL;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->f = fopen(path, "rbe");
+	if (!r->f) {
+		err = errno;
+		free(r);
+		errno = err;
+		return NULL;
+	}
+	if (fread(&h, 1, sizeof(h), r->f) != sizeof(h) || memcmp(h.magic, "UEVTFILE", 8)) {
+		fclose(r->f);
+		free(r);
+		errno = EINVAL;
+		return NULL;
+	}
+	memcpy(&bo_word, &h.byte_order, 4);
+	if (bo_word == 0x01020304)
+		r->bo = UEVENT_BO_HOST;
+	else if (bo_word == 0x04030201)
+		r->bo = need_swap(UEVENT_BO_BIG) ? UEVENT_BO_BIG : UEVENT_BO_LITTLE;
+	else
+		r->bo = -1;
+	rd_init(&rd, &h.version, 8, r->bo < 0 ? 0 : r->bo);
+	h.version = rd32(&rd);
+	h.header_size = rd32(&rd);
+	rd_init(&rd, &h.sample_type, 8, r->bo < 0 ? 0 : r->bo);
+	h.sample_type = rd64(&rd);
+	if (r->bo < 0 || h.version != 1 || h.header_size < sizeof(h) ||
+	    fseek(r->f, (long)h.header_size, SEEK_SET) < 0) {
+		fclose(r->f);
+		free(r);
+		errno = EINVAL;
+		return NULL;
+	}
+	r->sample_type = h.sample_type;
+	r->off = h.header_size;
+	return r;
+}
+
+UEVENT_EXPORT int uevent_file_reader__next(struct uevent_file_reader *r, struct uevent_record *rec)
+{
+	struct perf_event_header h;
+	size_t n;
+	int err;
+
+	if (!r || !rec)
+		return _uevent_err(EINVAL);
+	n = fread(r->buf, 1, sizeof(h), r->f);
+	if (n == 0 && feof(r->f))
+		return 0;
+	if (n != sizeof(h))
+		return _uevent_err(ferror(r->f) ? EIO : EINVAL);
+	memcpy(&h, r->buf, sizeof(h));
+	if (need_swap(r->bo))
+		h.size = __builtin_bswap16(h.size);
+	if (h.size < sizeof(h) || fread(r->buf + sizeof(h), 1, h.size - sizeof(h), r->f) !=
+					  (size_t)(h.size - sizeof(h)))
+		return _uevent_err(EINVAL);
+	err = uevent_record_decode(r->buf, h.size, r->bo, r->sample_type, 0, rec);
+	if (err < 0 && err != -EPROTO)
+		return err;
+	r->off += h.size;
+	return err == -EPROTO ? err : 1;
+}
+
+UEVENT_EXPORT uint64_t uevent_file_reader__offset(const struct uevent_file_reader *r)
+{
+	return r ? r->off : 0;
+}
+
+UEVENT_EXPORT void uevent_file_reader__close(struct uevent_file_reader *r)
+{
+	if (!r)
+		return;
+	fclose(r->f);
+	free(r);
+}

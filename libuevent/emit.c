@@ -1,0 +1,824 @@
+/* emit.c - the emit side: transport selection, the enabled word, marks, ranges, stats. */
+#include "config.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+#include <linux/perf_uevent.h>
+#include <linux/user_events.h>
+
+#include "internal.h"
+
+#if HAVE_SYS_SDT_H
+#define _SDT_HAS_SEMAPHORES 1
+#include <sys/sdt.h>
+#endif
+
+/*
+ * The enabled word. Three writers share it so that UEVENT_ENABLED() is one load:
+ *  - bits 0..15 are the USDT semaphore of libuevent:emit; the kernel increments them
+ *    when a uprobe is attached to the probe site (the word lives in .probes for that);
+ *  - bit 16 is set by us when the transport delivers without a listener check;
+ *  - bit 31 is the user_events enable bit, which the kernel sets while a tracer
+ *    (perf, ftrace) has our tracepoint enabled.
+ * All of them only ever flip their own bits; the word is non-zero iff someone may listen.
+ */
+UEVENT_EXPORT volatile uint32_t uevent_enabled_word
+	__attribute__((section(".probes"), aligned(8))) = 0;
+
+#if HAVE_SYS_SDT_H
+/* The SDT semaphore is the low half of the enabled word (little-endian x86-64). */
+extern volatile unsigned short libuevent_emit_semaphore
+	__attribute__((alias("uevent_enabled_word")));
+#endif
+
+/* ---- statistics ------------------------------------------------------------------ */
+
+static struct {
+	uint64_t emitted, bytes, unobserved;
+	uint64_t dropped_by[UEVENT_DROP_REASONS];
+} stats;
+
+#define STAT_ADD(field, n) __atomic_fetch_add(&stats.field, (n), __ATOMIC_RELAXED)
+
+static int drop_reason(int err)
+{
+	switch (err) {
+	case E2BIG:	return UEVENT_DROP_TOO_BIG;
+	case EFAULT:	return UEVENT_DROP_FAULT;
+	case EINVAL:	return UEVENT_DROP_INVAL;
+	case EAGAIN:	return UEVENT_DROP_AGAIN;
+	case EACCES:
+	case EPERM:	return UEVENT_DROP_PERM;
+	default:	return UEVENT_DROP_IO;
+	}
+}
+
+static int count_drop(int err)
+{
+	STAT_ADD(dropped_by[drop_reason(err)], 1);
+	return _uevent_err(err);
+}
+
+UEVENT_EXPORT int uevent_stats_get(struct uevent_stats *out, size_t sz)
+{
+	struct uevent_stats s = {0};
+	int i;
+
+	if (!out || sz < offsetof(struct uevent_stats, dropped_by))
+		return _uevent_err(EINVAL);
+	s.emitted = __atomic_load_n(&stats.emitted, __ATOMIC_RELAXED);
+	s.bytes = __atomic_load_n(&stats.bytes, __ATOMIC_RELAXED);
+	s.unobserved = __atomic_load_n(&stats.unobserved, __ATOMIC_RELAXED);
+	for (i = 0; i < UEVENT_DROP_REASONS; i++) {
+		s.dropped_by[i] = __atomic_load_n(&stats.dropped_by[i], __ATOMIC_RELAXED);
+		s.dropped += s.dropped_by[i];
+	}
+	memcpy(out, &s, sz < sizeof(s) ? sz : sizeof(s));
+	return 0;
+}
+
+UEVENT_EXPORT void uevent_stats_reset(void)
+{
+	int i;
+
+	__atomic_store_n(&stats.emitted, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&stats.bytes, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&stats.unobserved, 0, __ATOMIC_RELAXED);
+	for (i = 0; i < UEVENT_DROP_REASONS; i++)
+		__atomic_store_n(&stats.dropped_by[i], 0, __ATOMIC_RELAXED);
+}
+
+UEVENT_EXPORT const char *uevent_drop_reason_name(int reason)
+{
+	static const char *const names[UEVENT_DROP_REASONS] = {
+		"too_big", "fault", "inval", "io", "again", "perm",
+	};
+
+	if (reason < 0 || reason >= UEVENT_DROP_REASONS)
+		return NULL;
+	return names[reason];
+}
+
+/* ---- transport state ------------------------------------------------------------- */
+
+/*
+ * The active transport is published with one atomic store of `active`; the per-kind
+ * state it points at is written before and not changed while active, so the emit
+ * path reads it without a lock. File descriptors are closed only by uevent_close().
+ */
+struct tstate {
+	int fd;			/* user_events_data, trace_marker_raw, or the file */
+	uint32_t write_index;	/* user_events */
+	uint32_t max_payload;
+	pid_t pid;		/* process the state belongs to (fork detection) */
+};
+
+static struct tstate tstates[UEVENT_TRANSPORT_COUNT];
+static int active = UEVENT_TRANSPORT_NONE;
+static char reason[160] = "not opened";
+static char file_path[PATH_MAX];
+
+/* Options of the last uevent_open(), replayed by a forked child. */
+static struct {
+	int transport;
+	unsigned int flags;
+	int have_path;
+} last_opts;
+
+static const char *const tnames[UEVENT_TRANSPORT_COUNT] = {
+	"auto", "prctl", "user_events", "usdt", "ftrace", "file", "none",
+};
+
+UEVENT_EXPORT const char *uevent_transport_name(int t)
+{
+	if (t < 0 || t >= UEVENT_TRANSPORT_COUNT)
+		return NULL;
+	return tnames[t];
+}
+
+UEVENT_EXPORT int uevent_transport_from_name(const char *name)
+{
+	int t;
+
+	if (!name)
+		return _uevent_err(EINVAL);
+	for (t = 0; t < UEVENT_TRANSPORT_COUNT; t++)
+		if (!strcmp(name, tnames[t]))
+			return t;
+	return _uevent_err(EINVAL);
+}
+
+UEVENT_EXPORT int uevent_transport(void)
+{
+	return __atomic_load_n(&active, __ATOMIC_ACQUIRE);
+}
+
+UEVENT_EXPORT size_t uevent_max_payload(void)
+{
+	int t = uevent_transport();
+
+	return t == UEVENT_TRANSPORT_NONE ? 0 : tstates[t].max_payload;
+}
+
+UEVENT_EXPORT const char *uevent_open_reason(void)
+{
+	return reason;
+}
+
+UEVENT_EXPORT int uevent_enabled(void)
+{
+	return __atomic_load_n(&uevent_enabled_word, __ATOMIC_RELAXED) != 0;
+}
+
+uint64_t _uevent_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void set_reason(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- per-transport open ---------------------------------------------------------- */
+
+static int open_prctl(struct tstate *ts)
+{
+	struct uevent_kernel_abi abi;
+	int err = _uevent_prctl_query(&abi);
+
+	if (err < 0) {
+		set_reason("prctl: kernel lacks PR_TASK_PERF_UEVENT (%s)", strerror(-err));
+		return err == -EINVAL ? -ENODEV : err;
+	}
+	ts->max_payload = abi.max_payload < UEVENT_MAX_PAYLOAD ? abi.max_payload
+								 : UEVENT_MAX_PAYLOAD;
+	return 0;
+}
+
+static int open_tracefs_file(const char *name, int flags, int *fdp, const char *tname)
+{
+	const char *dir = _uevent_tracefs();
+	char path[128];
+	int fd;
+
+	if (!dir) {
+		set_reason("%s: tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)",
+			   tname);
+		return -ENODEV;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, flags | O_CLOEXEC);
+	if (fd < 0) {
+		int err = errno;
+
+		set_reason("%s: cannot open %s: %s", tname, path, strerror(err));
+		return err == ENOENT ? -ENODEV : -err;
+	}
+	*fdp = fd;
+	return 0;
+}
+
+static int open_user_events(struct tstate *ts)
+{
+	struct user_reg reg;
+	int fd, err;
+
+	err = open_tracefs_file("user_events_data", O_RDWR, &fd, "user_events");
+	if (err)
+		return err;
+	memset(&reg, 0, sizeof(reg));
+	reg.size = sizeof(reg);
+	reg.enable_bit = _UEVENT_EN_USER_EVENTS_BIT;
+	reg.enable_size = sizeof(uevent_enabled_word);
+	reg.enable_addr = (uintptr_t)&uevent_enabled_word;
+	reg.name_args = (uintptr_t)(_UEVENT_USER_EVENT_NAME " " _UEVENT_USER_EVENT_ARGS);
+	if (ioctl(fd, DIAG_IOCSREG, &reg) < 0) {
+		err = errno;
+		set_reason("user_events: register %s: %s", _UEVENT_USER_EVENT_NAME, strerror(err));
+		close(fd);
+		return -err;
+	}
+	ts->fd = fd;
+	ts->write_index = reg.write_index;
+	/* perf's tracepoint path drops entries over 8 KiB while write() succeeds. */
+	ts->max_payload = UEVENT_MAX_PAYLOAD;
+	return 0;
+}
+
+static int open_usdt(struct tstate *ts)
+{
+#if HAVE_SYS_SDT_H
+	if (access("/sys/bus/event_source/devices/uprobe", F_OK) < 0) {
+		set_reason("usdt: kernel has no uprobes (no /sys/bus/event_source/devices/uprobe)");
+		return -ENODEV;
+	}
+	ts->max_payload = UEVENT_MAX_PAYLOAD;
+	return 0;
+#else
+	(void)ts;
+	set_reason("usdt: libuevent was built without <sys/sdt.h>");
+	return -ENODEV;
+#endif
+}
+
+static int open_ftrace(struct tstate *ts)
+{
+	int fd, err;
+
+	err = open_tracefs_file("trace_marker_raw", O_WRONLY, &fd, "ftrace");
+	if (err)
+		return err;
+	ts->fd = fd;
+	/* trace_marker_raw takes what fits one ring-buffer event; our id + type first. */
+	ts->max_payload = 4096 - 2 * sizeof(uint32_t) - 64;
+	return 0;
+}
+
+static int open_file(struct tstate *ts, const char *path)
+{
+	struct uevent_file_header h;
+	struct stat st;
+	int fd, err;
+
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		err = errno;
+		set_reason("file: cannot open %s: %s", path, strerror(err));
+		return -err;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		set_reason("file: %s is not a regular file", path);
+		close(fd);
+		return -EINVAL;
+	}
+	if (st.st_size == 0) {
+		memset(&h, 0, sizeof(h));
+		memcpy(h.magic, "UEVTFILE", 8);
+		h.version = 1;
+		h.header_size = sizeof(h);
+		h.byte_order = 0x01020304;
+		h.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+		/* Two processes may race to create it: only an empty file gets a header. */
+		if (pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
+			err = errno ? errno : EIO;
+			set_reason("file: cannot write header to %s: %s", path, strerror(err));
+			close(fd);
+			return -err;
+		}
+	}
+	ts->fd = fd;
+	ts->max_payload = UEVENT_MAX_PAYLOAD;
+	return 0;
+}
+
+static void close_state(struct tstate *ts)
+{
+	if (ts->fd >= 0)
+		close(ts->fd);
+	ts->fd = -1;
+}
+
+static int try_open(int t, const char *path)
+{
+	struct tstate *ts = &tstates[t];
+	int err;
+
+	if (ts->fd >= 0 && ts->pid == getpid() && t != UEVENT_TRANSPORT_FILE)
+		return 0;	/* already open in this process */
+	close_state(ts);
+	ts->max_payload = 0;
+	switch (t) {
+	case UEVENT_TRANSPORT_PRCTL:		err = open_prctl(ts); break;
+	case UEVENT_TRANSPORT_USER_EVENTS:	err = open_user_events(ts); break;
+	case UEVENT_TRANSPORT_USDT:		err = open_usdt(ts); break;
+	case UEVENT_TRANSPORT_FTRACE:		err = open_ftrace(ts); break;
+	case UEVENT_TRANSPORT_FILE:		err = open_file(ts, path); break;
+	case UEVENT_TRANSPORT_NONE:		err = 0; break;
+	default:				err = -EINVAL; break;
+	}
+	if (!err)
+		ts->pid = getpid();
+	return err;
+}
+
+static void activate(int t)
+{
+	uint32_t always = t == UEVENT_TRANSPORT_PRCTL || t == UEVENT_TRANSPORT_FTRACE ||
+			  t == UEVENT_TRANSPORT_FILE;
+
+	__atomic_store_n(&active, t, __ATOMIC_RELEASE);
+	if (always)
+		__atomic_fetch_or(&uevent_enabled_word, _UEVENT_EN_ALWAYS, __ATOMIC_RELEASE);
+	else
+		__atomic_fetch_and(&uevent_enabled_word, ~_UEVENT_EN_ALWAYS, __ATOMIC_RELEASE);
+}
+
+static int probe_order[] = {
+	UEVENT_TRANSPORT_PRCTL, UEVENT_TRANSPORT_USER_EVENTS,
+	UEVENT_TRANSPORT_USDT, UEVENT_TRANSPORT_FTRACE,
+};
+
+/* Parse "usdt" or "user_events,usdt" into a list; returns count or -EINVAL. */
+static int parse_list(const char *s, int *list, int max)
+{
+	char name[32];
+	int n = 0;
+
+	while (*s) {
+		size_t len = strcspn(s, ", ");
+		int t;
+
+		if (len == 0) {
+			s++;
+			continue;
+		}
+		if (len >= sizeof(name) || n == max)
+			return -EINVAL;
+		memcpy(name, s, len);
+		name[len] = 0;
+		t = uevent_transport_from_name(name);
+		if (t < 0) {
+			set_reason("unknown transport '%s' (known: prctl, user_events, usdt, "
+				   "ftrace, file, none, auto)", name);
+			return -EINVAL;
+		}
+		list[n++] = t;
+		s += len;
+	}
+	return n;
+}
+
+static int do_open(int transport, const char *path, unsigned int flags)
+{
+	int list[16], n, i, err = -ENODEV, first_err = 0;
+	const char *env = NULL;
+	char defpath[64];
+
+	if (transport < 0 || transport >= UEVENT_TRANSPORT_COUNT) {
+		set_reason("transport number %d out of range", transport);
+		return -EINVAL;
+	}
+	if (!(flags & UEVENT_OPEN_IGNORE_ENV)) {
+		if (!path)
+			path = getenv("UEVENT_FILE");
+		if (transport == UEVENT_TRANSPORT_AUTO)
+			env = getenv("UEVENT_TRANSPORT");
+	}
+	if (!path || !*path) {
+		snprintf(defpath, sizeof(defpath), "uevent-%d.uev", (int)getpid());
+		path = defpath;
+	}
+	if (path != file_path) {
+		if (strlen(path) >= sizeof(file_path))
+			return -ENAMETOOLONG;
+		strcpy(file_path, path);
+	}
+
+	if (env && *env) {
+		n = parse_list(env, list, ARRAY_SIZE(list));
+		if (n < 0)
+			return n;
+		if (n == 1 && list[0] == UEVENT_TRANSPORT_AUTO)
+			env = NULL;
+	}
+	if (!env || !*env) {
+		if (transport == UEVENT_TRANSPORT_AUTO) {
+			n = ARRAY_SIZE(probe_order);
+			memcpy(list, probe_order, sizeof(probe_order));
+		} else {
+			list[0] = transport;
+			n = 1;
+		}
+	}
+
+	for (i = 0; i < n; i++) {
+		if (list[i] == UEVENT_TRANSPORT_AUTO) {
+			err = do_open(UEVENT_TRANSPORT_AUTO, file_path,
+				      flags | UEVENT_OPEN_IGNORE_ENV);
+			if (err > 0)
+				return err;
+			continue;
+		}
+		err = try_open(list[i], file_path);
+		if (!err) {
+			activate(list[i]);
+			if (n > 1)
+				set_reason("%s: first usable of %d candidates", tnames[list[i]], n);
+			else
+				set_reason("%s: selected", tnames[list[i]]);
+			return list[i];
+		}
+		if (!first_err)
+			first_err = err;
+	}
+	if (n > 1)
+		set_reason("no transport usable; first error: %s", strerror(-first_err));
+	activate(UEVENT_TRANSPORT_NONE);
+	return n == 1 ? err : -ENODEV;
+}
+
+UEVENT_EXPORT int uevent_open(const struct uevent_open_opts *opts)
+{
+	int transport = UEVENT_TRANSPORT_AUTO, ret;
+	const char *path = NULL;
+	unsigned int flags = 0;
+
+	if (opts) {
+		if (opts->sz < sizeof(size_t) + sizeof(int))
+			return _uevent_err(EINVAL);
+		transport = opts->transport;
+		if (opts->sz >= offsetof(struct uevent_open_opts, flags) + sizeof(opts->flags)) {
+			path = opts->path;
+			flags = opts->flags;
+		}
+	}
+	last_opts.transport = transport;
+	last_opts.flags = flags;
+	last_opts.have_path = path != NULL;
+	ret = do_open(transport, path, flags);
+	return ret < 0 ? _uevent_err(-ret) : ret;
+}
+
+UEVENT_EXPORT int uevent_close(void)
+{
+	int t;
+
+	activate(UEVENT_TRANSPORT_NONE);
+	for (t = 0; t < UEVENT_TRANSPORT_COUNT; t++)
+		close_state(&tstates[t]);
+	set_reason("closed");
+	return 0;
+}
+
+/* A forked child gets fresh counters and probes again with the parent's options. */
+static __thread pid_t tid_cache __attribute__((tls_model("initial-exec")));
+
+static void atfork_child(void)
+{
+	int t;
+
+	tid_cache = 0;
+	uevent_stats_reset();
+	for (t = 0; t < UEVENT_TRANSPORT_COUNT; t++)
+		close_state(&tstates[t]);
+	__atomic_store_n(&active, UEVENT_TRANSPORT_NONE, __ATOMIC_RELEASE);
+	/* The user_events bit was set for the parent's registration; the child re-registers. */
+	__atomic_fetch_and(&uevent_enabled_word,
+			   ~((1u << _UEVENT_EN_USER_EVENTS_BIT) | _UEVENT_EN_ALWAYS),
+			   __ATOMIC_RELEASE);
+	do_open(last_opts.transport, last_opts.have_path ? file_path : NULL, last_opts.flags);
+}
+
+__attribute__((constructor)) static void uevent_init(void)
+{
+	int t;
+
+	for (t = 0; t < UEVENT_TRANSPORT_COUNT; t++)
+		tstates[t].fd = -1;
+	pthread_atfork(NULL, NULL, atfork_child);
+	do_open(UEVENT_TRANSPORT_AUTO, NULL, 0);
+}
+
+/* ---- delivery -------------------------------------------------------------------- */
+
+/* gettid() is a syscall; a record's tid is cached per thread (reset in a fork child). */
+static inline pid_t cached_tid(void)
+{
+	if (unlikely(!tid_cache))
+		tid_cache = (pid_t)syscall(SYS_gettid);
+	return tid_cache;
+}
+
+#if HAVE_SYS_SDT_H
+static inline void fire_usdt(uint32_t type, const void *data, size_t size)
+{
+	STAP_PROBE3(libuevent, emit, type, data, size);
+}
+#endif
+
+static int deliver(uint32_t type, const void *data, size_t size)
+{
+	int t = __atomic_load_n(&active, __ATOMIC_ACQUIRE);
+	struct tstate *ts = &tstates[t];
+	uint32_t word = __atomic_load_n(&uevent_enabled_word, __ATOMIC_RELAXED);
+	ssize_t ret;
+
+#if HAVE_SYS_SDT_H
+	/* The probe site is a tap for any tracer, whatever the transport. */
+	if (word & _UEVENT_EN_USDT_MASK)
+		fire_usdt(type, data, size);
+#endif
+	if (unlikely(size > (t == UEVENT_TRANSPORT_NONE ? UEVENT_MAX_PAYLOAD : ts->max_payload)))
+		return count_drop(E2BIG);
+	if (unlikely(!data && size))
+		return count_drop(EFAULT);
+
+	switch (t) {
+	case UEVENT_TRANSPORT_PRCTL:
+		ret = prctl(PR_TASK_PERF_UEVENT, (unsigned long)type, (unsigned long)size,
+			    (unsigned long)data, 0UL);
+		if (ret < 0)
+			return count_drop(errno);
+		if (ret == 0)
+			STAT_ADD(unobserved, 1);
+		break;
+
+	case UEVENT_TRANSPORT_USER_EVENTS: {
+		uint32_t rel_loc = (uint32_t)size << 16;	/* data right after the field */
+		struct iovec iov[4] = {
+			{ &ts->write_index, sizeof(ts->write_index) },
+			{ &type, sizeof(type) },
+			{ &rel_loc, sizeof(rel_loc) },
+			{ (void *)data, size },
+		};
+
+		if (!(word & (1u << _UEVENT_EN_USER_EVENTS_BIT))) {
+			STAT_ADD(unobserved, 1);
+			break;
+		}
+		ret = writev(ts->fd, iov, 4);
+		if (ret < 0)
+			return count_drop(errno);
+		break;
+	}
+
+	case UEVENT_TRANSPORT_USDT:
+		if (!(word & _UEVENT_EN_USDT_MASK))
+			STAT_ADD(unobserved, 1);
+		break;
+
+	case UEVENT_TRANSPORT_FTRACE: {
+		uint32_t head[2] = { _UEVENT_FTRACE_ID, type };
+		struct iovec iov[2] = { { head, sizeof(head) }, { (void *)data, size } };
+
+		ret = writev(ts->fd, iov, 2);
+		if (ret < 0)
+			return count_drop(errno);
+		if ((size_t)ret != sizeof(head) + size)
+			return count_drop(EIO);
+		break;
+	}
+
+	case UEVENT_TRANSPORT_FILE: {
+		struct {
+			struct perf_event_header h;
+			struct perf_uevent_record_v1 r;
+		} head;
+		struct { uint32_t pid, tid; uint64_t time; } id;
+		static const uint8_t zero[8];
+		size_t pad = -size & 7;
+		struct iovec iov[4] = {
+			{ &head, sizeof(head) }, { (void *)data, size },
+			{ (void *)zero, pad }, { &id, sizeof(id) },
+		};
+
+		head.h.type = PERF_RECORD_UEVENT;
+		head.h.misc = PERF_RECORD_MISC_USER;
+		head.h.size = sizeof(head) + size + pad + sizeof(id);
+		head.r.format = PERF_UEVENT_FORMAT_V1;
+		head.r.size = size;
+		head.r.type = type;
+		head.r.flags = 0;
+		id.pid = (uint32_t)ts->pid;
+		id.tid = (uint32_t)cached_tid();
+		id.time = _uevent_now_ns();
+		/* O_APPEND makes the one writev land whole, between other processes' too. */
+		ret = writev(ts->fd, iov, 4);
+		if (ret < 0)
+			return count_drop(errno);
+		if ((size_t)ret != head.h.size)
+			return count_drop(EIO);
+		break;
+	}
+
+	case UEVENT_TRANSPORT_NONE:
+	default:
+		STAT_ADD(unobserved, 1);
+		break;
+	}
+	STAT_ADD(emitted, 1);
+	STAT_ADD(bytes, size);
+	return 0;
+}
+
+UEVENT_EXPORT int uevent_emit(uint32_t type, const void *data, size_t size)
+{
+	if (!uevent_enabled())
+		return 0;
+	return deliver(type, data, size);
+}
+
+UEVENT_EXPORT int uevent_mark(const char *text)
+{
+	if (!uevent_enabled())
+		return 0;
+	if (!text)
+		return count_drop(EFAULT);
+	return deliver(UEVENT_TYPE_TEXT, text, strnlen(text, UEVENT_MAX_PAYLOAD) + 1);
+}
+
+UEVENT_EXPORT int uevent_markf(const char *fmt, ...)
+{
+	char buf[UEVENT_MAX_PAYLOAD];
+	va_list ap;
+	int n;
+
+	if (!uevent_enabled())
+		return 0;
+	if (!fmt)
+		return count_drop(EFAULT);
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return count_drop(EINVAL);
+	if ((size_t)n >= sizeof(buf))
+		return count_drop(E2BIG);
+	return uevent_emit(UEVENT_TYPE_TEXT, buf, (size_t)n + 1);
+}
+
+/* Encode with enc into a stack buffer and emit; enc's -errno is counted as a drop. */
+#define EMIT_ENCODED(type, enc, ...)						\
+	do {									\
+		uint8_t buf_[UEVENT_MAX_PAYLOAD];				\
+		ssize_t n_ = enc(buf_, sizeof(buf_), __VA_ARGS__);		\
+		if (n_ < 0)							\
+			return count_drop((int)-n_);				\
+		return uevent_emit((type), buf_, (size_t)n_);			\
+	} while (0)
+
+UEVENT_EXPORT int uevent_counter(const char *name, int64_t value)
+{
+	struct uevent_counter c = { .value = value, .name = name };
+
+	if (!uevent_enabled())
+		return 0;
+	if (!name)
+		return count_drop(EFAULT);
+	EMIT_ENCODED(UEVENT_TYPE_COUNTER, uevent_counter_encode, &c);
+}
+
+UEVENT_EXPORT int uevent_trace_context(const uint8_t *trace_id16, const uint8_t *span_id8,
+				       uint8_t flags)
+{
+	struct uevent_trace_context tc;
+
+	if (!uevent_enabled())
+		return 0;
+	if (!trace_id16 || !span_id8)
+		return count_drop(EFAULT);
+	memcpy(tc.trace_id, trace_id16, 16);
+	memcpy(tc.span_id, span_id8, 8);
+	tc.flags = flags;
+	EMIT_ENCODED(UEVENT_TYPE_TRACE_CONTEXT, uevent_trace_context_encode, &tc);
+}
+
+/* ---- ranges ---------------------------------------------------------------------- */
+
+/* Ids: process-unique, never 0; the pid in the top bits keeps parent/child apart. */
+static uint64_t next_id;
+
+static uint64_t new_id(void)
+{
+	uint64_t n = __atomic_add_fetch(&next_id, 1, __ATOMIC_RELAXED);
+
+	return ((uint64_t)(uint32_t)getpid() << 32) | (n & 0xffffffffu);
+}
+
+#define RANGE_STACK 64
+static __thread struct {
+	uint32_t depth;
+	uint64_t ids[RANGE_STACK];
+} rstack __attribute__((tls_model("initial-exec")));
+
+static uint64_t begin(const char *name, uint32_t flags)
+{
+	struct uevent_range_begin rb = { .flags = flags, .name = name };
+	uint8_t buf[UEVENT_MAX_PAYLOAD];
+	ssize_t n;
+
+	if (!uevent_enabled())
+		return 0;
+	if (!name) {
+		count_drop(EFAULT);
+		return 0;
+	}
+	rb.id = new_id();
+	if (!(flags & UEVENT_RANGE_ASYNC) && rstack.depth > 0 && rstack.depth <= RANGE_STACK)
+		rb.parent = rstack.ids[rstack.depth - 1];
+	n = uevent_range_begin_encode(buf, sizeof(buf), &rb);
+	if (n < 0) {
+		count_drop((int)-n);
+		return 0;
+	}
+	if (uevent_emit(UEVENT_TYPE_RANGE_BEGIN, buf, (size_t)n) < 0)
+		return 0;
+	if (!(flags & UEVENT_RANGE_ASYNC)) {
+		/* Deeper than the stack: still emitted, parents beyond it are not tracked. */
+		if (rstack.depth < RANGE_STACK)
+			rstack.ids[rstack.depth] = rb.id;
+		rstack.depth++;
+	}
+	return rb.id;
+}
+
+static int end(uint64_t id, uint32_t flags)
+{
+	struct uevent_range_end re = { .id = id, .flags = flags };
+
+	if (!id)
+		return 0;	/* the begin was not emitted */
+	if (!(flags & UEVENT_RANGE_ASYNC) && rstack.depth > 0) {
+		uint32_t d = rstack.depth;
+
+		/* Pop to the range being ended; a missing end pops its children too. */
+		while (d > 0 && (d > RANGE_STACK || rstack.ids[d - 1] != id))
+			d--;
+		if (d > 0)
+			rstack.depth = d - 1;
+	}
+	if (!uevent_enabled())
+		return 0;
+	EMIT_ENCODED(UEVENT_TYPE_RANGE_END, uevent_range_end_encode, &re);
+}
+
+UEVENT_EXPORT uint64_t uevent_range_begin(const char *name)
+{
+	return begin(name, 0);
+}
+
+UEVENT_EXPORT int uevent_range_end(uint64_t id)
+{
+	return end(id, 0);
+}
+
+UEVENT_EXPORT uint64_t uevent_async_begin(const char *name)
+{
+	return begin(name, UEVENT_RANGE_ASYNC);
+}
+
+UEVENT_EXPORT int uevent_async_end(uint64_t id)
+{
+	return end(id, UEVENT_RANGE_ASYNC);
+}

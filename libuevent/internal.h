@@ -1,0 +1,47 @@
+/* internal.h - private declarations shared by libuevent's sources. */
+#ifndef UEVENT_INTERNAL_H
+#define UEVENT_INTERNAL_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "uevent.h"
+
+/* Exported definitions carry this; everything else is hidden by -fvisibility=hidden. */
+#define UEVENT_EXPORT __attribute__((visibility("default")))
+
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* Return -err with errno set, the library's one error convention. */
+static inline int _uevent_err(int err)
+{
+	errno = err;
+	return -err;
+}
+
+/* Bits of uevent_enabled_word (see emit.c for who writes which). */
+#define _UEVENT_EN_USDT_MASK	0x0000ffffu	/* uprobe ref counter (kernel) */
+#define _UEVENT_EN_ALWAYS	0x00010000u	/* transport needs no listener check */
+#define _UEVENT_EN_USER_EVENTS_BIT 31		/* user_events enable bit (kernel) */
+
+/* Magic word that starts every ftrace (trace_marker_raw) record of ours: "uev1". */
+#define _UEVENT_FTRACE_ID	0x31766575u
+
+/* Name and argument format of our user_events tracepoint. */
+#define _UEVENT_USER_EVENT_NAME	"libuevent_v1"
+#define _UEVENT_USER_EVENT_ARGS	"u32 type;__rel_loc u8[] data"
+
+/* CLOCK_MONOTONIC in ns, the clock of our records (perf record -k mono). */
+uint64_t _uevent_now_ns(void);
+
+/* Tracefs mount point ("/sys/kernel/tracing" or the debugfs one), or NULL. */
+const char *_uevent_tracefs(void);
+
+/* Raw prctl query of a patched kernel. */
+int _uevent_prctl_query(struct uevent_kernel_abi *abi);
+
+#endif

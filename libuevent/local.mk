@@ -1,0 +1,17 @@
+# libuevent/local.mk - the core library.
+lib_LTLIBRARIES += libuevent/libuevent.la
+include_HEADERS += libuevent/uevent.h
+pkgconfig_DATA += libuevent/libuevent.pc
+
+libuevent_libuevent_la_SOURCES = \
+	%reldir%/internal.h \
+	%reldir%/emit.c \
+	%reldir%/codec.c \
+	%reldir%/probe.c
+libuevent_libuevent_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+libuevent_libuevent_la_LDFLAGS = -version-info 0:0:0 \
+	-Wl,--version-script=$(top_srcdir)/%reldir%/libuevent.map -Wl,-z,relro,-z,now
+EXTRA_libuevent_libuevent_la_DEPENDENCIES = %reldir%/libuevent.map
+EXTRA_DIST += %reldir%/libuevent.map %reldir%/libuevent.pc.in \
+	kernel/include/uapi/linux/perf_event.h kernel/include/uapi/linux/perf_uevent.h \
+	kernel/include/uapi/linux/user_events.h

@@ -1,0 +1,2 @@
+# t/local.mk - the TAP suite.
+EXTRA_DIST += %reldir%/tap.h
