@@ -1,2 +1,13 @@
 # t/local.mk - the TAP suite.
-EXTRA_DIST += %reldir%/tap.h
+t_cflags = $(AM_CFLAGS) -I$(top_srcdir)/t
+t_ldadd = libuevent/libuevent.la
+
+check_PROGRAMS += t/codec t/emit
+t_codec_CFLAGS = $(t_cflags)
+t_codec_LDADD = $(t_ldadd)
+t_emit_CFLAGS = $(t_cflags) -pthread
+t_emit_LDADD = $(t_ldadd) -lpthread
+
+TESTS += t/codec t/emit
+
+EXTRA_DIST += %reldir%/tap.h %reldir%/data

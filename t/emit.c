@@ -1,0 +1,359 @@
+/* emit.c - the emit API through the file transport: content, threads, fork, signals, errors. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "uevent.h"
+
+static char path[64];
+
+static int open_file_transport(void)
+{
+	UEVENT_OPTS(o, .transport = UEVENT_TRANSPORT_FILE, .path = path);
+
+	return uevent_open(&o);
+}
+
+/* Reads the capture; fills counts per type and tid checks through the callback. */
+struct tally {
+	int records, text, counter, begin, end, ctx, user, bad;
+	int per_tid_ok;
+	uint64_t last_time;
+	int time_ordered_per_file;
+};
+
+static int read_all(struct tally *t, void (*each)(const struct uevent_record *, void *), void *arg)
+{
+	struct uevent_file_reader *rd = uevent_file_reader__open(path);
+	struct uevent_record r;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	if (!rd)
+		return -errno;
+	while ((ret = uevent_file_reader__next(rd, &r)) == 1) {
+		t->records++;
+		switch (r.type) {
+		case UEVENT_TYPE_TEXT: t->text++; break;
+		case UEVENT_TYPE_COUNTER: t->counter++; break;
+		case UEVENT_TYPE_RANGE_BEGIN: t->begin++; break;
+		case UEVENT_TYPE_RANGE_END: t->end++; break;
+		case UEVENT_TYPE_TRACE_CONTEXT: t->ctx++; break;
+		default: t->user++; break;
+		}
+		if (each)
+			each(&r, arg);
+	}
+	uevent_file_reader__close(rd);
+	return ret;
+}
+
+/* ---- threads ---- */
+#define NTHREADS 16
+#define PER_THREAD 10000
+
+static void *thread_main(void *arg)
+{
+	uint64_t i, idx = (uintptr_t)arg;
+	uint64_t payload[2];
+
+	for (i = 0; i < PER_THREAD; i++) {
+		payload[0] = idx;
+		payload[1] = i;
+		if (uevent_emit(UEVENT_TYPE_USER + 1, payload, sizeof(payload)) < 0)
+			return (void *)1;
+	}
+	return NULL;
+}
+
+struct seq_check {
+	uint64_t next[NTHREADS];
+	int out_of_order, bad;
+};
+
+static void check_seq(const struct uevent_record *r, void *arg)
+{
+	struct seq_check *c = arg;
+	uint64_t p[2];
+
+	if (r->type != UEVENT_TYPE_USER + 1)
+		return;
+	if (r->size != sizeof(p)) {
+		c->bad++;
+		return;
+	}
+	memcpy(p, r->data, sizeof(p));
+	if (p[0] >= NTHREADS) {
+		c->bad++;
+		return;
+	}
+	if (p[1] != c->next[p[0]])
+		c->out_of_order++;
+	c->next[p[0]] = p[1] + 1;
+}
+
+/* ---- ranges ---- */
+struct range_check {
+	uint64_t outer, inner, async_id;
+	int inner_parent_ok, async_parent_zero, ends;
+};
+
+static void check_ranges(const struct uevent_record *r, void *arg)
+{
+	struct range_check *c = arg;
+	struct uevent_range_begin b;
+	struct uevent_range_end e;
+
+	if (r->type == UEVENT_TYPE_RANGE_BEGIN &&
+	    uevent_range_begin_decode(r->data, r->size, 0, &b) == 0) {
+		if (!strcmp(b.name, "inner"))
+			c->inner_parent_ok = b.parent == c->outer && b.id == c->inner;
+		if (!strcmp(b.name, "async"))
+			c->async_parent_zero = b.parent == 0 && (b.flags & UEVENT_RANGE_ASYNC);
+	} else if (r->type == UEVENT_TYPE_RANGE_END &&
+		   uevent_range_end_decode(r->data, r->size, 0, &e) == 0) {
+		if (e.id == c->outer || e.id == c->inner || e.id == c->async_id)
+			c->ends++;
+	}
+}
+
+static void *async_ender(void *arg)
+{
+	return (void *)(intptr_t)uevent_async_end(*(uint64_t *)arg);
+}
+
+/* ---- signals ---- */
+static volatile sig_atomic_t in_handler_ret = 1;
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+
+	in_handler_ret = uevent_mark("from a signal handler");
+	errno = saved;
+}
+
+struct pid_check {
+	pid_t parent, child;
+	int from_parent, from_child, child_text_ok;
+};
+
+static void check_pids(const struct uevent_record *r, void *arg)
+{
+	struct pid_check *c = arg;
+
+	if (r->pid == (uint32_t)c->parent)
+		c->from_parent++;
+	if (r->pid == (uint32_t)c->child) {
+		c->from_child++;
+		if (r->type == UEVENT_TYPE_TEXT && !strcmp(r->data, "child"))
+			c->child_text_ok = 1;
+	}
+}
+
+int main(void)
+{
+	struct uevent_stats st;
+	struct tally t;
+	int ret, i;
+
+	snprintf(path, sizeof(path), "/tmp/uevent-emit-test-%d.uev", (int)getpid());
+	unlink(path);
+	plan(37);
+
+	/* selection */
+	ret = open_file_transport();
+	ok(ret == UEVENT_TRANSPORT_FILE && uevent_transport() == UEVENT_TRANSPORT_FILE,
+	   "file transport opens (%s)", uevent_open_reason());
+	ok(uevent_enabled() && UEVENT_ENABLED(), "file transport is always enabled");
+	uevent_stats_reset();
+
+	/* every API call lands as a decodable record */
+	{
+		static const uint8_t tid16[16] = { 1 }, sid8[8] = { 2 };
+		uint64_t outer, inner, async_id;
+		struct range_check rc = { 0 };
+		pthread_t th;
+		void *tret;
+
+		ok(uevent_mark("hello") == 0, "mark");
+		ok(uevent_markf("n=%d s=%s", 42, "x") == 0, "markf");
+		ok(uevent_counter("depth", 7) == 0, "counter");
+		ok(uevent_trace_context(tid16, sid8, 1) == 0, "trace context");
+		ok(uevent_emit(UEVENT_TYPE_USER + 7, "\x01\x02\x03", 3) == 0, "raw emit of a user type");
+		outer = uevent_range_begin("outer");
+		inner = uevent_range_begin("inner");
+		async_id = uevent_async_begin("async");
+		ok(outer && inner && async_id && outer != inner, "range ids are distinct and non-zero");
+		ok(uevent_range_end(inner) == 0 && uevent_range_end(outer) == 0, "ranges end");
+		pthread_create(&th, NULL, async_ender, &async_id);
+		pthread_join(th, &tret);
+		ok(tret == NULL, "async range ends on another thread");
+		rc.outer = outer;
+		rc.inner = inner;
+		rc.async_id = async_id;
+		ret = read_all(&t, check_ranges, &rc);
+		ok(ret == 0 && t.records == 11 && t.text == 2 && t.counter == 1 && t.ctx == 1 &&
+		   t.user == 1 && t.begin == 3 && t.end == 3,
+		   "capture holds the 11 records, by type (got %d)", t.records);
+		ok(rc.inner_parent_ok && rc.async_parent_zero && rc.ends == 3,
+		   "nesting: inner's parent is outer, async has none, all 3 ended");
+		uevent_stats_get(&st, sizeof(st));
+		ok(st.emitted == 11 && st.dropped == 0, "stats: 11 emitted, 0 dropped");
+	}
+
+	/* bad input: counted, and nothing else lost */
+	{
+		static char big[UEVENT_MAX_PAYLOAD + 1];
+		char fmtbig[16];
+
+		uevent_stats_reset();
+		ok(uevent_emit(1000, big, sizeof(big)) == -E2BIG && errno == E2BIG,
+		   "payload over the limit is -E2BIG with errno");
+		ok(uevent_emit(1000, NULL, 8) == -EFAULT, "NULL data with a size is -EFAULT");
+		ok(uevent_mark(NULL) == -EFAULT, "NULL text is -EFAULT");
+		memset(big, 'x', sizeof(big) - 1);
+		snprintf(fmtbig, sizeof(fmtbig), "%%s");
+		ok(uevent_markf(fmtbig, big) == -E2BIG, "markf longer than the limit is -E2BIG");
+		ok(uevent_emit(1000, big, UEVENT_MAX_PAYLOAD) == 0, "payload at the limit passes");
+		uevent_stats_get(&st, sizeof(st));
+		ok(st.dropped_by[UEVENT_DROP_TOO_BIG] == 2 && st.dropped_by[UEVENT_DROP_FAULT] == 2 &&
+		   st.dropped == 4 && st.emitted == 1 && st.bytes == UEVENT_MAX_PAYLOAD,
+		   "stats count each drop by reason and the good one");
+		ok(uevent_stats_get(&st, 3) == -EINVAL, "stats with a too-small size is -EINVAL");
+	}
+
+	/* threads: 16 x 10000, exact and in order per thread */
+	{
+		pthread_t th[NTHREADS];
+		struct seq_check sc = { { 0 }, 0, 0 };
+		int failed = 0;
+		void *r;
+
+		unlink(path);
+		ok(open_file_transport() == UEVENT_TRANSPORT_FILE, "reopen a fresh file");
+		uevent_stats_reset();
+		for (i = 0; i < NTHREADS; i++)
+			pthread_create(&th[i], NULL, thread_main, (void *)(uintptr_t)i);
+		for (i = 0; i < NTHREADS; i++) {
+			pthread_join(th[i], &r);
+			failed += r != NULL;
+		}
+		uevent_stats_get(&st, sizeof(st));
+		ok(!failed && st.emitted == NTHREADS * PER_THREAD && st.dropped == 0,
+		   "16 threads x 10000 emits: stats exact (%" PRIu64 ")", st.emitted);
+		ret = read_all(&t, check_seq, &sc);
+		for (i = 0; i < NTHREADS; i++)
+			if (sc.next[i] != PER_THREAD)
+				failed++;
+		ok(ret == 0 && t.records == NTHREADS * PER_THREAD && !failed && !sc.bad,
+		   "all %d records in the file, whole", t.records);
+		ok(sc.out_of_order == 0, "each thread's records in its order");
+	}
+
+	/* fork: the child re-probes, emits with its own pid, has its own counters */
+	{
+		struct pid_check pc = { 0 };
+		int status, pipefd[2];
+		uint64_t child_emitted = 0;
+
+		unlink(path);
+		open_file_transport();
+		uevent_mark("parent");
+		if (pipe(pipefd) < 0)
+			diag("pipe failed");
+		pc.parent = getpid();
+		pc.child = fork();
+		if (pc.child == 0) {
+			struct uevent_stats cst;
+
+			uevent_mark("child");
+			uevent_stats_get(&cst, sizeof(cst));
+			if (write(pipefd[1], &cst.emitted, sizeof(cst.emitted)) < 0)
+				_exit(2);
+			_exit(uevent_transport() == UEVENT_TRANSPORT_FILE ? 0 : 1);
+		}
+		waitpid(pc.child, &status, 0);
+		if (read(pipefd[0], &child_emitted, sizeof(child_emitted)) < 0)
+			diag("pipe read failed");
+		uevent_mark("parent again");
+		ok(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child keeps the file transport");
+		ok(child_emitted == 1, "child's counters start at zero (emitted=%" PRIu64 ")",
+		   child_emitted);
+		read_all(&t, check_pids, &pc);
+		ok(pc.from_parent == 2 && pc.from_child == 1 && pc.child_text_ok,
+		   "records carry the emitting pid (parent 2, child 1)");
+	}
+
+	/* a signal handler emits mid-way through other emits */
+	{
+		struct sigaction sa;
+		int n = 0;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_signal;
+		sigaction(SIGUSR1, &sa, NULL);
+		unlink(path);
+		open_file_transport();
+		for (i = 0; i < 1000; i++) {
+			uevent_mark("main");
+			if (i % 100 == 50) {
+				raise(SIGUSR1);
+				n++;
+			}
+		}
+		read_all(&t, NULL, NULL);
+		ok(in_handler_ret == 0 && t.records == 1000 + n && t.text == 1000 + n,
+		   "emits from a signal handler land whole (%d records)", t.records);
+	}
+
+	/* transport selection errors */
+	{
+		UEVENT_OPTS(bad, .transport = 99);
+		UEVENT_OPTS(nodir, .transport = UEVENT_TRANSPORT_FILE,
+			    .path = "/nonexistent-dir/x.uev");
+
+		ok(uevent_open(&bad) == -EINVAL, "transport number out of range is -EINVAL");
+		ok(uevent_transport_from_name("carrier-pigeon") == -EINVAL,
+		   "unknown transport name is -EINVAL");
+		setenv("UEVENT_TRANSPORT", "carrier-pigeon", 1);
+		ok(uevent_open(NULL) == -EINVAL && strstr(uevent_open_reason(), "carrier-pigeon"),
+		   "unknown name in $UEVENT_TRANSPORT: -EINVAL, reason names it");
+		setenv("UEVENT_TRANSPORT", "file", 1);
+		setenv("UEVENT_FILE", path, 1);
+		ok(uevent_open(NULL) == UEVENT_TRANSPORT_FILE, "$UEVENT_TRANSPORT=file selects file");
+		setenv("UEVENT_TRANSPORT", "prctl,none", 1);
+		ok(uevent_open(NULL) == UEVENT_TRANSPORT_NONE || uevent_transport() == UEVENT_TRANSPORT_PRCTL,
+		   "a list falls through to the first usable (%s)", uevent_open_reason());
+		unsetenv("UEVENT_TRANSPORT");
+		ok(uevent_open(&nodir) == -ENOENT && strstr(uevent_open_reason(), "file"),
+		   "unwritable file path: -ENOENT, reason names the transport");
+	}
+
+	/* none: nothing delivered, the enabled word clear, a mark is a no-op */
+	{
+		UEVENT_OPTS(none, .transport = UEVENT_TRANSPORT_NONE);
+
+		ok(uevent_open(&none) == UEVENT_TRANSPORT_NONE, "none transport");
+		uevent_stats_reset();
+		ok(!uevent_enabled() || (uevent_enabled_word & 0xffff),
+		   "none: disabled unless a uprobe holds the USDT semaphore");
+		uevent_mark("dropped on the floor");
+		uevent_stats_get(&st, sizeof(st));
+		ok(st.dropped == 0, "none: a mark is not a drop");
+	}
+	uevent_close();
+	unlink(path);
+	return exit_status();
+}
