@@ -609,13 +609,16 @@ static int deliver(uint32_t type, const void *data, size_t size)
 		break;
 
 	case UEVENT_TRANSPORT_FTRACE: {
-		uint32_t head[2] = { _UEVENT_FTRACE_ID, type };
-		struct iovec iov[2] = { { head, sizeof(head) }, { (void *)data, size } };
+		/* trace_marker_raw has no write_iter: one write() is one entry, so copy. */
+		uint32_t buf[2 + UEVENT_MAX_PAYLOAD / 4];
 
-		ret = writev(ts->fd, iov, 2);
+		buf[0] = _UEVENT_FTRACE_ID;
+		buf[1] = type;
+		memcpy(&buf[2], data, size);
+		ret = write(ts->fd, buf, 2 * sizeof(uint32_t) + size);
 		if (ret < 0)
 			return count_drop(errno);
-		if ((size_t)ret != sizeof(head) + size)
+		if ((size_t)ret != 2 * sizeof(uint32_t) + size)
 			return count_drop(EIO);
 		break;
 	}

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -15,18 +17,17 @@
 
 #include "internal.h"
 
+/* The tracefs mount, found by file-system magic so that a directory we may not
+ * enter (tracefs is root-only by default) still counts as there, just denied. */
 const char *_uevent_tracefs(void)
 {
 	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
 	unsigned int i;
+	struct statfs sfs;
 
-	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
-		char p[64];
-
-		snprintf(p, sizeof(p), "%s/trace", dirs[i]);
-		if (access(p, F_OK) == 0)
+	for (i = 0; i < ARRAY_SIZE(dirs); i++)
+		if (statfs(dirs[i], &sfs) == 0 && (unsigned long)sfs.f_type == TRACEFS_MAGIC)
 			return dirs[i];
-	}
 	return NULL;
 }
 

@@ -11,3 +11,7 @@ t_emit_LDADD = $(t_ldadd) -lpthread
 TESTS += t/codec t/emit
 
 EXTRA_DIST += %reldir%/tap.h %reldir%/data
+
+TESTS += t/symbols.test t/cli.test t/usdt.test t/ftrace.test t/perm.test
+EXTRA_DIST += %reldir%/lib.sh %reldir%/symbols.test %reldir%/cli.test %reldir%/usdt.test \
+	%reldir%/ftrace.test %reldir%/perm.test

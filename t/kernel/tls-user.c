@@ -21,7 +21,7 @@
 #include <linux/perf_event.h>
 #include <linux/perf_uevent.h>
 
-#include "ktap.h"
+#include "tap.h"
 #include "kperf.h"
 
 #define NTHREADS	2

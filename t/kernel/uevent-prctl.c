@@ -23,7 +23,7 @@
 #include <linux/perf_event.h>
 #include <linux/perf_uevent.h>
 
-#include "ktap.h"
+#include "tap.h"
 #include "kperf.h"
 
 #define N_EMIT		48

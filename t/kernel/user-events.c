@@ -18,33 +18,10 @@
 #include <unistd.h>
 
 #include <linux/perf_event.h>
+#include <linux/user_events.h>
 
-#include "ktap.h"
+#include "tap.h"
 #include "kperf.h"
-
-/* include/uapi/linux/user_events.h (6.4+); Debian 12's libc headers predate it */
-struct ue_reg {
-	uint32_t size;
-	uint8_t enable_bit;
-	uint8_t enable_size;
-	uint16_t flags;
-	uint64_t enable_addr;
-	uint64_t name_args;
-	uint32_t write_index;
-} __attribute__((__packed__));
-
-struct ue_unreg {
-	uint32_t size;
-	uint8_t disable_bit;
-	uint8_t __reserved;
-	uint16_t __reserved2;
-	uint64_t disable_addr;
-} __attribute__((__packed__));
-
-#define DIAG_IOC_MAGIC	'*'
-#define DIAG_IOCSREG	_IOWR(DIAG_IOC_MAGIC, 0, struct ue_reg *)
-#define DIAG_IOCSDEL	_IOW(DIAG_IOC_MAGIC, 1, char *)
-#define DIAG_IOCSUNREG	_IOW(DIAG_IOC_MAGIC, 2, struct ue_unreg *)
 
 #define TRACING		"/sys/kernel/tracing"
 #define EVENT		"libuevent_ktest"
@@ -100,8 +77,8 @@ static int wait_bit(int want)
 
 int main(void)
 {
-	struct ue_reg reg = { .size = sizeof(reg) };
-	struct ue_unreg unreg = { .size = sizeof(unreg) };
+	struct user_reg reg = { .size = sizeof(reg) };
+	struct user_unreg unreg = { .size = sizeof(unreg) };
 	struct perf_event_attr a;
 	struct seen s = { .tid = 0 };
 	struct ring r;

@@ -1,0 +1,27 @@
+# lib.sh - TAP helpers for the shell tests; source it.
+tap_n=0
+tap_fail=0
+plan() { echo "1..$1"; }
+skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+ok() { # ok COND-STATUS DESCRIPTION
+	tap_n=$((tap_n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $tap_n - $2"; else echo "not ok $tap_n - $2"; tap_fail=$((tap_fail + 1)); fi
+}
+check() { # check DESCRIPTION CMD...
+	d=$1; shift
+	if "$@" >/dev/null 2>&1; then ok 0 "$d"; else ok 1 "$d"; fi
+}
+skip() { # skip N REASON
+	i=0; while [ $i -lt "$1" ]; do tap_n=$((tap_n + 1)); echo "ok $tap_n # SKIP $2"; i=$((i + 1)); done
+}
+diag() { echo "# $*"; }
+done_testing() { [ $tap_fail -eq 0 ]; exit $?; }
+
+: "${top_srcdir:=..}" "${top_builddir:=..}"
+UEVENT="$top_builddir/tools/uevent"
+LIBUEVENT_SO=$(readlink -f "$top_builddir/libuevent/.libs/libuevent.so" 2>/dev/null)
+TRACEFS=
+for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+	[ -e "$d/trace" ] && { TRACEFS=$d; break; }
+done
+is_root() { [ "$(id -u)" = 0 ]; }
