@@ -46,12 +46,87 @@ extern volatile unsigned short libuevent_emit_semaphore
 
 /* ---- statistics ------------------------------------------------------------------ */
 
-static struct {
+/*
+ * Counters live per thread, in slots of a static table, so an emit pays an unlocked
+ * add instead of a contended atomic: `add` on memory is one instruction, so a signal
+ * handler on the same thread cannot tear it. uevent_stats_get() sums the slots; a
+ * thread that exits folds its slot into `retired` (atomically) and frees it. A thread
+ * that finds the table full uses `retired` directly, with atomics.
+ */
+struct counters {
 	uint64_t emitted, bytes, unobserved;
 	uint64_t dropped_by[UEVENT_DROP_REASONS];
-} stats;
+};
 
-#define STAT_ADD(field, n) __atomic_fetch_add(&stats.field, (n), __ATOMIC_RELAXED)
+#define STAT_SLOTS 512
+static struct slot {
+	struct counters c;
+	int used;
+} __attribute__((aligned(64))) slots[STAT_SLOTS];
+static struct counters retired;
+static __thread struct counters *my_counters __attribute__((tls_model("initial-exec")));
+static pthread_key_t slot_key;
+
+static inline void counter_add(uint64_t *p, uint64_t n)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("addq %1, %0" : "+m"(*p) : "er"(n));
+#else
+	__atomic_fetch_add(p, n, __ATOMIC_RELAXED);
+#endif
+}
+
+static struct counters *thread_counters(void)
+{
+	struct counters *c = my_counters;
+	int i;
+
+	if (likely(c))
+		return c;
+	for (i = 0; i < STAT_SLOTS; i++) {
+		int unused = 0;
+
+		if (!__atomic_load_n(&slots[i].used, __ATOMIC_RELAXED) &&
+		    __atomic_compare_exchange_n(&slots[i].used, &unused, 1, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED)) {
+			my_counters = &slots[i].c;
+			pthread_setspecific(slot_key, &slots[i]);
+			return my_counters;
+		}
+	}
+	return NULL;
+}
+
+#define STAT_ADD(field, n)							\
+	do {									\
+		struct counters *c_ = thread_counters();			\
+		if (likely(c_))							\
+			counter_add(&c_->field, (n));				\
+		else								\
+			__atomic_fetch_add(&retired.field, (n), __ATOMIC_RELAXED); \
+	} while (0)
+
+static void fold(struct counters *from, struct counters *to)
+{
+	uint64_t *f = (uint64_t *)from, *t = (uint64_t *)to;
+	size_t i;
+
+	for (i = 0; i < sizeof(*from) / sizeof(uint64_t); i++) {
+		uint64_t v = __atomic_load_n(&f[i], __ATOMIC_RELAXED);
+
+		__atomic_fetch_add(&t[i], v, __ATOMIC_RELAXED);
+		__atomic_fetch_sub(&f[i], v, __ATOMIC_RELAXED);
+	}
+}
+
+/* Thread exit: keep the counts, free the slot. */
+static void slot_release(void *arg)
+{
+	struct slot *sl = arg;
+
+	fold(&sl->c, &retired);
+	__atomic_store_n(&sl->used, 0, __ATOMIC_RELEASE);
+}
 
 static int drop_reason(int err)
 {
@@ -74,31 +149,47 @@ static int count_drop(int err)
 
 UEVENT_EXPORT int uevent_stats_get(struct uevent_stats *out, size_t sz)
 {
+	struct counters sum;
 	struct uevent_stats s = {0};
-	int i;
+	uint64_t *f, *t = (uint64_t *)&sum;
+	size_t i, k;
 
 	if (!out || sz < offsetof(struct uevent_stats, dropped_by))
 		return _uevent_err(EINVAL);
-	s.emitted = __atomic_load_n(&stats.emitted, __ATOMIC_RELAXED);
-	s.bytes = __atomic_load_n(&stats.bytes, __ATOMIC_RELAXED);
-	s.unobserved = __atomic_load_n(&stats.unobserved, __ATOMIC_RELAXED);
+	memset(&sum, 0, sizeof(sum));
+	f = (uint64_t *)&retired;
+	for (k = 0; k < sizeof(sum) / sizeof(uint64_t); k++)
+		t[k] += __atomic_load_n(&f[k], __ATOMIC_RELAXED);
+	for (i = 0; i < STAT_SLOTS; i++) {
+		f = (uint64_t *)&slots[i].c;
+		for (k = 0; k < sizeof(sum) / sizeof(uint64_t); k++)
+			t[k] += __atomic_load_n(&f[k], __ATOMIC_RELAXED);
+	}
+	s.emitted = sum.emitted;
+	s.bytes = sum.bytes;
+	s.unobserved = sum.unobserved;
 	for (i = 0; i < UEVENT_DROP_REASONS; i++) {
-		s.dropped_by[i] = __atomic_load_n(&stats.dropped_by[i], __ATOMIC_RELAXED);
-		s.dropped += s.dropped_by[i];
+		s.dropped_by[i] = sum.dropped_by[i];
+		s.dropped += sum.dropped_by[i];
 	}
 	memcpy(out, &s, sz < sizeof(s) ? sz : sizeof(s));
 	return 0;
 }
 
+/* Racy against concurrent emits by design: counts made meanwhile may survive. */
 UEVENT_EXPORT void uevent_stats_reset(void)
 {
-	int i;
+	uint64_t *f;
+	size_t i, k;
 
-	__atomic_store_n(&stats.emitted, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&stats.bytes, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&stats.unobserved, 0, __ATOMIC_RELAXED);
-	for (i = 0; i < UEVENT_DROP_REASONS; i++)
-		__atomic_store_n(&stats.dropped_by[i], 0, __ATOMIC_RELAXED);
+	f = (uint64_t *)&retired;
+	for (k = 0; k < sizeof(retired) / sizeof(uint64_t); k++)
+		__atomic_store_n(&f[k], 0, __ATOMIC_RELAXED);
+	for (i = 0; i < STAT_SLOTS; i++) {
+		f = (uint64_t *)&slots[i].c;
+		for (k = 0; k < sizeof(retired) / sizeof(uint64_t); k++)
+			__atomic_store_n(&f[k], 0, __ATOMIC_RELAXED);
+	}
 }
 
 UEVENT_EXPORT const char *uevent_drop_reason_name(int reason)
@@ -519,6 +610,10 @@ static void atfork_child(void)
 	int t;
 
 	tid_cache = 0;
+	/* Only this thread survived the fork: every other slot is free again. */
+	for (t = 0; t < STAT_SLOTS; t++)
+		if (&slots[t].c != my_counters)
+			slots[t].used = 0;
 	uevent_stats_reset();
 	for (t = 0; t < UEVENT_TRANSPORT_COUNT; t++)
 		close_state(&tstates[t]);
@@ -536,6 +631,7 @@ __attribute__((constructor)) static void uevent_init(void)
 
 	for (t = 0; t < UEVENT_TRANSPORT_COUNT; t++)
 		tstates[t].fd = -1;
+	pthread_key_create(&slot_key, slot_release);
 	pthread_atfork(NULL, NULL, atfork_child);
 	do_open(UEVENT_TRANSPORT_AUTO, NULL, 0);
 }
