@@ -399,6 +399,14 @@ int uevent_perf_paranoid(void);
 const char *uevent_version(void);
 const char *uevent_strerror(int err);
 
+/* ---------------------------------------------------------------------------------- */
+/* Reading: perf_event_open helpers, sessions, perf.data (issue 4).                     */
+/* @@READER-API@@ */
+
+/* ---------------------------------------------------------------------------------- */
+/* JIT hooks: announce generated code before it first runs (issue 6).                   */
+/* @@JIT-API@@ */
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,1 @@
+# bindings/lua/local.mk - (placeholder, filled by its issue)

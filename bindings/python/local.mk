@@ -1,0 +1,1 @@
+# bindings/python/local.mk - (placeholder, filled by its issue)

@@ -1,0 +1,1 @@
+# bindings/rust/local.mk - (placeholder, filled by its issue)

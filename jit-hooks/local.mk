@@ -1,0 +1,1 @@
+# jit-hooks/local.mk - (placeholder, filled by its issue)
