@@ -213,6 +213,7 @@ UEVENT_EXPORT const char *uevent_drop_reason_name(int reason)
 struct tstate {
 	int fd;			/* user_events_data, trace_marker_raw, or the file */
 	uint32_t write_index;	/* user_events */
+	int registered;		/* user_events: the kernel holds an enabler on our word */
 	uint32_t max_payload;
 	pid_t pid;		/* process the state belongs to (fork detection) */
 };
@@ -352,6 +353,7 @@ static int open_user_events(struct tstate *ts)
 	}
 	ts->fd = fd;
 	ts->write_index = reg.write_index;
+	ts->registered = 1;
 	/* perf's tracepoint path drops entries over 8 KiB while write() succeeds. */
 	ts->max_payload = UEVENT_MAX_PAYLOAD;
 	return 0;
@@ -423,8 +425,29 @@ static int open_file(struct tstate *ts, const char *path)
 	return 0;
 }
 
+/*
+ * Drop our user_events enabler so the kernel stops writing bit 31 (and clears it).
+ * A forked child inherits the parent's enabler in its copy of the address space and
+ * must drop it before it can register the same address and bit again (EADDRINUSE).
+ */
+static void user_events_unregister(struct tstate *ts)
+{
+	struct user_unreg unreg;
+
+	if (!ts->registered || ts->fd < 0)
+		return;
+	memset(&unreg, 0, sizeof(unreg));
+	unreg.size = sizeof(unreg);
+	unreg.disable_bit = _UEVENT_EN_USER_EVENTS_BIT;
+	unreg.disable_addr = (uintptr_t)&uevent_enabled_word;
+	ioctl(ts->fd, DIAG_IOCSUNREG, &unreg);
+	ts->registered = 0;
+}
+
 static void close_state(struct tstate *ts)
 {
+	if (ts == &tstates[UEVENT_TRANSPORT_USER_EVENTS])
+		user_events_unregister(ts);
 	if (ts->fd >= 0)
 		close(ts->fd);
 	ts->fd = -1;
@@ -435,7 +458,8 @@ static int try_open(int t, const char *path)
 	struct tstate *ts = &tstates[t];
 	int err;
 
-	if (ts->fd >= 0 && ts->pid == getpid() && t != UEVENT_TRANSPORT_FILE)
+	if (ts->fd >= 0 && ts->pid == getpid() && t != UEVENT_TRANSPORT_FILE &&
+	    (t != UEVENT_TRANSPORT_USER_EVENTS || ts->registered))
 		return 0;	/* already open in this process */
 	close_state(ts);
 	ts->max_payload = 0;
@@ -458,6 +482,9 @@ static void activate(int t)
 	uint32_t always = t == UEVENT_TRANSPORT_PRCTL || t == UEVENT_TRANSPORT_FTRACE ||
 			  t == UEVENT_TRANSPORT_FILE;
 
+	/* Leaving user_events: stop the kernel from enabling us for a transport not in use. */
+	if (t != UEVENT_TRANSPORT_USER_EVENTS)
+		user_events_unregister(&tstates[UEVENT_TRANSPORT_USER_EVENTS]);
 	__atomic_store_n(&active, t, __ATOMIC_RELEASE);
 	if (always)
 		__atomic_fetch_or(&uevent_enabled_word, _UEVENT_EN_ALWAYS, __ATOMIC_RELEASE);
