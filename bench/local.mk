@@ -2,4 +2,8 @@
 EXTRA_PROGRAMS += bench/emit
 bench_programs += bench/emit
 bench_emit_LDADD = libuevent/libuevent.la
+# Static, so one binary holds both probe sites bench/usdt-hit.sh attaches to.
+bench_emit_LDFLAGS = -static-libtool-libs
 CLEANFILES += bench/emit
+EXTRA_DIST += %reldir%/usdt-hit.sh
+bench_scripts += %reldir%/usdt-hit.sh
