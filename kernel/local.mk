@@ -7,7 +7,9 @@
 kernel_guest_programs = \
 	t/kernel/uevent-prctl \
 	t/kernel/tls-user \
-	t/kernel/user-events
+	t/kernel/user-events \
+	t/kernel/lib-guest \
+	t/kernel/uevent-cli
 
 # Static, so the initramfs needs nothing but busybox; the patched uapi headers first.
 kernel_guest_cflags = $(AM_CFLAGS) -I$(top_srcdir)/t -I$(top_srcdir)/t/kernel
@@ -23,6 +25,16 @@ t_kernel_tls_user_LDFLAGS = $(kernel_guest_ldflags) -pthread
 t_kernel_user_events_SOURCES = t/kernel/user-events.c t/kernel/kperf.h
 t_kernel_user_events_CFLAGS = $(kernel_guest_cflags)
 t_kernel_user_events_LDFLAGS = $(kernel_guest_ldflags)
+# libuevent itself in the guest, linked statically, and a static build of the CLI
+# (`uevent probe` runs in the guest from probe-guest.sh).
+t_kernel_lib_guest_SOURCES = t/kernel/lib-guest.c t/kernel/kperf.h
+t_kernel_lib_guest_CFLAGS = $(kernel_guest_cflags)
+t_kernel_lib_guest_LDFLAGS = $(kernel_guest_ldflags)
+t_kernel_lib_guest_LDADD = libuevent/libuevent.la
+t_kernel_uevent_cli_SOURCES = tools/uevent.c
+t_kernel_uevent_cli_CFLAGS = $(AM_CFLAGS)
+t_kernel_uevent_cli_LDFLAGS = $(kernel_guest_ldflags)
+t_kernel_uevent_cli_LDADD = libuevent/libuevent.la
 
 kernel_tests = \
 	t/kernel/uapi-headers.test \
@@ -37,6 +49,7 @@ EXTRA_DIST += \
 	%reldir%/run-qemu \
 	%reldir%/config.fragment \
 	%reldir%/patches \
+	t/kernel/probe-guest.sh \
 	$(kernel_tests)
 
 CLEANFILES += \
