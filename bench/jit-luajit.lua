@@ -3,22 +3,29 @@
 local J = require "uevent.jit"
 local clock = os.clock
 
--- Trace-heavy: N fresh chunks, each with its own loop, run just past the hot-loop
--- threshold, so nearly all the time is recording + compiling + (with the hook) announcing.
+-- Trace-heavy: N fresh chunks, each with its own loop, so every round records and
+-- compiles N new traces (and, with the hook, announces them). ITERS sets how long each
+-- trace then runs: 300 is the worst case (time is nearly all compiling: tiny traces,
+-- barely used); 20000 is a program whose many traces each do some work.
 local N = tonumber(os.getenv("BENCH_TRACES")) or 600
 local chunks = {}
-local function make_chunks()
-  for i = 1, N do
-    chunks[i] = assert(loadstring(("local s = %d; for i = 1, 300 do s = s + i * %d %% 7 end; return s"):format(i, i)))
-  end
+local SRC = [[
+local t, s = {}, %d
+for i = 1, %d do
+  local k = i %% 16 + 1
+  t[k] = (t[k] or 0) + i * %d
+  if t[k] %% 3 == 0 then s = s + k else s = s - 1 end
 end
-local function trace_heavy()
-  jit.flush()
-  make_chunks()              -- fresh prototypes: every round compiles every trace again
-  collectgarbage()
-  local t = clock()
-  for i = 1, N do chunks[i]() end
-  return clock() - t
+return s]]
+local function trace_heavy(iters)
+  return function()
+    jit.flush()
+    for i = 1, N do chunks[i] = assert(loadstring(SRC:format(i, iters, i))) end
+    collectgarbage()
+    local t = clock()
+    for i = 1, N do chunks[i]() end
+    return clock() - t
+  end
 end
 
 local function steady()
@@ -44,17 +51,22 @@ local function fresh() -- one jit-PID.dump per directory: each session gets its 
   k = k + 1
   return { dir = dir .. "/jd" .. k, perf_map_path = dir .. "/perf.map" }
 end
--- Interleave off/on so drift on a shared machine hits both alike.
-local off_h, on_h, off_s, on_s = math.huge, math.huge, math.huge, math.huge
-for _ = 1, 7 do
-  off_h = math.min(off_h, best(trace_heavy, 1, false))
-  on_h = math.min(on_h, best(trace_heavy, 1, true, fresh()))
+-- Interleave off/on so drift on a shared machine hits both alike; keep the best of each.
+local function compare(f, rounds)
+  local off, on = math.huge, math.huge
+  for _ = 1, rounds do
+    off = math.min(off, best(f, 1, false))
+    on = math.min(on, best(f, 1, true, fresh()))
+  end
+  return off, on
 end
-for _ = 1, 3 do
-  off_s = math.min(off_s, best(steady, 1, false))
-  on_s = math.min(on_s, best(steady, 1, true, fresh()))
+local traces0 = J.counts.loaded
+for _, iters in ipairs { 300, 20000 } do
+  local off, on = compare(trace_heavy(iters), 9)
+  print(("luajit trace-heavy %4d traces x %5d iter  off %8.2f ms  on %8.2f ms  overhead %+6.2f%%  (%.2f us/trace)")
+    :format(N, iters, off * 1e3, on * 1e3, (on / off - 1) * 100, (on - off) / N * 1e6))
 end
-print(("luajit trace-heavy (%d traces)   off %8.2f ms  on %8.2f ms  overhead %+6.2f%%  (%.1f us/trace)")
-  :format(N, off_h * 1e3, on_h * 1e3, (on_h / off_h - 1) * 100, (on_h - off_h) / N * 1e6))
-print(("luajit steady state (3e8 iter)  off %8.2f ms  on %8.2f ms  overhead %+6.2f%%")
-  :format(off_s * 1e3, on_s * 1e3, (on_s / off_s - 1) * 100))
+local off, on = compare(steady, 3)
+print(("luajit steady state (3e8 iter)           off %8.2f ms  on %8.2f ms  overhead %+6.2f%%")
+  :format(off * 1e3, on * 1e3, (on / off - 1) * 100))
+print(("# %d traces announced with the hook on"):format(J.counts.loaded - traces0))

@@ -1,1 +1,27 @@
-# bindings/lua/local.mk - (placeholder, filled by its issue)
+# bindings/lua/local.mk - the LuaJIT binding: a generated cdef module plus uevent.lua.
+# From the build tree: LUA_PATH="$(srcdir)/bindings/lua/?.lua;$(builddir)/bindings/lua/?.lua;;"
+
+# uevent/cdef.lua wraps the preprocessed header (and where the in-tree library is).
+%reldir%/uevent/cdef.lua: $(UEVENT_CDEF)
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && { \
+	echo '-- cdef.lua - generated from libuevent/uevent.h by make; do not edit.'; \
+	echo 'return { build_library = "$(abs_top_builddir)/libuevent/.libs/libuevent.so",'; \
+	echo 'declarations = [==['; cat $(UEVENT_CDEF); echo ']==] }'; } > $@.tmp && mv $@.tmp $@
+
+# The C program checking LuaJIT's view of every struct, field offset and constant.
+%reldir%/ctest.c: $(UEVENT_CDEF) %reldir%/gen-ctest.lua
+	$(AM_V_GEN)$(LUAJIT) $(srcdir)/%reldir%/gen-ctest.lua $(UEVENT_CDEF) > $@.tmp && mv $@.tmp $@
+
+if HAVE_LUAJIT
+lua_all = %reldir%/uevent/cdef.lua
+check_PROGRAMS += %reldir%/ctest
+nodist_bindings_lua_ctest_SOURCES = %reldir%/ctest.c
+else
+lua_all =
+endif
+all-local: $(lua_all)
+CLEANFILES += %reldir%/uevent/cdef.lua %reldir%/ctest.c
+
+TESTS += %reldir%/lua.test %reldir%/lua-abi.test
+EXTRA_DIST += %reldir%/uevent.lua %reldir%/gen-ctest.lua %reldir%/lua.test \
+	%reldir%/lua-abi.test %reldir%/tests/test_uevent.lua

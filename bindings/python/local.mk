@@ -1,1 +1,46 @@
-# bindings/python/local.mk - (placeholder, filled by its issue)
+# bindings/python/local.mk - the Python binding (CFFI, out-of-line API mode), and the
+# preprocessed header that both the Python and the Lua binding read.
+
+# The one source of declarations for CFFI and ffi.cdef: uevent.h without includes and
+# C-only macros. ($(CPP) is GNU make's built-in `$(CC) -E` unless configure sets it.)
+UEVENT_CDEF = bindings/uevent.cdef
+$(UEVENT_CDEF): $(top_srcdir)/libuevent/uevent.h
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && \
+	$(CPP) -P -DUEVENT_CDEF -I$(top_srcdir)/kernel/include/uapi \
+		$(top_srcdir)/libuevent/uevent.h > $@.tmp && mv $@.tmp $@
+CLEANFILES += $(UEVENT_CDEF)
+
+# The importable package in the build tree: PYTHONPATH=$(top_builddir)/bindings/python/lib
+py_pkg = %reldir%/lib/uevent
+py_sources = %reldir%/uevent/__init__.py %reldir%/uevent/py.typed
+$(py_pkg)/.built: $(UEVENT_CDEF) %reldir%/uevent_build.py $(py_sources) libuevent/libuevent.la
+	$(AM_V_GEN)$(MKDIR_P) $(py_pkg) && \
+	for f in $(py_sources); do \
+		rm -f $(py_pkg)/`basename $$f` && cp $(srcdir)/$$f $(py_pkg)/ || exit 1; \
+	done && \
+	$(PYTHON) $(srcdir)/%reldir%/uevent_build.py --cdef $(UEVENT_CDEF) \
+		--emit-c $(py_pkg)/_uevent.c \
+		--lib $(top_builddir)/libuevent/.libs/libuevent.so >/dev/null && \
+	inc=`$(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])'` && \
+	ext=`$(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))'` && \
+	rm -f $(py_pkg)/_uevent.*.so && \
+	$(CC) -shared -fPIC $(CFLAGS) -I"$$inc" -I$(top_srcdir)/libuevent \
+		-o $(py_pkg)/_uevent$$ext $(py_pkg)/_uevent.c \
+		-L$(top_builddir)/libuevent/.libs -luevent \
+		-Wl,-rpath,$(abs_top_builddir)/libuevent/.libs && \
+	echo '$(PYTHON)' > $@
+
+if HAVE_PYTHON_CFFI
+py_all = $(py_pkg)/.built
+else
+py_all =
+endif
+all-local: $(py_all)
+clean-local: clean-local-python
+clean-local-python:
+	rm -rf %reldir%/lib
+.PHONY: clean-local-python
+
+TESTS += %reldir%/python.test
+EXTRA_DIST += %reldir%/python.test %reldir%/uevent_build.py %reldir%/setup.py \
+	%reldir%/pyproject.toml %reldir%/README.md $(py_sources) %reldir%/tests/test_uevent.py

@@ -1,1 +1,57 @@
-# bindings/rust/local.mk - (placeholder, filled by its issue)
+# bindings/rust/local.mk - uevent-sys (committed bindgen output) and the safe uevent crate.
+# cargo runs --offline --locked with its target dir in the build tree: the source tree
+# stays untouched (distcheck makes it read-only).
+rust_env = CARGO_TARGET_DIR=$(abs_top_builddir)/%reldir%/target \
+	UEVENT_LIB_DIR=$(abs_top_builddir)/libuevent/.libs
+rust_cargo = $(rust_env) $(CARGO)
+rust_manifest = --manifest-path $(abs_top_srcdir)/%reldir%/Cargo.toml
+rust_sources = %reldir%/Cargo.toml %reldir%/Cargo.lock \
+	%reldir%/uevent-sys/Cargo.toml %reldir%/uevent-sys/build.rs \
+	%reldir%/uevent-sys/src/lib.rs %reldir%/uevent-sys/src/bindings.rs \
+	%reldir%/uevent/Cargo.toml %reldir%/uevent/build.rs %reldir%/uevent/src/lib.rs \
+	%reldir%/uevent/examples/mark.rs %reldir%/uevent/examples/bench.rs \
+	%reldir%/uevent/tests/golden.rs %reldir%/uevent/tests/emit.rs
+
+# The crates and the example, built with `make` so `make check` and `make bench` find them.
+%reldir%/.built: $(rust_sources) libuevent/libuevent.la
+	$(AM_V_GEN)$(rust_cargo) build -q --offline --locked $(rust_manifest) --examples && \
+	$(rust_cargo) build -q --offline --locked --release $(rust_manifest) --examples && \
+	touch $@
+
+if HAVE_CARGO
+rust_all = %reldir%/.built
+else
+rust_all =
+endif
+all-local: $(rust_all)
+clean-local: clean-local-rust
+clean-local-rust:
+	rm -rf %reldir%/target %reldir%/.built %reldir%/cargo-test.out
+.PHONY: clean-local-rust rust-bindings
+
+# Regenerate the committed bindgen output after changing uevent.h.
+rust-bindings:
+	BINDGEN='$(BINDGEN)' sh $(srcdir)/%reldir%/regen-bindings.sh $(top_srcdir) \
+		> $(srcdir)/%reldir%/uevent-sys/src/bindings.rs.tmp && \
+	mv $(srcdir)/%reldir%/uevent-sys/src/bindings.rs.tmp $(srcdir)/%reldir%/uevent-sys/src/bindings.rs
+
+TESTS += %reldir%/cargo.test %reldir%/bindgen.test
+EXTRA_DIST += $(rust_sources) %reldir%/cargo.test %reldir%/bindgen.test \
+	%reldir%/regen-bindings.sh
+
+# `make bench`: bench/bindings runs the C baseline and each built binding's mark loop.
+# (Here because it needs every binding's *_all variable, defined above.)
+EXTRA_PROGRAMS += bench/bindings-c
+bench_bindings_c_LDADD = libuevent/libuevent.la
+bench_programs += bench/bindings
+bench/bindings: bench/bindings.sh bench/bindings-c$(EXEEXT) $(py_all) $(lua_all) $(rust_all)
+	$(AM_V_GEN)$(SED) -e 's|%ABS_TOP_SRCDIR%|$(abs_top_srcdir)|g' \
+		-e 's|%ABS_TOP_BUILDDIR%|$(abs_top_builddir)|g' -e 's|%PYTHON%|$(PYTHON)|g' \
+		-e 's|%LUAJIT%|$(LUAJIT)|g' -e 's|%CARGO%|$(CARGO)|g' \
+		$(srcdir)/bench/bindings.sh > $@.tmp && chmod +x $@.tmp && mv $@.tmp $@
+CLEANFILES += bench/bindings bench/bindings-c$(EXEEXT)
+EXTRA_DIST += bench/bindings.sh bench/bindings.py bench/bindings.lua
+
+# All three bindings through the usdt transport into perf (root only).
+TESTS += bindings/usdt.test
+EXTRA_DIST += bindings/usdt.test

@@ -1,0 +1,48 @@
+/* bindings-c.c - the C baseline for bench/bindings: ns per disabled and enabled mark. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "uevent.h"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* Best of 5 runs, ns per iteration. */
+#define MEASURE(n, body)						\
+	({								\
+		double best_ = 1e30;					\
+		for (int r_ = 0; r_ < 5; r_++) {			\
+			double t0_ = now();				\
+			for (long i_ = 0; i_ < (n); i_++) {		\
+				body;					\
+				__asm__ volatile("" ::: "memory");	\
+			}						\
+			double d_ = (now() - t0_) / (n);		\
+			if (d_ < best_)					\
+				best_ = d_;				\
+		}							\
+		best_;							\
+	})
+
+int main(void)
+{
+	UEVENT_OPTS(none, .transport = UEVENT_TRANSPORT_NONE, .flags = UEVENT_OPEN_IGNORE_ENV);
+	const char *path = getenv("UEVENT_BENCH_FILE");
+	UEVENT_OPTS(file, .transport = UEVENT_TRANSPORT_FILE, .path = path ? path : "bench.uev",
+		    .flags = UEVENT_OPEN_IGNORE_ENV);
+
+	if (uevent_open(&none) < 0)
+		return 1;
+	printf("c disabled UEVENT_MARK %.2f\n", MEASURE(20000000, UEVENT_MARK("x")));
+	printf("c disabled uevent_mark %.2f\n", MEASURE(20000000, uevent_mark("x")));
+	if (uevent_open(&file) < 0)
+		return 1;
+	printf("c enabled uevent_mark %.2f\n", MEASURE(100000, uevent_mark("x")));
+	return 0;
+}

@@ -1,0 +1,229 @@
+"""test_uevent.py - TAP tests of the Python binding: emit, read back, errors, golden files."""
+import errno
+import gc
+import os
+import sys
+import tempfile
+
+import uevent
+
+n = 0
+failed = 0
+
+
+def ok(cond, desc):
+    global n, failed
+    n += 1
+    if not cond:
+        failed += 1
+    print(("ok" if cond else "not ok") + f" {n} - {desc}", flush=True)
+
+
+def diag(msg):
+    print("# " + str(msg).replace("\n", "\n# "), flush=True)
+
+
+def raises(exc, fn, *a, **kw):
+    try:
+        fn(*a, **kw)
+    except exc as e:
+        return e
+    return None
+
+
+top_srcdir = os.environ.get("top_srcdir", os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+data = os.path.join(top_srcdir, "t", "data")
+L = uevent.lib
+
+tmp = tempfile.mkdtemp(prefix="uevent-py-")
+path = os.path.join(tmp, "emit.uev")
+
+# ---- emit through the file transport, read back --------------------------------------
+ok(uevent.open("file", path=path, ignore_env=True) == "file", "open(file) selects the file transport")
+ok(uevent.transport() == "file" and uevent.enabled(), "file transport is enabled")
+ok(uevent.max_payload() == L.UEVENT_MAX_PAYLOAD, f"max_payload is {uevent.max_payload()}")
+uevent.stats_reset()
+uevent.mark("hello from python")
+uevent.mark("rows=%d", 42)
+uevent.mark(b"bytes mark")
+uevent.counter("queue_depth", -7)
+uevent.emit(L.UEVENT_TYPE_USER + 1, b"\x01\x02\x03")
+with uevent.range("outer") as r:
+    uevent.mark("inside")
+
+
+@uevent.range("decorated")
+def work(x):
+    """doc kept"""
+    return x * 2
+
+
+ok(work(21) == 42 and work(1) == 2 and work.__doc__ == "doc kept", "@range decorator returns the result, keeps metadata")
+aid = uevent.async_begin("async-op")
+uevent.async_end(aid)
+uevent.trace_context(bytes(range(16)), bytes(range(0xA0, 0xA8)), 1)
+st = uevent.stats()
+ok(st.emitted == 15 and st.dropped == 0, f"stats count 15 emitted, 0 dropped ({st})")
+
+with uevent.FileReader(path) as rd:
+    recs = list(rd)
+kinds = [type(x.payload).__name__ for x in recs]
+diag(kinds)
+ok(len(recs) == 15, f"file reader yields the 15 records ({len(recs)})")
+ok(all(x.pid == os.getpid() and x.tid is not None for x in recs), "records carry our pid and a tid")
+ok(all(a.time <= b.time for a, b in zip(recs, recs[1:])), "timestamps do not go backwards")
+ok(recs[0].payload == uevent.Text("hello from python"), "mark decodes as Text")
+ok(recs[1].payload.text == "rows=42" and recs[2].payload.text == "bytes mark", "formatted and bytes marks")
+ok(recs[3].payload == uevent.Counter("queue_depth", -7), "counter decodes with its signed value")
+ok(recs[4].payload == uevent.Raw(L.UEVENT_TYPE_USER + 1, b"\x01\x02\x03") and recs[4].data == b"\x01\x02\x03",
+   "user type passes through as Raw bytes")
+rb, inside, re_ = recs[5].payload, recs[6].payload, recs[7].payload
+ok(isinstance(rb, uevent.RangeBegin) and rb.name == "outer" and rb.parent == 0 and rb.id != 0
+   and inside.text == "inside" and isinstance(re_, uevent.RangeEnd) and re_.id == rb.id,
+   "with range(): begin, body, end with the same id")
+db, de = recs[8].payload, recs[9].payload
+ok(db.name == "decorated" and de.id == db.id and recs[10].payload.id != db.id, "decorator opens a range per call")
+ok(recs[12].payload.name == "async-op" and recs[12].payload.flags == L.UEVENT_RANGE_ASYNC
+   and recs[13].payload.id == recs[12].payload.id, "async range begin and end")
+ok(recs[14].payload == uevent.TraceContext(bytes(range(16)), bytes(range(0xA0, 0xA8)), 1), "trace context")
+
+# ---- disabled: no formatting, no records ----------------------------------------------
+uevent.open("none", ignore_env=True)
+ok(not uevent.enabled() and uevent.transport() == "none", "transport none is disabled")
+
+
+class Boom:
+    def __int__(self):
+        raise AssertionError("formatted while disabled")
+
+    __index__ = __int__
+
+
+before = uevent.stats().emitted
+e = raises(Exception, uevent.mark, "%d", Boom())
+uevent.counter("c", 1)
+with uevent.range("off"):
+    pass
+ok(e is None and uevent.stats().emitted == before, "disabled mark formats nothing and emits nothing")
+
+# ---- errors -------------------------------------------------------------------------
+uevent.open("file", path=path, ignore_env=True)
+e = raises(uevent.Error, uevent.emit, L.UEVENT_TYPE_USER, b"x" * (L.UEVENT_MAX_PAYLOAD + 1))
+ok(e is not None and e.errno == errno.E2BIG and isinstance(e, OSError), f"oversized emit raises OSError E2BIG ({e})")
+ok(uevent.stats().dropped_by.get("too_big", 0) >= 1, f"drop counted by reason ({uevent.stats().dropped_by})")
+e = raises(ValueError, uevent.open, "carrier-pigeon")
+ok(isinstance(e, uevent.InvalidArgument) and e.errno == errno.EINVAL, f"unknown transport is ValueError/EINVAL ({e})")
+ok(uevent.transport() == "file", "a refused open keeps the current transport")
+e = raises(FileNotFoundError, uevent.FileReader, os.path.join(tmp, "missing.uev"))
+ok(isinstance(e, uevent.Error) and e.errno == errno.ENOENT, "missing file is FileNotFoundError (a uevent.Error)")
+bad = os.path.join(tmp, "bad.uev")
+with open(bad, "wb") as f:
+    f.write(b"NOTAFILE-but-long-enough-for-a-header")
+e = raises(ValueError, uevent.FileReader, bad)
+ok(e is not None and e.errno == errno.EINVAL, "bad magic is EINVAL")
+ok(raises(ValueError, uevent.decode, L.UEVENT_TYPE_COUNTER, b"abc") is not None, "truncated payload raises ValueError")
+ok(raises(ValueError, uevent.decode, 0, b"x\0", "middle") is not None, "bad byte order name raises ValueError")
+e = raises(ValueError, uevent.trace_context, b"short", b"12345678")
+ok(e is not None, "trace_context checks id lengths")
+with open(os.path.join(data, "capture.le.uev"), "rb") as f:
+    cap = f.read()
+trunc = os.path.join(tmp, "trunc.uev")
+with open(trunc, "wb") as f:
+    f.write(cap[:-5])
+rd = uevent.FileReader(trunc)
+next(rd), next(rd)
+e = raises(ValueError, next, rd)
+ok(e is not None and e.errno == errno.EINVAL, f"truncated last record raises EINVAL ({e})")
+rd.close()
+rd.close()
+ok(rd.closed and raises(ValueError, next, rd) is not None, "close is idempotent; a closed reader refuses next")
+
+# ---- golden files: agree with t/codec.c field by field ------------------------------
+seen = set()
+
+
+def gold(name, tag):
+    fn = f"{name}.{tag}.{'uev' if name == 'capture' else 'bin'}"
+    seen.add(fn)
+    with open(os.path.join(data, fn), "rb") as f:
+        return f.read()
+
+
+for tag, bo in (("le", "little"), ("be", "big")):
+    d = uevent.decode
+    t = d(L.UEVENT_TYPE_TEXT, gold("text", tag), bo)
+    ok(t == uevent.Text("hello, perf"), f"golden text.{tag}")
+    x = d(L.UEVENT_TYPE_RANGE_BEGIN, gold("range_begin", tag), bo)
+    ok(x == uevent.RangeBegin(0x1122334455667788, 0x42, 1, "parse"), f"golden range_begin.{tag}")
+    x = d(L.UEVENT_TYPE_RANGE_END, gold("range_end", tag), bo)
+    ok(x == uevent.RangeEnd(0x1122334455667788, 1), f"golden range_end.{tag}")
+    x = d(L.UEVENT_TYPE_COUNTER, gold("counter", tag), bo)
+    ok(x == uevent.Counter("queue_depth", -12345), f"golden counter.{tag}")
+    x = d(L.UEVENT_TYPE_JIT_CODE_LOAD, gold("jit_code_load", tag), bo)
+    ok(x == uevent.JitCodeLoad(0x7F0000001000, 0x80, 7, "TRACE_12 app.lua:34"), f"golden jit_code_load.{tag}")
+    x = d(L.UEVENT_TYPE_JIT_CODE_MOVE, gold("jit_code_move", tag), bo)
+    ok(x == uevent.JitCodeMove(7, 0x7F0000001000, 0x7F0000002000, 0x80), f"golden jit_code_move.{tag}")
+    x = d(L.UEVENT_TYPE_JIT_CODE_UNLOAD, gold("jit_code_unload", tag), bo)
+    ok(x == uevent.JitCodeUnload(0x7F0000002000, 0x80, 7), f"golden jit_code_unload.{tag}")
+    x = d(L.UEVENT_TYPE_JIT_DEBUG_INFO, gold("jit_debug_info", tag), bo)
+    ok(x == uevent.JitDebugInfo(0x7F0000001000, (uevent.JitDebugEntry(0x7F0000001000, 34, 0, "app.lua"),
+                                                   uevent.JitDebugEntry(0x7F0000001010, 35, 1, "app.lua"))),
+       f"golden jit_debug_info.{tag}")
+    x = d(L.UEVENT_TYPE_TRACE_CONTEXT, gold("trace_context", tag), bo)
+    ok(x == uevent.TraceContext(bytes(range(16)), bytes(range(0xA0, 0xA8)), 1), f"golden trace_context.{tag}")
+    st_tid_time = (1 << 1) | (1 << 2)
+    r = uevent.decode_record(gold("record_v1", tag), bo, st_tid_time)
+    ok(r.record_type == 63 and r.format == 1 and r.type == 0 and r.data == b"hello, perf\0"
+       and r.payload == uevent.Text("hello, perf") and (r.pid, r.tid, r.time) == (100, 101, 123456789)
+       and r.cpu is None, f"golden record_v1.{tag}")
+    r = uevent.decode_record(gold("record_seed", tag), bo, st_tid_time, seed_layout=True)
+    ok(r.record_type == 11 and r.format == 0 and r.data == b"hello, perf\0" and r.tid == 101,
+       f"golden record_seed.{tag} (seed layout)")
+    gold("capture", tag)
+    with uevent.FileReader(os.path.join(data, f"capture.{tag}.uev")) as rd:
+        rs = list(rd)
+    ok(len(rs) == 3 and [r.time for r in rs] == [1000, 2000, 3000]
+       and rs[0].payload == uevent.Text("hello, perf")
+       and rs[1].type == L.UEVENT_TYPE_COUNTER and rs[1].tid == 102
+       and rs[1].payload == uevent.Counter("queue_depth", -12345)
+       and rs[2].payload == uevent.RangeBegin(0x1122334455667788, 0x42, 1, "parse"),
+       f"golden capture.{tag}.uev: 3 records, payloads in the file's byte order")
+ok(raises(ValueError, uevent.decode_record, gold("record_v1", "le"), "little", 0) is not None,
+   "record with a disagreeing sample_type is refused")
+b = bytearray(gold("record_v1", "le"))
+b[8] = 9
+e = raises(uevent.Error, uevent.decode_record, bytes(b), "little", (1 << 1) | (1 << 2))
+ok(e is not None and e.errno == errno.EPROTO, "unknown record format is EPROTO")
+every = {f for f in os.listdir(data) if f.endswith((".bin", ".uev"))}
+# perf_records.* and ring.* belong to the reader API (issue 4), not wrapped here yet.
+later = {f for f in every - seen if f.startswith(("perf_records.", "ring."))}
+if later:
+    diag(f"reader-API golden files not decoded by this binding yet: {sorted(later)}")
+ok(every - later <= seen, f"every golden file is decoded ({sorted(every - seen - later)} left)")
+
+# ---- GC closes descriptors ----------------------------------------------------------
+cap_path = os.path.join(data, "capture.le.uev")
+
+
+def nfds():
+    return len(os.listdir("/proc/self/fd"))
+
+
+gc.collect()
+fds = nfds()
+for i in range(10000):
+    rd = uevent.FileReader(cap_path)
+    next(rd)
+    del rd
+gc.collect()
+after = nfds()
+ok(after == fds, f"10000 FileReaders dropped without close: no fd leak ({fds} -> {after})")
+for i in range(1000):
+    with uevent.FileReader(cap_path) as rd:
+        pass
+ok(nfds() == fds, "1000 FileReaders in with-blocks: no fd leak")
+
+import shutil  # noqa: E402
+shutil.rmtree(tmp)
+print(f"1..{n}")
+sys.exit(1 if failed else 0)

@@ -1,0 +1,548 @@
+//! uevent - put your own events into the Linux perf stream (libuevent), and read them back.
+//!
+//! ```no_run
+//! uevent::mark("parsing started").unwrap();      // one load when nobody listens
+//! {
+//!     let _r = uevent::Range::new("parse");       // ends when dropped
+//!     uevent::counter("queue_depth", 7).unwrap();
+//! }
+//! for rec in uevent::FileReader::open("x.uev").unwrap() {
+//!     println!("{:?}", rec.unwrap().payload);
+//! }
+//! ```
+//!
+//! Errors are `io::Error`s carrying the errno libuevent returned (`EINVAL` comes back as
+//! `ErrorKind::InvalidInput`). Every declaration comes from `uevent.h` via `uevent-sys`.
+use std::ffi::{CStr, CString};
+use std::io;
+use std::marker::PhantomData;
+use std::mem::MaybeUninit;
+use std::os::raw::{c_char, c_int};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+pub use uevent_sys as sys;
+
+fn err(ret: c_int) -> io::Error {
+    io::Error::from_raw_os_error(-ret)
+}
+
+#[inline]
+fn check(ret: c_int) -> io::Result<()> {
+    if ret < 0 {
+        Err(err(ret))
+    } else {
+        Ok(())
+    }
+}
+
+fn cstring(s: &str) -> io::Result<CString> {
+    CString::new(s).map_err(|_| io::Error::from_raw_os_error(libc_einval()))
+}
+
+const fn libc_einval() -> i32 {
+    22 // EINVAL; std has no errno constants and we take no outside crates
+}
+
+unsafe fn opt_str(p: *const c_char) -> String {
+    if p.is_null() {
+        String::new()
+    } else {
+        CStr::from_ptr(p).to_string_lossy().into_owned()
+    }
+}
+
+// ---- emitting -------------------------------------------------------------------------
+
+/// True when a listener may exist: one relaxed load of the exported enabled word.
+#[inline(always)]
+pub fn enabled() -> bool {
+    // SAFETY: the word is a static the library (and the kernel) update; a volatile read
+    // of an aligned u32 is the relaxed load UEVENT_ENABLED() does.
+    unsafe { std::ptr::read_volatile(std::ptr::addr_of!(sys::uevent_enabled_word)) != 0 }
+}
+
+/// Runs `f` with `s` as a NUL-terminated C string, on the stack when it is short.
+#[inline(always)]
+fn with_cstr<R>(s: &str, f: impl FnOnce(*const c_char) -> R) -> R {
+    const STACK: usize = 256;
+    let b = s.as_bytes();
+    if b.len() < STACK {
+        let mut buf = MaybeUninit::<[u8; STACK]>::uninit();
+        let p = buf.as_mut_ptr() as *mut u8;
+        // SAFETY: b.len() + 1 <= STACK bytes are written before the pointer is used.
+        unsafe {
+            std::ptr::copy_nonoverlapping(b.as_ptr(), p, b.len());
+            *p.add(b.len()) = 0;
+        }
+        f(p as *const c_char)
+    } else {
+        let mut v = Vec::with_capacity(b.len() + 1);
+        v.extend_from_slice(b);
+        v.push(0);
+        f(v.as_ptr() as *const c_char)
+    }
+}
+
+/// A text mark. Text after an interior NUL is not sent (C strings end there).
+#[inline]
+pub fn mark(text: &str) -> io::Result<()> {
+    if !enabled() {
+        return Ok(());
+    }
+    check(with_cstr(text, |p| unsafe { sys::uevent_mark(p) }))
+}
+
+/// A text mark from a C string, without copying.
+#[inline]
+pub fn mark_cstr(text: &CStr) -> io::Result<()> {
+    if !enabled() {
+        return Ok(());
+    }
+    check(unsafe { sys::uevent_mark(text.as_ptr()) })
+}
+
+/// A mark formatted only when enabled: `uevent::markf(format_args!("rows={}", n))`.
+pub fn markf(args: std::fmt::Arguments<'_>) -> io::Result<()> {
+    if !enabled() {
+        return Ok(());
+    }
+    mark(&std::fmt::format(args))
+}
+
+/// Emit a raw payload of type `ty` (a well-known type or >= [`TYPE_USER`]).
+#[inline]
+pub fn emit(ty: u32, data: &[u8]) -> io::Result<()> {
+    if !enabled() {
+        return Ok(());
+    }
+    check(unsafe { sys::uevent_emit(ty, data.as_ptr().cast(), data.len() as _) })
+}
+
+/// A counter sample, `name` = `value`.
+#[inline]
+pub fn counter(name: &str, value: i64) -> io::Result<()> {
+    if !enabled() {
+        return Ok(());
+    }
+    check(with_cstr(name, |p| unsafe { sys::uevent_counter(p, value) }))
+}
+
+/// A W3C trace context.
+pub fn trace_context(trace_id: &[u8; 16], span_id: &[u8; 8], flags: u8) -> io::Result<()> {
+    check(unsafe { sys::uevent_trace_context(trace_id.as_ptr(), span_id.as_ptr(), flags) })
+}
+
+/// First payload type free for applications.
+pub const TYPE_USER: u32 = sys::UEVENT_TYPE_USER as u32;
+/// Largest payload any transport carries.
+pub const MAX_PAYLOAD: usize = sys::UEVENT_MAX_PAYLOAD as usize;
+
+/// A synchronous range, ended when dropped. Ranges nest per thread, so a guard is not
+/// `Send`: it must end on the thread that began it.
+#[must_use = "a Range ends when dropped"]
+pub struct Range {
+    id: u64,
+    _not_send: PhantomData<*const ()>,
+}
+
+impl Range {
+    /// Begins a range named `name` nested in the thread's current one.
+    #[inline]
+    pub fn new(name: &str) -> Range {
+        let id = with_cstr(name, |p| unsafe { sys::uevent_range_begin(p) });
+        Range { id, _not_send: PhantomData }
+    }
+
+    /// The range's id (0 when nothing was emitted).
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Ends the range now, reporting an error the drop would ignore.
+    pub fn end(mut self) -> io::Result<()> {
+        let id = std::mem::replace(&mut self.id, 0);
+        if id == 0 {
+            return Ok(());
+        }
+        check(unsafe { sys::uevent_range_end(id) })
+    }
+}
+
+impl Drop for Range {
+    fn drop(&mut self) {
+        if self.id != 0 {
+            unsafe { sys::uevent_range_end(self.id) };
+        }
+    }
+}
+
+/// An async range: not nested, may end on any thread (it is `Send`).
+#[must_use = "an AsyncRange ends when dropped"]
+pub struct AsyncRange {
+    id: u64,
+}
+
+impl AsyncRange {
+    pub fn new(name: &str) -> AsyncRange {
+        AsyncRange { id: with_cstr(name, |p| unsafe { sys::uevent_async_begin(p) }) }
+    }
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+}
+
+impl Drop for AsyncRange {
+    fn drop(&mut self) {
+        if self.id != 0 {
+            unsafe { sys::uevent_async_end(self.id) };
+        }
+    }
+}
+
+// ---- transports -----------------------------------------------------------------------
+
+/// The name of transport number `t` ("usdt", "file", ...).
+pub fn transport_name(t: i32) -> String {
+    unsafe { opt_str(sys::uevent_transport_name(t)) }
+}
+
+/// The transport in use.
+pub fn transport() -> String {
+    transport_name(unsafe { sys::uevent_transport() })
+}
+
+/// Why the last open chose or refused what it did.
+pub fn open_reason() -> String {
+    unsafe { opt_str(sys::uevent_open_reason()) }
+}
+
+/// Largest payload the current transport accepts.
+pub fn max_payload() -> usize {
+    unsafe { sys::uevent_max_payload() as usize }
+}
+
+/// (Re)selects the process-wide transport by name ("auto", "usdt", "file", "none", ...);
+/// `path` is the file transport's output. Returns the name of the transport chosen.
+pub fn open(transport: &str, path: Option<&Path>, ignore_env: bool) -> io::Result<String> {
+    let name = cstring(transport)?;
+    let t = unsafe { sys::uevent_transport_from_name(name.as_ptr()) };
+    if t < 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("unknown transport '{}' (errno {})", transport, -t),
+        ));
+    }
+    let cpath = match path {
+        Some(p) => Some(CString::new(p.as_os_str().as_bytes()).map_err(|_| err(-libc_einval()))?),
+        None => None,
+    };
+    let opts = sys::uevent_open_opts {
+        sz: std::mem::size_of::<sys::uevent_open_opts>() as _,
+        transport: t,
+        path: cpath.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()),
+        flags: if ignore_env { sys::UEVENT_OPEN_IGNORE_ENV as _ } else { 0 },
+    };
+    let ret = unsafe { sys::uevent_open(&opts) };
+    if ret < 0 {
+        let e = err(ret);
+        return Err(io::Error::new(e.kind(), format!("{} ({})", open_reason(), e)));
+    }
+    Ok(transport_name(ret))
+}
+
+/// Stops delivering (transport "none").
+pub fn close() -> io::Result<()> {
+    check(unsafe { sys::uevent_close() })
+}
+
+// ---- statistics -----------------------------------------------------------------------
+
+/// Process-wide counters since load.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stats {
+    pub emitted: u64,
+    pub bytes: u64,
+    pub unobserved: u64,
+    pub dropped: u64,
+    /// (reason name, count), indexed by `enum uevent_drop_reason`.
+    pub dropped_by: Vec<(String, u64)>,
+}
+
+impl Stats {
+    /// The drop count for a reason name ("too_big", "io", ...).
+    pub fn dropped_for(&self, reason: &str) -> u64 {
+        self.dropped_by.iter().find(|(n, _)| n == reason).map_or(0, |(_, c)| *c)
+    }
+}
+
+pub fn stats() -> io::Result<Stats> {
+    let mut s = MaybeUninit::<sys::uevent_stats>::zeroed();
+    check(unsafe {
+        sys::uevent_stats_get(s.as_mut_ptr(), std::mem::size_of::<sys::uevent_stats>() as _)
+    })?;
+    let s = unsafe { s.assume_init() };
+    let dropped_by = s
+        .dropped_by
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (unsafe { opt_str(sys::uevent_drop_reason_name(i as c_int)) }, *c))
+        .collect();
+    Ok(Stats { emitted: s.emitted, bytes: s.bytes, unobserved: s.unobserved, dropped: s.dropped, dropped_by })
+}
+
+pub fn stats_reset() {
+    unsafe { sys::uevent_stats_reset() }
+}
+
+// ---- decoding -------------------------------------------------------------------------
+
+/// The byte order a payload or record was written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ByteOrder {
+    Host,
+    Little,
+    Big,
+}
+
+impl ByteOrder {
+    fn raw(self) -> c_int {
+        (match self {
+            ByteOrder::Host => sys::UEVENT_BO_HOST,
+            ByteOrder::Little => sys::UEVENT_BO_LITTLE,
+            ByteOrder::Big => sys::UEVENT_BO_BIG,
+        }) as c_int
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JitDebugEntry {
+    pub addr: u64,
+    pub line: u32,
+    pub discrim: u32,
+    pub file: String,
+}
+
+/// A decoded payload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Payload {
+    Text(String),
+    RangeBegin { id: u64, parent: u64, flags: u32, name: String },
+    RangeEnd { id: u64, flags: u32 },
+    Counter { name: String, value: i64 },
+    JitCodeLoad { code_addr: u64, code_size: u64, code_index: u64, name: String },
+    JitCodeMove { code_index: u64, old_addr: u64, new_addr: u64, code_size: u64 },
+    JitCodeUnload { code_addr: u64, code_size: u64, code_index: u64 },
+    JitDebugInfo { code_addr: u64, entries: Vec<JitDebugEntry> },
+    TraceContext { trace_id: [u8; 16], span_id: [u8; 8], flags: u8 },
+    /// A type this crate does not decode (an application's own), as bytes.
+    Raw { ty: u32, data: Vec<u8> },
+}
+
+unsafe fn sized_str(p: *const c_char, n: u32) -> String {
+    if p.is_null() {
+        return String::new();
+    }
+    String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, n as usize)).into_owned()
+}
+
+macro_rules! dec {
+    ($f:ident, $t:ty, $data:expr, $bo:expr) => {{
+        let mut o = MaybeUninit::<$t>::zeroed();
+        check(unsafe { sys::$f($data.as_ptr().cast(), $data.len() as _, $bo, o.as_mut_ptr()) })?;
+        unsafe { o.assume_init() }
+    }};
+}
+
+/// Decodes a payload of type `ty` with libuevent's decoders.
+pub fn decode(ty: u32, data: &[u8], bo: ByteOrder) -> io::Result<Payload> {
+    let b = bo.raw();
+    Ok(match ty {
+        x if x == sys::UEVENT_TYPE_TEXT as u32 => {
+            let o = dec!(uevent_text_decode, sys::uevent_text, data, b);
+            Payload::Text(unsafe { sized_str(o.text, o.len) })
+        }
+        x if x == sys::UEVENT_TYPE_RANGE_BEGIN as u32 => {
+            let o = dec!(uevent_range_begin_decode, sys::uevent_range_begin, data, b);
+            Payload::RangeBegin { id: o.id, parent: o.parent, flags: o.flags, name: unsafe { sized_str(o.name, o.name_len) } }
+        }
+        x if x == sys::UEVENT_TYPE_RANGE_END as u32 => {
+            let o = dec!(uevent_range_end_decode, sys::uevent_range_end, data, b);
+            Payload::RangeEnd { id: o.id, flags: o.flags }
+        }
+        x if x == sys::UEVENT_TYPE_COUNTER as u32 => {
+            let o = dec!(uevent_counter_decode, sys::uevent_counter, data, b);
+            Payload::Counter { name: unsafe { sized_str(o.name, o.name_len) }, value: o.value }
+        }
+        x if x == sys::UEVENT_TYPE_JIT_CODE_LOAD as u32 => {
+            let o = dec!(uevent_jit_code_load_decode, sys::uevent_jit_code_load, data, b);
+            Payload::JitCodeLoad {
+                code_addr: o.code_addr,
+                code_size: o.code_size,
+                code_index: o.code_index,
+                name: unsafe { sized_str(o.name, o.name_len) },
+            }
+        }
+        x if x == sys::UEVENT_TYPE_JIT_CODE_MOVE as u32 => {
+            let o = dec!(uevent_jit_code_move_decode, sys::uevent_jit_code_move, data, b);
+            Payload::JitCodeMove { code_index: o.code_index, old_addr: o.old_addr, new_addr: o.new_addr, code_size: o.code_size }
+        }
+        x if x == sys::UEVENT_TYPE_JIT_CODE_UNLOAD as u32 => {
+            let o = dec!(uevent_jit_code_unload_decode, sys::uevent_jit_code_unload, data, b);
+            Payload::JitCodeUnload { code_addr: o.code_addr, code_size: o.code_size, code_index: o.code_index }
+        }
+        x if x == sys::UEVENT_TYPE_JIT_DEBUG_INFO as u32 => {
+            let o = dec!(uevent_jit_debug_info_decode, sys::uevent_jit_debug_info, data, b);
+            let mut entries = Vec::new();
+            let mut off: u32 = 0;
+            loop {
+                let mut e = MaybeUninit::<sys::uevent_jit_debug_entry>::zeroed();
+                let r = unsafe { sys::uevent_jit_debug_entry_next(&o, b, &mut off, e.as_mut_ptr()) };
+                check(r)?;
+                if r == 0 {
+                    break;
+                }
+                let e = unsafe { e.assume_init() };
+                entries.push(JitDebugEntry { addr: e.addr, line: e.line, discrim: e.discrim, file: unsafe { sized_str(e.file, e.file_len) } });
+            }
+            Payload::JitDebugInfo { code_addr: o.code_addr, entries }
+        }
+        x if x == sys::UEVENT_TYPE_TRACE_CONTEXT as u32 => {
+            let o = dec!(uevent_trace_context_decode, sys::uevent_trace_context, data, b);
+            Payload::TraceContext { trace_id: o.trace_id, span_id: o.span_id, flags: o.flags }
+        }
+        _ => Payload::Raw { ty, data: data.to_vec() },
+    })
+}
+
+/// One PERF_RECORD_UEVENT (or file-transport record), decoded. Sample-id fields the
+/// record lacks are `None`; `payload` is `Raw` for types that did not decode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    pub ty: u32,
+    pub payload: Payload,
+    pub data: Vec<u8>,
+    pub format: u32,
+    pub flags: u32,
+    pub record_type: u32,
+    pub misc: u16,
+    pub pid: Option<u32>,
+    pub tid: Option<u32>,
+    pub time: Option<u64>,
+    pub id: Option<u64>,
+    pub stream_id: Option<u64>,
+    pub cpu: Option<u32>,
+    pub identifier: Option<u64>,
+}
+
+fn record_from(r: &sys::uevent_record, bo: ByteOrder) -> Record {
+    let data = if r.size == 0 || r.data.is_null() {
+        Vec::new()
+    } else {
+        unsafe { std::slice::from_raw_parts(r.data as *const u8, r.size as usize) }.to_vec()
+    };
+    let payload = decode(r.type_, &data, bo).unwrap_or_else(|_| Payload::Raw { ty: r.type_, data: data.clone() });
+    let has = |bit: u32| r.id_fields & bit != 0;
+    Record {
+        ty: r.type_,
+        payload,
+        data,
+        format: r.format,
+        flags: r.flags,
+        record_type: r.record_type,
+        misc: r.misc,
+        pid: has(sys::UEVENT_ID_TID as u32).then_some(r.pid),
+        tid: has(sys::UEVENT_ID_TID as u32).then_some(r.tid),
+        time: has(sys::UEVENT_ID_TIME as u32).then_some(r.time),
+        id: has(sys::UEVENT_ID_ID as u32).then_some(r.id),
+        stream_id: has(sys::UEVENT_ID_STREAM_ID as u32).then_some(r.stream_id),
+        cpu: has(sys::UEVENT_ID_CPU as u32).then_some(r.cpu),
+        identifier: has(sys::UEVENT_ID_IDENTIFIER as u32).then_some(r.identifier),
+    }
+}
+
+/// Decodes one PERF_RECORD_UEVENT (header included). `sample_type` is the event's
+/// attr.sample_type; `seed_layout` selects the 2014 seed's layout.
+pub fn decode_record(buf: &[u8], bo: ByteOrder, sample_type: u64, seed_layout: bool) -> io::Result<Record> {
+    let mut r = MaybeUninit::<sys::uevent_record>::zeroed();
+    let flags = if seed_layout { sys::UEVENT_RECORD_SEED_LAYOUT as _ } else { 0 };
+    check(unsafe { sys::uevent_record_decode(buf.as_ptr().cast(), buf.len() as _, bo.raw(), sample_type, flags, r.as_mut_ptr()) })?;
+    Ok(record_from(unsafe { &r.assume_init() }, bo))
+}
+
+/// Iterates the records of a file-transport file; the file is closed on drop.
+pub struct FileReader {
+    r: *mut sys::uevent_file_reader,
+    bo: ByteOrder,
+    done: bool,
+}
+
+impl FileReader {
+    pub fn open<P: AsRef<Path>>(path: P) -> io::Result<FileReader> {
+        let path = path.as_ref();
+        let c = CString::new(path.as_os_str().as_bytes()).map_err(|_| err(-libc_einval()))?;
+        let r = unsafe { sys::uevent_file_reader__open(c.as_ptr()) };
+        if r.is_null() {
+            return Err(io::Error::last_os_error());
+        }
+        // Payloads stay in the file's byte order, which only the header's mark tells.
+        let mut h = MaybeUninit::<sys::uevent_file_header>::zeroed();
+        let mut bytes = Vec::new();
+        if let Ok(f) = std::fs::File::open(path) {
+            use std::io::Read;
+            let _ = f.take(std::mem::size_of::<sys::uevent_file_header>() as u64).read_to_end(&mut bytes);
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), h.as_mut_ptr() as *mut u8, bytes.len()) };
+        }
+        let h = unsafe { h.assume_init() };
+        let host_little = cfg!(target_endian = "little");
+        let bo = match (h.byte_order == 0x0102_0304, host_little) {
+            (true, true) | (false, false) => ByteOrder::Little,
+            _ => ByteOrder::Big,
+        };
+        Ok(FileReader { r, bo, done: false })
+    }
+
+    /// The byte order of the file's payloads.
+    pub fn byte_order(&self) -> ByteOrder {
+        self.bo
+    }
+
+    /// Byte offset of the next record (or of the corrupt one after an error).
+    pub fn offset(&self) -> u64 {
+        unsafe { sys::uevent_file_reader__offset(self.r) }
+    }
+}
+
+impl Iterator for FileReader {
+    type Item = io::Result<Record>;
+
+    fn next(&mut self) -> Option<io::Result<Record>> {
+        if self.done {
+            return None;
+        }
+        let mut rec = MaybeUninit::<sys::uevent_record>::zeroed();
+        let ret = unsafe { sys::uevent_file_reader__next(self.r, rec.as_mut_ptr()) };
+        match ret {
+            0 => {
+                self.done = true;
+                None
+            }
+            r if r < 0 => {
+                self.done = true;
+                Some(Err(io::Error::new(err(r).kind(), format!("{} at offset {}", err(r), self.offset()))))
+            }
+            _ => Some(Ok(record_from(unsafe { &rec.assume_init() }, self.bo))),
+        }
+    }
+}
+
+impl Drop for FileReader {
+    fn drop(&mut self) {
+        unsafe { sys::uevent_file_reader__close(self.r) };
+    }
+}
+
+/// The library's version string.
+pub fn version() -> String {
+    unsafe { opt_str(sys::uevent_version()) }
+}

@@ -1,0 +1,98 @@
+//! emit.rs - emit through the file transport and read back; errors. One test function,
+//! because the transport is process-wide.
+use std::io::ErrorKind;
+use uevent::{FileReader, Payload, Range};
+
+#[test]
+fn emit_read_back_and_errors() {
+    let dir = std::env::temp_dir().join(format!("uevent-rs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("emit.uev");
+    assert_eq!(uevent::open("file", Some(&path), true).unwrap(), "file");
+    assert!(uevent::enabled());
+    assert_eq!(uevent::max_payload(), uevent::MAX_PAYLOAD);
+    uevent::stats_reset();
+    uevent::mark("hello from rust").unwrap();
+    uevent::markf(format_args!("rows={}", 42)).unwrap();
+    let long = "x".repeat(1000);
+    uevent::mark(&long).unwrap();
+    uevent::counter("queue_depth", -7).unwrap();
+    uevent::emit(uevent::TYPE_USER + 1, &[1, 2, 3]).unwrap();
+    {
+        let r = Range::new("outer");
+        assert_ne!(r.id(), 0);
+        uevent::mark("inside").unwrap();
+    }
+    Range::new("explicit").end().unwrap();
+    drop(uevent::AsyncRange::new("async-op"));
+    uevent::trace_context(&[7; 16], &[9; 8], 1).unwrap();
+    let st = uevent::stats().unwrap();
+    assert_eq!((st.emitted, st.dropped), (13, 0), "{:?}", st);
+
+    let recs: Vec<_> = FileReader::open(&path).unwrap().collect::<Result<_, _>>().unwrap();
+    assert_eq!(recs.len(), 13);
+    let pid = std::process::id();
+    assert!(recs.iter().all(|r| r.pid == Some(pid) && r.tid.is_some()));
+    assert!(recs.windows(2).all(|w| w[0].time <= w[1].time));
+    assert_eq!(recs[0].payload, Payload::Text("hello from rust".into()));
+    assert_eq!(recs[1].payload, Payload::Text("rows=42".into()));
+    assert_eq!(recs[2].payload, Payload::Text(long.clone()));
+    assert_eq!(recs[3].payload, Payload::Counter { name: "queue_depth".into(), value: -7 });
+    assert_eq!(recs[4].payload, Payload::Raw { ty: uevent::TYPE_USER + 1, data: vec![1, 2, 3] });
+    match (&recs[5].payload, &recs[6].payload, &recs[7].payload) {
+        (Payload::RangeBegin { id, name, parent: 0, .. }, Payload::Text(t), Payload::RangeEnd { id: end, .. }) => {
+            assert_eq!((name.as_str(), t.as_str(), id), ("outer", "inside", end));
+        }
+        other => panic!("range records: {:?}", other),
+    }
+    assert!(matches!(&recs[10].payload, Payload::RangeBegin { name, flags: 1, .. } if name == "async-op"));
+    assert_eq!(recs[12].payload, Payload::TraceContext { trace_id: [7; 16], span_id: [9; 8], flags: 1 });
+
+    // disabled: nothing is formatted or emitted
+    uevent::open("none", None, true).unwrap();
+    assert!(!uevent::enabled());
+    struct Boom;
+    impl std::fmt::Display for Boom {
+        fn fmt(&self, _: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            panic!("formatted while disabled")
+        }
+    }
+    uevent::markf(format_args!("{}", Boom)).unwrap();
+    uevent::mark("off").unwrap();
+    assert_eq!(uevent::stats().unwrap().emitted, 13);
+
+    // errors
+    uevent::open("file", Some(&path), true).unwrap();
+    let e = uevent::emit(uevent::TYPE_USER, &vec![0u8; uevent::MAX_PAYLOAD + 1]).unwrap_err();
+    assert_eq!(e.raw_os_error(), Some(7), "E2BIG: {}", e);
+    assert_eq!(uevent::stats().unwrap().dropped_for("too_big"), 1);
+    let e = uevent::open("carrier-pigeon", None, true).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidInput, "{}", e);
+    assert_eq!(uevent::transport(), "file");
+    let e = FileReader::open(dir.join("missing.uev")).err().unwrap();
+    assert_eq!(e.kind(), ErrorKind::NotFound);
+    std::fs::write(dir.join("bad.uev"), b"NOTAFILE-but-long-enough-for-a-header").unwrap();
+    let e = FileReader::open(dir.join("bad.uev")).err().unwrap();
+    assert_eq!(e.raw_os_error(), Some(22));
+    let cap = std::fs::read(
+        std::env::var("top_srcdir").map(std::path::PathBuf::from)
+            .unwrap_or_else(|_| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.."))
+            .join("t/data/capture.le.uev"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("trunc.uev"), &cap[..cap.len() - 5]).unwrap();
+    let mut rd = FileReader::open(dir.join("trunc.uev")).unwrap();
+    assert!(rd.next().unwrap().is_ok() && rd.next().unwrap().is_ok());
+    assert_eq!(rd.next().unwrap().unwrap_err().kind(), ErrorKind::InvalidInput);
+    assert!(rd.next().is_none());
+
+    // Drop closes: many readers opened and dropped leave no descriptor behind.
+    let fds = || std::fs::read_dir("/proc/self/fd").unwrap().count();
+    let before = fds();
+    for _ in 0..10000 {
+        let mut r = FileReader::open(dir.join("trunc.uev")).unwrap();
+        r.next();
+    }
+    assert_eq!(fds(), before);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
