@@ -187,7 +187,7 @@ for i = 1, 10000 do
 end
 collectgarbage(); collectgarbage()
 local after = nfds()
-ok(after == fds, "10000 file readers dropped without close: no fd leak (" .. fds .. " -> " .. after .. ")")
+ok(after <= fds, "10000 file readers dropped without close: no fd leak (" .. fds .. " -> " .. after .. ")")
 for i = 1, 1000 do
   local h = assert(uevent.file_reader(data .. "capture.le.uev"))
   h:close()
@@ -195,7 +195,7 @@ for i = 1, 1000 do
 end
 collectgarbage(); collectgarbage()
 local after2 = nfds()
-ok(after2 == fds, "1000 closed-then-collected readers: __gc after close is harmless (" .. fds .. " -> " .. after2 .. ")")
+ok(after2 <= fds, "1000 closed-then-collected readers: __gc after close is harmless (" .. fds .. " -> " .. after2 .. ")")
 
 -- ---- the JIT keeps a marking loop compiled -------------------------------------------
 local jv = require "jit.v"
