@@ -7,3 +7,8 @@ bench_emit_LDFLAGS = -static-libtool-libs
 CLEANFILES += bench/emit
 EXTRA_DIST += %reldir%/usdt-hit.sh
 bench_scripts += %reldir%/usdt-hit.sh
+# Issue 4: perf.data decode rate against perf script, live session throughput.
+EXTRA_PROGRAMS += bench/decode
+bench_programs += bench/decode
+bench_decode_LDADD = libuevent/libuevent.la
+CLEANFILES += bench/decode

@@ -672,6 +672,13 @@ UEVENT_EXPORT uint64_t uevent_file_reader__offset(const struct uevent_file_reade
 	return r ? r->off : 0;
 }
 
+UEVENT_EXPORT int uevent_file_reader__byte_order(const struct uevent_file_reader *r)
+{
+	if (!r)
+		return _uevent_err(EINVAL);
+	return r->bo;
+}
+
 UEVENT_EXPORT void uevent_file_reader__close(struct uevent_file_reader *r)
 {
 	if (!r)

@@ -7,7 +7,12 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/internal.h \
 	%reldir%/emit.c \
 	%reldir%/codec.c \
-	%reldir%/probe.c
+	%reldir%/probe.c \
+	%reldir%/perf-internal.h \
+	%reldir%/perf.c \
+	%reldir%/session.c \
+	%reldir%/perfdata.c \
+	jit-hooks/jit.c
 libuevent_libuevent_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 libuevent_libuevent_la_LDFLAGS = -version-info 0:0:0 \
 	-Wl,--version-script=$(top_srcdir)/%reldir%/libuevent.map -Wl,-z,relro,-z,now

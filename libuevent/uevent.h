@@ -347,6 +347,8 @@ struct uevent_file_reader;
 struct uevent_file_reader *uevent_file_reader__open(const char *path);
 int uevent_file_reader__next(struct uevent_file_reader *r, struct uevent_record *rec);
 uint64_t uevent_file_reader__offset(const struct uevent_file_reader *r);
+/* The byte order the file was written in (enum uevent_byte_order), for payload decoders. */
+int uevent_file_reader__byte_order(const struct uevent_file_reader *r);
 void uevent_file_reader__close(struct uevent_file_reader *r);
 
 /* ---------------------------------------------------------------------------------- */
@@ -403,9 +405,424 @@ const char *uevent_strerror(int err);
 /* Reading: perf_event_open helpers, sessions, perf.data (issue 4).                     */
 /* @@READER-API@@ */
 
+/*
+ * perf_event_attr helpers. The header does not need the attr's layout: pass a
+ * struct perf_event_attr from <linux/perf_event.h> (or this package's patched copy) and
+ * its size. Each setter returns 0 or -errno (-EINVAL for a NULL attr, -E2BIG for a size
+ * the field cannot hold). uevent_perf_open() names the feature a kernel refuses.
+ */
+struct perf_event_attr;
+
+/* Zero attr_size bytes, set attr->size = attr_size, type and config. */
+int uevent_attr_init(struct perf_event_attr *attr, size_t attr_size, uint32_t type,
+		     uint64_t config);
+/* attr.uevents (bit 63 of the flags word): receive PERF_RECORD_UEVENT. */
+int uevent_attr_set_uevents(struct perf_event_attr *attr, int on);
+/* attr.bpf_event and attr.ksymbol: PERF_RECORD_BPF_EVENT and PERF_RECORD_KSYMBOL. */
+int uevent_attr_set_bpf_event(struct perf_event_attr *attr, int on);
+/* PERF_SAMPLE_TLS_USER with attr.sample_tls_user = bytes (0 clears it; max 65535). */
+int uevent_attr_set_tls_user(struct perf_event_attr *attr, uint32_t bytes);
+/* PERF_SAMPLE_AUX with attr.aux_sample_size = bytes (the AUX event leads the group). */
+int uevent_attr_set_aux_sample(struct perf_event_attr *attr, uint32_t bytes);
+/* attr.sample_id_all, and these sample_type bits for the trailer (TID, TIME, ...). */
+int uevent_attr_set_sample_id_all(struct perf_event_attr *attr, uint64_t sample_type);
+/* attr.use_clockid with clockid (CLOCK_MONOTONIC, ...); -1 returns to perf's clock. */
+int uevent_attr_set_clock(struct perf_event_attr *attr, int clockid);
+
+/* Library flag for uevent_perf_open(): do not add PERF_FLAG_FD_CLOEXEC. */
+enum { UEVENT_PERF_FLAG_NO_CLOEXEC = 0x40000000 };
+
+/*
+ * perf_event_open(2) with PERF_FLAG_FD_CLOEXEC added. Returns the fd or -errno. When the
+ * kernel answers EINVAL or E2BIG and the same attr without one of the features above is
+ * accepted, returns -EOPNOTSUPP; uevent_perf_open_reason() then names the feature
+ * ("attr.uevents is not supported by this kernel").
+ */
+int uevent_perf_open(struct perf_event_attr *attr, int pid, int cpu, int group_fd,
+		     unsigned long flags);
+/* Why the calling thread's last uevent_perf_open() or uevent_session__open() failed. */
+const char *uevent_perf_open_reason(void);
+
+/*
+ * Decoding perf records. A record's layout depends on its event's attr: the fields of
+ * struct uevent_perf_format. Decoders never read past len; pointers point into the
+ * record. Arrays (callchain, registers, branch entries) are left encoded: read element
+ * i with uevent_perf_u64().
+ */
+struct uevent_perf_format {
+	size_t		sz;			/* sizeof(struct uevent_perf_format) */
+	uint64_t	sample_type;
+	uint64_t	read_format;
+	uint64_t	branch_sample_type;
+	uint64_t	sample_regs_user;
+	uint64_t	sample_regs_intr;
+	uint32_t	sample_id_all;
+	uint32_t	flags;			/* UEVENT_PERF_SEED_* */
+};
+
+enum uevent_perf_format_flags {
+	UEVENT_PERF_SEED_UEVENT		= 1,	/* PERF_RECORD_UEVENT in the seed's layout */
+	UEVENT_PERF_SEED_BPF_EVENT	= 2	/* type 17 is the seed's BPF_EVENT, not KSYMBOL */
+};
+
+/* Fills fmt from an attr of attr_size bytes (as read from perf.data or built here). */
+int uevent_perf_format_from_attr(struct uevent_perf_format *fmt,
+				 const struct perf_event_attr *attr, size_t attr_size);
+
+/* The sample_id trailer of non-sample records, or the same fields of a sample. */
+struct uevent_sample_id {
+	uint32_t	fields;			/* UEVENT_ID_* present */
+	uint32_t	pid, tid;
+	uint64_t	time;
+	uint64_t	id, stream_id;
+	uint32_t	cpu;
+	uint64_t	identifier;
+};
+
+struct uevent_perf_read {
+	uint64_t	nr;			/* values: 1, or the group's nr */
+	uint64_t	time_enabled, time_running;
+	uint64_t	value, id, lost;	/* the first (or only) value */
+	const void	*values;		/* PERF_FORMAT_GROUP: nr entries of entry_size */
+	uint32_t	entry_size;		/* bytes: value[, id][, lost] */
+};
+
+struct uevent_perf_sample {
+	uint64_t	identifier, ip;
+	uint32_t	pid, tid;
+	uint64_t	time, addr, id, stream_id;
+	uint32_t	cpu;
+	uint64_t	period;
+	struct uevent_perf_read read;
+	uint64_t	callchain_nr;		/* u64 ips */
+	const void	*callchain;
+	uint32_t	raw_size;
+	const void	*raw;
+	uint64_t	branch_nr, branch_hw_idx;
+	const void	*branch_entries;	/* branch_nr x (u64 from, to, flags) */
+	const void	*branch_counters;	/* branch_nr u64, if PERF_SAMPLE_BRANCH_COUNTERS */
+	uint64_t	regs_user_abi;
+	uint32_t	regs_user_nr;
+	const void	*regs_user;
+	uint64_t	stack_user_size;
+	const void	*stack_user;
+	uint64_t	stack_user_dyn_size;
+	uint64_t	weight;			/* PERF_SAMPLE_WEIGHT, or var1 of WEIGHT_STRUCT */
+	uint32_t	weight_var1;
+	uint16_t	weight_var2, weight_var3;
+	uint64_t	data_src, transaction;
+	uint64_t	regs_intr_abi;
+	uint32_t	regs_intr_nr;
+	const void	*regs_intr;
+	uint64_t	phys_addr, cgroup, data_page_size, code_page_size;
+	uint64_t	tls_user_size;		/* PERF_SAMPLE_TLS_USER: requested bytes */
+	const void	*tls_user;
+	uint64_t	tls_user_dyn_size;	/* bytes the kernel could read */
+	uint64_t	aux_size;
+	const void	*aux;
+};
+
+struct uevent_perf_mmap {		/* MMAP and MMAP2 */
+	uint32_t	pid, tid;
+	uint64_t	addr, len, pgoff;
+	uint32_t	maj, min;		/* MMAP2 without PERF_RECORD_MISC_MMAP_BUILD_ID */
+	uint64_t	ino, ino_generation;
+	uint32_t	prot, flags;
+	uint32_t	build_id_size;		/* with PERF_RECORD_MISC_MMAP_BUILD_ID */
+	uint8_t		build_id[20];
+	const char	*filename;
+};
+
+struct uevent_perf_comm {
+	uint32_t	pid, tid;
+	const char	*comm;
+};
+
+struct uevent_perf_task {		/* FORK and EXIT */
+	uint32_t	pid, ppid, tid, ptid;
+	uint64_t	time;
+};
+
+struct uevent_perf_lost {		/* LOST (id, lost) and LOST_SAMPLES (lost) */
+	uint64_t	id, lost;
+};
+
+struct uevent_perf_throttle {		/* THROTTLE and UNTHROTTLE */
+	uint64_t	time, id, stream_id;
+};
+
+struct uevent_perf_switch {		/* SWITCH (0s) and SWITCH_CPU_WIDE */
+	uint32_t	next_prev_pid, next_prev_tid;
+};
+
+struct uevent_perf_ksymbol {
+	uint64_t	addr;
+	uint32_t	len;
+	uint16_t	ksym_type, flags;
+	const char	*name;
+};
+
+struct uevent_perf_bpf_event {
+	uint16_t	type, flags;		/* PERF_BPF_EVENT_PROG_LOAD, ... */
+	uint32_t	id;
+	uint8_t		tag[8];			/* zero in the seed's layout */
+};
+
+struct uevent_perf_bytes {		/* any other record: its body */
+	const void	*data;
+	uint32_t	size;
+};
+
+union uevent_perf_body {
+	struct uevent_perf_sample	sample;
+	struct uevent_perf_mmap		mmap;
+	struct uevent_perf_comm		comm;
+	struct uevent_perf_task		task;
+	struct uevent_perf_lost		lost;
+	struct uevent_perf_throttle	throttle;
+	struct uevent_perf_switch	sw;
+	struct uevent_perf_ksymbol	ksymbol;
+	struct uevent_perf_bpf_event	bpf_event;
+	struct uevent_record		uevent;
+	struct uevent_perf_bytes	other;
+};
+
+/*
+ * One decoded record. type says which member of u is set: PERF_RECORD_SAMPLE -> sample,
+ * MMAP/MMAP2 -> mmap, COMM -> comm, FORK/EXIT -> task, LOST/LOST_SAMPLES -> lost,
+ * THROTTLE/UNTHROTTLE -> throttle, SWITCH/SWITCH_CPU_WIDE -> sw, KSYMBOL -> ksymbol,
+ * BPF_EVENT -> bpf_event, PERF_RECORD_UEVENT (and uevents that arrived through
+ * usdt/user_events samples in a session) -> uevent, anything else -> other.
+ */
+struct uevent_perf_record {
+	uint32_t	type;			/* perf_event_header.type */
+	uint16_t	misc;
+	uint16_t	size;
+	uint32_t	transport;		/* for uevents: enum uevent_transport that carried it */
+	struct uevent_sample_id	id;
+	union uevent_perf_body	u;
+};
+
+/*
+ * Decodes one record at buf (header included, len bytes available). Returns 0,
+ * -EINVAL for a truncated or corrupt record, -EPROTO for a uevent of an unknown format
+ * (rec->size is still set so the caller can skip it).
+ */
+int uevent_perf_record_decode(const void *buf, size_t len, int byte_order,
+			      const struct uevent_perf_format *fmt,
+			      struct uevent_perf_record *rec);
+
+/* Element i of an encoded u64 array (callchain, registers, branch entries). */
+uint64_t uevent_perf_u64(const void *array, uint64_t i, int byte_order);
+
+/* Name of a PERF_RECORD_* type ("SAMPLE", "MMAP2", "UEVENT"...), or NULL. */
+const char *uevent_perf_record_name(uint32_t type);
+
+/*
+ * Tracepoint samples that carry uevents. A layout says where the payload type, size and
+ * bytes sit in a PERF_SAMPLE_RAW blob (offsets from the start of the raw data):
+ * usdt (uprobe fetch args) or user_events (a __rel_loc field).
+ */
+struct uevent_raw_layout {
+	size_t		sz;
+	uint32_t	kind;			/* UEVENT_RAW_* */
+	uint32_t	type_offset;		/* u32 */
+	uint32_t	size_offset;		/* USDT: u64 size */
+	uint32_t	data_offset;		/* USDT: bytes; USER_EVENTS: the __rel_loc u32 */
+	uint32_t	data_capacity;		/* USDT: bytes fetched */
+};
+
+enum uevent_raw_kind {
+	UEVENT_RAW_USDT		= 1,
+	UEVENT_RAW_USER_EVENTS	= 2
+};
+
+/*
+ * The uevent in a decoded tracepoint sample: 0, 1 when the payload was longer than the
+ * layout's capacity (out->size is cut to it), -EINVAL if the blob does not hold one.
+ */
+int uevent_raw_to_record(const struct uevent_perf_record *sample,
+			 const struct uevent_raw_layout *layout, int byte_order,
+			 struct uevent_record *out);
+
+/*
+ * Copies the records between data_tail and data_head of a perf ring buffer you mapped
+ * yourself (base: the mapping, metadata page first) into buf, records that wrap made
+ * whole, then advances data_tail. data_head is read with acquire, data_tail written
+ * with release. Returns the bytes copied (whole records only; 0 when empty), -ENOSPC
+ * if the first record does not fit cap, -EINVAL for a corrupt ring (data_tail is then
+ * moved to data_head so the ring keeps going).
+ */
+ssize_t uevent_ring_read(void *base, size_t map_size, void *buf, size_t cap);
+
+/*
+ * A live session: one perf event per CPU (for a process, per thread and CPU, following
+ * its children), ring buffers mapped, records returned in time order. On a patched
+ * kernel it reads PERF_RECORD_UEVENT; on stock kernels it creates the usdt uprobe
+ * (removed on close) and the user_events tracepoint and turns their samples into the
+ * same uevent records.
+ */
+struct uevent_session_opts {
+	size_t		sz;			/* sizeof(struct uevent_session_opts) */
+	int		pid;			/* 0: this process; > 0: that one; -1: all */
+	unsigned int	flags;			/* UEVENT_SESSION_* */
+	unsigned int	transports;		/* 1 << enum uevent_transport; 0: all usable */
+	unsigned int	ring_pages;		/* data pages per ring, a power of 2; 0: 256 */
+	const char	*usdt_path;		/* object with the libuevent:emit note; NULL: ours */
+	unsigned int	usdt_max_payload;	/* bytes fetched per usdt mark; 0: 4096, cut to
+						   what the kernel takes (3056 on 6.x) */
+	unsigned int	wakeup_events;		/* 0: 1 (wake on every record) */
+	uint64_t	sample_period_ns;	/* > 0: also cpu-clock samples at this period */
+	unsigned int	tls_user;		/* with samples: PERF_SAMPLE_TLS_USER bytes */
+};
+
+enum uevent_session_flags {
+	UEVENT_SESSION_ALL_RECORDS	= 1,	/* also return COMM, FORK, EXIT, samples... */
+	UEVENT_SESSION_OVERWRITE	= 2,	/* flight recorder: read the rings on demand */
+	UEVENT_SESSION_NO_INHERIT	= 4,	/* do not follow new children and threads */
+	UEVENT_SESSION_BPF_EVENTS	= 8,	/* ask for BPF_EVENT and KSYMBOL records */
+	UEVENT_SESSION_DISABLED		= 16	/* start disabled: call __enable() */
+};
+
+struct uevent_session_stats {
+	uint64_t	records;		/* records returned */
+	uint64_t	uevents;		/* of them uevents */
+	uint64_t	lost;			/* sum of PERF_RECORD_LOST counts */
+	uint64_t	lost_samples;		/* sum of PERF_RECORD_LOST_SAMPLES counts */
+	uint64_t	truncated;		/* usdt marks larger than usdt_max_payload */
+	uint64_t	corrupt;		/* records that failed to decode (skipped) */
+	uint64_t	bytes;			/* ring bytes consumed */
+};
+
+struct uevent_session;
+struct uevent_session *uevent_session__open(const struct uevent_session_opts *opts);
+/* Transports the session listens on, 1 << enum uevent_transport each. */
+unsigned int uevent_session__transports(const struct uevent_session *s);
+/* What the session opened or could not, for people: a string owned by the session. */
+const char *uevent_session__reason(const struct uevent_session *s);
+int uevent_session__enable(struct uevent_session *s);
+int uevent_session__disable(struct uevent_session *s);
+/* An fd that polls readable when records may be waiting (an epoll fd). */
+int uevent_session__fd(const struct uevent_session *s);
+/*
+ * The next record in time order: 1 with *rec set (valid until the next call), 0 when
+ * none came within timeout_ms (0: do not wait, -1: wait forever), or -errno.
+ * PERF_RECORD_LOST/LOST_SAMPLES are returned as records and counted in the stats.
+ */
+int uevent_session__next(struct uevent_session *s, struct uevent_perf_record *rec,
+			 int timeout_ms);
+/* Overwrite mode: pause the rings and queue their contents for __next(). */
+int uevent_session__snapshot(struct uevent_session *s);
+int uevent_session__stats(const struct uevent_session *s, struct uevent_session_stats *st,
+			  size_t sz);
+void uevent_session__close(struct uevent_session *s);
+
+/*
+ * perf.data files written by `perf record` (file and pipe mode): the same decoded
+ * records as a session. next returns 1 with *rec (valid until the next call), 0 at
+ * the end, -errno (-EINVAL: corrupt at __offset()). Samples of the usdt and
+ * user_events tracepoints come back as uevent records when the file's tracing data
+ * gives their layout. Files in the other byte order fail with -EPROTONOSUPPORT. "-"
+ * reads standard input (pipe mode: `perf record -o -`).
+ */
+struct uevent_perf_file;
+struct uevent_perf_file *uevent_perf_file__open(const char *path);
+int uevent_perf_file__next(struct uevent_perf_file *f, struct uevent_perf_record *rec);
+uint64_t uevent_perf_file__offset(const struct uevent_perf_file *f);
+/* Number of events (attrs) in the file, and the name of event i (HEADER_EVENT_DESC). */
+int uevent_perf_file__nr_events(const struct uevent_perf_file *f);
+const char *uevent_perf_file__event_name(const struct uevent_perf_file *f, int i);
+/* The events' clock (attr.clockid, or HEADER_CLOCK_DATA), else -1 (perf's clock). */
+int uevent_perf_file__clockid(const struct uevent_perf_file *f);
+/* HEADER_CLOCKID (the clock's resolution in ns) when present, else -1. */
+int64_t uevent_perf_file__clock_res_ns(const struct uevent_perf_file *f);
+void uevent_perf_file__close(struct uevent_perf_file *f);
+
 /* ---------------------------------------------------------------------------------- */
 /* JIT hooks: announce generated code before it first runs (issue 6).                   */
 /* @@JIT-API@@ */
+/*
+ * A JIT session makes perf name generated code. Each call, before it returns, appends
+ * a record to the jitdump file jit-PID.dump that `perf inject --jit` reads (the format
+ * of the kernel's tools/perf/Documentation/jitdump-specification.txt, CLOCK_MONOTONIC
+ * timestamps: record with `perf record -k mono`), a line to /tmp/perf-PID.map, and
+ * emits the matching UEVENT_TYPE_JIT_* uevent through the current transport.
+ * The jitdump file is mapped PROT_READ|PROT_EXEC while the session is open: that
+ * mapping is the MMAP record perf inject looks for.
+ *
+ * Unlike the emit functions these take a mutex and allocate: they are thread-safe
+ * (each record is written whole) but not async-signal-safe. A forked child writes
+ * its own jit-CHILDPID.dump and perf-CHILDPID.map from its first call on.
+ * A failed uevent marker is counted in uevent_stats_get() and does not fail the call;
+ * a failed file write (ENOSPC, EFBIG, EBADF...) does, and leaves no partial record.
+ */
+struct uevent_jit;
+
+enum uevent_jit_flags {
+	UEVENT_JIT_NO_JITDUMP	= 1,	/* do not write the jitdump file */
+	UEVENT_JIT_NO_PERF_MAP	= 2,	/* do not write /tmp/perf-PID.map */
+	UEVENT_JIT_NO_UEVENT	= 4	/* do not emit uevent markers */
+};
+
+/* Options for uevent_jit__open(); zero-fill with UEVENT_JIT_OPTS(). */
+struct uevent_jit_opts {
+	size_t		sz;		/* sizeof(struct uevent_jit_opts) */
+	const char	*dir;		/* jitdump directory, used as is (created 0700 if
+					   missing); NULL: a new $JITDUMPDIR/.debug/jit/
+					   libuevent-jit-XXXXXX ($HOME if unset), as perf's
+					   jvmti agent does */
+	const char	*perf_map_path;	/* NULL: /tmp/perf-PID.map */
+	unsigned int	flags;		/* UEVENT_JIT_* */
+};
+
+/* Opens a session (NULL opts: defaults). Returns NULL with errno set on failure. */
+struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *opts);
+
+/*
+ * Announces size bytes of code at addr under name, before the code first runs.
+ * code is a copy of the bytes (NULL: read them from addr). Loading at an address that
+ * holds other code replaces it. Returns 0 or -errno.
+ */
+int uevent_jit__code_load(struct uevent_jit *j, const char *name, uint64_t addr,
+			  uint64_t size, const void *code);
+
+/* Code loaded at old_addr now lives at new_addr. -ENOENT if old_addr is not loaded. */
+int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr, uint64_t new_addr,
+			  uint64_t size);
+
+/*
+ * Code at addr is gone (size 0: as loaded). jitdump has no unload record; perf lets a
+ * later load at the same address replace the name. -ENOENT if addr is not loaded.
+ */
+int uevent_jit__code_unload(struct uevent_jit *j, uint64_t addr, uint64_t size);
+
+/*
+ * Line table for code about to be loaded at code_addr: call before its code_load (perf
+ * attaches a DEBUG_INFO record to the next CODE_LOAD). The jitdump record is written
+ * together with that load so threads cannot interleave; the uevent goes out now.
+ */
+int uevent_jit__debug_info(struct uevent_jit *j, uint64_t code_addr,
+			   const struct uevent_jit_debug_entry *entries, uint32_t nr);
+
+/*
+ * .eh_frame_hdr + .eh_frame for code about to be loaded at code_addr (jitdump's
+ * JIT_CODE_UNWINDING_INFO); like debug_info, call before the code_load.
+ */
+int uevent_jit__unwinding_info(struct uevent_jit *j, uint64_t code_addr, const void *data,
+			       uint64_t size, uint64_t eh_frame_hdr_size, uint64_t mapped_size);
+
+/* Paths of this process's files, or NULL when that output is off. */
+const char *uevent_jit__dump_path(const struct uevent_jit *j);
+const char *uevent_jit__perf_map_path(const struct uevent_jit *j);
+
+/* Writes JIT_CODE_CLOSE, unmaps and closes the files (which stay for perf inject),
+ * frees j. Returns 0 or the first -errno. NULL is a no-op. */
+int uevent_jit__close(struct uevent_jit *j);
+
+#ifndef UEVENT_CDEF
+#define UEVENT_JIT_OPTS(name, ...) \
+	struct uevent_jit_opts name = { .sz = sizeof(struct uevent_jit_opts), __VA_ARGS__ }
+#endif
 
 #ifdef __cplusplus
 }

@@ -15,3 +15,18 @@ EXTRA_DIST += %reldir%/tap.h %reldir%/data
 TESTS += t/symbols.test t/cli.test t/usdt.test t/ftrace.test t/perm.test
 EXTRA_DIST += %reldir%/lib.sh %reldir%/symbols.test %reldir%/cli.test %reldir%/usdt.test \
 	%reldir%/ftrace.test %reldir%/perm.test
+
+# Issue 4, the reading side: decoders (also built with ASan by t/asan.test), live sessions.
+check_PROGRAMS += t/perfdec t/session
+t_perfdec_CFLAGS = $(t_cflags)
+t_perfdec_LDADD = $(t_ldadd)
+t_session_CFLAGS = $(t_cflags) -pthread
+t_session_LDADD = $(t_ldadd) -lpthread
+TESTS += t/perfdec t/session t/asan.test
+EXTRA_DIST += %reldir%/asan.test
+AM_TESTS_ENVIRONMENT += CC='$(CC)'; export CC;
+.PHONY: check-asan
+check-asan:
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS=t/asan.test
+TESTS += t/perfdata.test t/record.test
+EXTRA_DIST += %reldir%/perfdata.test %reldir%/record.test

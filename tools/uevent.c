@@ -7,6 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+#include <linux/perf_uevent.h>
 
 #include "uevent.h"
 
@@ -25,7 +32,14 @@ static void usage(FILE *f)
 		"      -T, --type N               payload type (default: text)\n"
 		"      -c, --counter NAME=VALUE   emit a counter instead of text\n"
 		"      -n, --count N              emit N times (default 1)\n"
-		"  dump [--json] FILE             print the records of a file-transport capture\n"
+		"  dump [--json] FILE             print the records of a capture: a file-transport\n"
+		"                                 file, or a perf.data (`perf record`, pipe mode too)\n"
+		"  record [-o FILE] [-t LIST] -- CMD [ARGS...]\n"
+		"                                 run CMD and record its uevents (default uevent.uev)\n"
+		"      -t, --transport LIST       transports to read (prctl,user_events,usdt)\n"
+		"      -n, --usdt-bytes N         payload bytes fetched per usdt mark (default 4096)\n"
+		"  export --chrome OUT FILE       write FILE as Trace Event Format JSON (Perfetto,\n"
+		"                                 chrome://tracing): marks, ranges, counters\n"
 		"  help, --help                   this text\n"
 		"  version, --version             library version\n"
 		"\n"
@@ -273,6 +287,485 @@ static void print_payload(const struct uevent_record *r, int json)
 	}
 }
 
+static int is_perf_data(const char *path)
+{
+	char magic[8];
+	FILE *f = fopen(path, "rb");
+	int yes;
+
+	if (!f)
+		return 0;
+	yes = fread(magic, 1, 8, f) == 8 && !memcmp(magic, "PERFILE2", 8);
+	fclose(f);
+	return yes;
+}
+
+static const char *open_error(const char *path, int err, int perf)
+{
+	static char buf[512];
+
+	if (err == EPROTONOSUPPORT)
+		snprintf(buf, sizeof(buf), "%s: perf.data of the other byte order is not supported", path);
+	else if (err == EINVAL)
+		snprintf(buf, sizeof(buf), "%s: %s", path, perf ? "corrupt perf.data (bad header)"
+							   : "not a uevent capture (bad header)");
+	else
+		snprintf(buf, sizeof(buf), "%s: %s", path, strerror(err));
+	return buf;
+}
+
+static void print_perf_record(const struct uevent_perf_record *r, int json)
+{
+	const char *name = uevent_perf_record_name(r->type);
+	static const char *const tnames[] = { "auto", "prctl", "user_events", "usdt", "ftrace",
+					      "file", "none" };
+
+	if (json) {
+		printf("{\"time\": %" PRIu64 ", \"pid\": %u, \"tid\": %u, \"cpu\": %u, \"record\": ",
+		       r->id.time, r->id.pid, r->id.tid, r->id.cpu);
+		json_str(name ? name : "unknown");
+		printf(", \"record_type\": %u", r->type);
+	} else {
+		printf("%" PRIu64 ".%09" PRIu64 " %u/%u %s", r->id.time / 1000000000u,
+		       r->id.time % 1000000000u, r->id.pid, r->id.tid, name ? name : "unknown");
+		if (!name)
+			printf("(%u)", r->type);
+	}
+	switch (r->type) {
+	case PERF_RECORD_UEVENT:
+		if (json) {
+			printf(", \"transport\": ");
+			json_str(r->transport < 7 ? tnames[r->transport] : "?");
+			printf(", \"size\": %u, ", r->u.uevent.size);
+		}
+		print_payload(&r->u.uevent, json);
+		break;
+	case PERF_RECORD_SAMPLE:
+		printf(json ? ", \"ip\": %" PRIu64 ", \"period\": %" PRIu64 : " ip=%#" PRIx64 " period=%" PRIu64,
+		       r->u.sample.ip, r->u.sample.period);
+		if (r->u.sample.tls_user_size)
+			printf(json ? ", \"tls_bytes\": %" PRIu64 : " tls=%" PRIu64 "B",
+			       r->u.sample.tls_user_dyn_size);
+		break;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		if (json) {
+			printf(", \"addr\": %" PRIu64 ", \"len\": %" PRIu64 ", \"filename\": ",
+			       r->u.mmap.addr, r->u.mmap.len);
+			json_str(r->u.mmap.filename);
+		} else {
+			printf(" %#" PRIx64 "+%#" PRIx64 " %s", r->u.mmap.addr, r->u.mmap.len,
+			       r->u.mmap.filename);
+		}
+		break;
+	case PERF_RECORD_COMM:
+		if (json) {
+			printf(", \"comm\": ");
+			json_str(r->u.comm.comm);
+		} else {
+			printf(" %s", r->u.comm.comm);
+		}
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		printf(json ? ", \"task_pid\": %u, \"ppid\": %u" : " pid=%u ppid=%u",
+		       r->u.task.pid, r->u.task.ppid);
+		break;
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES:
+		printf(json ? ", \"lost\": %" PRIu64 : " lost=%" PRIu64, r->u.lost.lost);
+		break;
+	case PERF_RECORD_KSYMBOL:
+		if (json) {
+			printf(", \"addr\": %" PRIu64 ", \"name\": ", r->u.ksymbol.addr);
+			json_str(r->u.ksymbol.name);
+		} else {
+			printf(" %#" PRIx64 " %s", r->u.ksymbol.addr, r->u.ksymbol.name);
+		}
+		break;
+	case PERF_RECORD_BPF_EVENT:
+		printf(json ? ", \"bpf_type\": %u, \"bpf_id\": %u" : " type=%u id=%u",
+		       r->u.bpf_event.type, r->u.bpf_event.id);
+		break;
+	}
+	printf(json ? "}\n" : "\n");
+}
+
+static int dump_perf(const char *path, int json)
+{
+	struct uevent_perf_file *f = uevent_perf_file__open(path);
+	struct uevent_perf_record r;
+	unsigned long n = 0, nu = 0;
+	uint64_t lost = 0;
+	int ret, i;
+
+	if (!f) {
+		fprintf(stderr, "%s dump: %s\n", prog, open_error(path, errno, 1));
+		return 1;
+	}
+	if (!json)
+		for (i = 0; i < uevent_perf_file__nr_events(f); i++)
+			printf("# event %d: %s\n", i, uevent_perf_file__event_name(f, i));
+	while ((ret = uevent_perf_file__next(f, &r)) != 0) {
+		if (ret == -EPROTO)
+			continue;
+		if (ret < 0) {
+			fprintf(stderr, "%s dump: %s: corrupt record at offset %" PRIu64 ": %s\n",
+				prog, path, uevent_perf_file__offset(f), strerror(-ret));
+			uevent_perf_file__close(f);
+			return 1;
+		}
+		if (r.type >= 64 && !json)
+			continue;	/* perf's own bookkeeping (FINISHED_ROUND, ...) */
+		n++;
+		nu += r.type == PERF_RECORD_UEVENT;
+		if (r.type == PERF_RECORD_LOST || r.type == PERF_RECORD_LOST_SAMPLES)
+			lost += r.u.lost.lost;
+		print_perf_record(&r, json);
+	}
+	uevent_perf_file__close(f);
+	if (!json)
+		fprintf(stderr, "%lu records, %lu uevents, %" PRIu64 " lost\n", n, nu, lost);
+	return 0;
+}
+
+/* Records of either kind of capture, as perf records. */
+struct src {
+	struct uevent_file_reader *fr;
+	struct uevent_perf_file *pf;
+	const char *path;
+};
+
+static int src_open(struct src *s, const char *path)
+{
+	memset(s, 0, sizeof(*s));
+	s->path = path;
+	if (is_perf_data(path))
+		s->pf = uevent_perf_file__open(path);
+	else
+		s->fr = uevent_file_reader__open(path);
+	return s->pf || s->fr ? 0 : -errno;
+}
+
+static int src_next(struct src *s, struct uevent_perf_record *r)
+{
+	int ret;
+
+	if (s->pf) {
+		while ((ret = uevent_perf_file__next(s->pf, r)) == -EPROTO)
+			;
+		return ret;
+	}
+	memset(r, 0, sizeof(*r));
+	while ((ret = uevent_file_reader__next(s->fr, &r->u.uevent)) == -EPROTO)
+		;
+	if (ret > 0) {
+		r->type = PERF_RECORD_UEVENT;
+		r->transport = UEVENT_TRANSPORT_FILE;
+		r->id.pid = r->u.uevent.pid;
+		r->id.tid = r->u.uevent.tid;
+		r->id.time = r->u.uevent.time;
+	}
+	return ret;
+}
+
+static void src_close(struct src *s)
+{
+	uevent_perf_file__close(s->pf);
+	uevent_file_reader__close(s->fr);
+}
+
+static void fjson_str(FILE *f, const char *s, size_t max)
+{
+	size_t i;
+
+	fputc('"', f);
+	for (i = 0; s[i] && i < max; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* Trace Event Format: marks are instant events, ranges B/E (async: b/e), counters C. */
+static int cmd_export(int argc, char **argv)
+{
+	const char *out = NULL, *in = NULL;
+	struct uevent_perf_record r;
+	struct src src;
+	uint64_t names_id[256] = { 0 };
+	char names[256][64];
+	unsigned long n = 0;
+	int i, ret, first = 1;
+	FILE *f;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--chrome") && i + 1 < argc)
+			out = argv[++i];
+		else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "%s export: unknown option '%s'\n", prog, argv[i]);
+			return 2;
+		} else
+			in = argv[i];
+	}
+	if (!out || !in) {
+		fprintf(stderr, "%s export: usage: export --chrome OUT.json FILE\n", prog);
+		return 2;
+	}
+	if (src_open(&src, in) < 0) {
+		fprintf(stderr, "%s export: %s\n", prog, open_error(in, errno, is_perf_data(in)));
+		return 1;
+	}
+	f = strcmp(out, "-") ? fopen(out, "w") : stdout;
+	if (!f) {
+		fprintf(stderr, "%s export: %s: %s\n", prog, out, strerror(errno));
+		src_close(&src);
+		return 1;
+	}
+	fprintf(f, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [");
+	while ((ret = src_next(&src, &r)) > 0) {
+		const struct uevent_record *u = &r.u.uevent;
+		struct uevent_text t;
+		struct uevent_counter c;
+		struct uevent_range_begin rb;
+		struct uevent_range_end re;
+		double ts = (double)r.id.time / 1000.0;
+
+		if (r.type != PERF_RECORD_UEVENT)
+			continue;
+#define EV_HEAD(ph) fprintf(f, "%s\n{\"ph\": \"%s\", \"ts\": %.3f, \"pid\": %u, \"tid\": %u, " \
+			    "\"cat\": \"uevent\"", first ? "" : ",", ph, ts, r.id.pid, r.id.tid)
+		if (u->type == UEVENT_TYPE_TEXT && !uevent_text_decode(u->data, u->size, 0, &t)) {
+			EV_HEAD("i");
+			fprintf(f, ", \"s\": \"t\", \"name\": ");
+			fjson_str(f, t.text, 4096);
+		} else if (u->type == UEVENT_TYPE_COUNTER &&
+			   !uevent_counter_decode(u->data, u->size, 0, &c)) {
+			EV_HEAD("C");
+			fprintf(f, ", \"name\": ");
+			fjson_str(f, c.name, 4096);
+			fprintf(f, ", \"args\": {");
+			fjson_str(f, c.name, 4096);
+			fprintf(f, ": %" PRId64 "}", c.value);
+		} else if (u->type == UEVENT_TYPE_RANGE_BEGIN &&
+			   !uevent_range_begin_decode(u->data, u->size, 0, &rb)) {
+			int async = rb.flags & UEVENT_RANGE_ASYNC;
+
+			names_id[rb.id % 256] = rb.id;
+			snprintf(names[rb.id % 256], sizeof(names[0]), "%s", rb.name);
+			EV_HEAD(async ? "b" : "B");
+			fprintf(f, ", \"name\": ");
+			fjson_str(f, rb.name, 4096);
+			if (async)
+				fprintf(f, ", \"id\": \"0x%" PRIx64 "\"", rb.id);
+		} else if (u->type == UEVENT_TYPE_RANGE_END &&
+			   !uevent_range_end_decode(u->data, u->size, 0, &re)) {
+			int async = re.flags & UEVENT_RANGE_ASYNC;
+			const char *nm = names_id[re.id % 256] == re.id ? names[re.id % 256] : "range";
+
+			EV_HEAD(async ? "e" : "E");
+			fprintf(f, ", \"name\": ");
+			fjson_str(f, nm, 64);
+			if (async)
+				fprintf(f, ", \"id\": \"0x%" PRIx64 "\"", re.id);
+		} else {
+			const char *tn = uevent_type_name(u->type);
+
+			EV_HEAD("i");
+			fprintf(f, ", \"s\": \"t\", \"name\": ");
+			fjson_str(f, tn ? tn : "user", 64);
+			fprintf(f, ", \"args\": {\"type\": %u, \"size\": %u}", u->type, u->size);
+		}
+#undef EV_HEAD
+		fprintf(f, "}");
+		first = 0;
+		n++;
+	}
+	fprintf(f, "\n]}\n");
+	src_close(&src);
+	if (f != stdout && fclose(f) != 0) {
+		fprintf(stderr, "%s export: %s: %s\n", prog, out, strerror(errno));
+		return 1;
+	}
+	if (ret < 0) {
+		fprintf(stderr, "%s export: %s: corrupt record: %s\n", prog, in, strerror(-ret));
+		return 1;
+	}
+	fprintf(stderr, "%lu events written to %s\n", n, out);
+	return 0;
+}
+
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+static int cmd_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "transport", required_argument, NULL, 't' },
+		{ "usdt-bytes", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct uevent_session_opts so = { .sz = sizeof(so) };
+	const char *out = "uevent.uev", *tlist = NULL;
+	struct uevent_session_stats st;
+	struct uevent_perf_record r;
+	struct uevent_session *s;
+	uint8_t buf[UEVENT_MAX_PAYLOAD + 128];
+	unsigned long written = 0;
+	int c, go[2], status = 0, ret, fd, done = 0, idle = 0;
+	pid_t child;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:t:n:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 't': tlist = optarg; break;
+		case 'n': so.usdt_max_payload = (unsigned int)strtoul(optarg, NULL, 0); break;
+		case 'h': usage(stdout); return 0;
+		default: return 2;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "%s record: which command? (uevent record -- CMD ARGS...)\n", prog);
+		return 2;
+	}
+	if (tlist) {
+		char tmp[128], *tok, *save = NULL;
+
+		snprintf(tmp, sizeof(tmp), "%s", tlist);
+		for (tok = strtok_r(tmp, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			int t = uevent_transport_from_name(tok);
+
+			if (t != UEVENT_TRANSPORT_PRCTL && t != UEVENT_TRANSPORT_USDT &&
+			    t != UEVENT_TRANSPORT_USER_EVENTS) {
+				fprintf(stderr, "%s record: cannot read transport '%s' (readable: "
+					"prctl, user_events, usdt)\n", prog, tok);
+				return 2;
+			}
+			so.transports |= 1u << t;
+		}
+	}
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "%s record: %s: %s\n", prog, out, strerror(errno));
+		return 1;
+	}
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return 1;
+	child = fork();
+	if (child < 0) {
+		fprintf(stderr, "%s record: fork: %s\n", prog, strerror(errno));
+		return 1;
+	}
+	if (child == 0) {
+		char name[32];
+		ssize_t n;
+
+		/* wait until the session listens; the parent sends the transport to use */
+		close(go[1]);
+		n = read(go[0], name, sizeof(name) - 1);
+		if (n <= 0)
+			_exit(127);
+		name[n] = 0;
+		setenv("UEVENT_TRANSPORT", name, 1);
+		execvp(argv[optind], argv + optind);
+		fprintf(stderr, "%s record: cannot run %s: %s\n", prog, argv[optind], strerror(errno));
+		_exit(127);
+	}
+	close(go[0]);
+	so.pid = child;
+	s = uevent_session__open(&so);
+	if (!s) {
+		int err = errno;
+
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		close(fd);
+		unlink(out);
+		if (err == EACCES || err == EPERM)
+			fprintf(stderr, "%s record: not allowed to open perf events or tracefs (%s; "
+				"perf_event_paranoid is %d): run as root\n", prog,
+				uevent_perf_open_reason(), uevent_perf_paranoid());
+		else
+			fprintf(stderr, "%s record: cannot start a session: %s (%s)\n", prog,
+				strerror(err), uevent_perf_open_reason());
+		return 1;
+	}
+	{
+		struct uevent_file_header h;
+
+		memset(&h, 0, sizeof(h));
+		memcpy(h.magic, "UEVTFILE", 8);
+		h.version = 1;
+		h.header_size = sizeof(h);
+		h.byte_order = 0x01020304;
+		h.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+		if (write(fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
+			fprintf(stderr, "%s record: %s: %s\n", prog, out, strerror(errno));
+			return 1;
+		}
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	{
+		/* the child emits through what we read best; usdt marks fire under any transport */
+		unsigned int t = uevent_session__transports(s);
+		const char *name = t & (1u << UEVENT_TRANSPORT_PRCTL) ? "prctl" :
+				   t & (1u << UEVENT_TRANSPORT_USER_EVENTS) ? "user_events" : "usdt";
+
+		if (write(go[1], name, strlen(name)) != (ssize_t)strlen(name))
+			return 1;
+	}
+	close(go[1]);
+	for (;;) {
+		ret = uevent_session__next(s, &r, done ? 0 : 100);
+		if (ret < 0 && ret != -EINTR) {
+			fprintf(stderr, "%s record: %s\n", prog, strerror(-ret));
+			break;
+		}
+		if (ret > 0 && r.type == PERF_RECORD_UEVENT) {
+			ssize_t n = uevent_record_encode(buf, sizeof(buf), r.u.uevent.type,
+							 r.u.uevent.data, r.u.uevent.size, r.id.pid,
+							 r.id.tid, r.id.time);
+
+			if (n > 0 && write(fd, buf, (size_t)n) != n) {
+				fprintf(stderr, "%s record: %s: %s\n", prog, out, strerror(errno));
+				break;
+			}
+			written++;
+			continue;
+		}
+		if (ret > 0)
+			continue;
+		if (done && ++idle > 1)
+			break;
+		if (!done && waitpid(child, &status, WNOHANG) == child)
+			done = 1;
+		if (got_signal && !done)
+			kill(child, got_signal);
+	}
+	uevent_session__stats(s, &st, sizeof(st));
+	uevent_session__close(s);
+	close(fd);
+	fprintf(stderr, "%s record: %lu uevents written to %s (lost %" PRIu64 ", truncated %" PRIu64
+		")\n", prog, written, out, st.lost + st.lost_samples, st.truncated);
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
 static int cmd_dump(int argc, char **argv)
 {
 	struct uevent_file_reader *rd;
@@ -294,6 +787,8 @@ static int cmd_dump(int argc, char **argv)
 		fprintf(stderr, "%s dump: which file?\n", prog);
 		return 2;
 	}
+	if (is_perf_data(path))
+		return dump_perf(path, json);
 	rd = uevent_file_reader__open(path);
 	if (!rd) {
 		fprintf(stderr, "%s dump: %s: %s\n", prog, path,
@@ -354,6 +849,10 @@ int main(int argc, char **argv)
 		return cmd_emit(argc - 1, argv + 1);
 	if (!strcmp(cmd, "dump"))
 		return cmd_dump(argc - 1, argv + 1);
+	if (!strcmp(cmd, "record"))
+		return cmd_record(argc - 1, argv + 1);
+	if (!strcmp(cmd, "export"))
+		return cmd_export(argc - 1, argv + 1);
 	fprintf(stderr, "%s: unknown command '%s' (try '%s --help')\n", prog, cmd, prog);
 	return 2;
 }

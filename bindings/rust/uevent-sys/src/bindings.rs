@@ -1765,6 +1765,9 @@ extern "C" {
     pub fn uevent_file_reader__offset(r: *const uevent_file_reader) -> u64;
 }
 extern "C" {
+    pub fn uevent_file_reader__byte_order(r: *const uevent_file_reader) -> ::std::os::raw::c_int;
+}
+extern "C" {
     pub fn uevent_file_reader__close(r: *mut uevent_file_reader);
 }
 pub const UEVENT_FEAT_PRCTL: uevent_feature = 0;

@@ -1,0 +1,91 @@
+-- test_jit.lua - TAP tests of uevent.jit without perf: what the hook writes for traces.
+-- usage: luajit test_jit.lua TMPDIR
+local ffi = require "ffi"
+local jutil = require "jit.util"
+local tmp = assert(arg[1], "usage: test_jit.lua TMPDIR")
+
+local n, failed = 0, 0
+local function ok(c, d) n = n + 1; if not c then failed = failed + 1 end
+  print((c and "ok " or "not ok ") .. n .. " - " .. d) end
+local function skip(k, why) for _ = 1, k do n = n + 1; print("ok " .. n .. " # SKIP " .. why) end end
+print("1..14")
+
+local have_uevent, uevent = pcall(require, "uevent")
+local uev_path = tmp .. "/lua.uev"
+if have_uevent then
+  assert(uevent.open { transport = "file", path = uev_path, ignore_env = true })
+end
+
+local J = require "uevent.jit"
+local map = tmp .. "/lua.map"
+ok(J.start { dir = tmp .. "/jd", perf_map_path = map }, "start() with dir and perf-map overrides")
+print("# C declarations via " .. J.via())
+local dump = J.dump_path()
+ok(dump and dump:match("/jd/jit%-%d+%.dump$"), "dump path " .. tostring(dump))
+
+local function loop1(k) local s = 0; for i = 1, k do s = s + i % 3 end; return s end
+local LINE = debug.getinfo(loop1, "S").linedefined
+local PAT = "^TRACE_%d+ test_jit%.lua:" .. LINE .. "$"
+for _ = 1, 3 do loop1(10000) end
+ok(J.counts.loaded >= 1 and J.counts.errors == 0, "a trace was announced (" .. J.counts.loaded .. ")")
+
+-- Parse the dump: load records with their address, size, name.
+local function loads()
+  local f = assert(io.open(dump, "rb")); local s = f:read("*a"); f:close()
+  local p = ffi.cast("const uint8_t *", s)
+  local out, off = {}, 40
+  while off + 16 <= #s do
+    local id = ffi.cast("const uint32_t *", p + off)[0]
+    local size = ffi.cast("const uint32_t *", p + off)[1]
+    if size < 16 then break end
+    if id == 0 then
+      local q = ffi.cast("const uint64_t *", p + off + 24)
+      out[#out + 1] = { addr = tonumber(q[1]), size = tonumber(q[2]), name = ffi.string(p + off + 56) }
+    end
+    off = off + size
+  end
+  return out, #s, off
+end
+local l, len, off = loads()
+ok(off == len, "dump is whole records (" .. len .. " bytes)")
+local found
+for _, r in ipairs(l) do if r.name:match(PAT) then found = r end end
+ok(found, "loop trace named TRACE_n test_jit.lua:" .. LINE .. (found and (" (" .. found.name .. ")") or ""))
+local tr = found and tonumber(found.name:match("^TRACE_(%d+)"))
+local mc, addr = nil, nil
+if tr then mc, addr = jutil.tracemc(tr) end
+ok(found and addr == found.addr and #mc == found.size, "address and size are tracemc()'s")
+local f = io.open(map); local mtxt = f and f:read("*a") or ""; if f then f:close() end
+ok(found and mtxt:find(("%x %x %s\n"):format(found.addr, found.size, found.name), 1, true),
+   "perf-map line for the trace")
+
+-- flush: every announced trace is unloaded; new traces are announced again.
+local before = J.counts.loaded
+jit.flush()
+ok(J.counts.unloaded == before, "jit.flush() unloads all " .. before .. " traces (" .. J.counts.unloaded .. ")")
+for _ = 1, 3 do loop1(10000) end
+ok(J.counts.loaded > before, "traces after the flush announced again")
+
+if have_uevent then
+  J.stop(); uevent.close()
+  local seen_load, seen_unload = false, false
+  local rd = uevent.file_reader(uev_path)
+  for rec in rd:records() do
+    if rec.type == 4 and rec.payload and tostring(rec.payload.name):match(PAT) then seen_load = true end
+    if rec.type == 6 then seen_unload = true end
+  end
+  ok(seen_load, "uevent JIT_CODE_LOAD marker with the trace name")
+  ok(seen_unload, "uevent JIT_CODE_UNLOAD marker after the flush")
+else
+  J.stop()
+  skip(2, "LuaJIT binding (require 'uevent') not available")
+end
+
+-- stop() detaches: later traces are not announced.
+ok(not J.running(), "stop() ends the session")
+local c = J.counts.loaded
+local function loop2(k) local s = 1; for i = 1, k do s = s * 3 % 1000003 end; return s end
+for _ = 1, 3 do loop2(10000) end
+ok(J.counts.loaded == c, "no announcements after stop()")
+ok(J.start { dir = tmp .. "/jd2", perf_map = false } and J.stop(), "start() again after stop()")
+os.exit(failed == 0 and 0 or 1)

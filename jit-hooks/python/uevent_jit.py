@@ -1,0 +1,263 @@
+"""uevent_jit - announce machine code a Python program generates, so perf names it.
+
+    import uevent_jit
+    with uevent_jit.session() as jit:              # jit-PID.dump, /tmp/perf-PID.map, uevents
+        addr = ...                                  # your code, in executable memory
+        jit.code_load("my_kernel", addr, len(code), code)
+        run_it()
+
+Then ``perf record -k mono ...; perf inject --jit -i perf.data -o perf.jit.data;
+perf report -i perf.jit.data``. Every call writes its records before it returns, so
+announce code before it first runs.
+
+The C calls go through the Python binding (``import uevent``: CFFI, built from uevent.h)
+when it is importable and has the JIT API; otherwise through ctypes against libuevent.so
+($UEVENT_LIB, else the system's libuevent.so.0).
+
+CPython >= 3.12's own perf support (``python -X perf`` / ``sys.activate_stack_trampoline``)
+names *Python functions* through /tmp/perf-PID.map; this module names the code *your*
+JIT generates. Both can run at once: both append whole lines to the same perf map (we
+never truncate it), and with ``python -X perf_jit`` (3.13+, its own jitdump) perf inject
+simply processes both jitdump files.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import errno as _errno
+import os
+from typing import Iterable, Optional, Sequence, Tuple, Union
+
+__all__ = ["Session", "session", "NO_JITDUMP", "NO_PERF_MAP", "NO_UEVENT", "backend"]
+
+NO_JITDUMP, NO_PERF_MAP, NO_UEVENT = 1, 2, 4
+
+BytesLike = Union[bytes, bytearray, memoryview]
+
+
+def _b(s: Union[str, bytes, None]) -> Optional[bytes]:
+    if s is None or isinstance(s, bytes):
+        return s
+    return os.fsencode(s)
+
+
+class _Cffi:
+    """Through the Python binding's compiled CFFI module."""
+    name = "binding"
+
+    def __init__(self, ffi, lib):
+        self.ffi, self.lib = ffi, lib
+        lib.uevent_jit__open  # AttributeError if the binding predates the JIT API
+
+    def err(self, ret: int, what: str) -> OSError:
+        e = -ret
+        return OSError(e, "%s: %s" % (what, self.ffi.string(self.lib.uevent_strerror(ret)).decode()))
+
+    def open(self, d, m, flags):
+        o = self.ffi.new("struct uevent_jit_opts *")
+        o.sz = self.ffi.sizeof("struct uevent_jit_opts")
+        keep = [self.ffi.new("char[]", d) if d else self.ffi.NULL,
+                self.ffi.new("char[]", m) if m else self.ffi.NULL]
+        o.dir, o.perf_map_path, o.flags = keep[0], keep[1], flags
+        h = self.lib.uevent_jit__open(o)
+        if h == self.ffi.NULL:
+            e = self.ffi.errno
+            raise OSError(e, "uevent_jit__open: " + os.strerror(e))
+        return h
+
+    def code_load(self, h, name, addr, size, code):
+        buf = self.ffi.NULL if code is None else self.ffi.from_buffer(code)
+        return self.lib.uevent_jit__code_load(h, name, addr, size, buf)
+
+    def code_move(self, h, old, new, size):
+        return self.lib.uevent_jit__code_move(h, old, new, size)
+
+    def code_unload(self, h, addr, size):
+        return self.lib.uevent_jit__code_unload(h, addr, size)
+
+    def debug_info(self, h, addr, entries):
+        arr = self.ffi.new("struct uevent_jit_debug_entry[]", max(len(entries), 1))
+        keep = []
+        for i, (a, line, f) in enumerate(entries):
+            keep.append(self.ffi.new("char[]", f))
+            arr[i].addr, arr[i].line, arr[i].file = a, line, keep[-1]
+        return self.lib.uevent_jit__debug_info(h, addr, arr, len(entries))
+
+    def path(self, fn, h):
+        p = fn(h)
+        return None if p == self.ffi.NULL else os.fsdecode(self.ffi.string(p))
+
+    def dump_path(self, h):
+        return self.path(self.lib.uevent_jit__dump_path, h)
+
+    def perf_map_path(self, h):
+        return self.path(self.lib.uevent_jit__perf_map_path, h)
+
+    def close(self, h):
+        return self.lib.uevent_jit__close(h)
+
+
+class _Opts(ctypes.Structure):
+    _fields_ = [("sz", ctypes.c_size_t), ("dir", ctypes.c_char_p),
+                ("perf_map_path", ctypes.c_char_p), ("flags", ctypes.c_uint)]
+
+
+class _Entry(ctypes.Structure):
+    _fields_ = [("addr", ctypes.c_uint64), ("line", ctypes.c_uint32),
+                ("discrim", ctypes.c_uint32), ("file", ctypes.c_char_p),
+                ("file_len", ctypes.c_uint32)]
+
+
+class _Ctypes:
+    """ctypes against libuevent.so: no build step, declarations restated here."""
+    name = "ctypes"
+
+    def __init__(self):
+        path = os.environ.get("UEVENT_LIB") or ctypes.util.find_library("uevent") \
+            or "libuevent.so.0"
+        lib = ctypes.CDLL(path, use_errno=True)
+        u64, vp, i = ctypes.c_uint64, ctypes.c_void_p, ctypes.c_int
+        sig = {
+            "uevent_jit__open": (vp, [ctypes.POINTER(_Opts)]),
+            "uevent_jit__code_load": (i, [vp, ctypes.c_char_p, u64, u64, vp]),
+            "uevent_jit__code_move": (i, [vp, u64, u64, u64]),
+            "uevent_jit__code_unload": (i, [vp, u64, u64]),
+            "uevent_jit__debug_info": (i, [vp, u64, ctypes.POINTER(_Entry), ctypes.c_uint32]),
+            "uevent_jit__dump_path": (ctypes.c_char_p, [vp]),
+            "uevent_jit__perf_map_path": (ctypes.c_char_p, [vp]),
+            "uevent_jit__close": (i, [vp]),
+            "uevent_strerror": (ctypes.c_char_p, [i]),
+        }
+        for n, (res, args) in sig.items():
+            f = getattr(lib, n)
+            f.restype, f.argtypes = res, args
+        self.lib = lib
+
+    def err(self, ret: int, what: str) -> OSError:
+        return OSError(-ret, "%s: %s" % (what, self.lib.uevent_strerror(ret).decode()))
+
+    def open(self, d, m, flags):
+        o = _Opts(ctypes.sizeof(_Opts), d, m, flags)
+        h = self.lib.uevent_jit__open(ctypes.byref(o))
+        if not h:
+            e = ctypes.get_errno()
+            raise OSError(e, "uevent_jit__open: " + os.strerror(e))
+        return h
+
+    def code_load(self, h, name, addr, size, code):
+        if code is None:
+            return self.lib.uevent_jit__code_load(h, name, addr, size, None)
+        buf = (ctypes.c_char * len(code)).from_buffer_copy(code)
+        return self.lib.uevent_jit__code_load(h, name, addr, size, ctypes.addressof(buf))
+
+    def code_move(self, h, old, new, size):
+        return self.lib.uevent_jit__code_move(h, old, new, size)
+
+    def code_unload(self, h, addr, size):
+        return self.lib.uevent_jit__code_unload(h, addr, size)
+
+    def debug_info(self, h, addr, entries):
+        arr = (_Entry * max(len(entries), 1))()
+        for k, (a, line, f) in enumerate(entries):
+            arr[k] = _Entry(a, line, 0, f, 0)
+        return self.lib.uevent_jit__debug_info(h, addr, arr, len(entries))
+
+    def dump_path(self, h):
+        p = self.lib.uevent_jit__dump_path(h)
+        return os.fsdecode(p) if p else None
+
+    def perf_map_path(self, h):
+        p = self.lib.uevent_jit__perf_map_path(h)
+        return os.fsdecode(p) if p else None
+
+    def close(self, h):
+        return self.lib.uevent_jit__close(h)
+
+
+_backend = None
+
+
+def backend():
+    """The C-call backend in use: "binding" (CFFI) or "ctypes"."""
+    global _backend
+    if _backend is None:
+        try:
+            import uevent as _u
+            _backend = _Cffi(_u.ffi, _u.lib)
+        except (ImportError, AttributeError):
+            _backend = _Ctypes()
+    return _backend
+
+
+class Session:
+    """One JIT session: the process's jitdump and perf-map files and the uevent markers.
+
+    Methods raise OSError (with errno) on failure; close() is idempotent.
+    """
+
+    def __init__(self, dir: Union[str, bytes, None] = None, perf_map: bool = True,
+                 jitdump: bool = True, uevent: bool = True,
+                 perf_map_path: Union[str, bytes, None] = None):
+        self._b = backend()
+        flags = (0 if jitdump else NO_JITDUMP) | (0 if perf_map else NO_PERF_MAP) | \
+            (0 if uevent else NO_UEVENT)
+        self._h = self._b.open(_b(dir), _b(perf_map_path), flags)
+
+    def _handle(self):
+        if self._h is None:
+            raise OSError(_errno.EBADF, "uevent_jit session is closed")
+        return self._h
+
+    def _check(self, ret: int, what: str) -> None:
+        if ret < 0:
+            raise self._b.err(ret, what)
+
+    def code_load(self, name: Union[str, bytes], addr: int, size: int,
+                  code: Optional[BytesLike] = None) -> None:
+        """Announce size bytes at addr (code: a copy of them; None reads them at addr)."""
+        if code is not None and len(code) < size:
+            raise ValueError("code shorter than size")
+        self._check(self._b.code_load(self._handle(), _b(name), addr, size, code), "code_load")
+
+    def code_move(self, old_addr: int, new_addr: int, size: int = 0) -> None:
+        self._check(self._b.code_move(self._handle(), old_addr, new_addr, size), "code_move")
+
+    def code_unload(self, addr: int, size: int = 0) -> None:
+        self._check(self._b.code_unload(self._handle(), addr, size), "code_unload")
+
+    def debug_info(self, code_addr: int,
+                   entries: Sequence[Tuple[int, int, Union[str, bytes]]]) -> None:
+        """Line table (addr, line, file) for code about to be loaded at code_addr:
+        call it before that code_load."""
+        ents = [(a, line, _b(f)) for a, line, f in entries]
+        self._check(self._b.debug_info(self._handle(), code_addr, ents), "debug_info")
+
+    @property
+    def dump_path(self) -> Optional[str]:
+        return self._b.dump_path(self._handle())
+
+    @property
+    def perf_map_path(self) -> Optional[str]:
+        return self._b.perf_map_path(self._handle())
+
+    def close(self) -> None:
+        if self._h is not None:
+            h, self._h = self._h, None
+            self._check(self._b.close(h), "close")
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+def session(**kw) -> Session:
+    """A Session, for ``with uevent_jit.session() as jit: ...``."""
+    return Session(**kw)

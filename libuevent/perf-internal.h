@@ -1,0 +1,23 @@
+/* perf-internal.h - private helpers shared by the perf readers (perf.c, session.c, perfdata.c). */
+#ifndef UEVENT_PERF_INTERNAL_H
+#define UEVENT_PERF_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* perf tool's own record types start here; they carry no sample_id trailer. */
+#define PERF_RECORD_HEADER_ATTR_TYPE	64
+
+/* Bytes of a sample_id trailer for these sample_type bits. */
+size_t _uevent_sample_id_size(uint64_t sample_type);
+
+/* Offset and size of a field in a tracefs event format text; 0 or -ENOENT. */
+int _uevent_format_field(const char *fmt, const char *name, uint32_t *off, uint32_t *size);
+
+/* One SDT note argument ("8@%rsi", "4@12(%rsp)") as a uprobe fetch expression. */
+int _uevent_sdt_arg_fetch(const char *arg, char *out, size_t cap);
+
+/* Sets what uevent_perf_open_reason() says (session open failures too). */
+void _uevent_set_open_reason(const char *why);
+
+#endif

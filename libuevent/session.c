@@ -1,0 +1,1235 @@
+/* session.c - live perf sessions: rings per CPU, time order, usdt and user_events as uevents. */
+#include "config.h"
+
+#include <dirent.h>
+#include <stdarg.h>
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+#include <linux/perf_uevent.h>
+#include <linux/user_events.h>
+
+#include "internal.h"
+#include "perf-internal.h"
+
+/* ---- ring buffers ------------------------------------------------------------------ */
+
+static void ring_copy(const uint8_t *data, uint64_t size, uint64_t pos, void *dst, size_t n)
+{
+	uint64_t at = pos & (size - 1);
+	size_t first = n;
+
+	if (at + n > size)
+		first = (size_t)(size - at);
+	memcpy(dst, data + at, first);
+	if (first < n)
+		memcpy((uint8_t *)dst + first, data, n - first);
+}
+
+UEVENT_EXPORT ssize_t uevent_ring_read(void *base, size_t map_size, void *buf, size_t cap)
+{
+	struct perf_event_mmap_page *pg = base;
+	uint64_t head, tail, off, size, pos;
+	size_t copied = 0;
+	const uint8_t *data;
+	long psz = sysconf(_SC_PAGESIZE);
+
+	if (!base || (!buf && cap) || map_size < (size_t)psz)
+		return _uevent_err(EINVAL);
+	off = pg->data_offset ? pg->data_offset : (uint64_t)psz;
+	size = pg->data_size ? pg->data_size : map_size - (uint64_t)psz;
+	if (!size || (size & (size - 1)) || off > map_size || size > map_size - off)
+		return _uevent_err(EINVAL);
+	data = (const uint8_t *)base + off;
+	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	tail = pg->data_tail;
+	if (head - tail > size)
+		goto corrupt;
+	for (pos = tail; pos != head;) {
+		struct perf_event_header h;
+
+		if (head - pos < sizeof(h))
+			goto corrupt;
+		ring_copy(data, size, pos, &h, sizeof(h));
+		if (h.size < sizeof(h) || (h.size & 7) || h.size > head - pos)
+			goto corrupt;
+		if (copied + h.size > cap)
+			break;
+		ring_copy(data, size, pos, (uint8_t *)buf + copied, h.size);
+		copied += h.size;
+		pos += h.size;
+	}
+	__atomic_store_n(&pg->data_tail, pos, __ATOMIC_RELEASE);
+	if (!copied && pos != head)
+		return _uevent_err(ENOSPC);
+	return (ssize_t)copied;
+corrupt:
+	__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
+	return _uevent_err(EINVAL);
+}
+
+/* ---- tracefs helpers ---------------------------------------------------------------- */
+
+static int read_small(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n, got = 0;
+
+	if (fd < 0)
+		return -errno;
+	while ((size_t)got < cap - 1 && (n = read(fd, buf + got, cap - 1 - (size_t)got)) > 0)
+		got += n;
+	close(fd);
+	buf[got] = 0;
+	return (int)got;
+}
+
+/* offset and size of a field named `name` in a tracefs event format file's text. */
+int _uevent_format_field(const char *fmt, const char *name, uint32_t *off, uint32_t *size)
+{
+	const char *line = fmt;
+	size_t nl = strlen(name);
+
+	while (line && *line) {
+		const char *f = strstr(line, "field:"), *eol;
+
+		if (!f)
+			break;
+		eol = strchr(f, '\n');
+		if (!eol)
+			eol = f + strlen(f);
+		{
+			const char *semi = memchr(f, ';', (size_t)(eol - f)), *n = semi, *o, *s;
+
+			while (n && n > f && n[-1] != ' ' && n[-1] != '\t')
+				n--;
+			/* "u8 data[4]" and "__rel_loc u8[] data": the name is the last word */
+			if (semi && n && (size_t)(semi - n) >= nl && !strncmp(n, name, nl) &&
+			    (n[nl] == ';' || n[nl] == '[')) {
+				o = strstr(semi, "offset:");
+				s = strstr(semi, "size:");
+				if (o && s && o < eol && s < eol) {
+					*off = (uint32_t)strtoul(o + 7, NULL, 10);
+					*size = (uint32_t)strtoul(s + 5, NULL, 10);
+					return 0;
+				}
+			}
+		}
+		line = *eol ? eol + 1 : eol;
+	}
+	return -ENOENT;
+}
+
+static int tracefs_append(const char *file, const char *line)
+{
+	const char *dir = _uevent_tracefs();
+	char path[256];
+	int fd, err = 0;
+	size_t n = strlen(line);
+
+	if (!dir)
+		return -ENODEV;
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, line, n) != (ssize_t)n)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* ---- the SDT note --------------------------------------------------------------------- */
+
+struct sdt_probe {
+	uint64_t offset;		/* file offset of the probe site */
+	uint64_t sem_offset;		/* file offset of the semaphore, 0 if none */
+	char args[256];
+};
+
+static const char *x86_reg(const char *r)
+{
+	static const struct { const char *names[4]; const char *uprobe; } regs[] = {
+		{ { "rax", "eax", "ax", "al" }, "ax" }, { { "rbx", "ebx", "bx", "bl" }, "bx" },
+		{ { "rcx", "ecx", "cx", "cl" }, "cx" }, { { "rdx", "edx", "dx", "dl" }, "dx" },
+		{ { "rsi", "esi", "si", "sil" }, "si" }, { { "rdi", "edi", "di", "dil" }, "di" },
+		{ { "rbp", "ebp", "bp", "bpl" }, "bp" }, { { "rsp", "esp", "sp", "spl" }, "sp" },
+		{ { "rip", "eip", "ip", "ip" }, "ip" },
+	};
+	static const char *const rn[] = { "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15" };
+	size_t i, j;
+
+	for (i = 0; i < ARRAY_SIZE(regs); i++)
+		for (j = 0; j < 4; j++)
+			if (!strcmp(r, regs[i].names[j]))
+				return regs[i].uprobe;
+	for (i = 0; i < ARRAY_SIZE(rn); i++) {
+		size_t n = strlen(rn[i]);
+
+		if (!strncmp(r, rn[i], n) && (!r[n] || ((r[n] == 'd' || r[n] == 'w' || r[n] == 'b') &&
+						      !r[n + 1])))
+			return rn[i];
+	}
+	return NULL;
+}
+
+/*
+ * One SDT argument ("-4@%edi", "8@-24(%rbp)", "4@$5") as a uprobe fetch expression
+ * without type. Returns 0 or -EINVAL for what we do not translate.
+ */
+int _uevent_sdt_arg_fetch(const char *arg, char *out, size_t cap)
+{
+	const char *at = strchr(arg, '@'), *reg;
+	char name[16];
+	long off = 0;
+	char *end;
+	size_t n;
+
+	if (!at)
+		return -EINVAL;
+	arg = at + 1;
+	if (*arg == '$') {
+		snprintf(out, cap, "\\%ld", strtol(arg + 1, NULL, 0));
+		return 0;
+	}
+	if (*arg != '%') {
+		off = strtol(arg, &end, 0);
+		if (end == arg && *arg != '(')
+			return -EINVAL;
+		arg = end;
+		if (arg[0] != '(' || arg[1] != '%')
+			return -EINVAL;
+		arg++;
+	}
+	arg++;	/* the '%' */
+	for (n = 0; n < sizeof(name) - 1 && arg[n] && arg[n] != ')' && arg[n] != ' '; n++)
+		name[n] = arg[n];
+	name[n] = 0;
+	reg = x86_reg(name);
+	if (!reg)
+		return -EINVAL;
+	if (at[1] == '%')
+		snprintf(out, cap, "%%%s", reg);
+	else
+		snprintf(out, cap, "%+ld(%%%s)", off, reg);
+	return 0;
+}
+
+static int sdt_find(const char *path, const char *provider, const char *name,
+		    struct sdt_probe *out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -ENOENT;
+	const Elf64_Ehdr *eh;
+	const Elf64_Shdr *sh;
+	const Elf64_Phdr *ph;
+	struct stat st;
+	const uint8_t *m;
+	uint64_t base_addr = 0, i, j;
+	const char *shstr;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(*eh)) {
+		close(fd);
+		return -EINVAL;
+	}
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return -errno;
+	eh = (const void *)m;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_ident[EI_DATA] != ELFDATA2LSB || eh->e_shoff > (uint64_t)st.st_size ||
+	    eh->e_shnum * (uint64_t)sizeof(*sh) > (uint64_t)st.st_size - eh->e_shoff ||
+	    eh->e_phoff > (uint64_t)st.st_size ||
+	    eh->e_phnum * (uint64_t)sizeof(*ph) > (uint64_t)st.st_size - eh->e_phoff ||
+	    eh->e_shstrndx >= eh->e_shnum) {
+		ret = -EINVAL;
+		goto out;
+	}
+	sh = (const void *)(m + eh->e_shoff);
+	ph = (const void *)(m + eh->e_phoff);
+	if (sh[eh->e_shstrndx].sh_offset >= (uint64_t)st.st_size)
+		goto out;
+	shstr = (const char *)m + sh[eh->e_shstrndx].sh_offset;
+	for (i = 0; i < eh->e_shnum; i++)
+		if (sh[i].sh_name < sh[eh->e_shstrndx].sh_size &&
+		    !strcmp(shstr + sh[i].sh_name, ".stapsdt.base"))
+			base_addr = sh[i].sh_addr;
+	for (i = 0; i < eh->e_shnum; i++) {
+		const uint8_t *p, *end;
+
+		if (sh[i].sh_type != SHT_NOTE || sh[i].sh_name >= sh[eh->e_shstrndx].sh_size ||
+		    strcmp(shstr + sh[i].sh_name, ".note.stapsdt") ||
+		    sh[i].sh_offset > (uint64_t)st.st_size ||
+		    sh[i].sh_size > (uint64_t)st.st_size - sh[i].sh_offset)
+			continue;
+		p = m + sh[i].sh_offset;
+		end = p + sh[i].sh_size;
+		while (p + sizeof(Elf64_Nhdr) <= end) {
+			const Elf64_Nhdr *nh = (const void *)p;
+			const uint8_t *desc = p + sizeof(*nh) + ((nh->n_namesz + 3) & ~3u);
+			const char *prov, *pname, *args;
+			uint64_t pc, nbase, sem;
+
+			p = desc + ((nh->n_descsz + 3) & ~3u);
+			if (p > end || p < desc)
+				break;
+			if (nh->n_type != 3 || nh->n_descsz < 27 || nh->n_namesz != 8 ||
+			    memcmp(desc - 8, "stapsdt", 8))
+				continue;
+			if (desc[nh->n_descsz - 1] != 0)
+				continue;
+			memcpy(&pc, desc, 8);
+			memcpy(&nbase, desc + 8, 8);
+			memcpy(&sem, desc + 16, 8);
+			prov = (const char *)desc + 24;
+			pname = prov + strlen(prov) + 1;
+			if ((const uint8_t *)pname >= desc + nh->n_descsz)
+				continue;
+			args = pname + strlen(pname) + 1;
+			if ((const uint8_t *)args >= desc + nh->n_descsz)
+				continue;
+			if (strcmp(prov, provider) || strcmp(pname, name))
+				continue;
+			if (base_addr && nbase)
+				pc += base_addr - nbase;
+			/* virtual address -> file offset, through the program headers */
+			out->offset = 0;
+			for (j = 0; j < eh->e_phnum; j++)
+				if (ph[j].p_type == PT_LOAD && pc >= ph[j].p_vaddr &&
+				    pc < ph[j].p_vaddr + ph[j].p_filesz)
+					out->offset = pc - ph[j].p_vaddr + ph[j].p_offset;
+			out->sem_offset = 0;
+			for (j = 0; sem && j < eh->e_shnum; j++)
+				if (sh[j].sh_type == SHT_PROGBITS && (sh[j].sh_flags & SHF_ALLOC) &&
+				    sem >= sh[j].sh_addr &&
+				    sem < sh[j].sh_addr + sh[j].sh_size)
+					out->sem_offset = sem - sh[j].sh_addr + sh[j].sh_offset;
+			snprintf(out->args, sizeof(out->args), "%s", args);
+			ret = out->offset ? 0 : -EINVAL;
+			goto out;
+		}
+	}
+out:
+	munmap((void *)m, (size_t)st.st_size);
+	return ret;
+}
+
+/* ---- the session ---------------------------------------------------------------------- */
+
+enum kind { K_DUMMY, K_USDT, K_USER, K_SAMPLES, K_COUNT };
+
+struct ring {
+	int fd;
+	void *base;
+	size_t map_size;
+	int live;
+};
+
+struct idmap {
+	uint64_t id;
+	int kind;
+};
+
+struct qent {
+	uint64_t time;
+	uint32_t off, seq;
+};
+
+struct uevent_session {
+	struct uevent_session_opts o;
+	unsigned int transports;
+	int epfd;
+	int *fds;
+	size_t nfds, fds_cap;
+	struct ring *rings;
+	int nr_rings;
+	struct idmap *ids;
+	size_t nids, ids_cap;
+	struct uevent_perf_format fmt[K_COUNT];
+	struct uevent_raw_layout usdt_layout, user_layout;
+	char usdt_group[64];
+	int user_fd;
+	uint32_t user_word;
+	uint8_t *buf;
+	size_t buf_len, buf_cap;
+	struct qent *q;
+	size_t qn, qi, q_cap;
+	struct uevent_session_stats st;
+	char reason[512];
+	/*
+	 * A uprobe event of a task only fires in the mm it had when opened (the kernel's
+	 * uprobe filter ignores inherited events), so a program started by a shell would
+	 * go unheard. For a process tree we open the usdt event per CPU for everyone and
+	 * keep the samples of the tree, which the dummy event's FORK records tell us.
+	 */
+	int track;
+	uint32_t *pids;
+	size_t npids, pids_cap;
+};
+
+static int pid_known(const struct uevent_session *s, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < s->npids; i++)
+		if (s->pids[i] == pid)
+			return 1;
+	return 0;
+}
+
+static void pid_add(struct uevent_session *s, uint32_t pid)
+{
+	if (pid_known(s, pid))
+		return;
+	if (s->npids == s->pids_cap) {
+		size_t n = s->pids_cap ? s->pids_cap * 2 : 16;
+		uint32_t *p = realloc(s->pids, n * sizeof(*p));
+
+		if (!p)
+			return;
+		s->pids = p;
+		s->pids_cap = n;
+	}
+	s->pids[s->npids++] = pid;
+}
+
+static void add_reason(struct uevent_session *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void add_reason(struct uevent_session *s, const char *fmt, ...)
+{
+	size_t n = strlen(s->reason);
+	va_list ap;
+
+	if (n && n < sizeof(s->reason) - 2) {
+		s->reason[n++] = ';';
+		s->reason[n++] = ' ';
+		s->reason[n] = 0;
+	}
+	va_start(ap, fmt);
+	vsnprintf(s->reason + n, sizeof(s->reason) - n, fmt, ap);
+	va_end(ap);
+}
+
+#define BASE_ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
+
+static int tracepoint_id(const char *sys, const char *ev, char *fmt, size_t fmt_cap)
+{
+	const char *dir = _uevent_tracefs();
+	char path[256], buf[32];
+	int n;
+
+	if (!dir)
+		return -ENODEV;
+	snprintf(path, sizeof(path), "%s/events/%s/%s/id", dir, sys, ev);
+	n = read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	snprintf(path, sizeof(path), "%s/events/%s/%s/format", dir, sys, ev);
+	if (read_small(path, fmt, fmt_cap) < 0)
+		return -ENOENT;
+	return atoi(buf);
+}
+
+static int setup_usdt(struct uevent_session *s, uint64_t *config)
+{
+	static int seq;
+	char path[PATH_MAX], def[1024], fmt[8192], f_type[64], f_data[64], f_size[64];
+	char tok[3][64];
+	struct sdt_probe p;
+	uint32_t cap, off, sz, size_off, type_off, chunk;
+	size_t len;
+	Dl_info info;
+	int err, id, i;
+
+	if (s->o.usdt_path) {
+		if (!realpath(s->o.usdt_path, path))
+			return -errno;
+	} else {
+		if (!dladdr((const void *)&uevent_enabled_word, &info) || !info.dli_fname ||
+		    !realpath(info.dli_fname, path))
+			return -ENOENT;
+	}
+	err = sdt_find(path, "libuevent", "emit", &p);
+	if (err < 0) {
+		add_reason(s, "usdt: no libuevent:emit note in %s (%s)", path, strerror(-err));
+		return err;
+	}
+	if (sscanf(p.args, "%63s %63s %63s", tok[0], tok[1], tok[2]) != 3)
+		return -EINVAL;
+	for (i = 0; i < 3; i++)
+		if (_uevent_sdt_arg_fetch(tok[i], i == 0 ? f_type : i == 1 ? f_data : f_size, 64) < 0) {
+			add_reason(s, "usdt: cannot translate SDT argument '%s'", tok[i]);
+			return -EINVAL;
+		}
+	/*
+	 * Probe events have a size limit (3072 bytes in 6.x: MAX_PROBE_EVENT_SIZE, and the
+	 * uprobe buffer is one page), so the payload is fetched as u64 arrays of at most 64
+	 * elements, as many bytes as the kernel accepts, up to what was asked for.
+	 */
+	cap = s->o.usdt_max_payload ? s->o.usdt_max_payload : UEVENT_MAX_PAYLOAD;
+	cap = (cap + 7) & ~7u;
+	snprintf(s->usdt_group, sizeof(s->usdt_group), "libuevent_%d_%d", (int)getpid(),
+		 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+	for (;;) {
+		len = (size_t)snprintf(def, sizeof(def), "p:%s/emit %s:0x%llx", s->usdt_group,
+				       path, (unsigned long long)p.offset);
+		if (p.sem_offset)
+			len += (size_t)snprintf(def + len, sizeof(def) - len, "(0x%llx)",
+						(unsigned long long)p.sem_offset);
+		len += (size_t)snprintf(def + len, sizeof(def) - len, " type=%s:u32 size=%s:u64",
+					f_type, f_size);
+		for (off = 0, i = 0; off < cap; off += chunk, i++) {
+			chunk = cap - off > 512 ? 512 : cap - off;
+			len += (size_t)snprintf(def + len, sizeof(def) - len,
+						" d%d=+%u(%s):u64[%u]", i, off, f_data, chunk / 8);
+		}
+		if (len >= sizeof(def) - 1)
+			return -E2BIG;
+		err = tracefs_append("uprobe_events", def);
+		if (err != -E2BIG || cap <= 512)
+			break;
+		cap = cap > 3056 ? 3056 : cap - 512;
+	}
+	if (err < 0) {
+		add_reason(s, "usdt: cannot add uprobe event (%s)", strerror(-err));
+		s->usdt_group[0] = 0;
+		return err;
+	}
+	id = tracepoint_id(s->usdt_group, "emit", fmt, sizeof(fmt));
+	if (id < 0 || _uevent_format_field(fmt, "type", &type_off, &sz) ||
+	    _uevent_format_field(fmt, "size", &size_off, &sz) ||
+	    _uevent_format_field(fmt, "d0", &off, &sz)) {
+		add_reason(s, "usdt: uprobe event %s/emit has no usable format", s->usdt_group);
+		return id < 0 ? id : -EINVAL;
+	}
+	s->usdt_layout.sz = sizeof(s->usdt_layout);
+	s->usdt_layout.kind = UEVENT_RAW_USDT;
+	s->usdt_layout.type_offset = type_off;
+	s->usdt_layout.size_offset = size_off;
+	s->usdt_layout.data_offset = off;
+	s->usdt_layout.data_capacity = cap;
+	*config = (uint64_t)id;
+	return 0;
+}
+
+static int setup_user_events(struct uevent_session *s, uint64_t *config)
+{
+	const char *dir = _uevent_tracefs();
+	char path[256], fmt[8192];
+	struct user_reg reg;
+	uint32_t toff, doff, sz;
+	int fd, id;
+
+	if (!dir)
+		return -ENODEV;
+	snprintf(path, sizeof(path), "%s/user_events_data", dir);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* Registering it ourselves makes the tracepoint exist before any emitter runs. */
+	memset(&reg, 0, sizeof(reg));
+	reg.size = sizeof(reg);
+	reg.enable_bit = 0;
+	reg.enable_size = sizeof(s->user_word);
+	reg.enable_addr = (uintptr_t)&s->user_word;
+	reg.name_args = (uintptr_t)(_UEVENT_USER_EVENT_NAME " " _UEVENT_USER_EVENT_ARGS);
+	if (ioctl(fd, DIAG_IOCSREG, &reg) < 0) {
+		int err = errno;
+
+		close(fd);
+		return -err;
+	}
+	s->user_fd = fd;
+	id = tracepoint_id("user_events", _UEVENT_USER_EVENT_NAME, fmt, sizeof(fmt));
+	if (id < 0 || _uevent_format_field(fmt, "type", &toff, &sz) ||
+	    _uevent_format_field(fmt, "data", &doff, &sz))
+		return id < 0 ? id : -EINVAL;
+	s->user_layout.sz = sizeof(s->user_layout);
+	s->user_layout.kind = UEVENT_RAW_USER_EVENTS;
+	s->user_layout.type_offset = toff;
+	s->user_layout.data_offset = doff;
+	*config = (uint64_t)id;
+	return 0;
+}
+
+static int push_fd(struct uevent_session *s, int fd, int kind)
+{
+	uint64_t id;
+
+	if (s->nfds == s->fds_cap) {
+		size_t n = s->fds_cap ? s->fds_cap * 2 : 16;
+		int *p = realloc(s->fds, n * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		s->fds = p;
+		s->fds_cap = n;
+	}
+	s->fds[s->nfds++] = fd;
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+		return -errno;
+	if (s->nids == s->ids_cap) {
+		size_t n = s->ids_cap ? s->ids_cap * 2 : 16;
+		struct idmap *p = realloc(s->ids, n * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		s->ids = p;
+		s->ids_cap = n;
+	}
+	s->ids[s->nids].id = id;
+	s->ids[s->nids].kind = kind;
+	s->nids++;
+	return 0;
+}
+
+static int idcmp(const void *a, const void *b)
+{
+	const struct idmap *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int kind_of(const struct uevent_session *s, uint64_t id)
+{
+	struct idmap key = { id, 0 }, *f;
+
+	f = bsearch(&key, s->ids, s->nids, sizeof(*s->ids), idcmp);
+	return f ? f->kind : -1;
+}
+
+static void make_attr(const struct uevent_session *s, int kind, uint64_t config,
+		      struct perf_event_attr *a)
+{
+	uevent_attr_init(a, sizeof(*a), PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+	a->sample_type = BASE_ST;
+	a->sample_id_all = 1;
+	a->sample_period = 1;
+	a->inherit = !(s->o.flags & UEVENT_SESSION_NO_INHERIT);
+	a->disabled = !!(s->o.flags & UEVENT_SESSION_DISABLED);
+	a->wakeup_events = s->o.wakeup_events ? s->o.wakeup_events : 1;
+	a->write_backward = !!(s->o.flags & UEVENT_SESSION_OVERWRITE);
+	uevent_attr_set_clock(a, CLOCK_MONOTONIC);
+	switch (kind) {
+	case K_DUMMY:
+		a->uevents = !!(s->transports & (1u << UEVENT_TRANSPORT_PRCTL));
+		if (s->o.flags & UEVENT_SESSION_ALL_RECORDS) {
+			a->comm = a->task = a->mmap = a->mmap2 = 1;
+			a->context_switch = 0;
+		}
+		if (s->o.flags & UEVENT_SESSION_BPF_EVENTS)
+			uevent_attr_set_bpf_event(a, 1);
+		if (s->track)
+			a->task = 1;
+		break;
+	case K_USDT:
+		if (s->track)
+			a->inherit = 0;
+		/* fall through */
+	case K_USER:
+		a->type = PERF_TYPE_TRACEPOINT;
+		a->config = config;
+		a->sample_type |= PERF_SAMPLE_RAW;
+		break;
+	case K_SAMPLES:
+		a->config = PERF_COUNT_SW_CPU_CLOCK;
+		a->sample_period = s->o.sample_period_ns;
+		a->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD;
+		a->exclude_kernel = 1;
+		if (s->o.tls_user)
+			uevent_attr_set_tls_user(a, s->o.tls_user);
+		break;
+	}
+}
+
+/* Threads of pid (or {-1} for every process). */
+static int list_tasks(int pid, int **out)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int *t = NULL, n = 0, cap = 0;
+
+	if (pid < 0) {
+		*out = malloc(sizeof(int));
+		if (!*out)
+			return -ENOMEM;
+		**out = -1;
+		return 1;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+			continue;
+		if (n == cap) {
+			int *p = realloc(t, (size_t)(cap = cap ? cap * 2 : 8) * sizeof(int));
+
+			if (!p) {
+				free(t);
+				closedir(dir);
+				return -ENOMEM;
+			}
+			t = p;
+		}
+		t[n++] = atoi(d->d_name);
+	}
+	closedir(dir);
+	*out = t;
+	return n ? n : -ESRCH;
+}
+
+static int open_events(struct uevent_session *s, const uint64_t *config, const int *want)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF), psz = sysconf(_SC_PAGESIZE);
+	unsigned int pages = s->o.ring_pages ? s->o.ring_pages : 256;
+	int *tasks = NULL, nt, c, t, k, err = 0;
+	struct perf_event_attr a;
+
+	if (pages & (pages - 1))
+		return -EINVAL;
+	nt = list_tasks(s->o.pid, &tasks);
+	if (nt < 0)
+		return nt;
+	s->rings = calloc((size_t)ncpu, sizeof(*s->rings));
+	if (!s->rings) {
+		free(tasks);
+		return -ENOMEM;
+	}
+	for (c = 0; c < ncpu; c++) {
+		struct ring *r = &s->rings[s->nr_rings];
+
+		r->fd = -1;
+		for (t = 0; t < nt; t++) {
+			for (k = 0; k < K_COUNT; k++) {
+				int fd;
+
+				int target = tasks[t];
+
+				if (!want[k])
+					continue;
+				if (k == K_USDT && s->track) {
+					if (t)
+						continue;
+					target = -1;
+				}
+				make_attr(s, k, config[k], &a);
+				fd = uevent_perf_open(&a, target, c, -1, 0);
+				if (fd < 0) {
+					/* An offline CPU, or a thread that just exited. */
+					if (fd == -ENODEV || fd == -ESRCH || fd == -ENOENT)
+						continue;
+					err = fd;
+					add_reason(s, "%s", uevent_perf_open_reason());
+					goto out;
+				}
+				if (r->fd < 0) {
+					r->map_size = ((size_t)pages + 1) * (size_t)psz;
+					r->base = mmap(NULL, r->map_size,
+						       PROT_READ | ((s->o.flags & UEVENT_SESSION_OVERWRITE)
+								    ? 0 : PROT_WRITE),
+						       MAP_SHARED, fd, 0);
+					if (r->base == MAP_FAILED) {
+						err = -errno;
+						close(fd);
+						add_reason(s, "mmap of the perf ring: %s", strerror(-err));
+						goto out;
+					}
+					r->fd = fd;
+					r->live = 1;
+					s->nr_rings++;
+				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0) {
+					err = -errno;
+					close(fd);
+					goto out;
+				}
+				err = push_fd(s, fd, k);
+				if (err < 0) {
+					if (s->nfds && s->fds[s->nfds - 1] != fd)
+						close(fd);
+					goto out;
+				}
+			}
+		}
+	}
+	qsort(s->ids, s->nids, sizeof(*s->ids), idcmp);
+	if (!s->nr_rings)
+		err = -ESRCH;
+out:
+	free(tasks);
+	return err;
+}
+
+UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_session_opts *opts)
+{
+	struct uevent_session *s;
+	struct uevent_feature_info fi;
+	unsigned int want_t;
+	uint64_t config[K_COUNT] = { 0 };
+	int want[K_COUNT] = { 0 };
+	int err, k, i;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->epfd = -1;
+	s->user_fd = -1;
+	if (opts) {
+		if (opts->sz < sizeof(size_t) + 2 * sizeof(int)) {
+			free(s);
+			errno = EINVAL;
+			return NULL;
+		}
+		memcpy(&s->o, opts, opts->sz < sizeof(s->o) ? opts->sz : sizeof(s->o));
+	}
+	s->o.sz = sizeof(s->o);
+	if (s->o.pid == 0)
+		s->o.pid = (int)getpid();
+	want_t = s->o.transports ? s->o.transports
+				 : (1u << UEVENT_TRANSPORT_PRCTL) | (1u << UEVENT_TRANSPORT_USDT) |
+				   (1u << UEVENT_TRANSPORT_USER_EVENTS);
+
+	if ((want_t & (1u << UEVENT_TRANSPORT_PRCTL))) {
+		if (uevent_feature_probe(UEVENT_FEAT_ATTR_UEVENTS, &fi) == 0 &&
+		    fi.state == UEVENT_FEAT_PRESENT)
+			s->transports |= 1u << UEVENT_TRANSPORT_PRCTL;
+		else
+			add_reason(s, "prctl: %s", fi.detail[0] ? fi.detail : "attr.uevents not supported");
+	}
+	if (want_t & (1u << UEVENT_TRANSPORT_USER_EVENTS)) {
+		err = setup_user_events(s, &config[K_USER]);
+		if (!err)
+			s->transports |= 1u << UEVENT_TRANSPORT_USER_EVENTS;
+		else
+			add_reason(s, "user_events: %s", strerror(-err));
+	}
+	if (want_t & (1u << UEVENT_TRANSPORT_USDT)) {
+		err = setup_usdt(s, &config[K_USDT]);
+		if (!err)
+			s->transports |= 1u << UEVENT_TRANSPORT_USDT;
+		else if (!strstr(s->reason, "usdt"))
+			add_reason(s, "usdt: %s", strerror(-err));
+	}
+	s->track = s->o.pid > 0 && !(s->o.flags & UEVENT_SESSION_NO_INHERIT) &&
+		   (s->transports & (1u << UEVENT_TRANSPORT_USDT));
+	if (s->track)
+		pid_add(s, (uint32_t)s->o.pid);
+	want[K_DUMMY] = s->track || (s->transports & (1u << UEVENT_TRANSPORT_PRCTL)) ||
+			(s->o.flags & (UEVENT_SESSION_ALL_RECORDS | UEVENT_SESSION_BPF_EVENTS));
+	want[K_USDT] = !!(s->transports & (1u << UEVENT_TRANSPORT_USDT));
+	want[K_USER] = !!(s->transports & (1u << UEVENT_TRANSPORT_USER_EVENTS));
+	want[K_SAMPLES] = s->o.sample_period_ns > 0;
+	if (!want[K_DUMMY] && !want[K_USDT] && !want[K_USER] && !want[K_SAMPLES]) {
+		add_reason(s, "no transport can be read here");
+		err = -ENODEV;
+		goto fail;
+	}
+	for (k = 0; k < K_COUNT; k++) {
+		struct perf_event_attr a;
+
+		make_attr(s, k, config[k], &a);
+		uevent_perf_format_from_attr(&s->fmt[k], &a, sizeof(a));
+	}
+	err = open_events(s, config, want);
+	if (err < 0)
+		goto fail;
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epfd < 0) {
+		err = -errno;
+		goto fail;
+	}
+	for (i = 0; i < s->nr_rings; i++) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
+
+		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->rings[i].fd, &ev) < 0) {
+			err = -errno;
+			goto fail;
+		}
+	}
+	return s;
+fail:
+	{
+		char why[sizeof(s->reason)];
+
+		memcpy(why, s->reason, sizeof(why));
+		uevent_session__close(s);
+		_uevent_set_open_reason(why);
+	}
+	errno = -err;
+	return NULL;
+}
+
+UEVENT_EXPORT unsigned int uevent_session__transports(const struct uevent_session *s)
+{
+	return s ? s->transports : 0;
+}
+
+UEVENT_EXPORT const char *uevent_session__reason(const struct uevent_session *s)
+{
+	return s ? s->reason : "";
+}
+
+static int ioctl_all(struct uevent_session *s, unsigned long req)
+{
+	size_t i;
+
+	if (!s)
+		return _uevent_err(EINVAL);
+	for (i = 0; i < s->nfds; i++)
+		if (ioctl(s->fds[i], req, 0) < 0)
+			return _uevent_err(errno);
+	return 0;
+}
+
+UEVENT_EXPORT int uevent_session__enable(struct uevent_session *s)
+{
+	return ioctl_all(s, PERF_EVENT_IOC_ENABLE);
+}
+
+UEVENT_EXPORT int uevent_session__disable(struct uevent_session *s)
+{
+	return ioctl_all(s, PERF_EVENT_IOC_DISABLE);
+}
+
+UEVENT_EXPORT int uevent_session__fd(const struct uevent_session *s)
+{
+	return s ? s->epfd : _uevent_err(EINVAL);
+}
+
+static int buf_reserve(struct uevent_session *s, size_t more)
+{
+	if (s->buf_len + more > s->buf_cap) {
+		size_t n = s->buf_cap ? s->buf_cap : 65536;
+		uint8_t *p;
+
+		while (n < s->buf_len + more)
+			n *= 2;
+		p = realloc(s->buf, n);
+		if (!p)
+			return -ENOMEM;
+		s->buf = p;
+		s->buf_cap = n;
+	}
+	return 0;
+}
+
+/* Time of a record in s->buf at off: a sample's TIME, else the sample_id trailer's. */
+static uint64_t rec_time(const uint8_t *r)
+{
+	struct perf_event_header h;
+	uint64_t t = 0;
+
+	memcpy(&h, r, sizeof(h));
+	if (h.type == PERF_RECORD_SAMPLE) {
+		if (h.size >= 32)
+			memcpy(&t, r + 24, 8);	/* header, identifier, pid/tid, time */
+	} else if (h.type < PERF_RECORD_HEADER_ATTR_TYPE && h.size >= 8 + 32) {
+		memcpy(&t, r + h.size - 24, 8);	/* ..., time, cpu, identifier */
+	}
+	return t;
+}
+
+static int qcmp(const void *a, const void *b)
+{
+	const struct qent *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int index_records(struct uevent_session *s)
+{
+	size_t off = 0, n = 0;
+
+	for (off = 0; off + 8 <= s->buf_len;) {
+		uint16_t sz;
+
+		memcpy(&sz, s->buf + off + 6, 2);
+		if (sz < 8)
+			break;
+		n++;
+		off += sz;
+	}
+	if (n > s->q_cap) {
+		struct qent *q = realloc(s->q, n * sizeof(*q));
+
+		if (!q)
+			return -ENOMEM;
+		s->q = q;
+		s->q_cap = n;
+	}
+	s->qn = s->qi = 0;
+	for (off = 0; off + 8 <= s->buf_len && s->qn < n;) {
+		uint16_t sz;
+
+		memcpy(&sz, s->buf + off + 6, 2);
+		s->q[s->qn].time = rec_time(s->buf + off);
+		s->q[s->qn].off = (uint32_t)off;
+		s->q[s->qn].seq = (uint32_t)s->qn;
+		s->qn++;
+		off += sz;
+	}
+	qsort(s->q, s->qn, sizeof(*s->q), qcmp);
+	return 0;
+}
+
+static int fill(struct uevent_session *s)
+{
+	int i, err;
+
+	s->buf_len = 0;
+	for (i = 0; i < s->nr_rings; i++) {
+		struct ring *r = &s->rings[i];
+		ssize_t n;
+
+		do {
+			err = buf_reserve(s, r->map_size);
+			if (err < 0)
+				return err;
+			n = uevent_ring_read(r->base, r->map_size, s->buf + s->buf_len,
+					     s->buf_cap - s->buf_len);
+			if (n == -EINVAL)
+				s->st.corrupt++;
+			if (n > 0) {
+				s->buf_len += (size_t)n;
+				s->st.bytes += (uint64_t)n;
+			}
+		} while (n > 0);
+	}
+	return index_records(s);
+}
+
+/* Overwrite mode: rings written backward from data_head; walk from head while whole. */
+UEVENT_EXPORT int uevent_session__snapshot(struct uevent_session *s)
+{
+	int i, err;
+
+	if (!s || !(s->o.flags & UEVENT_SESSION_OVERWRITE))
+		return _uevent_err(EINVAL);
+	s->buf_len = 0;
+	for (i = 0; i < s->nr_rings; i++) {
+		struct ring *r = &s->rings[i];
+		struct perf_event_mmap_page *pg = r->base;
+		const uint8_t *data = (const uint8_t *)r->base + pg->data_offset;
+		uint64_t size = pg->data_size, head, pos;
+
+		ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1);
+		head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+		err = buf_reserve(s, (size_t)size);
+		if (err < 0) {
+			ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
+			return _uevent_err(-err);
+		}
+		for (pos = 0; pos + 8 <= size;) {
+			struct perf_event_header h;
+
+			ring_copy(data, size, head + pos, &h, sizeof(h));
+			if (h.size < 8 || (h.size & 7) || pos + h.size > size || h.type == 0)
+				break;
+			/* the oldest bytes may be a record the kernel overwrote half of */
+			if ((uint64_t)-head < pos + h.size && (uint64_t)-head < size)
+				break;
+			ring_copy(data, size, head + pos, s->buf + s->buf_len, h.size);
+			s->buf_len += h.size;
+			pos += h.size;
+		}
+		ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
+	}
+	err = index_records(s);
+	return err < 0 ? _uevent_err(-err) : (int)s->qn;
+}
+
+/* Decode s->buf at off into rec; 1 = return it, 0 = skip it. */
+static int deliver(struct uevent_session *s, uint32_t off, struct uevent_perf_record *rec)
+{
+	const uint8_t *r = s->buf + off;
+	struct perf_event_header h;
+	uint64_t ident = 0;
+	int kind, err;
+
+	memcpy(&h, r, sizeof(h));
+	if (h.size >= 16) {
+		if (h.type == PERF_RECORD_SAMPLE)
+			memcpy(&ident, r + 8, 8);
+		else
+			memcpy(&ident, r + h.size - 8, 8);
+	}
+	kind = kind_of(s, ident);
+	err = uevent_perf_record_decode(r, h.size, UEVENT_BO_HOST,
+					&s->fmt[kind < 0 ? K_DUMMY : kind], rec);
+	if (err < 0) {
+		s->st.corrupt++;
+		return 0;
+	}
+	if (s->track && rec->type == PERF_RECORD_FORK && pid_known(s, rec->u.task.ppid))
+		pid_add(s, rec->u.task.pid);
+	if (s->track && kind == K_USDT && !pid_known(s, rec->u.sample.pid))
+		return 0;
+	switch (rec->type) {
+	case PERF_RECORD_LOST:
+		s->st.lost += rec->u.lost.lost;
+		return 1;
+	case PERF_RECORD_LOST_SAMPLES:
+		s->st.lost_samples += rec->u.lost.lost;
+		return 1;
+	case PERF_RECORD_UEVENT:
+		s->st.uevents++;
+		return 1;
+	case PERF_RECORD_SAMPLE:
+		if (kind == K_USDT || kind == K_USER) {
+			struct uevent_perf_record tmp = *rec;
+
+			err = uevent_raw_to_record(&tmp,
+						   kind == K_USDT ? &s->usdt_layout : &s->user_layout,
+						   UEVENT_BO_HOST, &rec->u.uevent);
+			if (err < 0) {
+				s->st.corrupt++;
+				return 0;
+			}
+			if (err == 1)
+				s->st.truncated++;
+			rec->type = PERF_RECORD_UEVENT;
+			rec->transport = kind == K_USDT ? UEVENT_TRANSPORT_USDT
+							: UEVENT_TRANSPORT_USER_EVENTS;
+			s->st.uevents++;
+			return 1;
+		}
+		return kind == K_SAMPLES || (s->o.flags & UEVENT_SESSION_ALL_RECORDS);
+	default:
+		return !!(s->o.flags & (UEVENT_SESSION_ALL_RECORDS |
+					(rec->type == PERF_RECORD_BPF_EVENT ||
+					 rec->type == PERF_RECORD_KSYMBOL ? UEVENT_SESSION_BPF_EVENTS : 0)));
+	}
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_perf_record *rec,
+				       int timeout_ms)
+{
+	int64_t deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
+	int err, filled = 0;
+
+	if (!s || !rec)
+		return _uevent_err(EINVAL);
+	for (;;) {
+		struct epoll_event evs[16];
+		int n, i, wait;
+
+		while (s->qi < s->qn) {
+			if (deliver(s, s->q[s->qi++].off, rec)) {
+				s->st.records++;
+				return 1;
+			}
+		}
+		if (s->o.flags & UEVENT_SESSION_OVERWRITE) {
+			/* flight recorder: only __snapshot() reads the rings */
+		} else if (!filled || timeout_ms) {
+			err = fill(s);
+			if (err < 0)
+				return _uevent_err(-err);
+			filled = 1;
+			if (s->qn)
+				continue;
+		}
+		if (timeout_ms == 0)
+			return 0;
+		wait = timeout_ms < 0 ? -1 : (int)(deadline - now_ms());
+		if (timeout_ms > 0 && wait <= 0)
+			return 0;
+		n = epoll_wait(s->epfd, evs, 16, wait);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return _uevent_err(errno);
+		}
+		if (n == 0)
+			return 0;
+		for (i = 0; i < n; i++) {
+			struct ring *r = &s->rings[evs[i].data.u32];
+
+			/* the task is gone: drain its ring once more, then stop polling it */
+			if ((evs[i].events & EPOLLHUP) && r->live) {
+				r->live = 0;
+				epoll_ctl(s->epfd, EPOLL_CTL_DEL, r->fd, NULL);
+			}
+		}
+		{
+			int live = 0;
+
+			for (i = 0; i < s->nr_rings; i++)
+				live += s->rings[i].live;
+			if (!live) {
+				err = fill(s);
+				if (err < 0)
+					return _uevent_err(-err);
+				if (!s->qn)
+					return 0;
+			}
+		}
+	}
+}
+
+UEVENT_EXPORT int uevent_session__stats(const struct uevent_session *s,
+					struct uevent_session_stats *st, size_t sz)
+{
+	if (!s || !st)
+		return _uevent_err(EINVAL);
+	memset(st, 0, sz);
+	memcpy(st, &s->st, sz < sizeof(s->st) ? sz : sizeof(s->st));
+	return 0;
+}
+
+UEVENT_EXPORT void uevent_session__close(struct uevent_session *s)
+{
+	size_t i;
+	int j;
+
+	if (!s)
+		return;
+	for (j = 0; j < s->nr_rings; j++)
+		if (s->rings[j].base && s->rings[j].base != MAP_FAILED)
+			munmap(s->rings[j].base, s->rings[j].map_size);
+	for (i = 0; i < s->nfds; i++)
+		close(s->fds[i]);
+	if (s->epfd >= 0)
+		close(s->epfd);
+	if (s->usdt_group[0]) {
+		char line[96];
+
+		snprintf(line, sizeof(line), "-:%s/emit", s->usdt_group);
+		tracefs_append("uprobe_events", line);
+	}
+	if (s->user_fd >= 0)
+		close(s->user_fd);
+	free(s->rings);
+	free(s->fds);
+	free(s->ids);
+	free(s->buf);
+	free(s->q);
+	free(s->pids);
+	free(s);
+}

@@ -1,0 +1,615 @@
+/* jit-api.c - the JIT hooks' C API without perf: jitdump parsed back field by field,
+ * perf-map lines, uevent markers via the file transport, safe creation, threads, fork,
+ * and write errors. */
+#define _GNU_SOURCE 1
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "uevent.h"
+#include "tap.h"
+
+static char tmp[256];
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+	unsigned char *buf = NULL;
+	size_t cap = 0, n;
+	FILE *f = fopen(path, "rb");
+
+	*len = 0;
+	if (!f)
+		return NULL;
+	do {
+		if (*len == cap && !(buf = realloc(buf, cap = cap ? cap * 2 : 4096)))
+			break;
+		n = fread(buf + *len, 1, cap - *len, f);
+		*len += n;
+	} while (n > 0);
+	fclose(f);
+	return buf;
+}
+
+static uint32_t u32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t u64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* Walks the records after the header; returns how many, -1 if the chain is broken. */
+static int count_records(const unsigned char *buf, size_t len, uint32_t id, int *of_id)
+{
+	size_t off = 40;
+	int n = 0;
+
+	*of_id = 0;
+	while (off < len) {
+		uint32_t size = u32(buf + off + 4);
+
+		if (size < 16 || off + size > len || size % 8)
+			return -1;
+		if (u32(buf + off) == id)
+			(*of_id)++;
+		off += size;
+		n++;
+	}
+	return n;
+}
+
+static struct uevent_jit *open_in(const char *sub, const char *map, unsigned int flags)
+{
+	char dir[512];
+	UEVENT_JIT_OPTS(o, .dir = dir, .perf_map_path = map, .flags = flags);
+
+	snprintf(dir, sizeof(dir), "%s/%s", tmp, sub);
+	return uevent_jit__open(&o);
+}
+
+static void test_format(void)
+{
+	static unsigned char code[64] __attribute__((aligned(16)));
+	static const unsigned char eh[24] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+	struct uevent_jit_debug_entry de[2] = {
+		{ 0, 10, 0, "a.lua", 0 }, { 0, 11, 2, "b.lua", 0 } };
+	char map[512], line[600], dirp[512];
+	uint64_t t0, t1, addr = (uint64_t)(uintptr_t)code, off;
+	unsigned char *buf, *p;
+	struct uevent_jit *j;
+	struct stat st;
+	size_t len;
+	FILE *f;
+	int n, k;
+
+	for (n = 0; n < (int)sizeof(code); n++)
+		code[n] = (unsigned char)(n * 7);
+	snprintf(map, sizeof(map), "%s/fmt.map", tmp);
+	t0 = mono_ns();
+	j = open_in("fmt", map, 0);
+	ok(j != NULL, "open with dir and perf-map overrides");
+	if (!j) {
+		skip(30, "no session");
+		return;
+	}
+	snprintf(dirp, sizeof(dirp), "%s/fmt", tmp);
+	ok(stat(dirp, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700,
+	   "missing dir created 0700");
+	snprintf(line, sizeof(line), "%s/fmt/jit-%d.dump", tmp, (int)getpid());
+	ok(uevent_jit__dump_path(j) && !strcmp(uevent_jit__dump_path(j), line),
+	   "dump is DIR/jit-PID.dump");
+	ok(stat(line, &st) == 0 && (st.st_mode & 0777) == 0600, "dump file is 0600");
+	{
+		/* the r-x mapping of the dump is what perf record logs and inject keys on */
+		FILE *m = fopen("/proc/self/maps", "r");
+		char l[1024];
+		int seen = 0;
+
+		while (m && fgets(l, sizeof(l), m))
+			if (strstr(l, line) && strstr(l, " r-xp "))
+				seen = 1;
+		if (m)
+			fclose(m);
+		ok(seen, "dump is mapped r-xp (MAP_PRIVATE, PROT_READ|PROT_EXEC)");
+	}
+	de[0].addr = addr;
+	de[1].addr = addr + 8;
+	ok(uevent_jit__debug_info(j, addr, de, 2) == 0, "debug_info");
+	ok(uevent_jit__unwinding_info(j, addr, eh, sizeof(eh), 8, 32) == 0, "unwinding_info");
+	ok(uevent_jit__code_load(j, "fn_a", addr, 40, code) == 0, "code_load with bytes");
+	ok(uevent_jit__code_move(j, addr, addr + 16, 0) == 0, "code_move");
+	ok(uevent_jit__code_load(j, "fn_b", addr, 8, NULL) == 0, "code_load, bytes from addr");
+	ok(uevent_jit__code_unload(j, addr, 0) == 0, "code_unload");
+	ok(uevent_jit__close(j) == 0, "close");
+	t1 = mono_ns();
+
+	buf = slurp(line, &len);
+	ok(buf && len >= 40, "dump read back (%zu bytes)", len);
+	if (!buf || len < 40) {
+		skip(14, "no dump");
+		free(buf);
+		return;
+	}
+	ok(u32(buf) == 0x4A695444 && u32(buf + 4) == 1 && u32(buf + 8) == 40,
+	   "header: magic JiTD, version 1, total_size 40");
+#if defined(__x86_64__)
+	ok(u32(buf + 12) == EM_X86_64, "header: elf_mach EM_X86_64");
+#else
+	ok(u32(buf + 12) != 0, "header: elf_mach set");
+#endif
+	ok(u32(buf + 16) == 0 && u32(buf + 20) == (uint32_t)getpid() && u64(buf + 32) == 0,
+	   "header: pad 0, pid, flags 0 (CLOCK_MONOTONIC, no arch timestamps)");
+	ok(u64(buf + 24) >= t0 && u64(buf + 24) <= t1, "header: timestamp in CLOCK_MONOTONIC");
+	n = count_records(buf, len, 0, &k);
+	ok(n == 6 && k == 2, "6 whole 8-aligned records, 2 loads (got %d, %d)", n, k);
+	/* debug info, unwinding info, load a, move, load b, close */
+	p = buf + 40;
+	ok(u32(p) == 2 && u64(p + 16) == addr && u64(p + 24) == 2 &&
+	   u64(p + 32) == addr && u32(p + 40) == 10 && u32(p + 44) == 0 &&
+	   !strcmp((char *)p + 48, "a.lua") && u64(p + 54) == addr + 8 &&
+	   u32(p + 62) == 11 && u32(p + 66) == 2 && !strcmp((char *)p + 70, "b.lua"),
+	   "DEBUG_INFO: code_addr, nr_entry, entries (addr, line, discrim, file)");
+	off = u32(p + 4);
+	p += off;
+	ok(u32(p) == 4 && u64(p + 16) == sizeof(eh) && u64(p + 24) == 8 && u64(p + 32) == 32 &&
+	   !memcmp(p + 40, eh, sizeof(eh)),
+	   "UNWINDING_INFO: sizes and data, written right before its load");
+	p += u32(p + 4);
+	ok(u32(p) == 0 && u32(p + 16) == (uint32_t)getpid() &&
+	   u32(p + 20) == (uint32_t)syscall(SYS_gettid) && u64(p + 24) == addr &&
+	   u64(p + 32) == addr && u64(p + 40) == 40 && u64(p + 48) > 0 &&
+	   !strcmp((char *)p + 56, "fn_a") && !memcmp(p + 61, code, 40) &&
+	   u32(p + 4) == 104,
+	   "CODE_LOAD: pid, tid, vma, code_addr, size, index, name, bytes, padded size");
+	k = (int)u64(p + 48);
+	ok(u64(p + 8) >= u64(buf + 24) && u64(p + 8) <= t1, "CODE_LOAD timestamp in order");
+	p += u32(p + 4);
+	ok(u32(p) == 1 && u32(p + 4) == 64 && u64(p + 24) == addr + 16 &&
+	   u64(p + 32) == addr && u64(p + 40) == addr + 16 && u64(p + 48) == 40 &&
+	   u64(p + 56) == (uint64_t)k,
+	   "CODE_MOVE: vma, old, new, size, the load's code_index");
+	p += u32(p + 4);
+	ok(u32(p) == 0 && u64(p + 48) > (uint64_t)k && !strcmp((char *)p + 56, "fn_b") &&
+	   !memcmp(p + 61, code, 8), "second CODE_LOAD: new index, bytes copied from addr");
+	p += u32(p + 4);
+	ok(u32(p) == 3 && u32(p + 4) == 16 && p + 16 == buf + len, "CODE_CLOSE ends the file");
+	free(buf);
+
+	f = fopen(map, "r");
+	n = 0;
+	{
+		char want[3][128];
+
+		snprintf(want[0], 128, "%llx 28 fn_a\n", (unsigned long long)addr);
+		snprintf(want[1], 128, "%llx 28 fn_a\n", (unsigned long long)addr + 16);
+		snprintf(want[2], 128, "%llx 8 fn_b\n", (unsigned long long)addr);
+		while (f && fgets(line, sizeof(line), f))
+			if (n < 3 && !strcmp(line, want[n]))
+				n++;
+			else
+				n = 100;
+	}
+	if (f)
+		fclose(f);
+	ok(n == 3, "perf-map: 'START SIZE name' in hex, for loads and moves");
+}
+
+static void test_marker(void)
+{
+	static unsigned char code[32];
+	struct uevent_jit_debug_entry de = { 0, 7, 0, "m.lua", 0 };
+	uint64_t addr = (uint64_t)(uintptr_t)code;
+	struct uevent_file_reader *rd;
+	struct uevent_record r;
+	struct uevent_jit *j;
+	char path[512];
+	int got = 0, ret;
+	UEVENT_OPTS(uo, .transport = UEVENT_TRANSPORT_FILE, .path = path,
+		    .flags = UEVENT_OPEN_IGNORE_ENV);
+
+	snprintf(path, sizeof(path), "%s/marker.uev", tmp);
+	ret = uevent_open(&uo);
+	ok(ret == UEVENT_TRANSPORT_FILE, "file transport for the markers");
+	j = open_in("mk", NULL, UEVENT_JIT_NO_PERF_MAP);
+	de.addr = addr;
+	uevent_jit__debug_info(j, addr, &de, 1);
+	uevent_jit__code_load(j, "TRACE_1 m.lua:7", addr, sizeof(code), code);
+	uevent_jit__code_move(j, addr, addr + 4, 0);
+	uevent_jit__code_unload(j, addr + 4, 0);
+	uevent_jit__close(j);
+	uevent_close();
+	rd = uevent_file_reader__open(path);
+	while (rd && uevent_file_reader__next(rd, &r) == 1) {
+		if (r.type == UEVENT_TYPE_JIT_CODE_LOAD) {
+			struct uevent_jit_code_load l;
+
+			if (uevent_jit_code_load_decode(r.data, r.size, UEVENT_BO_HOST, &l) == 0 &&
+			    l.code_addr == addr && l.code_size == sizeof(code) && l.code_index &&
+			    !strcmp(l.name, "TRACE_1 m.lua:7") && r.pid == (uint32_t)getpid())
+				got |= 1;
+		} else if (r.type == UEVENT_TYPE_JIT_DEBUG_INFO) {
+			struct uevent_jit_debug_info d;
+			struct uevent_jit_debug_entry e;
+			uint32_t o = 0;
+
+			if (uevent_jit_debug_info_decode(r.data, r.size, UEVENT_BO_HOST, &d) == 0 &&
+			    d.code_addr == addr && d.nr_entry == 1 &&
+			    uevent_jit_debug_entry_next(&d, UEVENT_BO_HOST, &o, &e) == 1 &&
+			    e.line == 7 && !strcmp(e.file, "m.lua"))
+				got |= 2;
+		} else if (r.type == UEVENT_TYPE_JIT_CODE_MOVE) {
+			struct uevent_jit_code_move m;
+
+			if (uevent_jit_code_move_decode(r.data, r.size, UEVENT_BO_HOST, &m) == 0 &&
+			    m.old_addr == addr && m.new_addr == addr + 4 &&
+			    m.code_size == sizeof(code))
+				got |= 4;
+		} else if (r.type == UEVENT_TYPE_JIT_CODE_UNLOAD) {
+			struct uevent_jit_code_unload u;
+
+			if (uevent_jit_code_unload_decode(r.data, r.size, UEVENT_BO_HOST, &u) == 0 &&
+			    u.code_addr == addr + 4 && u.code_size == sizeof(code))
+				got |= 8;
+		}
+	}
+	uevent_file_reader__close(rd);
+	ok(got & 1, "marker decodes as JIT_CODE_LOAD with addr, size, index, name, pid");
+	ok(got & 2, "marker decodes as JIT_DEBUG_INFO with the line table");
+	ok(got & 4, "marker decodes as JIT_CODE_MOVE");
+	ok(got & 8, "marker decodes as JIT_CODE_UNLOAD");
+}
+
+static void test_safety(void)
+{
+	char dir[512], path[600], target[512], buf[64], map[512];
+	struct uevent_jit *j;
+	int fd, n;
+	UEVENT_JIT_OPTS(o, .dir = dir, .flags = UEVENT_JIT_NO_PERF_MAP);
+
+	snprintf(dir, sizeof(dir), "%s/safe", tmp);
+	mkdir(dir, 0700);
+	snprintf(target, sizeof(target), "%s/victim", tmp);
+	fd = open(target, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	n = write(fd, "precious\n", 9);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/jit-%d.dump", dir, (int)getpid());
+	n = symlink(target, path);
+	j = uevent_jit__open(&o);
+	ok(!j && errno == EEXIST, "symlink at the dump path refused (errno %d)", errno);
+	fd = open(target, O_RDONLY);
+	n = fd >= 0 ? (int)read(fd, buf, sizeof(buf)) : -1;
+	close(fd);
+	ok(n == 9 && !memcmp(buf, "precious\n", 9), "symlink target untouched");
+	unlink(path);
+	/* someone else's dump of the same name (another pid namespace, a dead process) */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	n = write(fd, "other\n", 6);
+	close(fd);
+	j = uevent_jit__open(&o);
+	ok(!j && errno == EEXIST, "existing dump not clobbered (EEXIST)");
+	fd = open(path, O_RDONLY);
+	n = fd >= 0 ? (int)read(fd, buf, sizeof(buf)) : -1;
+	close(fd);
+	ok(n == 6, "existing dump's contents kept");
+	unlink(path);
+
+	snprintf(map, sizeof(map), "%s/link.map", tmp);
+	n = symlink(target, map);
+	{
+		UEVENT_JIT_OPTS(o2, .perf_map_path = map, .flags = UEVENT_JIT_NO_JITDUMP);
+
+		j = uevent_jit__open(&o2);
+		ok(!j && errno == ELOOP, "symlink at the perf-map path refused (ELOOP)");
+	}
+	/* The default /tmp/perf-PID.map: use it only when it is ours. */
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)getpid());
+	if (access(map, F_OK) == 0) {
+		skip(3, "a /tmp/perf-PID.map of ours already exists");
+		return;
+	}
+	fd = open(map, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	n = write(fd, "1000 10 earlier_jit\n", 20);
+	close(fd);
+	{
+		UEVENT_JIT_OPTS(o3, .flags = UEVENT_JIT_NO_JITDUMP);
+		static unsigned char c[4];
+
+		j = uevent_jit__open(&o3);
+		ok(j && uevent_jit__code_load(j, "mine", (uintptr_t)c, 4, c) == 0 &&
+		   uevent_jit__close(j) == 0, "own /tmp/perf-PID.map appended to");
+		fd = open(map, O_RDONLY);
+		n = fd >= 0 ? (int)read(fd, buf, sizeof(buf)) : -1;
+		close(fd);
+		ok(n > 20 && !memcmp(buf, "1000 10 earlier_jit\n", 20),
+		   "earlier lines (another JIT in this process) kept");
+		if (geteuid() == 0 && chown(map, 65534, 65534) == 0) {
+			j = uevent_jit__open(&o3);
+			ok(!j && errno == EPERM, "/tmp/perf-PID.map owned by another user refused");
+		} else {
+			skip(1, "needs root to plant another user's file");
+		}
+	}
+	unlink(map);
+}
+
+#define THREADS 8
+#define PER_THREAD 200
+static struct uevent_jit *tj;
+static unsigned char tcode[THREADS][PER_THREAD][16];
+
+static void *loader(void *arg)
+{
+	int t = (int)(intptr_t)arg, i, bad = 0;
+	char name[64];
+
+	for (i = 0; i < PER_THREAD; i++) {
+		snprintf(name, sizeof(name), "thread%d_fn%d", t, i);
+		memset(tcode[t][i], t * 16 + i, 16);
+		bad += uevent_jit__code_load(tj, name, (uintptr_t)tcode[t][i], 16, NULL) != 0;
+	}
+	return (void *)(intptr_t)bad;
+}
+
+static void test_threads(void)
+{
+	pthread_t th[THREADS];
+	char map[512];
+	unsigned char *buf;
+	size_t len, off;
+	int t, bad = 0, n, loads, lines = 0, good = 1;
+	void *r;
+	FILE *f;
+
+	snprintf(map, sizeof(map), "%s/threads.map", tmp);
+	tj = open_in("thr", map, 0);
+	for (t = 0; t < THREADS; t++)
+		pthread_create(&th[t], NULL, loader, (void *)(intptr_t)t);
+	for (t = 0; t < THREADS; t++) {
+		pthread_join(th[t], &r);
+		bad += (int)(intptr_t)r;
+	}
+	ok(bad == 0, "%d threads x %d code_loads succeed", THREADS, PER_THREAD);
+	buf = slurp(uevent_jit__dump_path(tj), &len);
+	uevent_jit__close(tj);
+	n = buf ? count_records(buf, len, 0, &loads) : -1;
+	ok(n == THREADS * PER_THREAD && loads == n, "dump holds %d whole load records (got %d)",
+	   THREADS * PER_THREAD, n);
+	/* each record's code bytes belong to its own name: no interleaving */
+	for (off = 40; buf && n > 0 && off < len; off += u32(buf + off + 4)) {
+		int th_, i_;
+
+		if (u32(buf + off) != 0)
+			continue;
+		if (sscanf((char *)buf + off + 56, "thread%d_fn%d", &th_, &i_) != 2 ||
+		    buf[off + 56 + strlen((char *)buf + off + 56) + 1] !=
+		    (unsigned char)(th_ * 16 + i_))
+			good = 0;
+	}
+	ok(good, "every load record's bytes match its name");
+	free(buf);
+	f = fopen(map, "r");
+	{
+		char line[256];
+		unsigned long long a, s;
+		char nm[64];
+
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "%llx %llx %63s", &a, &s, nm) == 3 && s == 16 &&
+			    !strncmp(nm, "thread", 6) && line[strlen(line) - 1] == '\n')
+				lines++;
+	}
+	if (f)
+		fclose(f);
+	ok(lines == THREADS * PER_THREAD, "perf-map has %d whole lines (got %d)",
+	   THREADS * PER_THREAD, lines);
+}
+
+static void test_fork(void)
+{
+	static unsigned char c[8];
+	char map[512], cdump[512], pdump[512];
+	unsigned char *buf;
+	struct uevent_jit *j;
+	size_t len;
+	pid_t pid;
+	int st, n, loads;
+
+	snprintf(map, sizeof(map), "%s/fork-%%d.map", tmp);
+	j = open_in("fork", NULL, UEVENT_JIT_NO_PERF_MAP);
+	uevent_jit__code_load(j, "parent_fn", (uintptr_t)c, 8, c);
+	snprintf(pdump, sizeof(pdump), "%s", uevent_jit__dump_path(j));
+	pid = fork();
+	if (pid == 0) {
+		int r = uevent_jit__code_load(j, "child_fn", (uintptr_t)c, 8, c);
+
+		r |= uevent_jit__close(j);
+		_exit(r ? 1 : 0);
+	}
+	waitpid(pid, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child's code_load and close succeed");
+	snprintf(cdump, sizeof(cdump), "%s/fork/jit-%d.dump", tmp, (int)pid);
+	buf = slurp(cdump, &len);
+	n = buf ? count_records(buf, len, 0, &loads) : -1;
+	ok(buf && u32(buf + 20) == (uint32_t)pid && n == 2 && loads == 1 &&
+	   !strcmp((char *)buf + 40 + 56, "child_fn"),
+	   "child wrote its own jit-CHILDPID.dump (header pid, its load, close)");
+	free(buf);
+	uevent_jit__code_load(j, "parent_fn2", (uintptr_t)c + 1, 4, c);
+	uevent_jit__close(j);
+	buf = slurp(pdump, &len);
+	n = buf ? count_records(buf, len, 0, &loads) : -1;
+	ok(n == 3 && loads == 2 && !memmem(buf, len, "child_fn", 8),
+	   "parent's dump has only the parent's records");
+	free(buf);
+}
+
+static void test_errors(void)
+{
+	static unsigned char c[4096];
+	struct uevent_jit *j;
+	size_t len;
+	pid_t pid;
+	int st, n, loads;
+	unsigned char *buf;
+	char dump[512];
+
+	errno = 0;
+	ok(uevent_jit__code_load(NULL, "x", 1, 1, c) == -EFAULT && errno == EFAULT,
+	   "NULL session: -EFAULT and errno");
+	{
+		UEVENT_JIT_OPTS(o, .flags = 0x100);
+		struct uevent_jit_opts small = { 1, NULL, NULL, 0 };
+
+		ok(!uevent_jit__open(&o) && errno == EINVAL, "unknown flag: EINVAL");
+		ok(!uevent_jit__open(&small) && errno == EINVAL, "opts.sz too small: EINVAL");
+	}
+	j = open_in("err", "/dev/full", 0);
+	ok(j != NULL, "open with the perf map on /dev/full");
+	ok(uevent_jit__code_load(j, "x", (uintptr_t)c, 0, c) == -EINVAL, "size 0: -EINVAL");
+	ok(uevent_jit__code_unload(j, 12345, 0) == -ENOENT, "unload of unknown code: -ENOENT");
+	ok(uevent_jit__code_move(j, 12345, 5, 0) == -ENOENT, "move of unknown code: -ENOENT");
+	errno = 0;
+	ok(uevent_jit__code_load(j, "full", (uintptr_t)c, 16, c) == -ENOSPC && errno == ENOSPC,
+	   "full disk (perf map on /dev/full): -ENOSPC");
+	snprintf(dump, sizeof(dump), "%s", uevent_jit__dump_path(j));
+	uevent_jit__close(j);
+
+	/* A write that runs out of room mid-record leaves no torn record behind. */
+	j = open_in("fsize", NULL, UEVENT_JIT_NO_PERF_MAP);
+	uevent_jit__code_load(j, "small", (uintptr_t)c, 16, c);
+	snprintf(dump, sizeof(dump), "%s", uevent_jit__dump_path(j));
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = { 4096, 4096 };
+		int r;
+
+		signal(SIGXFSZ, SIG_IGN);
+		setrlimit(RLIMIT_FSIZE, &rl);
+		r = uevent_jit__code_load(j, "big", (uintptr_t)c, sizeof(c), c);
+		snprintf(dump, sizeof(dump), "%s", uevent_jit__dump_path(j));
+		buf = slurp(dump, &len);
+		n = buf ? count_records(buf, len, 0, &loads) : -1;
+		_exit(r == -EFBIG && errno == EFBIG && n == 0 ? 0 : 1);
+	}
+	waitpid(pid, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	   "file size limit hit mid-record: -EFBIG, file truncated back to whole records");
+	uevent_jit__close(j);
+
+	/* A descriptor closed under us is an error, not a crash. */
+	j = open_in("ebadf", NULL, 0);
+	pid = fork();
+	if (pid == 0) {
+		int fd, r;
+
+		if (uevent_jit__code_load(j, "before", (uintptr_t)c, 16, c) != 0)
+			_exit(2);
+		for (fd = 3; fd < 1024; fd++)
+			close(fd);
+		r = uevent_jit__code_load(j, "after", (uintptr_t)c + 16, 16, c);
+		uevent_jit__close(j);
+		_exit(r == -EBADF ? 0 : 1);
+	}
+	waitpid(pid, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "closed fd: -EBADF, no crash");
+	{
+		char m[64];
+
+		snprintf(m, sizeof(m), "/tmp/perf-%d.map", (int)pid);
+		unlink(m);
+	}
+	uevent_jit__close(j);
+	{
+		char m[64];
+
+		snprintf(m, sizeof(m), "/tmp/perf-%d.map", (int)getpid());
+		unlink(m);
+	}
+
+	j = open_in("off", NULL, UEVENT_JIT_NO_JITDUMP | UEVENT_JIT_NO_PERF_MAP);
+	ok(j && !uevent_jit__dump_path(j) && !uevent_jit__perf_map_path(j) &&
+	   uevent_jit__code_load(j, "quiet", (uintptr_t)c, 16, c) == 0,
+	   "jitdump and perf-map off: loads still succeed");
+	uevent_jit__close(j);
+	ok(uevent_jit__close(NULL) == 0, "close(NULL) is a no-op");
+}
+
+static void test_default_dir(void)
+{
+	char want[512], *p;
+	struct uevent_jit *j;
+	const char *path;
+	struct stat st;
+	UEVENT_JIT_OPTS(o, .flags = UEVENT_JIT_NO_PERF_MAP);
+
+	setenv("JITDUMPDIR", tmp, 1);
+	j = uevent_jit__open(&o);
+	path = j ? uevent_jit__dump_path(j) : NULL;
+	snprintf(want, sizeof(want), "%s/.debug/jit/libuevent-jit-", tmp);
+	ok(path && !strncmp(path, want, strlen(want)),
+	   "default: $JITDUMPDIR/.debug/jit/libuevent-jit-XXXXXX/ (%s)", path ? path : "-");
+	if (path) {
+		snprintf(want, sizeof(want), "%s", path);
+		p = strrchr(want, '/');
+		*p = 0;
+		ok(stat(want, &st) == 0 && (st.st_mode & 0777) == 0700, "its directory is 0700");
+	} else {
+		skip(1, "no session");
+	}
+	uevent_jit__close(j);
+	unsetenv("JITDUMPDIR");
+}
+
+int main(void)
+{
+	const char *base = getenv("TMPDIR");
+	pid_t self;
+
+	snprintf(tmp, sizeof(tmp), "%s/uevent-jit-api-XXXXXX", base && *base ? base : "/tmp");
+	if (!mkdtemp(tmp))
+		plan_skip_all("no temporary directory");
+	self = getpid();
+	plan(60);
+	test_format();
+	test_marker();
+	test_safety();
+	test_threads();
+	test_fork();
+	test_errors();
+	test_default_dir();
+	if (getpid() == self) {
+		char cmd[600];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+		if (system(cmd) != 0)
+			diag("could not remove %s", tmp);
+	}
+	return exit_status();
+}

@@ -1,0 +1,67 @@
+# jit-lib.sh - shared steps of the JIT end-to-end tests: perf record -k mono, perf inject
+# --jit, and checking that samples in announced code carry the announced names.
+. "${top_srcdir:-..}/t/lib.sh"
+JITDUMP="$top_builddir/t/jit-dump"
+
+# Why perf end-to-end cannot run here, or empty. Needs a working cpu-clock sampler
+# with CLOCK_MONOTONIC timestamps (as root, or with perf_event_paranoid <= 2).
+jit_perf_why() {
+	[ -n "$PERF" ] || { echo "perf not installed"; return; }
+	[ "$(uname -m)" = x86_64 ] || { echo "test JITs emit x86-64 code"; return; }
+	_d=$(mktemp -d) || { echo "no temporary directory"; return; }
+	if ! "$PERF" record -q -k mono -e cpu-clock -N -o "$_d/p" -- true >"$_d/err" 2>&1; then
+		is_root || { echo "not root and perf record failed: $(head -c 120 "$_d/err")"; rm -rf "$_d"; return; }
+		echo "cpu-clock sampling unavailable: $(head -c 120 "$_d/err")"
+	fi
+	rm -rf "$_d"
+}
+
+# jit_record DIR CMD...: record CMD with JITDUMPDIR=DIR, so the jitdump lands in DIR.
+jit_record() {
+	_dir=$1; shift
+	JITDUMPDIR=$_dir "$PERF" record -q -k mono -e cpu-clock -N -o "$_dir/perf.data" -- "$@"
+}
+
+# The one jitdump the recorded process wrote under DIR.
+jit_dump_file() {
+	find "$1/.debug/jit" -name 'jit-*.dump' 2>/dev/null | head -1
+}
+
+jit_inject() {
+	"$PERF" inject --jit -i "$1/perf.data" -o "$1/perf.jit.data"
+}
+
+# jit_samples DIR: "NS IP SYM" per sample of the injected data (SYM may have spaces).
+jit_samples() {
+	"$PERF" script -i "$1/perf.jit.data" -F time,ip,sym --ns 2>/dev/null |
+		awk '{ t = $1; sub(/:$/, "", t); split(t, a, "."); ip = $2; $1 = ""; $2 = "";
+			sub(/^  */, ""); print a[1] a[2], ip, ($0 == "" ? "[unknown]" : $0) }'
+}
+
+# jit_check_samples DUMP_TXT SAMPLES: for every sample whose IP lies in announced code,
+# the newest load of that address at or before the sample must exist (ordering) and
+# its name must be the sample's symbol (naming, address reuse). Prints
+# "injit=N early=N misnamed=N" and the first few offenders on stderr.
+jit_check_samples() {
+	awk '
+	function hex(s,   i, c, v) { v = 0; s = tolower(s); sub(/^0x/, "", s)
+		for (i = 1; i <= length(s); i++) { c = index("0123456789abcdef", substr(s, i, 1)) - 1; v = v * 16 + c }
+		return v }
+	FNR == NR {
+		if ($1 != "load") next
+		n++; for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+		ts[n] = f["ts"] + 0; lo[n] = hex(f["addr"]); hi[n] = lo[n] + f["size"]
+		nm = $0; sub(/.* name=/, "", nm); name[n] = nm
+		next
+	}
+	{
+		t = $1 + 0; ip = hex($2); sym = $0; sub(/^[^ ]* [^ ]* /, "", sym)
+		best = 0; inr = 0
+		for (k = 1; k <= n; k++) if (ip >= lo[k] && ip < hi[k]) { inr = 1; if (ts[k] <= t && (!best || ts[k] >= ts[best])) best = k }
+		if (!inr) next
+		injit++
+		if (!best) { early++; if (early < 4) print "early: " $0 > "/dev/stderr"; next }
+		if (sym != name[best]) { bad++; if (bad < 4) print "misnamed: " $0 " expected " name[best] > "/dev/stderr" }
+	}
+	END { printf "injit=%d early=%d misnamed=%d\n", injit, early, bad }' "$1" "$2"
+}

@@ -1,0 +1,427 @@
+/* perfdec.c - perf record decoders against golden bytes, ring images, truncation, fuzzing. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+#include <linux/perf_uevent.h>
+
+#include "uevent.h"
+#include "tap.h"
+
+static uint8_t *slurp(const char *name, size_t *len)
+{
+	char path[4096];
+	const char *top = getenv("top_srcdir");
+	FILE *f;
+	uint8_t *buf;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/t/data/%s", top ? top : "..", name);
+	f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n);
+	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static struct uevent_perf_format golden_format(void)
+{
+	struct uevent_perf_format f = { .sz = sizeof(f) };
+
+	f.sample_type = 0x3ffffffull & ~(uint64_t)PERF_SAMPLE_WEIGHT;
+	f.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
+			PERF_FORMAT_ID | PERF_FORMAT_GROUP | PERF_FORMAT_LOST;
+	f.branch_sample_type = PERF_SAMPLE_BRANCH_HW_INDEX;
+	f.sample_regs_user = 0x7;
+	f.sample_regs_intr = 0x3;
+	f.sample_id_all = 1;
+	return f;
+}
+
+static uint16_t rec_size(const uint8_t *p, int bo)
+{
+	uint16_t v;
+
+	memcpy(&v, p + 6, 2);
+	return bo == UEVENT_BO_BIG ? __builtin_bswap16(v) : v;
+}
+
+/* The records of perf_records.<bo>.bin, in order, checked field by field. */
+static void check_golden(const uint8_t *buf, size_t len, int bo, const char *tag)
+{
+	struct uevent_perf_format f = golden_format();
+	struct uevent_perf_record r;
+	struct uevent_text t;
+	size_t off = 0;
+	int i = 0, bad = 0;
+	static const uint32_t types[] = { 9, 1, 10, 10, 3, 7, 4, 2, 13, 5, 6, 14, 15, 17, 18, 63 };
+
+	while (off < len) {
+		int err = uevent_perf_record_decode(buf + off, len - off, bo, &f, &r);
+
+		if (err || i >= (int)(sizeof(types) / sizeof(types[0])) || r.type != types[i]) {
+			diag("%s: record %d at %zu: err %d type %u", tag, i, off, err, r.type);
+			bad++;
+			break;
+		}
+		if (r.type != PERF_RECORD_SAMPLE && (r.id.pid != 100 || r.id.tid != 101 ||
+						     r.id.time != 5000 || r.id.cpu != 1 ||
+						     r.id.identifier != 7 || r.id.stream_id != 8 ||
+						     r.id.fields != 63)) {
+			diag("%s: record %d: sample_id trailer wrong", tag, i);
+			bad++;
+		}
+		switch (i) {
+		case 0: {
+			const struct uevent_perf_sample *s = &r.u.sample;
+
+			ok(s->identifier == 7 && s->ip == 0x401000 && s->pid == 100 && s->tid == 101 &&
+			   s->time == 5000 && s->addr == 0xdead0000 && s->id == 7 && s->stream_id == 8 &&
+			   s->cpu == 1 && s->period == 4000, "%s: sample ip/tid/time/addr/id/cpu/period", tag);
+			ok(s->read.nr == 2 && s->read.time_enabled == 111 && s->read.time_running == 99 &&
+			   s->read.value == 10 && s->read.id == 7 && s->read.lost == 0 &&
+			   s->read.entry_size == 24 &&
+			   uevent_perf_u64(s->read.values, 3, bo) == 20 &&
+			   uevent_perf_u64(s->read.values, 5, bo) == 3, "%s: sample group read", tag);
+			ok(s->callchain_nr == 3 && uevent_perf_u64(s->callchain, 2, bo) == 0x401200 &&
+			   s->raw_size == 12 && !memcmp(s->raw, "RAWDATA", 8), "%s: callchain and raw", tag);
+			ok(s->branch_nr == 1 && s->branch_hw_idx == 5 &&
+			   uevent_perf_u64(s->branch_entries, 1, bo) == 0x2000 &&
+			   s->regs_user_abi == 2 && s->regs_user_nr == 3 &&
+			   uevent_perf_u64(s->regs_user, 2, bo) == 13 &&
+			   s->stack_user_size == 16 && s->stack_user_dyn_size == 12 &&
+			   ((const uint8_t *)s->stack_user)[15] == 15, "%s: branch, regs_user, stack_user", tag);
+			ok(s->weight == 300 && s->weight_var1 == 300 && s->weight_var2 == 4 &&
+			   s->weight_var3 == 5 && s->data_src == 0x68100142 && s->transaction == 0x10 &&
+			   s->regs_intr_nr == 2 && uevent_perf_u64(s->regs_intr, 1, bo) == 22 &&
+			   s->phys_addr == 0x12345000 && s->cgroup == 77 && s->data_page_size == 4096 &&
+			   s->code_page_size == 2097152, "%s: weight struct, data_src ... code_page_size", tag);
+			ok(s->tls_user_size == 24 && s->tls_user_dyn_size == 24 &&
+			   !memcmp(s->tls_user, "TLS:trace-0123456789ab", 22) &&
+			   s->aux_size == 8 && !memcmp(s->aux, "AUXBYTES", 8),
+			   "%s: PERF_SAMPLE_TLS_USER after CODE_PAGE_SIZE, then AUX", tag);
+			break;
+		}
+		case 1:
+			ok(r.u.mmap.addr == 0x400000 && r.u.mmap.len == 0x1000 &&
+			   !strcmp(r.u.mmap.filename, "/bin/true"), "%s: MMAP", tag);
+			break;
+		case 2:
+			ok(r.u.mmap.maj == 8 && r.u.mmap.min == 1 && r.u.mmap.ino == 1234 &&
+			   r.u.mmap.prot == 5 && r.u.mmap.flags == 2 &&
+			   !strcmp(r.u.mmap.filename, "/usr/lib/libc.so.6"), "%s: MMAP2", tag);
+			break;
+		case 3:
+			ok(r.u.mmap.build_id_size == 20 && r.u.mmap.build_id[19] == 20 &&
+			   !strcmp(r.u.mmap.filename, "/usr/lib/libbuild.so"), "%s: MMAP2 with build id", tag);
+			break;
+		case 4:
+			ok(r.u.comm.pid == 100 && !strcmp(r.u.comm.comm, "demo"), "%s: COMM", tag);
+			break;
+		case 5:
+			ok(r.u.task.pid == 102 && r.u.task.ppid == 100 && r.u.task.time == 4000, "%s: FORK", tag);
+			break;
+		case 6:
+			ok(r.u.task.time == 6000, "%s: EXIT", tag);
+			break;
+		case 7:
+			ok(r.u.lost.id == 7 && r.u.lost.lost == 42, "%s: LOST", tag);
+			break;
+		case 8:
+			ok(r.u.lost.lost == 5, "%s: LOST_SAMPLES", tag);
+			break;
+		case 9:
+		case 10:
+			ok(r.u.throttle.time == (i == 9 ? 5100u : 5200u) && r.u.throttle.id == 7,
+			   "%s: %s", tag, uevent_perf_record_name(r.type));
+			break;
+		case 11:
+			ok(r.misc & PERF_RECORD_MISC_SWITCH_OUT, "%s: SWITCH (out)", tag);
+			break;
+		case 12:
+			ok(r.u.sw.next_prev_pid == 200 && r.u.sw.next_prev_tid == 201, "%s: SWITCH_CPU_WIDE", tag);
+			break;
+		case 13:
+			ok(r.u.ksymbol.addr == 0xffffffffc0001000ull && r.u.ksymbol.len == 256 &&
+			   r.u.ksymbol.ksym_type == 1 &&
+			   !strcmp(r.u.ksymbol.name, "bpf_prog_6deef7357e7b4530_x"), "%s: KSYMBOL", tag);
+			break;
+		case 14:
+			ok(r.u.bpf_event.type == 1 && r.u.bpf_event.id == 42 && r.u.bpf_event.tag[0] == 0x6d &&
+			   r.u.bpf_event.tag[7] == 0x30, "%s: BPF_EVENT (mainline 18, with tag)", tag);
+			break;
+		case 15:
+			ok(r.u.uevent.format == 1 && r.u.uevent.type == 0 &&
+			   !uevent_text_decode(r.u.uevent.data, r.u.uevent.size, bo, &t) &&
+			   !strcmp(t.text, "hello perf") && r.u.uevent.time == 5000 && r.id.tid == 101,
+			   "%s: UEVENT through uevent_record_decode", tag);
+			break;
+		}
+		off += r.size;
+		i++;
+	}
+	ok(!bad && i == 16 && off == len, "%s: 16 records, all decoded (%d)", tag, i);
+}
+
+/* Every prefix of every record fails; shrinking header.size and flipping bytes never crash. */
+static void torture(const uint8_t *buf, size_t len, int bo, const char *tag)
+{
+	struct uevent_perf_format f = golden_format(), seed = golden_format();
+	struct uevent_perf_record r;
+	size_t off, k, prefixes = 0, prefix_fail = 0, shrunk = 0, mut = 0;
+	unsigned int rnd = 12345;
+	int i;
+
+	seed.flags = UEVENT_PERF_SEED_UEVENT | UEVENT_PERF_SEED_BPF_EVENT;
+	for (off = 0; off < len; off += rec_size(buf + off, bo)) {
+		size_t sz = rec_size(buf + off, bo);
+
+		for (k = 0; k < sz; k++) {
+			/* an exact-size heap copy: AddressSanitizer sees any overread */
+			uint8_t *p = malloc(k ? k : 1);
+
+			memcpy(p, buf + off, k);
+			prefixes++;
+			if (uevent_perf_record_decode(p, k, bo, &f, &r) < 0)
+				prefix_fail++;
+			if (k >= 8) {
+				uint16_t s16 = (uint16_t)k;
+
+				if (bo == UEVENT_BO_BIG)
+					s16 = __builtin_bswap16(s16);
+				memcpy(p + 6, &s16, 2);
+				uevent_perf_record_decode(p, k, bo, &f, &r);
+				uevent_perf_record_decode(p, k, bo, &seed, &r);
+				shrunk++;
+			}
+			free(p);
+		}
+		for (i = 0; i < 300; i++) {
+			uint8_t *p = malloc(sz);
+			int flips = 1 + (int)((rnd = rnd * 1103515245u + 12345u) >> 16) % 4, j;
+
+			memcpy(p, buf + off, sz);
+			for (j = 0; j < flips; j++) {
+				rnd = rnd * 1103515245u + 12345u;
+				p[(rnd >> 8) % sz] ^= (uint8_t)(1u << ((rnd >> 4) & 7));
+			}
+			if (uevent_perf_record_decode(p, sz, bo, &f, &r) == 0 &&
+			    r.type == PERF_RECORD_SAMPLE && r.u.sample.raw_size)
+				(void)((volatile const uint8_t *)r.u.sample.raw)[r.u.sample.raw_size - 1];
+			uevent_perf_record_decode(p, sz, bo, &seed, &r);
+			free(p);
+			mut++;
+		}
+	}
+	ok(prefixes > 1000 && prefix_fail == prefixes,
+	   "%s: all %zu truncated prefixes are errors", tag, prefixes);
+	ok(shrunk > 1000 && mut > 4000, "%s: %zu shrunk and %zu corrupted records decoded without a crash",
+	   tag, shrunk, mut);
+}
+
+static void check_ring(void)
+{
+	size_t len = 0;
+	uint8_t *img = slurp("ring.le.bin", &len), *map, out[8192], small[16];
+	struct uevent_perf_format f = { .sz = sizeof(f) };
+	struct uevent_perf_record r;
+	struct perf_event_mmap_page *pg;
+	ssize_t n;
+	uint64_t head;
+	int err;
+
+	if (!img || len != 8192) {
+		skip(7, "t/data/ring.le.bin missing");
+		return;
+	}
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+	skip(7, "the ring image is little-endian");
+	return;
+#endif
+	map = aligned_alloc(4096, len);
+	memcpy(map, img, len);
+	pg = (void *)map;
+	head = pg->data_head;
+	n = uevent_ring_read(map, len, small, sizeof(small));
+	ok(n == -ENOSPC && pg->data_tail != head, "ring: a record larger than the buffer is -ENOSPC");
+	n = uevent_ring_read(map, len, out, sizeof(out));
+	ok(n > 0 && pg->data_tail == head, "ring: read %zd bytes, data_tail advanced to data_head", n);
+	f.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
+	f.sample_id_all = 1;
+	err = uevent_perf_record_decode(out, (size_t)n, UEVENT_BO_HOST, &f, &r);
+	ok(!err && r.type == PERF_RECORD_UEVENT && r.id.time == 1000 &&
+	   !strcmp(r.u.uevent.data, "wrapped mark, longer than the 24 bytes left before the end"),
+	   "ring: the record that wraps is copied out whole");
+	err = uevent_perf_record_decode(out + r.size, (size_t)n - r.size, UEVENT_BO_HOST, &f, &r);
+	ok(!err && r.type == PERF_RECORD_LOST && r.u.lost.lost == 3 && r.u.lost.id == 7,
+	   "ring: the LOST record says 3 lost");
+	ok(uevent_ring_read(map, len, out, sizeof(out)) == 0, "ring: empty after the read");
+	pg->data_head = pg->data_tail + 8192;
+	ok(uevent_ring_read(map, len, out, sizeof(out)) == -EINVAL && pg->data_tail == pg->data_head,
+	   "ring: head - tail > size is corrupt, and the tail catches up");
+	memcpy(map, img, len);
+	memset(map + 4096 + 4096 - 24, 0xff, 8);	/* the wrapped record's header */
+	n = uevent_ring_read(map, len, out, sizeof(out));
+	ok(n == -EINVAL, "ring: a bad record size is corrupt");
+	free(map);
+	free(img);
+}
+
+static void check_raw(void)
+{
+	/* A user_events sample as perf writes it: common fields, u32 type, __rel_loc u8[] data */
+	uint8_t rec[96] = { 0 }, raw[40] = { 0 };
+	struct uevent_perf_format f = { .sz = sizeof(f), .sample_type = PERF_SAMPLE_TID |
+					PERF_SAMPLE_TIME | PERF_SAMPLE_RAW };
+	struct uevent_raw_layout ue = { .sz = sizeof(ue), .kind = UEVENT_RAW_USER_EVENTS,
+					.type_offset = 8, .data_offset = 12 };
+	struct uevent_raw_layout us = { .sz = sizeof(us), .kind = UEVENT_RAW_USDT,
+					.type_offset = 16, .size_offset = 20, .data_offset = 28,
+					.data_capacity = 8 };
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, 0, 0 };
+	struct uevent_perf_record r;
+	struct uevent_record u;
+	uint32_t v32, rawsz = 28;
+	uint64_t v64;
+	size_t n = 0;
+
+	v32 = 3; memcpy(raw + 8, &v32, 4);
+	v32 = (11u << 16) | 0; memcpy(raw + 12, &v32, 4);	/* 11 bytes right after the field */
+	memcpy(raw + 16, "from guest", 11);
+	memcpy(rec + 8, "\x64\0\0\0\x65\0\0\0", 8);		/* pid 100, tid 101 */
+	v64 = 777; memcpy(rec + 16, &v64, 8);
+	memcpy(rec + 24, &rawsz, 4);
+	memcpy(rec + 28, raw, rawsz);
+	n = 28 + rawsz;
+	h.size = (uint16_t)n;
+	memcpy(rec, &h, sizeof(h));
+	ok(uevent_perf_record_decode(rec, n, UEVENT_BO_HOST, &f, &r) == 0 &&
+	   uevent_raw_to_record(&r, &ue, UEVENT_BO_HOST, &u) == 0 && u.type == 3 && u.size == 11 &&
+	   !strcmp(u.data, "from guest") && u.time == 777 && u.tid == 101 &&
+	   u.record_type == PERF_RECORD_UEVENT,
+	   "user_events: a synthetic libuevent_v1 RAW sample becomes a uevent record");
+	v32 = (200u << 16); memcpy(rec + 28 + 12, &v32, 4);
+	uevent_perf_record_decode(rec, n, UEVENT_BO_HOST, &f, &r);
+	ok(uevent_raw_to_record(&r, &ue, UEVENT_BO_HOST, &u) == -EINVAL,
+	   "user_events: a __rel_loc past the end is refused");
+	/* usdt: type at 16, u64 size at 20, 8 bytes of fetched data at 28 */
+	memset(raw, 0, sizeof(raw));
+	v32 = 0; memcpy(raw + 16, &v32, 4);
+	v64 = 12; memcpy(raw + 20, &v64, 8);
+	memcpy(raw + 28, "usdt-cut", 8);
+	rawsz = 36;
+	memcpy(rec + 24, &rawsz, 4);
+	memcpy(rec + 28, raw, rawsz);
+	n = 28 + rawsz + 4;
+	h.size = (uint16_t)n;
+	memcpy(rec, &h, sizeof(h));
+	ok(uevent_perf_record_decode(rec, n, UEVENT_BO_HOST, &f, &r) == -EINVAL,
+	   "a sample with bytes after its last field is corrupt");
+	n -= 4;
+	h.size = (uint16_t)n;
+	memcpy(rec, &h, sizeof(h));
+	ok(uevent_perf_record_decode(rec, n, UEVENT_BO_HOST, &f, &r) == 0 &&
+	   uevent_raw_to_record(&r, &us, UEVENT_BO_HOST, &u) == 1 && u.size == 8 &&
+	   !memcmp(u.data, "usdt-cut", 8), "usdt: a payload over the fetched capacity is cut and says so");
+}
+
+static void check_attr(void)
+{
+	struct perf_event_attr a;
+	struct uevent_feature_info fi;
+	uint64_t word;
+	uint16_t tls;
+	uint32_t aux;
+	int fd;
+
+	ok(uevent_attr_init(&a, sizeof(a), PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY) == 0 &&
+	   a.size == sizeof(a) && a.type == PERF_TYPE_SOFTWARE, "attr_init: zeroed, size set");
+	uevent_attr_set_uevents(&a, 1);
+	memcpy(&word, (uint8_t *)&a + 40, 8);
+	ok(word == 1ull << PERF_ATTR_UEVENTS_BIT, "attr.uevents is bit 63 of the flags word");
+	uevent_attr_set_tls_user(&a, 64);
+	memcpy(&tls, (uint8_t *)&a + 110, 2);
+	uevent_attr_set_aux_sample(&a, 4096);
+	memcpy(&aux, (uint8_t *)&a + 112, 4);
+	ok(tls == 64 && aux == 4096 && (a.sample_type & (1ull << 25)) &&
+	   (a.sample_type & PERF_SAMPLE_AUX), "TLS_USER (bit 25, u16 at 110), AUX (u32 at 112)");
+	ok(uevent_attr_set_tls_user(&a, 70000) == -E2BIG, "sample_tls_user over 65535 is -E2BIG");
+	uevent_attr_set_bpf_event(&a, 1);
+	uevent_attr_set_clock(&a, CLOCK_MONOTONIC);
+	ok(a.bpf_event && a.ksymbol && a.use_clockid && a.clockid == CLOCK_MONOTONIC,
+	   "bpf_event sets ksymbol too; clock");
+	ok(uevent_attr_set_sample_id_all(&a, PERF_SAMPLE_RAW) == -EINVAL,
+	   "sample_id_all takes only sample_id bits");
+
+	uevent_attr_init(&a, sizeof(a), PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+	uevent_attr_set_uevents(&a, 1);
+	uevent_feature_probe(UEVENT_FEAT_ATTR_UEVENTS, &fi);
+	fd = uevent_perf_open(&a, 0, -1, -1, 0);
+	if (fi.state == UEVENT_FEAT_PRESENT) {
+		ok(fd >= 0, "perf_open with attr.uevents on a kernel that has it");
+	} else if (fd == -EACCES || fd == -EPERM || fd == -ENOSYS) {
+		skip(1, "perf_event_open not allowed here");
+	} else {
+		ok(fd == -EOPNOTSUPP && strstr(uevent_perf_open_reason(), "attr.uevents") &&
+		   strstr(uevent_perf_open_reason(), "not supported"),
+		   "a stock kernel: -EOPNOTSUPP, \"%s\"", uevent_perf_open_reason());
+	}
+	if (fd >= 0) {
+		ok(fcntl(fd, F_GETFD) & FD_CLOEXEC, "the fd is close-on-exec");
+		close(fd);
+	} else {
+		uevent_attr_init(&a, sizeof(a), PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+		fd = uevent_perf_open(&a, 0, -1, -1, 0);
+		if (fd >= 0) {
+			ok(fcntl(fd, F_GETFD) & FD_CLOEXEC, "the fd is close-on-exec");
+			close(fd);
+		} else {
+			skip(1, "perf_event_open not allowed here");
+		}
+	}
+}
+
+int main(void)
+{
+	size_t len;
+	uint8_t *le, *be;
+
+	plan(22 * 2 + 2 * 2 + 7 + 4 + 8);
+	le = slurp("perf_records.le.bin", &len);
+	if (le) {
+		check_golden(le, len, UEVENT_BO_LITTLE, "le");
+		torture(le, len, UEVENT_BO_LITTLE, "le");
+	} else {
+		skip(24, "t/data/perf_records.le.bin missing");
+	}
+	be = slurp("perf_records.be.bin", &len);
+	if (be) {
+		check_golden(be, len, UEVENT_BO_BIG, "be");
+		torture(be, len, UEVENT_BO_BIG, "be");
+	} else {
+		skip(24, "t/data/perf_records.be.bin missing");
+	}
+	check_ring();
+	check_raw();
+	check_attr();
+	free(le);
+	free(be);
+	return exit_status();
+}

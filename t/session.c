@@ -1,0 +1,199 @@
+/* session.c - live sessions on this host: usdt marks from this process, threads, a child. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+#include <linux/perf_uevent.h>
+
+#include "uevent.h"
+#include "tap.h"
+
+#define N_MAIN	200
+#define N_THR	100
+#define N_CHILD	50
+
+static pthread_barrier_t go;
+
+static void *early_thread(void *arg)
+{
+	char buf[64];
+	int i;
+
+	pthread_barrier_wait(&go);	/* the session opens between the two waits */
+	pthread_barrier_wait(&go);
+	for (i = 0; i < N_THR; i++) {
+		snprintf(buf, sizeof(buf), "early %d", i);
+		uevent_mark(buf);
+	}
+	return arg;
+}
+
+static void *late_thread(void *arg)
+{
+	char buf[64];
+	int i;
+
+	for (i = 0; i < N_THR; i++) {
+		snprintf(buf, sizeof(buf), "late %d", i);
+		uevent_mark(buf);
+	}
+	return arg;
+}
+
+static int usdt_groups_left(const char *prefix)
+{
+	char line[4096];
+	int n = 0;
+	FILE *f = fopen("/sys/kernel/tracing/uprobe_events", "r");
+
+	if (!f)
+		f = fopen("/sys/kernel/debug/tracing/uprobe_events", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, prefix) != NULL;
+	fclose(f);
+	return n;
+}
+
+int main(void)
+{
+	struct uevent_session_opts so = { .sz = sizeof(so), .pid = 0,
+					  .transports = 1u << UEVENT_TRANSPORT_USDT,
+					  .usdt_max_payload = 256 };
+	UEVENT_OPTS(o, .transport = UEVENT_TRANSPORT_USDT, .flags = UEVENT_OPEN_IGNORE_ENV);
+	struct uevent_session_stats st;
+	struct uevent_perf_record r;
+	struct uevent_session *s;
+	struct uevent_counter c;
+	pthread_t early, late[2];
+	int n_main = 0, n_early = 0, n_late = 0, n_child = 0, n_counter = 0, n_other = 0;
+	int i, ret, idle = 0, order_ok = 1, pid_ok = 1;
+	uint64_t last_time[4] = { 0 };
+	char prefix[64], buf[64];
+	pid_t child;
+
+	if (getuid() != 0)
+		plan_skip_all("needs root to add uprobe events");
+	if (access("/sys/bus/event_source/devices/uprobe", F_OK) < 0)
+		plan_skip_all("kernel without uprobes");
+	if (uevent_open(&o) < 0)
+		plan_skip_all("usdt transport unavailable here");
+	plan(12);
+
+	pthread_barrier_init(&go, NULL, 2);
+	pthread_create(&early, NULL, early_thread, NULL);
+	pthread_barrier_wait(&go);
+	s = uevent_session__open(&so);
+	if (!s) {
+		ok(0, "session opens: %s (%s)", strerror(errno), uevent_perf_open_reason());
+		pthread_barrier_wait(&go);
+		pthread_join(early, NULL);
+		return exit_status();
+	}
+	ok(uevent_session__transports(s) == 1u << UEVENT_TRANSPORT_USDT,
+	   "session listens on usdt (%s)", uevent_session__reason(s));
+	ok(uevent_enabled(), "the uprobe's semaphore turned the enabled word on");
+	ok(uevent_session__fd(s) >= 0, "the session has a pollable fd");
+	snprintf(prefix, sizeof(prefix), "libuevent_%d_", (int)getpid());
+	ok(usdt_groups_left(prefix) == 1, "one uprobe event while the session is open");
+
+	pthread_barrier_wait(&go);
+	for (i = 0; i < 2; i++)
+		pthread_create(&late[i], NULL, late_thread, NULL);
+	child = fork();
+	if (child == 0) {
+		for (i = 0; i < N_CHILD; i++) {
+			snprintf(buf, sizeof(buf), "child %d", i);
+			uevent_mark(buf);
+		}
+		_exit(0);
+	}
+	for (i = 0; i < N_MAIN; i++) {
+		snprintf(buf, sizeof(buf), "main %d", i);
+		uevent_mark(buf);
+		if (i == N_MAIN / 2)
+			uevent_counter("queue_depth", 42);
+	}
+	pthread_join(early, NULL);
+	for (i = 0; i < 2; i++)
+		pthread_join(late[i], NULL);
+	waitpid(child, NULL, 0);
+
+	while (idle < 3) {
+		ret = uevent_session__next(s, &r, 200);
+		if (ret < 0) {
+			diag("next: %s", strerror(-ret));
+			break;
+		}
+		if (ret == 0) {
+			idle++;
+			continue;
+		}
+		idle = 0;
+		if (r.type != PERF_RECORD_UEVENT) {
+			n_other++;
+			continue;
+		}
+		if (r.transport != UEVENT_TRANSPORT_USDT || !(r.id.fields & UEVENT_ID_TIME))
+			pid_ok = 0;
+		if (r.u.uevent.type == UEVENT_TYPE_COUNTER &&
+		    !uevent_counter_decode(r.u.uevent.data, r.u.uevent.size, UEVENT_BO_HOST, &c) &&
+		    !strcmp(c.name, "queue_depth") && c.value == 42) {
+			n_counter++;
+			continue;
+		}
+		if (r.u.uevent.type != UEVENT_TYPE_TEXT || !r.u.uevent.size ||
+		    ((const char *)r.u.uevent.data)[r.u.uevent.size - 1])
+			continue;
+		{
+			const char *t = r.u.uevent.data;
+			int k = -1;
+
+			if (!strncmp(t, "main ", 5)) {
+				n_main++;
+				k = 0;
+				pid_ok &= r.id.pid == (uint32_t)getpid() && r.id.tid == (uint32_t)getpid();
+			} else if (!strncmp(t, "early ", 6)) {
+				n_early++;
+				k = 1;
+			} else if (!strncmp(t, "late ", 5)) {
+				n_late++;
+				k = 2;
+			} else if (!strncmp(t, "child ", 6)) {
+				n_child++;
+				k = 3;
+				pid_ok &= r.id.pid == (uint32_t)child;
+			}
+			if (k >= 0) {
+				if (r.id.time < last_time[k])
+					order_ok = 0;
+				last_time[k] = r.id.time;
+			}
+		}
+	}
+	uevent_session__stats(s, &st, sizeof(st));
+	ok(n_main == N_MAIN, "all %d marks of the main thread (got %d)", N_MAIN, n_main);
+	ok(n_early == N_THR, "all %d marks of a thread that existed before the session (got %d)",
+	   N_THR, n_early);
+	ok(n_late == 2 * N_THR, "all %d marks of two threads started later (got %d)", 2 * N_THR,
+	   n_late);
+	ok(n_child == N_CHILD, "all %d marks of a forked child (got %d)", N_CHILD, n_child);
+	ok(n_counter == 1, "the counter arrives decoded: queue_depth=42");
+	ok(pid_ok && order_ok, "pid/tid/time right, each thread's marks in time order");
+	ok(st.lost == 0 && st.lost_samples == 0 && st.corrupt == 0 && st.truncated == 0,
+	   "nothing lost or corrupt (lost %" PRIu64 ", corrupt %" PRIu64 ", truncated %" PRIu64 ")",
+	   st.lost, st.corrupt, st.truncated);
+	uevent_session__close(s);
+	ok(usdt_groups_left(prefix) == 0, "closing the session removed the uprobe event");
+	(void)n_other;
+	return exit_status();
+}
