@@ -12,78 +12,13 @@
 
 /* ---- byte order ------------------------------------------------------------------ */
 
-static int need_swap(int bo)
-{
-#if __BYTE_ORDER == __LITTLE_ENDIAN
-	return bo == UEVENT_BO_BIG;
-#else
-	return bo == UEVENT_BO_LITTLE;
-#endif
-}
-
 static int bad_bo(int bo)
 {
 	return bo != UEVENT_BO_HOST && bo != UEVENT_BO_LITTLE && bo != UEVENT_BO_BIG;
 }
 
-/* A cursor that never reads past its end; any short read latches `bad`. */
-struct rd {
-	const uint8_t *p, *end;
-	int swap, bad;
-};
-
-static void rd_init(struct rd *r, const void *buf, size_t len, int bo)
-{
-	r->p = buf;
-	r->end = r->p + len;
-	r->swap = need_swap(bo);
-	r->bad = 0;
-}
-
-static const void *rd_take(struct rd *r, size_t n)
-{
-	const uint8_t *p = r->p;
-
-	if (r->bad || (size_t)(r->end - r->p) < n) {
-		r->bad = 1;
-		return NULL;
-	}
-	r->p += n;
-	return p;
-}
-
-static uint16_t rd16(struct rd *r)
-{
-	const void *p = rd_take(r, 2);
-	uint16_t v = 0;
-
-	if (p)
-		memcpy(&v, p, 2);
-	return r->swap ? __builtin_bswap16(v) : v;
-}
-
-static uint32_t rd32(struct rd *r)
-{
-	const void *p = rd_take(r, 4);
-	uint32_t v = 0;
-
-	if (p)
-		memcpy(&v, p, 4);
-	return r->swap ? __builtin_bswap32(v) : v;
-}
-
-static uint64_t rd64(struct rd *r)
-{
-	const void *p = rd_take(r, 8);
-	uint64_t v = 0;
-
-	if (p)
-		memcpy(&v, p, 8);
-	return r->swap ? __builtin_bswap64(v) : v;
-}
-
 /* A NUL-terminated string of exactly n bytes + NUL. */
-static const char *rd_str(struct rd *r, uint32_t n)
+static const char *rd_str(struct _uevent_cur *r, uint32_t n)
 {
 	const char *s;
 
@@ -91,7 +26,7 @@ static const char *rd_str(struct rd *r, uint32_t n)
 		r->bad = 1;
 		return NULL;
 	}
-	s = rd_take(r, (size_t)n + 1);
+	s = _uevent_take(r, (size_t)n + 1);
 	if (!s || s[n] != 0 || memchr(s, 0, n)) {
 		r->bad = 1;
 		return NULL;
@@ -138,12 +73,12 @@ static ssize_t wr_done(struct wr *w, int err)
 }
 
 #define DEC_BEGIN(buf, len, bo, out)				\
-	struct rd r;						\
+	struct _uevent_cur r;						\
 	if (!(buf) && (len))					\
 		return _uevent_err(EFAULT);			\
 	if (!(out) || bad_bo(bo))				\
 		return _uevent_err(EINVAL);			\
-	rd_init(&r, (buf), (len), (bo))
+	_uevent_cur_init(&r, (buf), (len), (bo))
 
 /* A payload must be consumed exactly: trailing bytes mean a different layout. */
 #define DEC_END() \
@@ -204,10 +139,10 @@ UEVENT_EXPORT int uevent_range_begin_decode(const void *buf, size_t len, int bo,
 					    struct uevent_range_begin *out)
 {
 	DEC_BEGIN(buf, len, bo, out);
-	out->id = rd64(&r);
-	out->parent = rd64(&r);
-	out->flags = rd32(&r);
-	out->name_len = rd32(&r);
+	out->id = _uevent_get64(&r);
+	out->parent = _uevent_get64(&r);
+	out->flags = _uevent_get32(&r);
+	out->name_len = _uevent_get32(&r);
 	out->name = rd_str(&r, out->name_len);
 	DEC_END();
 }
@@ -229,9 +164,9 @@ UEVENT_EXPORT int uevent_range_end_decode(const void *buf, size_t len, int bo,
 					  struct uevent_range_end *out)
 {
 	DEC_BEGIN(buf, len, bo, out);
-	out->id = rd64(&r);
-	out->flags = rd32(&r);
-	if (rd32(&r) != 0)
+	out->id = _uevent_get64(&r);
+	out->flags = _uevent_get32(&r);
+	if (_uevent_get32(&r) != 0)
 		r.bad = 1;
 	DEC_END();
 }
@@ -257,9 +192,9 @@ UEVENT_EXPORT int uevent_counter_decode(const void *buf, size_t len, int bo,
 					struct uevent_counter *out)
 {
 	DEC_BEGIN(buf, len, bo, out);
-	out->value = (int64_t)rd64(&r);
-	out->name_len = rd32(&r);
-	if (rd32(&r) != 0)
+	out->value = (int64_t)_uevent_get64(&r);
+	out->name_len = _uevent_get32(&r);
+	if (_uevent_get32(&r) != 0)
 		r.bad = 1;
 	out->name = rd_str(&r, out->name_len);
 	DEC_END();
@@ -289,11 +224,11 @@ UEVENT_EXPORT int uevent_jit_code_load_decode(const void *buf, size_t len, int b
 					      struct uevent_jit_code_load *out)
 {
 	DEC_BEGIN(buf, len, bo, out);
-	out->code_addr = rd64(&r);
-	out->code_size = rd64(&r);
-	out->code_index = rd64(&r);
-	out->name_len = rd32(&r);
-	if (rd32(&r) != 0)
+	out->code_addr = _uevent_get64(&r);
+	out->code_size = _uevent_get64(&r);
+	out->code_index = _uevent_get64(&r);
+	out->name_len = _uevent_get32(&r);
+	if (_uevent_get32(&r) != 0)
 		r.bad = 1;
 	out->name = rd_str(&r, out->name_len);
 	DEC_END();
@@ -317,10 +252,10 @@ UEVENT_EXPORT int uevent_jit_code_move_decode(const void *buf, size_t len, int b
 					      struct uevent_jit_code_move *out)
 {
 	DEC_BEGIN(buf, len, bo, out);
-	out->code_index = rd64(&r);
-	out->old_addr = rd64(&r);
-	out->new_addr = rd64(&r);
-	out->code_size = rd64(&r);
+	out->code_index = _uevent_get64(&r);
+	out->old_addr = _uevent_get64(&r);
+	out->new_addr = _uevent_get64(&r);
+	out->code_size = _uevent_get64(&r);
 	DEC_END();
 }
 
@@ -341,9 +276,9 @@ UEVENT_EXPORT int uevent_jit_code_unload_decode(const void *buf, size_t len, int
 						struct uevent_jit_code_unload *out)
 {
 	DEC_BEGIN(buf, len, bo, out);
-	out->code_addr = rd64(&r);
-	out->code_size = rd64(&r);
-	out->code_index = rd64(&r);
+	out->code_addr = _uevent_get64(&r);
+	out->code_size = _uevent_get64(&r);
+	out->code_index = _uevent_get64(&r);
 	DEC_END();
 }
 
@@ -373,12 +308,12 @@ UEVENT_EXPORT ssize_t uevent_jit_debug_info_encode(void *buf, size_t cap, uint64
 	return wr_done(&w, n);
 }
 
-static int debug_entry(struct rd *r, struct uevent_jit_debug_entry *out)
+static int debug_entry(struct _uevent_cur *r, struct uevent_jit_debug_entry *out)
 {
-	out->addr = rd64(r);
-	out->line = rd32(r);
-	out->discrim = rd32(r);
-	out->file_len = rd32(r);
+	out->addr = _uevent_get64(r);
+	out->line = _uevent_get32(r);
+	out->discrim = _uevent_get32(r);
+	out->file_len = _uevent_get32(r);
 	out->file = rd_str(r, out->file_len);
 	return r->bad ? -EINVAL : 0;
 }
@@ -390,9 +325,9 @@ UEVENT_EXPORT int uevent_jit_debug_info_decode(const void *buf, size_t len, int 
 	uint32_t i;
 
 	DEC_BEGIN(buf, len, bo, out);
-	out->code_addr = rd64(&r);
-	out->nr_entry = rd32(&r);
-	if (rd32(&r) != 0)
+	out->code_addr = _uevent_get64(&r);
+	out->nr_entry = _uevent_get32(&r);
+	if (_uevent_get32(&r) != 0)
 		r.bad = 1;
 	out->entries = r.p;
 	out->entries_len = (uint32_t)(r.end - r.p);
@@ -405,13 +340,13 @@ UEVENT_EXPORT int uevent_jit_debug_info_decode(const void *buf, size_t len, int 
 UEVENT_EXPORT int uevent_jit_debug_entry_next(const struct uevent_jit_debug_info *info, int bo,
 					      uint32_t *offset, struct uevent_jit_debug_entry *out)
 {
-	struct rd r;
+	struct _uevent_cur r;
 
 	if (!info || !offset || !out || bad_bo(bo))
 		return _uevent_err(EINVAL);
 	if (*offset >= info->entries_len)
 		return 0;
-	rd_init(&r, (const uint8_t *)info->entries + *offset, info->entries_len - *offset, bo);
+	_uevent_cur_init(&r, (const uint8_t *)info->entries + *offset, info->entries_len - *offset, bo);
 	if (debug_entry(&r, out) < 0)
 		return _uevent_err(EINVAL);
 	*offset = (uint32_t)(r.p - (const uint8_t *)info->entries);
@@ -441,7 +376,7 @@ UEVENT_EXPORT int uevent_trace_context_decode(const void *buf, size_t len, int b
 	const uint8_t *p;
 
 	DEC_BEGIN(buf, len, bo, out);
-	p = rd_take(&r, 32);
+	p = _uevent_take(&r, 32);
 	if (p) {
 		memcpy(out->trace_id, p, 16);
 		memcpy(out->span_id, p + 16, 8);
@@ -485,17 +420,17 @@ UEVENT_EXPORT int uevent_record_decode(const void *buf, size_t len, int bo, uint
 				       unsigned int flags, struct uevent_record *out)
 {
 	size_t body, idsz, data_end;
-	struct rd r;
+	struct _uevent_cur r;
 
 	if (!buf && len)
 		return _uevent_err(EFAULT);
 	if (!out || bad_bo(bo) || (flags & ~UEVENT_RECORD_SEED_LAYOUT))
 		return _uevent_err(EINVAL);
 	memset(out, 0, sizeof(*out));
-	rd_init(&r, buf, len, bo);
-	out->record_type = rd32(&r);
-	out->misc = rd16(&r);
-	out->record_size = rd16(&r);
+	_uevent_cur_init(&r, buf, len, bo);
+	out->record_type = _uevent_get32(&r);
+	out->misc = _uevent_get16(&r);
+	out->record_size = _uevent_get16(&r);
 	if (r.bad || out->record_size < 16 || out->record_size > len ||
 	    (out->record_size & 7))
 		return _uevent_err(EINVAL);
@@ -503,15 +438,15 @@ UEVENT_EXPORT int uevent_record_decode(const void *buf, size_t len, int bo, uint
 
 	if (flags & UEVENT_RECORD_SEED_LAYOUT) {
 		out->format = 0;
-		out->type = rd32(&r);
-		out->size = rd32(&r);
+		out->type = _uevent_get32(&r);
+		out->size = _uevent_get32(&r);
 	} else {
-		out->format = rd32(&r);
-		out->size = rd32(&r);
+		out->format = _uevent_get32(&r);
+		out->size = _uevent_get32(&r);
 		if (out->format != PERF_UEVENT_FORMAT_V1)
 			return _uevent_err(EPROTO);
-		out->type = rd32(&r);
-		out->flags = rd32(&r);
+		out->type = _uevent_get32(&r);
+		out->flags = _uevent_get32(&r);
 	}
 	if (r.bad)
 		return _uevent_err(EINVAL);
@@ -524,29 +459,29 @@ UEVENT_EXPORT int uevent_record_decode(const void *buf, size_t len, int bo, uint
 
 	r.p = (const uint8_t *)buf + data_end;
 	if (st & PERF_SAMPLE_TID) {
-		out->pid = rd32(&r);
-		out->tid = rd32(&r);
+		out->pid = _uevent_get32(&r);
+		out->tid = _uevent_get32(&r);
 		out->id_fields |= UEVENT_ID_TID;
 	}
 	if (st & PERF_SAMPLE_TIME) {
-		out->time = rd64(&r);
+		out->time = _uevent_get64(&r);
 		out->id_fields |= UEVENT_ID_TIME;
 	}
 	if (st & PERF_SAMPLE_ID) {
-		out->id = rd64(&r);
+		out->id = _uevent_get64(&r);
 		out->id_fields |= UEVENT_ID_ID;
 	}
 	if (st & PERF_SAMPLE_STREAM_ID) {
-		out->stream_id = rd64(&r);
+		out->stream_id = _uevent_get64(&r);
 		out->id_fields |= UEVENT_ID_STREAM_ID;
 	}
 	if (st & PERF_SAMPLE_CPU) {
-		out->cpu = rd32(&r);
-		rd32(&r);
+		out->cpu = _uevent_get32(&r);
+		_uevent_get32(&r);
 		out->id_fields |= UEVENT_ID_CPU;
 	}
 	if (st & PERF_SAMPLE_IDENTIFIER) {
-		out->identifier = rd64(&r);
+		out->identifier = _uevent_get64(&r);
 		out->id_fields |= UEVENT_ID_IDENTIFIER;
 	}
 	return r.bad ? _uevent_err(EINVAL) : 0;
@@ -589,11 +524,23 @@ struct uevent_file_reader {
 	uint8_t buf[65536];
 };
 
+UEVENT_EXPORT void uevent_file_header_init(struct uevent_file_header *h)
+{
+	if (!h)
+		return;
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, "UEVTFILE", 8);
+	h->version = 1;
+	h->header_size = sizeof(*h);
+	h->byte_order = 0x01020304;
+	h->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+}
+
 UEVENT_EXPORT struct uevent_file_reader *uevent_file_reader__open(const char *path)
 {
 	struct uevent_file_reader *r;
 	struct uevent_file_header h;
-	struct rd rd;
+	struct _uevent_cur rd;
 	uint32_t bo_word;
 	int err;
 
@@ -621,14 +568,14 @@ UEVENT_EXPORT struct uevent_file_reader *uevent_file_reader__open(const char *pa
 	if (bo_word == 0x01020304)
 		r->bo = UEVENT_BO_HOST;
 	else if (bo_word == 0x04030201)
-		r->bo = need_swap(UEVENT_BO_BIG) ? UEVENT_BO_BIG : UEVENT_BO_LITTLE;
+		r->bo = _uevent_need_swap(UEVENT_BO_BIG) ? UEVENT_BO_BIG : UEVENT_BO_LITTLE;
 	else
 		r->bo = -1;
-	rd_init(&rd, &h.version, 8, r->bo < 0 ? 0 : r->bo);
-	h.version = rd32(&rd);
-	h.header_size = rd32(&rd);
-	rd_init(&rd, &h.sample_type, 8, r->bo < 0 ? 0 : r->bo);
-	h.sample_type = rd64(&rd);
+	_uevent_cur_init(&rd, &h.version, 8, r->bo < 0 ? 0 : r->bo);
+	h.version = _uevent_get32(&rd);
+	h.header_size = _uevent_get32(&rd);
+	_uevent_cur_init(&rd, &h.sample_type, 8, r->bo < 0 ? 0 : r->bo);
+	h.sample_type = _uevent_get64(&rd);
 	if (r->bo < 0 || h.version != 1 || h.header_size < sizeof(h) ||
 	    fseek(r->f, (long)h.header_size, SEEK_SET) < 0) {
 		fclose(r->f);
@@ -655,7 +602,7 @@ UEVENT_EXPORT int uevent_file_reader__next(struct uevent_file_reader *r, struct 
 	if (n != sizeof(h))
 		return _uevent_err(ferror(r->f) ? EIO : EINVAL);
 	memcpy(&h, r->buf, sizeof(h));
-	if (need_swap(r->bo))
+	if (_uevent_need_swap(r->bo))
 		h.size = __builtin_bswap16(h.size);
 	if (h.size < sizeof(h) || fread(r->buf + sizeof(h), 1, h.size - sizeof(h), r->f) !=
 					  (size_t)(h.size - sizeof(h)))

@@ -406,12 +406,7 @@ static int open_file(struct tstate *ts, const char *path)
 		return -EINVAL;
 	}
 	if (st.st_size == 0) {
-		memset(&h, 0, sizeof(h));
-		memcpy(h.magic, "UEVTFILE", 8);
-		h.version = 1;
-		h.header_size = sizeof(h);
-		h.byte_order = 0x01020304;
-		h.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+		uevent_file_header_init(&h);
 		/* Two processes may race to create it: only an empty file gets a header. */
 		if (pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
 			err = errno ? errno : EIO;

@@ -23,6 +23,75 @@ static inline int _uevent_err(int err)
 	return -err;
 }
 
+/*
+ * A read cursor over untrusted bytes, shared by every decoder: it never reads past
+ * `end`, a short read latches `bad` (and yields 0), and integers are byte-swapped when
+ * the data's order is not the host's.
+ */
+struct _uevent_cur {
+	const uint8_t *p, *end;
+	int swap, bad;
+};
+
+static inline int _uevent_need_swap(int bo)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return bo == UEVENT_BO_BIG;
+#else
+	return bo == UEVENT_BO_LITTLE;
+#endif
+}
+
+static inline void _uevent_cur_init(struct _uevent_cur *c, const void *buf, size_t len, int bo)
+{
+	c->p = buf;
+	c->end = c->p + len;
+	c->swap = _uevent_need_swap(bo);
+	c->bad = 0;
+}
+
+static inline const void *_uevent_take(struct _uevent_cur *c, uint64_t n)
+{
+	const uint8_t *p = c->p;
+
+	if (c->bad || (uint64_t)(c->end - c->p) < n) {
+		c->bad = 1;
+		return NULL;
+	}
+	c->p += n;
+	return p;
+}
+
+static inline uint16_t _uevent_get16(struct _uevent_cur *c)
+{
+	const void *p = _uevent_take(c, 2);
+	uint16_t v = 0;
+
+	if (p)
+		memcpy(&v, p, 2);
+	return c->swap ? __builtin_bswap16(v) : v;
+}
+
+static inline uint32_t _uevent_get32(struct _uevent_cur *c)
+{
+	const void *p = _uevent_take(c, 4);
+	uint32_t v = 0;
+
+	if (p)
+		memcpy(&v, p, 4);
+	return c->swap ? __builtin_bswap32(v) : v;
+}
+
+static inline uint64_t _uevent_get64(struct _uevent_cur *c)
+{
+	const void *p = _uevent_take(c, 8);
+	uint64_t v = 0;
+
+	if (p)
+		memcpy(&v, p, 8);
+	return c->swap ? __builtin_bswap64(v) : v;
+}
+
 /* Bits of uevent_enabled_word (see emit.c for who writes which). */
 #define _UEVENT_EN_USDT_MASK	0x0000ffffu	/* uprobe ref counter (kernel) */
 #define _UEVENT_EN_ALWAYS	0x00010000u	/* transport needs no listener check */

@@ -228,64 +228,8 @@ UEVENT_EXPORT int uevent_perf_format_from_attr(struct uevent_perf_format *fmt,
 	return 0;
 }
 
-static int need_swap(int bo)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	return bo == UEVENT_BO_BIG;
-#else
-	return bo == UEVENT_BO_LITTLE;
-#endif
-}
-
-struct cur {
-	const uint8_t *p, *end;
-	int swap, bad;
-};
-
-static const void *take(struct cur *c, uint64_t n)
-{
-	const uint8_t *p = c->p;
-
-	if (c->bad || (uint64_t)(c->end - c->p) < n) {
-		c->bad = 1;
-		return NULL;
-	}
-	c->p += n;
-	return p;
-}
-
-static uint16_t g16(struct cur *c)
-{
-	const void *p = take(c, 2);
-	uint16_t v = 0;
-
-	if (p)
-		memcpy(&v, p, 2);
-	return c->swap ? __builtin_bswap16(v) : v;
-}
-
-static uint32_t g32(struct cur *c)
-{
-	const void *p = take(c, 4);
-	uint32_t v = 0;
-
-	if (p)
-		memcpy(&v, p, 4);
-	return c->swap ? __builtin_bswap32(v) : v;
-}
-
-static uint64_t g64(struct cur *c)
-{
-	const void *p = take(c, 8);
-	uint64_t v = 0;
-
-	if (p)
-		memcpy(&v, p, 8);
-	return c->swap ? __builtin_bswap64(v) : v;
-}
-
 /* A NUL-terminated string filling (with padding) the rest of the cursor. */
-static const char *gstr(struct cur *c)
+static const char *gstr(struct _uevent_cur *c)
 {
 	const char *s = (const char *)c->p;
 
@@ -304,7 +248,7 @@ UEVENT_EXPORT uint64_t uevent_perf_u64(const void *array, uint64_t i, int bo)
 	if (!array)
 		return 0;
 	memcpy(&v, (const uint8_t *)array + i * 8, 8);
-	return need_swap(bo) ? __builtin_bswap64(v) : v;
+	return _uevent_need_swap(bo) ? __builtin_bswap64(v) : v;
 }
 
 size_t _uevent_sample_id_size(uint64_t st)
@@ -312,37 +256,37 @@ size_t _uevent_sample_id_size(uint64_t st)
 	return 8 * (size_t)__builtin_popcountll(st & ID_BITS);
 }
 
-static void read_id(struct cur *c, uint64_t st, struct uevent_sample_id *id)
+static void read_id(struct _uevent_cur *c, uint64_t st, struct uevent_sample_id *id)
 {
 	if (st & PERF_SAMPLE_TID) {
-		id->pid = g32(c);
-		id->tid = g32(c);
+		id->pid = _uevent_get32(c);
+		id->tid = _uevent_get32(c);
 		id->fields |= UEVENT_ID_TID;
 	}
 	if (st & PERF_SAMPLE_TIME) {
-		id->time = g64(c);
+		id->time = _uevent_get64(c);
 		id->fields |= UEVENT_ID_TIME;
 	}
 	if (st & PERF_SAMPLE_ID) {
-		id->id = g64(c);
+		id->id = _uevent_get64(c);
 		id->fields |= UEVENT_ID_ID;
 	}
 	if (st & PERF_SAMPLE_STREAM_ID) {
-		id->stream_id = g64(c);
+		id->stream_id = _uevent_get64(c);
 		id->fields |= UEVENT_ID_STREAM_ID;
 	}
 	if (st & PERF_SAMPLE_CPU) {
-		id->cpu = g32(c);
-		g32(c);
+		id->cpu = _uevent_get32(c);
+		_uevent_get32(c);
 		id->fields |= UEVENT_ID_CPU;
 	}
 	if (st & PERF_SAMPLE_IDENTIFIER) {
-		id->identifier = g64(c);
+		id->identifier = _uevent_get64(c);
 		id->fields |= UEVENT_ID_IDENTIFIER;
 	}
 }
 
-static void read_values(struct cur *c, uint64_t rf, struct uevent_perf_read *r)
+static void read_values(struct _uevent_cur *c, uint64_t rf, struct uevent_perf_read *r)
 {
 	uint32_t per = 8;
 
@@ -352,114 +296,114 @@ static void read_values(struct cur *c, uint64_t rf, struct uevent_perf_read *r)
 		per += 8;
 	r->entry_size = per;
 	if (rf & PERF_FORMAT_GROUP) {
-		struct cur e;
+		struct _uevent_cur e;
 
-		r->nr = g64(c);
+		r->nr = _uevent_get64(c);
 		if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
-			r->time_enabled = g64(c);
+			r->time_enabled = _uevent_get64(c);
 		if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
-			r->time_running = g64(c);
+			r->time_running = _uevent_get64(c);
 		if (r->nr > 0xffff) {
 			c->bad = 1;
 			return;
 		}
-		r->values = take(c, r->nr * per);
+		r->values = _uevent_take(c, r->nr * per);
 		if (r->values && r->nr) {
 			e = *c;
 			e.p = r->values;
-			r->value = g64(&e);
+			r->value = _uevent_get64(&e);
 			if (rf & PERF_FORMAT_ID)
-				r->id = g64(&e);
+				r->id = _uevent_get64(&e);
 			if (rf & PERF_FORMAT_LOST)
-				r->lost = g64(&e);
+				r->lost = _uevent_get64(&e);
 		}
 	} else {
 		r->nr = 1;
 		r->values = c->p;
-		r->value = g64(c);
+		r->value = _uevent_get64(c);
 		if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
-			r->time_enabled = g64(c);
+			r->time_enabled = _uevent_get64(c);
 		if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
-			r->time_running = g64(c);
+			r->time_running = _uevent_get64(c);
 		if (rf & PERF_FORMAT_ID)
-			r->id = g64(c);
+			r->id = _uevent_get64(c);
 		if (rf & PERF_FORMAT_LOST)
-			r->lost = g64(c);
+			r->lost = _uevent_get64(c);
 		r->values = NULL;
 	}
 }
 
 /* u64 abi; u64 regs[popcount(mask)] when abi != 0 */
-static void read_regs(struct cur *c, uint64_t mask, uint64_t *abi, uint32_t *nr, const void **regs)
+static void read_regs(struct _uevent_cur *c, uint64_t mask, uint64_t *abi, uint32_t *nr, const void **regs)
 {
-	*abi = g64(c);
+	*abi = _uevent_get64(c);
 	if (*abi) {
 		*nr = (uint32_t)__builtin_popcountll(mask);
-		*regs = take(c, (uint64_t)*nr * 8);
+		*regs = _uevent_take(c, (uint64_t)*nr * 8);
 	}
 }
 
 /* u64 size; u8 data[size]; u64 dyn_size when size != 0 (STACK_USER and TLS_USER) */
-static void read_dump(struct cur *c, uint64_t *size, const void **data, uint64_t *dyn)
+static void read_dump(struct _uevent_cur *c, uint64_t *size, const void **data, uint64_t *dyn)
 {
-	*size = g64(c);
+	*size = _uevent_get64(c);
 	if (*size) {
-		*data = take(c, *size);
-		*dyn = g64(c);
+		*data = _uevent_take(c, *size);
+		*dyn = _uevent_get64(c);
 		if (*dyn > *size)
 			c->bad = 1;
 	}
 }
 
-static int decode_sample(struct cur *c, const struct uevent_perf_format *f,
+static int decode_sample(struct _uevent_cur *c, const struct uevent_perf_format *f,
 			 struct uevent_perf_record *rec)
 {
 	struct uevent_perf_sample *s = &rec->u.sample;
 	uint64_t st = f->sample_type;
 
 	if (st & PERF_SAMPLE_IDENTIFIER)
-		s->identifier = g64(c);
+		s->identifier = _uevent_get64(c);
 	if (st & PERF_SAMPLE_IP)
-		s->ip = g64(c);
+		s->ip = _uevent_get64(c);
 	if (st & PERF_SAMPLE_TID) {
-		s->pid = g32(c);
-		s->tid = g32(c);
+		s->pid = _uevent_get32(c);
+		s->tid = _uevent_get32(c);
 	}
 	if (st & PERF_SAMPLE_TIME)
-		s->time = g64(c);
+		s->time = _uevent_get64(c);
 	if (st & PERF_SAMPLE_ADDR)
-		s->addr = g64(c);
+		s->addr = _uevent_get64(c);
 	if (st & PERF_SAMPLE_ID)
-		s->id = g64(c);
+		s->id = _uevent_get64(c);
 	if (st & PERF_SAMPLE_STREAM_ID)
-		s->stream_id = g64(c);
+		s->stream_id = _uevent_get64(c);
 	if (st & PERF_SAMPLE_CPU) {
-		s->cpu = g32(c);
-		g32(c);
+		s->cpu = _uevent_get32(c);
+		_uevent_get32(c);
 	}
 	if (st & PERF_SAMPLE_PERIOD)
-		s->period = g64(c);
+		s->period = _uevent_get64(c);
 	if (st & PERF_SAMPLE_READ)
 		read_values(c, f->read_format, &s->read);
 	if (st & PERF_SAMPLE_CALLCHAIN) {
-		s->callchain_nr = g64(c);
+		s->callchain_nr = _uevent_get64(c);
 		if (s->callchain_nr > 0xffff)
 			c->bad = 1;
-		s->callchain = take(c, s->callchain_nr * 8);
+		s->callchain = _uevent_take(c, s->callchain_nr * 8);
 	}
 	if (st & PERF_SAMPLE_RAW) {
-		s->raw_size = g32(c);
-		s->raw = take(c, s->raw_size);
+		s->raw_size = _uevent_get32(c);
+		s->raw = _uevent_take(c, s->raw_size);
 	}
 	if (st & PERF_SAMPLE_BRANCH_STACK) {
-		s->branch_nr = g64(c);
+		s->branch_nr = _uevent_get64(c);
 		if (s->branch_nr > 0xffff)
 			c->bad = 1;
 		if (f->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
-			s->branch_hw_idx = g64(c);
-		s->branch_entries = take(c, s->branch_nr * 24);
+			s->branch_hw_idx = _uevent_get64(c);
+		s->branch_entries = _uevent_take(c, s->branch_nr * 24);
 		if (f->branch_sample_type & PERF_SAMPLE_BRANCH_COUNTERS)
-			s->branch_counters = take(c, s->branch_nr * 8);
+			s->branch_counters = _uevent_take(c, s->branch_nr * 8);
 	}
 	if (st & PERF_SAMPLE_REGS_USER)
 		read_regs(c, f->sample_regs_user, &s->regs_user_abi, &s->regs_user_nr,
@@ -467,7 +411,7 @@ static int decode_sample(struct cur *c, const struct uevent_perf_format *f,
 	if (st & PERF_SAMPLE_STACK_USER)
 		read_dump(c, &s->stack_user_size, &s->stack_user, &s->stack_user_dyn_size);
 	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
-		s->weight = g64(c);
+		s->weight = _uevent_get64(c);
 		s->weight_var1 = (uint32_t)s->weight;
 		s->weight_var2 = (uint16_t)(s->weight >> 32);
 		s->weight_var3 = (uint16_t)(s->weight >> 48);
@@ -475,25 +419,25 @@ static int decode_sample(struct cur *c, const struct uevent_perf_format *f,
 			s->weight = s->weight_var1;
 	}
 	if (st & PERF_SAMPLE_DATA_SRC)
-		s->data_src = g64(c);
+		s->data_src = _uevent_get64(c);
 	if (st & PERF_SAMPLE_TRANSACTION)
-		s->transaction = g64(c);
+		s->transaction = _uevent_get64(c);
 	if (st & PERF_SAMPLE_REGS_INTR)
 		read_regs(c, f->sample_regs_intr, &s->regs_intr_abi, &s->regs_intr_nr,
 			  &s->regs_intr);
 	if (st & PERF_SAMPLE_PHYS_ADDR)
-		s->phys_addr = g64(c);
+		s->phys_addr = _uevent_get64(c);
 	if (st & PERF_SAMPLE_CGROUP)
-		s->cgroup = g64(c);
+		s->cgroup = _uevent_get64(c);
 	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
-		s->data_page_size = g64(c);
+		s->data_page_size = _uevent_get64(c);
 	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
-		s->code_page_size = g64(c);
+		s->code_page_size = _uevent_get64(c);
 	if (st & PERF_SAMPLE_TLS_USER)
 		read_dump(c, &s->tls_user_size, &s->tls_user, &s->tls_user_dyn_size);
 	if (st & PERF_SAMPLE_AUX) {
-		s->aux_size = g64(c);
-		s->aux = take(c, s->aux_size);
+		s->aux_size = _uevent_get64(c);
+		s->aux = _uevent_take(c, s->aux_size);
 	}
 	if (c->bad || c->p != c->end)
 		return _uevent_err(EINVAL);
@@ -520,7 +464,7 @@ UEVENT_EXPORT int uevent_perf_record_decode(const void *buf, size_t len, int bo,
 {
 	const uint8_t *b = buf;
 	size_t idsz = 0;
-	struct cur c;
+	struct _uevent_cur c;
 	int err;
 
 	if (!buf && len)
@@ -531,11 +475,11 @@ UEVENT_EXPORT int uevent_perf_record_decode(const void *buf, size_t len, int bo,
 	memset(rec, 0, sizeof(*rec));
 	c.p = b;
 	c.end = b + len;
-	c.swap = need_swap(bo);
+	c.swap = _uevent_need_swap(bo);
 	c.bad = 0;
-	rec->type = g32(&c);
-	rec->misc = g16(&c);
-	rec->size = g16(&c);
+	rec->type = _uevent_get32(&c);
+	rec->misc = _uevent_get16(&c);
+	rec->size = _uevent_get16(&c);
 	if (c.bad || rec->size < 8 || rec->size > len)
 		return _uevent_err(EINVAL);
 	c.end = b + rec->size;
@@ -562,7 +506,7 @@ UEVENT_EXPORT int uevent_perf_record_decode(const void *buf, size_t len, int bo,
 	}
 	/* The perf tool's own records (64 and up) have no sample_id trailer. */
 	if (f->sample_id_all && rec->type < PERF_RECORD_HEADER_ATTR_TYPE) {
-		struct cur t;
+		struct _uevent_cur t;
 
 		idsz = _uevent_sample_id_size(f->sample_type);
 		if (idsz > (size_t)rec->size - 8)
@@ -578,14 +522,14 @@ UEVENT_EXPORT int uevent_perf_record_decode(const void *buf, size_t len, int bo,
 	case PERF_RECORD_MMAP2: {
 		struct uevent_perf_mmap *m = &rec->u.mmap;
 
-		m->pid = g32(&c);
-		m->tid = g32(&c);
-		m->addr = g64(&c);
-		m->len = g64(&c);
-		m->pgoff = g64(&c);
+		m->pid = _uevent_get32(&c);
+		m->tid = _uevent_get32(&c);
+		m->addr = _uevent_get64(&c);
+		m->len = _uevent_get64(&c);
+		m->pgoff = _uevent_get64(&c);
 		if (rec->type == PERF_RECORD_MMAP2) {
 			if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-				const uint8_t *id = take(&c, 24);
+				const uint8_t *id = _uevent_take(&c, 24);
 
 				if (id)
 					m->build_id_size = id[0];
@@ -595,74 +539,74 @@ UEVENT_EXPORT int uevent_perf_record_decode(const void *buf, size_t len, int bo,
 				if (m->build_id_size > 20)
 					c.bad = 1;
 			} else {
-				m->maj = g32(&c);
-				m->min = g32(&c);
-				m->ino = g64(&c);
-				m->ino_generation = g64(&c);
+				m->maj = _uevent_get32(&c);
+				m->min = _uevent_get32(&c);
+				m->ino = _uevent_get64(&c);
+				m->ino_generation = _uevent_get64(&c);
 			}
-			m->prot = g32(&c);
-			m->flags = g32(&c);
+			m->prot = _uevent_get32(&c);
+			m->flags = _uevent_get32(&c);
 		}
 		m->filename = gstr(&c);
 		break;
 	}
 	case PERF_RECORD_COMM:
-		rec->u.comm.pid = g32(&c);
-		rec->u.comm.tid = g32(&c);
+		rec->u.comm.pid = _uevent_get32(&c);
+		rec->u.comm.tid = _uevent_get32(&c);
 		rec->u.comm.comm = gstr(&c);
 		break;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
-		rec->u.task.pid = g32(&c);
-		rec->u.task.ppid = g32(&c);
-		rec->u.task.tid = g32(&c);
-		rec->u.task.ptid = g32(&c);
-		rec->u.task.time = g64(&c);
+		rec->u.task.pid = _uevent_get32(&c);
+		rec->u.task.ppid = _uevent_get32(&c);
+		rec->u.task.tid = _uevent_get32(&c);
+		rec->u.task.ptid = _uevent_get32(&c);
+		rec->u.task.time = _uevent_get64(&c);
 		break;
 	case PERF_RECORD_LOST:
-		rec->u.lost.id = g64(&c);
-		rec->u.lost.lost = g64(&c);
+		rec->u.lost.id = _uevent_get64(&c);
+		rec->u.lost.lost = _uevent_get64(&c);
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
-		rec->u.lost.lost = g64(&c);
+		rec->u.lost.lost = _uevent_get64(&c);
 		break;
 	case PERF_RECORD_THROTTLE:
 	case PERF_RECORD_UNTHROTTLE:
-		rec->u.throttle.time = g64(&c);
-		rec->u.throttle.id = g64(&c);
-		rec->u.throttle.stream_id = g64(&c);
+		rec->u.throttle.time = _uevent_get64(&c);
+		rec->u.throttle.id = _uevent_get64(&c);
+		rec->u.throttle.stream_id = _uevent_get64(&c);
 		break;
 	case PERF_RECORD_SWITCH:
 		break;
 	case PERF_RECORD_SWITCH_CPU_WIDE:
-		rec->u.sw.next_prev_pid = g32(&c);
-		rec->u.sw.next_prev_tid = g32(&c);
+		rec->u.sw.next_prev_pid = _uevent_get32(&c);
+		rec->u.sw.next_prev_tid = _uevent_get32(&c);
 		break;
 	case PERF_RECORD_KSYMBOL:
 		if (f->flags & UEVENT_PERF_SEED_BPF_EVENT)
 			goto seed_bpf;
-		rec->u.ksymbol.addr = g64(&c);
-		rec->u.ksymbol.len = g32(&c);
-		rec->u.ksymbol.ksym_type = g16(&c);
-		rec->u.ksymbol.flags = g16(&c);
+		rec->u.ksymbol.addr = _uevent_get64(&c);
+		rec->u.ksymbol.len = _uevent_get32(&c);
+		rec->u.ksymbol.ksym_type = _uevent_get16(&c);
+		rec->u.ksymbol.flags = _uevent_get16(&c);
 		rec->u.ksymbol.name = gstr(&c);
 		break;
 	case PERF_RECORD_BPF_EVENT: {
 		const void *tag;
 
-		rec->u.bpf_event.type = g16(&c);
-		rec->u.bpf_event.flags = g16(&c);
-		rec->u.bpf_event.id = g32(&c);
-		tag = take(&c, 8);
+		rec->u.bpf_event.type = _uevent_get16(&c);
+		rec->u.bpf_event.flags = _uevent_get16(&c);
+		rec->u.bpf_event.id = _uevent_get32(&c);
+		tag = _uevent_take(&c, 8);
 		if (tag)
 			memcpy(rec->u.bpf_event.tag, tag, 8);
 		break;
 	}
 	seed_bpf:
 		rec->type = PERF_RECORD_BPF_EVENT;
-		rec->u.bpf_event.type = g16(&c);
-		rec->u.bpf_event.flags = g16(&c);
-		rec->u.bpf_event.id = g32(&c);
+		rec->u.bpf_event.type = _uevent_get16(&c);
+		rec->u.bpf_event.flags = _uevent_get16(&c);
+		rec->u.bpf_event.id = _uevent_get32(&c);
 		break;
 	default:
 		rec->u.other.data = c.p;
@@ -710,7 +654,7 @@ UEVENT_EXPORT int uevent_raw_to_record(const struct uevent_perf_record *rec,
 	const uint8_t *raw;
 	uint64_t size;
 	uint32_t n, loc, off;
-	struct cur c;
+	struct _uevent_cur c;
 	int truncated = 0;
 
 	if (!rec || !l || !out || l->sz < offsetof(struct uevent_raw_layout, data_capacity) + 4)
@@ -721,13 +665,13 @@ UEVENT_EXPORT int uevent_raw_to_record(const struct uevent_perf_record *rec,
 	raw = s->raw;
 	n = s->raw_size;
 	memset(out, 0, sizeof(*out));
-	c.swap = need_swap(bo);
+	c.swap = _uevent_need_swap(bo);
 	c.bad = 0;
 	if ((uint64_t)l->type_offset + 4 > n)
 		return _uevent_err(EINVAL);
 	c.p = raw + l->type_offset;
 	c.end = raw + n;
-	out->type = g32(&c);
+	out->type = _uevent_get32(&c);
 
 	switch (l->kind) {
 	case UEVENT_RAW_USDT:
@@ -735,7 +679,7 @@ UEVENT_EXPORT int uevent_raw_to_record(const struct uevent_perf_record *rec,
 		    (uint64_t)l->data_offset + l->data_capacity > n)
 			return _uevent_err(EINVAL);
 		c.p = raw + l->size_offset;
-		size = g64(&c);
+		size = _uevent_get64(&c);
 		if (size > l->data_capacity) {
 			truncated = 1;
 			size = l->data_capacity;
@@ -747,7 +691,7 @@ UEVENT_EXPORT int uevent_raw_to_record(const struct uevent_perf_record *rec,
 		if ((uint64_t)l->data_offset + 4 > n)
 			return _uevent_err(EINVAL);
 		c.p = raw + l->data_offset;
-		loc = g32(&c);
+		loc = _uevent_get32(&c);
 		/* __rel_loc: offset from the end of the field (low 16), length (high 16) */
 		off = l->data_offset + 4 + (loc & 0xffff);
 		size = loc >> 16;

@@ -338,6 +338,9 @@ struct uevent_file_header {
 	uint64_t	sample_type;	/* PERF_SAMPLE_TID|PERF_SAMPLE_TIME */
 };
 
+/* Fills h with this library's file header (magic, version, byte order, sample_type). */
+void uevent_file_header_init(struct uevent_file_header *h);
+
 /*
  * Reads a file-transport file. Opaque reader: open, then next until it returns 0.
  * next returns 1 with *rec set (valid until the next call), 0 at end of file, or

@@ -706,12 +706,7 @@ static int cmd_record(int argc, char **argv)
 	{
 		struct uevent_file_header h;
 
-		memset(&h, 0, sizeof(h));
-		memcpy(h.magic, "UEVTFILE", 8);
-		h.version = 1;
-		h.header_size = sizeof(h);
-		h.byte_order = 0x01020304;
-		h.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+		uevent_file_header_init(&h);
 		if (write(fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
 			fprintf(stderr, "%s record: %s: %s\n", prog, out, strerror(errno));
 			return 1;

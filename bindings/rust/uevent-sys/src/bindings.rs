@@ -1746,6 +1746,9 @@ fn bindgen_test_layout_uevent_file_header() {
     }
     test_field_sample_type();
 }
+extern "C" {
+    pub fn uevent_file_header_init(h: *mut uevent_file_header);
+}
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct uevent_file_reader {
