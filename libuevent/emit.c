@@ -669,7 +669,12 @@ static inline pid_t cached_tid(void)
 }
 
 #if HAVE_SYS_SDT_H
-static inline void fire_usdt(uint32_t type, const void *data, size_t size)
+/*
+ * Out of line so the probe's arguments are the incoming argument registers: a
+ * tracer's fetch of a register is cheaper than one of a stack slot, and the call is
+ * only made while a tracer holds the semaphore.
+ */
+static __attribute__((noinline)) void fire_usdt(uint32_t type, const void *data, size_t size)
 {
 	STAP_PROBE3(libuevent, emit, type, data, size);
 }
