@@ -5,8 +5,8 @@ bench_emit_LDADD = libuevent/libuevent.la
 # Static, so one binary holds both probe sites bench/usdt-hit.sh attaches to.
 bench_emit_LDFLAGS = -static-libtool-libs
 CLEANFILES += bench/emit
-EXTRA_DIST += %reldir%/usdt-hit.sh
-bench_scripts += %reldir%/usdt-hit.sh
+EXTRA_DIST += %reldir%/usdt-hit.sh %reldir%/guest.sh
+bench_scripts += %reldir%/usdt-hit.sh %reldir%/guest.sh
 # Issue 4: perf.data decode rate against perf script, live session throughput.
 EXTRA_PROGRAMS += bench/decode
 bench_programs += bench/decode
