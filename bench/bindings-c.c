@@ -4,31 +4,7 @@
 #include <time.h>
 
 #include "uevent.h"
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-/* Best of 5 runs, ns per iteration. */
-#define MEASURE(n, body)						\
-	({								\
-		double best_ = 1e30;					\
-		for (int r_ = 0; r_ < 5; r_++) {			\
-			double t0_ = now();				\
-			for (long i_ = 0; i_ < (n); i_++) {		\
-				body;					\
-				__asm__ volatile("" ::: "memory");	\
-			}						\
-			double d_ = (now() - t0_) / (n);		\
-			if (d_ < best_)					\
-				best_ = d_;				\
-		}							\
-		best_;							\
-	})
+#include "bench.h"
 
 int main(void)
 {

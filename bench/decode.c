@@ -15,13 +15,12 @@
 #include <linux/perf_uevent.h>
 
 #include "uevent.h"
+#include "bench.h"
 
-static double now(void)
+/* Seconds, on the shared ns clock. */
+static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return now() / 1e9;
 }
 
 static int decode_once(const char *path, uint64_t *nrec, double *secs)
@@ -29,7 +28,7 @@ static int decode_once(const char *path, uint64_t *nrec, double *secs)
 	struct uevent_perf_record r;
 	struct uevent_perf_file *f;
 	uint64_t n = 0, sum = 0;
-	double t0 = now();
+	double t0 = now_s();
 	int ret;
 
 	f = uevent_perf_file__open(path);
@@ -40,7 +39,7 @@ static int decode_once(const char *path, uint64_t *nrec, double *secs)
 		sum += r.id.time;	/* use the result */
 	}
 	uevent_perf_file__close(f);
-	*secs = now() - t0;
+	*secs = now_s() - t0;
 	*nrec = n + (sum == 1);
 	return ret;
 }
@@ -88,7 +87,7 @@ static void live(const char *perf_ring_note)
 		waitpid(child, NULL, 0);
 		return;
 	}
-	t0 = now();
+	t0 = now_s();
 	if (write(go[1], "g", 1) != 1)
 		return;
 	while (idle < 5) {
@@ -96,7 +95,7 @@ static void live(const char *perf_ring_note)
 
 		if (ret > 0 && r.type == PERF_RECORD_UEVENT) {
 			got++;
-			t1 = now();
+			t1 = now_s();
 			idle = 0;
 		} else if (ret == 0) {
 			idle++;
@@ -150,7 +149,7 @@ int main(int argc, char **argv)
 		}
 	}
 	snprintf(cmd, sizeof(cmd), "%s script -i %s 2>/dev/null", perf, file);
-	script_secs = now();
+	script_secs = now_s();
 	p = popen(cmd, "r");
 	if (p) {
 		char line[4096];
@@ -159,7 +158,7 @@ int main(int argc, char **argv)
 			script_lines++;
 		pclose(p);
 	}
-	script_secs = now() - script_secs;
+	script_secs = now_s() - script_secs;
 	printf("perf.data: %s, %.1f MB, %" PRIu64 " records (%" PRIu64 " samples per perf script)\n",
 	       file, (double)st.st_size / 1e6, best_n, script_lines);
 	printf("%-22s %12s %10s %14s %10s\n", "decoder", "records", "seconds", "records/s", "MB/s");

@@ -20,6 +20,7 @@
 #include <sys/ioctl.h>
 
 #include "uevent.h"
+#include "bench.h"
 
 #if HAVE_SYS_SDT_H
 #define _SDT_HAS_SEMAPHORES 1
@@ -28,46 +29,6 @@
 __extension__ unsigned short uevent_bench_bare_semaphore
 	__attribute__((unused)) __attribute__((section(".probes")));
 #endif
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-/* Best of 5 runs of n iterations, in ns per iteration: the least disturbed run. */
-#define MEASURE(n, body)						\
-	({								\
-		double best_ = 1e30;					\
-		for (int r_ = 0; r_ < 5; r_++) {			\
-			double t0_ = now();				\
-			for (long i_ = 0; i_ < (n); i_++) { body; }	\
-			double d_ = (now() - t0_) / (n);		\
-			if (d_ < best_)					\
-				best_ = d_;				\
-		}							\
-		best_;							\
-	})
-
-/* Interleaved best-of-7 of two loops, so drift on a shared machine hits both alike. */
-#define MEASURE2(n, a, b, body_a, body_b)				\
-	do {								\
-		(a) = (b) = 1e30;					\
-		for (int r_ = 0; r_ < 7; r_++) {			\
-			double t0_ = now(), d_;				\
-			for (long i_ = 0; i_ < (n); i_++) { body_a; }	\
-			d_ = (now() - t0_) / (n);			\
-			if (d_ < (a))					\
-				(a) = d_;				\
-			t0_ = now();					\
-			for (long i_ = 0; i_ < (n); i_++) { body_b; }	\
-			d_ = (now() - t0_) / (n);			\
-			if (d_ < (b))					\
-				(b) = d_;				\
-		}							\
-	} while (0)
 
 /* errno of a failed baseline call in the current comparison: its row is not printed. */
 static int failed;

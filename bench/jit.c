@@ -9,14 +9,8 @@
 #include <unistd.h>
 
 #include "uevent.h"
+#include "bench.h"
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 static char tmp[256];
 static unsigned char code[256];
