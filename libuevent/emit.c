@@ -35,13 +35,14 @@
  *    (perf, ftrace) has our tracepoint enabled.
  * All of them only ever flip their own bits; the word is non-zero iff someone may listen.
  */
-UEVENT_EXPORT volatile uint32_t uevent_enabled_word
-	__attribute__((section(".probes"), aligned(8))) = 0;
+volatile uint32_t _uevent_word __attribute__((section(".probes"), aligned(8))) = 0;
+UEVENT_EXPORT extern volatile uint32_t uevent_enabled_word __attribute__((alias("_uevent_word")));
+UEVENT_EXPORT volatile uint32_t *const uevent_enabled_ptr = &_uevent_word;
 
 #if HAVE_SYS_SDT_H
 /* The SDT semaphore is the low half of the enabled word (little-endian x86-64). */
 extern volatile unsigned short libuevent_emit_semaphore
-	__attribute__((alias("uevent_enabled_word")));
+	__attribute__((alias("_uevent_word")));
 #endif
 
 /* ---- statistics ------------------------------------------------------------------ */
@@ -270,9 +271,15 @@ UEVENT_EXPORT const char *uevent_open_reason(void)
 	return reason;
 }
 
+/* The check inside the library: no call through the PLT, no interposable symbol. */
+static inline int is_enabled(void)
+{
+	return __builtin_expect(__atomic_load_n(&_uevent_word, __ATOMIC_RELAXED) != 0, 0);
+}
+
 UEVENT_EXPORT int uevent_enabled(void)
 {
-	return __atomic_load_n(&uevent_enabled_word, __ATOMIC_RELAXED) != 0;
+	return is_enabled();
 }
 
 uint64_t _uevent_now_ns(void)
@@ -342,8 +349,8 @@ static int open_user_events(struct tstate *ts)
 	memset(&reg, 0, sizeof(reg));
 	reg.size = sizeof(reg);
 	reg.enable_bit = _UEVENT_EN_USER_EVENTS_BIT;
-	reg.enable_size = sizeof(uevent_enabled_word);
-	reg.enable_addr = (uintptr_t)&uevent_enabled_word;
+	reg.enable_size = sizeof(_uevent_word);
+	reg.enable_addr = (uintptr_t)&_uevent_word;
 	reg.name_args = (uintptr_t)(_UEVENT_USER_EVENT_NAME " " _UEVENT_USER_EVENT_ARGS);
 	if (ioctl(fd, DIAG_IOCSREG, &reg) < 0) {
 		err = errno;
@@ -434,7 +441,7 @@ static void user_events_unregister(struct tstate *ts)
 	memset(&unreg, 0, sizeof(unreg));
 	unreg.size = sizeof(unreg);
 	unreg.disable_bit = _UEVENT_EN_USER_EVENTS_BIT;
-	unreg.disable_addr = (uintptr_t)&uevent_enabled_word;
+	unreg.disable_addr = (uintptr_t)&_uevent_word;
 	ioctl(ts->fd, DIAG_IOCSUNREG, &unreg);
 	ts->registered = 0;
 }
@@ -482,9 +489,9 @@ static void activate(int t)
 		user_events_unregister(&tstates[UEVENT_TRANSPORT_USER_EVENTS]);
 	__atomic_store_n(&active, t, __ATOMIC_RELEASE);
 	if (always)
-		__atomic_fetch_or(&uevent_enabled_word, _UEVENT_EN_ALWAYS, __ATOMIC_RELEASE);
+		__atomic_fetch_or(&_uevent_word, _UEVENT_EN_ALWAYS, __ATOMIC_RELEASE);
 	else
-		__atomic_fetch_and(&uevent_enabled_word, ~_UEVENT_EN_ALWAYS, __ATOMIC_RELEASE);
+		__atomic_fetch_and(&_uevent_word, ~_UEVENT_EN_ALWAYS, __ATOMIC_RELEASE);
 }
 
 static int probe_order[] = {
@@ -641,7 +648,7 @@ static void atfork_child(void)
 		close_state(&tstates[t]);
 	__atomic_store_n(&active, UEVENT_TRANSPORT_NONE, __ATOMIC_RELEASE);
 	/* The user_events bit was set for the parent's registration; the child re-registers. */
-	__atomic_fetch_and(&uevent_enabled_word,
+	__atomic_fetch_and(&_uevent_word,
 			   ~((1u << _UEVENT_EN_USER_EVENTS_BIT) | _UEVENT_EN_ALWAYS),
 			   __ATOMIC_RELEASE);
 	do_open(last_opts.transport, last_opts.have_path ? file_path : NULL, last_opts.flags);
@@ -684,7 +691,7 @@ static int deliver(uint32_t type, const void *data, size_t size)
 {
 	int t = __atomic_load_n(&active, __ATOMIC_ACQUIRE);
 	struct tstate *ts = &tstates[t];
-	uint32_t word = __atomic_load_n(&uevent_enabled_word, __ATOMIC_RELAXED);
+	uint32_t word = __atomic_load_n(&_uevent_word, __ATOMIC_RELAXED);
 	ssize_t ret;
 
 #if HAVE_SYS_SDT_H
@@ -790,14 +797,14 @@ static int deliver(uint32_t type, const void *data, size_t size)
 
 UEVENT_EXPORT int uevent_emit(uint32_t type, const void *data, size_t size)
 {
-	if (!uevent_enabled())
+	if (!is_enabled())
 		return 0;
 	return deliver(type, data, size);
 }
 
 UEVENT_EXPORT int uevent_mark(const char *text)
 {
-	if (!uevent_enabled())
+	if (!is_enabled())
 		return 0;
 	if (!text)
 		return count_drop(EFAULT);
@@ -810,7 +817,7 @@ UEVENT_EXPORT int uevent_markf(const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	if (!uevent_enabled())
+	if (!is_enabled())
 		return 0;
 	if (!fmt)
 		return count_drop(EFAULT);
@@ -838,7 +845,7 @@ UEVENT_EXPORT int uevent_counter(const char *name, int64_t value)
 {
 	struct uevent_counter c = { .value = value, .name = name };
 
-	if (!uevent_enabled())
+	if (!is_enabled())
 		return 0;
 	if (!name)
 		return count_drop(EFAULT);
@@ -850,7 +857,7 @@ UEVENT_EXPORT int uevent_trace_context(const uint8_t *trace_id16, const uint8_t 
 {
 	struct uevent_trace_context tc;
 
-	if (!uevent_enabled())
+	if (!is_enabled())
 		return 0;
 	if (!trace_id16 || !span_id8)
 		return count_drop(EFAULT);
@@ -884,7 +891,7 @@ static uint64_t begin(const char *name, uint32_t flags)
 	uint8_t buf[UEVENT_MAX_PAYLOAD];
 	ssize_t n;
 
-	if (!uevent_enabled())
+	if (!is_enabled())
 		return 0;
 	if (!name) {
 		count_drop(EFAULT);
@@ -924,7 +931,7 @@ static int end(uint64_t id, uint32_t flags)
 		if (d > 0)
 			rstack.depth = d - 1;
 	}
-	if (!uevent_enabled())
+	if (!is_enabled())
 		return 0;
 	EMIT_ENCODED(UEVENT_TYPE_RANGE_END, uevent_range_end_encode, &re);
 }

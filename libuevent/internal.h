@@ -92,6 +92,12 @@ static inline uint64_t _uevent_get64(struct _uevent_cur *c)
 	return c->swap ? __builtin_bswap64(v) : v;
 }
 
+/*
+ * The library's own name for uevent_enabled_word. Hidden, so it always means the word in
+ * libuevent, even when an executable's copy relocation has interposed the exported one.
+ */
+extern volatile uint32_t _uevent_word __attribute__((visibility("hidden")));
+
 /* Bits of uevent_enabled_word (see emit.c for who writes which). */
 #define _UEVENT_EN_USDT_MASK	0x0000ffffu	/* uprobe ref counter (kernel) */
 #define _UEVENT_EN_ALWAYS	0x00010000u	/* transport needs no listener check */

@@ -459,7 +459,7 @@ static int setup_usdt(struct uevent_session *s, uint64_t *config)
 		if (!realpath(s->o.usdt_path, path))
 			return -errno;
 	} else {
-		if (!dladdr((const void *)&uevent_enabled_word, &info) || !info.dli_fname ||
+		if (!dladdr((const void *)&_uevent_word, &info) || !info.dli_fname ||
 		    !realpath(info.dli_fname, path))
 			return -ENOENT;
 	}

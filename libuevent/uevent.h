@@ -98,10 +98,17 @@ size_t uevent_max_payload(void);
 const char *uevent_open_reason(void);
 
 /* ---------------------------------------------------------------------------------- */
-/* The enabled check. One relaxed 32-bit load: non-zero when a listener may exist.      */
+/* The enabled check: one relaxed 32-bit load, non-zero when a listener may exist.      */
 /* The kernel itself writes this word for user_events and the USDT semaphore.           */
 
 extern volatile uint32_t uevent_enabled_word;
+
+/*
+ * Where to read it from: the word inside libuevent. Read through this pointer, not the
+ * symbol: an executable that names uevent_enabled_word directly is given its own copy
+ * of it (an ELF copy relocation), which the kernel's writes never reach.
+ */
+extern volatile uint32_t *const uevent_enabled_ptr;
 
 /* Function twin of UEVENT_ENABLED() for FFI callers: 1 if enabled, else 0. */
 int uevent_enabled(void);
@@ -840,7 +847,7 @@ int uevent_jit__close(struct uevent_jit *j);
 
 /* One load; arguments of the marker macros are evaluated only when this is true. */
 #define UEVENT_ENABLED() \
-	(__builtin_expect(__atomic_load_n(&uevent_enabled_word, __ATOMIC_RELAXED) != 0, 0))
+	(__builtin_expect(__atomic_load_n(uevent_enabled_ptr, __ATOMIC_RELAXED) != 0, 0))
 
 #define UEVENT_MARK(text) \
 	(UEVENT_ENABLED() ? uevent_mark(text) : 0)

@@ -2,7 +2,8 @@
 t_cflags = $(AM_CFLAGS) -I$(top_srcdir)/t
 t_ldadd = libuevent/libuevent.la
 
-check_PROGRAMS += t/codec t/emit
+check_PROGRAMS += t/codec t/emit t/mark-loop
+t_mark_loop_LDADD = $(t_ldadd)
 t_codec_CFLAGS = $(t_cflags)
 t_codec_LDADD = $(t_ldadd)
 t_emit_CFLAGS = $(t_cflags) -pthread

@@ -151,6 +151,9 @@ extern "C" {
     pub static mut uevent_enabled_word: u32;
 }
 extern "C" {
+    pub static uevent_enabled_ptr: *mut u32;
+}
+extern "C" {
     pub fn uevent_enabled() -> ::std::os::raw::c_int;
 }
 extern "C" {

@@ -54,12 +54,14 @@ unsafe fn opt_str(p: *const c_char) -> String {
 
 // ---- emitting -------------------------------------------------------------------------
 
-/// True when a listener may exist: one relaxed load of the exported enabled word.
+/// True when a listener may exist: one relaxed load of the library's enabled word.
 #[inline(always)]
 pub fn enabled() -> bool {
-    // SAFETY: the word is a static the library (and the kernel) update; a volatile read
-    // of an aligned u32 is the relaxed load UEVENT_ENABLED() does.
-    unsafe { std::ptr::read_volatile(std::ptr::addr_of!(sys::uevent_enabled_word)) != 0 }
+    // SAFETY: uevent_enabled_ptr is a constant pointer to an aligned u32 inside the
+    // library that the library (and the kernel) update; a volatile read of it is the
+    // relaxed load UEVENT_ENABLED() does. Reading through the pointer, not the
+    // uevent_enabled_word symbol, keeps an executable's copy relocation out of the way.
+    unsafe { std::ptr::read_volatile(sys::uevent_enabled_ptr) != 0 }
 }
 
 /// Runs `f` with `s` as a NUL-terminated C string, on the stack when it is short.

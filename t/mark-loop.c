@@ -1,0 +1,34 @@
+/* mark-loop.c - N marks through the UEVENT_MARK() macro, from a PIE executable.
+ * The macro's enabled check must see what the kernel writes, also when the tracer
+ * attaches after the program started (t/usdt.test). */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "uevent.h"
+
+int main(int argc, char **argv)
+{
+	struct uevent_stats st;
+	long i, n = argc > 1 ? atol(argv[1]) : 1;
+	const char *text = argc > 2 ? argv[2] : "mark";
+	long seen = 0;
+
+	/* "wait": a tracer attaches after start; wait (up to 20 s) until the check sees it. */
+	if (argc > 3 && !strcmp(argv[3], "wait")) {
+		for (i = 0; i < 20000 && !UEVENT_ENABLED(); i++)
+			usleep(1000);
+		/* perf raises the semaphore when it creates the event, enables it after. */
+		usleep(500000);
+	}
+	for (i = 0; i < n; i++) {
+		seen += UEVENT_ENABLED() ? 1 : 0;
+		UEVENT_MARK(text);
+	}
+	uevent_stats_get(&st, sizeof(st));
+	printf("enabled %ld of %ld, emitted %llu\n", seen, n, (unsigned long long)st.emitted);
+	return 0;
+}
