@@ -10,9 +10,8 @@ Then ``perf record -k mono ...; perf inject --jit -i perf.data -o perf.jit.data;
 perf report -i perf.jit.data``. Every call writes its records before it returns, so
 announce code before it first runs.
 
-The C calls go through the Python binding (``import uevent``: CFFI, built from uevent.h)
-when it is importable and has the JIT API; otherwise through ctypes against libuevent.so
-($UEVENT_LIB, else the system's libuevent.so.0).
+The C calls go through the Python binding (``import uevent``: CFFI, built from uevent.h),
+so no declaration is restated here.
 
 CPython >= 3.12's own perf support (``python -X perf`` / ``sys.activate_stack_trampoline``)
 names *Python functions* through /tmp/perf-PID.map; this module names the code *your*
@@ -22,8 +21,6 @@ simply processes both jitdump files.
 """
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import errno as _errno
 import os
 from typing import Iterable, Optional, Sequence, Tuple, Union
@@ -97,95 +94,21 @@ class _Cffi:
         return self.lib.uevent_jit__close(h)
 
 
-class _Opts(ctypes.Structure):
-    _fields_ = [("sz", ctypes.c_size_t), ("dir", ctypes.c_char_p),
-                ("perf_map_path", ctypes.c_char_p), ("flags", ctypes.c_uint)]
-
-
-class _Entry(ctypes.Structure):
-    _fields_ = [("addr", ctypes.c_uint64), ("line", ctypes.c_uint32),
-                ("discrim", ctypes.c_uint32), ("file", ctypes.c_char_p),
-                ("file_len", ctypes.c_uint32)]
-
-
-class _Ctypes:
-    """ctypes against libuevent.so: no build step, declarations restated here."""
-    name = "ctypes"
-
-    def __init__(self):
-        path = os.environ.get("UEVENT_LIB") or ctypes.util.find_library("uevent") \
-            or "libuevent.so.0"
-        lib = ctypes.CDLL(path, use_errno=True)
-        u64, vp, i = ctypes.c_uint64, ctypes.c_void_p, ctypes.c_int
-        sig = {
-            "uevent_jit__open": (vp, [ctypes.POINTER(_Opts)]),
-            "uevent_jit__code_load": (i, [vp, ctypes.c_char_p, u64, u64, vp]),
-            "uevent_jit__code_move": (i, [vp, u64, u64, u64]),
-            "uevent_jit__code_unload": (i, [vp, u64, u64]),
-            "uevent_jit__debug_info": (i, [vp, u64, ctypes.POINTER(_Entry), ctypes.c_uint32]),
-            "uevent_jit__dump_path": (ctypes.c_char_p, [vp]),
-            "uevent_jit__perf_map_path": (ctypes.c_char_p, [vp]),
-            "uevent_jit__close": (i, [vp]),
-            "uevent_strerror": (ctypes.c_char_p, [i]),
-        }
-        for n, (res, args) in sig.items():
-            f = getattr(lib, n)
-            f.restype, f.argtypes = res, args
-        self.lib = lib
-
-    def err(self, ret: int, what: str) -> OSError:
-        return OSError(-ret, "%s: %s" % (what, self.lib.uevent_strerror(ret).decode()))
-
-    def open(self, d, m, flags):
-        o = _Opts(ctypes.sizeof(_Opts), d, m, flags)
-        h = self.lib.uevent_jit__open(ctypes.byref(o))
-        if not h:
-            e = ctypes.get_errno()
-            raise OSError(e, "uevent_jit__open: " + os.strerror(e))
-        return h
-
-    def code_load(self, h, name, addr, size, code):
-        if code is None:
-            return self.lib.uevent_jit__code_load(h, name, addr, size, None)
-        buf = (ctypes.c_char * len(code)).from_buffer_copy(code)
-        return self.lib.uevent_jit__code_load(h, name, addr, size, ctypes.addressof(buf))
-
-    def code_move(self, h, old, new, size):
-        return self.lib.uevent_jit__code_move(h, old, new, size)
-
-    def code_unload(self, h, addr, size):
-        return self.lib.uevent_jit__code_unload(h, addr, size)
-
-    def debug_info(self, h, addr, entries):
-        arr = (_Entry * max(len(entries), 1))()
-        for k, (a, line, f) in enumerate(entries):
-            arr[k] = _Entry(a, line, 0, f, 0)
-        return self.lib.uevent_jit__debug_info(h, addr, arr, len(entries))
-
-    def dump_path(self, h):
-        p = self.lib.uevent_jit__dump_path(h)
-        return os.fsdecode(p) if p else None
-
-    def perf_map_path(self, h):
-        p = self.lib.uevent_jit__perf_map_path(h)
-        return os.fsdecode(p) if p else None
-
-    def close(self, h):
-        return self.lib.uevent_jit__close(h)
-
-
 _backend = None
 
 
 def backend():
-    """The C-call backend in use: "binding" (CFFI) or "ctypes"."""
+    """The C-call backend: the Python binding's CFFI module, whose declarations come
+    from uevent.h (none are restated here)."""
     global _backend
     if _backend is None:
         try:
             import uevent as _u
-            _backend = _Cffi(_u.ffi, _u.lib)
-        except (ImportError, AttributeError):
-            _backend = _Ctypes()
+        except ImportError as e:
+            raise ImportError("uevent_jit needs the Python binding (import uevent); "
+                              "build it with make and put bindings/python/lib on "
+                              "PYTHONPATH") from e
+        _backend = _Cffi(_u.ffi, _u.lib)
     return _backend
 
 

@@ -9,7 +9,7 @@
 -- unloads every trace announced. Works with stock LuaJIT 2.1; no LUAJIT_USE_PERFTOOLS.
 --
 -- C declarations come from the LuaJIT binding (require "uevent", generated from
--- uevent.h); without it a private minimal cdef of the uevent_jit_* calls is used.
+-- uevent.h); none are restated here.
 local ffi = require "ffi"
 local jit = require "jit"
 local jutil = require "jit.util"
@@ -21,24 +21,6 @@ local M = {}
 
 -- ---- binding -----------------------------------------------------------------------
 
-local PRIVATE_CDEF = [[
-struct uevent_jit;
-struct uevent_jit_opts { size_t sz; const char *dir; const char *perf_map_path;
-  unsigned int flags; };
-struct uevent_jit_debug_entry { uint64_t addr; uint32_t line; uint32_t discrim;
-  const char *file; uint32_t file_len; };
-struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *opts);
-int uevent_jit__code_load(struct uevent_jit *j, const char *name, uint64_t addr,
-  uint64_t size, const void *code);
-int uevent_jit__code_unload(struct uevent_jit *j, uint64_t addr, uint64_t size);
-int uevent_jit__debug_info(struct uevent_jit *j, uint64_t code_addr,
-  const struct uevent_jit_debug_entry *entries, uint32_t nr);
-const char *uevent_jit__dump_path(const struct uevent_jit *j);
-const char *uevent_jit__perf_map_path(const struct uevent_jit *j);
-int uevent_jit__close(struct uevent_jit *j);
-const char *uevent_strerror(int err);
-]]
-
 local lib, via
 local function bind()
   if lib then return lib end
@@ -48,18 +30,8 @@ local function bind()
     lib, via = uevent.lib, "binding"
     return lib
   end
-  -- Fallback: only what this module calls. pcall: a half-loaded binding may have
-  -- declared some of it already.
-  if not pcall(ffi.typeof, "struct uevent_jit_opts") then pcall(ffi.cdef, PRIVATE_CDEF) end
-  local tried = {}
-  for _, name in ipairs { os.getenv("UEVENT_LIB") or false, "uevent", "libuevent.so.0" } do
-    if name then
-      local okl, l = pcall(ffi.load, name)
-      if okl then lib, via = l, "private cdef"; return lib end
-      tried[#tried + 1] = tostring(l)
-    end
-  end
-  return nil, "uevent.jit: cannot load libuevent (set UEVENT_LIB): " .. table.concat(tried, "; ")
+  return nil, "uevent.jit needs the LuaJIT binding (require \"uevent\": put bindings/lua on "
+    .. "LUA_PATH): " .. tostring(uevent)
 end
 
 -- ---- state -------------------------------------------------------------------------
@@ -195,7 +167,7 @@ function M.perf_map_path()
   return p ~= nil and ffi.string(p) or nil
 end
 
--- "binding" or "private cdef": where the C declarations came from.
+-- "binding": where the C declarations came from (kept for callers of 0.1).
 function M.via() bind(); return via end
 
 return M
