@@ -98,7 +98,7 @@ size_t uevent_max_payload(void);
 const char *uevent_open_reason(void);
 
 /* ---------------------------------------------------------------------------------- */
-/* The enabled check: one relaxed 32-bit load, non-zero when a listener may exist.      */
+/* The enabled check: a relaxed 32-bit load, non-zero when a listener may exist.        */
 /* The kernel itself writes this word for user_events and the USDT semaphore.           */
 
 extern volatile uint32_t uevent_enabled_word;
@@ -845,7 +845,8 @@ int uevent_jit__close(struct uevent_jit *j);
 #define UEVENT_OPTS(name, ...) \
 	struct uevent_open_opts name = { .sz = sizeof(struct uevent_open_opts), __VA_ARGS__ }
 
-/* One load; arguments of the marker macros are evaluated only when this is true. */
+/* The word (via its constant pointer); marker macro arguments are evaluated only when
+ * this is true. */
 #define UEVENT_ENABLED() \
 	(__builtin_expect(__atomic_load_n(uevent_enabled_ptr, __ATOMIC_RELAXED) != 0, 0))
 
