@@ -150,76 +150,79 @@ static void parse_event_desc(struct uevent_perf_file *f, const uint8_t *p, uint6
  * size, page size, header_page, header_event, ftrace formats, then per system the event
  * format texts. We keep the event formats only.
  */
+/* Cursor steps over the tracing data; each returns 0, or -1 past the end. */
+static int td_str(const uint8_t *p, uint64_t len, uint64_t *off, const char **out)
+{
+	const char *str = (const char *)p + *off;
+
+	if (*off >= len || !memchr(str, 0, (size_t)(len - *off)))
+		return -1;
+	*off += strlen(str) + 1;
+	if (out)
+		*out = str;
+	return 0;
+}
+
+static int td_u32(const uint8_t *p, uint64_t len, uint64_t *off, uint32_t *v)
+{
+	if (*off + 4 > len)
+		return -1;
+	memcpy(v, p + *off, 4);
+	*off += 4;
+	return 0;
+}
+
+/* A u64 size, then that many bytes: *blob points at them. */
+static int td_blob(const uint8_t *p, uint64_t len, uint64_t *off, const uint8_t **blob,
+		   uint64_t *sz)
+{
+	if (*off + 8 > len)
+		return -1;
+	memcpy(sz, p + *off, 8);
+	*off += 8;
+	if (*sz > len - *off)
+		return -1;
+	*blob = p + *off;
+	*off += *sz;
+	return 0;
+}
+
 static void parse_tracing(struct uevent_perf_file *f, const uint8_t *p, uint64_t len)
 {
 	uint64_t off = 10, sz;
 	uint32_t n, i, nsys, s;
-	const char *v;
+	const uint8_t *blob;
 
 	if (len < 10 || memcmp(p, "\027\010\104tracing", 10))
 		return;
-	v = (const char *)p + off;
-	if (!memchr(v, 0, (size_t)(len - off)))
+	if (td_str(p, len, &off, NULL) < 0)
 		return;
-	off += strlen(v) + 1 + 2 + 4;		/* version, endian, long size, page size */
-	for (i = 0; i < 2; i++) {		/* header_page, header_event */
-		const char *name = (const char *)p + off;
-
-		if (off >= len || !memchr(name, 0, (size_t)(len - off)))
+	off += 2 + 4;				/* endian, long size, page size */
+	for (i = 0; i < 2; i++)			/* header_page, header_event */
+		if (td_str(p, len, &off, NULL) < 0 || td_blob(p, len, &off, &blob, &sz) < 0)
 			return;
-		off += strlen(name) + 1;
-		if (off + 8 > len)
-			return;
-		memcpy(&sz, p + off, 8);
-		off += 8;
-		if (sz > len - off)
-			return;
-		off += sz;
-	}
-	if (off + 4 > len)
+	if (td_u32(p, len, &off, &n) < 0)	/* ftrace formats */
 		return;
-	memcpy(&n, p + off, 4);			/* ftrace formats */
-	off += 4;
-	for (i = 0; i < n; i++) {
-		if (off + 8 > len)
+	for (i = 0; i < n; i++)
+		if (td_blob(p, len, &off, &blob, &sz) < 0)
 			return;
-		memcpy(&sz, p + off, 8);
-		off += 8;
-		if (sz > len - off)
-			return;
-		off += sz;
-	}
-	if (off + 4 > len)
+	if (td_u32(p, len, &off, &nsys) < 0)
 		return;
-	memcpy(&nsys, p + off, 4);
-	off += 4;
 	for (s = 0; s < nsys; s++) {
-		const char *sys = (const char *)p + off;
-
-		if (off >= len || !memchr(sys, 0, (size_t)(len - off)))
+		if (td_str(p, len, &off, NULL) < 0 || td_u32(p, len, &off, &n) < 0)
 			return;
-		off += strlen(sys) + 1;
-		if (off + 4 > len)
-			return;
-		memcpy(&n, p + off, 4);
-		off += 4;
 		for (i = 0; i < n; i++) {
 			char *t;
 
-			if (off + 8 > len)
-				return;
-			memcpy(&sz, p + off, 8);
-			off += 8;
-			if (sz > len - off)
+			if (td_blob(p, len, &off, &blob, &sz) < 0)
 				return;
 			t = realloc(f->tracing, f->tracing_len + sz + 1);
 			if (!t)
 				return;
 			f->tracing = t;
-			memcpy(t + f->tracing_len, p + off, sz);
+			memcpy(t + f->tracing_len, blob, sz);
 			t[f->tracing_len + sz] = 0;
 			f->tracing_len += sz + 1;
-			off += sz;
 		}
 	}
 }

@@ -347,7 +347,7 @@ int main(void)
 
 		ok(uevent_open(&none) == UEVENT_TRANSPORT_NONE, "none transport");
 		uevent_stats_reset();
-		ok(!uevent_enabled() || (uevent_enabled_word & 0xffff),
+		ok(!uevent_enabled() || (*uevent_enabled_ptr & 0xffff),
 		   "none: disabled unless a uprobe holds the USDT semaphore");
 		uevent_mark("dropped on the floor");
 		uevent_stats_get(&st, sizeof(st));
