@@ -732,8 +732,9 @@ void uevent_session__close(struct uevent_session *s);
  * records as a session. next returns 1 with *rec (valid until the next call), 0 at
  * the end, -errno (-EINVAL: corrupt at __offset()). Samples of the usdt and
  * user_events tracepoints come back as uevent records when the file's tracing data
- * gives their layout. Files in the other byte order fail with -EPROTONOSUPPORT. "-"
- * reads standard input (pipe mode: `perf record -o -`).
+ * gives their layout. Files written on a machine of the other byte order are read too
+ * (numbers swapped as perf swaps them). "-" reads standard input (pipe mode:
+ * `perf record -o -`).
  */
 struct uevent_perf_file;
 struct uevent_perf_file *uevent_perf_file__open(const char *path);
@@ -746,6 +747,11 @@ const char *uevent_perf_file__event_name(const struct uevent_perf_file *f, int i
 int uevent_perf_file__clockid(const struct uevent_perf_file *f);
 /* HEADER_CLOCKID (the clock's resolution in ns) when present, else -1. */
 int64_t uevent_perf_file__clock_res_ns(const struct uevent_perf_file *f);
+/*
+ * UEVENT_BO_LITTLE or UEVENT_BO_BIG: the order of the numbers the records' pointer
+ * members point at (read arrays with uevent_perf_u64(..., this)).
+ */
+int uevent_perf_file__byte_order(const struct uevent_perf_file *f);
 void uevent_perf_file__close(struct uevent_perf_file *f);
 
 /* ---------------------------------------------------------------------------------- */

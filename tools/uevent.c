@@ -295,7 +295,8 @@ static int is_perf_data(const char *path)
 
 	if (!f)
 		return 0;
-	yes = fread(magic, 1, 8, f) == 8 && !memcmp(magic, "PERFILE2", 8);
+	yes = fread(magic, 1, 8, f) == 8 &&
+	      (!memcmp(magic, "PERFILE2", 8) || !memcmp(magic, "2ELIFREP", 8));
 	fclose(f);
 	return yes;
 }
@@ -304,9 +305,7 @@ static const char *open_error(const char *path, int err, int perf)
 {
 	static char buf[512];
 
-	if (err == EPROTONOSUPPORT)
-		snprintf(buf, sizeof(buf), "%s: perf.data of the other byte order is not supported", path);
-	else if (err == EINVAL)
+	if (err == EINVAL)
 		snprintf(buf, sizeof(buf), "%s: %s", path, perf ? "corrupt perf.data (bad header)"
 							   : "not a uevent capture (bad header)");
 	else
@@ -314,7 +313,197 @@ static const char *open_error(const char *path, int err, int perf)
 	return buf;
 }
 
-static void print_perf_record(const struct uevent_perf_record *r, int json)
+/* ---- dump --json: every decoded field, keys named as the C members --------------- */
+
+static void json_hex(const char *key, const void *p, uint64_t n)
+{
+	const uint8_t *b = p;
+	uint64_t i;
+
+	printf("\"%s\": \"", key);
+	for (i = 0; b && i < n; i++)
+		printf("%02x", b[i]);
+	putchar('"');
+}
+
+static void json_u64s(const char *key, const void *p, uint64_t n, int bo)
+{
+	uint64_t i;
+
+	printf("\"%s\": [", key);
+	for (i = 0; p && i < n; i++)
+		printf("%s%" PRIu64, i ? ", " : "", uevent_perf_u64(p, i, bo));
+	putchar(']');
+}
+
+#define J64(st, m)	printf(", \"" #m "\": %" PRIu64, (uint64_t)(st)->m)
+
+static void json_sample_id(const struct uevent_sample_id *id)
+{
+	const char *sep = "";
+
+	if (!id->fields)
+		return;
+	printf(", \"sample_id\": {");
+	if (id->fields & UEVENT_ID_TID) {
+		printf("\"pid\": %u, \"tid\": %u", id->pid, id->tid);
+		sep = ", ";
+	}
+	if (id->fields & UEVENT_ID_TIME) {
+		printf("%s\"time\": %" PRIu64, sep, id->time);
+		sep = ", ";
+	}
+	if (id->fields & UEVENT_ID_ID) {
+		printf("%s\"id\": %" PRIu64, sep, id->id);
+		sep = ", ";
+	}
+	if (id->fields & UEVENT_ID_STREAM_ID) {
+		printf("%s\"stream_id\": %" PRIu64, sep, id->stream_id);
+		sep = ", ";
+	}
+	if (id->fields & UEVENT_ID_CPU) {
+		printf("%s\"cpu\": %u", sep, id->cpu);
+		sep = ", ";
+	}
+	if (id->fields & UEVENT_ID_IDENTIFIER)
+		printf("%s\"identifier\": %" PRIu64, sep, id->identifier);
+	putchar('}');
+}
+
+static void json_sample(const struct uevent_perf_sample *s, int bo)
+{
+	const struct uevent_perf_read *rd = &s->read;
+	uint64_t i, k, per = rd->entry_size / 8;
+
+	printf(", \"sample\": {\"identifier\": %" PRIu64, s->identifier);
+	J64(s, ip); J64(s, pid); J64(s, tid); J64(s, time); J64(s, addr); J64(s, id);
+	J64(s, stream_id); J64(s, cpu); J64(s, period);
+	printf(", \"read\": {\"nr\": %" PRIu64, rd->nr);
+	J64(rd, time_enabled); J64(rd, time_running); J64(rd, value); J64(rd, id);
+	J64(rd, lost); J64(rd, entry_size);
+	printf(", \"values\": [");
+	for (i = 0; rd->values && i < rd->nr; i++) {
+		printf("%s[", i ? ", " : "");
+		for (k = 0; k < per; k++)
+			printf("%s%" PRIu64, k ? ", " : "", uevent_perf_u64(rd->values, i * per + k, bo));
+		putchar(']');
+	}
+	printf("]}");
+	J64(s, callchain_nr);
+	printf(", ");
+	json_u64s("callchain", s->callchain, s->callchain_nr, bo);
+	J64(s, raw_size);
+	printf(", ");
+	json_hex("raw", s->raw, s->raw_size);
+	J64(s, branch_nr); J64(s, branch_hw_idx);
+	printf(", \"branch_entries\": [");
+	for (i = 0; s->branch_entries && i < s->branch_nr; i++)
+		printf("%s[%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]", i ? ", " : "",
+		       uevent_perf_u64(s->branch_entries, i * 3, bo),
+		       uevent_perf_u64(s->branch_entries, i * 3 + 1, bo),
+		       uevent_perf_u64(s->branch_entries, i * 3 + 2, bo));
+	printf("], ");
+	json_u64s("branch_counters", s->branch_counters, s->branch_counters ? s->branch_nr : 0, bo);
+	J64(s, regs_user_abi); J64(s, regs_user_nr);
+	printf(", ");
+	json_u64s("regs_user", s->regs_user, s->regs_user_nr, bo);
+	J64(s, stack_user_size);
+	printf(", ");
+	json_hex("stack_user", s->stack_user, s->stack_user ? s->stack_user_size : 0);
+	J64(s, stack_user_dyn_size); J64(s, weight); J64(s, weight_var1); J64(s, weight_var2);
+	J64(s, weight_var3); J64(s, data_src); J64(s, transaction); J64(s, regs_intr_abi);
+	J64(s, regs_intr_nr);
+	printf(", ");
+	json_u64s("regs_intr", s->regs_intr, s->regs_intr_nr, bo);
+	J64(s, phys_addr); J64(s, cgroup); J64(s, data_page_size); J64(s, code_page_size);
+	J64(s, tls_user_size);
+	printf(", ");
+	json_hex("tls_user", s->tls_user, s->tls_user ? s->tls_user_size : 0);
+	J64(s, tls_user_dyn_size); J64(s, aux_size);
+	printf(", ");
+	json_hex("aux", s->aux, s->aux ? s->aux_size : 0);
+	putchar('}');
+}
+
+/* The record's header, sample_id and union member, after the summary keys. */
+static void json_perf_body(const struct uevent_perf_record *r, int bo)
+{
+	const union uevent_perf_body *u = &r->u;
+
+	printf(", \"misc\": %u, \"size\": %u", r->misc, r->size);
+	json_sample_id(&r->id);
+	switch (r->type) {
+	case PERF_RECORD_SAMPLE:
+		json_sample(&u->sample, bo);
+		return;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		printf(", \"mmap\": {\"pid\": %u", u->mmap.pid);
+		J64(&u->mmap, tid); J64(&u->mmap, addr); J64(&u->mmap, len); J64(&u->mmap, pgoff);
+		J64(&u->mmap, maj); J64(&u->mmap, min); J64(&u->mmap, ino);
+		J64(&u->mmap, ino_generation); J64(&u->mmap, prot); J64(&u->mmap, flags);
+		J64(&u->mmap, build_id_size);
+		printf(", ");
+		json_hex("build_id", u->mmap.build_id,
+			 u->mmap.build_id_size <= 20 ? u->mmap.build_id_size : 20);
+		printf(", \"filename\": ");
+		json_str(u->mmap.filename ? u->mmap.filename : "");
+		break;
+	case PERF_RECORD_COMM:
+		printf(", \"comm\": {\"pid\": %u, \"tid\": %u, \"comm\": ", u->comm.pid, u->comm.tid);
+		json_str(u->comm.comm ? u->comm.comm : "");
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		printf(", \"task\": {\"pid\": %u", u->task.pid);
+		J64(&u->task, ppid); J64(&u->task, tid); J64(&u->task, ptid); J64(&u->task, time);
+		break;
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES:
+		printf(", \"lost\": {\"id\": %" PRIu64, u->lost.id);
+		J64(&u->lost, lost);
+		break;
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		printf(", \"throttle\": {\"time\": %" PRIu64, u->throttle.time);
+		J64(&u->throttle, id); J64(&u->throttle, stream_id);
+		break;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		printf(", \"sw\": {\"next_prev_pid\": %u", u->sw.next_prev_pid);
+		J64(&u->sw, next_prev_tid);
+		break;
+	case PERF_RECORD_KSYMBOL:
+		printf(", \"ksymbol\": {\"addr\": %" PRIu64, u->ksymbol.addr);
+		J64(&u->ksymbol, len); J64(&u->ksymbol, ksym_type); J64(&u->ksymbol, flags);
+		printf(", \"name\": ");
+		json_str(u->ksymbol.name ? u->ksymbol.name : "");
+		break;
+	case PERF_RECORD_BPF_EVENT:
+		printf(", \"bpf_event\": {\"type\": %u", u->bpf_event.type);
+		J64(&u->bpf_event, flags); J64(&u->bpf_event, id);
+		printf(", ");
+		json_hex("tag", u->bpf_event.tag, 8);
+		break;
+	case PERF_RECORD_UEVENT:
+		printf(", \"uevent\": {\"record_type\": %u", u->uevent.record_type);
+		J64(&u->uevent, misc); J64(&u->uevent, record_size); J64(&u->uevent, format);
+		J64(&u->uevent, type); J64(&u->uevent, flags); J64(&u->uevent, size);
+		printf(", ");
+		json_hex("data", u->uevent.data, u->uevent.size);
+		J64(&u->uevent, id_fields); J64(&u->uevent, pid); J64(&u->uevent, tid);
+		J64(&u->uevent, time); J64(&u->uevent, id); J64(&u->uevent, stream_id);
+		J64(&u->uevent, cpu); J64(&u->uevent, identifier);
+		break;
+	default:
+		printf(", \"other\": {\"size\": %u, ", u->other.size);
+		json_hex("data", u->other.data, u->other.size);
+		break;
+	}
+	putchar('}');
+}
+
+static void print_perf_record(const struct uevent_perf_record *r, int json, int bo)
 {
 	const char *name = uevent_perf_record_name(r->type);
 	static const char *const tnames[] = { "auto", "prctl", "user_events", "usdt", "ftrace",
@@ -336,7 +525,7 @@ static void print_perf_record(const struct uevent_perf_record *r, int json)
 		if (json) {
 			printf(", \"transport\": ");
 			json_str(r->transport < 7 ? tnames[r->transport] : "?");
-			printf(", \"size\": %u, ", r->u.uevent.size);
+			printf(", ");
 		}
 		print_payload(&r->u.uevent, json);
 		break;
@@ -388,6 +577,8 @@ static void print_perf_record(const struct uevent_perf_record *r, int json)
 		       r->u.bpf_event.type, r->u.bpf_event.id);
 		break;
 	}
+	if (json)
+		json_perf_body(r, bo);
 	printf(json ? "}\n" : "\n");
 }
 
@@ -421,7 +612,7 @@ static int dump_perf(const char *path, int json)
 		nu += r.type == PERF_RECORD_UEVENT;
 		if (r.type == PERF_RECORD_LOST || r.type == PERF_RECORD_LOST_SAMPLES)
 			lost += r.u.lost.lost;
-		print_perf_record(&r, json);
+		print_perf_record(&r, json, uevent_perf_file__byte_order(f));
 	}
 	uevent_perf_file__close(f);
 	if (!json)

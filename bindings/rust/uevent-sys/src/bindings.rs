@@ -5154,6 +5154,9 @@ extern "C" {
     pub fn uevent_perf_file__clock_res_ns(f: *const uevent_perf_file) -> i64;
 }
 extern "C" {
+    pub fn uevent_perf_file__byte_order(f: *const uevent_perf_file) -> ::std::os::raw::c_int;
+}
+extern "C" {
     pub fn uevent_perf_file__close(f: *mut uevent_perf_file);
 }
 #[repr(C)]
