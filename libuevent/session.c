@@ -368,6 +368,9 @@ struct uevent_session {
 	size_t buf_len, buf_cap;
 	struct qent *q;
 	size_t qn, qi, q_cap;
+	size_t qready;			/* q[qi..qready) may go out; the rest waits a round */
+	uint8_t *hold;			/* records held back, while the rings are read again */
+	size_t hold_cap;
 	struct uevent_session_stats st;
 	char reason[512];
 	/*
@@ -973,7 +976,15 @@ static int qcmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static int index_records(struct uevent_session *s)
+/*
+ * Records go out in time order across read rounds: a record stamped before the round
+ * began (less a margin for the gap between the kernel's timestamp and its commit to
+ * the ring) cannot still be on its way, so those go out now; later ones wait for the
+ * next round, which sorts them with whatever came meanwhile.
+ */
+#define HOLD_MARGIN_NS	2000000ull
+
+static int index_records(struct uevent_session *s, uint64_t watermark)
 {
 	size_t off = 0, n = 0;
 
@@ -1006,16 +1017,66 @@ static int index_records(struct uevent_session *s)
 		off += sz;
 	}
 	qsort(s->q, s->qn, sizeof(*s->q), qcmp);
+	for (s->qready = 0; s->qready < s->qn && s->q[s->qready].time < watermark; s->qready++)
+		;
 	return 0;
 }
 
-static int fill(struct uevent_session *s)
+/* Moves the records not yet delivered to the start of s->buf, in their order. */
+static int keep_held(struct uevent_session *s)
 {
+	size_t i, len = 0;
+
+	for (i = s->qi; i < s->qn; i++) {
+		uint16_t sz;
+
+		memcpy(&sz, s->buf + s->q[i].off + 6, 2);
+		if (len + sz > s->hold_cap) {
+			size_t cap = s->hold_cap ? s->hold_cap : 65536;
+			uint8_t *h;
+
+			while (cap < len + sz)
+				cap *= 2;
+			h = realloc(s->hold, cap);
+			if (!h)
+				return -ENOMEM;
+			s->hold = h;
+			s->hold_cap = cap;
+		}
+		memcpy(s->hold + len, s->buf + s->q[i].off, sz);
+		len += sz;
+	}
+	s->qi = s->qn = s->qready = 0;
+	s->buf_len = 0;
+	if (len) {
+		int err = buf_reserve(s, len);
+
+		if (err < 0)
+			return err;
+		memcpy(s->buf, s->hold, len);
+		s->buf_len = len;
+	}
+	return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int fill(struct uevent_session *s, int all)
+{
+	uint64_t watermark = all ? UINT64_MAX : mono_ns() - HOLD_MARGIN_NS;
 	int i, err;
 
 	if (s->rec_fd >= 0 && rec_flush(s) < 0)
 		return s->rec_err;
-	s->buf_len = 0;
+	err = keep_held(s);
+	if (err < 0)
+		return err;
 	for (i = 0; i < s->nr_rings; i++) {
 		struct ring *r = &s->rings[i];
 		ssize_t n;
@@ -1034,7 +1095,7 @@ static int fill(struct uevent_session *s)
 			}
 		} while (n > 0);
 	}
-	return index_records(s);
+	return index_records(s, watermark);
 }
 
 /* Overwrite mode: rings written backward from data_head; walk from head while whole. */
@@ -1075,7 +1136,7 @@ UEVENT_EXPORT int uevent_session__snapshot(struct uevent_session *s)
 		}
 		ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
 	}
-	err = index_records(s);
+	err = index_records(s, UINT64_MAX);
 	return err < 0 ? _uevent_err(-err) : (int)s->qn;
 }
 
@@ -1385,36 +1446,54 @@ UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_p
 		struct epoll_event evs[16];
 		int n, i, wait;
 
-		while (s->qi < s->qn) {
+		int live = 0, held;
+
+		while (s->qi < s->qready) {
 			if (deliver(s, s->q[s->qi++].off, rec)) {
 				s->st.records++;
 				return 1;
 			}
 		}
+		for (i = 0; i < s->nr_rings; i++)
+			live += s->rings[i].live;
 		if (s->o.flags & UEVENT_SESSION_OVERWRITE) {
 			/* flight recorder: only __snapshot() reads the rings */
+		} else if (!live) {
+			/* every task is gone: nothing more can come, so nothing need wait */
+			if (!filled) {
+				err = fill(s, 1);
+				if (err < 0)
+					return _uevent_err(-err);
+				filled = 1;
+				if (s->qready > s->qi)
+					continue;
+			}
 		} else if (!filled || timeout_ms) {
-			err = fill(s);
+			err = fill(s, 0);
 			if (err < 0)
 				return _uevent_err(-err);
 			filled = 1;
-			if (s->qn)
+			if (s->qready > s->qi)
 				continue;
 		}
 		if (s->rec_fd >= 0 && rec_flush(s) < 0)
 			return _uevent_err(-s->rec_err);
-		if (timeout_ms == 0)
+		held = s->qn > s->qready;
+		if (timeout_ms == 0 || !live)
 			return 0;
 		wait = timeout_ms < 0 ? -1 : (int)(deadline - now_ms());
 		if (timeout_ms > 0 && wait <= 0)
 			return 0;
+		/* records held back go out once the margin has passed */
+		if (held && (wait < 0 || wait > (int)(HOLD_MARGIN_NS / 1000000) + 1))
+			wait = (int)(HOLD_MARGIN_NS / 1000000) + 1;
 		n = epoll_wait(s->epfd, evs, 16, wait);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return _uevent_err(errno);
 		}
-		if (n == 0)
+		if (n == 0 && !held)
 			return 0;
 		for (i = 0; i < n; i++) {
 			struct ring *r = &s->rings[evs[i].data.u32];
@@ -1423,19 +1502,7 @@ UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_p
 			if ((evs[i].events & EPOLLHUP) && r->live) {
 				r->live = 0;
 				epoll_ctl(s->epfd, EPOLL_CTL_DEL, r->fd, NULL);
-			}
-		}
-		{
-			int live = 0;
-
-			for (i = 0; i < s->nr_rings; i++)
-				live += s->rings[i].live;
-			if (!live) {
-				err = fill(s);
-				if (err < 0)
-					return _uevent_err(-err);
-				if (!s->qn)
-					return 0;
+				filled = 0;
 			}
 		}
 	}

@@ -29,5 +29,5 @@ AM_TESTS_ENVIRONMENT += CC='$(CC)'; export CC;
 .PHONY: check-asan
 check-asan:
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS=t/asan.test
-TESTS += t/perfdata.test t/record.test
-EXTRA_DIST += %reldir%/perfdata.test %reldir%/record.test
+TESTS += t/perfdata.test t/record.test t/live-vs-perf.test
+EXTRA_DIST += %reldir%/perfdata.test %reldir%/record.test %reldir%/live-vs-perf.test

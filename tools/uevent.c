@@ -556,12 +556,8 @@ static void print_perf_record(const struct uevent_perf_record *r, int json, int 
 		}
 		break;
 	case PERF_RECORD_COMM:
-		if (json) {
-			printf(", \"comm\": ");
-			json_str(r->u.comm.comm);
-		} else {
+		if (!json)		/* JSON: in the "comm" member */
 			printf(" %s", r->u.comm.comm);
-		}
 		break;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
@@ -570,7 +566,8 @@ static void print_perf_record(const struct uevent_perf_record *r, int json, int 
 		break;
 	case PERF_RECORD_LOST:
 	case PERF_RECORD_LOST_SAMPLES:
-		printf(json ? ", \"lost\": %" PRIu64 : " lost=%" PRIu64, r->u.lost.lost);
+		if (!json)		/* JSON: in the "lost" member */
+			printf(" lost=%" PRIu64, r->u.lost.lost);
 		break;
 	case PERF_RECORD_KSYMBOL:
 		if (json) {
