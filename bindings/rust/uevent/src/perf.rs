@@ -6,6 +6,25 @@
 //! reading, [`Session::next_ref`] and [`PerfData::next_ref`] lend a [`RecordRef`] tied to
 //! the reader's `&mut` borrow, which the compiler keeps from outliving the next call.
 //!
+//! ```no_run
+//! use std::time::Duration;
+//! use uevent::{perf::Record, Payload, Session};
+//!
+//! let mut s = Session::builder().open()?;            // this process, every usable transport
+//! uevent::mark("hello")?;
+//! while let Some(rec) = s.next_timeout(Duration::from_millis(100))? {
+//!     if let Record::UEvent(u) = &rec {
+//!         if let Payload::Text(t) = &u.body.payload {
+//!             println!("{:?} {}", u.sample_id.time, t);
+//!         }
+//!     }
+//! }
+//! for rec in uevent::PerfData::open("perf.data")? {
+//!     println!("{}", rec?.name());
+//! }
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
 //! No `Pin` here, on purpose: nothing the kernel (or C) writes to lives in Rust memory.
 //! The enabled word the kernel flips for usdt and user_events is inside libuevent, the
 //! ring buffers are mapped and owned by the C session, and the session object itself is
