@@ -86,11 +86,11 @@ fn main() -> std::io::Result<()> {
             let mut s = Session::builder().pid(pid).open()?;
             eprintln!("watching {} on {:?} for {} s", pid, s.transports(), secs);
             let end = Instant::now() + Duration::from_secs(secs);
-            // next_ref lends the record without copying; to_owned() when you keep it.
+            // next_ref lends the record without copying; to_record() when you keep it.
             // (To wait in your own event loop instead, poll s.as_fd() for readability.)
             while let Some(left) = end.checked_duration_since(Instant::now()) {
                 match s.next_ref(Some(left))? {
-                    Some(r) => show(&r.to_owned()),
+                    Some(r) => show(&r.to_record()),
                     None => break, // timed out, or every watched task exited
                 }
             }

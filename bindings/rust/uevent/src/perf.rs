@@ -59,13 +59,13 @@ impl Transport {
 
     /// The C enum value.
     pub fn raw(self) -> u32 {
-        (match self {
+        match self {
             Transport::Prctl => sys::UEVENT_TRANSPORT_PRCTL,
             Transport::UserEvents => sys::UEVENT_TRANSPORT_USER_EVENTS,
             Transport::Usdt => sys::UEVENT_TRANSPORT_USDT,
             Transport::Ftrace => sys::UEVENT_TRANSPORT_FTRACE,
             Transport::File => sys::UEVENT_TRANSPORT_FILE,
-        }) as u32
+        }
     }
 
     /// The transport of C enum value `t`, if it is one that carries events.
@@ -108,7 +108,7 @@ pub struct SampleId {
 
 impl SampleId {
     fn from_c(i: &sys::uevent_sample_id) -> SampleId {
-        let has = |bit: sys::uevent_id_field| i.fields & bit as u32 != 0;
+        let has = |bit: sys::uevent_id_field| i.fields & bit != 0;
         SampleId {
             pid: has(sys::UEVENT_ID_TID).then_some(i.pid),
             tid: has(sys::UEVENT_ID_TID).then_some(i.tid),
@@ -284,7 +284,8 @@ pub struct BpfEvent {
 /// records, numbers 64 and up, included).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Record {
-    Sample(Rec<Sample>),
+    /// Boxed: a sample is several times larger than any other record.
+    Sample(Rec<Box<Sample>>),
     Mmap(Rec<Mmap>),
     Comm(Rec<Comm>),
     Task(Rec<Task>),
@@ -426,7 +427,7 @@ unsafe fn cstr(p: *const c_char) -> String {
 }
 
 /// A decoded record still inside the reader's buffer: valid until the reader's next
-/// call, which the borrow checker enforces. [`RecordRef::to_owned`] copies it out.
+/// call, which the borrow checker enforces. [`RecordRef::to_record`] copies it out.
 #[derive(Clone, Copy)]
 pub struct RecordRef<'a> {
     rec: &'a sys::uevent_perf_record,
@@ -465,14 +466,14 @@ impl<'a> RecordRef<'a> {
     }
 
     /// Copies the record out of the reader's buffer.
-    pub fn to_owned(&self) -> Record {
+    pub fn to_record(self) -> Record {
         // SAFETY: the union member read in each arm is the one kind_of(type) says the
         // C decoder filled; pointers and sizes come from that decoder, which checked
         // them against the record's bounds.
-        unsafe { self.to_owned_unchecked() }
+        unsafe { self.to_record_unchecked() }
     }
 
-    unsafe fn to_owned_unchecked(&self) -> Record {
+    unsafe fn to_record_unchecked(self) -> Record {
         let r = self.rec;
         let bo = self.bo.raw();
         macro_rules! rec {
@@ -499,7 +500,7 @@ impl<'a> RecordRef<'a> {
                 let be = u64s(s.branch_entries, s.branch_nr * 3, bo);
                 rec!(
                     Sample,
-                    Sample {
+                    Box::new(Sample {
                         identifier: s.identifier,
                         ip: s.ip,
                         pid: s.pid,
@@ -547,7 +548,7 @@ impl<'a> RecordRef<'a> {
                         tls_user: bytes(s.tls_user, s.tls_user_size),
                         tls_user_dyn_size: s.tls_user_dyn_size,
                         aux: bytes(s.aux, s.aux_size),
-                    }
+                    })
                 )
             }
             Kind::Mmap => {
@@ -674,9 +675,9 @@ pub struct SessionBuilder {
 impl SessionBuilder {
     fn flag(mut self, f: sys::uevent_session_flags, on: bool) -> Self {
         if on {
-            self.flags |= f as u32;
+            self.flags |= f;
         } else {
-            self.flags &= !(f as u32);
+            self.flags &= !f;
         }
         self
     }
@@ -871,7 +872,7 @@ impl Session {
 
     /// The next record, copied out; `Ok(None)` when none came within `timeout`.
     pub fn next_timeout(&mut self, timeout: Duration) -> io::Result<Option<Record>> {
-        Ok(self.next_ref(Some(timeout))?.map(|r| r.to_owned()))
+        Ok(self.next_ref(Some(timeout))?.map(|r| r.to_record()))
     }
 }
 
@@ -879,7 +880,7 @@ impl Iterator for Session {
     type Item = io::Result<Record>;
 
     fn next(&mut self) -> Option<io::Result<Record>> {
-        self.next_ref(None).map(|r| r.map(|r| r.to_owned())).transpose()
+        self.next_ref(None).map(|r| r.map(|r| r.to_record())).transpose()
     }
 }
 
@@ -994,7 +995,7 @@ impl Iterator for PerfData {
             return None;
         }
         match self.next_ref() {
-            Ok(Some(r)) => Some(Ok(r.to_owned())),
+            Ok(Some(r)) => Some(Ok(r.to_record())),
             Ok(None) => {
                 self.done = true;
                 None
@@ -1041,7 +1042,7 @@ impl Drop for PerfData {
 /// call `sys::uevent_ring_read` on the mapping's pointer: a Rust `&mut [u8]` must not
 /// change behind its owner's back.
 pub fn ring_read(map: &mut [u8], buf: &mut [u8]) -> io::Result<usize> {
-    if map.as_ptr() as usize % 8 != 0 {
+    if !map.as_ptr().cast::<u64>().is_aligned() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "ring image is not 8-byte aligned"));
     }
     let n = unsafe {
@@ -1074,7 +1075,7 @@ pub fn decode_records(buf: &[u8], bo: ByteOrder, format: &Format) -> io::Result<
         if rec.size < 8 {
             return Err(err(-22));
         }
-        out.push(RecordRef { rec: &rec, bo }.to_owned());
+        out.push(RecordRef { rec: &rec, bo }.to_record());
         off += rec.size as usize;
     }
     Ok(out)

@@ -196,18 +196,28 @@ fn sample_id_json(r: &Record) -> Option<J> {
         kv.push(("pid", n(p)));
         kv.push(("tid", n(t)));
     }
-    i.time.map(|v| kv.push(("time", n(v))));
-    i.id.map(|v| kv.push(("id", n(v))));
-    i.stream_id.map(|v| kv.push(("stream_id", n(v))));
-    i.cpu.map(|v| kv.push(("cpu", n(v))));
-    i.identifier.map(|v| kv.push(("identifier", n(v))));
+    if let Some(v) = i.time {
+        kv.push(("time", n(v)));
+    }
+    if let Some(v) = i.id {
+        kv.push(("id", n(v)));
+    }
+    if let Some(v) = i.stream_id {
+        kv.push(("stream_id", n(v)));
+    }
+    if let Some(v) = i.cpu {
+        kv.push(("cpu", n(v)));
+    }
+    if let Some(v) = i.identifier {
+        kv.push(("identifier", n(v)));
+    }
     (!kv.is_empty()).then(|| obj(kv))
 }
 
 fn id_fields(u: &uevent::Record) -> u32 {
     use uevent::sys;
     let mut f = 0;
-    let mut set = |on: bool, bit: sys::uevent_id_field| f |= if on { bit as u32 } else { 0 };
+    let mut set = |on: bool, bit: sys::uevent_id_field| f |= if on { bit } else { 0 };
     set(u.tid.is_some(), sys::UEVENT_ID_TID);
     set(u.time.is_some(), sys::UEVENT_ID_TIME);
     set(u.id.is_some(), sys::UEVENT_ID_ID);

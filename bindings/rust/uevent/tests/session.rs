@@ -160,7 +160,7 @@ fn live_session_reads_this_process() {
     let r = s.next_ref(Some(Duration::from_secs(5))).unwrap().expect("the mark within 5 s");
     assert_eq!(r.uevent_payload(), Some((0, &b"borrowed\0"[..])));
     assert_eq!(r.sample_id().tid, Some(main_tid));
-    assert!(matches!(r.to_owned(), Record::UEvent(_)));
+    assert!(matches!(r.to_record(), Record::UEvent(_)));
     assert!(s.next_ref(Some(Duration::ZERO)).unwrap().is_none(), "nothing else waiting");
 
     // snapshot is for overwrite sessions only
