@@ -34,7 +34,7 @@
 use std::ffi::{CStr, CString};
 use std::io;
 use std::mem::MaybeUninit;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::os::raw::{c_char, c_int, c_void};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -772,7 +772,7 @@ impl SessionBuilder {
             let why = unsafe { cstr(sys::uevent_perf_open_reason()) };
             return Err(with_reason(e, &why));
         }
-        Ok(Session { s, rec: Box::new(zeroed_record()) })
+        Ok(Session { s, rec: Box::new(zeroed_record()), recording: None })
     }
 }
 
@@ -795,6 +795,9 @@ pub struct SessionStats {
 pub struct Session {
     s: *mut sys::uevent_session,
     rec: Box<sys::uevent_perf_record>,
+    // The fd record_to() writes to: C writes to it until the session closes, so the
+    // session owns it and closes it after uevent_session__close flushed.
+    recording: Option<OwnedFd>,
 }
 
 // SAFETY: the C session is a heap object with fds and mappings and no tie to the
@@ -856,6 +859,18 @@ impl Session {
             corrupt: st.corrupt,
             bytes: st.bytes,
         })
+    }
+
+    /// From now on, also writes every record the session reads (returned or not) to
+    /// `out` as a pipe-mode perf.data stream, which [`PerfData`] and `perf script` read
+    /// back. The session keeps `out` (a `File`, a pipe...) and closes it when dropped,
+    /// after the last write. Errors: EBUSY when already recording; a later write error
+    /// comes back from the next read.
+    pub fn record_to(&mut self, out: impl Into<OwnedFd>) -> io::Result<()> {
+        let fd: OwnedFd = out.into();
+        crate::check(unsafe { sys::uevent_session__record_to(self.s, fd.as_raw_fd()) })?;
+        self.recording = Some(fd);
+        Ok(())
     }
 
     /// The next record without copying: `Ok(None)` when none came within `timeout`

@@ -227,6 +227,37 @@ fn live_session_is_send_and_overwrite_snapshots() {
 }
 
 #[test]
+fn live_session_records_what_it_reads() {
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(why) = cannot_run() {
+        return skip("live_session_records_what_it_reads", &why);
+    }
+    let dir = std::env::temp_dir().join(format!("uevent-rs-rec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("session.perf.data");
+    let mut s = Session::builder().transports(&[Transport::Usdt]).open().unwrap();
+    s.record_to(std::fs::File::create(&path).unwrap()).unwrap();
+    let e = s.record_to(std::fs::File::create(dir.join("second")).unwrap()).unwrap_err();
+    assert_eq!(perf::errno(&e), Some(16), "EBUSY: {}", e);
+    for i in 0..50 {
+        uevent::mark(&format!("recorded {}", i)).unwrap();
+    }
+    uevent::counter("recorded_counter", 50).unwrap();
+    let live = drain(&mut s);
+    assert_eq!(live.len(), 51);
+    drop(s); // flushes and closes the file
+    let from_file: Vec<Record> = uevent::PerfData::open(&path)
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap()
+        .into_iter()
+        .filter(|r| r.uevent().is_some())
+        .collect();
+    assert_eq!(from_file, live, "the recorded perf.data holds the records the session returned");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn session_options_errors() {
     let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     // refused before any kernel call: an interior NUL in a path
