@@ -866,6 +866,7 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 		make_attr(s, k, config[k], &a);
 		uevent_perf_format_from_attr(&s->fmt[k], &a, sizeof(a));
 	}
+	s->o.usdt_path = NULL;		/* the caller's string: only setup_usdt() read it */
 	memcpy(s->config, config, sizeof(config));
 	memcpy(s->want, want, sizeof(want));
 	err = open_events(s, config, want);
