@@ -952,18 +952,31 @@ static int buf_reserve(struct uevent_session *s, size_t more)
 	return 0;
 }
 
-/* Time of a record in s->buf at off: a sample's TIME, else the sample_id trailer's. */
-static uint64_t rec_time(const uint8_t *r)
+static int kind_of(const struct uevent_session *s, uint64_t id);
+
+/*
+ * Time of a record: a sample's TIME (after IDENTIFIER, IP and TID as its event's
+ * sample_type has them), else the sample_id trailer's (..., time, cpu, identifier).
+ */
+static uint64_t rec_time(const struct uevent_session *s, const uint8_t *r)
 {
 	struct perf_event_header h;
-	uint64_t t = 0;
+	uint64_t t = 0, ident, st;
+	size_t at;
+	int kind;
 
 	memcpy(&h, r, sizeof(h));
 	if (h.type == PERF_RECORD_SAMPLE) {
-		if (h.size >= 32)
-			memcpy(&t, r + 24, 8);	/* header, identifier, pid/tid, time */
+		if (h.size < 16)
+			return 0;
+		memcpy(&ident, r + 8, 8);
+		kind = kind_of(s, ident);
+		st = s->fmt[kind < 0 ? K_DUMMY : kind].sample_type;
+		at = 16 + ((st & PERF_SAMPLE_IP) ? 8 : 0) + ((st & PERF_SAMPLE_TID) ? 8 : 0);
+		if ((st & PERF_SAMPLE_TIME) && at + 8 <= h.size)
+			memcpy(&t, r + at, 8);
 	} else if (h.type < PERF_RECORD_HEADER_ATTR_TYPE && h.size >= 8 + 32) {
-		memcpy(&t, r + h.size - 24, 8);	/* ..., time, cpu, identifier */
+		memcpy(&t, r + h.size - 24, 8);
 	}
 	return t;
 }
@@ -1011,7 +1024,7 @@ static int index_records(struct uevent_session *s, uint64_t watermark)
 		uint16_t sz;
 
 		memcpy(&sz, s->buf + off + 6, 2);
-		s->q[s->qn].time = rec_time(s->buf + off);
+		s->q[s->qn].time = rec_time(s, s->buf + off);
 		s->q[s->qn].off = (uint32_t)off;
 		s->q[s->qn].seq = (uint32_t)s->qn;
 		s->qn++;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/perf_event.h>
@@ -168,6 +169,40 @@ static void overwrite_mode(void)
 	uevent_session__close(s);
 }
 
+/* cpu-clock samples of this very process arrive while it runs, in time order. */
+static void samples_live(void)
+{
+	struct uevent_session_opts so = { .sz = sizeof(so), .pid = 0, .sample_period_ns = 200000,
+					  .transports = 1u << UEVENT_TRANSPORT_USDT };
+	struct uevent_perf_record r;
+	struct uevent_session *s = uevent_session__open(&so);
+	struct timespec t0, t;
+	volatile uint64_t sink = 0;
+	uint64_t last = 0;
+	int n = 0, backwards = 0, ret;
+
+	if (!s) {
+		ok(0, "sampling session opens: %s (%s)", strerror(errno), uevent_perf_open_reason());
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < 100000; i++)
+			sink += (uint64_t)i;
+		while ((ret = uevent_session__next(s, &r, 0)) == 1) {
+			if (r.type != PERF_RECORD_SAMPLE)
+				continue;
+			n++;
+			backwards += r.u.sample.time < last;
+			last = r.u.sample.time;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000 + (t.tv_nsec - t0.tv_nsec) < 300000000);
+	ok(n > 100 && !backwards, "samples of this running process arrive while it runs: %d in "
+	   "300 ms, %d out of time order", n, backwards);
+	uevent_session__close(s);
+}
+
 int main(void)
 {
 	struct uevent_session_opts so = { .sz = sizeof(so), .pid = 0,
@@ -191,7 +226,7 @@ int main(void)
 		plan_skip_all("kernel without uprobes");
 	if (uevent_open(&o) < 0)
 		plan_skip_all("usdt transport unavailable here");
-	plan(15);
+	plan(16);
 
 	pthread_barrier_init(&go, NULL, 2);
 	pthread_create(&early, NULL, early_thread, NULL);
@@ -300,6 +335,7 @@ int main(void)
 	ok(usdt_groups_left(prefix) == 0, "closing the session removed the uprobe event");
 	concurrent_order();
 	overwrite_mode();
+	samples_live();
 	(void)n_other;
 	return exit_status();
 }
