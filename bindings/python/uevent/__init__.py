@@ -804,6 +804,7 @@ AnyRecord = Union[Sample, Mmap, Comm, Task, Lost, Throttle, Switch, Ksymbol, Bpf
                   Other]
 
 _names: Dict[int, str] = {}
+_Head = Tuple[int, int, int, SampleId]      # PerfRecord's fields: type, misc, size, sample_id
 
 
 def _record_name(t: int) -> str:
@@ -824,7 +825,7 @@ def _read(r: Any, bo: int) -> PerfRead:
                     r.entry_size, vals)
 
 
-def _sample(h: tuple, s: Any, bo: int) -> Sample:
+def _sample(h: _Head, s: Any, bo: int) -> Sample:
     be = _u64s(s.branch_entries, 3 * s.branch_nr, bo)
     return Sample(*h, s.identifier, s.ip, s.pid, s.tid, s.time, s.addr, s.id, s.stream_id,
                   s.cpu, s.period, _read(s.read, bo), s.callchain_nr,
@@ -841,13 +842,13 @@ def _sample(h: tuple, s: Any, bo: int) -> Sample:
                   _blob(s.aux, s.aux_size))
 
 
-def _mmap(h: tuple, m: Any, bo: int) -> Mmap:
+def _mmap(h: _Head, m: Any, bo: int) -> Mmap:
     return Mmap(*h, m.pid, m.tid, m.addr, m.len, m.pgoff, m.maj, m.min, m.ino,
                 m.ino_generation, m.prot, m.flags, m.build_id_size,
                 bytes(m.build_id)[:m.build_id_size], _cstr(m.filename))
 
 
-_BODY: Dict[str, Tuple[str, Callable[[tuple, Any, int], PerfRecord]]] = {
+_BODY: Dict[str, Tuple[str, Callable[[_Head, Any, int], PerfRecord]]] = {
     "SAMPLE": ("sample", _sample),
     "MMAP": ("mmap", _mmap),
     "MMAP2": ("mmap", _mmap),
@@ -867,17 +868,17 @@ _BODY: Dict[str, Tuple[str, Callable[[tuple, Any, int], PerfRecord]]] = {
 }
 # Which union member a type uses, by the C library's own names for the types: the record
 # type numbers are not restated here.
-_MEMBER: Dict[int, Tuple[str, Callable[[tuple, Any, int], PerfRecord]]] = {}
+_MEMBER: Dict[int, Tuple[str, Callable[[_Head, Any, int], PerfRecord]]] = {}
 
 
-def _member(t: int) -> Optional[Tuple[str, Callable[[tuple, Any, int], PerfRecord]]]:
+def _member(t: int) -> Optional[Tuple[str, Callable[[_Head, Any, int], PerfRecord]]]:
     m = _MEMBER.get(t)
     if m is None:
         m = _MEMBER[t] = _BODY.get(_record_name(t), ("other", _other))
     return m
 
 
-def _other(h: tuple, o: Any, bo: int) -> Other:
+def _other(h: _Head, o: Any, bo: int) -> Other:
     return Other(*h, _blob(o.data, o.size))
 
 
@@ -891,7 +892,7 @@ def _perf_record(r: Any, bo: int) -> AnyRecord:
                    i.stream_id if f & _lib.UEVENT_ID_STREAM_ID else None,
                    i.cpu if f & _lib.UEVENT_ID_CPU else None,
                    i.identifier if f & _lib.UEVENT_ID_IDENTIFIER else None)
-    h = (r.type, r.misc, r.size, sid)
+    h: _Head = (r.type, r.misc, r.size, sid)
     name = _record_name(r.type)
     if name == "UEVENT":
         return UEvent(*h, _tname(r.transport), _record(r.u.uevent, bo))
@@ -958,7 +959,7 @@ def ring_read(mapping: Union[bytearray, memoryview, Any], cap: Optional[int] = N
     size = len(base)
     out = _ffi.new("char[]", cap if cap is not None else size)
     n = _check(_lib.uevent_ring_read(base, size, out, len(out)), "ring")
-    return _ffi.unpack(out, n)
+    return bytes(_ffi.buffer(out, n))
 
 
 # ---- live sessions --------------------------------------------------------------------
@@ -1183,7 +1184,7 @@ class PerfData:
     @property
     def offset(self) -> int:
         """Byte offset of the next record (or of the corrupt one after an error)."""
-        return _lib.uevent_perf_file__offset(self._live())
+        return int(_lib.uevent_perf_file__offset(self._live()))
 
     @property
     def nr_events(self) -> int:
@@ -1204,12 +1205,12 @@ class PerfData:
     @property
     def clockid(self) -> int:
         """The events' clock (attr.clockid or HEADER_CLOCK_DATA), -1 for perf's clock."""
-        return _lib.uevent_perf_file__clockid(self._live())
+        return int(_lib.uevent_perf_file__clockid(self._live()))
 
     @property
     def clock_res_ns(self) -> int:
         """HEADER_CLOCKID (the clock's resolution in ns), -1 when absent."""
-        return _lib.uevent_perf_file__clock_res_ns(self._live())
+        return int(_lib.uevent_perf_file__clock_res_ns(self._live()))
 
     @property
     def closed(self) -> bool:
