@@ -13,7 +13,7 @@ setup(
     version="0.1.0",
     description="Put your own events into the Linux perf stream (libuevent binding)",
     packages=["uevent"],
-    package_data={"uevent": ["py.typed"]},
+    package_data={"uevent": ["py.typed", "_uevent.pyi"]},
     python_requires=">=3.7",
     install_requires=["cffi>=1.15"],
     cffi_modules=["uevent_build.py:ffibuilder"],

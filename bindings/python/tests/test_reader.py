@@ -452,5 +452,78 @@ else:
             pass
     ok(mid == before and nfds() == before, f"100 Sessions dropped or closed: no fd leak ({before} -> {mid} -> {nfds()})")
 
+# ---- type hints: mypy accepts typed use of the reader API and catches a misuse -------
+GOOD = """
+from typing import Optional, Tuple
+import selectors
+import uevent
+
+def first_time(s: uevent.Session) -> Optional[int]:
+    r = s.next(0)
+    if isinstance(r, uevent.UEvent):
+        p = r.payload
+        d: bytes = r.data
+        t: str = r.transport
+        return r.sample_id.time
+    if isinstance(r, uevent.Sample):
+        cc: Tuple[int, ...] = r.callchain
+        be: Tuple[Tuple[int, int, int], ...] = r.branch_entries
+        v: Tuple[Tuple[int, ...], ...] = r.read.values
+        return r.ip + r.read.value
+    return None
+
+with uevent.Session(transports=["usdt"], ring_pages=64) as s:
+    sel = selectors.DefaultSelector()
+    sel.register(s, selectors.EVENT_READ)
+    st: uevent.SessionStats = s.stats
+    n: int = st.lost + st.lost_samples
+    names: Tuple[str, ...] = s.transports
+    for rec in s:
+        k: str = rec.type_name
+with uevent.PerfData("perf.data") as f:
+    ev: Optional[str] = f.event_name(0)
+    for rec in f:
+        if isinstance(rec, uevent.Mmap):
+            fn: str = rec.filename
+            bid: bytes = rec.build_id
+raw: bytes = uevent.ring_read(bytearray(8192))
+for r in uevent.decode_perf_records(raw, uevent.PerfFormat(sample_type=6, sample_id_all=True)):
+    sid: uevent.SampleId = r.sample_id
+"""
+BAD = """
+import uevent
+with uevent.PerfData("perf.data") as f:
+    for rec in f:
+        if isinstance(rec, uevent.Comm):
+            x: int = rec.comm
+"""
+
+
+def mypy_cmd():
+    for py in (sys.executable, "/usr/bin/python3"):
+        if os.path.exists(py) and subprocess.run([py, "-c", "import mypy"],
+                                                 capture_output=True).returncode == 0:
+            return [py, "-m", "mypy"]
+    return None
+
+
+mypy = mypy_cmd()
+if mypy is None:
+    skip(2, "mypy is not installed (Debian: mypy)")
+else:
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(uevent.__file__)))
+    env = dict(os.environ, MYPYPATH=pkg)
+    res = []
+    for name, text in (("good", GOOD), ("bad", BAD)):
+        path = os.path.join(tmp, f"{name}.py")
+        with open(path, "w") as fh:
+            fh.write(text)
+        res.append(subprocess.run(mypy + ["--strict", "--no-incremental", "--cache-dir=/dev/null",
+                                          "--follow-imports=silent", path],
+                                  capture_output=True, text=True, env=env, cwd=tmp))
+    ok(res[0].returncode == 0, f"mypy --strict accepts typed use of Session, PerfData and records ({res[0].stdout.strip()[-300:]})")
+    ok(res[1].returncode == 1 and 'expression has type "str", variable has type "int"' in res[1].stdout,
+       f"mypy sees Comm.comm is a str ({res[1].stdout.strip()[-200:]})")
+
 shutil.rmtree(tmp)
 done()

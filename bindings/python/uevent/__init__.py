@@ -867,37 +867,48 @@ _BODY: Dict[str, Tuple[str, Callable[[_Head, Any, int], PerfRecord]]] = {
                                                          bytes(b.tag))),
 }
 # Which union member a type uses, by the C library's own names for the types: the record
-# type numbers are not restated here.
-_MEMBER: Dict[int, Tuple[str, Callable[[_Head, Any, int], PerfRecord]]] = {}
+# type numbers are not restated here. Makers take the whole C record.
+_Maker = Callable[[_Head, Any, int], PerfRecord]
+_MEMBER: Dict[int, _Maker] = {}
 
 
-def _member(t: int) -> Optional[Tuple[str, Callable[[_Head, Any, int], PerfRecord]]]:
-    m = _MEMBER.get(t)
-    if m is None:
-        m = _MEMBER[t] = _BODY.get(_record_name(t), ("other", _other))
-    return m
+def _uevent(h: _Head, r: Any, bo: int) -> UEvent:
+    return UEvent(*h, _tname(r.transport), _record(r.u.uevent, bo))
 
 
 def _other(h: _Head, o: Any, bo: int) -> Other:
     return Other(*h, _blob(o.data, o.size))
 
 
+def _maker(t: int) -> _Maker:
+    m = _MEMBER.get(t)
+    if m is None:
+        name = _record_name(t)
+        if name == "UEVENT":
+            m = _uevent
+        else:
+            member, body = _BODY.get(name, ("other", _other))
+            m = (lambda member, body: lambda h, r, bo: body(h, getattr(r.u, member), bo))(
+                member, body)
+        m = _MEMBER[t] = m
+    return m
+
+
+_ID_BITS = tuple(int(getattr(_lib, "UEVENT_ID_" + n)) for n in
+                 ("TID", "TID", "TIME", "ID", "STREAM_ID", "CPU", "IDENTIFIER"))
+_ID_NAMES = ("pid", "tid", "time", "id", "stream_id", "cpu", "identifier")
+_NO_ID = SampleId(None, None, None, None, None, None, None)
+
+
 def _perf_record(r: Any, bo: int) -> AnyRecord:
     i = r.id
     f = i.fields
-    sid = SampleId(i.pid if f & _lib.UEVENT_ID_TID else None,
-                   i.tid if f & _lib.UEVENT_ID_TID else None,
-                   i.time if f & _lib.UEVENT_ID_TIME else None,
-                   i.id if f & _lib.UEVENT_ID_ID else None,
-                   i.stream_id if f & _lib.UEVENT_ID_STREAM_ID else None,
-                   i.cpu if f & _lib.UEVENT_ID_CPU else None,
-                   i.identifier if f & _lib.UEVENT_ID_IDENTIFIER else None)
+    sid = _NO_ID if not f else SampleId(
+        *[getattr(i, n) if f & b else None for n, b in zip(_ID_NAMES, _ID_BITS)])
     h: _Head = (r.type, r.misc, r.size, sid)
-    name = _record_name(r.type)
-    if name == "UEVENT":
-        return UEvent(*h, _tname(r.transport), _record(r.u.uevent, bo))
-    member, make = _member(r.type)  # type: ignore[misc]
-    return make(h, getattr(r.u, member), bo)  # type: ignore[return-value]
+    t = r.type
+    make = _MEMBER.get(t) or _maker(t)
+    return make(h, r, bo)  # type: ignore[return-value]
 
 
 @_dataclass(frozen=True)
