@@ -20,8 +20,8 @@ import os as _os
 import struct as _struct
 import sys as _sys
 from dataclasses import dataclass as _dataclass
-from typing import (Any, Callable, Dict, Iterable, Iterator, NamedTuple, Optional, Tuple,
-                    TypeVar, Union)
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional,
+                    Tuple, TypeVar, Union)
 
 from ._uevent import ffi as _ffi, lib as _lib
 
@@ -62,7 +62,8 @@ def _error(err: int, what: Optional[str] = None) -> Error:
             builtin.__name__, (Error, builtin), {"__module__": __name__})
         _classes[err] = cls
     msg = _ffi.string(_lib.uevent_strerror(err)).decode()
-    return cls(err, msg if what is None else f"{msg}: {what}")
+    e: Error = cls(err, msg if what is None else f"{msg}: {what}")
+    return e
 
 
 def _check(ret: int, what: Optional[str] = None) -> int:
@@ -87,7 +88,7 @@ _from_buffer = _ffi.from_buffer
 
 def enabled() -> bool:
     """True when a listener may exist (the exported enabled word is non-zero)."""
-    return _word[0] != 0
+    return bool(_word[0])
 
 
 def mark(text: Union[str, bytes], *args: Any) -> None:
@@ -136,7 +137,7 @@ class range:  # noqa: A001 - uevent.range, as the API promises
 
     def __init__(self, name: Union[str, bytes]) -> None:
         self._name = _bytes(name)
-        self._ids: list = []
+        self._ids: List[int] = []
 
     def __enter__(self) -> "range":
         self._ids.append(_lib.uevent_range_begin(self._name))
@@ -164,7 +165,7 @@ class range:  # noqa: A001 - uevent.range, as the API promises
 
 def async_begin(name: Union[str, bytes]) -> int:
     """Open an async range (not nested, may end on any thread); returns its id (0: none)."""
-    return _lib.uevent_async_begin(_bytes(name))
+    return int(_lib.uevent_async_begin(_bytes(name)))
 
 
 def async_end(rid: int) -> None:
@@ -177,7 +178,7 @@ def async_end(rid: int) -> None:
 
 def _tname(t: int) -> str:
     p = _lib.uevent_transport_name(t)
-    return _ffi.string(p).decode() if p != _ffi.NULL else str(t)
+    return str(_ffi.string(p).decode()) if p != _ffi.NULL else str(t)
 
 
 def open(transport: Union[str, int] = "auto", path: Union[str, bytes, None] = None,
@@ -222,16 +223,16 @@ def transport() -> str:
 def open_reason() -> str:
     """Why the last open chose or refused what it did."""
     p = _lib.uevent_open_reason()
-    return _ffi.string(p).decode() if p != _ffi.NULL else ""
+    return str(_ffi.string(p).decode()) if p != _ffi.NULL else ""
 
 
 def max_payload() -> int:
     """Largest payload the current transport accepts, in bytes."""
-    return _lib.uevent_max_payload()
+    return int(_lib.uevent_max_payload())
 
 
 def version() -> str:
-    return _ffi.string(_lib.uevent_version()).decode()
+    return str(_ffi.string(_lib.uevent_version()).decode())
 
 
 # ---- statistics -----------------------------------------------------------------------
@@ -339,58 +340,58 @@ def _bo(byte_order: Union[str, int]) -> int:
     if isinstance(byte_order, int):
         return byte_order
     try:
-        return _BO[byte_order]
+        return int(_BO[byte_order])
     except KeyError:
         raise InvalidArgument(_errno.EINVAL, f"byte order {byte_order!r}") from None
 
 
 def _str(p: Any, n: int) -> str:
-    return _ffi.unpack(p, n).decode("utf-8", "replace")
+    return str(_ffi.unpack(p, n).decode("utf-8", "replace"))
 
 
-def _dec_text(buf, n, bo):
+def _dec_text(buf: Any, n: int, bo: int) -> Text:
     o = _ffi.new("struct uevent_text *")
     _check(_lib.uevent_text_decode(buf, n, bo, o), "text payload")
     return Text(_str(o.text, o.len))
 
 
-def _dec_range_begin(buf, n, bo):
+def _dec_range_begin(buf: Any, n: int, bo: int) -> RangeBegin:
     o = _ffi.new("struct uevent_range_begin *")
     _check(_lib.uevent_range_begin_decode(buf, n, bo, o), "range_begin payload")
     return RangeBegin(o.id, o.parent, o.flags, _str(o.name, o.name_len))
 
 
-def _dec_range_end(buf, n, bo):
+def _dec_range_end(buf: Any, n: int, bo: int) -> RangeEnd:
     o = _ffi.new("struct uevent_range_end *")
     _check(_lib.uevent_range_end_decode(buf, n, bo, o), "range_end payload")
     return RangeEnd(o.id, o.flags)
 
 
-def _dec_counter(buf, n, bo):
+def _dec_counter(buf: Any, n: int, bo: int) -> Counter:
     o = _ffi.new("struct uevent_counter *")
     _check(_lib.uevent_counter_decode(buf, n, bo, o), "counter payload")
     return Counter(_str(o.name, o.name_len), o.value)
 
 
-def _dec_jit_code_load(buf, n, bo):
+def _dec_jit_code_load(buf: Any, n: int, bo: int) -> JitCodeLoad:
     o = _ffi.new("struct uevent_jit_code_load *")
     _check(_lib.uevent_jit_code_load_decode(buf, n, bo, o), "jit_code_load payload")
     return JitCodeLoad(o.code_addr, o.code_size, o.code_index, _str(o.name, o.name_len))
 
 
-def _dec_jit_code_move(buf, n, bo):
+def _dec_jit_code_move(buf: Any, n: int, bo: int) -> JitCodeMove:
     o = _ffi.new("struct uevent_jit_code_move *")
     _check(_lib.uevent_jit_code_move_decode(buf, n, bo, o), "jit_code_move payload")
     return JitCodeMove(o.code_index, o.old_addr, o.new_addr, o.code_size)
 
 
-def _dec_jit_code_unload(buf, n, bo):
+def _dec_jit_code_unload(buf: Any, n: int, bo: int) -> JitCodeUnload:
     o = _ffi.new("struct uevent_jit_code_unload *")
     _check(_lib.uevent_jit_code_unload_decode(buf, n, bo, o), "jit_code_unload payload")
     return JitCodeUnload(o.code_addr, o.code_size, o.code_index)
 
 
-def _dec_jit_debug_info(buf, n, bo):
+def _dec_jit_debug_info(buf: Any, n: int, bo: int) -> JitDebugInfo:
     o = _ffi.new("struct uevent_jit_debug_info *")
     _check(_lib.uevent_jit_debug_info_decode(buf, n, bo, o), "jit_debug_info payload")
     off = _ffi.new("uint32_t *")
@@ -404,7 +405,7 @@ def _dec_jit_debug_info(buf, n, bo):
     return JitDebugInfo(o.code_addr, tuple(entries))
 
 
-def _dec_trace_context(buf, n, bo):
+def _dec_trace_context(buf: Any, n: int, bo: int) -> TraceContext:
     o = _ffi.new("struct uevent_trace_context *")
     _check(_lib.uevent_trace_context_decode(buf, n, bo, o), "trace_context payload")
     return TraceContext(bytes(_ffi.buffer(o.trace_id)), bytes(_ffi.buffer(o.span_id)), o.flags)
@@ -472,7 +473,9 @@ def _record(r: Any, bo: int) -> Record:
         except InvalidArgument:
             payload = Raw(r.type, data)
     f = r.id_fields
-    has = lambda bit, v: v if f & bit else None  # noqa: E731
+
+    def has(bit: int, v: int) -> Optional[int]:
+        return v if f & bit else None
     return Record(r.type, payload, data, r.format, r.flags, r.record_type, r.misc,
                   has(_lib.UEVENT_ID_TID, r.pid), has(_lib.UEVENT_ID_TID, r.tid),
                   has(_lib.UEVENT_ID_TIME, r.time), has(_lib.UEVENT_ID_ID, r.id),
@@ -503,7 +506,7 @@ def _file_byte_order(path: Union[str, bytes]) -> int:
     with _builtins.open(path, "rb") as f:
         raw = f.read(_ffi.sizeof(h[0]))
     _ffi.memmove(h, raw, min(len(raw), _ffi.sizeof(h[0])))
-    return _HOST_BO if h.byte_order == 0x01020304 else _SWAP_BO
+    return int(_HOST_BO if h.byte_order == 0x01020304 else _SWAP_BO)
 
 
 class FileReader:
@@ -540,7 +543,7 @@ class FileReader:
         """Byte offset of the next record (or of the corrupt one after an error)."""
         if self._r is None:
             raise ValueError("I/O operation on a closed FileReader")
-        return _lib.uevent_file_reader__offset(self._r)
+        return int(_lib.uevent_file_reader__offset(self._r))
 
     @property
     def closed(self) -> bool:
@@ -582,7 +585,7 @@ def _blob(p: Any, n: int) -> bytes:
 
 
 def _cstr(p: Any) -> str:
-    return _ffi.string(p).decode("utf-8", "replace") if p != _ffi.NULL else ""
+    return str(_ffi.string(p).decode("utf-8", "replace")) if p != _ffi.NULL else ""
 
 
 @_dataclass(frozen=True)
