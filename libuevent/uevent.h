@@ -725,6 +725,18 @@ int uevent_session__next(struct uevent_session *s, struct uevent_perf_record *re
 int uevent_session__snapshot(struct uevent_session *s);
 int uevent_session__stats(const struct uevent_session *s, struct uevent_session_stats *st,
 			  size_t sz);
+/*
+ * Recording: from this call on, every record the session reads (returned or not) is
+ * also written to fd, as the kernel wrote it, in a pipe-mode perf.data stream like
+ * `perf record -o -` writes: the header, one HEADER_ATTR per event with its ids, the
+ * tracing data giving the usdt and user_events tracepoints' formats, then the records
+ * in the order __next() takes them and a FINISHED_ROUND after each read round.
+ * uevent_perf_file__open() gives back the same records; perf script reads it too.
+ * Writes are buffered and flushed each round, when __next() waits, and at close.
+ * Returns 0 or -errno (-EBUSY: already recording); a later write error makes __next()
+ * fail with it. The fd stays the caller's.
+ */
+int uevent_session__record_to(struct uevent_session *s, int fd);
 void uevent_session__close(struct uevent_session *s);
 
 /*

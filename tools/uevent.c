@@ -34,10 +34,18 @@ static void usage(FILE *f)
 		"      -n, --count N              emit N times (default 1)\n"
 		"  dump [--json] FILE             print the records of a capture: a file-transport\n"
 		"                                 file, or a perf.data (`perf record`, pipe mode too)\n"
-		"  record [-o FILE] [-t LIST] -- CMD [ARGS...]\n"
-		"                                 run CMD and record its uevents (default uevent.uev)\n"
+		"  record [OPTIONS] -- CMD [ARGS...]\n"
+		"                                 run CMD and record its uevents into a perf.data\n"
+		"                                 (pipe mode; perf script reads it too)\n"
+		"      -o, --output FILE          where (default uevent.data; - for stdout)\n"
 		"      -t, --transport LIST       transports to read (prctl,user_events,usdt)\n"
 		"      -n, --usdt-bytes N         payload bytes fetched per usdt mark (default 4096)\n"
+		"      -b, --bpf                  also BPF_EVENT and KSYMBOL records (BPF programs)\n"
+		"      -a, --all                  also COMM, MMAP, FORK, EXIT records\n"
+		"      -F, --sample-ns NS         also cpu-clock samples every NS nanoseconds\n"
+		"          --tls BYTES            with samples: BYTES of the thread's TLS in each\n"
+		"                                 (PERF_SAMPLE_TLS_USER, patched kernel)\n"
+		"      -m, --ring-pages N         data pages per ring buffer (default 256)\n"
 		"  export --chrome OUT FILE       write FILE as Trace Event Format JSON (Perfetto,\n"
 		"                                 chrome://tracing): marks, ranges, counters\n"
 		"  help, --help                   this text\n"
@@ -548,12 +556,8 @@ static void print_perf_record(const struct uevent_perf_record *r, int json, int 
 		}
 		break;
 	case PERF_RECORD_COMM:
-		if (json) {
-			printf(", \"comm\": ");
-			json_str(r->u.comm.comm);
-		} else {
+		if (!json)		/* JSON: in the "comm" member */
 			printf(" %s", r->u.comm.comm);
-		}
 		break;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
@@ -562,7 +566,8 @@ static void print_perf_record(const struct uevent_perf_record *r, int json, int 
 		break;
 	case PERF_RECORD_LOST:
 	case PERF_RECORD_LOST_SAMPLES:
-		printf(json ? ", \"lost\": %" PRIu64 : " lost=%" PRIu64, r->u.lost.lost);
+		if (!json)		/* JSON: in the "lost" member */
+			printf(" lost=%" PRIu64, r->u.lost.lost);
 		break;
 	case PERF_RECORD_KSYMBOL:
 		if (json) {
@@ -805,31 +810,61 @@ static int cmd_record(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "transport", required_argument, NULL, 't' },
 		{ "usdt-bytes", required_argument, NULL, 'n' },
+		{ "bpf", no_argument, NULL, 'b' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "sample-ns", required_argument, NULL, 'F' },
+		{ "tls", required_argument, NULL, 'T' },
+		{ "ring-pages", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct uevent_session_opts so = { .sz = sizeof(so) };
-	const char *out = "uevent.uev", *tlist = NULL;
+	const char *out = "uevent.data", *tlist = NULL;
 	struct uevent_session_stats st;
 	struct uevent_perf_record r;
 	struct uevent_session *s;
-	uint8_t buf[UEVENT_MAX_PAYLOAD + 128];
-	unsigned long written = 0;
-	int c, go[2], status = 0, ret, fd, done = 0, idle = 0;
+	unsigned long nrec = 0, nuev = 0, nsamples = 0, nbpf = 0;
+	int c, go[2], status = 0, ret, fd, done = 0, idle = 0, failed = 0;
 	pid_t child;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:t:n:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:t:n:baF:m:h", opts, NULL)) != -1) {
+		char *end = NULL;
+		unsigned long long v = 0;
+
+		if (c == 'n' || c == 'F' || c == 'T' || c == 'm') {
+			errno = 0;
+			v = strtoull(optarg, &end, 0);
+			if (errno || !*optarg || *end || !v) {
+				fprintf(stderr, "%s record: '%s' is not a positive number\n", prog, optarg);
+				return 2;
+			}
+		}
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 't': tlist = optarg; break;
-		case 'n': so.usdt_max_payload = (unsigned int)strtoul(optarg, NULL, 0); break;
+		case 'n': so.usdt_max_payload = (unsigned int)v; break;
+		case 'b': so.flags |= UEVENT_SESSION_BPF_EVENTS; break;
+		case 'a': so.flags |= UEVENT_SESSION_ALL_RECORDS; break;
+		case 'F': so.sample_period_ns = v; break;
+		case 'T': so.tls_user = (unsigned int)v; break;
+		case 'm':
+			if (v & (v - 1)) {
+				fprintf(stderr, "%s record: --ring-pages must be a power of 2\n", prog);
+				return 2;
+			}
+			so.ring_pages = (unsigned int)v;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: return 2;
 		}
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "%s record: which command? (uevent record -- CMD ARGS...)\n", prog);
+		return 2;
+	}
+	if (so.tls_user && !so.sample_period_ns) {
+		fprintf(stderr, "%s record: --tls needs samples (--sample-ns NS)\n", prog);
 		return 2;
 	}
 	if (tlist) {
@@ -848,7 +883,8 @@ static int cmd_record(int argc, char **argv)
 			so.transports |= 1u << t;
 		}
 	}
-	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = strcmp(out, "-") ? open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)
+			      : dup(1);
 	if (fd < 0) {
 		fprintf(stderr, "%s record: %s: %s\n", prog, out, strerror(errno));
 		return 1;
@@ -878,33 +914,29 @@ static int cmd_record(int argc, char **argv)
 	close(go[0]);
 	so.pid = child;
 	s = uevent_session__open(&so);
-	if (!s) {
+	if (!s || uevent_session__record_to(s, fd) < 0) {
 		int err = errno;
 
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
+		uevent_session__close(s);
 		close(fd);
-		unlink(out);
-		if (err == EACCES || err == EPERM)
+		if (strcmp(out, "-"))
+			unlink(out);
+		if (!s && (err == EACCES || err == EPERM))
 			fprintf(stderr, "%s record: not allowed to open perf events or tracefs (%s; "
 				"perf_event_paranoid is %d): run as root\n", prog,
 				uevent_perf_open_reason(), uevent_perf_paranoid());
-		else
+		else if (!s)
 			fprintf(stderr, "%s record: cannot start a session: %s (%s)\n", prog,
 				strerror(err), uevent_perf_open_reason());
+		else
+			fprintf(stderr, "%s record: %s: %s\n", prog, out, strerror(err));
 		return 1;
-	}
-	{
-		struct uevent_file_header h;
-
-		uevent_file_header_init(&h);
-		if (write(fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
-			fprintf(stderr, "%s record: %s: %s\n", prog, out, strerror(errno));
-			return 1;
-		}
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
 	{
 		/* the child emits through what we read best; usdt marks fire under any transport */
 		unsigned int t = uevent_session__transports(s);
@@ -918,23 +950,19 @@ static int cmd_record(int argc, char **argv)
 	for (;;) {
 		ret = uevent_session__next(s, &r, done ? 0 : 100);
 		if (ret < 0 && ret != -EINTR) {
-			fprintf(stderr, "%s record: %s\n", prog, strerror(-ret));
+			fprintf(stderr, "%s record: %s: %s\n", prog, out, strerror(-ret));
+			failed = 1;
+			if (!done)
+				kill(child, SIGTERM);
 			break;
 		}
-		if (ret > 0 && r.type == PERF_RECORD_UEVENT) {
-			ssize_t n = uevent_record_encode(buf, sizeof(buf), r.u.uevent.type,
-							 r.u.uevent.data, r.u.uevent.size, r.id.pid,
-							 r.id.tid, r.id.time);
-
-			if (n > 0 && write(fd, buf, (size_t)n) != n) {
-				fprintf(stderr, "%s record: %s: %s\n", prog, out, strerror(errno));
-				break;
-			}
-			written++;
+		if (ret > 0) {
+			nrec++;
+			nuev += r.type == PERF_RECORD_UEVENT;
+			nsamples += r.type == PERF_RECORD_SAMPLE;
+			nbpf += r.type == PERF_RECORD_BPF_EVENT;
 			continue;
 		}
-		if (ret > 0)
-			continue;
 		if (done && ++idle > 1)
 			break;
 		if (!done && waitpid(child, &status, WNOHANG) == child)
@@ -942,11 +970,23 @@ static int cmd_record(int argc, char **argv)
 		if (got_signal && !done)
 			kill(child, got_signal);
 	}
+	if (!done)
+		waitpid(child, &status, 0);
 	uevent_session__stats(s, &st, sizeof(st));
 	uevent_session__close(s);
-	close(fd);
-	fprintf(stderr, "%s record: %lu uevents written to %s (lost %" PRIu64 ", truncated %" PRIu64
-		")\n", prog, written, out, st.lost + st.lost_samples, st.truncated);
+	if (close(fd) < 0 && !failed) {
+		fprintf(stderr, "%s record: %s: %s\n", prog, out, strerror(errno));
+		failed = 1;
+	}
+	fprintf(stderr, "%s record: %lu uevents", prog, nuev);
+	if (so.sample_period_ns)
+		fprintf(stderr, ", %lu samples", nsamples);
+	if (so.flags & UEVENT_SESSION_BPF_EVENTS)
+		fprintf(stderr, ", %lu BPF events", nbpf);
+	fprintf(stderr, " written to %s (%lu records; lost %" PRIu64 ", truncated %" PRIu64 ")\n",
+		out, nrec, st.lost + st.lost_samples, st.truncated);
+	if (failed)
+		return 1;
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);

@@ -5119,6 +5119,12 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
+    pub fn uevent_session__record_to(
+        s: *mut uevent_session,
+        fd: ::std::os::raw::c_int,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
     pub fn uevent_session__close(s: *mut uevent_session);
 }
 #[repr(C)]
