@@ -290,7 +290,7 @@ for err, cls in ((errno.EACCES, PermissionError), (errno.EPERM, PermissionError)
        f"errno {errno.errorcode[err]} raises a {cls.__name__} that is a uevent.Error")
 
 # ---- Session: live, through the usdt transport ----------------------------------------
-LIVE = 16
+LIVE = 18
 
 
 def st_trunc(s):
@@ -374,6 +374,26 @@ else:
         c = s.next(100)
     ok(a is None and b is not None and b.payload.text == "enabled" and c is None,
        "enabled=False starts disabled; enable() and disable() switch delivery")
+
+    # recording what the session reads to a pipe-mode perf.data
+    rec_path = os.path.join(tmp, "session.perf.data")
+    with open(rec_path, "wb") as out, uevent.Session(transports="usdt") as s:
+        s.record_to(out)
+        for i in range(20):
+            uevent.mark("recorded %d", i)
+        uevent.counter("recorded", 20)
+        live = []
+        while len(live) < 21:
+            r = s.next(2000)
+            if r is None:
+                break
+            live.append(r)
+        e = raises(uevent.Error, s.record_to, out)
+    with uevent.PerfData(rec_path) as f:
+        back = [r for r in f if isinstance(r, uevent.UEvent)]
+    ok(len(live) == 21 and [(r.payload, r.sample_id) for r in back] == [(r.payload, r.sample_id) for r in live],
+       f"record_to: PerfData reads back the {len(back)} uevents the session returned, same payloads and ids")
+    ok(e is not None and e.errno == errno.EBUSY, f"record_to twice is EBUSY ({e})")
 
     # another process, chosen by pid
     child = subprocess.Popen([sys.executable, "-c",

@@ -1032,6 +1032,7 @@ class Session:
                  usdt_max_payload: int = 0, wakeup_events: int = 0,
                  sample_period_ns: int = 0, tls_user: int = 0) -> None:
         self._s: Any = None
+        self._recording: Any = None
         if pid is None:
             pid = 0
         if not isinstance(pid, int) or isinstance(pid, bool) or pid < -1 or pid >= 1 << 31:
@@ -1113,6 +1114,18 @@ class Session:
         """Overwrite mode: pause the rings and queue their contents for next()."""
         _check(_lib.uevent_session__snapshot(self._live()), "session snapshot")
 
+    def record_to(self, file: Union[int, Any]) -> None:
+        """From now on also write every record the session reads to `file` (an fd or an
+        object with fileno()) as a pipe-mode perf.data stream, which PerfData and
+        `perf script` read. Flushed each read round and at close; the file stays yours,
+        and the session keeps a reference to it until closed. Error(EBUSY) when already
+        recording."""
+        fd = file if isinstance(file, int) else file.fileno()
+        if not isinstance(fd, int) or fd < 0:
+            raise InvalidArgument(_errno.EINVAL, f"not a file descriptor: {file!r}")
+        _check(_lib.uevent_session__record_to(self._live(), fd), "session record_to")
+        self._recording = file
+
     @property
     def stats(self) -> SessionStats:
         st = _ffi.new("struct uevent_session_stats *")
@@ -1140,6 +1153,7 @@ class Session:
         if self._s is not None:
             s, self._s = self._s, None
             _ffi.release(s)
+            self._recording = None
 
     def __enter__(self) -> "Session":
         return self
