@@ -290,7 +290,7 @@ for err, cls in ((errno.EACCES, PermissionError), (errno.EPERM, PermissionError)
        f"errno {errno.errorcode[err]} raises a {cls.__name__} that is a uevent.Error")
 
 # ---- Session: live, through the usdt transport ----------------------------------------
-LIVE = 18
+LIVE = 20
 
 
 def st_trunc(s):
@@ -374,6 +374,39 @@ else:
         c = s.next(100)
     ok(a is None and b is not None and b.payload.text == "enabled" and c is None,
        "enabled=False starts disabled; enable() and disable() switch delivery")
+
+    # all_records: the side-band records of a child we run
+    with uevent.Session(transports="usdt", all_records=True, usdt_max_payload=64) as s:
+        child = subprocess.run(["/bin/true"])
+        uevent.mark("after the child")
+        side = []
+        while True:
+            r = s.next(500)
+            if r is None:
+                break
+            side.append(r)
+    kids = {r.type_name: r for r in side if isinstance(r, uevent.Task)}
+    cpid = kids["FORK"].pid if "FORK" in kids else None
+    ok(cpid and kids["FORK"].ppid == os.getpid() and "EXIT" in kids and kids["EXIT"].pid == cpid
+       and any(isinstance(r, uevent.Comm) and r.pid == cpid and r.comm == "true" for r in side)
+       and any(isinstance(r, uevent.Mmap) and r.pid == cpid and r.filename.endswith("/true") for r in side)
+       and isinstance(side[-1], uevent.UEvent) and side[-1].payload == uevent.Text("after the child"),
+       f"all_records=True: FORK, COMM, MMAP2 and EXIT of a child, then our mark ({[r.type_name for r in side]})")
+
+    # flight recorder: the rings are read only on snapshot()
+    with uevent.Session(transports="usdt", overwrite=True, usdt_max_payload=64) as s:
+        for i in range(10):
+            uevent.mark("flight %d", i)
+        before = s.next(100)
+        s.snapshot()
+        got = []
+        while True:
+            r = s.next(0)
+            if r is None:
+                break
+            got.append(r.payload)
+    ok(before is None and got == [uevent.Text(f"flight {i}") for i in range(10)],
+       f"overwrite=True: nothing until snapshot(), then the 10 marks in order ({len(got)})")
 
     # recording what the session reads to a pipe-mode perf.data
     rec_path = os.path.join(tmp, "session.perf.data")
