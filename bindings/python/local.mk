@@ -12,7 +12,7 @@ CLEANFILES += $(UEVENT_CDEF)
 
 # The importable package in the build tree: PYTHONPATH=$(top_builddir)/bindings/python/lib
 py_pkg = %reldir%/lib/uevent
-py_sources = %reldir%/uevent/__init__.py %reldir%/uevent/py.typed
+py_sources = %reldir%/uevent/__init__.py %reldir%/uevent/py.typed %reldir%/uevent/_uevent.pyi
 $(py_pkg)/.built: $(UEVENT_CDEF) %reldir%/uevent_build.py $(py_sources) libuevent/libuevent.la
 	$(AM_V_GEN)$(MKDIR_P) $(py_pkg) && \
 	for f in $(py_sources); do \
@@ -41,6 +41,8 @@ clean-local-python:
 	rm -rf %reldir%/lib
 .PHONY: clean-local-python
 
-TESTS += %reldir%/python.test
-EXTRA_DIST += %reldir%/python.test %reldir%/uevent_build.py %reldir%/setup.py \
-	%reldir%/pyproject.toml %reldir%/README.md $(py_sources) %reldir%/tests/test_uevent.py
+TESTS += %reldir%/python.test %reldir%/reader.test %reldir%/pip.test
+EXTRA_DIST += %reldir%/python.test %reldir%/reader.test %reldir%/pip.test \
+	%reldir%/uevent_build.py %reldir%/setup.py %reldir%/pyproject.toml %reldir%/README.md \
+	$(py_sources) %reldir%/tests/tap.py %reldir%/tests/test_uevent.py \
+	%reldir%/tests/test_reader.py

@@ -1,7 +1,10 @@
-"""setup.py - `pip install --no-build-isolation bindings/python` (needs cffi and a C compiler).
+"""setup.py - `pip install --no-build-isolation bindings/python` (needs cffi, setuptools,
+wheel and a C compiler; nothing is downloaded with --no-index --no-deps).
 
-The extension is generated from libuevent's uevent.h: the source tree's, or the installed
-one pkg-config names (override with UEVENT_INCLUDE_DIR / UEVENT_LIB_DIR).
+The extension is generated from libuevent's uevent.h: the source tree's (with the library
+in libuevent/.libs, built in place), or the installed one pkg-config names. Override with
+UEVENT_INCLUDE_DIR / UEVENT_LIB_DIR (os.pathsep lists); an in-tree or UEVENT_LIB_DIR
+library is found at run time through the extension's rpath. See uevent_build.py.
 """
 from setuptools import setup
 
@@ -10,10 +13,9 @@ setup(
     version="0.1.0",
     description="Put your own events into the Linux perf stream (libuevent binding)",
     packages=["uevent"],
-    package_data={"uevent": ["py.typed"]},
+    package_data={"uevent": ["py.typed", "_uevent.pyi"]},
     python_requires=">=3.7",
     install_requires=["cffi>=1.15"],
-    setup_requires=["cffi>=1.15"],
     cffi_modules=["uevent_build.py:ffibuilder"],
     zip_safe=False,
 )

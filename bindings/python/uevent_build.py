@@ -109,13 +109,21 @@ def make_ffi(cdef_text=None, incdirs=None, libdirs=None, rpath=None):
     libdirs = libdirs if libdirs is not None else _lib_dirs()
     if cdef_text is None:
         cdef_text = preprocess(incdirs)
+        lib = next((os.path.join(d, "libuevent.so") for d in libdirs
+                    if os.path.exists(os.path.join(d, "libuevent.so"))), None)
+        if lib is not None:
+            cdef_text = exported_only(cdef_text, lib)
     ffi = cffi.FFI()
     ffi.cdef(api_mode(cdef_text))
+    if rpath is None:
+        # An in-tree libuevent, or one UEVENT_LIB_DIR names, is found at run time without
+        # LD_LIBRARY_PATH; one pkg-config found is left to the dynamic linker's paths.
+        chosen = os.environ.get("UEVENT_LIB_DIR", "").split(os.pathsep)
+        rpath = [os.path.abspath(d) for d in libdirs
+                 if d and (d.endswith(".libs") or d in chosen)]
     ffi.set_source("uevent._uevent", '#include "uevent.h"',
                    include_dirs=incdirs, library_dirs=libdirs, libraries=["uevent"],
-                   # an in-tree libuevent is found at run time without installing it
-                   runtime_library_dirs=rpath if rpath is not None else
-                   [d for d in libdirs if d.endswith(".libs")])
+                   runtime_library_dirs=rpath)
     return ffi
 
 

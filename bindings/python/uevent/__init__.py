@@ -17,10 +17,11 @@ import builtins as _builtins
 import errno as _errno
 import functools as _functools
 import os as _os
+import struct as _struct
 import sys as _sys
 from dataclasses import dataclass as _dataclass
-from typing import (Any, Callable, Dict, Iterator, NamedTuple, Optional, Tuple, TypeVar,
-                    Union)
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional,
+                    Tuple, TypeVar, Union)
 
 from ._uevent import ffi as _ffi, lib as _lib
 
@@ -30,7 +31,9 @@ __all__ = [
     "max_payload", "Stats", "stats", "stats_reset", "decode", "decode_record", "Record",
     "FileReader", "Text", "RangeBegin", "RangeEnd", "Counter", "JitCodeLoad", "JitCodeMove",
     "JitCodeUnload", "JitDebugEntry", "JitDebugInfo", "TraceContext", "Raw", "version",
-    "ffi", "lib",
+    "SampleId", "PerfRecord", "PerfRead", "Sample", "Mmap", "Comm", "Task", "Lost", "Throttle",
+    "Switch", "Ksymbol", "BpfEvent", "UEvent", "Other", "AnyRecord", "PerfFormat",
+    "decode_perf_records", "ring_read", "SessionStats", "Session", "PerfData", "ffi", "lib",
 ]
 
 ffi = _ffi
@@ -59,7 +62,8 @@ def _error(err: int, what: Optional[str] = None) -> Error:
             builtin.__name__, (Error, builtin), {"__module__": __name__})
         _classes[err] = cls
     msg = _ffi.string(_lib.uevent_strerror(err)).decode()
-    return cls(err, msg if what is None else f"{msg}: {what}")
+    e: Error = cls(err, msg if what is None else f"{msg}: {what}")
+    return e
 
 
 def _check(ret: int, what: Optional[str] = None) -> int:
@@ -84,7 +88,7 @@ _from_buffer = _ffi.from_buffer
 
 def enabled() -> bool:
     """True when a listener may exist (the exported enabled word is non-zero)."""
-    return _word[0] != 0
+    return bool(_word[0])
 
 
 def mark(text: Union[str, bytes], *args: Any) -> None:
@@ -133,7 +137,7 @@ class range:  # noqa: A001 - uevent.range, as the API promises
 
     def __init__(self, name: Union[str, bytes]) -> None:
         self._name = _bytes(name)
-        self._ids: list = []
+        self._ids: List[int] = []
 
     def __enter__(self) -> "range":
         self._ids.append(_lib.uevent_range_begin(self._name))
@@ -161,7 +165,7 @@ class range:  # noqa: A001 - uevent.range, as the API promises
 
 def async_begin(name: Union[str, bytes]) -> int:
     """Open an async range (not nested, may end on any thread); returns its id (0: none)."""
-    return _lib.uevent_async_begin(_bytes(name))
+    return int(_lib.uevent_async_begin(_bytes(name)))
 
 
 def async_end(rid: int) -> None:
@@ -174,7 +178,7 @@ def async_end(rid: int) -> None:
 
 def _tname(t: int) -> str:
     p = _lib.uevent_transport_name(t)
-    return _ffi.string(p).decode() if p != _ffi.NULL else str(t)
+    return str(_ffi.string(p).decode()) if p != _ffi.NULL else str(t)
 
 
 def open(transport: Union[str, int] = "auto", path: Union[str, bytes, None] = None,
@@ -219,16 +223,16 @@ def transport() -> str:
 def open_reason() -> str:
     """Why the last open chose or refused what it did."""
     p = _lib.uevent_open_reason()
-    return _ffi.string(p).decode() if p != _ffi.NULL else ""
+    return str(_ffi.string(p).decode()) if p != _ffi.NULL else ""
 
 
 def max_payload() -> int:
     """Largest payload the current transport accepts, in bytes."""
-    return _lib.uevent_max_payload()
+    return int(_lib.uevent_max_payload())
 
 
 def version() -> str:
-    return _ffi.string(_lib.uevent_version()).decode()
+    return str(_ffi.string(_lib.uevent_version()).decode())
 
 
 # ---- statistics -----------------------------------------------------------------------
@@ -336,58 +340,58 @@ def _bo(byte_order: Union[str, int]) -> int:
     if isinstance(byte_order, int):
         return byte_order
     try:
-        return _BO[byte_order]
+        return int(_BO[byte_order])
     except KeyError:
         raise InvalidArgument(_errno.EINVAL, f"byte order {byte_order!r}") from None
 
 
 def _str(p: Any, n: int) -> str:
-    return _ffi.unpack(p, n).decode("utf-8", "replace")
+    return str(_ffi.unpack(p, n).decode("utf-8", "replace"))
 
 
-def _dec_text(buf, n, bo):
+def _dec_text(buf: Any, n: int, bo: int) -> Text:
     o = _ffi.new("struct uevent_text *")
     _check(_lib.uevent_text_decode(buf, n, bo, o), "text payload")
     return Text(_str(o.text, o.len))
 
 
-def _dec_range_begin(buf, n, bo):
+def _dec_range_begin(buf: Any, n: int, bo: int) -> RangeBegin:
     o = _ffi.new("struct uevent_range_begin *")
     _check(_lib.uevent_range_begin_decode(buf, n, bo, o), "range_begin payload")
     return RangeBegin(o.id, o.parent, o.flags, _str(o.name, o.name_len))
 
 
-def _dec_range_end(buf, n, bo):
+def _dec_range_end(buf: Any, n: int, bo: int) -> RangeEnd:
     o = _ffi.new("struct uevent_range_end *")
     _check(_lib.uevent_range_end_decode(buf, n, bo, o), "range_end payload")
     return RangeEnd(o.id, o.flags)
 
 
-def _dec_counter(buf, n, bo):
+def _dec_counter(buf: Any, n: int, bo: int) -> Counter:
     o = _ffi.new("struct uevent_counter *")
     _check(_lib.uevent_counter_decode(buf, n, bo, o), "counter payload")
     return Counter(_str(o.name, o.name_len), o.value)
 
 
-def _dec_jit_code_load(buf, n, bo):
+def _dec_jit_code_load(buf: Any, n: int, bo: int) -> JitCodeLoad:
     o = _ffi.new("struct uevent_jit_code_load *")
     _check(_lib.uevent_jit_code_load_decode(buf, n, bo, o), "jit_code_load payload")
     return JitCodeLoad(o.code_addr, o.code_size, o.code_index, _str(o.name, o.name_len))
 
 
-def _dec_jit_code_move(buf, n, bo):
+def _dec_jit_code_move(buf: Any, n: int, bo: int) -> JitCodeMove:
     o = _ffi.new("struct uevent_jit_code_move *")
     _check(_lib.uevent_jit_code_move_decode(buf, n, bo, o), "jit_code_move payload")
     return JitCodeMove(o.code_index, o.old_addr, o.new_addr, o.code_size)
 
 
-def _dec_jit_code_unload(buf, n, bo):
+def _dec_jit_code_unload(buf: Any, n: int, bo: int) -> JitCodeUnload:
     o = _ffi.new("struct uevent_jit_code_unload *")
     _check(_lib.uevent_jit_code_unload_decode(buf, n, bo, o), "jit_code_unload payload")
     return JitCodeUnload(o.code_addr, o.code_size, o.code_index)
 
 
-def _dec_jit_debug_info(buf, n, bo):
+def _dec_jit_debug_info(buf: Any, n: int, bo: int) -> JitDebugInfo:
     o = _ffi.new("struct uevent_jit_debug_info *")
     _check(_lib.uevent_jit_debug_info_decode(buf, n, bo, o), "jit_debug_info payload")
     off = _ffi.new("uint32_t *")
@@ -401,7 +405,7 @@ def _dec_jit_debug_info(buf, n, bo):
     return JitDebugInfo(o.code_addr, tuple(entries))
 
 
-def _dec_trace_context(buf, n, bo):
+def _dec_trace_context(buf: Any, n: int, bo: int) -> TraceContext:
     o = _ffi.new("struct uevent_trace_context *")
     _check(_lib.uevent_trace_context_decode(buf, n, bo, o), "trace_context payload")
     return TraceContext(bytes(_ffi.buffer(o.trace_id)), bytes(_ffi.buffer(o.span_id)), o.flags)
@@ -469,7 +473,9 @@ def _record(r: Any, bo: int) -> Record:
         except InvalidArgument:
             payload = Raw(r.type, data)
     f = r.id_fields
-    has = lambda bit, v: v if f & bit else None  # noqa: E731
+
+    def has(bit: int, v: int) -> Optional[int]:
+        return v if f & bit else None
     return Record(r.type, payload, data, r.format, r.flags, r.record_type, r.misc,
                   has(_lib.UEVENT_ID_TID, r.pid), has(_lib.UEVENT_ID_TID, r.tid),
                   has(_lib.UEVENT_ID_TIME, r.time), has(_lib.UEVENT_ID_ID, r.id),
@@ -500,7 +506,7 @@ def _file_byte_order(path: Union[str, bytes]) -> int:
     with _builtins.open(path, "rb") as f:
         raw = f.read(_ffi.sizeof(h[0]))
     _ffi.memmove(h, raw, min(len(raw), _ffi.sizeof(h[0])))
-    return _HOST_BO if h.byte_order == 0x01020304 else _SWAP_BO
+    return int(_HOST_BO if h.byte_order == 0x01020304 else _SWAP_BO)
 
 
 class FileReader:
@@ -537,7 +543,7 @@ class FileReader:
         """Byte offset of the next record (or of the corrupt one after an error)."""
         if self._r is None:
             raise ValueError("I/O operation on a closed FileReader")
-        return _lib.uevent_file_reader__offset(self._r)
+        return int(_lib.uevent_file_reader__offset(self._r))
 
     @property
     def closed(self) -> bool:
@@ -550,6 +556,701 @@ class FileReader:
             _ffi.release(r)
 
     def __enter__(self) -> "FileReader":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+# ---- reading perf records: sessions, perf.data, rings ---------------------------------
+#
+# Each decoded C record (struct uevent_perf_record) becomes one frozen, slotted object of
+# the class for its union member; pointer members are copied out (the C record is only
+# valid until the next call). __slots__ is spelled out rather than dataclass(slots=True)
+# so that Python 3.7-3.9 keep working.
+
+_u64 = _struct.Struct("=Q")
+_BO_CHAR = {_lib.UEVENT_BO_HOST: "=", _lib.UEVENT_BO_LITTLE: "<", _lib.UEVENT_BO_BIG: ">"}
+
+
+def _u64s(p: Any, n: int, bo: int) -> Tuple[int, ...]:
+    """n u64 of an encoded array (uevent_perf_u64's job, done with one unpack)."""
+    if not n or p == _ffi.NULL:
+        return ()
+    return _struct.unpack("%s%dQ" % (_BO_CHAR[bo], n), _ffi.buffer(p, 8 * n))
+
+
+def _blob(p: Any, n: int) -> bytes:
+    return bytes(_ffi.buffer(p, n)) if n and p != _ffi.NULL else b""
+
+
+def _cstr(p: Any) -> str:
+    return str(_ffi.string(p).decode("utf-8", "replace")) if p != _ffi.NULL else ""
+
+
+@_dataclass(frozen=True)
+class SampleId:
+    """The sample_id fields of a record (or of a sample); None where the record has none."""
+    __slots__ = ("pid", "tid", "time", "id", "stream_id", "cpu", "identifier")
+    pid: Optional[int]
+    tid: Optional[int]
+    time: Optional[int]
+    id: Optional[int]
+    stream_id: Optional[int]
+    cpu: Optional[int]
+    identifier: Optional[int]
+
+
+@_dataclass(frozen=True)
+class PerfRecord:
+    """A decoded perf record: `type` is perf_event_header.type (PERF_RECORD_*), `misc`
+    and `size` the header's; `type_name` is the type's name ("SAMPLE", "MMAP2", ...)."""
+    __slots__ = ("type", "misc", "size", "sample_id")
+    type: int
+    misc: int
+    size: int
+    sample_id: SampleId
+
+    @property
+    def type_name(self) -> str:
+        return _record_name(self.type)
+
+
+@_dataclass(frozen=True)
+class PerfRead:
+    """PERF_SAMPLE_READ: the first (or only) value; for PERF_FORMAT_GROUP `values` holds
+    every member as a tuple (value[, id][, lost]), else it is empty."""
+    __slots__ = ("nr", "time_enabled", "time_running", "value", "id", "lost",
+                 "entry_size", "values")
+    nr: int
+    time_enabled: int
+    time_running: int
+    value: int
+    id: int
+    lost: int
+    entry_size: int
+    values: Tuple[Tuple[int, ...], ...]
+
+
+@_dataclass(frozen=True)
+class Sample(PerfRecord):
+    """PERF_RECORD_SAMPLE. Fields the event's sample_type lacks are 0 / empty. Encoded
+    arrays come out as tuples of ints (branch_entries: (from, to, flags) each), byte
+    blobs (raw, stack_user, tls_user, aux) as bytes."""
+    __slots__ = ("identifier", "ip", "pid", "tid", "time", "addr", "id", "stream_id", "cpu",
+                 "period", "read", "callchain_nr", "callchain", "raw_size", "raw",
+                 "branch_nr", "branch_hw_idx", "branch_entries", "branch_counters",
+                 "regs_user_abi", "regs_user_nr", "regs_user", "stack_user_size",
+                 "stack_user", "stack_user_dyn_size", "weight", "weight_var1", "weight_var2",
+                 "weight_var3", "data_src", "transaction", "regs_intr_abi", "regs_intr_nr",
+                 "regs_intr", "phys_addr", "cgroup", "data_page_size", "code_page_size",
+                 "tls_user_size", "tls_user", "tls_user_dyn_size", "aux_size", "aux")
+    identifier: int
+    ip: int
+    pid: int
+    tid: int
+    time: int
+    addr: int
+    id: int
+    stream_id: int
+    cpu: int
+    period: int
+    read: PerfRead
+    callchain_nr: int
+    callchain: Tuple[int, ...]
+    raw_size: int
+    raw: bytes
+    branch_nr: int
+    branch_hw_idx: int
+    branch_entries: Tuple[Tuple[int, int, int], ...]
+    branch_counters: Tuple[int, ...]
+    regs_user_abi: int
+    regs_user_nr: int
+    regs_user: Tuple[int, ...]
+    stack_user_size: int
+    stack_user: bytes
+    stack_user_dyn_size: int
+    weight: int
+    weight_var1: int
+    weight_var2: int
+    weight_var3: int
+    data_src: int
+    transaction: int
+    regs_intr_abi: int
+    regs_intr_nr: int
+    regs_intr: Tuple[int, ...]
+    phys_addr: int
+    cgroup: int
+    data_page_size: int
+    code_page_size: int
+    tls_user_size: int
+    tls_user: bytes
+    tls_user_dyn_size: int
+    aux_size: int
+    aux: bytes
+
+
+@_dataclass(frozen=True)
+class Mmap(PerfRecord):
+    """PERF_RECORD_MMAP and MMAP2; build_id is build_id_size bytes."""
+    __slots__ = ("pid", "tid", "addr", "len", "pgoff", "maj", "min", "ino",
+                 "ino_generation", "prot", "flags", "build_id_size", "build_id", "filename")
+    pid: int
+    tid: int
+    addr: int
+    len: int
+    pgoff: int
+    maj: int
+    min: int
+    ino: int
+    ino_generation: int
+    prot: int
+    flags: int
+    build_id_size: int
+    build_id: bytes
+    filename: str
+
+
+@_dataclass(frozen=True)
+class Comm(PerfRecord):
+    """PERF_RECORD_COMM."""
+    __slots__ = ("pid", "tid", "comm")
+    pid: int
+    tid: int
+    comm: str
+
+
+@_dataclass(frozen=True)
+class Task(PerfRecord):
+    """PERF_RECORD_FORK and EXIT."""
+    __slots__ = ("pid", "ppid", "tid", "ptid", "time")
+    pid: int
+    ppid: int
+    tid: int
+    ptid: int
+    time: int
+
+
+@_dataclass(frozen=True)
+class Lost(PerfRecord):
+    """PERF_RECORD_LOST (id, lost) and LOST_SAMPLES (lost; id is 0)."""
+    __slots__ = ("id", "lost")
+    id: int
+    lost: int
+
+
+@_dataclass(frozen=True)
+class Throttle(PerfRecord):
+    """PERF_RECORD_THROTTLE and UNTHROTTLE."""
+    __slots__ = ("time", "id", "stream_id")
+    time: int
+    id: int
+    stream_id: int
+
+
+@_dataclass(frozen=True)
+class Switch(PerfRecord):
+    """PERF_RECORD_SWITCH (zeros) and SWITCH_CPU_WIDE."""
+    __slots__ = ("next_prev_pid", "next_prev_tid")
+    next_prev_pid: int
+    next_prev_tid: int
+
+
+@_dataclass(frozen=True)
+class Ksymbol(PerfRecord):
+    """PERF_RECORD_KSYMBOL."""
+    __slots__ = ("addr", "len", "ksym_type", "flags", "name")
+    addr: int
+    len: int
+    ksym_type: int
+    flags: int
+    name: str
+
+
+@_dataclass(frozen=True)
+class BpfEvent(PerfRecord):
+    """PERF_RECORD_BPF_EVENT. The C member `type` (PERF_BPF_EVENT_PROG_LOAD, ...) is
+    `bpf_type` here: `type` is the record's."""
+    __slots__ = ("bpf_type", "flags", "id", "tag")
+    bpf_type: int
+    flags: int
+    id: int
+    tag: bytes
+
+
+@_dataclass(frozen=True)
+class UEvent(PerfRecord):
+    """A uevent: PERF_RECORD_UEVENT, or one that came through a usdt/user_events sample.
+    `transport` names the transport that carried it, `uevent` is the decoded
+    struct uevent_record (with its payload)."""
+    __slots__ = ("transport", "uevent")
+    transport: str
+    uevent: Record
+
+    @property
+    def payload(self) -> Payload:
+        return self.uevent.payload
+
+    @property
+    def data(self) -> bytes:
+        return self.uevent.data
+
+
+@_dataclass(frozen=True)
+class Other(PerfRecord):
+    """Any other record type: its body (after the header, sample_id trailer removed)."""
+    __slots__ = ("data",)
+    data: bytes
+
+
+AnyRecord = Union[Sample, Mmap, Comm, Task, Lost, Throttle, Switch, Ksymbol, BpfEvent, UEvent,
+                  Other]
+
+_names: Dict[int, str] = {}
+_Head = Tuple[int, int, int, SampleId]      # PerfRecord's fields: type, misc, size, sample_id
+
+
+def _record_name(t: int) -> str:
+    n = _names.get(t)
+    if n is None:
+        p = _lib.uevent_perf_record_name(t)
+        n = _names[t] = _ffi.string(p).decode() if p != _ffi.NULL else str(t)
+    return n
+
+
+def _read(r: Any, bo: int) -> PerfRead:
+    per = r.entry_size // 8
+    vals: Tuple[Tuple[int, ...], ...] = ()
+    if r.values != _ffi.NULL and per:
+        flat = _u64s(r.values, r.nr * per, bo)
+        vals = tuple(flat[i:i + per] for i in _builtins.range(0, len(flat), per))
+    return PerfRead(r.nr, r.time_enabled, r.time_running, r.value, r.id, r.lost,
+                    r.entry_size, vals)
+
+
+def _sample(h: _Head, s: Any, bo: int) -> Sample:
+    be = _u64s(s.branch_entries, 3 * s.branch_nr, bo)
+    return Sample(*h, s.identifier, s.ip, s.pid, s.tid, s.time, s.addr, s.id, s.stream_id,
+                  s.cpu, s.period, _read(s.read, bo), s.callchain_nr,
+                  _u64s(s.callchain, s.callchain_nr, bo), s.raw_size, _blob(s.raw, s.raw_size),
+                  s.branch_nr, s.branch_hw_idx,
+                  tuple(be[i:i + 3] for i in _builtins.range(0, len(be), 3)),  # type: ignore[misc]
+                  _u64s(s.branch_counters, s.branch_nr, bo), s.regs_user_abi, s.regs_user_nr,
+                  _u64s(s.regs_user, s.regs_user_nr, bo), s.stack_user_size,
+                  _blob(s.stack_user, s.stack_user_size), s.stack_user_dyn_size, s.weight,
+                  s.weight_var1, s.weight_var2, s.weight_var3, s.data_src, s.transaction,
+                  s.regs_intr_abi, s.regs_intr_nr, _u64s(s.regs_intr, s.regs_intr_nr, bo),
+                  s.phys_addr, s.cgroup, s.data_page_size, s.code_page_size, s.tls_user_size,
+                  _blob(s.tls_user, s.tls_user_size), s.tls_user_dyn_size, s.aux_size,
+                  _blob(s.aux, s.aux_size))
+
+
+def _mmap(h: _Head, m: Any, bo: int) -> Mmap:
+    return Mmap(*h, m.pid, m.tid, m.addr, m.len, m.pgoff, m.maj, m.min, m.ino,
+                m.ino_generation, m.prot, m.flags, m.build_id_size,
+                bytes(m.build_id)[:m.build_id_size], _cstr(m.filename))
+
+
+_BODY: Dict[str, Tuple[str, Callable[[_Head, Any, int], PerfRecord]]] = {
+    "SAMPLE": ("sample", _sample),
+    "MMAP": ("mmap", _mmap),
+    "MMAP2": ("mmap", _mmap),
+    "COMM": ("comm", lambda h, c, bo: Comm(*h, c.pid, c.tid, _cstr(c.comm))),
+    "FORK": ("task", lambda h, t, bo: Task(*h, t.pid, t.ppid, t.tid, t.ptid, t.time)),
+    "EXIT": ("task", lambda h, t, bo: Task(*h, t.pid, t.ppid, t.tid, t.ptid, t.time)),
+    "LOST": ("lost", lambda h, x, bo: Lost(*h, x.id, x.lost)),
+    "LOST_SAMPLES": ("lost", lambda h, x, bo: Lost(*h, x.id, x.lost)),
+    "THROTTLE": ("throttle", lambda h, t, bo: Throttle(*h, t.time, t.id, t.stream_id)),
+    "UNTHROTTLE": ("throttle", lambda h, t, bo: Throttle(*h, t.time, t.id, t.stream_id)),
+    "SWITCH": ("sw", lambda h, w, bo: Switch(*h, w.next_prev_pid, w.next_prev_tid)),
+    "SWITCH_CPU_WIDE": ("sw", lambda h, w, bo: Switch(*h, w.next_prev_pid, w.next_prev_tid)),
+    "KSYMBOL": ("ksymbol", lambda h, k, bo: Ksymbol(*h, k.addr, k.len, k.ksym_type, k.flags,
+                                                    _cstr(k.name))),
+    "BPF_EVENT": ("bpf_event", lambda h, b, bo: BpfEvent(*h, b.type, b.flags, b.id,
+                                                         bytes(b.tag))),
+}
+# Which union member a type uses, by the C library's own names for the types: the record
+# type numbers are not restated here. Makers take the whole C record.
+_Maker = Callable[[_Head, Any, int], PerfRecord]
+_MEMBER: Dict[int, _Maker] = {}
+
+
+def _uevent(h: _Head, r: Any, bo: int) -> UEvent:
+    return UEvent(*h, _tname(r.transport), _record(r.u.uevent, bo))
+
+
+def _other(h: _Head, o: Any, bo: int) -> Other:
+    return Other(*h, _blob(o.data, o.size))
+
+
+def _maker(t: int) -> _Maker:
+    m = _MEMBER.get(t)
+    if m is None:
+        name = _record_name(t)
+        if name == "UEVENT":
+            m = _uevent
+        else:
+            member, body = _BODY.get(name, ("other", _other))
+            m = (lambda member, body: lambda h, r, bo: body(h, getattr(r.u, member), bo))(
+                member, body)
+        m = _MEMBER[t] = m
+    return m
+
+
+_ID_BITS = tuple(int(getattr(_lib, "UEVENT_ID_" + n)) for n in
+                 ("TID", "TID", "TIME", "ID", "STREAM_ID", "CPU", "IDENTIFIER"))
+_ID_NAMES = ("pid", "tid", "time", "id", "stream_id", "cpu", "identifier")
+_NO_ID = SampleId(None, None, None, None, None, None, None)
+
+
+def _perf_record(r: Any, bo: int) -> AnyRecord:
+    i = r.id
+    f = i.fields
+    sid = _NO_ID if not f else SampleId(
+        *[getattr(i, n) if f & b else None for n, b in zip(_ID_NAMES, _ID_BITS)])
+    h: _Head = (r.type, r.misc, r.size, sid)
+    t = r.type
+    make = _MEMBER.get(t) or _maker(t)
+    return make(h, r, bo)  # type: ignore[return-value]
+
+
+@_dataclass(frozen=True)
+class PerfFormat:
+    """What a record's layout depends on: the fields of its event's perf_event_attr."""
+    sample_type: int = 0
+    read_format: int = 0
+    branch_sample_type: int = 0
+    sample_regs_user: int = 0
+    sample_regs_intr: int = 0
+    sample_id_all: bool = False
+    flags: int = 0          # UEVENT_PERF_SEED_*
+
+
+def _format(fmt: Optional[PerfFormat]) -> Any:
+    f = _ffi.new("struct uevent_perf_format *")
+    f.sz = _ffi.sizeof("struct uevent_perf_format")
+    if fmt is not None:
+        f.sample_type, f.read_format = fmt.sample_type, fmt.read_format
+        f.branch_sample_type = fmt.branch_sample_type
+        f.sample_regs_user, f.sample_regs_intr = fmt.sample_regs_user, fmt.sample_regs_intr
+        f.sample_id_all, f.flags = int(fmt.sample_id_all), fmt.flags
+    return f
+
+
+def decode_perf_records(buf: Union[bytes, bytearray, memoryview],
+                        format: Optional[PerfFormat] = None,
+                        byte_order: Union[str, int] = "host") -> Iterator[AnyRecord]:
+    """Decode perf records lying back to back in buf (as ring_read() returns them).
+
+    Raises InvalidArgument for a truncated or corrupt record, Error(EPROTO) for a uevent
+    of an unknown format.
+    """
+    data = bytes(buf)
+    cbuf = _from_buffer(data)
+    bo = _bo(byte_order)
+    f = _format(format)
+    r = _ffi.new("struct uevent_perf_record *")
+    off = 0
+    while off < len(data):
+        _check(_lib.uevent_perf_record_decode(cbuf + off, len(data) - off, bo, f, r),
+               f"perf record at offset {off}")
+        yield _perf_record(r, bo)
+        off += r.size
+
+
+def ring_read(mapping: Union[bytearray, memoryview, Any], cap: Optional[int] = None) -> bytes:
+    """Take the records waiting in a perf ring buffer (a writable buffer: an mmap of a
+    perf fd, or a copy of one, metadata page first). Returns them as bytes, whole even
+    where they wrapped, and advances data_tail; b"" when the ring is empty.
+
+    Raises InvalidArgument for a corrupt ring (data_tail is moved to data_head) and
+    Error(ENOSPC) when the first record does not fit cap bytes (default: the ring's size).
+    """
+    try:
+        base = _ffi.from_buffer(mapping, require_writable=True)
+    except (TypeError, BufferError):
+        raise InvalidArgument(_errno.EINVAL, "ring_read needs a writable buffer") from None
+    size = len(base)
+    out = _ffi.new("char[]", cap if cap is not None else size)
+    n = _check(_lib.uevent_ring_read(base, size, out, len(out)), "ring")
+    return bytes(_ffi.buffer(out, n))
+
+
+# ---- live sessions --------------------------------------------------------------------
+
+
+@_dataclass(frozen=True)
+class SessionStats:
+    """Session counters: records returned (of them uevents), PERF_RECORD_LOST and
+    LOST_SAMPLES counts, usdt marks cut to usdt_max_payload, records that failed to
+    decode, ring bytes consumed."""
+    records: int
+    uevents: int
+    lost: int
+    lost_samples: int
+    truncated: int
+    corrupt: int
+    bytes: int
+
+
+def _transport_bit(t: Union[str, int]) -> int:
+    if isinstance(t, str):
+        n = _lib.uevent_transport_from_name(t.encode())
+        if n < 0:
+            raise InvalidArgument(_errno.EINVAL, f"unknown transport {t!r}")
+        t = n
+    if not isinstance(t, int) or not 0 < t < _lib.UEVENT_TRANSPORT_COUNT:
+        raise InvalidArgument(_errno.EINVAL, f"not a transport: {t!r}")
+    return 1 << t
+
+
+def _uint(name: str, v: Any, bits: int = 32) -> int:
+    if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < (1 << bits):
+        raise InvalidArgument(_errno.EINVAL, f"{name} must be an integer in [0, 2**{bits})")
+    return v
+
+
+class Session:
+    """A live perf session reading uevents (and, on request, other records).
+
+        with uevent.Session() as s:            # this process
+            uevent.mark("hello")
+            rec = s.next(1000)                 # a UEvent, or None after 1 s
+
+    pid: None or 0 for this process, > 0 for that one (following its children unless
+    inherit=False), -1 for every process. transports: names (or numbers) to listen on,
+    default every usable one. `fileno()` polls readable when records may be waiting, so
+    a Session works with select/selectors; iterating yields the records waiting now.
+    Closing (close(), the end of a `with`, or garbage collection) releases every fd.
+    """
+
+    def __init__(self, pid: Optional[int] = None, *,
+                 transports: Union[None, str, int, Iterable[Union[str, int]]] = None,
+                 all_records: bool = False, overwrite: bool = False, inherit: bool = True,
+                 bpf_events: bool = False, enabled: bool = True, ring_pages: int = 0,
+                 usdt_path: Union[str, bytes, "_os.PathLike[str]", None] = None,
+                 usdt_max_payload: int = 0, wakeup_events: int = 0,
+                 sample_period_ns: int = 0, tls_user: int = 0) -> None:
+        self._s: Any = None
+        self._recording: Any = None
+        if pid is None:
+            pid = 0
+        if not isinstance(pid, int) or isinstance(pid, bool) or pid < -1 or pid >= 1 << 31:
+            raise InvalidArgument(_errno.EINVAL, f"pid must be None, -1 or a process id: {pid!r}")
+        mask = 0
+        if transports is not None:
+            items = [transports] if isinstance(transports, (str, int)) else list(transports)
+            if not items:
+                raise InvalidArgument(_errno.EINVAL, "transports is empty")
+            for t in items:
+                mask |= _transport_bit(t)
+        if ring_pages and ring_pages & (ring_pages - 1):
+            raise InvalidArgument(_errno.EINVAL, f"ring_pages must be a power of 2: {ring_pages}")
+        o = _ffi.new("struct uevent_session_opts *")
+        o.sz = _ffi.sizeof("struct uevent_session_opts")
+        o.pid = pid
+        o.transports = mask
+        o.ring_pages = _uint("ring_pages", ring_pages)
+        o.usdt_max_payload = _uint("usdt_max_payload", usdt_max_payload)
+        o.wakeup_events = _uint("wakeup_events", wakeup_events)
+        o.sample_period_ns = _uint("sample_period_ns", sample_period_ns, 64)
+        o.tls_user = _uint("tls_user", tls_user, 16)
+        o.flags = ((_lib.UEVENT_SESSION_ALL_RECORDS if all_records else 0)
+                   | (_lib.UEVENT_SESSION_OVERWRITE if overwrite else 0)
+                   | (0 if inherit else _lib.UEVENT_SESSION_NO_INHERIT)
+                   | (_lib.UEVENT_SESSION_BPF_EVENTS if bpf_events else 0)
+                   | (0 if enabled else _lib.UEVENT_SESSION_DISABLED))
+        keep = None
+        if usdt_path is not None:
+            keep = _ffi.new("char[]", _os.fsencode(usdt_path))
+            o.usdt_path = keep
+        p = _lib.uevent_session__open(o)
+        err = _ffi.errno
+        del keep
+        if p == _ffi.NULL:
+            why = _lib.uevent_perf_open_reason()
+            raise _error(err or _errno.EINVAL, _cstr(why) or None)
+        self._s = _ffi.gc(p, _lib.uevent_session__close)
+        self._rec = _ffi.new("struct uevent_perf_record *")
+        self.pid = pid
+
+    def _live(self) -> Any:
+        if self._s is None:
+            raise ValueError("operation on a closed Session")
+        return self._s
+
+    def next(self, timeout_ms: int = -1) -> Optional[AnyRecord]:
+        """The next record in time order, or None when none came within timeout_ms
+        (0: do not wait, -1: wait forever)."""
+        if not isinstance(timeout_ms, int) or timeout_ms < -1 or timeout_ms >= 1 << 31:
+            raise InvalidArgument(_errno.EINVAL, f"timeout_ms must be -1 or more: {timeout_ms!r}")
+        ret = _lib.uevent_session__next(self._live(), self._rec, timeout_ms)
+        if ret == 0:
+            return None
+        if ret < 0:
+            raise _error(-ret, "session next")
+        return _perf_record(self._rec, _lib.UEVENT_BO_HOST)
+
+    def __iter__(self) -> Iterator[AnyRecord]:
+        return self
+
+    def __next__(self) -> AnyRecord:
+        rec = self.next(0)
+        if rec is None:
+            raise StopIteration
+        return rec
+
+    def fileno(self) -> int:
+        """An fd that polls readable when records may be waiting (owned by the session)."""
+        return _check(_lib.uevent_session__fd(self._live()), "session fd")
+
+    def enable(self) -> None:
+        _check(_lib.uevent_session__enable(self._live()), "session enable")
+
+    def disable(self) -> None:
+        _check(_lib.uevent_session__disable(self._live()), "session disable")
+
+    def snapshot(self) -> None:
+        """Overwrite mode: pause the rings and queue their contents for next()."""
+        _check(_lib.uevent_session__snapshot(self._live()), "session snapshot")
+
+    def record_to(self, file: Union[int, Any]) -> None:
+        """From now on also write every record the session reads to `file` (an fd or an
+        object with fileno()) as a pipe-mode perf.data stream, which PerfData and
+        `perf script` read. Flushed each read round and at close; the file stays yours,
+        and the session keeps a reference to it until closed. Error(EBUSY) when already
+        recording."""
+        fd = file if isinstance(file, int) else file.fileno()
+        if not isinstance(fd, int) or fd < 0:
+            raise InvalidArgument(_errno.EINVAL, f"not a file descriptor: {file!r}")
+        _check(_lib.uevent_session__record_to(self._live(), fd), "session record_to")
+        self._recording = file
+
+    @property
+    def stats(self) -> SessionStats:
+        st = _ffi.new("struct uevent_session_stats *")
+        _check(_lib.uevent_session__stats(self._live(), st, _ffi.sizeof(st[0])), "session stats")
+        return SessionStats(st.records, st.uevents, st.lost, st.lost_samples, st.truncated,
+                            st.corrupt, st.bytes)
+
+    @property
+    def transports(self) -> Tuple[str, ...]:
+        """Names of the transports the session listens on."""
+        mask = _lib.uevent_session__transports(self._live())
+        return tuple(_tname(t) for t in _builtins.range(32) if mask & (1 << t))
+
+    @property
+    def reason(self) -> str:
+        """What the session opened or could not, for people."""
+        return _cstr(_lib.uevent_session__reason(self._live()))
+
+    @property
+    def closed(self) -> bool:
+        return self._s is None
+
+    def close(self) -> None:
+        """Close every fd and mapping (and remove the usdt probe); again does nothing."""
+        if self._s is not None:
+            s, self._s = self._s, None
+            _ffi.release(s)
+            self._recording = None
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        if self._s is None:
+            return "<uevent.Session closed>"
+        return f"<uevent.Session pid={self.pid} transports={','.join(self.transports)}>"
+
+
+# ---- perf.data files ------------------------------------------------------------------
+
+class PerfData:
+    """Iterates the records of a perf.data file (file or pipe mode; "-": standard input).
+
+        with uevent.PerfData("perf.data") as f:
+            for rec in f:
+                if isinstance(rec, uevent.UEvent): print(rec.payload)
+
+    Samples of the usdt and user_events tracepoints come back as UEvent records when
+    the file's tracing data gives their layout. A missing file raises
+    FileNotFoundError, a corrupt one InvalidArgument (at `offset`).
+    """
+
+    def __init__(self, path: Union[str, bytes, "_os.PathLike[str]"]) -> None:
+        self._f: Any = None
+        self.path = _os.fsdecode(_os.fspath(path))
+        p = _lib.uevent_perf_file__open(_os.fsencode(self.path))
+        if p == _ffi.NULL:
+            raise _error(_ffi.errno, repr(self.path))
+        self._f = _ffi.gc(p, _lib.uevent_perf_file__close)
+        self._rec = _ffi.new("struct uevent_perf_record *")
+        # the order of the numbers behind the records' pointer members
+        self.byte_order: int = _lib.uevent_perf_file__byte_order(p)
+
+    def _live(self) -> Any:
+        if self._f is None:
+            raise ValueError("I/O operation on a closed PerfData")
+        return self._f
+
+    def __iter__(self) -> Iterator[AnyRecord]:
+        return self
+
+    def __next__(self) -> AnyRecord:
+        f = self._live()
+        ret = _lib.uevent_perf_file__next(f, self._rec)
+        if ret == 0:
+            raise StopIteration
+        if ret < 0:
+            raise _error(-ret, f"{self.path!r} at offset {self.offset}")
+        return _perf_record(self._rec, self.byte_order)
+
+    @property
+    def offset(self) -> int:
+        """Byte offset of the next record (or of the corrupt one after an error)."""
+        return int(_lib.uevent_perf_file__offset(self._live()))
+
+    @property
+    def nr_events(self) -> int:
+        """Number of events (attrs) in the file."""
+        return _check(_lib.uevent_perf_file__nr_events(self._live()), "nr_events")
+
+    def event_name(self, i: int) -> Optional[str]:
+        """The name of event i (HEADER_EVENT_DESC), or None when the file has none."""
+        if not 0 <= i < self.nr_events:
+            raise IndexError(f"event {i} of {self.nr_events}")
+        p = _lib.uevent_perf_file__event_name(self._live(), i)
+        return _cstr(p) if p != _ffi.NULL else None
+
+    @property
+    def event_names(self) -> Tuple[Optional[str], ...]:
+        return tuple(self.event_name(i) for i in _builtins.range(self.nr_events))
+
+    @property
+    def clockid(self) -> int:
+        """The events' clock (attr.clockid or HEADER_CLOCK_DATA), -1 for perf's clock."""
+        return int(_lib.uevent_perf_file__clockid(self._live()))
+
+    @property
+    def clock_res_ns(self) -> int:
+        """HEADER_CLOCKID (the clock's resolution in ns), -1 when absent."""
+        return int(_lib.uevent_perf_file__clock_res_ns(self._live()))
+
+    @property
+    def closed(self) -> bool:
+        return self._f is None
+
+    def close(self) -> None:
+        """Close the file; calling it again does nothing."""
+        if self._f is not None:
+            f, self._f = self._f, None
+            _ffi.release(f)
+
+    def __enter__(self) -> "PerfData":
         return self
 
     def __exit__(self, *exc: Any) -> None:
