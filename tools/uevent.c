@@ -233,7 +233,7 @@ static int cmd_emit(int argc, char **argv)
 	return 0;
 }
 
-static void print_payload(const struct uevent_record *r, int json)
+static void print_payload(const struct uevent_record *r, int json, int bo)
 {
 	struct uevent_text t;
 	struct uevent_counter c;
@@ -250,7 +250,7 @@ static void print_payload(const struct uevent_record *r, int json)
 		if (!name)
 			printf("(%u)", r->type);
 	}
-	if (r->type == UEVENT_TYPE_TEXT && !uevent_text_decode(r->data, r->size, 0, &t)) {
+	if (r->type == UEVENT_TYPE_TEXT && !uevent_text_decode(r->data, r->size, bo, &t)) {
 		if (json) {
 			printf(", \"text\": ");
 			json_str(t.text);
@@ -258,7 +258,7 @@ static void print_payload(const struct uevent_record *r, int json)
 			printf(" \"%s\"", t.text);
 		}
 	} else if (r->type == UEVENT_TYPE_COUNTER &&
-		   !uevent_counter_decode(r->data, r->size, 0, &c)) {
+		   !uevent_counter_decode(r->data, r->size, bo, &c)) {
 		if (json) {
 			printf(", \"name\": ");
 			json_str(c.name);
@@ -267,7 +267,7 @@ static void print_payload(const struct uevent_record *r, int json)
 			printf(" %s=%" PRId64, c.name, c.value);
 		}
 	} else if (r->type == UEVENT_TYPE_RANGE_BEGIN &&
-		   !uevent_range_begin_decode(r->data, r->size, 0, &rb)) {
+		   !uevent_range_begin_decode(r->data, r->size, bo, &rb)) {
 		if (json) {
 			printf(", \"id\": %" PRIu64 ", \"parent\": %" PRIu64 ", \"async\": %s, \"name\": ",
 			       rb.id, rb.parent, rb.flags & UEVENT_RANGE_ASYNC ? "true" : "false");
@@ -277,7 +277,7 @@ static void print_payload(const struct uevent_record *r, int json)
 			       rb.flags & UEVENT_RANGE_ASYNC ? " async" : "", rb.name);
 		}
 	} else if (r->type == UEVENT_TYPE_RANGE_END &&
-		   !uevent_range_end_decode(r->data, r->size, 0, &re)) {
+		   !uevent_range_end_decode(r->data, r->size, bo, &re)) {
 		if (json)
 			printf(", \"id\": %" PRIu64, re.id);
 		else
@@ -535,7 +535,7 @@ static void print_perf_record(const struct uevent_perf_record *r, int json, int 
 			json_str(r->transport < 7 ? tnames[r->transport] : "?");
 			printf(", ");
 		}
-		print_payload(&r->u.uevent, json);
+		print_payload(&r->u.uevent, json, bo);
 		break;
 	case PERF_RECORD_SAMPLE:
 		printf(json ? ", \"ip\": %" PRIu64 ", \"period\": %" PRIu64 : " ip=%#" PRIx64 " period=%" PRIu64,
@@ -630,6 +630,7 @@ struct src {
 	struct uevent_file_reader *fr;
 	struct uevent_perf_file *pf;
 	const char *path;
+	int bo;			/* byte order of the payloads */
 };
 
 static int src_open(struct src *s, const char *path)
@@ -647,6 +648,7 @@ static int src_next(struct src *s, struct uevent_perf_record *r)
 {
 	int ret;
 
+	s->bo = s->pf ? uevent_perf_file__byte_order(s->pf) : uevent_file_reader__byte_order(s->fr);
 	if (s->pf) {
 		while ((ret = uevent_perf_file__next(s->pf, r)) == -EPROTO)
 			;
@@ -737,12 +739,12 @@ static int cmd_export(int argc, char **argv)
 			continue;
 #define EV_HEAD(ph) fprintf(f, "%s\n{\"ph\": \"%s\", \"ts\": %.3f, \"pid\": %u, \"tid\": %u, " \
 			    "\"cat\": \"uevent\"", first ? "" : ",", ph, ts, r.id.pid, r.id.tid)
-		if (u->type == UEVENT_TYPE_TEXT && !uevent_text_decode(u->data, u->size, 0, &t)) {
+		if (u->type == UEVENT_TYPE_TEXT && !uevent_text_decode(u->data, u->size, src.bo, &t)) {
 			EV_HEAD("i");
 			fprintf(f, ", \"s\": \"t\", \"name\": ");
 			fjson_str(f, t.text, 4096);
 		} else if (u->type == UEVENT_TYPE_COUNTER &&
-			   !uevent_counter_decode(u->data, u->size, 0, &c)) {
+			   !uevent_counter_decode(u->data, u->size, src.bo, &c)) {
 			EV_HEAD("C");
 			fprintf(f, ", \"name\": ");
 			fjson_str(f, c.name, 4096);
@@ -750,7 +752,7 @@ static int cmd_export(int argc, char **argv)
 			fjson_str(f, c.name, 4096);
 			fprintf(f, ": %" PRId64 "}", c.value);
 		} else if (u->type == UEVENT_TYPE_RANGE_BEGIN &&
-			   !uevent_range_begin_decode(u->data, u->size, 0, &rb)) {
+			   !uevent_range_begin_decode(u->data, u->size, src.bo, &rb)) {
 			int async = rb.flags & UEVENT_RANGE_ASYNC;
 
 			names_id[rb.id % 256] = rb.id;
@@ -761,7 +763,7 @@ static int cmd_export(int argc, char **argv)
 			if (async)
 				fprintf(f, ", \"id\": \"0x%" PRIx64 "\"", rb.id);
 		} else if (u->type == UEVENT_TYPE_RANGE_END &&
-			   !uevent_range_end_decode(u->data, u->size, 0, &re)) {
+			   !uevent_range_end_decode(u->data, u->size, src.bo, &re)) {
 			int async = re.flags & UEVENT_RANGE_ASYNC;
 			const char *nm = names_id[re.id % 256] == re.id ? names[re.id % 256] : "range";
 
@@ -1037,12 +1039,12 @@ static int cmd_dump(int argc, char **argv)
 		if (json) {
 			printf("{\"time\": %" PRIu64 ", \"pid\": %u, \"tid\": %u, \"size\": %u, ",
 			       rec.time, rec.pid, rec.tid, rec.size);
-			print_payload(&rec, 1);
+			print_payload(&rec, 1, uevent_file_reader__byte_order(rd));
 			printf("}\n");
 		} else {
 			printf("%" PRIu64 ".%09" PRIu64 " %u/%u", rec.time / 1000000000u,
 			       rec.time % 1000000000u, rec.pid, rec.tid);
-			print_payload(&rec, 0);
+			print_payload(&rec, 0, uevent_file_reader__byte_order(rd));
 			putchar('\n');
 		}
 	}
