@@ -802,7 +802,7 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 	unsigned int want_t;
 	uint64_t config[K_COUNT] = { 0 };
 	int want[K_COUNT] = { 0 };
-	int err, k, i;
+	int err, k, i, denied = 0;
 
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -838,9 +838,13 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 			s->transports |= 1u << UEVENT_TRANSPORT_USER_EVENTS;
 		else
 			add_reason(s, "user_events: %s", strerror(-err));
+		if (err == -EACCES || err == -EPERM)
+			denied = err;
 	}
 	if (want_t & (1u << UEVENT_TRANSPORT_USDT)) {
 		err = setup_usdt(s, &config[K_USDT]);
+		if (err == -EACCES || err == -EPERM)
+			denied = err;
 		if (!err)
 			s->transports |= 1u << UEVENT_TRANSPORT_USDT;
 		else if (!strstr(s->reason, "usdt"))
@@ -857,7 +861,7 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 	want[K_SAMPLES] = s->o.sample_period_ns > 0;
 	if (!want[K_DUMMY] && !want[K_USDT] && !want[K_USER] && !want[K_SAMPLES]) {
 		add_reason(s, "no transport can be read here");
-		err = -ENODEV;
+		err = denied ? denied : -ENODEV;	/* not allowed, rather than absent */
 		goto fail;
 	}
 	for (k = 0; k < K_COUNT; k++) {
