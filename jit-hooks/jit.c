@@ -124,6 +124,9 @@ struct uevent_jit {
 	unsigned char *win;		/* MAP_SHARED window over the whole reserved file */
 	uint64_t dump_off;		/* end of the last whole record */
 	uint64_t dump_cap;		/* bytes reserved (fallocated) and mapped */
+	char *mapbuf;			/* UEVENT_JIT_BUFFER_PERF_MAP: lines not yet written */
+	size_t maplen;
+	uint64_t map_t0;		/* when the oldest of them was added */
 	struct code *codes;		/* open addressing, linear probing, addr 0 = empty */
 	size_t ncodes, cap;
 	struct pending *pending;
@@ -137,13 +140,17 @@ static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 /* Hold every session across fork() so the child never inherits a lock held by a
  * thread that does not exist there; the child then marks each session for reopening. */
+static int map_flush(struct uevent_jit *j);
+
 static void fork_prepare(void)
 {
 	struct uevent_jit *j;
 
 	pthread_mutex_lock(&list_lock);
-	for (j = sessions; j; j = j->next)
+	for (j = sessions; j; j = j->next) {
 		pthread_mutex_lock(&j->lock);
+		map_flush(j);	/* the parent's lines, written once, by the parent */
+	}
 }
 
 static void fork_parent(void)
@@ -164,14 +171,18 @@ static void fork_child(void)
 	tid_cache = 0;
 	for (j = sessions; j; j = j->next) {
 		j->forked = 1;
+		j->maplen = 0;
 		pthread_mutex_unlock(&j->lock);
 	}
 	pthread_mutex_unlock(&list_lock);
 }
 
+static void map_flush_all(void);
+
 static void register_atfork(void)
 {
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	atexit(map_flush_all);
 }
 
 /* The record's tid, without a syscall per record; only the forking thread survives a
@@ -545,6 +556,56 @@ static int check_fork(struct uevent_jit *j)
 	return ret;
 }
 
+#define MAP_BUF_MAX	((size_t)64 * 1024)
+
+static char *fmt_hex(char *p, uint64_t v)
+{
+	char t[16];
+	int n = 0;
+
+	do {
+		t[n++] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	while (n)
+		*p++ = t[--n];
+	return p;
+}
+#define MAP_BUF_AGE_NS	((uint64_t)100 * 1000 * 1000)
+
+/* Writes the buffered perf-map lines in one write (O_APPEND keeps them whole). */
+static int map_flush(struct uevent_jit *j)
+{
+	size_t len = j->maplen;
+	ssize_t n;
+
+	if (!len || j->map_fd < 0)
+		return 0;
+	j->maplen = 0;
+	do
+		n = write(j->map_fd, j->mapbuf, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -ENOSPC;
+}
+
+/* At exit: the lines still buffered (a session never closed, or the process ends first). */
+static void map_flush_all(void)
+{
+	struct uevent_jit *j;
+
+	if (pthread_mutex_trylock(&list_lock))
+		return;
+	for (j = sessions; j; j = j->next)
+		if (!pthread_mutex_trylock(&j->lock)) {
+			if (!j->forked)
+				map_flush(j);
+			pthread_mutex_unlock(&j->lock);
+		}
+	pthread_mutex_unlock(&list_lock);
+}
+
 static int map_line(struct uevent_jit *j, uint64_t addr, uint64_t size, const char *name)
 {
 	char small[512], *buf = small, *p;
@@ -554,6 +615,29 @@ static int map_line(struct uevent_jit *j, uint64_t addr, uint64_t size, const ch
 
 	if (j->map_fd < 0)
 		return 0;
+	if (j->mapbuf && len < MAP_BUF_MAX / 2) {
+		/* UEVENT_JIT_BUFFER_PERF_MAP: append to the buffer, write when it is full
+		 * or its oldest line is 100 ms old (and at fork, close and exit) */
+		if (j->maplen + len > MAP_BUF_MAX && (ret = map_flush(j)) < 0)
+			return ret;
+		/* formatted by hand: this runs for every trace a JIT compiles */
+		p = fmt_hex(j->mapbuf + j->maplen, addr);
+		*p++ = ' ';
+		p = fmt_hex(p, size);
+		*p++ = ' ';
+		for (; *name; name++)
+			*p++ = *name == '\n' || *name == '\r' ? ' ' : *name;
+		*p++ = '\n';
+		n = p - (j->mapbuf + j->maplen);
+		if (!j->maplen)
+			j->map_t0 = _uevent_now_ns();
+		j->maplen += (size_t)n;
+		if (_uevent_now_ns() - j->map_t0 > MAP_BUF_AGE_NS)
+			ret = map_flush(j);
+		return ret;
+	}
+	if ((ret = map_flush(j)) < 0)
+		return ret;
 	if (len > cap) {
 		if (!(buf = malloc(len)))
 			return -ENOMEM;
@@ -649,7 +733,7 @@ UEVENT_EXPORT struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *
 		if (opts->sz >= offsetof(struct uevent_jit_opts, flags) + sizeof(opts->flags))
 			flags = opts->flags;
 		if (flags & ~(unsigned)(UEVENT_JIT_NO_JITDUMP | UEVENT_JIT_NO_PERF_MAP |
-					UEVENT_JIT_NO_UEVENT)) {
+					UEVENT_JIT_NO_UEVENT | UEVENT_JIT_BUFFER_PERF_MAP)) {
 			errno = EINVAL;
 			return NULL;
 		}
@@ -663,6 +747,11 @@ UEVENT_EXPORT struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *
 	pthread_mutex_init(&j->lock, NULL);
 	j->flags = flags;
 	j->dump_fd = j->map_fd = -1;
+	if ((flags & UEVENT_JIT_BUFFER_PERF_MAP) && !(flags & UEVENT_JIT_NO_PERF_MAP) &&
+	    !(j->mapbuf = malloc(MAP_BUF_MAX))) {
+		ret = -ENOMEM;
+		goto fail;
+	}
 	if (!(flags & UEVENT_JIT_NO_JITDUMP) && (ret = make_dir(j, dir)) < 0)
 		goto fail;
 	if ((ret = open_files(j, map_path)) < 0)
@@ -675,6 +764,7 @@ UEVENT_EXPORT struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *
 fail:
 	close_files(j);
 	pthread_mutex_destroy(&j->lock);
+	free(j->mapbuf);
 	free(j);
 	errno = -ret;
 	return NULL;
@@ -895,7 +985,20 @@ UEVENT_EXPORT int uevent_jit__code_load_line(struct uevent_jit *j, const char *n
 	memcpy(full, name, nlen);
 	full[nlen] = ' ';
 	memcpy(full + nlen + 1, file, flen);
-	snprintf(full + nlen + 1 + flen, 12, ":%" PRIu32, line);
+	{
+		char t[10], *w = full + nlen + 1 + flen;
+		uint32_t v = line;
+		int k = 0;
+
+		do {
+			t[k++] = (char)('0' + v % 10);
+			v /= 10;
+		} while (v);
+		*w++ = ':';
+		while (k)
+			*w++ = t[--k];
+		*w = 0;
+	}
 	if (!(j->flags & UEVENT_JIT_NO_JITDUMP) &&
 	    !(info = debug_record(addr, &e, 1, sizeof(struct jd_debug) + 16 + flen + 1))) {
 		free(full);
@@ -1046,6 +1149,44 @@ out:
 	return ret < 0 ? _uevent_err(-ret) : 0;
 }
 
+static void marker_unload(uint64_t addr, uint64_t size, uint64_t index)
+{
+	unsigned char buf[64];
+	struct uevent_jit_code_unload in = { addr, size, index };
+	ssize_t n = uevent_jit_code_unload_encode(buf, sizeof(buf), &in);
+
+	if (n > 0)
+		uevent_emit(UEVENT_TYPE_JIT_CODE_UNLOAD, buf, (size_t)n);
+}
+
+UEVENT_EXPORT int uevent_jit__code_unload_all(struct uevent_jit *j)
+{
+	int ret, markers;
+	size_t i;
+
+	if (!j)
+		return _uevent_err(EFAULT);
+	pthread_mutex_lock(&j->lock);
+	if ((ret = check_fork(j)) < 0)
+		goto out;
+	markers = !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED();
+	for (i = 0; i < j->cap; i++) {
+		struct code *c = &j->codes[i];
+
+		if (!c->addr)
+			continue;
+		if (markers)
+			marker_unload(c->addr, c->size, c->index);
+		free(c->name);
+		free_pending(c->info);
+		*c = (struct code){ 0, 0, 0, NULL, NULL };
+	}
+	j->ncodes = 0;
+out:
+	pthread_mutex_unlock(&j->lock);
+	return ret < 0 ? _uevent_err(-ret) : 0;
+}
+
 static void add_pending(struct uevent_jit *j, struct pending *p)
 {
 	struct pending **pp = &j->pending;
@@ -1153,7 +1294,7 @@ UEVENT_EXPORT int uevent_jit__close(struct uevent_jit *j)
 	struct jd_prefix rec;
 	struct iovec iov;
 	size_t i;
-	int ret = 0;
+	int ret = 0, err;
 
 	if (!j)
 		return 0;
@@ -1165,11 +1306,14 @@ UEVENT_EXPORT int uevent_jit__close(struct uevent_jit *j)
 		}
 	pthread_mutex_unlock(&list_lock);
 	pthread_mutex_lock(&j->lock);
+	if (!j->forked)
+		ret = map_flush(j);
 	/* A child that never called us has no files of its own: nothing to close out. */
 	if (!j->forked && j->dump_fd >= 0) {
 		rec = (struct jd_prefix){ JIT_CODE_CLOSE, sizeof(rec), _uevent_now_ns() };
 		iov = (struct iovec){ &rec, sizeof(rec) };
-		ret = dump_append(j, &iov, 1);
+		if ((err = dump_append(j, &iov, 1)) < 0 && ret == 0)
+			ret = err;
 		/* drop the reserved tail: the file ends with its last record */
 		if (ftruncate(j->dump_fd, (off_t)j->dump_off) < 0 && ret == 0)
 			ret = -errno;
@@ -1187,6 +1331,7 @@ UEVENT_EXPORT int uevent_jit__close(struct uevent_jit *j)
 	}
 	free(j->codes);
 	free_pending(j->pending);
+	free(j->mapbuf);
 	free(j);
 	return ret < 0 ? _uevent_err(-ret) : 0;
 }

@@ -774,7 +774,10 @@ struct uevent_jit;
 enum uevent_jit_flags {
 	UEVENT_JIT_NO_JITDUMP	= 1,	/* do not write the jitdump file */
 	UEVENT_JIT_NO_PERF_MAP	= 2,	/* do not write /tmp/perf-PID.map */
-	UEVENT_JIT_NO_UEVENT	= 4	/* do not emit uevent markers */
+	UEVENT_JIT_NO_UEVENT	= 4,	/* do not emit uevent markers */
+	UEVENT_JIT_BUFFER_PERF_MAP = 8	/* batch perf-map lines: written when 64 KiB pile
+					   up or the oldest is 100 ms old, and at fork,
+					   close and exit (the jitdump is never batched) */
 };
 
 /* Options for uevent_jit__open(); zero-fill with UEVENT_JIT_OPTS(). */
@@ -817,6 +820,10 @@ int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr, uint64_t new_
  * later load at the same address replace the name. -ENOENT if addr is not loaded.
  */
 int uevent_jit__code_unload(struct uevent_jit *j, uint64_t addr, uint64_t size);
+
+/* Every code this session loaded is gone (a JIT's whole code cache flushed): one call
+ * instead of one code_unload each; the unload markers still go out one per code. */
+int uevent_jit__code_unload_all(struct uevent_jit *j);
 
 /*
  * Line table for code about to be loaded at code_addr: call before its code_load (perf

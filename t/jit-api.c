@@ -523,6 +523,43 @@ static void test_fork(void)
 	unlink(cmap);
 }
 
+/* code_load_line (one call: name + line record), unload_all, batched perf-map lines. */
+static void test_line_and_batch(void)
+{
+	static unsigned char c[32];
+	const unsigned char *r, *prev = NULL;
+	char map[512], dump[512], want[128];
+	unsigned char *buf;
+	uintptr_t a = (uintptr_t)c;
+	struct uevent_jit *j;
+	struct stat st;
+	size_t len;
+
+	snprintf(map, sizeof(map), "%s/batch.map", tmp);
+	j = open_in("batch", map, UEVENT_JIT_BUFFER_PERF_MAP);
+	ok(j && uevent_jit__code_load_line(j, "TRACE_7", a, 8, c, "app.lua", 34) == 0 &&
+	   uevent_jit__code_load_line(j, "plain", a + 8, 8, c, NULL, 0) == 0,
+	   "code_load_line, with and without a file");
+	ok(stat(map, &st) == 0 && st.st_size == 0, "batched perf-map: nothing written yet");
+	ok(j && uevent_jit__code_unload_all(j) == 0 && uevent_jit__code_move(j, a, a + 16, 0) ==
+	   -ENOENT && uevent_jit__code_unload(j, a + 8, 0) == -ENOENT,
+	   "unload_all: every code gone");
+	snprintf(dump, sizeof(dump), "%s", j ? uevent_jit__dump_path(j) : "");
+	uevent_jit__close(j);
+	buf = slurp(map, &len);
+	snprintf(want, sizeof(want), "%lx 8 TRACE_7 app.lua:34\n%lx 8 plain\n", (unsigned long)a,
+		 (unsigned long)a + 8);
+	ok(buf && len == strlen(want) && !memcmp(buf, want, len),
+	   "close writes the batched lines: 'TRACE_7 app.lua:34', 'plain'");
+	free(buf);
+	buf = slurp(dump, &len);
+	r = buf ? find_load(buf, len, "TRACE_7 app.lua:34", &prev) : NULL;
+	ok(r && prev && u32(prev) == 2 && u64(prev + 16) == a && u64(prev + 24) == 1 &&
+	   u64(prev + 32) == a && u32(prev + 40) == 34 && !strcmp((const char *)prev + 48, "app.lua"),
+	   "jitdump: DEBUG_INFO (addr, line 34, app.lua) right before the load it names");
+	free(buf);
+}
+
 static void test_errors(void)
 {
 	static unsigned char c[4096];
@@ -652,12 +689,13 @@ int main(void)
 	if (!mkdtemp(tmp))
 		plan_skip_all("no temporary directory");
 	self = getpid();
-	plan(64);
+	plan(69);
 	test_format();
 	test_marker();
 	test_safety();
 	test_threads();
 	test_fork();
+	test_line_and_batch();
 	test_errors();
 	test_default_dir();
 	if (getpid() == self) {
