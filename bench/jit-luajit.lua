@@ -1,10 +1,10 @@
 -- jit-luajit.lua - overhead of the uevent.jit hook on LuaJIT, hook on vs off in one run:
 -- a trace-heavy workload (many short traces) and a steady-state hot loop.
 --
--- Each workload runs in rounds that alternate hook off / hook on (so drift on a shared
--- machine hits both alike); a round's time is CPU time (os.clock: the hook's syscalls
--- count), the result is the median of each side and their ratio. The first pair is a
--- warm-up and is dropped. Traces compiled per round are counted
+-- Each workload runs in rounds of hook off + hook on, in alternating order (so drift
+-- on a shared machine, and whatever running second does, hits both alike); a round's time is CPU time (os.clock: the hook's syscalls
+-- count); reported are the medians of each side and of the per-round ratio. The first
+-- pair is a warm-up and is dropped. Traces compiled per round are counted
 -- round (the traces the hook announced, and LuaJIT's own flushes: past 1000 traces it
 -- drops them all), so "trace-heavy" is a measured fact, not a name.
 local J = require "uevent.jit"
@@ -13,13 +13,15 @@ local clock = os.clock
 local N = tonumber(os.getenv("BENCH_TRACES")) or 600
 local ROUNDS = tonumber(os.getenv("BENCH_ROUNDS")) or 15
 
-local function median(t)
+local function quantile(t, q)
   local s = {}
   for i = 1, #t do s[i] = t[i] end
   table.sort(s)
-  local m = #s
-  return m % 2 == 1 and s[(m + 1) / 2] or (s[m / 2] + s[m / 2 + 1]) / 2
+  local x = 1 + (#s - 1) * q
+  local i = math.floor(x)
+  return s[i] + (s[math.min(i + 1, #s)] - s[i]) * (x - i)
 end
+local function median(t) return quantile(t, 0.5) end
 
 -- Trace-heavy: N fresh chunks, each with its own loop, so every round records and
 -- compiles new traces (a root trace per loop plus side traces for its branch) and,
@@ -62,31 +64,47 @@ local function fresh() -- one jit-PID.dump per directory: each session gets its 
   return { dir = dir .. "/jd" .. k, perf_map_path = dir .. "/perf.map" }
 end
 
+-- Returns the medians of off and on times, of the per-round on/off ratios (paired: a
+-- slow moment on the machine hits both halves of a round), of traces and flushes.
 local function compare(f, rounds)
-  local off, on, ntr, nfl = {}, {}, {}, {}
-  for r = 0, rounds do
-    local t0 = f()
+  local off, on, ratio, ntr, nfl = {}, {}, {}, {}, {}
+  local function hooked()
     assert(J.start(fresh()))
     local c = J.counts
     local l0, f0 = c.loaded, c.flushes
-    local t1 = f()
+    local t = f()
     local n, fl = c.loaded - l0, c.flushes - f0
     J.stop()
+    return t, n, fl
+  end
+  for r = 0, rounds do
+    -- off first in odd rounds, on first in even ones: neither side always runs second
+    local t0, t1, n, fl
+    if r % 2 == 1 then
+      t0 = f()
+      t1, n, fl = hooked()
+    else
+      t1, n, fl = hooked()
+      t0 = f()
+    end
     if r > 0 then
-      off[#off + 1], on[#on + 1], ntr[#ntr + 1], nfl[#nfl + 1] = t0, t1, n, fl
+      off[#off + 1], on[#on + 1], ratio[#ratio + 1] = t0, t1, t1 / t0
+      ntr[#ntr + 1], nfl[#nfl + 1] = n, fl
     end
   end
-  return median(off), median(on), median(ntr), median(nfl)
+  return median(off), median(on), median(ratio), median(ntr), median(nfl),
+    quantile(ratio, 0.25), quantile(ratio, 0.75)
 end
 
 for _, iters in ipairs { 300, 20000 } do
-  local off, on, ntr, nfl = compare(trace_heavy(iters), ROUNDS)
-  print(("luajit trace-heavy %d chunks x %5d iter: %4d traces, %d flushes/round  off %7.2f ms  on %7.2f ms  overhead %+6.2f%%  (%.2f us/trace)")
-    :format(N, iters, ntr, nfl, off * 1e3, on * 1e3, (on / off - 1) * 100,
-            (on - off) / ntr * 1e6))
+  local off, on, ratio, ntr, nfl, q1, q3 = compare(trace_heavy(iters), ROUNDS)
+  print(("luajit trace-heavy %d chunks x %5d iter: %4d traces, %d flushes/round  off %7.2f ms  on %7.2f ms  overhead %+6.2f%% [%+.1f, %+.1f]  (%.2f us/trace)")
+    :format(N, iters, ntr, nfl, off * 1e3, on * 1e3, (ratio - 1) * 100, (q1 - 1) * 100,
+            (q3 - 1) * 100, (on - off) / ntr * 1e6))
 end
-local off, on, ntr = compare(steady, 7)
-print(("luajit steady state (%.0e iter): %d traces                    off %7.2f ms  on %7.2f ms  overhead %+6.2f%%")
-  :format(STEADY, ntr, off * 1e3, on * 1e3, (on / off - 1) * 100))
-print(("# medians of %d alternating off/on rounds (7 for steady state), CPU time; targets: trace-heavy <= 10%%, steady < 1%%")
-  :format(ROUNDS))
+local SROUNDS = tonumber(os.getenv("BENCH_STEADY_ROUNDS")) or 11
+local off, on, ratio, ntr, _, q1, q3 = compare(steady, SROUNDS)
+print(("luajit steady state (%.0e iter): %d traces                    off %7.2f ms  on %7.2f ms  overhead %+6.2f%% [%+.1f, %+.1f]")
+  :format(STEADY, ntr, off * 1e3, on * 1e3, (ratio - 1) * 100, (q1 - 1) * 100, (q3 - 1) * 100))
+print(("# %d alternating off/on rounds (%d for steady state), CPU time: medians; overhead = median of per-round on/off [quartiles]; targets: trace-heavy <= 10%%, steady < 1%%")
+  :format(ROUNDS, SROUNDS))
