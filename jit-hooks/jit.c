@@ -149,7 +149,8 @@ static void fork_prepare(void)
 	pthread_mutex_lock(&list_lock);
 	for (j = sessions; j; j = j->next) {
 		pthread_mutex_lock(&j->lock);
-		map_flush(j);	/* the parent's lines, written once, by the parent */
+		if (!j->forked)	/* the parent's lines, written once, by the parent */
+			map_flush(j);
 	}
 }
 
