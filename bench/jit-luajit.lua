@@ -1,14 +1,33 @@
 -- jit-luajit.lua - overhead of the uevent.jit hook on LuaJIT, hook on vs off in one run:
 -- a trace-heavy workload (many short traces) and a steady-state hot loop.
+--
+-- Each workload runs in rounds of hook off + hook on, in alternating order (so drift
+-- on a shared machine, and whatever running second does, hits both alike); a round's time is CPU time (os.clock: the hook's syscalls
+-- count); reported are the medians of each side and of the per-round ratio. The first
+-- pair is a warm-up and is dropped. Traces compiled per round are counted
+-- round (the traces the hook announced, and LuaJIT's own flushes: past 1000 traces it
+-- drops them all), so "trace-heavy" is a measured fact, not a name.
 local J = require "uevent.jit"
 local clock = os.clock
 
--- Trace-heavy: N fresh chunks, each with its own loop, so every round records and
--- compiles N new traces (and, with the hook, announces them). ITERS sets how long each
--- trace then runs: 300 is the worst case (time is nearly all compiling: tiny traces,
--- barely used); 20000 is a program whose many traces each do some work.
 local N = tonumber(os.getenv("BENCH_TRACES")) or 600
-local chunks = {}
+local ROUNDS = tonumber(os.getenv("BENCH_ROUNDS")) or 15
+
+local function quantile(t, q)
+  local s = {}
+  for i = 1, #t do s[i] = t[i] end
+  table.sort(s)
+  local x = 1 + (#s - 1) * q
+  local i = math.floor(x)
+  return s[i] + (s[math.min(i + 1, #s)] - s[i]) * (x - i)
+end
+local function median(t) return quantile(t, 0.5) end
+
+-- Trace-heavy: N fresh chunks, each with its own loop, so every round records and
+-- compiles new traces (a root trace per loop plus side traces for its branch) and,
+-- with the hook, announces each. ITERS sets how long each trace then runs: 300 is the
+-- worst case (time is nearly all compiling: tiny traces, barely used); 20000 is a
+-- program whose many traces each do some work.
 local SRC = [[
 local t, s = {}, %d
 for i = 1, %d do
@@ -17,10 +36,11 @@ for i = 1, %d do
   if t[k] %% 3 == 0 then s = s + k else s = s - 1 end
 end
 return s]]
+local chunks = {}
 local function trace_heavy(iters)
   return function()
     jit.flush()
-    for i = 1, N do chunks[i] = assert(loadstring(SRC:format(i, iters, i))) end
+    for i = 1, N do chunks[i] = assert(loadstring(SRC:format(i, iters, i), "=heavy.lua")) end
     collectgarbage()
     local t = clock()
     for i = 1, N do chunks[i]() end
@@ -28,21 +48,13 @@ local function trace_heavy(iters)
   end
 end
 
+local STEADY = tonumber(os.getenv("BENCH_STEADY")) or 1e8
 local function steady()
+  jit.flush()
+  collectgarbage()
   local s, t = 0, clock()
-  for i = 1, 3e8 do s = s + i % 7 end
-  return clock() - t, s
-end
-
-local function best(f, rounds, hook, opts)
-  local m = math.huge
-  for _ = 1, rounds do
-    if hook then assert(J.start(opts)) end
-    local dt = f()
-    if hook then J.stop() end
-    if dt < m then m = dt end
-  end
-  return m
+  for i = 1, STEADY do s = s + i % 7 end
+  return clock() - t
 end
 
 local dir = assert(arg[1], "usage: jit-luajit.lua TMPDIR")
@@ -51,22 +63,48 @@ local function fresh() -- one jit-PID.dump per directory: each session gets its 
   k = k + 1
   return { dir = dir .. "/jd" .. k, perf_map_path = dir .. "/perf.map" }
 end
--- Interleave off/on so drift on a shared machine hits both alike; keep the best of each.
+
+-- Returns the medians of off and on times, of the per-round on/off ratios (paired: a
+-- slow moment on the machine hits both halves of a round), of traces and flushes.
 local function compare(f, rounds)
-  local off, on = math.huge, math.huge
-  for _ = 1, rounds do
-    off = math.min(off, best(f, 1, false))
-    on = math.min(on, best(f, 1, true, fresh()))
+  local off, on, ratio, ntr, nfl = {}, {}, {}, {}, {}
+  local function hooked()
+    assert(J.start(fresh()))
+    local c = J.counts
+    local l0, f0 = c.loaded, c.flushes
+    local t = f()
+    local n, fl = c.loaded - l0, c.flushes - f0
+    J.stop()
+    return t, n, fl
   end
-  return off, on
+  for r = 0, rounds do
+    -- off first in odd rounds, on first in even ones: neither side always runs second
+    local t0, t1, n, fl
+    if r % 2 == 1 then
+      t0 = f()
+      t1, n, fl = hooked()
+    else
+      t1, n, fl = hooked()
+      t0 = f()
+    end
+    if r > 0 then
+      off[#off + 1], on[#on + 1], ratio[#ratio + 1] = t0, t1, t1 / t0
+      ntr[#ntr + 1], nfl[#nfl + 1] = n, fl
+    end
+  end
+  return median(off), median(on), median(ratio), median(ntr), median(nfl),
+    quantile(ratio, 0.25), quantile(ratio, 0.75)
 end
-local traces0 = J.counts.loaded
+
 for _, iters in ipairs { 300, 20000 } do
-  local off, on = compare(trace_heavy(iters), 9)
-  print(("luajit trace-heavy %4d traces x %5d iter  off %8.2f ms  on %8.2f ms  overhead %+6.2f%%  (%.2f us/trace)")
-    :format(N, iters, off * 1e3, on * 1e3, (on / off - 1) * 100, (on - off) / N * 1e6))
+  local off, on, ratio, ntr, nfl, q1, q3 = compare(trace_heavy(iters), ROUNDS)
+  print(("luajit trace-heavy %d chunks x %5d iter: %4d traces, %d flushes/round  off %7.2f ms  on %7.2f ms  overhead %+6.2f%% [%+.1f, %+.1f]  (%.2f us/trace)")
+    :format(N, iters, ntr, nfl, off * 1e3, on * 1e3, (ratio - 1) * 100, (q1 - 1) * 100,
+            (q3 - 1) * 100, (on - off) / ntr * 1e6))
 end
-local off, on = compare(steady, 3)
-print(("luajit steady state (3e8 iter)           off %8.2f ms  on %8.2f ms  overhead %+6.2f%%")
-  :format(off * 1e3, on * 1e3, (on / off - 1) * 100))
-print(("# %d traces announced with the hook on"):format(J.counts.loaded - traces0))
+local SROUNDS = tonumber(os.getenv("BENCH_STEADY_ROUNDS")) or 11
+local off, on, ratio, ntr, _, q1, q3 = compare(steady, SROUNDS)
+print(("luajit steady state (%.0e iter): %d traces                    off %7.2f ms  on %7.2f ms  overhead %+6.2f%% [%+.1f, %+.1f]")
+  :format(STEADY, ntr, off * 1e3, on * 1e3, (ratio - 1) * 100, (q1 - 1) * 100, (q3 - 1) * 100))
+print(("# %d alternating off/on rounds (%d for steady state), CPU time: medians; overhead = median of per-round on/off [quartiles]; targets: trace-heavy <= 10%%, steady < 1%%")
+  :format(ROUNDS, SROUNDS))

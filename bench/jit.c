@@ -16,6 +16,7 @@ static char tmp[256];
 static unsigned char code[256];
 
 /* Best of 5 sessions of n loads (fresh directory each), in µs per load. */
+/* with_debug: 1 = debug_info then code_load, 2 = code_load_line (one call) */
 static double per_load(const char *what, unsigned int flags, int n, int with_debug)
 {
 	struct uevent_jit_debug_entry e = { 0, 1, 0, "bench.lua", 0 };
@@ -38,6 +39,11 @@ static double per_load(const char *what, unsigned int flags, int n, int with_deb
 			uint64_t addr = 0x100000 + (uint64_t)i * 256;
 
 			snprintf(name, sizeof(name), "TRACE_%d bench.lua:%d", i, i);
+			if (with_debug == 2) {
+				snprintf(name, sizeof(name), "TRACE_%d", i);
+				uevent_jit__code_load_line(j, name, addr, 200, code, "bench.lua", i);
+				continue;
+			}
 			if (with_debug) {
 				e.addr = addr;
 				uevent_jit__debug_info(j, addr, &e, 1);
@@ -69,10 +75,15 @@ int main(void)
 	printf("%-40s %7.2f us\n", "code_load: jitdump + perf map + uevent",
 	       per_load("all", 0, n, 0));
 	printf("%-40s %7.2f us\n", "code_load + debug_info (1 line)", per_load("dbg", 0, n, 1));
+	printf("%-40s %7.2f us\n", "code_load_line, perf map batched (hook)",
+	       per_load("line", UEVENT_JIT_BUFFER_PERF_MAP, n, 2));
 	printf("%-40s %7.2f us\n", "code_load: jitdump only",
 	       per_load("dump", UEVENT_JIT_NO_PERF_MAP | UEVENT_JIT_NO_UEVENT, n, 0));
 	printf("%-40s %7.2f us\n", "code_load: perf map only",
 	       per_load("map", UEVENT_JIT_NO_JITDUMP | UEVENT_JIT_NO_UEVENT, n, 0));
+	printf("%-40s %7.2f us\n", "code_load: perf map batched only",
+	       per_load("mapb", UEVENT_JIT_NO_JITDUMP | UEVENT_JIT_NO_UEVENT |
+			UEVENT_JIT_BUFFER_PERF_MAP, n, 0));
 	printf("%-40s %7.2f us\n", "code_load: uevent only",
 	       per_load("uev", UEVENT_JIT_NO_JITDUMP | UEVENT_JIT_NO_PERF_MAP, n, 0));
 	fflush(stdout);

@@ -91,19 +91,21 @@ static inline uint32_t pad8(size_t n)
 
 /* ---- the session ---------------------------------------------------------------- */
 
-/* A loaded piece of code, by address: needed for move (the code index names perf's
- * jitted-PID-INDEX.so), unload and the perf-map line of a move. */
-struct code {
-	uint64_t addr, size, index;
-	char *name;
-};
-
-/* DEBUG_INFO / UNWINDING_INFO records waiting for the CODE_LOAD of their address. */
+/* DEBUG_INFO / UNWINDING_INFO records waiting for the CODE_LOAD of their address, then
+ * kept with that code so a fork child can replay them into its own dump. */
 struct pending {
 	struct pending *next;
 	uint64_t addr;
 	size_t len;
 	unsigned char rec[];
+};
+
+/* A loaded piece of code, by address: needed for move (the code index names perf's
+ * jitted-PID-INDEX.so), unload, the perf-map line of a move, and a fork child's replay. */
+struct code {
+	uint64_t addr, size, index;
+	char *name;
+	struct pending *info;		/* the records written with its load */
 };
 
 struct uevent_jit {
@@ -117,9 +119,14 @@ struct uevent_jit {
 	char map_path[PATH_MAX];
 	int map_path_given;
 	int dump_fd, map_fd;
-	void *dump_map;
+	void *dump_map;			/* the PROT_EXEC marker mapping perf inject looks for */
 	size_t dump_map_len;
-	uint64_t dump_off;
+	unsigned char *win;		/* MAP_SHARED window over the whole reserved file */
+	uint64_t dump_off;		/* end of the last whole record */
+	uint64_t dump_cap;		/* bytes reserved (fallocated) and mapped */
+	char *mapbuf;			/* UEVENT_JIT_BUFFER_PERF_MAP: lines not yet written */
+	size_t maplen;
+	uint64_t map_t0;		/* when the oldest of them was added */
 	struct code *codes;		/* open addressing, linear probing, addr 0 = empty */
 	size_t ncodes, cap;
 	struct pending *pending;
@@ -133,13 +140,18 @@ static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 /* Hold every session across fork() so the child never inherits a lock held by a
  * thread that does not exist there; the child then marks each session for reopening. */
+static int map_flush(struct uevent_jit *j);
+
 static void fork_prepare(void)
 {
 	struct uevent_jit *j;
 
 	pthread_mutex_lock(&list_lock);
-	for (j = sessions; j; j = j->next)
+	for (j = sessions; j; j = j->next) {
 		pthread_mutex_lock(&j->lock);
+		if (!j->forked)	/* the parent's lines, written once, by the parent */
+			map_flush(j);
+	}
 }
 
 static void fork_parent(void)
@@ -160,14 +172,18 @@ static void fork_child(void)
 	tid_cache = 0;
 	for (j = sessions; j; j = j->next) {
 		j->forked = 1;
+		j->maplen = 0;
 		pthread_mutex_unlock(&j->lock);
 	}
 	pthread_mutex_unlock(&list_lock);
 }
 
+static void map_flush_all(void);
+
 static void register_atfork(void)
 {
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	atexit(map_flush_all);
 }
 
 /* The record's tid, without a syscall per record; only the forking thread survives a
@@ -222,27 +238,40 @@ static int code_grow(struct uevent_jit *j)
 	return 0;
 }
 
-/* Inserts or replaces; takes ownership of name. */
+static void free_pending(struct pending *p)
+{
+	struct pending *n;
+
+	for (; p; p = n) {
+		n = p->next;
+		free(p);
+	}
+}
+
+/* Inserts or replaces; takes ownership of name and info (also on failure). */
 static int code_put(struct uevent_jit *j, uint64_t addr, uint64_t size, uint64_t index,
-		    char *name)
+		    char *name, struct pending *info)
 {
 	struct code *c = code_find(j, addr);
 	size_t i;
 
 	if (c) {
 		free(c->name);
+		free_pending(c->info);
 		c->size = size;
 		c->index = index;
 		c->name = name;
+		c->info = info;
 		return 0;
 	}
 	if ((j->ncodes + 1) * 4 > j->cap * 3 && code_grow(j) < 0) {
 		free(name);
+		free_pending(info);
 		return -ENOMEM;
 	}
 	for (i = slot_of(j, addr); j->codes[i].addr; i = (i + 1) & (j->cap - 1))
 		;
-	j->codes[i] = (struct code){ addr, size, index, name };
+	j->codes[i] = (struct code){ addr, size, index, name, info };
 	j->ncodes++;
 	return 0;
 }
@@ -253,16 +282,15 @@ static void code_del(struct uevent_jit *j, struct code *c)
 	size_t i = (size_t)(c - j->codes), k, home;
 
 	free(c->name);
-	j->codes[i].addr = 0;
-	j->codes[i].name = NULL;
+	free_pending(c->info);
+	j->codes[i] = (struct code){ 0, 0, 0, NULL, NULL };
 	j->ncodes--;
 	for (k = (i + 1) & (j->cap - 1); j->codes[k].addr; k = (k + 1) & (j->cap - 1)) {
 		home = slot_of(j, j->codes[k].addr);
 		/* move k into the hole at i unless its home lies cyclically in (i, k] */
 		if ((k > i && (home <= i || home > k)) || (k < i && (home <= i && home > k))) {
 			j->codes[i] = j->codes[k];
-			j->codes[k].addr = 0;
-			j->codes[k].name = NULL;
+			j->codes[k] = (struct code){ 0, 0, 0, NULL, NULL };
 			i = k;
 		}
 	}
@@ -270,43 +298,100 @@ static void code_del(struct uevent_jit *j, struct code *c)
 
 /* ---- files ---------------------------------------------------------------------- */
 
-/* Writes all of iov at the end of the dump; on failure truncates back, so the file
- * only ever holds whole records. */
-static int dump_write(struct uevent_jit *j, struct iovec *iov, int cnt)
+#define DUMP_CHUNK	((uint64_t)64 * 1024)
+#define DUMP_STEP_MAX	((uint64_t)16 * 1024 * 1024)
+
+static uint64_t page_size(void)
 {
-	uint64_t off = j->dump_off;
-	ssize_t n;
+	long page = sysconf(_SC_PAGESIZE);
+
+	return page > 0 ? (uint64_t)page : 4096;
+}
+
+static int dump_grow(struct uevent_jit *j, uint64_t cap)
+{
+	void *w;
 	int err;
 
-	while (cnt > 0) {
-		n = pwritev(j->dump_fd, iov, cnt, (off_t)off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			goto fail;
+	/* fallocate, not ftruncate: a full disk or a file size limit is an error here,
+	 * never a SIGBUS later at a store into a hole. */
+	err = posix_fallocate(j->dump_fd, (off_t)j->dump_cap, (off_t)(cap - j->dump_cap));
+	if (err) {
+		if (ftruncate(j->dump_fd, (off_t)j->dump_cap) < 0) {
+			/* nothing more to undo: the tail past dump_cap is never mapped */
 		}
-		if (n == 0) {
-			errno = EIO;
-			goto fail;
-		}
-		off += (uint64_t)n;
-		while (cnt > 0 && (size_t)n >= iov->iov_len) {
-			n -= (ssize_t)iov->iov_len;
-			iov++;
-			cnt--;
-		}
-		if (cnt > 0) {
-			iov->iov_base = (char *)iov->iov_base + n;
-			iov->iov_len -= (size_t)n;
-		}
+		return -err;
 	}
-	j->dump_off = off;
+	if (j->win)
+		w = mremap(j->win, (size_t)j->dump_cap, (size_t)cap, MREMAP_MAYMOVE);
+	else
+		w = mmap(NULL, (size_t)cap, PROT_READ | PROT_WRITE, MAP_SHARED, j->dump_fd, 0);
+	if (w == MAP_FAILED) {
+		err = errno;
+		if (ftruncate(j->dump_fd, (off_t)j->dump_cap) < 0) {
+			/* as above */
+		}
+		return -err;
+	}
+#ifdef MADV_POPULATE_WRITE
+	/* Take the page faults now, in one call, rather than one per page inside the
+	 * caller's compile path; older kernels say EINVAL and fault lazily. */
+	(void)madvise((char *)w + j->dump_cap, (size_t)(cap - j->dump_cap), MADV_POPULATE_WRITE);
+#endif
+	j->win = w;
+	j->dump_cap = cap;
 	return 0;
-fail:
-	err = errno;
-	if (off != j->dump_off && ftruncate(j->dump_fd, (off_t)j->dump_off) < 0)
-		j->dump_off = off;	/* cannot undo: keep appending after the debris */
-	return -err;
+}
+
+/* Room for need more bytes: the reservation doubles (at most DUMP_STEP_MAX at a time);
+ * near a size limit it takes just what this record group needs. */
+static int dump_reserve(struct uevent_jit *j, uint64_t need)
+{
+	uint64_t want = j->dump_off + need, cap, page = page_size();
+	int ret;
+
+	if (want <= j->dump_cap)
+		return 0;
+	cap = j->dump_cap ? j->dump_cap + (j->dump_cap < DUMP_STEP_MAX ? j->dump_cap
+								  : DUMP_STEP_MAX)
+			  : DUMP_CHUNK;
+	if (cap < want)
+		cap = want;
+	cap = (cap + DUMP_CHUNK - 1) & ~(DUMP_CHUNK - 1);
+	ret = dump_grow(j, cap);
+	if (ret < 0 && cap > want)
+		ret = dump_grow(j, (want + page - 1) & ~(page - 1));
+	return ret;
+}
+
+/*
+ * Appends a record group at the end of the dump through the shared mapping: the bytes
+ * are in the file (the page cache) when this returns, without a syscall. The group's
+ * first 8 bytes (id, total_size) are stored last, so a reader of the file, or the file
+ * left by a crash, holds whole records followed by zeros, never a torn record; perf
+ * stops reading at a total_size of 0. close() trims the reserved tail.
+ */
+static int dump_append(struct uevent_jit *j, const struct iovec *iov, int cnt)
+{
+	unsigned char *w;
+	uint64_t len = 0, head;
+	int i, ret;
+
+	for (i = 0; i < cnt; i++)
+		len += iov[i].iov_len;
+	if ((ret = dump_reserve(j, len)) < 0)
+		return ret;
+	w = j->win + j->dump_off;
+	memcpy(&head, iov[0].iov_base, 8);
+	memcpy(w + 8, (const char *)iov[0].iov_base + 8, iov[0].iov_len - 8);
+	w += iov[0].iov_len;
+	for (i = 1; i < cnt; i++) {
+		memcpy(w, iov[i].iov_base, iov[i].iov_len);
+		w += iov[i].iov_len;
+	}
+	__atomic_store_n((uint64_t *)(void *)(j->win + j->dump_off), head, __ATOMIC_RELEASE);
+	j->dump_off += len;
+	return 0;
 }
 
 static int mkdir_0700(const char *path)
@@ -372,7 +457,8 @@ static int open_dump(struct uevent_jit *j)
 			  0600);
 	if (j->dump_fd < 0)
 		return -errno;
-	j->dump_off = 0;
+	j->dump_off = j->dump_cap = 0;
+	j->win = NULL;
 	memset(&h, 0, sizeof(h));
 	h.magic = JITDUMP_MAGIC;
 	h.version = JITDUMP_VERSION;
@@ -381,7 +467,7 @@ static int open_dump(struct uevent_jit *j)
 	h.pid = (uint32_t)j->pid;
 	h.timestamp = _uevent_now_ns();
 	iov = (struct iovec){ &h, sizeof(h) };
-	if ((ret = dump_write(j, &iov, 1)) < 0)
+	if ((ret = dump_append(j, &iov, 1)) < 0)
 		return ret;
 	/* perf record logs executable mappings only; this one is how perf inject --jit
 	 * finds the file (by its name jit-PID.dump) and the process it belongs to. */
@@ -428,6 +514,10 @@ static void close_files(struct uevent_jit *j)
 	if (j->dump_map)
 		munmap(j->dump_map, j->dump_map_len);
 	j->dump_map = NULL;
+	if (j->win)
+		munmap(j->win, (size_t)j->dump_cap);
+	j->win = NULL;
+	j->dump_off = j->dump_cap = 0;
 	if (j->dump_fd >= 0)
 		close(j->dump_fd);
 	if (j->map_fd >= 0)
@@ -447,7 +537,10 @@ static int open_files(struct uevent_jit *j, const char *map_path)
 	return 0;
 }
 
-/* In a fork child: the parent's files stay the parent's; start ours. */
+static int replay(struct uevent_jit *j);
+
+/* In a fork child: the parent's files stay the parent's; start ours, holding what the
+ * child inherited. */
 static int check_fork(struct uevent_jit *j)
 {
 	int ret;
@@ -457,9 +550,61 @@ static int check_fork(struct uevent_jit *j)
 	j->forked = 0;
 	close_files(j);
 	ret = open_files(j, NULL);
+	if (ret == 0)
+		ret = replay(j);
 	if (ret < 0)
 		close_files(j);
 	return ret;
+}
+
+#define MAP_BUF_MAX	((size_t)64 * 1024)
+
+static char *fmt_hex(char *p, uint64_t v)
+{
+	char t[16];
+	int n = 0;
+
+	do {
+		t[n++] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	while (n)
+		*p++ = t[--n];
+	return p;
+}
+#define MAP_BUF_AGE_NS	((uint64_t)100 * 1000 * 1000)
+
+/* Writes the buffered perf-map lines in one write (O_APPEND keeps them whole). */
+static int map_flush(struct uevent_jit *j)
+{
+	size_t len = j->maplen;
+	ssize_t n;
+
+	if (!len || j->map_fd < 0)
+		return 0;
+	j->maplen = 0;
+	do
+		n = write(j->map_fd, j->mapbuf, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -ENOSPC;
+}
+
+/* At exit: the lines still buffered (a session never closed, or the process ends first). */
+static void map_flush_all(void)
+{
+	struct uevent_jit *j;
+
+	if (pthread_mutex_trylock(&list_lock))
+		return;
+	for (j = sessions; j; j = j->next)
+		if (!pthread_mutex_trylock(&j->lock)) {
+			if (!j->forked)
+				map_flush(j);
+			pthread_mutex_unlock(&j->lock);
+		}
+	pthread_mutex_unlock(&list_lock);
 }
 
 static int map_line(struct uevent_jit *j, uint64_t addr, uint64_t size, const char *name)
@@ -471,6 +616,29 @@ static int map_line(struct uevent_jit *j, uint64_t addr, uint64_t size, const ch
 
 	if (j->map_fd < 0)
 		return 0;
+	if (j->mapbuf && len < MAP_BUF_MAX / 2) {
+		/* UEVENT_JIT_BUFFER_PERF_MAP: append to the buffer, write when it is full
+		 * or its oldest line is 100 ms old (and at fork, close and exit) */
+		if (j->maplen + len > MAP_BUF_MAX && (ret = map_flush(j)) < 0)
+			return ret;
+		/* formatted by hand: this runs for every trace a JIT compiles */
+		p = fmt_hex(j->mapbuf + j->maplen, addr);
+		*p++ = ' ';
+		p = fmt_hex(p, size);
+		*p++ = ' ';
+		for (; *name; name++)
+			*p++ = *name == '\n' || *name == '\r' ? ' ' : *name;
+		*p++ = '\n';
+		n = p - (j->mapbuf + j->maplen);
+		if (!j->maplen)
+			j->map_t0 = _uevent_now_ns();
+		j->maplen += (size_t)n;
+		if (_uevent_now_ns() - j->map_t0 > MAP_BUF_AGE_NS)
+			ret = map_flush(j);
+		return ret;
+	}
+	if ((ret = map_flush(j)) < 0)
+		return ret;
 	if (len > cap) {
 		if (!(buf = malloc(len)))
 			return -ENOMEM;
@@ -566,7 +734,7 @@ UEVENT_EXPORT struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *
 		if (opts->sz >= offsetof(struct uevent_jit_opts, flags) + sizeof(opts->flags))
 			flags = opts->flags;
 		if (flags & ~(unsigned)(UEVENT_JIT_NO_JITDUMP | UEVENT_JIT_NO_PERF_MAP |
-					UEVENT_JIT_NO_UEVENT)) {
+					UEVENT_JIT_NO_UEVENT | UEVENT_JIT_BUFFER_PERF_MAP)) {
 			errno = EINVAL;
 			return NULL;
 		}
@@ -580,6 +748,11 @@ UEVENT_EXPORT struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *
 	pthread_mutex_init(&j->lock, NULL);
 	j->flags = flags;
 	j->dump_fd = j->map_fd = -1;
+	if ((flags & UEVENT_JIT_BUFFER_PERF_MAP) && !(flags & UEVENT_JIT_NO_PERF_MAP) &&
+	    !(j->mapbuf = malloc(MAP_BUF_MAX))) {
+		ret = -ENOMEM;
+		goto fail;
+	}
 	if (!(flags & UEVENT_JIT_NO_JITDUMP) && (ret = make_dir(j, dir)) < 0)
 		goto fail;
 	if ((ret = open_files(j, map_path)) < 0)
@@ -592,6 +765,7 @@ UEVENT_EXPORT struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *
 fail:
 	close_files(j);
 	pthread_mutex_destroy(&j->lock);
+	free(j->mapbuf);
 	free(j);
 	errno = -ret;
 	return NULL;
@@ -614,49 +788,25 @@ static struct pending *take_pending(struct uevent_jit *j, uint64_t addr)
 	return out;
 }
 
-static void free_pending(struct pending *p)
+/*
+ * The load, lock held: info's records, then CODE_LOAD, in one append; the perf-map line;
+ * the table entry (which keeps name and info for a fork child's replay). Takes
+ * ownership of name and info.
+ */
+static int write_load(struct uevent_jit *j, const char *name, uint64_t addr, uint64_t size,
+		      const void *code, uint64_t index, const struct pending *info)
 {
-	struct pending *n;
-
-	for (; p; p = n) {
-		n = p->next;
-		free(p);
-	}
-}
-
-UEVENT_EXPORT int uevent_jit__code_load(struct uevent_jit *j, const char *name,
-					uint64_t addr, uint64_t size, const void *code)
-{
-	struct pending *pend = NULL, *p;
 	struct iovec iov[16];
 	struct jd_load rec;
-	uint64_t index;
-	size_t nlen;
-	char *copy;
+	const struct pending *p;
+	size_t nlen = strlen(name);
 	int cnt = 0, ret = 0;
 
-	if (!j || !name)
-		return _uevent_err(EFAULT);
-	if (!addr || !size || size > UINT32_MAX / 2)
-		return _uevent_err(EINVAL);
-	if (!code)
-		code = (const void *)(uintptr_t)addr;
-	nlen = strlen(name);
-	if (nlen > UINT32_MAX / 4 || !(copy = strdup(name)))
-		return _uevent_err(nlen > UINT32_MAX / 4 ? EINVAL : ENOMEM);
-
-	pthread_mutex_lock(&j->lock);
-	if ((ret = check_fork(j)) < 0) {
-		free(copy);
-		goto out;
-	}
-	index = __atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED);
 	if (j->dump_fd >= 0) {
-		/* Debug and unwinding info first, in the same write: perf attaches them to
-		 * the CODE_LOAD that follows. */
-		pend = take_pending(j, addr);
-		for (p = pend; p && cnt < 12; p = p->next)
-			iov[cnt++] = (struct iovec){ p->rec, p->len };
+		/* Debug and unwinding info first, in the same append: perf attaches them
+		 * to the CODE_LOAD that follows. */
+		for (p = info; p && cnt < 12; p = p->next)
+			iov[cnt++] = (struct iovec){ (void *)p->rec, p->len };
 		memset(&rec, 0, sizeof(rec));
 		rec.p.id = JIT_CODE_LOAD;
 		rec.p.total_size = (uint32_t)(sizeof(rec) + nlen + 1 + size);
@@ -671,17 +821,103 @@ UEVENT_EXPORT int uevent_jit__code_load(struct uevent_jit *j, const char *name,
 		iov[cnt++] = (struct iovec){ &rec, sizeof(rec) };
 		iov[cnt++] = (struct iovec){ (void *)name, nlen + 1 };
 		iov[cnt++] = (struct iovec){ (void *)code, (size_t)size };
-		iov[cnt++] = (struct iovec){ (void *)zeros,
-					     pad8(sizeof(rec) + nlen + 1 + size) };
-		ret = dump_write(j, iov, cnt);
-		free_pending(pend);
+		iov[cnt++] = (struct iovec){ (void *)zeros, pad8(sizeof(rec) + nlen + 1 + size) };
+		ret = dump_append(j, iov, cnt);
 	}
 	if (ret == 0)
 		ret = map_line(j, addr, size, name);
-	if (ret == 0)
-		ret = code_put(j, addr, size, index, copy);
-	else
+	return ret;
+}
+
+static int load_locked(struct uevent_jit *j, char *name, uint64_t addr, uint64_t size,
+		       const void *code, uint64_t index, struct pending *info)
+{
+	int ret = write_load(j, name, addr, size, code, index, info);
+
+	if (ret < 0) {
+		free(name);
+		free_pending(info);
+		return ret;
+	}
+	return code_put(j, addr, size, index, name, info);
+}
+
+/*
+ * In a fork child, once its own files are open: every code still loaded, as announced
+ * (name, debug and unwinding info, code index) at its current address, so perf can name
+ * code the child inherited. The bytes come from the code itself through
+ * process_vm_readv, so code unmapped without an unload is skipped rather than a crash.
+ */
+static int replay(struct uevent_jit *j)
+{
+	struct iovec local, remote;
+	struct pending *p;
+	struct code *c;
+	uint64_t now;
+	size_t i;
+	ssize_t n;
+	void *buf;
+	int ret;
+
+	for (i = 0; i < j->cap; i++) {
+		c = &j->codes[i];
+		if (!c->addr)
+			continue;
+		if (!(buf = malloc((size_t)c->size)))
+			return -ENOMEM;
+		local = (struct iovec){ buf, (size_t)c->size };
+		remote = (struct iovec){ (void *)(uintptr_t)c->addr, (size_t)c->size };
+		n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+		if (n < 0 && (errno == ENOSYS || errno == EPERM)) {
+			/* no way to check (seccomp): trust the contract, code is live */
+			memcpy(buf, (const void *)(uintptr_t)c->addr, (size_t)c->size);
+			n = (ssize_t)c->size;
+		}
+		if (n != (ssize_t)c->size) {
+			free(buf);
+			continue;
+		}
+		now = _uevent_now_ns();
+		for (p = c->info; p; p = p->next)
+			memcpy(p->rec + offsetof(struct jd_prefix, timestamp), &now, 8);
+		ret = write_load(j, c->name, c->addr, c->size, buf, c->index, c->info);
+		free(buf);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static int check_load_args(struct uevent_jit *j, const char *name, uint64_t addr,
+			   uint64_t size)
+{
+	if (!j || !name)
+		return -EFAULT;
+	if (!addr || !size || size > UINT32_MAX / 2 || strlen(name) > UINT32_MAX / 4)
+		return -EINVAL;
+	return 0;
+}
+
+UEVENT_EXPORT int uevent_jit__code_load(struct uevent_jit *j, const char *name,
+					uint64_t addr, uint64_t size, const void *code)
+{
+	uint64_t index;
+	char *copy;
+	int ret;
+
+	if ((ret = check_load_args(j, name, addr, size)) < 0)
+		return _uevent_err(-ret);
+	if (!code)
+		code = (const void *)(uintptr_t)addr;
+	if (!(copy = strdup(name)))
+		return _uevent_err(ENOMEM);
+	pthread_mutex_lock(&j->lock);
+	if ((ret = check_fork(j)) < 0) {
 		free(copy);
+		goto out;
+	}
+	index = __atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED);
+	ret = load_locked(j, copy, addr, size, code, index, take_pending(j, addr));
 	if (ret == 0 && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
 		marker_load(addr, size, index, name);
 out:
@@ -689,9 +925,138 @@ out:
 	return ret < 0 ? _uevent_err(-ret) : 0;
 }
 
+/* A DEBUG_INFO record for nr entries at code_addr, unlinked; NULL on ENOMEM. */
+static struct pending *debug_record(uint64_t code_addr, const struct uevent_jit_debug_entry *e,
+				    uint32_t nr, size_t len)
+{
+	struct pending *p = malloc(sizeof(*p) + len + 8);
+	struct jd_debug *rec;
+	unsigned char *w;
+	size_t flen;
+	uint32_t i;
+
+	if (!p)
+		return NULL;
+	p->next = NULL;
+	p->addr = code_addr;
+	memset(p->rec, 0, len + 8);
+	rec = (struct jd_debug *)(void *)p->rec;
+	rec->p.id = JIT_CODE_DEBUG_INFO;
+	rec->p.total_size = (uint32_t)(len + pad8(len));
+	rec->p.timestamp = _uevent_now_ns();
+	rec->code_addr = code_addr;
+	rec->nr_entry = nr;
+	w = p->rec + sizeof(*rec);
+	for (i = 0; i < nr; i++) {
+		memcpy(w, &e[i].addr, 8);
+		memcpy(w + 8, &e[i].line, 4);
+		memcpy(w + 12, &e[i].discrim, 4);
+		flen = strlen(e[i].file) + 1;
+		memcpy(w + 16, e[i].file, flen);
+		w += 16 + flen;
+	}
+	p->len = rec->p.total_size;
+	return p;
+}
+
+UEVENT_EXPORT int uevent_jit__code_load_line(struct uevent_jit *j, const char *name,
+					     uint64_t addr, uint64_t size, const void *code,
+					     const char *file, uint32_t line)
+{
+	struct uevent_jit_debug_entry e = { addr, line, 0, file, 0 };
+	struct pending *info = NULL, **pp;
+	uint64_t index;
+	size_t nlen, flen;
+	char *full;
+	int ret;
+
+	if (!file)
+		return uevent_jit__code_load(j, name, addr, size, code);
+	if ((ret = check_load_args(j, name, addr, size)) < 0)
+		return _uevent_err(-ret);
+	if (!code)
+		code = (const void *)(uintptr_t)addr;
+	nlen = strlen(name);
+	flen = strlen(file);
+	if (flen > UINT32_MAX / 4)
+		return _uevent_err(EINVAL);
+	/* "NAME FILE:LINE", built here so the caller (an interpreted hook) need not */
+	if (!(full = malloc(nlen + flen + 13)))
+		return _uevent_err(ENOMEM);
+	memcpy(full, name, nlen);
+	full[nlen] = ' ';
+	memcpy(full + nlen + 1, file, flen);
+	{
+		char t[10], *w = full + nlen + 1 + flen;
+		uint32_t v = line;
+		int k = 0;
+
+		do {
+			t[k++] = (char)('0' + v % 10);
+			v /= 10;
+		} while (v);
+		*w++ = ':';
+		while (k)
+			*w++ = t[--k];
+		*w = 0;
+	}
+	if (!(j->flags & UEVENT_JIT_NO_JITDUMP) &&
+	    !(info = debug_record(addr, &e, 1, sizeof(struct jd_debug) + 16 + flen + 1))) {
+		free(full);
+		return _uevent_err(ENOMEM);
+	}
+	pthread_mutex_lock(&j->lock);
+	if ((ret = check_fork(j)) < 0) {
+		free(full);
+		free(info);
+		goto out;
+	}
+	index = __atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED);
+	/* Ours goes last: of several DEBUG_INFO records perf keeps the one before the load. */
+	pp = &info;
+	if (info) {
+		struct pending *earlier = take_pending(j, addr);
+
+		if (earlier) {
+			for (pp = &earlier; *pp; pp = &(*pp)->next)
+				;
+			*pp = info;
+			info = earlier;
+		}
+	}
+	if (!(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
+		marker_debug(addr, &e, 1);
+	ret = load_locked(j, full, addr, size, code, index, info);
+	if (ret == 0 && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
+		marker_load(addr, size, index, code_find(j, addr)->name);
+out:
+	pthread_mutex_unlock(&j->lock);
+	return ret < 0 ? _uevent_err(-ret) : 0;
+}
+
+/* A kept record follows its code to new_addr: DEBUG_INFO addresses shift with it. */
+static void info_rebase(struct pending *p, uint64_t new_addr)
+{
+	struct jd_debug *rec = (struct jd_debug *)(void *)p->rec;
+	uint64_t delta = new_addr - p->addr, a, n;
+	size_t off = sizeof(*rec);
+
+	p->addr = new_addr;
+	if (rec->p.id != JIT_CODE_DEBUG_INFO)
+		return;
+	rec->code_addr += delta;
+	for (n = 0; n < rec->nr_entry && off + 16 < p->len; n++) {
+		memcpy(&a, p->rec + off, 8);
+		a += delta;
+		memcpy(p->rec + off, &a, 8);
+		off += 16 + strlen((const char *)p->rec + off + 16) + 1;
+	}
+}
+
 UEVENT_EXPORT int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr,
 					uint64_t new_addr, uint64_t size)
 {
+	struct pending *info, *p;
 	struct jd_move rec;
 	struct iovec iov;
 	struct code *c;
@@ -726,15 +1091,19 @@ UEVENT_EXPORT int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr,
 		rec.code_size = size;
 		rec.code_index = index;
 		iov = (struct iovec){ &rec, sizeof(rec) };
-		if ((ret = dump_write(j, &iov, 1)) < 0)
+		if ((ret = dump_append(j, &iov, 1)) < 0)
 			goto out;
 	}
 	if ((ret = map_line(j, new_addr, size, c->name)) < 0)
 		goto out;
 	name = c->name;
+	info = c->info;
 	c->name = NULL;
+	c->info = NULL;
 	code_del(j, c);
-	if ((ret = code_put(j, new_addr, size, index, name)) < 0)
+	for (p = info; p; p = p->next)	/* a replay describes the new place */
+		info_rebase(p, new_addr);
+	if ((ret = code_put(j, new_addr, size, index, name, info)) < 0)
 		goto out;
 	if (!(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED()) {
 		unsigned char buf[64];
@@ -781,6 +1150,44 @@ out:
 	return ret < 0 ? _uevent_err(-ret) : 0;
 }
 
+static void marker_unload(uint64_t addr, uint64_t size, uint64_t index)
+{
+	unsigned char buf[64];
+	struct uevent_jit_code_unload in = { addr, size, index };
+	ssize_t n = uevent_jit_code_unload_encode(buf, sizeof(buf), &in);
+
+	if (n > 0)
+		uevent_emit(UEVENT_TYPE_JIT_CODE_UNLOAD, buf, (size_t)n);
+}
+
+UEVENT_EXPORT int uevent_jit__code_unload_all(struct uevent_jit *j)
+{
+	int ret, markers;
+	size_t i;
+
+	if (!j)
+		return _uevent_err(EFAULT);
+	pthread_mutex_lock(&j->lock);
+	if ((ret = check_fork(j)) < 0)
+		goto out;
+	markers = !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED();
+	for (i = 0; i < j->cap; i++) {
+		struct code *c = &j->codes[i];
+
+		if (!c->addr)
+			continue;
+		if (markers)
+			marker_unload(c->addr, c->size, c->index);
+		free(c->name);
+		free_pending(c->info);
+		*c = (struct code){ 0, 0, 0, NULL, NULL };
+	}
+	j->ncodes = 0;
+out:
+	pthread_mutex_unlock(&j->lock);
+	return ret < 0 ? _uevent_err(-ret) : 0;
+}
+
 static void add_pending(struct uevent_jit *j, struct pending *p)
 {
 	struct pending **pp = &j->pending;
@@ -794,9 +1201,7 @@ UEVENT_EXPORT int uevent_jit__debug_info(struct uevent_jit *j, uint64_t code_add
 					 const struct uevent_jit_debug_entry *e, uint32_t nr)
 {
 	struct pending *p = NULL;
-	struct jd_debug *rec;
-	unsigned char *w;
-	size_t len = sizeof(*rec), flen;
+	size_t len = sizeof(struct jd_debug);
 	uint32_t i;
 	int ret = 0;
 
@@ -809,30 +1214,8 @@ UEVENT_EXPORT int uevent_jit__debug_info(struct uevent_jit *j, uint64_t code_add
 		if (len > UINT32_MAX / 2)
 			return _uevent_err(E2BIG);
 	}
-	if (!(j->flags & UEVENT_JIT_NO_JITDUMP)) {
-		p = malloc(sizeof(*p) + len + 8);
-		if (!p)
-			return _uevent_err(ENOMEM);
-		p->next = NULL;
-		p->addr = code_addr;
-		memset(p->rec, 0, len + 8);
-		rec = (struct jd_debug *)(void *)p->rec;
-		rec->p.id = JIT_CODE_DEBUG_INFO;
-		rec->p.total_size = (uint32_t)(len + pad8(len));
-		rec->p.timestamp = _uevent_now_ns();
-		rec->code_addr = code_addr;
-		rec->nr_entry = nr;
-		w = p->rec + sizeof(*rec);
-		for (i = 0; i < nr; i++) {
-			memcpy(w, &e[i].addr, 8);
-			memcpy(w + 8, &e[i].line, 4);
-			memcpy(w + 12, &e[i].discrim, 4);
-			flen = strlen(e[i].file) + 1;
-			memcpy(w + 16, e[i].file, flen);
-			w += 16 + flen;
-		}
-		p->len = rec->p.total_size;
-	}
+	if (!(j->flags & UEVENT_JIT_NO_JITDUMP) && !(p = debug_record(code_addr, e, nr, len)))
+		return _uevent_err(ENOMEM);
 	pthread_mutex_lock(&j->lock);
 	if ((ret = check_fork(j)) < 0) {
 		free(p);
@@ -912,7 +1295,7 @@ UEVENT_EXPORT int uevent_jit__close(struct uevent_jit *j)
 	struct jd_prefix rec;
 	struct iovec iov;
 	size_t i;
-	int ret = 0;
+	int ret = 0, err;
 
 	if (!j)
 		return 0;
@@ -924,11 +1307,17 @@ UEVENT_EXPORT int uevent_jit__close(struct uevent_jit *j)
 		}
 	pthread_mutex_unlock(&list_lock);
 	pthread_mutex_lock(&j->lock);
+	if (!j->forked)
+		ret = map_flush(j);
 	/* A child that never called us has no files of its own: nothing to close out. */
 	if (!j->forked && j->dump_fd >= 0) {
 		rec = (struct jd_prefix){ JIT_CODE_CLOSE, sizeof(rec), _uevent_now_ns() };
 		iov = (struct iovec){ &rec, sizeof(rec) };
-		ret = dump_write(j, &iov, 1);
+		if ((err = dump_append(j, &iov, 1)) < 0 && ret == 0)
+			ret = err;
+		/* drop the reserved tail: the file ends with its last record */
+		if (ftruncate(j->dump_fd, (off_t)j->dump_off) < 0 && ret == 0)
+			ret = -errno;
 	}
 	if (j->forked) {
 		/* the inherited fds are the parent's files: only drop our references */
@@ -937,10 +1326,13 @@ UEVENT_EXPORT int uevent_jit__close(struct uevent_jit *j)
 	close_files(j);
 	pthread_mutex_unlock(&j->lock);
 	pthread_mutex_destroy(&j->lock);
-	for (i = 0; i < j->cap; i++)
+	for (i = 0; i < j->cap; i++) {
 		free(j->codes[i].name);
+		free_pending(j->codes[i].info);
+	}
 	free(j->codes);
 	free_pending(j->pending);
+	free(j->mapbuf);
 	free(j);
 	return ret < 0 ? _uevent_err(-ret) : 0;
 }

@@ -18,6 +18,27 @@ EXTRA_DIST += t/jit-lib.sh t/jit-luajit.test t/jit-python.test \
 	%reldir%/luajit/tests/test_jit.lua %reldir%/python/uevent_jit.py \
 	%reldir%/python/tests/tinyjit.py %reldir%/python/tests/test_uevent_jit.py
 
+# make install: the LuaJIT module where LuaJIT's package.path looks (luadir, from
+# ./configure --with-luadir, default $(datadir)/lua/5.1) and the Python hook
+# (--with-pythondir, default $(libdir)/pythonX.Y/site-packages).
+luajithookdir = $(luadir)/uevent
+luajithook_DATA = %reldir%/luajit/uevent/jit.lua
+pyhook_DATA = %reldir%/python/uevent_jit.py
+
+# t/jit-install.test installs just these two into a DESTDIR and loads them from there.
+TESTS += t/jit-install.test
+EXTRA_DIST += t/jit-install.test
+.PHONY: jit-install-dirs
+jit-install-dirs:
+	@echo '$(luajithookdir)'; echo '$(pyhookdir)'
+
+# make installcheck (and so distcheck): both modules are where they were put.
+installcheck-local: installcheck-jit-hooks
+.PHONY: installcheck-jit-hooks
+installcheck-jit-hooks:
+	test -f '$(DESTDIR)$(luajithookdir)/jit.lua'
+	test -f '$(DESTDIR)$(pyhookdir)/uevent_jit.py'
+
 # make bench: µs per code_load, and the LuaJIT hook's overhead (hook on vs off, one run).
 EXTRA_PROGRAMS += bench/jit
 bench_programs += bench/jit

@@ -776,11 +776,14 @@ void uevent_perf_file__close(struct uevent_perf_file *f);
  * timestamps: record with `perf record -k mono`), a line to /tmp/perf-PID.map, and
  * emits the matching UEVENT_TYPE_JIT_* uevent through the current transport.
  * The jitdump file is mapped PROT_READ|PROT_EXEC while the session is open: that
- * mapping is the MMAP record perf inject looks for.
+ * mapping is the MMAP record perf inject looks for. Records are stored through a
+ * shared mapping of space reserved with fallocate, so no call makes a syscall for
+ * them; until close trims it the file ends in zeros, where readers (perf) stop.
  *
  * Unlike the emit functions these take a mutex and allocate: they are thread-safe
  * (each record is written whole) but not async-signal-safe. A forked child writes
- * its own jit-CHILDPID.dump and perf-CHILDPID.map from its first call on.
+ * its own jit-CHILDPID.dump and perf-CHILDPID.map from its first call on, starting
+ * with the code it inherited (every load not unloaded, with its debug info).
  * A failed uevent marker is counted in uevent_stats_get() and does not fail the call;
  * a failed file write (ENOSPC, EFBIG, EBADF...) does, and leaves no partial record.
  */
@@ -789,7 +792,10 @@ struct uevent_jit;
 enum uevent_jit_flags {
 	UEVENT_JIT_NO_JITDUMP	= 1,	/* do not write the jitdump file */
 	UEVENT_JIT_NO_PERF_MAP	= 2,	/* do not write /tmp/perf-PID.map */
-	UEVENT_JIT_NO_UEVENT	= 4	/* do not emit uevent markers */
+	UEVENT_JIT_NO_UEVENT	= 4,	/* do not emit uevent markers */
+	UEVENT_JIT_BUFFER_PERF_MAP = 8	/* batch perf-map lines: written when 64 KiB pile
+					   up or the oldest is 100 ms old, and at fork,
+					   close and exit (the jitdump is never batched) */
 };
 
 /* Options for uevent_jit__open(); zero-fill with UEVENT_JIT_OPTS(). */
@@ -814,6 +820,15 @@ struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *opts);
 int uevent_jit__code_load(struct uevent_jit *j, const char *name, uint64_t addr,
 			  uint64_t size, const void *code);
 
+/*
+ * code_load with a one-entry line table: announces the code as "NAME FILE:LINE" with a
+ * DEBUG_INFO record mapping addr to file:line, in one call (for hooks in interpreted
+ * languages, where each foreign call costs: the LuaJIT hook). file NULL: code_load.
+ */
+int uevent_jit__code_load_line(struct uevent_jit *j, const char *name, uint64_t addr,
+			       uint64_t size, const void *code, const char *file,
+			       uint32_t line);
+
 /* Code loaded at old_addr now lives at new_addr. -ENOENT if old_addr is not loaded. */
 int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr, uint64_t new_addr,
 			  uint64_t size);
@@ -823,6 +838,10 @@ int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr, uint64_t new_
  * later load at the same address replace the name. -ENOENT if addr is not loaded.
  */
 int uevent_jit__code_unload(struct uevent_jit *j, uint64_t addr, uint64_t size);
+
+/* Every code this session loaded is gone (a JIT's whole code cache flushed): one call
+ * instead of one code_unload each; the unload markers still go out one per code. */
+int uevent_jit__code_unload_all(struct uevent_jit *j);
 
 /*
  * Line table for code about to be loaded at code_addr: call before its code_load (perf

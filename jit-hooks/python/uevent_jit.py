@@ -27,7 +27,15 @@ from typing import Iterable, Optional, Sequence, Tuple, Union
 
 __all__ = ["Session", "session", "NO_JITDUMP", "NO_PERF_MAP", "NO_UEVENT", "backend"]
 
-NO_JITDUMP, NO_PERF_MAP, NO_UEVENT = 1, 2, 4
+_FLAGS = {"NO_JITDUMP": "UEVENT_JIT_NO_JITDUMP", "NO_PERF_MAP": "UEVENT_JIT_NO_PERF_MAP",
+          "NO_UEVENT": "UEVENT_JIT_NO_UEVENT"}
+
+
+def __getattr__(name: str) -> int:
+    # NO_JITDUMP & co. are the binding's enum values (from uevent.h), looked up on use
+    if name in _FLAGS:
+        return getattr(backend().lib, _FLAGS[name])
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 BytesLike = Union[bytes, bytearray, memoryview]
 
@@ -122,8 +130,10 @@ class Session:
                  jitdump: bool = True, uevent: bool = True,
                  perf_map_path: Union[str, bytes, None] = None):
         self._b = backend()
-        flags = (0 if jitdump else NO_JITDUMP) | (0 if perf_map else NO_PERF_MAP) | \
-            (0 if uevent else NO_UEVENT)
+        lib = self._b.lib
+        flags = (0 if jitdump else lib.UEVENT_JIT_NO_JITDUMP) | \
+            (0 if perf_map else lib.UEVENT_JIT_NO_PERF_MAP) | \
+            (0 if uevent else lib.UEVENT_JIT_NO_UEVENT)
         self._h = self._b.open(_b(dir), _b(perf_map_path), flags)
 
     def _handle(self):

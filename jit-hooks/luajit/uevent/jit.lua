@@ -15,7 +15,8 @@ local jit = require "jit"
 local jutil = require "jit.util"
 
 local tracemc, traceinfo, funcinfo = jutil.tracemc, jutil.traceinfo, jutil.funcinfo
-local tostring, pairs, type = tostring, pairs, type
+local tostring, pairs, type, next = tostring, pairs, type, next
+local bor = require("bit").bor
 
 local M = {}
 
@@ -41,50 +42,65 @@ local lines = true         -- send a DEBUG_INFO line for each trace
 local startf, startpc = {}, {}  -- trace number -> function and bytecode pc at "start"
 local loaded = {}          -- trace number -> mcode address (a Lua number)
 local shortsrc = {}        -- chunk name -> the file part of funcinfo's loc
-local entry                -- reused struct uevent_jit_debug_entry[1]
-local counts = { loaded = 0, unloaded = 0, errors = 0 }
+local names = {}           -- trace number -> "TRACE_n" (numbers are reused after a flush)
+local counts = { loaded = 0, unloaded = 0, errors = 0, flushes = 0 }
 M.counts = counts
+
+local code_load, code_load_line, code_unload, code_unload_all  -- looked up once
 
 local function unload(tr)
   local addr = loaded[tr]
   if addr then
     loaded[tr] = nil
-    if lib.uevent_jit__code_unload(session, addr, 0) == 0 then
+    if code_unload(session, addr, 0) == 0 then
       counts.unloaded = counts.unloaded + 1
     end
   end
 end
 
 -- Announces trace tr; func/pc are where it started (nil for traces found at start()).
+-- This runs inside the trace compiler, before the trace is first entered, for every
+-- trace compiled: it is kept to one jit.util.tracemc, one funcinfo and one C call, with
+-- the name and line record built in C (uevent_jit__code_load_line) and the strings it
+-- passes cached ("TRACE_n" per trace number, the file per chunk).
 local function announce(tr, func, pc)
   local mcode, addr = tracemc(tr)
-  if not mcode or not addr or #mcode == 0 then return end
+  if not mcode or not addr then return end
+  local size = #mcode
+  if size == 0 then return end
   if loaded[tr] then unload(tr) end      -- the number was reused
-  local name = "TRACE_" .. tr
+  local name = names[tr]
+  if not name then
+    name = "TRACE_" .. tr
+    names[tr] = name
+  end
+  local ret
   if func then
     -- funcinfo only here, once per compiled trace: it allocates, and "start" fires for
     -- every attempt, aborted ones included.
     local fi = funcinfo(func, pc)
     local loc, line = fi.loc, fi.currentline
     if loc then
-      name = name .. " " .. loc
       if lines and line and line > 0 then
         local src = fi.source
         local file = shortsrc[src]
         if not file then
           file = loc:sub(1, -(#tostring(line) + 2))
-          shortsrc[src] = file
+          shortsrc[src] = file          -- interned here: outlives the call
         end
-        entry[0].addr = addr
-        entry[0].line = line
-        entry[0].file = file            -- interned in shortsrc: outlives the call
-        lib.uevent_jit__debug_info(session, addr, entry, 1)
+        ret = code_load_line(session, name, addr, size, mcode, file, line)
+      else
+        ret = code_load(session, name .. " " .. loc, addr, size, mcode)
       end
     elseif fi.ffid then
-      name = name .. " [builtin#" .. fi.ffid .. "]"
+      ret = code_load(session, name .. " [builtin#" .. fi.ffid .. "]", addr, size, mcode)
+    else
+      ret = code_load(session, name, addr, size, mcode)
     end
+  else
+    ret = code_load(session, name, addr, size, mcode)
   end
-  if lib.uevent_jit__code_load(session, name, addr, #mcode, mcode) == 0 then
+  if ret == 0 then
     loaded[tr] = addr
     counts.loaded = counts.loaded + 1
   else
@@ -99,14 +115,23 @@ local function on_trace(what, tr, func, pc)
     announce(tr, startf[tr], startpc[tr])
     startf[tr] = nil
   elseif what == "flush" then
-    for t in pairs(loaded) do unload(t) end
+    counts.flushes = counts.flushes + 1
+    -- every trace is gone: one C call, not one per trace (a flush can drop thousands)
+    if next(loaded) and code_unload_all(session) == 0 then
+      for t in pairs(loaded) do counts.unloaded = counts.unloaded + 1 end
+    end
+    loaded = {}
   end
 end
 
 -- ---- API ---------------------------------------------------------------------------
 
--- start{dir=, perf_map=false, jitdump=false, uevent=false, perf_map_path=, lines=false}
--- (lines=false: no DEBUG_INFO record; the name still says file:line)
+-- start{dir=, perf_map=false, jitdump=false, uevent=false, perf_map_path=, lines=false,
+--       perf_map_buffered=false}
+-- (lines=false: no DEBUG_INFO record; the name still says file:line.
+--  perf_map_buffered=false: one write per perf-map line, as the C API does by default;
+--  the hook batches them (UEVENT_JIT_BUFFER_PERF_MAP) since the jitdump, written before
+--  each trace runs, is what perf inject reads and the map is read after the run.)
 -- Returns true, or nil, message.
 function M.start(opts)
   if session then return true end
@@ -118,9 +143,10 @@ function M.start(opts)
   o.dir = opts.dir
   o.perf_map_path = opts.perf_map_path
   local flags = 0
-  if opts.jitdump == false then flags = flags + 1 end     -- UEVENT_JIT_NO_JITDUMP
-  if opts.perf_map == false then flags = flags + 2 end    -- UEVENT_JIT_NO_PERF_MAP
-  if opts.uevent == false then flags = flags + 4 end      -- UEVENT_JIT_NO_UEVENT
+  if opts.jitdump == false then flags = bor(flags, l.UEVENT_JIT_NO_JITDUMP) end
+  if opts.perf_map == false then flags = bor(flags, l.UEVENT_JIT_NO_PERF_MAP) end
+  if opts.uevent == false then flags = bor(flags, l.UEVENT_JIT_NO_UEVENT) end
+  if opts.perf_map_buffered ~= false then flags = bor(flags, l.UEVENT_JIT_BUFFER_PERF_MAP) end
   o.flags = flags
   lines = opts.lines ~= false
   local s = lib.uevent_jit__open(o)
@@ -128,7 +154,8 @@ function M.start(opts)
     return nil, "uevent.jit: " .. ffi.string(lib.uevent_strerror(-ffi.errno()))
   end
   session = ffi.gc(s, lib.uevent_jit__close)
-  entry = ffi.new("struct uevent_jit_debug_entry[1]")
+  code_load, code_load_line = lib.uevent_jit__code_load, lib.uevent_jit__code_load_line
+  code_unload, code_unload_all = lib.uevent_jit__code_unload, lib.uevent_jit__code_unload_all
   -- Traces compiled before start(): announce them now, without a location.
   local misses, tr = 0, 1
   while misses < 64 do

@@ -5173,6 +5173,7 @@ pub struct uevent_jit {
 pub const UEVENT_JIT_NO_JITDUMP: uevent_jit_flags = 1;
 pub const UEVENT_JIT_NO_PERF_MAP: uevent_jit_flags = 2;
 pub const UEVENT_JIT_NO_UEVENT: uevent_jit_flags = 4;
+pub const UEVENT_JIT_BUFFER_PERF_MAP: uevent_jit_flags = 8;
 pub type uevent_jit_flags = ::std::os::raw::c_uint;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -5276,6 +5277,17 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
+    pub fn uevent_jit__code_load_line(
+        j: *mut uevent_jit,
+        name: *const ::std::os::raw::c_char,
+        addr: u64,
+        size: u64,
+        code: *const ::std::os::raw::c_void,
+        file: *const ::std::os::raw::c_char,
+        line: u32,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
     pub fn uevent_jit__code_move(
         j: *mut uevent_jit,
         old_addr: u64,
@@ -5289,6 +5301,9 @@ extern "C" {
         addr: u64,
         size: u64,
     ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    pub fn uevent_jit__code_unload_all(j: *mut uevent_jit) -> ::std::os::raw::c_int;
 }
 extern "C" {
     pub fn uevent_jit__debug_info(
