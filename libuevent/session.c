@@ -1000,7 +1000,7 @@ static int qcmp(const void *a, const void *b)
  * the ring) cannot still be on its way, so those go out now; later ones wait for the
  * next round, which sorts them with whatever came meanwhile.
  */
-#define HOLD_MARGIN_NS	2000000ull
+#define HOLD_MARGIN_NS	200000ull
 
 static int index_records(struct uevent_session *s, uint64_t watermark)
 {
@@ -1456,7 +1456,7 @@ UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_p
 				       int timeout_ms)
 {
 	int64_t deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
-	int err, filled = 0;
+	int err, filled = 0, settled = 0;
 
 	if (!s || !rec)
 		return _uevent_err(EINVAL);
@@ -1497,14 +1497,32 @@ UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_p
 		if (s->rec_fd >= 0 && rec_flush(s) < 0)
 			return _uevent_err(-s->rec_err);
 		held = s->qn > s->qready;
+		if (held && timeout_ms == 0 && !settled) {
+			/*
+			 * Do not wait for new records, but let the ones already here settle:
+			 * after the margin the next round gives them out in order.
+			 */
+			uint64_t ready_at = s->q[s->qready].time + HOLD_MARGIN_NS, now = mono_ns();
+
+			if (ready_at > now) {
+				uint64_t ns = ready_at - now < HOLD_MARGIN_NS ? ready_at - now
+									  : HOLD_MARGIN_NS;
+				struct timespec ts = { 0, (long)ns };
+
+				nanosleep(&ts, NULL);
+			}
+			settled = 1;
+			filled = 0;
+			continue;
+		}
 		if (timeout_ms == 0 || !live)
 			return 0;
 		wait = timeout_ms < 0 ? -1 : (int)(deadline - now_ms());
 		if (timeout_ms > 0 && wait <= 0)
 			return 0;
 		/* records held back go out once the margin has passed */
-		if (held && (wait < 0 || wait > (int)(HOLD_MARGIN_NS / 1000000) + 1))
-			wait = (int)(HOLD_MARGIN_NS / 1000000) + 1;
+		if (held && (wait < 0 || wait > 1))
+			wait = 1;
 		n = epoll_wait(s->epfd, evs, 16, wait);
 		if (n < 0) {
 			if (errno == EINTR)
