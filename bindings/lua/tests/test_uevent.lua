@@ -71,7 +71,8 @@ ok(recs[14].payload.kind == "trace_context" and recs[14].payload.trace_id == tid
 -- ---- disabled --------------------------------------------------------------------
 uevent.open { transport = "none", ignore_env = true }
 local before = uevent.stats().emitted
-ok(not uevent.enabled() and uevent.mark("x") == true and uevent.markf("%d", {}) == true
+-- (a usdt tracer attached system-wide, as a parallel test's may be, raises the low bits)
+ok((not uevent.enabled() or bit.band(L.uevent_enabled_word, 0xffff) ~= 0) and uevent.mark("x") == true and uevent.markf("%d", {}) == true
    and uevent.stats().emitted == before, "disabled: marks succeed, format nothing, emit nothing")
 
 -- ---- errors ----------------------------------------------------------------------

