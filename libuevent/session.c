@@ -939,21 +939,27 @@ UEVENT_EXPORT int uevent_session__fd(const struct uevent_session *s)
 	return s ? s->epfd : _uevent_err(EINVAL);
 }
 
+/* Makes *buf (of *cap bytes) hold at least need bytes, doubling from 64 KiB. */
+static int grow(uint8_t **buf, size_t *cap, size_t need)
+{
+	size_t n = *cap ? *cap : 65536;
+	uint8_t *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	p = realloc(*buf, n);
+	if (!p)
+		return -ENOMEM;
+	*buf = p;
+	*cap = n;
+	return 0;
+}
+
 static int buf_reserve(struct uevent_session *s, size_t more)
 {
-	if (s->buf_len + more > s->buf_cap) {
-		size_t n = s->buf_cap ? s->buf_cap : 65536;
-		uint8_t *p;
-
-		while (n < s->buf_len + more)
-			n *= 2;
-		p = realloc(s->buf, n);
-		if (!p)
-			return -ENOMEM;
-		s->buf = p;
-		s->buf_cap = n;
-	}
-	return 0;
+	return grow(&s->buf, &s->buf_cap, s->buf_len + more);
 }
 
 static int kind_of(const struct uevent_session *s, uint64_t id);
@@ -1049,18 +1055,8 @@ static int keep_held(struct uevent_session *s)
 		uint16_t sz;
 
 		memcpy(&sz, s->buf + s->q[i].off + 6, 2);
-		if (len + sz > s->hold_cap) {
-			size_t cap = s->hold_cap ? s->hold_cap : 65536;
-			uint8_t *h;
-
-			while (cap < len + sz)
-				cap *= 2;
-			h = realloc(s->hold, cap);
-			if (!h)
-				return -ENOMEM;
-			s->hold = h;
-			s->hold_cap = cap;
-		}
+		if (grow(&s->hold, &s->hold_cap, len + sz) < 0)
+			return -ENOMEM;
 		memcpy(s->hold + len, s->buf + s->q[i].off, sz);
 		len += sz;
 	}
@@ -1167,18 +1163,8 @@ static int rec_put(struct uevent_session *s, const void *p, size_t n)
 {
 	if (s->rec_err)
 		return s->rec_err;
-	if (s->wlen + n > s->wcap) {
-		size_t cap = s->wcap ? s->wcap : 65536;
-		uint8_t *w;
-
-		while (cap < s->wlen + n)
-			cap *= 2;
-		w = realloc(s->wbuf, cap);
-		if (!w)
-			return s->rec_err = -ENOMEM;
-		s->wbuf = w;
-		s->wcap = cap;
-	}
+	if (grow(&s->wbuf, &s->wcap, s->wlen + n) < 0)
+		return s->rec_err = -ENOMEM;
 	memcpy(s->wbuf + s->wlen, p, n);
 	s->wlen += n;
 	return 0;

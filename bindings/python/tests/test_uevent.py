@@ -5,31 +5,10 @@ import os
 import sys
 import tempfile
 
-import uevent
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import diag, done, ok, raises  # noqa: E402
 
-n = 0
-failed = 0
-
-
-def ok(cond, desc):
-    global n, failed
-    n += 1
-    if not cond:
-        failed += 1
-    print(("ok" if cond else "not ok") + f" {n} - {desc}", flush=True)
-
-
-def diag(msg):
-    print("# " + str(msg).replace("\n", "\n# "), flush=True)
-
-
-def raises(exc, fn, *a, **kw):
-    try:
-        fn(*a, **kw)
-    except exc as e:
-        return e
-    return None
-
+import uevent  # noqa: E402
 
 top_srcdir = os.environ.get("top_srcdir", os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 data = os.path.join(top_srcdir, "t", "data")
@@ -225,5 +204,4 @@ ok(nfds() == fds, "1000 FileReaders in with-blocks: no fd leak")
 
 import shutil  # noqa: E402
 shutil.rmtree(tmp)
-print(f"1..{n}")
-sys.exit(1 if failed else 0)
+done()
