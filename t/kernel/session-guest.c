@@ -59,6 +59,16 @@ static int text_of(const struct uevent_record *u, char *out, size_t cap)
 	return 0;
 }
 
+/* One uevent record as a mark. */
+static void take(struct mark *m, const struct uevent_perf_record *r)
+{
+	m->time = r->u.uevent.time;
+	m->tid = r->u.uevent.tid;
+	m->transport = r->transport;
+	if (text_of(&r->u.uevent, m->text, sizeof(m->text)))
+		snprintf(m->text, sizeof(m->text), "?type %u", r->u.uevent.type);
+}
+
 /* Reads uevents from s until want arrived or 2 s passed without one. */
 static int collect(struct uevent_session *s, struct mark *m, int want, uint64_t *lost)
 {
@@ -70,12 +80,7 @@ static int collect(struct uevent_session *s, struct mark *m, int want, uint64_t 
 			*lost += r.u.lost.lost;
 		if (r.type != PERF_RECORD_UEVENT)
 			continue;
-		m[n].time = r.u.uevent.time;
-		m[n].tid = r.u.uevent.tid;
-		m[n].transport = r.transport;
-		if (text_of(&r.u.uevent, m[n].text, sizeof(m[n].text)))
-			snprintf(m[n].text, sizeof(m[n].text), "?type %u", r.u.uevent.type);
-		n++;
+		take(&m[n++], &r);
 	}
 	return n;
 }
@@ -98,12 +103,7 @@ static int read_back(const char *path, struct mark *m, int cap, uint64_t *lost)
 			*lost += r.u.lost.lost;
 		if (r.type != PERF_RECORD_UEVENT || n >= cap)
 			continue;
-		m[n].time = r.u.uevent.time;
-		m[n].tid = r.u.uevent.tid;
-		m[n].transport = r.transport;
-		if (text_of(&r.u.uevent, m[n].text, sizeof(m[n].text)))
-			snprintf(m[n].text, sizeof(m[n].text), "?type %u", r.u.uevent.type);
-		n++;
+		take(&m[n++], &r);
 	}
 	uevent_perf_file__close(f);
 	return n;
