@@ -339,7 +339,7 @@ function reader.next(self)
   local ret = lib.uevent_file_reader__next(self.r, scratch)
   if ret == 0 then return false end
   if ret < 0 then
-    return fail(ret, "at offset " .. tostring(lib.uevent_file_reader__offset(self.r)))
+    return fail(ret, "at offset " .. tonumber(lib.uevent_file_reader__offset(self.r)))
   end
   return record_table(scratch, self.byte_order)
 end
@@ -654,6 +654,9 @@ function session.close(self)
   end
 end
 session.__gc = session.close
+function session.__tostring(self)
+  return "uevent.session: " .. (self.s ~= nil and tostring(self.s):match("0x%x+") or "closed")
+end
 
 local function closed(what) return fail(-9, what .. " is closed") end
 
@@ -786,6 +789,9 @@ function perf_file.close(self)
   end
 end
 perf_file.__gc = perf_file.close
+function perf_file.__tostring(self)
+  return "uevent.perf_data: " .. (self.f ~= nil and tostring(self.f):match("0x%x+") or "closed")
+end
 
 -- next() -> record table, false at the end, or nil, err, -errno (-EPROTO: a uevent of
 -- an unknown format, which can be skipped: call next() again).
@@ -794,7 +800,7 @@ function perf_file.next(self)
   local ret = lib.uevent_perf_file__next(self.f, scratch_rec)
   if ret == 0 then return false end
   if ret < 0 then
-    return fail(ret, "at offset " .. tostring(lib.uevent_perf_file__offset(self.f)))
+    return fail(ret, "at offset " .. tonumber(lib.uevent_perf_file__offset(self.f)))
   end
   return perf_record_table(scratch_rec, self.byte_order)
 end
