@@ -438,25 +438,36 @@ local extent = {
   uevent_record = { data = "bytes(s.data, s.size)" },
 }
 
-local u64_t = ffi.typeof("uint64_t")
+local table_new = select(2, pcall(require, "table.new"))
+if type(table_new) ~= "function" then table_new = function() return {} end end
 local function bytes(p, n)
   n = tonumber(n)
   if p == nil or n == 0 then return "" end
   return ffi_string(p, n)
 end
 local function cstr(p) return p ~= nil and ffi_string(p) or nil end
--- n entries of per u64s each: a flat array when per == 1, else an array of arrays
+-- n entries of per u64s each: a flat array when per == 1, else an array of arrays.
+-- Read in place (what uevent_perf_u64() does), swapped when the record's order is not ours.
+local u64p = ffi.typeof("const uint64_t *")
+local bswap = bit.bswap
 local function u64s(p, n, per, bo)
   local t = {}
   n, per = tonumber(n), tonumber(per)
   if p == nil or n == 0 or per == 0 then return t end
-  local get = lib.uevent_perf_u64
-  for i = 0, n - 1 do
-    if per == 1 then
-      t[i + 1] = get(p, i, bo)
-    else
+  local a = ffi_cast(u64p, p)
+  local swap = bo ~= BO.host and bo ~= host_bo
+  if per == 1 then
+    for i = 0, n - 1 do
+      local v = a[i]
+      t[i + 1] = swap and bswap(v) or v
+    end
+  else
+    for i = 0, n - 1 do
       local e = {}
-      for j = 0, per - 1 do e[j + 1] = get(p, i * per + j, bo) end
+      for j = 0, per - 1 do
+        local v = a[i * per + j]
+        e[j + 1] = swap and bswap(v) or v
+      end
       t[i + 1] = e
     end
   end
@@ -469,8 +480,8 @@ local function converter(sname)
   if convert[sname] then return convert[sname] end
   local fields = assert(structs[sname], "uevent: no struct " .. sname .. " in the cdef")
   local rules = extent[sname] or {}
-  local src, nested = { "local u64s, bytes, cstr, tonumber, sizeof, math_min, nested = ...",
-                        "return function(s, bo) local t = {}" }, {}
+  local src, nested = { "local u64s, bytes, cstr, tonumber, sizeof, math_min, nested, tnew = ...",
+                        ("return function(s, bo) local t = tnew(0, %d)"):format(#fields + 1) }, {}
   for _, f in ipairs(fields) do
     local e = rules[f.name]
     if not e then
@@ -492,7 +503,7 @@ local function converter(sname)
   local nest = {}
   for sub in pairs(nested) do nest[sub] = converter(sub) end
   local fn = assert(loadstring(table.concat(src, "\n"), "=uevent." .. sname))(
-    u64s, bytes, cstr, tonumber, ffi.sizeof, math.min, nest)
+    u64s, bytes, cstr, tonumber, ffi.sizeof, math.min, nest, table_new)
   convert[sname] = fn
   return fn
 end
@@ -511,21 +522,18 @@ end
 for _, m in pairs(member_of) do assert(body_struct[m], "uevent: no union member " .. m) end
 M.record_members = member_of
 
-local id_bits = {
-  { lib.UEVENT_ID_TID, "pid", "tid" }, { lib.UEVENT_ID_TIME, "time" },
-  { lib.UEVENT_ID_ID, "id" }, { lib.UEVENT_ID_STREAM_ID, "stream_id" },
-  { lib.UEVENT_ID_CPU, "cpu" }, { lib.UEVENT_ID_IDENTIFIER, "identifier" },
-}
+-- The sample_id members present, as id.fields says (narrow ones as numbers).
+local ID_TID, ID_TIME, ID_ID = lib.UEVENT_ID_TID, lib.UEVENT_ID_TIME, lib.UEVENT_ID_ID
+local ID_STREAM, ID_CPU, ID_IDENT = lib.UEVENT_ID_STREAM_ID, lib.UEVENT_ID_CPU, lib.UEVENT_ID_IDENTIFIER
+local band = bit.band
 local function sample_id(id)
   local t, f = {}, id.fields
-  for _, b in ipairs(id_bits) do
-    if bit.band(f, b[1]) ~= 0 then
-      for k = 2, #b do
-        local v = id[b[k]]
-        t[b[k]] = ffi.istype(u64_t, v) and v or tonumber(v)
-      end
-    end
-  end
+  if band(f, ID_TID) ~= 0 then t.pid, t.tid = tonumber(id.pid), tonumber(id.tid) end
+  if band(f, ID_TIME) ~= 0 then t.time = id.time end
+  if band(f, ID_ID) ~= 0 then t.id = id.id end
+  if band(f, ID_STREAM) ~= 0 then t.stream_id = id.stream_id end
+  if band(f, ID_CPU) ~= 0 then t.cpu = tonumber(id.cpu) end
+  if band(f, ID_IDENT) ~= 0 then t.identifier = id.identifier end
   return t
 end
 
