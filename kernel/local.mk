@@ -9,6 +9,7 @@ kernel_guest_programs = \
 	t/kernel/tls-user \
 	t/kernel/user-events \
 	t/kernel/lib-guest \
+	t/kernel/session-guest \
 	t/kernel/uevent-cli
 
 # Static, so the initramfs needs nothing but busybox; the patched uapi headers first.
@@ -31,6 +32,10 @@ t_kernel_lib_guest_SOURCES = t/kernel/lib-guest.c t/kernel/kperf.h
 t_kernel_lib_guest_CFLAGS = $(kernel_guest_cflags)
 t_kernel_lib_guest_LDFLAGS = $(kernel_guest_ldflags)
 t_kernel_lib_guest_LDADD = libuevent/libuevent.la
+t_kernel_session_guest_SOURCES = t/kernel/session-guest.c t/kernel/kperf.h
+t_kernel_session_guest_CFLAGS = $(kernel_guest_cflags) -pthread
+t_kernel_session_guest_LDFLAGS = $(kernel_guest_ldflags) -pthread
+t_kernel_session_guest_LDADD = libuevent/libuevent.la
 t_kernel_uevent_cli_SOURCES = tools/uevent.c
 t_kernel_uevent_cli_CFLAGS = $(AM_CFLAGS)
 t_kernel_uevent_cli_LDFLAGS = $(kernel_guest_ldflags)

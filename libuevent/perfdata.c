@@ -48,12 +48,103 @@ struct uevent_perf_file {
 	int clockid;
 	char *tracing;				/* event format texts, NUL separated */
 	size_t tracing_len;
+	int swap;				/* written in the other byte order */
+	int bo;					/* UEVENT_BO_* of the records */
 };
+
+/* Numbers as the file stores them, in host order. */
+static uint16_t fr16(const struct uevent_perf_file *f, const void *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return f->swap ? __builtin_bswap16(v) : v;
+}
+
+static uint32_t fr32(const struct uevent_perf_file *f, const void *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return f->swap ? __builtin_bswap32(v) : v;
+}
+
+static uint64_t fr64(const struct uevent_perf_file *f, const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return f->swap ? __builtin_bswap64(v) : v;
+}
+
+static void frheader(const struct uevent_perf_file *f, const void *p, struct perf_event_header *h)
+{
+	const uint8_t *b = p;
+
+	h->type = fr32(f, b);
+	h->misc = fr16(f, b + 4);
+	h->size = fr16(f, b + 6);
+}
+
+static uint8_t revbits(uint8_t b)
+{
+	b = (uint8_t)((b & 0xf0) >> 4 | (b & 0x0f) << 4);
+	b = (uint8_t)((b & 0xcc) >> 2 | (b & 0x33) << 2);
+	return (uint8_t)((b & 0xaa) >> 1 | (b & 0x55) << 1);
+}
+
+/*
+ * An attr of the other byte order, in place: every field swapped by its width. The
+ * flag bits (offset 40) are a bitfield: a big-endian compiler numbers them from the
+ * top bit of each byte, so the bits of each byte are reversed instead (as perf does).
+ */
+static void attr_swap(uint8_t *a, size_t asz)
+{
+	static const uint8_t width[][2] = {	/* offset / 4, bytes */
+		{ 0, 4 }, { 1, 4 }, { 2, 8 }, { 4, 8 }, { 6, 8 }, { 8, 8 }, { 10, 0 },
+		{ 12, 4 }, { 13, 4 }, { 14, 8 }, { 16, 8 }, { 18, 8 }, { 20, 8 }, { 22, 4 },
+		{ 23, 4 }, { 24, 8 }, { 26, 4 }, { 27, 2 }, { 28, 4 }, { 29, 4 }, { 30, 8 },
+		{ 32, 8 },
+	};
+	size_t i, j;
+
+	for (i = 0; i < sizeof(width) / sizeof(width[0]); i++) {
+		uint8_t *p = a + width[i][0] * 4;
+		size_t w = width[i][1];
+
+		if ((size_t)width[i][0] * 4 + (w == 0 ? 8 : w == 2 ? 4 : w) > asz)
+			break;
+		if (w == 0) {			/* the bitfield word */
+			for (j = 0; j < 8; j++)
+				p[j] = revbits(p[j]);
+		} else if (w == 2) {		/* sample_max_stack, then sample_tls_user */
+			uint16_t v[2];
+
+			memcpy(v, p, 4);
+			v[0] = __builtin_bswap16(v[0]);
+			v[1] = __builtin_bswap16(v[1]);
+			memcpy(p, v, 4);
+		} else if (w == 4) {
+			uint32_t v;
+
+			memcpy(&v, p, 4);
+			v = __builtin_bswap32(v);
+			memcpy(p, &v, 4);
+		} else {
+			uint64_t v;
+
+			memcpy(&v, p, 8);
+			v = __builtin_bswap64(v);
+			memcpy(p, &v, 8);
+		}
+	}
+}
 
 static int add_event(struct uevent_perf_file *f, const void *attr, size_t asz,
 		     const void *ids, size_t nids)
 {
 	struct perf_event_attr a;
+	size_t j;
 	struct pevent *e, *n = realloc(f->ev, (size_t)(f->nev + 1) * sizeof(*n));
 
 	if (!n)
@@ -65,6 +156,8 @@ static int add_event(struct uevent_perf_file *f, const void *attr, size_t asz,
 		return -EINVAL;
 	memset(&a, 0, sizeof(a));
 	memcpy(&a, attr, asz < sizeof(a) ? asz : sizeof(a));
+	if (f->swap)
+		attr_swap((uint8_t *)&a, asz < sizeof(a) ? asz : sizeof(a));
 	uevent_perf_format_from_attr(&e->fmt, &a, asz < sizeof(a) ? asz : sizeof(a));
 	e->type = a.type;
 	e->config = a.config;
@@ -73,7 +166,8 @@ static int add_event(struct uevent_perf_file *f, const void *attr, size_t asz,
 		e->ids = malloc(nids * 8);
 		if (!e->ids)
 			return -ENOMEM;
-		memcpy(e->ids, ids, nids * 8);
+		for (j = 0; j < nids; j++)
+			e->ids[j] = fr64(f, (const uint8_t *)ids + j * 8);
 		e->nids = nids;
 	}
 	f->nev++;
@@ -126,19 +220,19 @@ static void parse_event_desc(struct uevent_perf_file *f, const uint8_t *p, uint6
 
 	if (len < 8)
 		return;
-	memcpy(&nr, p, 4);
-	memcpy(&asz, p + 4, 4);
+	nr = fr32(f, p);
+	asz = fr32(f, p + 4);
 	for (i = 0; i < nr; i++) {
 		if (off + asz + 8 > len)
 			return;
 		off += asz;
-		memcpy(&nids, p + off, 4);
-		memcpy(&slen, p + off + 4, 4);
+		nids = fr32(f, p + off);
+		slen = fr32(f, p + off + 4);
 		off += 8;
 		if (slen > len - off || (uint64_t)nids * 8 > len - off - slen)
 			return;
 		if (nids) {
-			memcpy(&id, p + off + slen, 8);
+			id = fr64(f, p + off + slen);
 			set_name(f, id, (const char *)p + off, strnlen((const char *)p + off, slen));
 		}
 		off += slen + (uint64_t)nids * 8;
@@ -163,22 +257,23 @@ static int td_str(const uint8_t *p, uint64_t len, uint64_t *off, const char **ou
 	return 0;
 }
 
-static int td_u32(const uint8_t *p, uint64_t len, uint64_t *off, uint32_t *v)
+static int td_u32(const struct uevent_perf_file *f, const uint8_t *p, uint64_t len,
+		  uint64_t *off, uint32_t *v)
 {
 	if (*off + 4 > len)
 		return -1;
-	memcpy(v, p + *off, 4);
+	*v = fr32(f, p + *off);
 	*off += 4;
 	return 0;
 }
 
 /* A u64 size, then that many bytes: *blob points at them. */
-static int td_blob(const uint8_t *p, uint64_t len, uint64_t *off, const uint8_t **blob,
-		   uint64_t *sz)
+static int td_blob(const struct uevent_perf_file *f, const uint8_t *p, uint64_t len,
+		   uint64_t *off, const uint8_t **blob, uint64_t *sz)
 {
 	if (*off + 8 > len)
 		return -1;
-	memcpy(sz, p + *off, 8);
+	*sz = fr64(f, p + *off);
 	*off += 8;
 	if (*sz > len - *off)
 		return -1;
@@ -199,22 +294,22 @@ static void parse_tracing(struct uevent_perf_file *f, const uint8_t *p, uint64_t
 		return;
 	off += 2 + 4;				/* endian, long size, page size */
 	for (i = 0; i < 2; i++)			/* header_page, header_event */
-		if (td_str(p, len, &off, NULL) < 0 || td_blob(p, len, &off, &blob, &sz) < 0)
+		if (td_str(p, len, &off, NULL) < 0 || td_blob(f, p, len, &off, &blob, &sz) < 0)
 			return;
-	if (td_u32(p, len, &off, &n) < 0)	/* ftrace formats */
+	if (td_u32(f, p, len, &off, &n) < 0)	/* ftrace formats */
 		return;
 	for (i = 0; i < n; i++)
-		if (td_blob(p, len, &off, &blob, &sz) < 0)
+		if (td_blob(f, p, len, &off, &blob, &sz) < 0)
 			return;
-	if (td_u32(p, len, &off, &nsys) < 0)
+	if (td_u32(f, p, len, &off, &nsys) < 0)
 		return;
 	for (s = 0; s < nsys; s++) {
-		if (td_str(p, len, &off, NULL) < 0 || td_u32(p, len, &off, &n) < 0)
+		if (td_str(p, len, &off, NULL) < 0 || td_u32(f, p, len, &off, &n) < 0)
 			return;
 		for (i = 0; i < n; i++) {
 			char *t;
 
-			if (td_blob(p, len, &off, &blob, &sz) < 0)
+			if (td_blob(f, p, len, &off, &blob, &sz) < 0)
 				return;
 			t = realloc(f->tracing, f->tracing_len + sz + 1);
 			if (!t)
@@ -339,13 +434,14 @@ static int open_file_mode(struct uevent_perf_file *f)
 
 	if (f->len < 104)
 		return -EINVAL;
-	memcpy(&hsize, p + 8, 8);
-	memcpy(&attr_size, p + 16, 8);
-	memcpy(&a_off, p + 24, 8);
-	memcpy(&a_size, p + 32, 8);
-	memcpy(&d_off, p + 40, 8);
-	memcpy(&d_size, p + 48, 8);
-	memcpy(feats, p + 72, 32);
+	hsize = fr64(f, p + 8);
+	attr_size = fr64(f, p + 16);
+	a_off = fr64(f, p + 24);
+	a_size = fr64(f, p + 32);
+	d_off = fr64(f, p + 40);
+	d_size = fr64(f, p + 48);
+	for (i = 0; i < 4; i++)
+		feats[i] = fr64(f, p + 72 + i * 8);
 	if (hsize < 104 || attr_size < PERF_ATTR_SIZE_VER0 + 16 || attr_size > 4096 ||
 	    a_off > f->len || a_size > f->len - a_off || d_off > f->len || d_size > f->len - d_off)
 		return -EINVAL;
@@ -353,8 +449,8 @@ static int open_file_mode(struct uevent_perf_file *f)
 		const uint8_t *fa = p + a_off + i;
 		uint64_t ioff, isz;
 
-		memcpy(&ioff, fa + attr_size - 16, 8);
-		memcpy(&isz, fa + attr_size - 8, 8);
+		ioff = fr64(f, fa + attr_size - 16);
+		isz = fr64(f, fa + attr_size - 8);
 		if (ioff > f->len || isz > f->len - ioff)
 			return -EINVAL;
 		err = add_event(f, fa, (size_t)(attr_size - 16), p + ioff, (size_t)(isz / 8));
@@ -374,8 +470,8 @@ static int open_file_mode(struct uevent_perf_file *f)
 			continue;
 		if (fo + (uint64_t)(nfeat + 1) * 16 > f->len)
 			break;
-		memcpy(&so, p + fo + (uint64_t)nfeat * 16, 8);
-		memcpy(&ss, p + fo + (uint64_t)nfeat * 16 + 8, 8);
+		so = fr64(f, p + fo + (uint64_t)nfeat * 16);
+		ss = fr64(f, p + fo + (uint64_t)nfeat * 16 + 8);
 		nfeat++;
 		if (so > f->len || ss > f->len - so)
 			continue;
@@ -384,12 +480,9 @@ static int open_file_mode(struct uevent_perf_file *f)
 		else if (bit == FEAT_TRACING_DATA)
 			parse_tracing(f, p + so, ss);
 		else if (bit == FEAT_CLOCKID && ss >= 8)
-			memcpy(&f->clock_res, p + so, 8);
+			f->clock_res = (int64_t)fr64(f, p + so);
 		else if (bit == FEAT_CLOCK_DATA && ss >= 8) {
-			uint32_t cid;
-
-			memcpy(&cid, p + so + 4, 4);
-			f->clockid = (int)cid;
+			f->clockid = (int)fr32(f, p + so + 4);
 		}
 	}
 	return 0;
@@ -404,7 +497,7 @@ static int scan_pipe_headers(struct uevent_perf_file *f)
 	while (off + 8 <= f->len) {
 		struct perf_event_header h;
 
-		memcpy(&h, f->map + off, 8);
+		frheader(f, f->map + off, &h);
 		if (h.size < 8 || h.size > f->len - off)
 			return -EINVAL;
 		if (h.type == REC_HEADER_ATTR) {
@@ -412,7 +505,7 @@ static int scan_pipe_headers(struct uevent_perf_file *f)
 
 			if (h.size < 8 + PERF_ATTR_SIZE_VER0)
 				return -EINVAL;
-			memcpy(&asz, f->map + off + 8 + 4, 4);
+			asz = fr32(f, f->map + off + 8 + 4);
 			if (asz < PERF_ATTR_SIZE_VER0 || asz > (uint32_t)h.size - 8)
 				return -EINVAL;
 			err = add_event(f, f->map + off + 8, asz, f->map + off + 8 + asz,
@@ -422,7 +515,7 @@ static int scan_pipe_headers(struct uevent_perf_file *f)
 		} else if (h.type == REC_TRACING_DATA && h.size >= 12) {
 			uint32_t sz;
 
-			memcpy(&sz, f->map + off + 8, 4);
+			sz = fr32(f, f->map + off + 8);
 			if (sz > f->len - off - h.size)
 				return -EINVAL;
 			parse_tracing(f, f->map + off + h.size, sz);
@@ -430,15 +523,15 @@ static int scan_pipe_headers(struct uevent_perf_file *f)
 		} else if (h.type == REC_HEADER_FEATURE && h.size >= 16) {
 			uint64_t feat;
 
-			memcpy(&feat, f->map + off + 8, 8);
+			feat = fr64(f, f->map + off + 8);
 			if (feat == FEAT_EVENT_DESC)
 				parse_event_desc(f, f->map + off + 16, h.size - 16u);
 			else if (feat == FEAT_CLOCKID && h.size >= 24)
-				memcpy(&f->clock_res, f->map + off + 16, 8);
+				f->clock_res = (int64_t)fr64(f, f->map + off + 16);
 		} else if (h.type == REC_AUXTRACE && h.size >= 16) {
 			uint64_t sz;
 
-			memcpy(&sz, f->map + off + 8, 8);
+			sz = fr64(f, f->map + off + 8);
 			if (sz > f->len - off - h.size)
 				return -EINVAL;
 			off += sz;
@@ -470,13 +563,13 @@ UEVENT_EXPORT struct uevent_perf_file *uevent_perf_file__open(const char *path)
 	if (f->len < 16)
 		goto fail;
 	memcpy(&magic, f->map, 8);
-	memcpy(&hsize, f->map + 8, 8);
-	if (magic == __builtin_bswap64(PERF_MAGIC2)) {
-		err = -EPROTONOSUPPORT;		/* another byte order: not supported yet */
+	if (magic == __builtin_bswap64(PERF_MAGIC2))
+		f->swap = 1;		/* written on a machine of the other byte order */
+	else if (magic != PERF_MAGIC2)
 		goto fail;
-	}
-	if (magic != PERF_MAGIC2)
-		goto fail;
+	f->bo = !f->swap ? UEVENT_BO_HOST :
+		__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? UEVENT_BO_BIG : UEVENT_BO_LITTLE;
+	hsize = fr64(f, f->map + 8);
 	if (hsize == 16) {
 		f->pipe = 1;
 		f->off = 16;
@@ -507,12 +600,12 @@ static struct pevent *event_of(struct uevent_perf_file *f, const uint8_t *r, uin
 		return &f->ev[0];
 	if (type == PERF_RECORD_SAMPLE && f->id_pos_sample >= 0 &&
 	    (size_t)(f->id_pos_sample + 2) * 8 <= size) {
-		memcpy(&id, r + 8 + f->id_pos_sample * 8, 8);
+		id = fr64(f, r + 8 + f->id_pos_sample * 8);
 		return find_by_id(f, id);
 	}
 	if (type != PERF_RECORD_SAMPLE && f->id_pos_other >= 0 &&
 	    (size_t)(f->id_pos_other + 1) * 8 <= size) {
-		memcpy(&id, r + size - f->id_pos_other * 8, 8);
+		id = fr64(f, r + size - f->id_pos_other * 8);
 		return find_by_id(f, id);
 	}
 	return &f->ev[0];
@@ -533,21 +626,19 @@ UEVENT_EXPORT int uevent_perf_file__next(struct uevent_perf_file *f, struct ueve
 		if (f->end - f->off < 8)
 			return _uevent_err(EINVAL);
 		r = f->map + f->off;
-		memcpy(&h, r, 8);
+		frheader(f, r, &h);
 		if (h.size < 8 || h.size > f->end - f->off)
 			return _uevent_err(EINVAL);
 		/* records followed by bytes their size does not count */
 		if (h.type == REC_TRACING_DATA && h.size >= 12) {
-			uint32_t sz;
+			uint32_t sz = fr32(f, r + 8);
 
-			memcpy(&sz, r + 8, 4);
 			if (sz > f->end - f->off - h.size)
 				return _uevent_err(EINVAL);
 			f->off += sz;
 		} else if (h.type == REC_AUXTRACE && h.size >= 16) {
-			uint64_t sz;
+			uint64_t sz = fr64(f, r + 8);
 
-			memcpy(&sz, r + 8, 8);
 			if (sz > f->end - f->off - h.size)
 				return _uevent_err(EINVAL);
 			f->off += sz;
@@ -555,7 +646,7 @@ UEVENT_EXPORT int uevent_perf_file__next(struct uevent_perf_file *f, struct ueve
 		e = event_of(f, r, h.size, h.type);
 		if (!e)
 			e = &f->ev[0];
-		err = uevent_perf_record_decode(r, h.size, UEVENT_BO_HOST, &e->fmt, rec);
+		err = uevent_perf_record_decode(r, h.size, f->bo, &e->fmt, rec);
 		if (err < 0 && err != -EPROTO)
 			return err;
 		f->off += h.size;
@@ -564,7 +655,7 @@ UEVENT_EXPORT int uevent_perf_file__next(struct uevent_perf_file *f, struct ueve
 		if (rec->type == PERF_RECORD_SAMPLE && e->layout.sz) {
 			struct uevent_perf_record tmp = *rec;
 
-			if (uevent_raw_to_record(&tmp, &e->layout, UEVENT_BO_HOST, &rec->u.uevent) >= 0) {
+			if (uevent_raw_to_record(&tmp, &e->layout, f->bo, &rec->u.uevent) >= 0) {
 				rec->type = PERF_RECORD_UEVENT;
 				rec->transport = e->layout.kind == UEVENT_RAW_USDT ?
 						 UEVENT_TRANSPORT_USDT : UEVENT_TRANSPORT_USER_EVENTS;
@@ -598,6 +689,15 @@ UEVENT_EXPORT const char *uevent_perf_file__event_name(const struct uevent_perf_
 UEVENT_EXPORT int uevent_perf_file__clockid(const struct uevent_perf_file *f)
 {
 	return f ? f->clockid : -1;
+}
+
+UEVENT_EXPORT int uevent_perf_file__byte_order(const struct uevent_perf_file *f)
+{
+	if (!f)
+		return _uevent_err(EINVAL);
+	if (f->bo != UEVENT_BO_HOST)
+		return f->bo;
+	return __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? UEVENT_BO_LITTLE : UEVENT_BO_BIG;
 }
 
 UEVENT_EXPORT int64_t uevent_perf_file__clock_res_ns(const struct uevent_perf_file *f)

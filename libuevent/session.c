@@ -368,6 +368,9 @@ struct uevent_session {
 	size_t buf_len, buf_cap;
 	struct qent *q;
 	size_t qn, qi, q_cap;
+	size_t qready;			/* q[qi..qready) may go out; the rest waits a round */
+	uint8_t *hold;			/* records held back, while the rings are read again */
+	size_t hold_cap;
 	struct uevent_session_stats st;
 	char reason[512];
 	/*
@@ -379,7 +382,19 @@ struct uevent_session {
 	int track;
 	uint32_t *pids;
 	size_t npids, pids_cap;
+	/* what the events are, for recording: config and tracepoint format per kind */
+	uint64_t config[K_COUNT];
+	int want[K_COUNT];
+	char *tp_format[K_COUNT];
+	/* uevent_session__record_to(): the pipe-mode perf.data being written */
+	int rec_fd;
+	uint8_t *wbuf;
+	size_t wlen, wcap;
+	int rec_err;
 };
+
+static int rec_flush(struct uevent_session *s);
+static void rec_append(struct uevent_session *s, const void *r, size_t n);
 
 static int pid_known(const struct uevent_session *s, uint32_t pid)
 {
@@ -510,6 +525,8 @@ static int setup_usdt(struct uevent_session *s, uint64_t *config)
 		return err;
 	}
 	id = tracepoint_id(s->usdt_group, "emit", fmt, sizeof(fmt));
+	if (id >= 0)
+		s->tp_format[K_USDT] = strdup(fmt);
 	if (id < 0 || _uevent_format_field(fmt, "type", &type_off, &sz) ||
 	    _uevent_format_field(fmt, "size", &size_off, &sz) ||
 	    _uevent_format_field(fmt, "d0", &off, &sz)) {
@@ -555,6 +572,8 @@ static int setup_user_events(struct uevent_session *s, uint64_t *config)
 	}
 	s->user_fd = fd;
 	id = tracepoint_id("user_events", _UEVENT_USER_EVENT_NAME, fmt, sizeof(fmt));
+	if (id >= 0)
+		s->tp_format[K_USER] = strdup(fmt);
 	if (id < 0 || _uevent_format_field(fmt, "type", &toff, &sz) ||
 	    _uevent_format_field(fmt, "data", &doff, &sz))
 		return id < 0 ? id : -EINVAL;
@@ -790,6 +809,7 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 		return NULL;
 	s->epfd = -1;
 	s->user_fd = -1;
+	s->rec_fd = -1;
 	if (opts) {
 		if (opts->sz < sizeof(size_t) + 2 * sizeof(int)) {
 			free(s);
@@ -846,6 +866,9 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 		make_attr(s, k, config[k], &a);
 		uevent_perf_format_from_attr(&s->fmt[k], &a, sizeof(a));
 	}
+	s->o.usdt_path = NULL;		/* the caller's string: only setup_usdt() read it */
+	memcpy(s->config, config, sizeof(config));
+	memcpy(s->want, want, sizeof(want));
 	err = open_events(s, config, want);
 	if (err < 0)
 		goto fail;
@@ -929,18 +952,31 @@ static int buf_reserve(struct uevent_session *s, size_t more)
 	return 0;
 }
 
-/* Time of a record in s->buf at off: a sample's TIME, else the sample_id trailer's. */
-static uint64_t rec_time(const uint8_t *r)
+static int kind_of(const struct uevent_session *s, uint64_t id);
+
+/*
+ * Time of a record: a sample's TIME (after IDENTIFIER, IP and TID as its event's
+ * sample_type has them), else the sample_id trailer's (..., time, cpu, identifier).
+ */
+static uint64_t rec_time(const struct uevent_session *s, const uint8_t *r)
 {
 	struct perf_event_header h;
-	uint64_t t = 0;
+	uint64_t t = 0, ident, st;
+	size_t at;
+	int kind;
 
 	memcpy(&h, r, sizeof(h));
 	if (h.type == PERF_RECORD_SAMPLE) {
-		if (h.size >= 32)
-			memcpy(&t, r + 24, 8);	/* header, identifier, pid/tid, time */
+		if (h.size < 16)
+			return 0;
+		memcpy(&ident, r + 8, 8);
+		kind = kind_of(s, ident);
+		st = s->fmt[kind < 0 ? K_DUMMY : kind].sample_type;
+		at = 16 + ((st & PERF_SAMPLE_IP) ? 8 : 0) + ((st & PERF_SAMPLE_TID) ? 8 : 0);
+		if ((st & PERF_SAMPLE_TIME) && at + 8 <= h.size)
+			memcpy(&t, r + at, 8);
 	} else if (h.type < PERF_RECORD_HEADER_ATTR_TYPE && h.size >= 8 + 32) {
-		memcpy(&t, r + h.size - 24, 8);	/* ..., time, cpu, identifier */
+		memcpy(&t, r + h.size - 24, 8);
 	}
 	return t;
 }
@@ -954,7 +990,15 @@ static int qcmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static int index_records(struct uevent_session *s)
+/*
+ * Records go out in time order across read rounds: a record stamped before the round
+ * began (less a margin for the gap between the kernel's timestamp and its commit to
+ * the ring) cannot still be on its way, so those go out now; later ones wait for the
+ * next round, which sorts them with whatever came meanwhile.
+ */
+#define HOLD_MARGIN_NS	2000000ull
+
+static int index_records(struct uevent_session *s, uint64_t watermark)
 {
 	size_t off = 0, n = 0;
 
@@ -980,21 +1024,73 @@ static int index_records(struct uevent_session *s)
 		uint16_t sz;
 
 		memcpy(&sz, s->buf + off + 6, 2);
-		s->q[s->qn].time = rec_time(s->buf + off);
+		s->q[s->qn].time = rec_time(s, s->buf + off);
 		s->q[s->qn].off = (uint32_t)off;
 		s->q[s->qn].seq = (uint32_t)s->qn;
 		s->qn++;
 		off += sz;
 	}
 	qsort(s->q, s->qn, sizeof(*s->q), qcmp);
+	for (s->qready = 0; s->qready < s->qn && s->q[s->qready].time < watermark; s->qready++)
+		;
 	return 0;
 }
 
-static int fill(struct uevent_session *s)
+/* Moves the records not yet delivered to the start of s->buf, in their order. */
+static int keep_held(struct uevent_session *s)
 {
+	size_t i, len = 0;
+
+	for (i = s->qi; i < s->qn; i++) {
+		uint16_t sz;
+
+		memcpy(&sz, s->buf + s->q[i].off + 6, 2);
+		if (len + sz > s->hold_cap) {
+			size_t cap = s->hold_cap ? s->hold_cap : 65536;
+			uint8_t *h;
+
+			while (cap < len + sz)
+				cap *= 2;
+			h = realloc(s->hold, cap);
+			if (!h)
+				return -ENOMEM;
+			s->hold = h;
+			s->hold_cap = cap;
+		}
+		memcpy(s->hold + len, s->buf + s->q[i].off, sz);
+		len += sz;
+	}
+	s->qi = s->qn = s->qready = 0;
+	s->buf_len = 0;
+	if (len) {
+		int err = buf_reserve(s, len);
+
+		if (err < 0)
+			return err;
+		memcpy(s->buf, s->hold, len);
+		s->buf_len = len;
+	}
+	return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int fill(struct uevent_session *s, int all)
+{
+	uint64_t watermark = all ? UINT64_MAX : mono_ns() - HOLD_MARGIN_NS;
 	int i, err;
 
-	s->buf_len = 0;
+	if (s->rec_fd >= 0 && rec_flush(s) < 0)
+		return s->rec_err;
+	err = keep_held(s);
+	if (err < 0)
+		return err;
 	for (i = 0; i < s->nr_rings; i++) {
 		struct ring *r = &s->rings[i];
 		ssize_t n;
@@ -1013,7 +1109,7 @@ static int fill(struct uevent_session *s)
 			}
 		} while (n > 0);
 	}
-	return index_records(s);
+	return index_records(s, watermark);
 }
 
 /* Overwrite mode: rings written backward from data_head; walk from head while whole. */
@@ -1023,6 +1119,8 @@ UEVENT_EXPORT int uevent_session__snapshot(struct uevent_session *s)
 
 	if (!s || !(s->o.flags & UEVENT_SESSION_OVERWRITE))
 		return _uevent_err(EINVAL);
+	if (s->rec_fd >= 0 && rec_flush(s) < 0)
+		return _uevent_err(-s->rec_err);
 	s->buf_len = 0;
 	for (i = 0; i < s->nr_rings; i++) {
 		struct ring *r = &s->rings[i];
@@ -1052,8 +1150,229 @@ UEVENT_EXPORT int uevent_session__snapshot(struct uevent_session *s)
 		}
 		ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
 	}
-	err = index_records(s);
+	err = index_records(s, UINT64_MAX);
 	return err < 0 ? _uevent_err(-err) : (int)s->qn;
+}
+
+/* ---- recording: a pipe-mode perf.data stream ------------------------------------- */
+
+#define REC_FINISHED_ROUND	68
+#define REC_TRACING_DATA	66
+
+static int rec_put(struct uevent_session *s, const void *p, size_t n)
+{
+	if (s->rec_err)
+		return s->rec_err;
+	if (s->wlen + n > s->wcap) {
+		size_t cap = s->wcap ? s->wcap : 65536;
+		uint8_t *w;
+
+		while (cap < s->wlen + n)
+			cap *= 2;
+		w = realloc(s->wbuf, cap);
+		if (!w)
+			return s->rec_err = -ENOMEM;
+		s->wbuf = w;
+		s->wcap = cap;
+	}
+	memcpy(s->wbuf + s->wlen, p, n);
+	s->wlen += n;
+	return 0;
+}
+
+static int rec_write_out(struct uevent_session *s)
+{
+	size_t done = 0;
+
+	while (!s->rec_err && done < s->wlen) {
+		ssize_t n = write(s->rec_fd, s->wbuf + done, s->wlen - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			s->rec_err = n < 0 ? -errno : -EIO;
+		else
+			done += (size_t)n;
+	}
+	s->wlen = 0;
+	return s->rec_err;
+}
+
+static void rec_append(struct uevent_session *s, const void *r, size_t n)
+{
+	if (rec_put(s, r, n) == 0 && s->wlen >= (1u << 20))
+		rec_write_out(s);
+}
+
+/* A read round is over: perf may sort what came before; write it all out. */
+static int rec_flush(struct uevent_session *s)
+{
+	struct perf_event_header h = { .type = REC_FINISHED_ROUND, .size = sizeof(h) };
+
+	if (s->wlen)
+		rec_put(s, &h, sizeof(h));
+	return rec_write_out(s);
+}
+
+static void put_u32(struct uevent_session *s, uint32_t v) { rec_put(s, &v, 4); }
+static void put_u64(struct uevent_session *s, uint64_t v) { rec_put(s, &v, 8); }
+
+static void put_file(struct uevent_session *s, const char *name)
+{
+	char path[256], buf[4096];
+	const char *dir = _uevent_tracefs();
+	int n = -1;
+
+	if (dir) {
+		snprintf(path, sizeof(path), "%s/events/%s", dir, name);
+		n = read_small(path, buf, sizeof(buf));
+	}
+	rec_put(s, name, strlen(name) + 1);
+	put_u64(s, n > 0 ? (uint64_t)strlen(buf) : 0);
+	if (n > 0)
+		rec_put(s, buf, strlen(buf));
+}
+
+/*
+ * The tracing data (trace-cmd's format, version 0.6) describing the usdt and
+ * user_events tracepoints, so that readers turn their samples into uevents.
+ */
+static void put_tracing_data(struct uevent_session *s)
+{
+	static const uint8_t zeros[8];
+	struct { struct perf_event_header h; uint32_t size, pad; } rec;
+	size_t at, len;
+	uint32_t nsys = 0, page = (uint32_t)sysconf(_SC_PAGESIZE);
+	uint8_t misc[2] = { __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__, sizeof(long) };
+	int k;
+
+	for (k = K_USDT; k <= K_USER; k++)
+		nsys += s->want[k] && s->tp_format[k];
+	if (!nsys)
+		return;
+	at = s->wlen;
+	memset(&rec, 0, sizeof(rec));
+	rec.h.type = REC_TRACING_DATA;
+	rec.h.size = sizeof(rec);
+	rec_put(s, &rec, sizeof(rec));
+	rec_put(s, "\027\010\104tracing", 10);
+	rec_put(s, "0.6", 4);
+	rec_put(s, misc, 2);
+	put_u32(s, page);
+	put_file(s, "header_page");
+	put_file(s, "header_event");
+	put_u32(s, 0);				/* ftrace formats */
+	put_u32(s, nsys);
+	for (k = K_USDT; k <= K_USER; k++) {
+		const char *sys = k == K_USDT ? s->usdt_group : "user_events";
+
+		if (!s->want[k] || !s->tp_format[k])
+			continue;
+		rec_put(s, sys, strlen(sys) + 1);
+		put_u32(s, 1);
+		put_u64(s, strlen(s->tp_format[k]));
+		rec_put(s, s->tp_format[k], strlen(s->tp_format[k]));
+	}
+	put_u32(s, 0);				/* kallsyms */
+	put_u32(s, 0);				/* printk formats */
+	put_u64(s, 0);				/* saved cmdlines */
+	len = s->wlen - at - sizeof(rec);
+	rec_put(s, zeros, (8 - len % 8) % 8);
+	if (!s->rec_err) {
+		rec.size = (uint32_t)(s->wlen - at - sizeof(rec));
+		memcpy(s->wbuf + at, &rec, sizeof(rec));
+	}
+}
+
+/* HEADER_EVENT_DESC as a pipe-mode feature record: the events' names. */
+static void put_event_desc(struct uevent_session *s)
+{
+	struct perf_event_header h = { .type = 80 };	/* PERF_RECORD_HEADER_FEATURE */
+	size_t at = s->wlen, i;
+	uint32_t nr = 0;
+	int k;
+
+	for (k = 0; k < K_COUNT; k++)
+		nr += !!s->want[k];
+	rec_put(s, &h, sizeof(h));
+	put_u64(s, 12);					/* HEADER_EVENT_DESC */
+	put_u32(s, nr);
+	put_u32(s, sizeof(struct perf_event_attr));
+	for (k = 0; k < K_COUNT; k++) {
+		static const uint8_t zeros[64];
+		struct perf_event_attr a;
+		char name[96];
+		uint32_t n = 0, len;
+
+		if (!s->want[k])
+			continue;
+		make_attr(s, k, s->config[k], &a);
+		rec_put(s, &a, sizeof(a));
+		for (i = 0; i < s->nids; i++)
+			n += s->ids[i].kind == k;
+		put_u32(s, n);
+		snprintf(name, sizeof(name), "%s%s",
+			 k == K_DUMMY ? "dummy" : k == K_USDT ? s->usdt_group :
+			 k == K_USER ? "user_events:" _UEVENT_USER_EVENT_NAME : "cpu-clock",
+			 k == K_USDT ? ":emit" : "");
+		len = (uint32_t)(strlen(name) + 1 + 63) / 64 * 64;
+		put_u32(s, len);
+		rec_put(s, name, strlen(name));
+		rec_put(s, zeros, len - strlen(name));
+		for (i = 0; i < s->nids; i++)
+			if (s->ids[i].kind == k)
+				put_u64(s, s->ids[i].id);
+	}
+	if (!s->rec_err && s->wlen - at <= 65535) {
+		h.size = (uint16_t)(s->wlen - at);
+		memcpy(s->wbuf + at, &h, sizeof(h));
+	} else if (!s->rec_err) {
+		s->wlen = at;			/* too many ids to name: leave the names out */
+	}
+}
+
+UEVENT_EXPORT int uevent_session__record_to(struct uevent_session *s, int fd)
+{
+	uint64_t magic = 0x32454c4946524550ull, hsize = 16;
+	size_t i;
+	int k;
+
+	if (!s || fd < 0)
+		return _uevent_err(EINVAL);
+	if (s->rec_fd >= 0)
+		return _uevent_err(EBUSY);
+	s->rec_fd = fd;
+	s->rec_err = 0;
+	put_u64(s, magic);
+	put_u64(s, hsize);
+	for (k = 0; k < K_COUNT; k++) {
+		struct perf_event_attr a;
+		struct perf_event_header h = { .type = PERF_RECORD_HEADER_ATTR_TYPE };
+		size_t n = 0;
+
+		if (!s->want[k])
+			continue;
+		make_attr(s, k, s->config[k], &a);
+		for (i = 0; i < s->nids; i++)
+			n += s->ids[i].kind == k;
+		if (n > (65535 - sizeof(h) - sizeof(a)) / 8)
+			return _uevent_err(E2BIG);	/* more ids than one record holds */
+		h.size = (uint16_t)(sizeof(h) + sizeof(a) + n * 8);
+		rec_put(s, &h, sizeof(h));
+		rec_put(s, &a, sizeof(a));
+		for (i = 0; i < s->nids; i++)
+			if (s->ids[i].kind == k)
+				put_u64(s, s->ids[i].id);
+	}
+	put_tracing_data(s);
+	put_event_desc(s);
+	if (rec_write_out(s) < 0) {
+		int err = s->rec_err;
+
+		s->rec_fd = -1;
+		return _uevent_err(-err);
+	}
+	return 0;
 }
 
 /* Decode s->buf at off into rec; 1 = return it, 0 = skip it. */
@@ -1082,6 +1401,8 @@ static int deliver(struct uevent_session *s, uint32_t off, struct uevent_perf_re
 		pid_add(s, rec->u.task.pid);
 	if (s->track && kind == K_USDT && !pid_known(s, rec->u.sample.pid))
 		return 0;
+	if (s->rec_fd >= 0)
+		rec_append(s, r, h.size);
 	switch (rec->type) {
 	case PERF_RECORD_LOST:
 		s->st.lost += rec->u.lost.lost;
@@ -1139,34 +1460,54 @@ UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_p
 		struct epoll_event evs[16];
 		int n, i, wait;
 
-		while (s->qi < s->qn) {
+		int live = 0, held;
+
+		while (s->qi < s->qready) {
 			if (deliver(s, s->q[s->qi++].off, rec)) {
 				s->st.records++;
 				return 1;
 			}
 		}
+		for (i = 0; i < s->nr_rings; i++)
+			live += s->rings[i].live;
 		if (s->o.flags & UEVENT_SESSION_OVERWRITE) {
 			/* flight recorder: only __snapshot() reads the rings */
+		} else if (!live) {
+			/* every task is gone: nothing more can come, so nothing need wait */
+			if (!filled) {
+				err = fill(s, 1);
+				if (err < 0)
+					return _uevent_err(-err);
+				filled = 1;
+				if (s->qready > s->qi)
+					continue;
+			}
 		} else if (!filled || timeout_ms) {
-			err = fill(s);
+			err = fill(s, 0);
 			if (err < 0)
 				return _uevent_err(-err);
 			filled = 1;
-			if (s->qn)
+			if (s->qready > s->qi)
 				continue;
 		}
-		if (timeout_ms == 0)
+		if (s->rec_fd >= 0 && rec_flush(s) < 0)
+			return _uevent_err(-s->rec_err);
+		held = s->qn > s->qready;
+		if (timeout_ms == 0 || !live)
 			return 0;
 		wait = timeout_ms < 0 ? -1 : (int)(deadline - now_ms());
 		if (timeout_ms > 0 && wait <= 0)
 			return 0;
+		/* records held back go out once the margin has passed */
+		if (held && (wait < 0 || wait > (int)(HOLD_MARGIN_NS / 1000000) + 1))
+			wait = (int)(HOLD_MARGIN_NS / 1000000) + 1;
 		n = epoll_wait(s->epfd, evs, 16, wait);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return _uevent_err(errno);
 		}
-		if (n == 0)
+		if (n == 0 && !held)
 			return 0;
 		for (i = 0; i < n; i++) {
 			struct ring *r = &s->rings[evs[i].data.u32];
@@ -1175,19 +1516,7 @@ UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_p
 			if ((evs[i].events & EPOLLHUP) && r->live) {
 				r->live = 0;
 				epoll_ctl(s->epfd, EPOLL_CTL_DEL, r->fd, NULL);
-			}
-		}
-		{
-			int live = 0;
-
-			for (i = 0; i < s->nr_rings; i++)
-				live += s->rings[i].live;
-			if (!live) {
-				err = fill(s);
-				if (err < 0)
-					return _uevent_err(-err);
-				if (!s->qn)
-					return 0;
+				filled = 0;
 			}
 		}
 	}
@@ -1210,6 +1539,8 @@ UEVENT_EXPORT void uevent_session__close(struct uevent_session *s)
 
 	if (!s)
 		return;
+	if (s->rec_fd >= 0)
+		rec_flush(s);
 	for (j = 0; j < s->nr_rings; j++)
 		if (s->rings[j].base && s->rings[j].base != MAP_FAILED)
 			munmap(s->rings[j].base, s->rings[j].map_size);
@@ -1231,5 +1562,8 @@ UEVENT_EXPORT void uevent_session__close(struct uevent_session *s)
 	free(s->buf);
 	free(s->q);
 	free(s->pids);
+	free(s->wbuf);
+	for (j = 0; j < K_COUNT; j++)
+		free(s->tp_format[j]);
 	free(s);
 }

@@ -725,6 +725,18 @@ int uevent_session__next(struct uevent_session *s, struct uevent_perf_record *re
 int uevent_session__snapshot(struct uevent_session *s);
 int uevent_session__stats(const struct uevent_session *s, struct uevent_session_stats *st,
 			  size_t sz);
+/*
+ * Recording: from this call on, every record the session reads (returned or not) is
+ * also written to fd, as the kernel wrote it, in a pipe-mode perf.data stream like
+ * `perf record -o -` writes: the header, one HEADER_ATTR per event with its ids, the
+ * tracing data giving the usdt and user_events tracepoints' formats, then the records
+ * in the order __next() takes them and a FINISHED_ROUND after each read round.
+ * uevent_perf_file__open() gives back the same records; perf script reads it too.
+ * Writes are buffered and flushed each round, when __next() waits, and at close.
+ * Returns 0 or -errno (-EBUSY: already recording); a later write error makes __next()
+ * fail with it. The fd stays the caller's.
+ */
+int uevent_session__record_to(struct uevent_session *s, int fd);
 void uevent_session__close(struct uevent_session *s);
 
 /*
@@ -732,8 +744,9 @@ void uevent_session__close(struct uevent_session *s);
  * records as a session. next returns 1 with *rec (valid until the next call), 0 at
  * the end, -errno (-EINVAL: corrupt at __offset()). Samples of the usdt and
  * user_events tracepoints come back as uevent records when the file's tracing data
- * gives their layout. Files in the other byte order fail with -EPROTONOSUPPORT. "-"
- * reads standard input (pipe mode: `perf record -o -`).
+ * gives their layout. Files written on a machine of the other byte order are read too
+ * (numbers swapped as perf swaps them). "-" reads standard input (pipe mode:
+ * `perf record -o -`).
  */
 struct uevent_perf_file;
 struct uevent_perf_file *uevent_perf_file__open(const char *path);
@@ -746,6 +759,11 @@ const char *uevent_perf_file__event_name(const struct uevent_perf_file *f, int i
 int uevent_perf_file__clockid(const struct uevent_perf_file *f);
 /* HEADER_CLOCKID (the clock's resolution in ns) when present, else -1. */
 int64_t uevent_perf_file__clock_res_ns(const struct uevent_perf_file *f);
+/*
+ * UEVENT_BO_LITTLE or UEVENT_BO_BIG: the order of the numbers the records' pointer
+ * members point at (read arrays with uevent_perf_u64(..., this)).
+ */
+int uevent_perf_file__byte_order(const struct uevent_perf_file *f);
 void uevent_perf_file__close(struct uevent_perf_file *f);
 
 /* ---------------------------------------------------------------------------------- */

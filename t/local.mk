@@ -18,7 +18,7 @@ EXTRA_DIST += %reldir%/lib.sh %reldir%/symbols.test %reldir%/cli.test %reldir%/u
 	%reldir%/ftrace.test %reldir%/perm.test
 
 # Issue 4, the reading side: decoders (also built with ASan by t/asan.test), live sessions.
-check_PROGRAMS += t/perfdec t/session
+check_PROGRAMS += t/perfdec t/session t/bpf-prog
 t_perfdec_CFLAGS = $(t_cflags)
 t_perfdec_LDADD = $(t_ldadd)
 t_session_CFLAGS = $(t_cflags) -pthread
@@ -29,5 +29,5 @@ AM_TESTS_ENVIRONMENT += CC='$(CC)'; export CC;
 .PHONY: check-asan
 check-asan:
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS=t/asan.test
-TESTS += t/perfdata.test t/record.test
-EXTRA_DIST += %reldir%/perfdata.test %reldir%/record.test
+TESTS += t/perfdata.test t/record.test t/live-vs-perf.test
+EXTRA_DIST += %reldir%/perfdata.test %reldir%/record.test %reldir%/live-vs-perf.test

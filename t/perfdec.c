@@ -398,12 +398,164 @@ static void check_attr(void)
 	}
 }
 
+/* ---- perf.data files: both byte orders alike, every prefix, random corruption ------- */
+
+static int write_tmp(const char *path, const uint8_t *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	int ok_ = f && fwrite(p, 1, n, f) == n;
+
+	if (f)
+		fclose(f);
+	return ok_ ? 0 : -1;
+}
+
+/* Reads the whole file: the number of records, or -errno where it stopped. */
+static long read_all(const char *path, uint64_t *ends, size_t cap)
+{
+	struct uevent_perf_file *f = uevent_perf_file__open(path);
+	struct uevent_perf_record r;
+	long n = 0;
+	int ret;
+
+	if (!f)
+		return -errno;
+	while ((ret = uevent_perf_file__next(f, &r)) != 0) {
+		if (ret < 0 && ret != -EPROTO) {
+			uevent_perf_file__close(f);
+			return ret;
+		}
+		if (ends && (size_t)n < cap)
+			ends[n] = uevent_perf_file__offset(f);
+		n++;
+	}
+	uevent_perf_file__close(f);
+	return n;
+}
+
+static void check_perf_files(void)
+{
+	const char *top = getenv("top_srcdir");
+	char le_path[4096], be_path[4096], tmp[] = "/tmp/perfdec.XXXXXX";
+	struct uevent_perf_file *le, *be;
+	struct uevent_perf_record a, b;
+	uint64_t ends[64];
+	uint8_t *img, *p;
+	size_t len, k, bad = 0, cut = 0, boundary = 0, nb = 0, mut = 0;
+	unsigned int rnd = 777;
+	long n, nrec;
+	int same = 1, ra, rb, fd, i, j, bo_ok;
+
+	snprintf(le_path, sizeof(le_path), "%s/t/data/perf_records.le.perf.data", top ? top : "..");
+	snprintf(be_path, sizeof(be_path), "%s/t/data/perf_records.be.perf.data", top ? top : "..");
+	le = uevent_perf_file__open(le_path);
+	be = uevent_perf_file__open(be_path);
+	if (!le || !be) {
+		skip(4, "t/data/perf_records.*.perf.data missing");
+		uevent_perf_file__close(le);
+		uevent_perf_file__close(be);
+		return;
+	}
+	bo_ok = uevent_perf_file__byte_order(le) == UEVENT_BO_LITTLE &&
+		uevent_perf_file__byte_order(be) == UEVENT_BO_BIG;
+	for (n = 0;; n++) {
+		ra = uevent_perf_file__next(le, &a);
+		rb = uevent_perf_file__next(be, &b);
+		if (ra != rb) {
+			same = 0;
+			break;
+		}
+		if (ra <= 0)
+			break;
+		if (a.type == 64)
+			continue;	/* HEADER_ATTR: raw bytes in the file's order */
+		if (a.type != b.type || a.size != b.size || memcmp(&a.id, &b.id, sizeof(a.id)))
+			same = 0;
+		else if (a.type == PERF_RECORD_SAMPLE)
+			same &= a.u.sample.ip == b.u.sample.ip && a.u.sample.period == b.u.sample.period &&
+				a.u.sample.callchain_nr == 3 && a.u.sample.tls_user_size == 24 &&
+				uevent_perf_u64(a.u.sample.callchain, 2, UEVENT_BO_LITTLE) ==
+				uevent_perf_u64(b.u.sample.callchain, 2, UEVENT_BO_BIG) &&
+				!memcmp(a.u.sample.tls_user, b.u.sample.tls_user, 24);
+		else if (a.type == PERF_RECORD_UEVENT)
+			same &= a.u.uevent.size == 11 && b.u.uevent.size == 11 &&
+				!memcmp(a.u.uevent.data, b.u.uevent.data, 11);
+		else if (a.type == PERF_RECORD_BPF_EVENT)
+			same &= a.u.bpf_event.id == 42 && b.u.bpf_event.id == 42 &&
+				!memcmp(a.u.bpf_event.tag, b.u.bpf_event.tag, 8);
+	}
+	ok(same && bo_ok && n == 17, "perf.data: the big-endian file decodes as the little-endian one "
+	   "(%ld records, byte orders %s)", n, bo_ok ? "reported" : "WRONG");
+	uevent_perf_file__close(le);
+	uevent_perf_file__close(be);
+
+	/* every prefix of the big-endian pipe file: an error, or a clean end on a boundary */
+	nrec = read_all(be_path, ends, 64);
+	img = slurp("perf_records.be.perf.data", &len);
+	fd = mkstemp(tmp);
+	if (fd < 0 || !img || nrec != 17) {
+		skip(3, "cannot set up the perf.data torture");
+		free(img);
+		return;
+	}
+	close(fd);
+	for (k = 0; k < len; k++) {
+		int at_boundary = 0;	/* the prefix ends where a record (the attr first) ends */
+
+		for (j = 0; j < nrec; j++)
+			at_boundary |= ends[j] == k;
+		write_tmp(tmp, img, k);
+		n = read_all(tmp, NULL, 0);
+		cut++;
+		nb += at_boundary;
+		if (at_boundary)
+			boundary += n >= 0;
+		else
+			bad += n < 0;
+	}
+	ok(nb == (size_t)nrec - 1 && bad == cut - nb && boundary == nb,
+	   "perf.data: %zu prefixes, %zu cut inside a record are errors, %zu of %zu on a boundary "
+	   "read cleanly", cut, bad, boundary, nb);
+	/* random corruption of both the pipe file and perf's own file-mode output */
+	for (i = 0; i < 2; i++) {
+		size_t fails = 0;
+
+		if (i == 1) {
+			free(img);
+			img = slurp("usdt.perf.data", &len);
+			if (!img) {
+				skip(1, "t/data/usdt.perf.data missing");
+				break;
+			}
+		}
+		p = malloc(len);
+		for (j = 0; j < 600; j++) {
+			int flips = 1 + (int)((rnd = rnd * 1103515245u + 12345u) >> 16) % 8, m;
+
+			memcpy(p, img, len);
+			for (m = 0; m < flips; m++) {
+				rnd = rnd * 1103515245u + 12345u;
+				/* the headers and the first records, where the lengths live */
+				p[(rnd >> 8) % (len < 2048 ? len : 2048)] ^= (uint8_t)(1u << ((rnd >> 4) & 7));
+			}
+			write_tmp(tmp, p, len);
+			fails += read_all(tmp, NULL, 0) < 0;
+			mut++;
+		}
+		free(p);
+		ok(fails > 0, "perf.data: 600 corrupted %s files read without a crash (%zu refused)",
+		   i ? "perf record" : "pipe", fails);
+	}
+	unlink(tmp);
+	free(img);
+}
+
 int main(void)
 {
 	size_t len;
 	uint8_t *le, *be;
 
-	plan(22 * 2 + 2 * 2 + 7 + 4 + 8);
+	plan(22 * 2 + 2 * 2 + 7 + 4 + 8 + 4);
 	le = slurp("perf_records.le.bin", &len);
 	if (le) {
 		check_golden(le, len, UEVENT_BO_LITTLE, "le");
@@ -421,6 +573,7 @@ int main(void)
 	check_ring();
 	check_raw();
 	check_attr();
+	check_perf_files();
 	free(le);
 	free(be);
 	return exit_status();

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/perf_event.h>
@@ -64,6 +65,144 @@ static int usdt_groups_left(const char *prefix)
 	return n;
 }
 
+/* Threads emitting while the session reads, over many rounds: one global time order. */
+#define N_CONC	5000
+static volatile int conc_go;
+
+static void *conc_thread(void *arg)
+{
+	char buf[32];
+	int i;
+
+	while (!__atomic_load_n(&conc_go, __ATOMIC_ACQUIRE))
+		;
+	for (i = 0; i < N_CONC; i++) {
+		snprintf(buf, sizeof(buf), "conc %ld %d", (long)(intptr_t)arg, i);
+		uevent_mark(buf);
+	}
+	return NULL;
+}
+
+static void concurrent_order(void)
+{
+	struct uevent_session_opts so = { .sz = sizeof(so), .pid = 0,
+					  .transports = 1u << UEVENT_TRANSPORT_USDT,
+					  .usdt_max_payload = 64 };
+	struct uevent_perf_record r;
+	struct uevent_session *s = uevent_session__open(&so);
+	pthread_t th[2];
+	uint64_t last = 0;
+	int n = 0, backwards = 0, rounds = 0, ret, idle = 0, i;
+
+	if (!s) {
+		ok(0, "second session opens: %s", strerror(errno));
+		return;
+	}
+	conc_go = 0;
+	for (i = 0; i < 2; i++)
+		pthread_create(&th[i], NULL, conc_thread, (void *)(intptr_t)i);
+	__atomic_store_n(&conc_go, 1, __ATOMIC_RELEASE);
+	while (idle < 3) {
+		ret = uevent_session__next(s, &r, 100);
+		if (ret <= 0) {
+			idle += ret == 0;
+			rounds++;
+			if (ret < 0)
+				break;
+			continue;
+		}
+		idle = 0;
+		if (r.type != PERF_RECORD_UEVENT)
+			continue;
+		n++;
+		backwards += r.id.time < last;
+		last = r.id.time;
+	}
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	ok(n == 2 * N_CONC && !backwards,
+	   "two threads emitting while we read: %d of %d marks, %d out of time order", n,
+	   2 * N_CONC, backwards);
+	uevent_session__close(s);
+}
+
+/* Flight recorder: a small overwrite ring keeps the newest marks, whole and in order. */
+static void overwrite_mode(void)
+{
+	struct uevent_session_opts so = { .sz = sizeof(so), .pid = 0, .ring_pages = 2,
+					  .flags = UEVENT_SESSION_OVERWRITE,
+					  .transports = 1u << UEVENT_TRANSPORT_USDT,
+					  .usdt_max_payload = 64 };
+	struct uevent_perf_record r;
+	struct uevent_session *s = uevent_session__open(&so);
+	int i, n = 0, first = -1, last = -1, gaps = 0, snap, before;
+	char buf[32];
+
+	if (!s) {
+		ok(0, "overwrite session opens: %s", strerror(errno));
+		skip(1, "no session");
+		return;
+	}
+	before = uevent_session__next(s, &r, 0);
+	for (i = 0; i < 2000; i++) {
+		snprintf(buf, sizeof(buf), "fr %d", i);
+		uevent_mark(buf);
+	}
+	ok(before == 0 && uevent_session__next(s, &r, 50) == 0,
+	   "overwrite mode: nothing is read until a snapshot");
+	snap = uevent_session__snapshot(s);
+	while (uevent_session__next(s, &r, 0) == 1) {
+		int k;
+
+		if (r.type != PERF_RECORD_UEVENT || sscanf(r.u.uevent.data, "fr %d", &k) != 1)
+			continue;
+		if (first < 0)
+			first = k;
+		else if (k != last + 1)
+			gaps++;
+		last = k;
+		n++;
+	}
+	ok(snap > 0 && n > 20 && last == 1999 && !gaps && first == 2000 - n,
+	   "snapshot of a 2-page ring: the newest %d marks (%d..%d), whole, in order, no gaps",
+	   n, first, last);
+	uevent_session__close(s);
+}
+
+/* cpu-clock samples of this very process arrive while it runs, in time order. */
+static void samples_live(void)
+{
+	struct uevent_session_opts so = { .sz = sizeof(so), .pid = 0, .sample_period_ns = 200000,
+					  .transports = 1u << UEVENT_TRANSPORT_USDT };
+	struct uevent_perf_record r;
+	struct uevent_session *s = uevent_session__open(&so);
+	struct timespec t0, t;
+	volatile uint64_t sink = 0;
+	uint64_t last = 0;
+	int n = 0, backwards = 0, ret;
+
+	if (!s) {
+		ok(0, "sampling session opens: %s (%s)", strerror(errno), uevent_perf_open_reason());
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < 100000; i++)
+			sink += (uint64_t)i;
+		while ((ret = uevent_session__next(s, &r, 0)) == 1) {
+			if (r.type != PERF_RECORD_SAMPLE)
+				continue;
+			n++;
+			backwards += r.u.sample.time < last;
+			last = r.u.sample.time;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000 + (t.tv_nsec - t0.tv_nsec) < 300000000);
+	ok(n > 100 && !backwards, "samples of this running process arrive while it runs: %d in "
+	   "300 ms, %d out of time order", n, backwards);
+	uevent_session__close(s);
+}
+
 int main(void)
 {
 	struct uevent_session_opts so = { .sz = sizeof(so), .pid = 0,
@@ -87,7 +226,7 @@ int main(void)
 		plan_skip_all("kernel without uprobes");
 	if (uevent_open(&o) < 0)
 		plan_skip_all("usdt transport unavailable here");
-	plan(12);
+	plan(16);
 
 	pthread_barrier_init(&go, NULL, 2);
 	pthread_create(&early, NULL, early_thread, NULL);
@@ -194,6 +333,9 @@ int main(void)
 	   st.lost, st.corrupt, st.truncated);
 	uevent_session__close(s);
 	ok(usdt_groups_left(prefix) == 0, "closing the session removed the uprobe event");
+	concurrent_order();
+	overwrite_mode();
+	samples_live();
 	(void)n_other;
 	return exit_status();
 }

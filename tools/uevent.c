@@ -34,10 +34,18 @@ static void usage(FILE *f)
 		"      -n, --count N              emit N times (default 1)\n"
 		"  dump [--json] FILE             print the records of a capture: a file-transport\n"
 		"                                 file, or a perf.data (`perf record`, pipe mode too)\n"
-		"  record [-o FILE] [-t LIST] -- CMD [ARGS...]\n"
-		"                                 run CMD and record its uevents (default uevent.uev)\n"
+		"  record [OPTIONS] -- CMD [ARGS...]\n"
+		"                                 run CMD and record its uevents into a perf.data\n"
+		"                                 (pipe mode; perf script reads it too)\n"
+		"      -o, --output FILE          where (default uevent.data; - for stdout)\n"
 		"      -t, --transport LIST       transports to read (prctl,user_events,usdt)\n"
 		"      -n, --usdt-bytes N         payload bytes fetched per usdt mark (default 4096)\n"
+		"      -b, --bpf                  also BPF_EVENT and KSYMBOL records (BPF programs)\n"
+		"      -a, --all                  also COMM, MMAP, FORK, EXIT records\n"
+		"      -F, --sample-ns NS         also cpu-clock samples every NS nanoseconds\n"
+		"          --tls BYTES            with samples: BYTES of the thread's TLS in each\n"
+		"                                 (PERF_SAMPLE_TLS_USER, patched kernel)\n"
+		"      -m, --ring-pages N         data pages per ring buffer (default 256)\n"
 		"  export --chrome OUT FILE       write FILE as Trace Event Format JSON (Perfetto,\n"
 		"                                 chrome://tracing): marks, ranges, counters\n"
 		"  help, --help                   this text\n"
@@ -295,7 +303,8 @@ static int is_perf_data(const char *path)
 
 	if (!f)
 		return 0;
-	yes = fread(magic, 1, 8, f) == 8 && !memcmp(magic, "PERFILE2", 8);
+	yes = fread(magic, 1, 8, f) == 8 &&
+	      (!memcmp(magic, "PERFILE2", 8) || !memcmp(magic, "2ELIFREP", 8));
 	fclose(f);
 	return yes;
 }
@@ -304,9 +313,7 @@ static const char *open_error(const char *path, int err, int perf)
 {
 	static char buf[512];
 
-	if (err == EPROTONOSUPPORT)
-		snprintf(buf, sizeof(buf), "%s: perf.data of the other byte order is not supported", path);
-	else if (err == EINVAL)
+	if (err == EINVAL)
 		snprintf(buf, sizeof(buf), "%s: %s", path, perf ? "corrupt perf.data (bad header)"
 							   : "not a uevent capture (bad header)");
 	else
@@ -314,7 +321,197 @@ static const char *open_error(const char *path, int err, int perf)
 	return buf;
 }
 
-static void print_perf_record(const struct uevent_perf_record *r, int json)
+/* ---- dump --json: every decoded field, keys named as the C members --------------- */
+
+static void json_hex(const char *key, const void *p, uint64_t n)
+{
+	const uint8_t *b = p;
+	uint64_t i;
+
+	printf("\"%s\": \"", key);
+	for (i = 0; b && i < n; i++)
+		printf("%02x", b[i]);
+	putchar('"');
+}
+
+static void json_u64s(const char *key, const void *p, uint64_t n, int bo)
+{
+	uint64_t i;
+
+	printf("\"%s\": [", key);
+	for (i = 0; p && i < n; i++)
+		printf("%s%" PRIu64, i ? ", " : "", uevent_perf_u64(p, i, bo));
+	putchar(']');
+}
+
+#define J64(st, m)	printf(", \"" #m "\": %" PRIu64, (uint64_t)(st)->m)
+
+static void json_sample_id(const struct uevent_sample_id *id)
+{
+	const char *sep = "";
+
+	if (!id->fields)
+		return;
+	printf(", \"sample_id\": {");
+	if (id->fields & UEVENT_ID_TID) {
+		printf("\"pid\": %u, \"tid\": %u", id->pid, id->tid);
+		sep = ", ";
+	}
+	if (id->fields & UEVENT_ID_TIME) {
+		printf("%s\"time\": %" PRIu64, sep, id->time);
+		sep = ", ";
+	}
+	if (id->fields & UEVENT_ID_ID) {
+		printf("%s\"id\": %" PRIu64, sep, id->id);
+		sep = ", ";
+	}
+	if (id->fields & UEVENT_ID_STREAM_ID) {
+		printf("%s\"stream_id\": %" PRIu64, sep, id->stream_id);
+		sep = ", ";
+	}
+	if (id->fields & UEVENT_ID_CPU) {
+		printf("%s\"cpu\": %u", sep, id->cpu);
+		sep = ", ";
+	}
+	if (id->fields & UEVENT_ID_IDENTIFIER)
+		printf("%s\"identifier\": %" PRIu64, sep, id->identifier);
+	putchar('}');
+}
+
+static void json_sample(const struct uevent_perf_sample *s, int bo)
+{
+	const struct uevent_perf_read *rd = &s->read;
+	uint64_t i, k, per = rd->entry_size / 8;
+
+	printf(", \"sample\": {\"identifier\": %" PRIu64, s->identifier);
+	J64(s, ip); J64(s, pid); J64(s, tid); J64(s, time); J64(s, addr); J64(s, id);
+	J64(s, stream_id); J64(s, cpu); J64(s, period);
+	printf(", \"read\": {\"nr\": %" PRIu64, rd->nr);
+	J64(rd, time_enabled); J64(rd, time_running); J64(rd, value); J64(rd, id);
+	J64(rd, lost); J64(rd, entry_size);
+	printf(", \"values\": [");
+	for (i = 0; rd->values && i < rd->nr; i++) {
+		printf("%s[", i ? ", " : "");
+		for (k = 0; k < per; k++)
+			printf("%s%" PRIu64, k ? ", " : "", uevent_perf_u64(rd->values, i * per + k, bo));
+		putchar(']');
+	}
+	printf("]}");
+	J64(s, callchain_nr);
+	printf(", ");
+	json_u64s("callchain", s->callchain, s->callchain_nr, bo);
+	J64(s, raw_size);
+	printf(", ");
+	json_hex("raw", s->raw, s->raw_size);
+	J64(s, branch_nr); J64(s, branch_hw_idx);
+	printf(", \"branch_entries\": [");
+	for (i = 0; s->branch_entries && i < s->branch_nr; i++)
+		printf("%s[%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]", i ? ", " : "",
+		       uevent_perf_u64(s->branch_entries, i * 3, bo),
+		       uevent_perf_u64(s->branch_entries, i * 3 + 1, bo),
+		       uevent_perf_u64(s->branch_entries, i * 3 + 2, bo));
+	printf("], ");
+	json_u64s("branch_counters", s->branch_counters, s->branch_counters ? s->branch_nr : 0, bo);
+	J64(s, regs_user_abi); J64(s, regs_user_nr);
+	printf(", ");
+	json_u64s("regs_user", s->regs_user, s->regs_user_nr, bo);
+	J64(s, stack_user_size);
+	printf(", ");
+	json_hex("stack_user", s->stack_user, s->stack_user ? s->stack_user_size : 0);
+	J64(s, stack_user_dyn_size); J64(s, weight); J64(s, weight_var1); J64(s, weight_var2);
+	J64(s, weight_var3); J64(s, data_src); J64(s, transaction); J64(s, regs_intr_abi);
+	J64(s, regs_intr_nr);
+	printf(", ");
+	json_u64s("regs_intr", s->regs_intr, s->regs_intr_nr, bo);
+	J64(s, phys_addr); J64(s, cgroup); J64(s, data_page_size); J64(s, code_page_size);
+	J64(s, tls_user_size);
+	printf(", ");
+	json_hex("tls_user", s->tls_user, s->tls_user ? s->tls_user_size : 0);
+	J64(s, tls_user_dyn_size); J64(s, aux_size);
+	printf(", ");
+	json_hex("aux", s->aux, s->aux ? s->aux_size : 0);
+	putchar('}');
+}
+
+/* The record's header, sample_id and union member, after the summary keys. */
+static void json_perf_body(const struct uevent_perf_record *r, int bo)
+{
+	const union uevent_perf_body *u = &r->u;
+
+	printf(", \"misc\": %u, \"size\": %u", r->misc, r->size);
+	json_sample_id(&r->id);
+	switch (r->type) {
+	case PERF_RECORD_SAMPLE:
+		json_sample(&u->sample, bo);
+		return;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		printf(", \"mmap\": {\"pid\": %u", u->mmap.pid);
+		J64(&u->mmap, tid); J64(&u->mmap, addr); J64(&u->mmap, len); J64(&u->mmap, pgoff);
+		J64(&u->mmap, maj); J64(&u->mmap, min); J64(&u->mmap, ino);
+		J64(&u->mmap, ino_generation); J64(&u->mmap, prot); J64(&u->mmap, flags);
+		J64(&u->mmap, build_id_size);
+		printf(", ");
+		json_hex("build_id", u->mmap.build_id,
+			 u->mmap.build_id_size <= 20 ? u->mmap.build_id_size : 20);
+		printf(", \"filename\": ");
+		json_str(u->mmap.filename ? u->mmap.filename : "");
+		break;
+	case PERF_RECORD_COMM:
+		printf(", \"comm\": {\"pid\": %u, \"tid\": %u, \"comm\": ", u->comm.pid, u->comm.tid);
+		json_str(u->comm.comm ? u->comm.comm : "");
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		printf(", \"task\": {\"pid\": %u", u->task.pid);
+		J64(&u->task, ppid); J64(&u->task, tid); J64(&u->task, ptid); J64(&u->task, time);
+		break;
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES:
+		printf(", \"lost\": {\"id\": %" PRIu64, u->lost.id);
+		J64(&u->lost, lost);
+		break;
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		printf(", \"throttle\": {\"time\": %" PRIu64, u->throttle.time);
+		J64(&u->throttle, id); J64(&u->throttle, stream_id);
+		break;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		printf(", \"sw\": {\"next_prev_pid\": %u", u->sw.next_prev_pid);
+		J64(&u->sw, next_prev_tid);
+		break;
+	case PERF_RECORD_KSYMBOL:
+		printf(", \"ksymbol\": {\"addr\": %" PRIu64, u->ksymbol.addr);
+		J64(&u->ksymbol, len); J64(&u->ksymbol, ksym_type); J64(&u->ksymbol, flags);
+		printf(", \"name\": ");
+		json_str(u->ksymbol.name ? u->ksymbol.name : "");
+		break;
+	case PERF_RECORD_BPF_EVENT:
+		printf(", \"bpf_event\": {\"type\": %u", u->bpf_event.type);
+		J64(&u->bpf_event, flags); J64(&u->bpf_event, id);
+		printf(", ");
+		json_hex("tag", u->bpf_event.tag, 8);
+		break;
+	case PERF_RECORD_UEVENT:
+		printf(", \"uevent\": {\"record_type\": %u", u->uevent.record_type);
+		J64(&u->uevent, misc); J64(&u->uevent, record_size); J64(&u->uevent, format);
+		J64(&u->uevent, type); J64(&u->uevent, flags); J64(&u->uevent, size);
+		printf(", ");
+		json_hex("data", u->uevent.data, u->uevent.size);
+		J64(&u->uevent, id_fields); J64(&u->uevent, pid); J64(&u->uevent, tid);
+		J64(&u->uevent, time); J64(&u->uevent, id); J64(&u->uevent, stream_id);
+		J64(&u->uevent, cpu); J64(&u->uevent, identifier);
+		break;
+	default:
+		printf(", \"other\": {\"size\": %u, ", u->other.size);
+		json_hex("data", u->other.data, u->other.size);
+		break;
+	}
+	putchar('}');
+}
+
+static void print_perf_record(const struct uevent_perf_record *r, int json, int bo)
 {
 	const char *name = uevent_perf_record_name(r->type);
 	static const char *const tnames[] = { "auto", "prctl", "user_events", "usdt", "ftrace",
@@ -336,7 +533,7 @@ static void print_perf_record(const struct uevent_perf_record *r, int json)
 		if (json) {
 			printf(", \"transport\": ");
 			json_str(r->transport < 7 ? tnames[r->transport] : "?");
-			printf(", \"size\": %u, ", r->u.uevent.size);
+			printf(", ");
 		}
 		print_payload(&r->u.uevent, json);
 		break;
@@ -359,12 +556,8 @@ static void print_perf_record(const struct uevent_perf_record *r, int json)
 		}
 		break;
 	case PERF_RECORD_COMM:
-		if (json) {
-			printf(", \"comm\": ");
-			json_str(r->u.comm.comm);
-		} else {
+		if (!json)		/* JSON: in the "comm" member */
 			printf(" %s", r->u.comm.comm);
-		}
 		break;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
@@ -373,7 +566,8 @@ static void print_perf_record(const struct uevent_perf_record *r, int json)
 		break;
 	case PERF_RECORD_LOST:
 	case PERF_RECORD_LOST_SAMPLES:
-		printf(json ? ", \"lost\": %" PRIu64 : " lost=%" PRIu64, r->u.lost.lost);
+		if (!json)		/* JSON: in the "lost" member */
+			printf(" lost=%" PRIu64, r->u.lost.lost);
 		break;
 	case PERF_RECORD_KSYMBOL:
 		if (json) {
@@ -388,6 +582,8 @@ static void print_perf_record(const struct uevent_perf_record *r, int json)
 		       r->u.bpf_event.type, r->u.bpf_event.id);
 		break;
 	}
+	if (json)
+		json_perf_body(r, bo);
 	printf(json ? "}\n" : "\n");
 }
 
@@ -421,7 +617,7 @@ static int dump_perf(const char *path, int json)
 		nu += r.type == PERF_RECORD_UEVENT;
 		if (r.type == PERF_RECORD_LOST || r.type == PERF_RECORD_LOST_SAMPLES)
 			lost += r.u.lost.lost;
-		print_perf_record(&r, json);
+		print_perf_record(&r, json, uevent_perf_file__byte_order(f));
 	}
 	uevent_perf_file__close(f);
 	if (!json)
@@ -614,31 +810,61 @@ static int cmd_record(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "transport", required_argument, NULL, 't' },
 		{ "usdt-bytes", required_argument, NULL, 'n' },
+		{ "bpf", no_argument, NULL, 'b' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "sample-ns", required_argument, NULL, 'F' },
+		{ "tls", required_argument, NULL, 'T' },
+		{ "ring-pages", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct uevent_session_opts so = { .sz = sizeof(so) };
-	const char *out = "uevent.uev", *tlist = NULL;
+	const char *out = "uevent.data", *tlist = NULL;
 	struct uevent_session_stats st;
 	struct uevent_perf_record r;
 	struct uevent_session *s;
-	uint8_t buf[UEVENT_MAX_PAYLOAD + 128];
-	unsigned long written = 0;
-	int c, go[2], status = 0, ret, fd, done = 0, idle = 0;
+	unsigned long nrec = 0, nuev = 0, nsamples = 0, nbpf = 0;
+	int c, go[2], status = 0, ret, fd, done = 0, idle = 0, failed = 0;
 	pid_t child;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:t:n:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:t:n:baF:m:h", opts, NULL)) != -1) {
+		char *end = NULL;
+		unsigned long long v = 0;
+
+		if (c == 'n' || c == 'F' || c == 'T' || c == 'm') {
+			errno = 0;
+			v = strtoull(optarg, &end, 0);
+			if (errno || !*optarg || *end || !v) {
+				fprintf(stderr, "%s record: '%s' is not a positive number\n", prog, optarg);
+				return 2;
+			}
+		}
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 't': tlist = optarg; break;
-		case 'n': so.usdt_max_payload = (unsigned int)strtoul(optarg, NULL, 0); break;
+		case 'n': so.usdt_max_payload = (unsigned int)v; break;
+		case 'b': so.flags |= UEVENT_SESSION_BPF_EVENTS; break;
+		case 'a': so.flags |= UEVENT_SESSION_ALL_RECORDS; break;
+		case 'F': so.sample_period_ns = v; break;
+		case 'T': so.tls_user = (unsigned int)v; break;
+		case 'm':
+			if (v & (v - 1)) {
+				fprintf(stderr, "%s record: --ring-pages must be a power of 2\n", prog);
+				return 2;
+			}
+			so.ring_pages = (unsigned int)v;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: return 2;
 		}
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "%s record: which command? (uevent record -- CMD ARGS...)\n", prog);
+		return 2;
+	}
+	if (so.tls_user && !so.sample_period_ns) {
+		fprintf(stderr, "%s record: --tls needs samples (--sample-ns NS)\n", prog);
 		return 2;
 	}
 	if (tlist) {
@@ -657,7 +883,8 @@ static int cmd_record(int argc, char **argv)
 			so.transports |= 1u << t;
 		}
 	}
-	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = strcmp(out, "-") ? open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)
+			      : dup(1);
 	if (fd < 0) {
 		fprintf(stderr, "%s record: %s: %s\n", prog, out, strerror(errno));
 		return 1;
@@ -687,33 +914,29 @@ static int cmd_record(int argc, char **argv)
 	close(go[0]);
 	so.pid = child;
 	s = uevent_session__open(&so);
-	if (!s) {
+	if (!s || uevent_session__record_to(s, fd) < 0) {
 		int err = errno;
 
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
+		uevent_session__close(s);
 		close(fd);
-		unlink(out);
-		if (err == EACCES || err == EPERM)
+		if (strcmp(out, "-"))
+			unlink(out);
+		if (!s && (err == EACCES || err == EPERM))
 			fprintf(stderr, "%s record: not allowed to open perf events or tracefs (%s; "
 				"perf_event_paranoid is %d): run as root\n", prog,
 				uevent_perf_open_reason(), uevent_perf_paranoid());
-		else
+		else if (!s)
 			fprintf(stderr, "%s record: cannot start a session: %s (%s)\n", prog,
 				strerror(err), uevent_perf_open_reason());
+		else
+			fprintf(stderr, "%s record: %s: %s\n", prog, out, strerror(err));
 		return 1;
-	}
-	{
-		struct uevent_file_header h;
-
-		uevent_file_header_init(&h);
-		if (write(fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
-			fprintf(stderr, "%s record: %s: %s\n", prog, out, strerror(errno));
-			return 1;
-		}
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
 	{
 		/* the child emits through what we read best; usdt marks fire under any transport */
 		unsigned int t = uevent_session__transports(s);
@@ -727,23 +950,19 @@ static int cmd_record(int argc, char **argv)
 	for (;;) {
 		ret = uevent_session__next(s, &r, done ? 0 : 100);
 		if (ret < 0 && ret != -EINTR) {
-			fprintf(stderr, "%s record: %s\n", prog, strerror(-ret));
+			fprintf(stderr, "%s record: %s: %s\n", prog, out, strerror(-ret));
+			failed = 1;
+			if (!done)
+				kill(child, SIGTERM);
 			break;
 		}
-		if (ret > 0 && r.type == PERF_RECORD_UEVENT) {
-			ssize_t n = uevent_record_encode(buf, sizeof(buf), r.u.uevent.type,
-							 r.u.uevent.data, r.u.uevent.size, r.id.pid,
-							 r.id.tid, r.id.time);
-
-			if (n > 0 && write(fd, buf, (size_t)n) != n) {
-				fprintf(stderr, "%s record: %s: %s\n", prog, out, strerror(errno));
-				break;
-			}
-			written++;
+		if (ret > 0) {
+			nrec++;
+			nuev += r.type == PERF_RECORD_UEVENT;
+			nsamples += r.type == PERF_RECORD_SAMPLE;
+			nbpf += r.type == PERF_RECORD_BPF_EVENT;
 			continue;
 		}
-		if (ret > 0)
-			continue;
 		if (done && ++idle > 1)
 			break;
 		if (!done && waitpid(child, &status, WNOHANG) == child)
@@ -751,11 +970,23 @@ static int cmd_record(int argc, char **argv)
 		if (got_signal && !done)
 			kill(child, got_signal);
 	}
+	if (!done)
+		waitpid(child, &status, 0);
 	uevent_session__stats(s, &st, sizeof(st));
 	uevent_session__close(s);
-	close(fd);
-	fprintf(stderr, "%s record: %lu uevents written to %s (lost %" PRIu64 ", truncated %" PRIu64
-		")\n", prog, written, out, st.lost + st.lost_samples, st.truncated);
+	if (close(fd) < 0 && !failed) {
+		fprintf(stderr, "%s record: %s: %s\n", prog, out, strerror(errno));
+		failed = 1;
+	}
+	fprintf(stderr, "%s record: %lu uevents", prog, nuev);
+	if (so.sample_period_ns)
+		fprintf(stderr, ", %lu samples", nsamples);
+	if (so.flags & UEVENT_SESSION_BPF_EVENTS)
+		fprintf(stderr, ", %lu BPF events", nbpf);
+	fprintf(stderr, " written to %s (%lu records; lost %" PRIu64 ", truncated %" PRIu64 ")\n",
+		out, nrec, st.lost + st.lost_samples, st.truncated);
+	if (failed)
+		return 1;
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);

@@ -9,8 +9,10 @@ rust_sources = %reldir%/Cargo.toml %reldir%/Cargo.lock \
 	%reldir%/uevent-sys/Cargo.toml %reldir%/uevent-sys/build.rs \
 	%reldir%/uevent-sys/src/lib.rs %reldir%/uevent-sys/src/bindings.rs \
 	%reldir%/uevent/Cargo.toml %reldir%/uevent/build.rs %reldir%/uevent/src/lib.rs \
-	%reldir%/uevent/examples/mark.rs %reldir%/uevent/examples/bench.rs \
-	%reldir%/uevent/tests/golden.rs %reldir%/uevent/tests/emit.rs
+	%reldir%/uevent/src/perf.rs %reldir%/uevent/examples/mark.rs \
+	%reldir%/uevent/examples/bench.rs %reldir%/uevent/examples/session.rs \
+	%reldir%/uevent/tests/golden.rs %reldir%/uevent/tests/emit.rs \
+	%reldir%/uevent/tests/perfdata.rs %reldir%/uevent/tests/session.rs
 
 # The crates and the example, built with `make` so `make check` and `make bench` find them.
 %reldir%/.built: $(rust_sources) libuevent/libuevent.la
@@ -37,7 +39,7 @@ rust-bindings:
 
 TESTS += %reldir%/cargo.test %reldir%/bindgen.test
 EXTRA_DIST += $(rust_sources) %reldir%/cargo.test %reldir%/bindgen.test \
-	%reldir%/regen-bindings.sh
+	%reldir%/regen-bindings.sh %reldir%/README.md
 
 # `make bench`: bench/bindings runs the C baseline and each built binding's mark loop.
 # (Here because it needs every binding's *_all variable, defined above.)

@@ -9,6 +9,10 @@ t/perfdec compares against). Writes, for byte orders le and be:
   ring.le.bin            a 4096-byte metadata page and 4096 data bytes: a perf ring
                          whose data_tail sits near the end so that one record wraps,
                          holding a uevent, a LOST record and a sample
+  perf_records.<bo>.perf.data
+                         the same records as a pipe-mode perf.data (as `perf record -o -`
+                         writes it on a machine of that byte order): the 16-byte header,
+                         a HEADER_ATTR record giving FORMAT (id 7), then the records
 Run: python3 t/data/make-perf-golden.py [outdir]
 """
 import os
@@ -139,6 +143,42 @@ def records(bo):
     return out
 
 
+def revbits(b):
+    return int("{:08b}".format(b)[::-1], 2)
+
+
+def attr(bo):
+    """struct perf_event_attr (136 bytes, PERF_ATTR_SIZE_VER8) giving FORMAT."""
+    w = W(bo)
+    w.u32(1); w.u32(136)            # PERF_TYPE_SOFTWARE, size
+    w.u64(0); w.u64(4000)           # config (cpu-clock), sample_period
+    w.u64(SAMPLE_TYPE); w.u64(READ_FORMAT)
+    flags = (1 << 18) | (1 << 63)   # sample_id_all, uevents
+    le = struct.pack("<Q", flags)
+    # a bitfield: big-endian compilers number its bits from the top of each byte
+    w.raw(le if bo == "le" else bytes(revbits(b) for b in le))
+    w.u32(0); w.u32(0)              # wakeup_events, bp_type
+    w.u64(0); w.u64(0)              # config1, config2
+    w.u64(BRANCH_SAMPLE_TYPE); w.u64(REGS_USER)
+    w.u32(16); w.u32(0)             # sample_stack_user, clockid
+    w.u64(REGS_INTR)
+    w.u32(0); w.u16(0); w.u16(24)   # aux_watermark, sample_max_stack, sample_tls_user
+    w.u32(8); w.u32(0)              # aux_sample_size, aux_action
+    w.u64(0); w.u64(0)              # sig_data, config3
+    assert len(w.b) == 136
+    return bytes(w.b)
+
+
+def pipe_perf_data(bo):
+    w = W(bo)
+    w.raw(b"PERFILE2" if bo == "le" else b"PERFILE2"[::-1])   # the magic, a u64
+    w.u64(16)
+    a = attr(bo)
+    h = W(bo); h.u32(64); h.u16(0); h.u16(8 + len(a) + 8)    # PERF_RECORD_HEADER_ATTR
+    ids = W(bo); ids.u64(7)
+    return bytes(w.b + h.b) + a + bytes(ids.b) + b"".join(records(bo))
+
+
 def ring(bo):
     """A ring with 4096 data bytes, data_tail at 4096-24: the first record wraps."""
     st = ID_BITS["TID"] | ID_BITS["TIME"] | ID_BITS["CPU"] | ID_BITS["IDENTIFIER"]
@@ -168,6 +208,8 @@ def main():
     for bo in ("le", "be"):
         with open(os.path.join(out, "perf_records.%s.bin" % bo), "wb") as f:
             f.write(b"".join(records(bo)))
+        with open(os.path.join(out, "perf_records.%s.perf.data" % bo), "wb") as f:
+            f.write(pipe_perf_data(bo))
     with open(os.path.join(out, "ring.le.bin"), "wb") as f:
         f.write(ring("le"))
 

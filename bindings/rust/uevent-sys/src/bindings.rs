@@ -5119,6 +5119,12 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
+    pub fn uevent_session__record_to(
+        s: *mut uevent_session,
+        fd: ::std::os::raw::c_int,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
     pub fn uevent_session__close(s: *mut uevent_session);
 }
 #[repr(C)]
@@ -5152,6 +5158,9 @@ extern "C" {
 }
 extern "C" {
     pub fn uevent_perf_file__clock_res_ns(f: *const uevent_perf_file) -> i64;
+}
+extern "C" {
+    pub fn uevent_perf_file__byte_order(f: *const uevent_perf_file) -> ::std::os::raw::c_int;
 }
 extern "C" {
     pub fn uevent_perf_file__close(f: *mut uevent_perf_file);

@@ -23,12 +23,15 @@ use std::path::Path;
 
 pub use uevent_sys as sys;
 
-fn err(ret: c_int) -> io::Error {
+pub mod perf;
+pub use perf::{PerfData, Session, SessionBuilder};
+
+pub(crate) fn err(ret: c_int) -> io::Error {
     io::Error::from_raw_os_error(-ret)
 }
 
 #[inline]
-fn check(ret: c_int) -> io::Result<()> {
+pub(crate) fn check(ret: c_int) -> io::Result<()> {
     if ret < 0 {
         Err(err(ret))
     } else {
@@ -308,7 +311,7 @@ pub enum ByteOrder {
 }
 
 impl ByteOrder {
-    fn raw(self) -> c_int {
+    pub(crate) fn raw(self) -> c_int {
         (match self {
             ByteOrder::Host => sys::UEVENT_BO_HOST,
             ByteOrder::Little => sys::UEVENT_BO_LITTLE,
@@ -428,6 +431,8 @@ pub struct Record {
     pub flags: u32,
     pub record_type: u32,
     pub misc: u16,
+    /// perf_event_header.size of the record it came in.
+    pub record_size: u16,
     pub pid: Option<u32>,
     pub tid: Option<u32>,
     pub time: Option<u64>,
@@ -437,7 +442,7 @@ pub struct Record {
     pub identifier: Option<u64>,
 }
 
-fn record_from(r: &sys::uevent_record, bo: ByteOrder) -> Record {
+pub(crate) fn record_from(r: &sys::uevent_record, bo: ByteOrder) -> Record {
     let data = if r.size == 0 || r.data.is_null() {
         Vec::new()
     } else {
@@ -453,6 +458,7 @@ fn record_from(r: &sys::uevent_record, bo: ByteOrder) -> Record {
         flags: r.flags,
         record_type: r.record_type,
         misc: r.misc,
+        record_size: r.record_size,
         pid: has(sys::UEVENT_ID_TID as u32).then_some(r.pid),
         tid: has(sys::UEVENT_ID_TID as u32).then_some(r.tid),
         time: has(sys::UEVENT_ID_TIME as u32).then_some(r.time),
@@ -487,19 +493,11 @@ impl FileReader {
         if r.is_null() {
             return Err(io::Error::last_os_error());
         }
-        // Payloads stay in the file's byte order, which only the header's mark tells.
-        let mut h = MaybeUninit::<sys::uevent_file_header>::zeroed();
-        let mut bytes = Vec::new();
-        if let Ok(f) = std::fs::File::open(path) {
-            use std::io::Read;
-            let _ = f.take(std::mem::size_of::<sys::uevent_file_header>() as u64).read_to_end(&mut bytes);
-            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), h.as_mut_ptr() as *mut u8, bytes.len()) };
-        }
-        let h = unsafe { h.assume_init() };
-        let host_little = cfg!(target_endian = "little");
-        let bo = match (h.byte_order == 0x0102_0304, host_little) {
-            (true, true) | (false, false) => ByteOrder::Little,
-            _ => ByteOrder::Big,
+        // Payloads stay in the file's byte order.
+        let bo = match unsafe { sys::uevent_file_reader__byte_order(r) } as sys::uevent_byte_order {
+            sys::UEVENT_BO_BIG => ByteOrder::Big,
+            sys::UEVENT_BO_LITTLE => ByteOrder::Little,
+            _ => ByteOrder::Host,
         };
         Ok(FileReader { r, bo, done: false })
     }

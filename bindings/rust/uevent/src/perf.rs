@@ -1,0 +1,1124 @@
+//! perf.rs - reading the perf stream: live [`Session`]s, `perf.data` files ([`PerfData`]),
+//! perf ring buffers ([`ring_read`]), all decoded by libuevent into owned [`Record`]s.
+//!
+//! Every record the C library returns lives in its buffers only until the next call, so
+//! [`Record`] copies out what it points to (callchains, raw data, names...). For zero-copy
+//! reading, [`Session::next_ref`] and [`PerfData::next_ref`] lend a [`RecordRef`] tied to
+//! the reader's `&mut` borrow, which the compiler keeps from outliving the next call.
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use uevent::{perf::Record, Payload, Session};
+//!
+//! let mut s = Session::builder().open()?;            // this process, every usable transport
+//! uevent::mark("hello")?;
+//! while let Some(rec) = s.next_timeout(Duration::from_millis(100))? {
+//!     if let Record::UEvent(u) = &rec {
+//!         if let Payload::Text(t) = &u.body.payload {
+//!             println!("{:?} {}", u.sample_id.time, t);
+//!         }
+//!     }
+//! }
+//! for rec in uevent::PerfData::open("perf.data")? {
+//!     println!("{}", rec?.name());
+//! }
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
+//! No `Pin` here, on purpose: nothing the kernel (or C) writes to lives in Rust memory.
+//! The enabled word the kernel flips for usdt and user_events is inside libuevent, the
+//! ring buffers are mapped and owned by the C session, and the session object itself is
+//! a C heap allocation this crate only holds a pointer to. [`ring_read`] lends a slice
+//! for the duration of one call. Readers are `Send` (the C objects have no thread
+//! affinity and no thread-local state once open) but not `Sync`.
+use std::ffi::{CStr, CString};
+use std::io;
+use std::mem::MaybeUninit;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
+use std::os::raw::{c_char, c_int, c_void};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use crate::{err, record_from, sys, ByteOrder};
+
+/// A transport that carries uevents (`enum uevent_transport`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Transport {
+    Prctl,
+    UserEvents,
+    Usdt,
+    Ftrace,
+    File,
+}
+
+impl Transport {
+    const ALL: [Transport; 5] =
+        [Transport::Prctl, Transport::UserEvents, Transport::Usdt, Transport::Ftrace, Transport::File];
+
+    /// The C enum value.
+    pub fn raw(self) -> u32 {
+        match self {
+            Transport::Prctl => sys::UEVENT_TRANSPORT_PRCTL,
+            Transport::UserEvents => sys::UEVENT_TRANSPORT_USER_EVENTS,
+            Transport::Usdt => sys::UEVENT_TRANSPORT_USDT,
+            Transport::Ftrace => sys::UEVENT_TRANSPORT_FTRACE,
+            Transport::File => sys::UEVENT_TRANSPORT_FILE,
+        }
+    }
+
+    /// The transport of C enum value `t`, if it is one that carries events.
+    pub fn from_raw(t: u32) -> Option<Transport> {
+        Transport::ALL.into_iter().find(|x| x.raw() == t)
+    }
+
+    /// Its name as the library spells it ("usdt", "user_events", ...).
+    pub fn name(self) -> String {
+        crate::transport_name(self.raw() as i32)
+    }
+
+    fn set_from_mask(mask: u32) -> Vec<Transport> {
+        Transport::ALL.into_iter().filter(|t| mask & (1 << t.raw()) != 0).collect()
+    }
+}
+
+// ---- records ---------------------------------------------------------------------------
+
+/// `perf_event_header`: the record's type (`PERF_RECORD_*`), misc bits and size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    pub ty: u32,
+    pub misc: u16,
+    pub size: u16,
+}
+
+/// The sample_id fields of a record (a sample's own, or the trailer of the others);
+/// those the event did not ask for are `None`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SampleId {
+    pub pid: Option<u32>,
+    pub tid: Option<u32>,
+    pub time: Option<u64>,
+    pub id: Option<u64>,
+    pub stream_id: Option<u64>,
+    pub cpu: Option<u32>,
+    pub identifier: Option<u64>,
+}
+
+impl SampleId {
+    fn from_c(i: &sys::uevent_sample_id) -> SampleId {
+        let has = |bit: sys::uevent_id_field| i.fields & bit != 0;
+        SampleId {
+            pid: has(sys::UEVENT_ID_TID).then_some(i.pid),
+            tid: has(sys::UEVENT_ID_TID).then_some(i.tid),
+            time: has(sys::UEVENT_ID_TIME).then_some(i.time),
+            id: has(sys::UEVENT_ID_ID).then_some(i.id),
+            stream_id: has(sys::UEVENT_ID_STREAM_ID).then_some(i.stream_id),
+            cpu: has(sys::UEVENT_ID_CPU).then_some(i.cpu),
+            identifier: has(sys::UEVENT_ID_IDENTIFIER).then_some(i.identifier),
+        }
+    }
+}
+
+/// A record's header, sample_id and body. `transport` is the transport that carried a
+/// uevent (`None` for other records).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rec<T> {
+    pub header: Header,
+    pub transport: Option<Transport>,
+    pub sample_id: SampleId,
+    pub body: T,
+}
+
+/// `PERF_SAMPLE_READ` values (`struct uevent_perf_read`). `values` holds the `nr`
+/// entries of `entry_size` bytes (`value[, id][, lost]`) the C member points at: with
+/// `PERF_FORMAT_GROUP` the group's values; without it C points at `value`, so the one
+/// entry is `value` and the numbers that follow it in the record.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Read {
+    pub nr: u64,
+    pub time_enabled: u64,
+    pub time_running: u64,
+    pub value: u64,
+    pub id: u64,
+    pub lost: u64,
+    pub entry_size: u32,
+    pub values: Vec<Vec<u64>>,
+}
+
+/// One `PERF_SAMPLE_BRANCH_STACK` entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BranchEntry {
+    pub from: u64,
+    pub to: u64,
+    pub flags: u64,
+}
+
+/// `PERF_RECORD_SAMPLE` (`struct uevent_perf_sample`). Fields the event's sample_type
+/// lacks are 0 or empty. The C struct's counts (`callchain_nr`, `raw_size`, `branch_nr`,
+/// `regs_user_nr`, `stack_user_size`, `regs_intr_nr`, `tls_user_size`, `aux_size`) are
+/// the lengths of the vectors here.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Sample {
+    pub identifier: u64,
+    pub ip: u64,
+    pub pid: u32,
+    pub tid: u32,
+    pub time: u64,
+    pub addr: u64,
+    pub id: u64,
+    pub stream_id: u64,
+    pub cpu: u32,
+    pub period: u64,
+    pub read: Read,
+    pub callchain: Vec<u64>,
+    pub raw: Vec<u8>,
+    pub branch_hw_idx: u64,
+    pub branch_entries: Vec<BranchEntry>,
+    /// One per branch entry with `PERF_SAMPLE_BRANCH_COUNTERS`, else empty.
+    pub branch_counters: Vec<u64>,
+    pub regs_user_abi: u64,
+    pub regs_user: Vec<u64>,
+    pub stack_user: Vec<u8>,
+    pub stack_user_dyn_size: u64,
+    pub weight: u64,
+    pub weight_var1: u32,
+    pub weight_var2: u16,
+    pub weight_var3: u16,
+    pub data_src: u64,
+    pub transaction: u64,
+    pub regs_intr_abi: u64,
+    pub regs_intr: Vec<u64>,
+    pub phys_addr: u64,
+    pub cgroup: u64,
+    pub data_page_size: u64,
+    pub code_page_size: u64,
+    /// `PERF_SAMPLE_TLS_USER`: the bytes requested; the first `tls_user_dyn_size` are valid.
+    pub tls_user: Vec<u8>,
+    pub tls_user_dyn_size: u64,
+    pub aux: Vec<u8>,
+}
+
+/// `PERF_RECORD_MMAP` and `MMAP2` (`struct uevent_perf_mmap`); `build_id` holds its
+/// `build_id_size` bytes when misc has `PERF_RECORD_MISC_MMAP_BUILD_ID`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Mmap {
+    pub pid: u32,
+    pub tid: u32,
+    pub addr: u64,
+    pub len: u64,
+    pub pgoff: u64,
+    pub maj: u32,
+    pub min: u32,
+    pub ino: u64,
+    pub ino_generation: u64,
+    pub prot: u32,
+    pub flags: u32,
+    pub build_id: Vec<u8>,
+    pub filename: String,
+}
+
+/// `PERF_RECORD_COMM`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Comm {
+    pub pid: u32,
+    pub tid: u32,
+    pub comm: String,
+}
+
+/// `PERF_RECORD_FORK` and `EXIT`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Task {
+    pub pid: u32,
+    pub ppid: u32,
+    pub tid: u32,
+    pub ptid: u32,
+    pub time: u64,
+}
+
+/// `PERF_RECORD_LOST` (id, lost) and `LOST_SAMPLES` (lost).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Lost {
+    pub id: u64,
+    pub lost: u64,
+}
+
+/// `PERF_RECORD_THROTTLE` and `UNTHROTTLE`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Throttle {
+    pub time: u64,
+    pub id: u64,
+    pub stream_id: u64,
+}
+
+/// `PERF_RECORD_SWITCH` (zeros) and `SWITCH_CPU_WIDE`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Switch {
+    pub next_prev_pid: u32,
+    pub next_prev_tid: u32,
+}
+
+/// `PERF_RECORD_KSYMBOL`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Ksymbol {
+    pub addr: u64,
+    pub len: u32,
+    pub ksym_type: u16,
+    pub flags: u16,
+    pub name: String,
+}
+
+/// `PERF_RECORD_BPF_EVENT` (`ty` is the C member `type`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BpfEvent {
+    pub ty: u16,
+    pub flags: u16,
+    pub id: u32,
+    pub tag: [u8; 8],
+}
+
+/// One decoded perf record, owned. The variant is the `union uevent_perf_body` member
+/// the C library filled: `UEvent` also covers uevents that came as usdt or user_events
+/// tracepoint samples; `Other` holds the body of any other record type (perf's own
+/// records, numbers 64 and up, included).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Record {
+    /// Boxed: a sample is several times larger than any other record.
+    Sample(Rec<Box<Sample>>),
+    Mmap(Rec<Mmap>),
+    Comm(Rec<Comm>),
+    Task(Rec<Task>),
+    Lost(Rec<Lost>),
+    Throttle(Rec<Throttle>),
+    Switch(Rec<Switch>),
+    Ksymbol(Rec<Ksymbol>),
+    BpfEvent(Rec<BpfEvent>),
+    UEvent(Rec<crate::Record>),
+    Other(Rec<Vec<u8>>),
+}
+
+macro_rules! each_variant {
+    ($self:expr, $r:ident => $e:expr) => {
+        match $self {
+            Record::Sample($r) => $e,
+            Record::Mmap($r) => $e,
+            Record::Comm($r) => $e,
+            Record::Task($r) => $e,
+            Record::Lost($r) => $e,
+            Record::Throttle($r) => $e,
+            Record::Switch($r) => $e,
+            Record::Ksymbol($r) => $e,
+            Record::BpfEvent($r) => $e,
+            Record::UEvent($r) => $e,
+            Record::Other($r) => $e,
+        }
+    };
+}
+
+impl Record {
+    pub fn header(&self) -> Header {
+        each_variant!(self, r => r.header)
+    }
+    pub fn sample_id(&self) -> SampleId {
+        each_variant!(self, r => r.sample_id)
+    }
+    /// The record type's name ("SAMPLE", "MMAP2", "UEVENT", ...) or "" if unknown.
+    pub fn name(&self) -> &'static str {
+        record_name(self.header().ty)
+    }
+    /// The name of the C union member this record's body mirrors ("sample", "sw", ...).
+    pub fn member(&self) -> &'static str {
+        match self {
+            Record::Sample(_) => "sample",
+            Record::Mmap(_) => "mmap",
+            Record::Comm(_) => "comm",
+            Record::Task(_) => "task",
+            Record::Lost(_) => "lost",
+            Record::Throttle(_) => "throttle",
+            Record::Switch(_) => "sw",
+            Record::Ksymbol(_) => "ksymbol",
+            Record::BpfEvent(_) => "bpf_event",
+            Record::UEvent(_) => "uevent",
+            Record::Other(_) => "other",
+        }
+    }
+    /// The uevent this record carries, if it is one.
+    pub fn uevent(&self) -> Option<&crate::Record> {
+        match self {
+            Record::UEvent(r) => Some(&r.body),
+            _ => None,
+        }
+    }
+}
+
+/// The name libuevent gives record type `ty` ("SAMPLE", "UEVENT", "FINISHED_ROUND"...),
+/// "" if it has none.
+pub fn record_name(ty: u32) -> &'static str {
+    // SAFETY: uevent_perf_record_name returns NULL or a pointer to a static string.
+    let p = unsafe { sys::uevent_perf_record_name(ty) };
+    if p.is_null() {
+        ""
+    } else {
+        unsafe { CStr::from_ptr(p) }.to_str().unwrap_or("")
+    }
+}
+
+/// Which body a record type has, as `uevent.h` documents it: derived once from the
+/// library's record names, so the PERF_RECORD_* numbers are not restated here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Sample,
+    Mmap,
+    Comm,
+    Task,
+    Lost,
+    Throttle,
+    Switch,
+    Ksymbol,
+    BpfEvent,
+    UEvent,
+    Other,
+}
+
+fn kind_of(ty: u32) -> Kind {
+    static TABLE: OnceLock<Vec<Kind>> = OnceLock::new();
+    let t = TABLE.get_or_init(|| {
+        (0..256u32)
+            .map(|ty| match record_name(ty) {
+                "SAMPLE" => Kind::Sample,
+                "MMAP" | "MMAP2" => Kind::Mmap,
+                "COMM" => Kind::Comm,
+                "FORK" | "EXIT" => Kind::Task,
+                "LOST" | "LOST_SAMPLES" => Kind::Lost,
+                "THROTTLE" | "UNTHROTTLE" => Kind::Throttle,
+                "SWITCH" | "SWITCH_CPU_WIDE" => Kind::Switch,
+                "KSYMBOL" => Kind::Ksymbol,
+                "BPF_EVENT" => Kind::BpfEvent,
+                "UEVENT" => Kind::UEvent,
+                _ => Kind::Other,
+            })
+            .collect()
+    });
+    t.get(ty as usize).copied().unwrap_or(Kind::Other)
+}
+
+unsafe fn bytes(p: *const c_void, n: u64) -> Vec<u8> {
+    if p.is_null() || n == 0 {
+        Vec::new()
+    } else {
+        std::slice::from_raw_parts(p as *const u8, n as usize).to_vec()
+    }
+}
+
+unsafe fn u64s(p: *const c_void, n: u64, bo: c_int) -> Vec<u64> {
+    if p.is_null() {
+        return Vec::new();
+    }
+    (0..n).map(|i| sys::uevent_perf_u64(p, i, bo)).collect()
+}
+
+unsafe fn cstr(p: *const c_char) -> String {
+    if p.is_null() {
+        String::new()
+    } else {
+        CStr::from_ptr(p).to_string_lossy().into_owned()
+    }
+}
+
+/// A decoded record still inside the reader's buffer: valid until the reader's next
+/// call, which the borrow checker enforces. [`RecordRef::to_record`] copies it out.
+#[derive(Clone, Copy)]
+pub struct RecordRef<'a> {
+    rec: &'a sys::uevent_perf_record,
+    bo: ByteOrder,
+}
+
+impl<'a> RecordRef<'a> {
+    pub fn header(&self) -> Header {
+        Header { ty: self.rec.type_, misc: self.rec.misc, size: self.rec.size }
+    }
+    pub fn sample_id(&self) -> SampleId {
+        SampleId::from_c(&self.rec.id)
+    }
+    pub fn transport(&self) -> Option<Transport> {
+        Transport::from_raw(self.rec.transport)
+    }
+    /// The C record, for fields this crate does not wrap; pointers in it stay valid
+    /// as long as this borrow.
+    pub fn raw(&self) -> &'a sys::uevent_perf_record {
+        self.rec
+    }
+    /// For a uevent: its payload type and bytes, without copying.
+    pub fn uevent_payload(&self) -> Option<(u32, &'a [u8])> {
+        if kind_of(self.rec.type_) != Kind::UEvent {
+            return None;
+        }
+        // SAFETY: type says u.uevent is the member set; data has size bytes inside the
+        // reader's buffer, which the 'a borrow keeps alive and unchanged.
+        let u = unsafe { &self.rec.u.uevent };
+        let data = if u.data.is_null() || u.size == 0 {
+            &[][..]
+        } else {
+            unsafe { std::slice::from_raw_parts(u.data as *const u8, u.size as usize) }
+        };
+        Some((u.type_, data))
+    }
+
+    /// Copies the record out of the reader's buffer.
+    pub fn to_record(self) -> Record {
+        // SAFETY: the union member read in each arm is the one kind_of(type) says the
+        // C decoder filled; pointers and sizes come from that decoder, which checked
+        // them against the record's bounds.
+        unsafe { self.to_record_unchecked() }
+    }
+
+    unsafe fn to_record_unchecked(self) -> Record {
+        let r = self.rec;
+        let bo = self.bo.raw();
+        macro_rules! rec {
+            ($v:ident, $body:expr) => {
+                Record::$v(Rec {
+                    header: self.header(),
+                    transport: self.transport(),
+                    sample_id: self.sample_id(),
+                    body: $body,
+                })
+            };
+        }
+        match kind_of(r.type_) {
+            Kind::Sample => {
+                let s = &r.u.sample;
+                let rd = &s.read;
+                let per = (rd.entry_size / 8) as u64;
+                let values = if per == 0 {
+                    Vec::new()
+                } else {
+                    let all = u64s(rd.values, rd.nr * per, bo);
+                    all.chunks(per as usize).map(|c| c.to_vec()).collect()
+                };
+                let be = u64s(s.branch_entries, s.branch_nr * 3, bo);
+                rec!(
+                    Sample,
+                    Box::new(Sample {
+                        identifier: s.identifier,
+                        ip: s.ip,
+                        pid: s.pid,
+                        tid: s.tid,
+                        time: s.time,
+                        addr: s.addr,
+                        id: s.id,
+                        stream_id: s.stream_id,
+                        cpu: s.cpu,
+                        period: s.period,
+                        read: Read {
+                            nr: rd.nr,
+                            time_enabled: rd.time_enabled,
+                            time_running: rd.time_running,
+                            value: rd.value,
+                            id: rd.id,
+                            lost: rd.lost,
+                            entry_size: rd.entry_size,
+                            values,
+                        },
+                        callchain: u64s(s.callchain, s.callchain_nr, bo),
+                        raw: bytes(s.raw, s.raw_size as u64),
+                        branch_hw_idx: s.branch_hw_idx,
+                        branch_entries: be
+                            .chunks_exact(3)
+                            .map(|c| BranchEntry { from: c[0], to: c[1], flags: c[2] })
+                            .collect(),
+                        branch_counters: u64s(s.branch_counters, s.branch_nr, bo),
+                        regs_user_abi: s.regs_user_abi,
+                        regs_user: u64s(s.regs_user, s.regs_user_nr as u64, bo),
+                        stack_user: bytes(s.stack_user, s.stack_user_size),
+                        stack_user_dyn_size: s.stack_user_dyn_size,
+                        weight: s.weight,
+                        weight_var1: s.weight_var1,
+                        weight_var2: s.weight_var2,
+                        weight_var3: s.weight_var3,
+                        data_src: s.data_src,
+                        transaction: s.transaction,
+                        regs_intr_abi: s.regs_intr_abi,
+                        regs_intr: u64s(s.regs_intr, s.regs_intr_nr as u64, bo),
+                        phys_addr: s.phys_addr,
+                        cgroup: s.cgroup,
+                        data_page_size: s.data_page_size,
+                        code_page_size: s.code_page_size,
+                        tls_user: bytes(s.tls_user, s.tls_user_size),
+                        tls_user_dyn_size: s.tls_user_dyn_size,
+                        aux: bytes(s.aux, s.aux_size),
+                    })
+                )
+            }
+            Kind::Mmap => {
+                let m = &r.u.mmap;
+                let n = (m.build_id_size as usize).min(m.build_id.len());
+                rec!(
+                    Mmap,
+                    Mmap {
+                        pid: m.pid,
+                        tid: m.tid,
+                        addr: m.addr,
+                        len: m.len,
+                        pgoff: m.pgoff,
+                        maj: m.maj,
+                        min: m.min,
+                        ino: m.ino,
+                        ino_generation: m.ino_generation,
+                        prot: m.prot,
+                        flags: m.flags,
+                        build_id: m.build_id[..n].to_vec(),
+                        filename: cstr(m.filename),
+                    }
+                )
+            }
+            Kind::Comm => {
+                let c = &r.u.comm;
+                rec!(Comm, Comm { pid: c.pid, tid: c.tid, comm: cstr(c.comm) })
+            }
+            Kind::Task => {
+                let t = &r.u.task;
+                rec!(Task, Task { pid: t.pid, ppid: t.ppid, tid: t.tid, ptid: t.ptid, time: t.time })
+            }
+            Kind::Lost => rec!(Lost, Lost { id: r.u.lost.id, lost: r.u.lost.lost }),
+            Kind::Throttle => {
+                let t = &r.u.throttle;
+                rec!(Throttle, Throttle { time: t.time, id: t.id, stream_id: t.stream_id })
+            }
+            Kind::Switch => rec!(
+                Switch,
+                Switch { next_prev_pid: r.u.sw.next_prev_pid, next_prev_tid: r.u.sw.next_prev_tid }
+            ),
+            Kind::Ksymbol => {
+                let k = &r.u.ksymbol;
+                rec!(
+                    Ksymbol,
+                    Ksymbol { addr: k.addr, len: k.len, ksym_type: k.ksym_type, flags: k.flags, name: cstr(k.name) }
+                )
+            }
+            Kind::BpfEvent => {
+                let b = &r.u.bpf_event;
+                rec!(BpfEvent, BpfEvent { ty: b.type_, flags: b.flags, id: b.id, tag: b.tag })
+            }
+            Kind::UEvent => rec!(UEvent, record_from(&r.u.uevent, self.bo)),
+            Kind::Other => rec!(Other, bytes(r.u.other.data, r.u.other.size as u64)),
+        }
+    }
+}
+
+impl std::fmt::Debug for RecordRef<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecordRef")
+            .field("header", &self.header())
+            .field("sample_id", &self.sample_id())
+            .finish_non_exhaustive()
+    }
+}
+
+fn zeroed_record() -> sys::uevent_perf_record {
+    // SAFETY: all-zero bytes are a valid uevent_perf_record (integers, null pointers).
+    unsafe { MaybeUninit::zeroed().assume_init() }
+}
+
+fn c_path(path: &Path) -> io::Result<CString> {
+    CString::new(path.as_os_str().as_bytes()).map_err(|_| {
+        io::Error::new(io::ErrorKind::InvalidInput, format!("{}: path contains a NUL byte", path.display()))
+    })
+}
+
+/// The error inside an `io::Error` that carries context as well as an errno: the kind
+/// is the errno's, [`errno`] finds the number.
+#[derive(Debug)]
+pub struct Errno {
+    pub errno: i32,
+    pub context: String,
+}
+
+impl std::fmt::Display for Errno {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.context, io::Error::from_raw_os_error(self.errno))
+    }
+}
+
+impl std::error::Error for Errno {}
+
+/// The errno of an error this crate returned, with or without context.
+pub fn errno(e: &io::Error) -> Option<i32> {
+    e.raw_os_error().or_else(|| e.get_ref().and_then(|i| i.downcast_ref::<Errno>()).map(|x| x.errno))
+}
+
+/// An io::Error of errno `e` that also says why, keeping the errno's kind.
+fn with_reason(e: io::Error, why: &str) -> io::Error {
+    match e.raw_os_error() {
+        Some(n) if !why.is_empty() => io::Error::new(e.kind(), Errno { errno: n, context: why.to_string() }),
+        _ => e,
+    }
+}
+
+// ---- live sessions ---------------------------------------------------------------------
+
+/// Options of a live session (`struct uevent_session_opts`); `open()` starts it.
+#[derive(Debug, Clone, Default)]
+pub struct SessionBuilder {
+    pid: i32,
+    flags: u32,
+    transports: u32,
+    ring_pages: u32,
+    usdt_path: Option<PathBuf>,
+    usdt_max_payload: u32,
+    wakeup_events: u32,
+    sample_period_ns: u64,
+    tls_user: u32,
+}
+
+impl SessionBuilder {
+    fn flag(mut self, f: sys::uevent_session_flags, on: bool) -> Self {
+        if on {
+            self.flags |= f;
+        } else {
+            self.flags &= !f;
+        }
+        self
+    }
+    /// Watch process `pid` (and, unless `no_inherit`, its new threads and children).
+    /// The default is this process.
+    pub fn pid(mut self, pid: u32) -> Self {
+        self.pid = pid as i32;
+        self
+    }
+    /// Watch every process (one event per CPU; needs privileges).
+    pub fn all_processes(mut self) -> Self {
+        self.pid = -1;
+        self
+    }
+    /// Listen on these transports only (default: every usable one).
+    pub fn transports(mut self, ts: &[Transport]) -> Self {
+        self.transports = ts.iter().fold(0, |m, t| m | 1 << t.raw());
+        self
+    }
+    /// Also return COMM, FORK, EXIT, samples and the other side-band records.
+    pub fn all_records(self, on: bool) -> Self {
+        self.flag(sys::UEVENT_SESSION_ALL_RECORDS, on)
+    }
+    /// Flight recorder: the rings overwrite; read them with [`Session::snapshot`].
+    pub fn overwrite(self, on: bool) -> Self {
+        self.flag(sys::UEVENT_SESSION_OVERWRITE, on)
+    }
+    /// Do not follow new children and threads.
+    pub fn no_inherit(self, on: bool) -> Self {
+        self.flag(sys::UEVENT_SESSION_NO_INHERIT, on)
+    }
+    /// Ask for BPF_EVENT and KSYMBOL records.
+    pub fn bpf_events(self, on: bool) -> Self {
+        self.flag(sys::UEVENT_SESSION_BPF_EVENTS, on)
+    }
+    /// Start disabled; [`Session::enable`] starts it.
+    pub fn disabled(self, on: bool) -> Self {
+        self.flag(sys::UEVENT_SESSION_DISABLED, on)
+    }
+    /// Data pages per ring, a power of 2 (default 256).
+    pub fn ring_pages(mut self, n: u32) -> Self {
+        self.ring_pages = n;
+        self
+    }
+    /// The object with the `libuevent:emit` note (default: the libuevent this process uses).
+    pub fn usdt_path<P: AsRef<Path>>(mut self, p: P) -> Self {
+        self.usdt_path = Some(p.as_ref().to_path_buf());
+        self
+    }
+    /// Payload bytes fetched per usdt mark (default 4096, cut to what the kernel takes).
+    pub fn usdt_max_payload(mut self, n: u32) -> Self {
+        self.usdt_max_payload = n;
+        self
+    }
+    /// Wake the reader every `n` records (default 1).
+    pub fn wakeup_events(mut self, n: u32) -> Self {
+        self.wakeup_events = n;
+        self
+    }
+    /// Also take cpu-clock samples at this period.
+    pub fn sample_period(mut self, d: Duration) -> Self {
+        self.sample_period_ns = d.as_nanos().min(u64::MAX as u128) as u64;
+        self
+    }
+    /// With samples: `PERF_SAMPLE_TLS_USER` of this many bytes.
+    pub fn tls_user(mut self, bytes: u32) -> Self {
+        self.tls_user = bytes;
+        self
+    }
+
+    /// Opens the session. The error keeps the errno's kind (`PermissionDenied` for
+    /// EACCES/EPERM, `InvalidInput` for EINVAL...) and says what the library tried.
+    pub fn open(&self) -> io::Result<Session> {
+        let path = self.usdt_path.as_deref().map(c_path).transpose()?;
+        let opts = sys::uevent_session_opts {
+            sz: std::mem::size_of::<sys::uevent_session_opts>() as _,
+            pid: self.pid,
+            flags: self.flags,
+            transports: self.transports,
+            ring_pages: self.ring_pages,
+            // Only read during uevent_session__open (it resolves the path there).
+            usdt_path: path.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()),
+            usdt_max_payload: self.usdt_max_payload,
+            wakeup_events: self.wakeup_events,
+            sample_period_ns: self.sample_period_ns,
+            tls_user: self.tls_user,
+        };
+        let s = unsafe { sys::uevent_session__open(&opts) };
+        if s.is_null() {
+            let e = io::Error::last_os_error();
+            // The reason is thread-local, set by the open that just failed here.
+            let why = unsafe { cstr(sys::uevent_perf_open_reason()) };
+            return Err(with_reason(e, &why));
+        }
+        Ok(Session { s, rec: Box::new(zeroed_record()), recording: None })
+    }
+}
+
+/// Session statistics (`struct uevent_session_stats`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SessionStats {
+    pub records: u64,
+    pub uevents: u64,
+    pub lost: u64,
+    pub lost_samples: u64,
+    pub truncated: u64,
+    pub corrupt: u64,
+    pub bytes: u64,
+}
+
+/// A live session: perf events on this (or another) process, records in time order.
+/// As an `Iterator` it waits as long as it takes and ends when every watched task has
+/// exited; [`Session::next_timeout`] waits a bounded time. Closed when dropped (the
+/// usdt uprobe it created is removed then).
+pub struct Session {
+    s: *mut sys::uevent_session,
+    rec: Box<sys::uevent_perf_record>,
+    // The fd record_to() writes to: C writes to it until the session closes, so the
+    // session owns it and closes it after uevent_session__close flushed.
+    recording: Option<OwnedFd>,
+}
+
+// SAFETY: the C session is a heap object with fds and mappings and no tie to the
+// thread that opened it; all mutation goes through &mut self. Not Sync: nothing needs it.
+unsafe impl Send for Session {}
+
+fn timeout_ms(d: Option<Duration>) -> c_int {
+    match d {
+        None => -1,
+        // round up so a short wait is not a poll, and cap below c_int's max
+        Some(d) => d.as_nanos().div_ceil(1_000_000).min(i32::MAX as u128) as c_int,
+    }
+}
+
+impl Session {
+    /// A builder with the defaults: this process, every usable transport.
+    pub fn builder() -> SessionBuilder {
+        SessionBuilder::default()
+    }
+
+    /// Transports the session listens on.
+    pub fn transports(&self) -> Vec<Transport> {
+        Transport::set_from_mask(unsafe { sys::uevent_session__transports(self.s) })
+    }
+
+    /// What the session opened or could not, for people.
+    pub fn reason(&self) -> String {
+        unsafe { cstr(sys::uevent_session__reason(self.s)) }
+    }
+
+    pub fn enable(&mut self) -> io::Result<()> {
+        crate::check(unsafe { sys::uevent_session__enable(self.s) })
+    }
+
+    pub fn disable(&mut self) -> io::Result<()> {
+        crate::check(unsafe { sys::uevent_session__disable(self.s) })
+    }
+
+    /// Overwrite mode: pauses the rings and queues their contents for the next calls.
+    /// Returns the number of records queued. `InvalidInput` without `overwrite(true)`.
+    pub fn snapshot(&mut self) -> io::Result<usize> {
+        let n = unsafe { sys::uevent_session__snapshot(self.s) };
+        crate::check(n)?;
+        Ok(n as usize)
+    }
+
+    pub fn stats(&self) -> io::Result<SessionStats> {
+        let mut st = MaybeUninit::<sys::uevent_session_stats>::zeroed();
+        crate::check(unsafe {
+            sys::uevent_session__stats(self.s, st.as_mut_ptr(), std::mem::size_of::<sys::uevent_session_stats>() as _)
+        })?;
+        let st = unsafe { st.assume_init() };
+        Ok(SessionStats {
+            records: st.records,
+            uevents: st.uevents,
+            lost: st.lost,
+            lost_samples: st.lost_samples,
+            truncated: st.truncated,
+            corrupt: st.corrupt,
+            bytes: st.bytes,
+        })
+    }
+
+    /// From now on, also writes every record the session reads (returned or not) to
+    /// `out` as a pipe-mode perf.data stream, which [`PerfData`] and `perf script` read
+    /// back. The session keeps `out` (a `File`, a pipe...) and closes it when dropped,
+    /// after the last write. Errors: EBUSY when already recording; a later write error
+    /// comes back from the next read.
+    pub fn record_to(&mut self, out: impl Into<OwnedFd>) -> io::Result<()> {
+        let fd: OwnedFd = out.into();
+        crate::check(unsafe { sys::uevent_session__record_to(self.s, fd.as_raw_fd()) })?;
+        self.recording = Some(fd);
+        Ok(())
+    }
+
+    /// The next record without copying: `Ok(None)` when none came within `timeout`
+    /// (`None`: wait forever; `Some(Duration::ZERO)`: do not wait).
+    pub fn next_ref(&mut self, timeout: Option<Duration>) -> io::Result<Option<RecordRef<'_>>> {
+        let ret = unsafe { sys::uevent_session__next(self.s, &mut *self.rec, timeout_ms(timeout)) };
+        crate::check(ret)?;
+        if ret == 0 {
+            return Ok(None);
+        }
+        // A session reads this machine's rings: host order.
+        Ok(Some(RecordRef { rec: &self.rec, bo: ByteOrder::Host }))
+    }
+
+    /// The next record, copied out; `Ok(None)` when none came within `timeout`.
+    pub fn next_timeout(&mut self, timeout: Duration) -> io::Result<Option<Record>> {
+        Ok(self.next_ref(Some(timeout))?.map(|r| r.to_record()))
+    }
+}
+
+impl Iterator for Session {
+    type Item = io::Result<Record>;
+
+    fn next(&mut self) -> Option<io::Result<Record>> {
+        self.next_ref(None).map(|r| r.map(|r| r.to_record())).transpose()
+    }
+}
+
+impl AsRawFd for Session {
+    /// An epoll fd that polls readable when records may be waiting.
+    fn as_raw_fd(&self) -> RawFd {
+        unsafe { sys::uevent_session__fd(self.s) }
+    }
+}
+
+impl AsFd for Session {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        // SAFETY: the epoll fd is open for the session's whole life, which bounds the borrow.
+        unsafe { BorrowedFd::borrow_raw(self.as_raw_fd()) }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        unsafe { sys::uevent_session__close(self.s) }
+    }
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session").field("transports", &self.transports()).field("reason", &self.reason()).finish()
+    }
+}
+
+// ---- perf.data -------------------------------------------------------------------------
+
+/// A `perf.data` file (file or pipe mode; "-" reads standard input), records in file
+/// order. As an `Iterator`: a uevent of an unknown format comes as an `Err` with errno
+/// EPROTO and reading goes on; any other error ends it (see [`PerfData::offset`]).
+pub struct PerfData {
+    f: *mut sys::uevent_perf_file,
+    rec: Box<sys::uevent_perf_record>,
+    bo: ByteOrder,
+    done: bool,
+}
+
+// SAFETY: as for Session: a heap object (the file's bytes and its events) with no thread
+// affinity; mutation only through &mut self.
+unsafe impl Send for PerfData {}
+
+const EPROTO: i32 = 71;
+
+impl PerfData {
+    /// Opens a perf.data file. `InvalidInput` (EINVAL) for a corrupt header, `NotFound`...
+    pub fn open<P: AsRef<Path>>(path: P) -> io::Result<PerfData> {
+        let path = path.as_ref();
+        let c = c_path(path)?;
+        let f = unsafe { sys::uevent_perf_file__open(c.as_ptr()) };
+        if f.is_null() {
+            let e = io::Error::last_os_error();
+            return Err(with_reason(e, &path.display().to_string()));
+        }
+        let bo = match unsafe { sys::uevent_perf_file__byte_order(f) } as sys::uevent_byte_order {
+            sys::UEVENT_BO_BIG => ByteOrder::Big,
+            sys::UEVENT_BO_LITTLE => ByteOrder::Little,
+            _ => ByteOrder::Host,
+        };
+        Ok(PerfData { f, rec: Box::new(zeroed_record()), bo, done: false })
+    }
+
+    /// The byte order the file was written in (its payloads and arrays are in it).
+    pub fn byte_order(&self) -> ByteOrder {
+        self.bo
+    }
+
+    /// Byte offset of the next record (or of the corrupt one after an error).
+    pub fn offset(&self) -> u64 {
+        unsafe { sys::uevent_perf_file__offset(self.f) }
+    }
+
+    /// The names of the file's events (HEADER_EVENT_DESC), one per attr.
+    pub fn event_names(&self) -> Vec<String> {
+        let n = unsafe { sys::uevent_perf_file__nr_events(self.f) }.max(0);
+        (0..n).map(|i| unsafe { cstr(sys::uevent_perf_file__event_name(self.f, i)) }).collect()
+    }
+
+    /// The events' clock id (attr.clockid or HEADER_CLOCK_DATA); `None`: perf's clock.
+    pub fn clockid(&self) -> Option<i32> {
+        let c = unsafe { sys::uevent_perf_file__clockid(self.f) };
+        (c >= 0).then_some(c)
+    }
+
+    /// HEADER_CLOCKID: the clock's resolution in ns, when the file has it.
+    pub fn clock_res_ns(&self) -> Option<i64> {
+        let r = unsafe { sys::uevent_perf_file__clock_res_ns(self.f) };
+        (r >= 0).then_some(r)
+    }
+
+    /// The next record without copying; `Ok(None)` at the end of the file.
+    pub fn next_ref(&mut self) -> io::Result<Option<RecordRef<'_>>> {
+        let ret = unsafe { sys::uevent_perf_file__next(self.f, &mut *self.rec) };
+        if ret < 0 {
+            return Err(with_reason(err(ret), &format!("record at offset {}", self.offset())));
+        }
+        if ret == 0 {
+            return Ok(None);
+        }
+        Ok(Some(RecordRef { rec: &self.rec, bo: self.bo }))
+    }
+}
+
+impl Iterator for PerfData {
+    type Item = io::Result<Record>;
+
+    fn next(&mut self) -> Option<io::Result<Record>> {
+        if self.done {
+            return None;
+        }
+        match self.next_ref() {
+            Ok(Some(r)) => Some(Ok(r.to_record())),
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                // EPROTO: the C reader skipped that record, the next one is readable
+                if !is_eproto(&e) {
+                    self.done = true;
+                }
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+/// True for the error a record of an unknown uevent format gives (errno EPROTO).
+pub fn is_eproto(e: &io::Error) -> bool {
+    errno(e) == Some(EPROTO)
+}
+
+impl std::fmt::Debug for PerfData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PerfData").field("offset", &self.offset()).field("byte_order", &self.bo).finish()
+    }
+}
+
+impl Drop for PerfData {
+    fn drop(&mut self) {
+        unsafe { sys::uevent_perf_file__close(self.f) }
+    }
+}
+
+// ---- ring buffers ----------------------------------------------------------------------
+
+/// Copies the whole records between data_tail and data_head of a perf ring image into
+/// `buf` (records that wrap made whole) and advances data_tail, as the kernel's
+/// protocol wants it (head read with acquire, tail written with release). `map` is the
+/// mapping: the metadata page (one page of this machine's size), then the data.
+/// Returns the bytes copied (0: empty). Errors: `InvalidInput` (EINVAL) for a corrupt
+/// ring (data_tail then jumps to data_head) or a `map` not 8-byte aligned; ENOSPC when
+/// the first record does not fit `buf`.
+///
+/// This takes memory the caller owns. For a ring the kernel is writing into right now,
+/// call `sys::uevent_ring_read` on the mapping's pointer: a Rust `&mut [u8]` must not
+/// change behind its owner's back.
+pub fn ring_read(map: &mut [u8], buf: &mut [u8]) -> io::Result<usize> {
+    if !map.as_ptr().cast::<u64>().is_aligned() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "ring image is not 8-byte aligned"));
+    }
+    let n = unsafe {
+        sys::uevent_ring_read(map.as_mut_ptr().cast(), map.len() as _, buf.as_mut_ptr().cast(), buf.len() as _)
+    };
+    if n < 0 {
+        return Err(err(n as c_int));
+    }
+    Ok(n as usize)
+}
+
+/// Decodes the perf records back to back in `buf` (as [`ring_read`] returns them,
+/// in host order) written in byte order `bo` by an event of this `format`.
+pub fn decode_records(buf: &[u8], bo: ByteOrder, format: &Format) -> io::Result<Vec<Record>> {
+    let fmt = format.raw();
+    let mut out = Vec::new();
+    let mut off = 0usize;
+    let mut rec = zeroed_record();
+    while off < buf.len() {
+        let ret = unsafe {
+            sys::uevent_perf_record_decode(
+                buf[off..].as_ptr().cast(),
+                (buf.len() - off) as _,
+                bo.raw(),
+                &fmt,
+                &mut rec,
+            )
+        };
+        crate::check(ret)?;
+        if rec.size < 8 {
+            return Err(err(-22));
+        }
+        out.push(RecordRef { rec: &rec, bo }.to_record());
+        off += rec.size as usize;
+    }
+    Ok(out)
+}
+
+/// What shapes a record of an event (`struct uevent_perf_format`): its attr's
+/// sample_type, read_format, branch_sample_type, register masks and sample_id_all.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Format {
+    pub sample_type: u64,
+    pub read_format: u64,
+    pub branch_sample_type: u64,
+    pub sample_regs_user: u64,
+    pub sample_regs_intr: u64,
+    pub sample_id_all: bool,
+}
+
+impl Format {
+    fn raw(&self) -> sys::uevent_perf_format {
+        sys::uevent_perf_format {
+            sz: std::mem::size_of::<sys::uevent_perf_format>() as _,
+            sample_type: self.sample_type,
+            read_format: self.read_format,
+            branch_sample_type: self.branch_sample_type,
+            sample_regs_user: self.sample_regs_user,
+            sample_regs_intr: self.sample_regs_intr,
+            sample_id_all: self.sample_id_all as u32,
+            flags: 0,
+        }
+    }
+}
