@@ -692,6 +692,19 @@ function session.fd(self)
   return tonumber(lib.uevent_session__fd(self.s))
 end
 
+-- record_to(fd): from now on also write every record read, as a pipe-mode perf.data
+-- stream, to fd (an integer file descriptor that stays yours: keep it open until the
+-- session is closed). perf_data() and perf script read what it wrote.
+function session.record_to(self, fd)
+  if self.s == nil then return closed("session") end
+  if type(fd) ~= "number" or fd < 0 or fd % 1 ~= 0 then
+    return fail(-22, "record_to: fd must be a file descriptor number")
+  end
+  local ret = lib.uevent_session__record_to(self.s, fd)
+  if ret < 0 then return fail(ret, "record_to") end
+  return true
+end
+
 local function int_call(fn, what)
   return function(self)
     if self.s == nil then return closed("session") end
@@ -775,18 +788,6 @@ end
 
 -- ---- perf.data files ---------------------------------------------------------------
 
--- The file's byte order, from how its magic reads (arrays and payloads stay in it).
-local function perf_file_byte_order(path)
-  if path == "-" then return host_bo end
-  local f = io.open(path, "rb")
-  if not f then return host_bo end
-  local magic = f:read(8)
-  f:close()
-  if magic == "PERFILE2" then return BO.little end
-  if magic == "2ELIFREP" then return BO.big end
-  return host_bo
-end
-
 local perf_file = {}
 perf_file.__index = perf_file
 
@@ -853,7 +854,7 @@ function M.perf_data(path)
   if type(path) ~= "string" then return fail(-22, "perf_data: path must be a string") end
   local p = lib.uevent_perf_file__open(path)
   if p == nil then return fail(-ffi.errno(), path) end
-  return PerfFile(p, perf_file_byte_order(path))
+  return PerfFile(p, lib.uevent_perf_file__byte_order(p))
 end
 
 return M

@@ -32,6 +32,8 @@ int getpid(void);
 unsigned int getuid(void);
 int fcntl(int fd, int cmd, ...);
 int access(const char *path, int mode);
+int open(const char *path, int flags, ...);
+int close(int fd);
 ]])
 local pid = ffi.C.getpid()
 
@@ -188,52 +190,70 @@ local function payload_view(p)
     t.id, t.parent, t.name = p.id, p.parent, p.name
     t.async = bit.band(p.flags, uevent.lib.UEVENT_RANGE_ASYNC) ~= 0
   elseif p.kind == "range_end" then t.id = p.id
+  elseif p.kind == "raw" then
+    t.hex = hex(p.data:sub(1, 64)) .. (#p.data > 64 and "..." or "")
   end
   return t
 end
 
--- One record: C's JSON object j against the Lua table r. Returns nil or a difference.
+-- Flat keys C prints beside the members (older output, kept): where each comes from.
+local ALIAS = { task_pid = { "task", "pid" }, bpf_id = { "bpf_event", "id" },
+                bpf_type = { "bpf_event", "type" }, tls_bytes = { "sample", "tls_user_dyn_size" } }
+local PAYLOAD = { type_name = true, text = true, name = true, value = true, id = true,
+                  parent = true, async = true, hex = true }
+
+-- One record: C's JSON object j against the Lua table r, both ways. nil or a difference.
 local function compare_record(j, r)
-  for _, k in ipairs { "record", "record_type", "misc" } do
-    local d = same(j[k], r[k], k, k)
-    if d then return d end
-  end
   local member = uevent.record_members[r.record] or "other"
-  if j.sample_id then
-    local d = same(j.sample_id, r.sample_id, "sample_id") or
-              extra_keys(j.sample_id, r.sample_id, "sample_id")
-    if d then return d end
-  end
-  -- the flat keys C has always printed: zero when the record lacks them
-  for _, k in ipairs { "time", "pid", "tid", "cpu" } do
-    if j[k] then
-      local d = same(j[k], r.sample_id[k] or 0, k, k)
-      if d then return d end
-    end
-  end
+  local body = r[member]
   if j[member] == nil then return member .. ": missing in C's JSON" end
-  local body, jb = r[member], j[member]
-  if member == "uevent" then
-    -- the payload's keys sit beside the C members; compare them with payload_view
-    local pv, jc = payload_view(body.payload), {}
-    for k, v in pairs(jb) do
-      if body[k] ~= nil then jc[k] = v
-      elseif k ~= "hex" then
-        local d = same(v, pv[k], "uevent." .. k, k)
-        if d then return d end
-      end
+  local pv = member == "uevent" and payload_view(body.payload) or {}
+  for k, jv in pairs(j) do
+    local d
+    if k == "record" or k == "record_type" or k == "misc" or k == "size" or k == "transport" then
+      d = same(jv, r[k], k, k)
+    elseif k == "sample_id" then
+      d = same(jv, r.sample_id, k) or extra_keys(jv, r.sample_id, k)
+    elseif k == "time" or k == "pid" or k == "tid" or k == "cpu" then
+      d = same(jv, r.sample_id[k] or 0, k, k)      -- 0 when the record lacks it
+    elseif k == member then
+      d = same(jv, body, k) or extra_keys(jv, body, k, { payload = true })
+    elseif ALIAS[k] and ALIAS[k][1] == member then
+      d = same(jv, body[ALIAS[k][2]], k, ALIAS[k][2])
+    elseif member == "uevent" and k == "type" then
+      d = same(jv, body.type, k, k)
+    elseif member == "uevent" and PAYLOAD[k] then
+      d = same(jv, pv[k], k, k)
+    elseif body[k] ~= nil then
+      d = same(jv, body[k], k, k)
+    else
+      d = k .. ": a key of C's not checked against Lua"
     end
-    jb = jc
-    if j.transport then
-      local d = same(j.transport, r.transport, "transport")
-      if d then return d end
-    end
-  end
-  if j.size then
-    local d = same(j.size, r.size, "size", "size")
     if d then return d end
   end
-  return same(jb, body, member) or extra_keys(jb, body, member, { payload = true })
+  if j.sample_id == nil and next(r.sample_id) ~= nil then return "sample_id: only in Lua" end
+  for k in pairs(r) do
+    if k ~= "sample_id" and j[k] == nil then return k .. ": only in Lua" end
+  end
+  return nil
+end
+
+-- Two Lua values equal all the way down (64-bit cdata by value).
+local function deep_diff(a, b, path)
+  if type(a) == "table" and type(b) == "table" then
+    for k, v in pairs(a) do
+      local d = deep_diff(v, b[k], path .. "." .. tostring(k))
+      if d then return d end
+    end
+    for k in pairs(b) do
+      if a[k] == nil then return path .. "." .. tostring(k) .. ": only in the second" end
+    end
+    return nil
+  end
+  local na, nb = numtext(a), numtext(b)
+  if na and nb then return na ~= nb and (path .. ": " .. na .. " vs " .. nb) or nil end
+  if a ~= b then return path .. ": " .. tostring(a) .. " vs " .. tostring(b) end
+  return nil
 end
 
 -- ---- perf.data files against `uevent dump --json` -----------------------------------
@@ -295,6 +315,39 @@ for _, fn in ipairs(perf_files) do
   end
 end
 
+-- The comparison itself notices a changed nested value, a member C lacks, one Lua lacks.
+do
+  local path = data .. "perf_records.le.perf.data"
+  local lines, pf = dump_json(path), uevent.perf_data(path)
+  local j, r
+  if pf and has_full_json then
+    for i, rec in ipairs(decoded["perf_records.le.perf.data"] or {}) do
+      if rec.record == "SAMPLE" then j, r = json_decode(lines[i]), rec; break end
+    end
+  end
+  if not r then
+    skip(1, "no perf_records.le.perf.data sample with a full dump --json to check the checker on")
+  else
+    local clean = compare_record(j, r)
+    local v = r.sample.read.values[2][3]
+    r.sample.read.values[2][3] = v + 1
+    local changed = compare_record(j, r)
+    r.sample.read.values[2][3] = v
+    r.sample.extra = 1
+    local extra = compare_record(j, r)
+    r.sample.extra = nil
+    local aux = r.sample.aux
+    r.sample.aux = nil
+    local missing = compare_record(j, r)
+    r.sample.aux = aux
+    ok(clean == nil and changed and changed:find("read.values") and extra and extra:find("extra")
+       and missing and missing:find("aux"),
+       "the checker catches a changed read value, an extra and a missing member ("
+       .. tostring(changed) .. "; " .. tostring(extra) .. "; " .. tostring(missing) .. ")")
+  end
+  if pf then pf:close() end
+end
+
 -- The records of perf_records.<bo>.bin, decoded by Lua from the raw bytes, with the
 -- attr that make-perf-golden.py wrote them for (test data, not binding constants).
 local golden_fmt = {
@@ -352,8 +405,12 @@ for _, tb in ipairs { { "le", "little" }, { "be", "big" } } do
     for _, r in ipairs(decoded[fn]) do
       if r.record_type < 64 then mine[#mine + 1] = r end
     end
-    ok(#mine == #recs, fn .. ": the perf.data reader yields the same " .. #recs .. " records ("
-       .. #mine .. ")")
+    local diff = #mine ~= #recs and ("%d records, not %d"):format(#mine, #recs) or nil
+    for i = 1, #recs do
+      diff = diff or deep_diff(recs[i], mine[i], "record " .. i)
+    end
+    ok(diff == nil, fn .. ": the perf.data reader gives the same " .. #recs
+       .. " records, member by member, as the raw bytes decode to" .. (diff and (": " .. diff) or ""))
   else
     skip(1, fn .. " not in t/data yet")
   end
@@ -473,7 +530,7 @@ elseif ffi.C.access("/sys/bus/event_source/devices/uprobe", 0) ~= 0 then live_wh
 elseif not uevent.open { transport = "usdt", ignore_env = true } then
   live_why = "usdt transport unavailable here: " .. uevent.open_reason()
 end
-local LIVE_TESTS = 11
+local LIVE_TESTS = 13
 local s
 if not live_why then
   local err
@@ -487,6 +544,12 @@ else
   local ts = s:transports()
   ok(#ts == 1 and ts[1] == "usdt" and s:fd() >= 0 and uevent.enabled(),
      "session listens on usdt, has a pollable fd, and the semaphore turned marks on (" .. s:reason() .. ")")
+  -- record what the session reads to a file: pipe-mode perf.data, read back below
+  local rec_path = os.tmpname()
+  local rec_fd = ffi.C.open(rec_path, 1 + 64 + 512, 384) -- O_WRONLY|O_CREAT|O_TRUNC, 0600
+  local rec_ok = rec_fd >= 0 and s:record_to(rec_fd)
+  local _, _, busy = s:record_to(rec_fd)
+  local _, _, badfd = s:record_to(-1)
   local N = 500
   for i = 1, N do
     uevent.mark("lua mark " .. i)
@@ -533,6 +596,26 @@ else
   local back = s:next(1000)
   ok(back and back.uevent.payload.text == "enabled again", "enable: marks flow again")
   s:close(); s:close()
+  ffi.C.close(rec_fd)
+  local rtexts, rothers = {}, 0
+  local rpf = uevent.perf_data(rec_path)
+  if rpf then
+    for rec in rpf:records() do
+      if rec.uevent then
+        if rec.uevent.payload.kind == "text" then rtexts[#rtexts + 1] = rec.uevent.payload.text
+        else rothers = rothers + 1 end
+      end
+    end
+    rpf:close()
+  end
+  os.remove(rec_path)
+  local same_marks = #rtexts == N + 1
+  for i = 1, N do if rtexts[i] ~= texts[i] then same_marks = false end end
+  ok(rec_ok == true and same_marks and rtexts[N + 1] == "enabled again" and rothers == 3,
+     ("record_to: the recorded perf.data holds the session's %d marks, counter and range (%d texts, %d others)")
+     :format(N + 1, #rtexts, rothers))
+  ok(busy == -16 and badfd == EINVAL, "record_to twice: -EBUSY; record_to(-1): -EINVAL ("
+     .. tostring(busy) .. ", " .. tostring(badfd) .. ")")
   res, msg, code = s:next()
   ok(res == nil and code == EBADF and tostring(s) == "uevent.session: closed",
      "session: close is idempotent; next on a closed session is nil, err, -EBADF")
