@@ -339,7 +339,7 @@ function reader.next(self)
   local ret = lib.uevent_file_reader__next(self.r, scratch)
   if ret == 0 then return false end
   if ret < 0 then
-    return fail(ret, "at offset " .. tostring(lib.uevent_file_reader__offset(self.r)))
+    return fail(ret, "at offset " .. tonumber(lib.uevent_file_reader__offset(self.r)))
   end
   return record_table(scratch, self.byte_order)
 end
@@ -374,6 +374,487 @@ function M.file_reader(path)
   local p = lib.uevent_file_reader__open(path)
   if p == nil then return fail(-ffi.errno(), path) end
   return FileReader(p, file_byte_order(path))
+end
+
+-- ---- reading perf records: sessions, perf.data, rings ------------------------------
+-- A decoded record is copied into plain Lua tables before the next C call can reuse
+-- its buffer. The tables mirror the C structs: the converters below are generated
+-- from the struct bodies in the cdef, so a member added to uevent.h shows up here by
+-- itself. Only what a pointer member points at needs a rule (how many bytes or u64s);
+-- a pointer member without one is an error when the module loads.
+--   record      = { record = "SAMPLE", record_type = 9, misc = 2, size = 120,
+--                   sample_id = { pid, tid, time, ... only those present },
+--                   sample = { ip = ..., callchain = { ... }, raw = "bytes", ... } }
+-- 64-bit members stay uint64_t cdata (addresses do not fit a double); narrower ones are
+-- numbers; byte blobs are Lua strings; u64 arrays are Lua arrays of uint64_t cdata.
+
+-- struct name -> list of { name, kind, base } from the cdef text
+local function parse_structs(src)
+  local structs = {}
+  for kind, name, body in src:gmatch("%f[%w_](%a+)%s+([%w_]+)%s*(%b{})") do
+    if kind == "struct" or kind == "union" then
+      local fields = {}
+      for decl in body:sub(2, -2):gmatch("([^;]+);") do
+        decl = decl:gsub("%s+", " "):gsub("^ ", ""):gsub(" $", "")
+        local first, rest = decl:match("^([^,]+)(.*)$")
+        local base = first:match("^(.-)[%s%*]*[%a_][%w_]*%s*%b[]$")
+                     or first:match("^(.-)[%s%*]*[%a_][%w_]*$")
+        local decls = { first:sub(#base + 1) }
+        for d in rest:gmatch("[^,]+") do decls[#decls + 1] = d end
+        for _, d in ipairs(decls) do
+          local ptr = d:find("*", 1, true) ~= nil
+          local fname = d:match("([%a_][%w_]*)%s*%b[]%s*$") or d:match("([%a_][%w_]*)%s*$")
+          local arr = d:find("[", 1, true) ~= nil
+          fields[#fields + 1] = { name = fname, base = base:gsub("^%s+", ""),
+                                  ptr = ptr, arr = arr }
+        end
+      end
+      structs[name] = fields
+    end
+  end
+  return structs
+end
+
+-- Pointer and array members: how much they hold, as a Lua expression over s (the struct).
+local extent = {
+  uevent_perf_sample = {
+    callchain = "u64s(s.callchain, s.callchain_nr, 1, bo)",
+    raw = "bytes(s.raw, s.raw_size)",
+    branch_entries = "u64s(s.branch_entries, s.branch_nr, 3, bo)",
+    branch_counters = "u64s(s.branch_counters, s.branch_nr, 1, bo)",
+    regs_user = "u64s(s.regs_user, s.regs_user_nr, 1, bo)",
+    regs_intr = "u64s(s.regs_intr, s.regs_intr_nr, 1, bo)",
+    stack_user = "bytes(s.stack_user, s.stack_user_size)",
+    tls_user = "bytes(s.tls_user, s.tls_user_size)",
+    aux = "bytes(s.aux, s.aux_size)",
+  },
+  uevent_perf_read = { values = "u64s(s.values, s.nr, s.entry_size / 8, bo)" },
+  uevent_perf_mmap = { build_id = "bytes(s.build_id, math_min(s.build_id_size, sizeof(s.build_id)))",
+                       filename = "cstr(s.filename)" },
+  uevent_perf_comm = { comm = "cstr(s.comm)" },
+  uevent_perf_ksymbol = { name = "cstr(s.name)" },
+  uevent_perf_bpf_event = { tag = "bytes(s.tag, sizeof(s.tag))" },
+  uevent_perf_bytes = { data = "bytes(s.data, s.size)" },
+  uevent_record = { data = "bytes(s.data, s.size)" },
+}
+
+local table_new = select(2, pcall(require, "table.new"))
+if type(table_new) ~= "function" then table_new = function() return {} end end
+local function bytes(p, n)
+  n = tonumber(n)
+  if p == nil or n == 0 then return "" end
+  return ffi_string(p, n)
+end
+local function cstr(p) return p ~= nil and ffi_string(p) or nil end
+-- n entries of per u64s each: a flat array when per == 1, else an array of arrays.
+-- Read in place (what uevent_perf_u64() does), swapped when the record's order is not ours.
+local u64p = ffi.typeof("const uint64_t *")
+local bswap = bit.bswap
+local function u64s(p, n, per, bo)
+  local t = {}
+  n, per = tonumber(n), tonumber(per)
+  if p == nil or n == 0 or per == 0 then return t end
+  local a = ffi_cast(u64p, p)
+  local swap = bo ~= BO.host and bo ~= host_bo
+  if per == 1 then
+    for i = 0, n - 1 do
+      local v = a[i]
+      t[i + 1] = swap and bswap(v) or v
+    end
+  else
+    for i = 0, n - 1 do
+      local e = {}
+      for j = 0, per - 1 do
+        local v = a[i * per + j]
+        e[j + 1] = swap and bswap(v) or v
+      end
+      t[i + 1] = e
+    end
+  end
+  return t
+end
+
+local structs = parse_structs(cdef.declarations)
+local convert = {}
+local function converter(sname)
+  if convert[sname] then return convert[sname] end
+  local fields = assert(structs[sname], "uevent: no struct " .. sname .. " in the cdef")
+  local rules = extent[sname] or {}
+  local src, nested = { "local u64s, bytes, cstr, tonumber, sizeof, math_min, nested, tnew = ...",
+                        ("return function(s, bo) local t = tnew(0, %d)"):format(#fields + 1) }, {}
+  for _, f in ipairs(fields) do
+    local e = rules[f.name]
+    if not e then
+      if f.ptr or f.arr then
+        error("uevent: no extent rule for pointer/array member " .. sname .. "." .. f.name)
+      elseif f.base:match("^struct ") then
+        local sub = f.base:match("^struct ([%w_]+)")
+        nested[sub] = true
+        e = ("nested.%s(s.%s, bo)"):format(sub, f.name)
+      elseif f.base:match("int64_t$") then
+        e = "s." .. f.name
+      else
+        e = ("tonumber(s.%s)"):format(f.name)
+      end
+    end
+    src[#src + 1] = ("t.%s = %s"):format(f.name, e)
+  end
+  src[#src + 1] = "return t end"
+  local nest = {}
+  for sub in pairs(nested) do nest[sub] = converter(sub) end
+  local fn = assert(loadstring(table.concat(src, "\n"), "=uevent." .. sname))(
+    u64s, bytes, cstr, tonumber, ffi.sizeof, math.min, nest, table_new)
+  convert[sname] = fn
+  return fn
+end
+
+-- Which union member a record type uses, by the names C gives the types.
+local member_of = { SAMPLE = "sample", MMAP = "mmap", MMAP2 = "mmap", COMM = "comm",
+                    FORK = "task", EXIT = "task", LOST = "lost", LOST_SAMPLES = "lost",
+                    THROTTLE = "throttle", UNTHROTTLE = "throttle", SWITCH = "sw",
+                    SWITCH_CPU_WIDE = "sw", KSYMBOL = "ksymbol", BPF_EVENT = "bpf_event",
+                    UEVENT = "uevent" }
+local body_struct = {}
+for _, f in ipairs(structs.uevent_perf_body) do
+  body_struct[f.name] = f.base:match("^struct ([%w_]+)")
+  converter(body_struct[f.name])
+end
+for _, m in pairs(member_of) do assert(body_struct[m], "uevent: no union member " .. m) end
+M.record_members = member_of
+
+-- The sample_id members present, as id.fields says (narrow ones as numbers).
+local ID_TID, ID_TIME, ID_ID = lib.UEVENT_ID_TID, lib.UEVENT_ID_TIME, lib.UEVENT_ID_ID
+local ID_STREAM, ID_CPU, ID_IDENT = lib.UEVENT_ID_STREAM_ID, lib.UEVENT_ID_CPU, lib.UEVENT_ID_IDENTIFIER
+local band = bit.band
+local function sample_id(id)
+  local t, f = {}, id.fields
+  if band(f, ID_TID) ~= 0 then t.pid, t.tid = tonumber(id.pid), tonumber(id.tid) end
+  if band(f, ID_TIME) ~= 0 then t.time = id.time end
+  if band(f, ID_ID) ~= 0 then t.id = id.id end
+  if band(f, ID_STREAM) ~= 0 then t.stream_id = id.stream_id end
+  if band(f, ID_CPU) ~= 0 then t.cpu = tonumber(id.cpu) end
+  if band(f, ID_IDENT) ~= 0 then t.identifier = id.identifier end
+  return t
+end
+
+local record_names = {}
+local function record_name(rtype)
+  local n = record_names[rtype]
+  if not n then
+    local p = lib.uevent_perf_record_name(rtype)
+    n = p ~= nil and ffi_string(p) or "unknown"
+    record_names[rtype] = n
+  end
+  return n
+end
+
+-- A struct uevent_perf_record as Lua tables; bo: the byte order of its arrays/payload.
+local function perf_record_table(r, bo)
+  local rtype = tonumber(r.type)
+  local name = record_name(rtype)
+  local member = member_of[name] or "other"
+  local t = { record = name, record_type = rtype, misc = tonumber(r.misc),
+              size = tonumber(r.size), sample_id = sample_id(r.id) }
+  local body = convert[body_struct[member]](r.u[member], bo)
+  t[member] = body
+  if member == "uevent" then
+    t.transport = tname(r.transport)
+    local p = M.decode(body.type, body.data, #body.data, bo)
+    body.payload = p or { kind = "raw", type = body.type, data = body.data }
+  end
+  return t
+end
+M._perf_record_table = perf_record_table
+
+local scratch_rec = ffi_new("struct uevent_perf_record")
+
+-- perf_format{sample_type = ..., sample_id_all = true, read_format = ..., ...}: the
+-- struct uevent_perf_format a decoder needs for records of one event.
+function M.perf_format(o)
+  local f = ffi_new("struct uevent_perf_format")
+  f.sz = ffi.sizeof(f)
+  o = o or {}
+  for _, k in ipairs { "sample_type", "read_format", "branch_sample_type",
+                       "sample_regs_user", "sample_regs_intr", "flags" } do
+    if o[k] then f[k] = o[k] end
+  end
+  f.sample_id_all = (o.sample_id_all == true or (tonumber(o.sample_id_all) or 0) ~= 0) and 1 or 0
+  return f
+end
+
+-- decode_perf_record(bytes, format [, byte_order [, offset]]) -> record table, or
+-- nil, err, -errno. format: a perf_format() or the table perf_format takes.
+-- The record's size field tells where the next one starts (rec.size).
+function M.decode_perf_record(buf, fmt, byte_order, offset)
+  local bo = bo_of(byte_order)
+  if not bo then return fail(-22, "byte order '" .. tostring(byte_order) .. "'") end
+  if type(fmt) ~= "cdata" then fmt = M.perf_format(fmt) end
+  offset = offset or 0
+  if offset < 0 or offset > #buf then return fail(-22, "offset out of range") end
+  local p = ffi_cast("const uint8_t *", buf) + offset
+  local ret = lib.uevent_perf_record_decode(p, #buf - offset, bo, fmt, scratch_rec)
+  if ret < 0 then return fail(ret, "perf record at offset " .. offset) end
+  return perf_record_table(scratch_rec, bo)
+end
+
+-- for rec in perf_records(bytes, format [, byte_order]) do ... end: records back to
+-- back (a ring_read() result, a golden file); raises on a corrupt one.
+function M.perf_records(buf, fmt, byte_order)
+  if type(fmt) ~= "cdata" then fmt = M.perf_format(fmt) end
+  local off = 0
+  return function()
+    if off >= #buf then return nil end
+    local rec, err = M.decode_perf_record(buf, fmt, byte_order, off)
+    if not rec then error(err, 2) end
+    off = off + rec.size
+    return rec
+  end
+end
+
+-- ring_read(base, map_size [, cap]) -> the whole records between data_tail and
+-- data_head of a perf ring you mapped (metadata page first) as a Lua string ("" when
+-- empty), data_tail advanced; or nil, err, -errno (-ENOSPC: the first record is larger
+-- than cap; -EINVAL: corrupt, data_tail moved to data_head).
+local ring_buf, ring_cap
+function M.ring_read(base, map_size, cap)
+  cap = cap or map_size
+  if ring_cap ~= cap then ring_buf, ring_cap = ffi_new("uint8_t[?]", math.max(cap, 1)), cap end
+  local n = lib.uevent_ring_read(base, map_size, ring_buf, cap)
+  if n < 0 then return fail(tonumber(n), "ring") end
+  return ffi_string(ring_buf, n)
+end
+
+-- ---- live sessions -----------------------------------------------------------------
+
+ffi.cdef [[
+typedef struct { struct uevent_session *s; } uevent_lua_session;
+typedef struct { struct uevent_perf_file *f; int byte_order; } uevent_lua_perf_file;
+]]
+
+local function transport_mask(t)
+  if t == nil then return 0 end
+  if type(t) == "number" then return t end
+  if type(t) == "string" then t = { t } end
+  local mask = 0
+  for _, name in ipairs(t) do
+    local n = lib.uevent_transport_from_name(name)
+    if n < 0 then return nil, name end
+    mask = bit.bor(mask, bit.lshift(1, n))
+  end
+  return mask
+end
+
+local function transport_names(mask)
+  local t = {}
+  for i = 0, tonumber(lib.UEVENT_TRANSPORT_COUNT) - 1 do
+    if bit.band(mask, bit.lshift(1, i)) ~= 0 then t[#t + 1] = tname(i) end
+  end
+  return t
+end
+
+local session = {}
+session.__index = session
+
+function session.close(self)
+  if self.s ~= nil then
+    lib.uevent_session__close(self.s)
+    self.s = nil
+  end
+end
+session.__gc = session.close
+function session.__tostring(self)
+  return "uevent.session: " .. (self.s ~= nil and tostring(self.s):match("0x%x+") or "closed")
+end
+
+local function closed(what) return fail(-9, what .. " is closed") end
+
+-- next([timeout_ms]) -> record table; false when none came within timeout_ms (default
+-- 0: do not wait; -1: wait forever); nil, err, -errno.
+function session.next(self, timeout_ms)
+  if self.s == nil then return closed("session") end
+  local ret = lib.uevent_session__next(self.s, scratch_rec, timeout_ms or 0)
+  if ret == 0 then return false end
+  if ret < 0 then return fail(ret, "session") end
+  return perf_record_table(scratch_rec, host_bo)
+end
+
+-- for rec in s:records([timeout_ms]) do ... end: until none comes within timeout_ms.
+function session.records(self, timeout_ms)
+  return function()
+    local rec, err = self:next(timeout_ms)
+    if rec == nil then error(err, 2) end
+    return rec or nil
+  end
+end
+
+function session.fd(self)
+  if self.s == nil then return closed("session") end
+  return tonumber(lib.uevent_session__fd(self.s))
+end
+
+-- record_to(fd): from now on also write every record read, as a pipe-mode perf.data
+-- stream, to fd (an integer file descriptor that stays yours: keep it open until the
+-- session is closed). perf_data() and perf script read what it wrote.
+function session.record_to(self, fd)
+  if self.s == nil then return closed("session") end
+  if type(fd) ~= "number" or fd < 0 or fd % 1 ~= 0 then
+    return fail(-22, "record_to: fd must be a file descriptor number")
+  end
+  local ret = lib.uevent_session__record_to(self.s, fd)
+  if ret < 0 then return fail(ret, "record_to") end
+  return true
+end
+
+local function int_call(fn, what)
+  return function(self)
+    if self.s == nil then return closed("session") end
+    local ret = fn(self.s)
+    if ret < 0 then return fail(ret, what) end
+    return true
+  end
+end
+session.enable = int_call(lib.uevent_session__enable, "enable")
+session.disable = int_call(lib.uevent_session__disable, "disable")
+session.snapshot = int_call(lib.uevent_session__snapshot, "snapshot")
+
+local stats_fields = {}
+for _, f in ipairs(structs.uevent_session_stats) do stats_fields[#stats_fields + 1] = f.name end
+
+function session.stats(self)
+  if self.s == nil then return closed("session") end
+  local st = ffi_new("struct uevent_session_stats")
+  local ret = lib.uevent_session__stats(self.s, st, ffi.sizeof(st))
+  if ret < 0 then return fail(ret, "stats") end
+  local t = {}
+  for _, k in ipairs(stats_fields) do t[k] = tonumber(st[k]) end
+  return t
+end
+
+function session.transports(self)
+  if self.s == nil then return closed("session") end
+  return transport_names(lib.uevent_session__transports(self.s))
+end
+
+function session.reason(self)
+  if self.s == nil then return closed("session") end
+  return cstr(lib.uevent_session__reason(self.s)) or ""
+end
+
+local Session = ffi.metatype("uevent_lua_session", session)
+
+local session_flags = {
+  all_records = lib.UEVENT_SESSION_ALL_RECORDS, overwrite = lib.UEVENT_SESSION_OVERWRITE,
+  no_inherit = lib.UEVENT_SESSION_NO_INHERIT, bpf_events = lib.UEVENT_SESSION_BPF_EVENTS,
+  disabled = lib.UEVENT_SESSION_DISABLED,
+}
+local session_numbers = { "pid", "ring_pages", "usdt_max_payload", "wakeup_events",
+                          "sample_period_ns", "tls_user" }
+
+-- session{pid = 0, transports = {"usdt"}, ring_pages = 64, all_records = true, ...}
+-- -> handle, or nil, err, -errno. Keys: the struct uevent_session_opts members (pid,
+-- transports as names or a mask, ring_pages, usdt_path, usdt_max_payload,
+-- wakeup_events, sample_period_ns, tls_user) and one boolean per UEVENT_SESSION_* flag.
+function M.session(opts)
+  opts = opts or {}
+  if type(opts) ~= "table" then return fail(-22, "session options must be a table") end
+  local o = ffi_new("struct uevent_session_opts")
+  o.sz = ffi.sizeof(o)
+  local mask, bad = transport_mask(opts.transports)
+  if not mask then return fail(-22, "session: unknown transport '" .. tostring(bad) .. "'") end
+  o.transports = mask
+  for _, k in ipairs(session_numbers) do
+    local v = opts[k]
+    if v ~= nil then
+      if type(v) ~= "number" and type(v) ~= "cdata" then
+        return fail(-22, "session: " .. k .. " must be a number")
+      end
+      if k ~= "pid" and v < 0 then return fail(-22, "session: " .. k .. " must be >= 0") end
+      o[k] = v
+    end
+  end
+  local flags = 0
+  for k, f in pairs(session_flags) do
+    if opts[k] then flags = bit.bor(flags, f) end
+  end
+  o.flags = flags
+  o.usdt_path = opts.usdt_path
+  local s = lib.uevent_session__open(o)
+  if s == nil then
+    local err = -ffi.errno()
+    return fail(err, "session: " .. (cstr(lib.uevent_perf_open_reason()) or ""))
+  end
+  return Session(s)
+end
+
+-- ---- perf.data files ---------------------------------------------------------------
+
+local perf_file = {}
+perf_file.__index = perf_file
+
+function perf_file.close(self)
+  if self.f ~= nil then
+    lib.uevent_perf_file__close(self.f)
+    self.f = nil
+  end
+end
+perf_file.__gc = perf_file.close
+function perf_file.__tostring(self)
+  return "uevent.perf_data: " .. (self.f ~= nil and tostring(self.f):match("0x%x+") or "closed")
+end
+
+-- next() -> record table, false at the end, or nil, err, -errno (-EPROTO: a uevent of
+-- an unknown format, which can be skipped: call next() again).
+function perf_file.next(self)
+  if self.f == nil then return closed("perf.data reader") end
+  local ret = lib.uevent_perf_file__next(self.f, scratch_rec)
+  if ret == 0 then return false end
+  if ret < 0 then
+    return fail(ret, "at offset " .. tonumber(lib.uevent_perf_file__offset(self.f)))
+  end
+  return perf_record_table(scratch_rec, self.byte_order)
+end
+
+-- for rec in pf:records() do ... end: skips uevents of unknown formats as `uevent
+-- dump` does; raises on a corrupt record.
+function perf_file.records(self)
+  return function()
+    while true do
+      local rec, err, code = self:next()
+      if rec ~= nil then return rec or nil end
+      if code ~= -71 then error(err, 2) end -- EPROTO: skippable
+    end
+  end
+end
+
+function perf_file.offset(self)
+  return self.f ~= nil and tonumber(lib.uevent_perf_file__offset(self.f)) or nil
+end
+
+-- The events' names, in attr order.
+function perf_file.events(self)
+  if self.f == nil then return closed("perf.data reader") end
+  local t = {}
+  for i = 0, lib.uevent_perf_file__nr_events(self.f) - 1 do
+    t[i + 1] = cstr(lib.uevent_perf_file__event_name(self.f, i)) or ""
+  end
+  return t
+end
+
+-- The clock (attr.clockid) or -1 for perf's, and its resolution in ns or -1.
+function perf_file.clock(self)
+  if self.f == nil then return closed("perf.data reader") end
+  return tonumber(lib.uevent_perf_file__clockid(self.f)),
+         tonumber(lib.uevent_perf_file__clock_res_ns(self.f))
+end
+
+local PerfFile = ffi.metatype("uevent_lua_perf_file", perf_file)
+
+-- perf_data(path) -> handle, or nil, err, -errno. "-" reads standard input.
+function M.perf_data(path)
+  if type(path) ~= "string" then return fail(-22, "perf_data: path must be a string") end
+  local p = lib.uevent_perf_file__open(path)
+  if p == nil then return fail(-ffi.errno(), path) end
+  return PerfFile(p, lib.uevent_perf_file__byte_order(p))
 end
 
 return M
