@@ -1389,7 +1389,9 @@ static int deliver(struct uevent_session *s, uint32_t off, struct uevent_perf_re
 	}
 	if (s->track && rec->type == PERF_RECORD_FORK && pid_known(s, rec->u.task.ppid))
 		pid_add(s, rec->u.task.pid);
-	if (s->track && kind == K_USDT && !pid_known(s, rec->u.sample.pid))
+	/* usdt samples of processes outside the tree (not its LOST records: those count) */
+	if (s->track && kind == K_USDT && rec->type == PERF_RECORD_SAMPLE &&
+	    !pid_known(s, rec->u.sample.pid))
 		return 0;
 	if (s->rec_fd >= 0)
 		rec_append(s, r, h.size);

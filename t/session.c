@@ -203,6 +203,42 @@ static void samples_live(void)
 	uevent_session__close(s);
 }
 
+/* A small ring flooded by big usdt marks: every mark is read or counted lost. */
+static void lost_exact(void)
+{
+	struct uevent_session_opts so = { .sz = sizeof(so), .pid = 0, .ring_pages = 4,
+					  .transports = 1u << UEVENT_TRANSPORT_USDT,
+					  .usdt_max_payload = 2048 };
+	struct uevent_session_stats st;
+	struct uevent_perf_record r;
+	struct uevent_session *s = uevent_session__open(&so);
+	static char big[2000];
+	uint64_t lost_recs = 0;
+	int i, n = 0, ret;
+
+	if (!s) {
+		ok(0, "flood session opens: %s", strerror(errno));
+		return;
+	}
+	memset(big, 'x', sizeof(big) - 1);
+	for (i = 0; i < 300; i++)
+		uevent_mark(big);
+	for (int pass = 0; pass < 2; pass++) {
+		while ((ret = uevent_session__next(s, &r, 100)) == 1) {
+			if (r.type == PERF_RECORD_LOST)
+				lost_recs += r.u.lost.lost;
+			n += r.type == PERF_RECORD_UEVENT;
+		}
+		uevent_mark("after the flood");	/* the kernel writes LOST with the next record */
+	}
+	uevent_session__stats(s, &st, sizeof(st));
+	/* read: the flood and the first mark after it (the second is emitted unread) */
+	ok(st.lost > 0 && lost_recs == st.lost && n + st.lost == 301,
+	   "a 4-page ring flooded with 300 marks of 2 KB: %d read + %" PRIu64 " lost "
+	   "(LOST records: %" PRIu64 ")", n, st.lost, lost_recs);
+	uevent_session__close(s);
+}
+
 int main(void)
 {
 	struct uevent_session_opts so = { .sz = sizeof(so), .pid = 0,
@@ -226,7 +262,7 @@ int main(void)
 		plan_skip_all("kernel without uprobes");
 	if (uevent_open(&o) < 0)
 		plan_skip_all("usdt transport unavailable here");
-	plan(16);
+	plan(17);
 
 	pthread_barrier_init(&go, NULL, 2);
 	pthread_create(&early, NULL, early_thread, NULL);
@@ -336,6 +372,7 @@ int main(void)
 	concurrent_order();
 	overwrite_mode();
 	samples_live();
+	lost_exact();
 	(void)n_other;
 	return exit_status();
 }
