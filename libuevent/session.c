@@ -459,6 +459,39 @@ static int tracepoint_id(const char *sys, const char *ev, char *fmt, size_t fmt_
 	return atoi(buf);
 }
 
+/*
+ * A session that was killed could not remove its uprobe event: remove the events of
+ * sessions whose process is gone (libuevent_PID_N), so they do not pile up.
+ */
+static void reap_stale_groups(void)
+{
+	const char *dir = _uevent_tracefs();
+	char path[256], line[512], gone[64][48];
+	int ngone = 0, i;
+	FILE *f;
+
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/uprobe_events", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f) && ngone < 64) {
+		int pid, seq, n = 0;
+		char proc[32];
+
+		if (sscanf(line, "p:libuevent_%d_%d/emit %n", &pid, &seq, &n) != 2 || !n ||
+		    pid <= 0)
+			continue;
+		snprintf(proc, sizeof(proc), "/proc/%d", pid);
+		if (access(proc, F_OK) < 0 && errno == ENOENT)
+			snprintf(gone[ngone++], sizeof(gone[0]), "-:libuevent_%d_%d/emit", pid, seq);
+	}
+	fclose(f);
+	for (i = 0; i < ngone; i++)
+		tracefs_append("uprobe_events", gone[i]);	/* EBUSY if still in use: fine */
+}
+
 static int setup_usdt(struct uevent_session *s, uint64_t *config)
 {
 	static int seq;
@@ -497,6 +530,7 @@ static int setup_usdt(struct uevent_session *s, uint64_t *config)
 	 */
 	cap = s->o.usdt_max_payload ? s->o.usdt_max_payload : UEVENT_MAX_PAYLOAD;
 	cap = (cap + 7) & ~7u;
+	reap_stale_groups();
 	snprintf(s->usdt_group, sizeof(s->usdt_group), "libuevent_%d_%d", (int)getpid(),
 		 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 	for (;;) {
