@@ -42,6 +42,10 @@ jit_samples() {
 # the newest load of that address at or before the sample must exist (ordering) and
 # its name must be the sample's symbol (naming, address reuse). Prints
 # "injit=N early=N misnamed=N" and the first few offenders on stderr.
+# The loads are stamped with clock_gettime(CLOCK_MONOTONIC), the samples by perf -k mono
+# with the kernel's NMI-safe ktime_get_mono_fast_ns(), which may lag the former by a
+# little around timekeeping updates: a sample up to SKEW_NS (10 us) before a load counts
+# as after it.
 jit_check_samples() {
 	awk '
 	function hex(s,   i, c, v) { v = 0; s = tolower(s); sub(/^0x/, "", s)
@@ -57,10 +61,11 @@ jit_check_samples() {
 	{
 		t = $1 + 0; ip = hex($2); sym = $0; sub(/^[^ ]* [^ ]* /, "", sym)
 		best = 0; inr = 0
-		for (k = 1; k <= n; k++) if (ip >= lo[k] && ip < hi[k]) { inr = 1; if (ts[k] <= t && (!best || ts[k] >= ts[best])) best = k }
+		for (k = 1; k <= n; k++) if (ip >= lo[k] && ip < hi[k]) { inr = 1; if (ts[k] <= t + 10000 && (!best || ts[k] >= ts[best])) best = k }
 		if (!inr) next
 		injit++
-		if (!best) { early++; if (early < 4) print "early: " $0 > "/dev/stderr"; next }
+		if (!best) { early++; if (early < 4) { first = 0; for (k = 1; k <= n; k++) if (ip >= lo[k] && ip < hi[k] && (!first || ts[k] < ts[first])) first = k
+			print "early: " $0 " (" ts[first] - t " ns before the load of " name[first] ")" > "/dev/stderr" } ; next }
 		if (sym != name[best]) { bad++; if (bad < 4) print "misnamed: " $0 " expected " name[best] > "/dev/stderr" }
 	}
 	END { printf "injit=%d early=%d misnamed=%d\n", injit, early, bad }' "$1" "$2"
