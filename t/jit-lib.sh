@@ -45,13 +45,16 @@ jit_samples() {
 # The loads are stamped with clock_gettime(CLOCK_MONOTONIC), the samples by perf -k mono
 # with the kernel's NMI-safe ktime_get_mono_fast_ns(), which may lag the former by a
 # little around timekeeping updates: a sample up to SKEW_NS (10 us) before a load counts
-# as after it.
+# as after it. Samples from before the jitdump was opened (code a JIT made before it
+# started the hook: LuaJIT compiles traces while the hook module loads, and start()
+# announces them late) are not counted.
 jit_check_samples() {
 	awk '
 	function hex(s,   i, c, v) { v = 0; s = tolower(s); sub(/^0x/, "", s)
 		for (i = 1; i <= length(s); i++) { c = index("0123456789abcdef", substr(s, i, 1)) - 1; v = v * 16 + c }
 		return v }
 	FNR == NR {
+		if ($1 == "header") for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "ts") start = kv[2] + 0 }
 		if ($1 != "load") next
 		n++; for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 		ts[n] = f["ts"] + 0; lo[n] = hex(f["addr"]); hi[n] = lo[n] + f["size"]
@@ -63,6 +66,7 @@ jit_check_samples() {
 		best = 0; inr = 0
 		for (k = 1; k <= n; k++) if (ip >= lo[k] && ip < hi[k]) { inr = 1; if (ts[k] <= t + 10000 && (!best || ts[k] >= ts[best])) best = k }
 		if (!inr) next
+		if (t < start) next	# before the JIT session began: nothing could be announced
 		injit++
 		if (!best) { early++; if (early < 4) { first = 0; for (k = 1; k <= n; k++) if (ip >= lo[k] && ip < hi[k] && (!first || ts[k] < ts[first])) first = k
 			print "early: " $0 " (" ts[first] - t " ns before the load of " name[first] ")" > "/dev/stderr" } ; next }

@@ -71,9 +71,14 @@ ok(recs[14].payload.kind == "trace_context" and recs[14].payload.trace_id == tid
 -- ---- disabled --------------------------------------------------------------------
 uevent.open { transport = "none", ignore_env = true }
 local before = uevent.stats().emitted
--- (a usdt tracer attached system-wide, as a parallel test's may be, raises the low bits)
-ok((not uevent.enabled() or bit.band(L.uevent_enabled_word, 0xffff) ~= 0) and uevent.mark("x") == true and uevent.markf("%d", {}) == true
-   and uevent.stats().emitted == before, "disabled: marks succeed, format nothing, emit nothing")
+-- A usdt tracer attached system-wide (a parallel test's may be) raises the word's low
+-- bits, and the probe fires under any transport: then marks are formatted for it.
+if bit.band(L.uevent_enabled_word, 0xffff) ~= 0 then
+  print("ok " .. (n + 1) .. " # SKIP a usdt tracer is attached system-wide: marks are enabled for it"); n = n + 1
+else
+  ok(not uevent.enabled() and uevent.mark("x") == true and uevent.markf("%d", {}) == true
+     and uevent.stats().emitted == before, "disabled: marks succeed, format nothing, emit nothing")
+end
 
 -- ---- errors ----------------------------------------------------------------------
 uevent.open { transport = "file", path = path, ignore_env = true }
