@@ -748,26 +748,79 @@ static int list_tasks(int pid, int **out)
 	return n ? n : -ESRCH;
 }
 
+/*
+ * Parses a CPU list ("0-3,7", as perf -C takes) into want[0..ncpu): 0, or -EINVAL for
+ * a malformed list or a CPU this system does not have.
+ */
+static int parse_cpus(const char *list, unsigned char *want, long ncpu)
+{
+	const char *p = list;
+	int any = 0;
+
+	while (*p) {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p || a < 0)
+			return -EINVAL;
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			if (end == p + 1 || b < a)
+				return -EINVAL;
+			p = end;
+		}
+		if (b >= ncpu)
+			return -EINVAL;
+		for (; a <= b; a++)
+			want[a] = 1;
+		any = 1;
+		if (*p == ',' && p[1])
+			p++;
+		else if (*p)
+			return -EINVAL;
+	}
+	return any ? 0 : -EINVAL;
+}
+
 static int open_events(struct uevent_session *s, const uint64_t *config, const int *want)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF), psz = sysconf(_SC_PAGESIZE);
 	unsigned int pages = s->o.ring_pages ? s->o.ring_pages : 256;
 	int *tasks = NULL, nt, c, t, k, err = 0;
+	unsigned char *cpu_on;
 	struct perf_event_attr a;
 
 	if (pages & (pages - 1))
 		return -EINVAL;
+	if (ncpu <= 0)
+		return -EINVAL;
+	cpu_on = malloc((size_t)ncpu);
+	if (!cpu_on)
+		return -ENOMEM;
+	memset(cpu_on, !s->o.cpus, (size_t)ncpu);
+	if (s->o.cpus && parse_cpus(s->o.cpus, cpu_on, ncpu) < 0) {
+		add_reason(s, "cpus: '%s' is not a list of this system's CPUs (0-%ld)", s->o.cpus,
+			   ncpu - 1);
+		free(cpu_on);
+		return -EINVAL;
+	}
 	nt = list_tasks(s->o.pid, &tasks);
-	if (nt < 0)
+	if (nt < 0) {
+		free(cpu_on);
 		return nt;
+	}
 	s->rings = calloc((size_t)ncpu, sizeof(*s->rings));
 	if (!s->rings) {
 		free(tasks);
+		free(cpu_on);
 		return -ENOMEM;
 	}
 	for (c = 0; c < ncpu; c++) {
 		struct ring *r = &s->rings[s->nr_rings];
 
+		if (!cpu_on[c])
+			continue;
 		r->fd = -1;
 		for (t = 0; t < nt; t++) {
 			for (k = 0; k < K_COUNT; k++) {
@@ -826,6 +879,7 @@ static int open_events(struct uevent_session *s, const uint64_t *config, const i
 		err = -ESRCH;
 out:
 	free(tasks);
+	free(cpu_on);
 	return err;
 }
 
@@ -908,6 +962,7 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 	memcpy(s->config, config, sizeof(config));
 	memcpy(s->want, want, sizeof(want));
 	err = open_events(s, config, want);
+	s->o.cpus = NULL;			/* the caller's string: read only above */
 	if (err < 0)
 		goto fail;
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -1040,7 +1095,7 @@ static int qcmp(const void *a, const void *b)
  * the ring) cannot still be on its way, so those go out now; later ones wait for the
  * next round, which sorts them with whatever came meanwhile.
  */
-#define HOLD_MARGIN_NS	200000ull
+#define HOLD_MARGIN_NS	2000000ull
 
 static int index_records(struct uevent_session *s, uint64_t watermark)
 {

@@ -684,6 +684,8 @@ struct uevent_session_opts {
 	unsigned int	wakeup_events;		/* 0: 1 (wake on every record) */
 	uint64_t	sample_period_ns;	/* > 0: also cpu-clock samples at this period */
 	unsigned int	tls_user;		/* with samples: PERF_SAMPLE_TLS_USER bytes */
+	const char	*cpus;			/* CPUs to watch, as perf -C: "0-3,7"; NULL:
+						   all (-EINVAL for a bad list) */
 };
 
 enum uevent_session_flags {
@@ -719,8 +721,9 @@ int uevent_session__fd(const struct uevent_session *s);
  * none came within timeout_ms (0: do not wait, -1: wait forever), or -errno.
  * PERF_RECORD_LOST/LOST_SAMPLES are returned as records and counted in the stats.
  * One time order holds across all rings and calls: a record younger than the read
- * round's start (less 0.2 ms) waits for the next round, so a call may take up to
- * 0.2 ms longer than timeout_ms to give out records that were already there.
+ * round's start (less 2 ms, for records stamped but not yet in their ring) waits for
+ * the next round, so a call may take up to 2 ms longer than timeout_ms to give out
+ * records that were already there.
  */
 int uevent_session__next(struct uevent_session *s, struct uevent_perf_record *rec,
 			 int timeout_ms);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -239,6 +240,54 @@ static void lost_exact(void)
 	uevent_session__close(s);
 }
 
+/* cpus: a session on CPU 0 hears marks made there, not those made on CPU 1. */
+static void cpu_list(void)
+{
+	struct uevent_session_opts so = { .sz = sizeof(so), .pid = 0, .cpus = "0",
+					  .transports = 1u << UEVENT_TRANSPORT_USDT };
+	static const char *const bad[] = { "x", "1-0", "4096", "0,", "" };
+	struct uevent_perf_record r;
+	struct uevent_session *s;
+	cpu_set_t old, one;
+	int i, on0 = 0, on1 = 0, refused = 0;
+
+	for (i = 0; i < 5; i++) {
+		so.cpus = bad[i];
+		s = uevent_session__open(&so);
+		refused += !s && errno == EINVAL && strstr(uevent_perf_open_reason(), "cpus");
+		uevent_session__close(s);
+	}
+	ok(refused == 5, "cpus: %d of 5 bad lists refused with EINVAL and a reason", refused);
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || sched_getaffinity(0, sizeof(old), &old) < 0 ||
+	    !CPU_ISSET(0, &old) || !CPU_ISSET(1, &old)) {
+		skip(1, "needs CPUs 0 and 1");
+		return;
+	}
+	so.cpus = "0";
+	s = uevent_session__open(&so);
+	if (!s) {
+		ok(0, "a session on CPU 0 opens: %s", strerror(errno));
+		return;
+	}
+	for (i = 0; i < 2; i++) {
+		CPU_ZERO(&one);
+		CPU_SET(i, &one);
+		sched_setaffinity(0, sizeof(one), &one);
+		for (int k = 0; k < 20; k++)
+			uevent_mark(i ? "on cpu1" : "on cpu0");
+	}
+	sched_setaffinity(0, sizeof(old), &old);
+	while (uevent_session__next(s, &r, 200) == 1) {
+		if (r.type != PERF_RECORD_UEVENT)
+			continue;
+		on0 += !strcmp(r.u.uevent.data, "on cpu0") && r.id.cpu == 0;
+		on1 += !strcmp(r.u.uevent.data, "on cpu1");
+	}
+	ok(on0 == 20 && on1 == 0, "cpus=\"0\": %d of 20 marks made on CPU 0, %d of those made on CPU 1",
+	   on0, on1);
+	uevent_session__close(s);
+}
+
 int main(void)
 {
 	struct uevent_session_opts so = { .sz = sizeof(so), .pid = 0,
@@ -262,7 +311,7 @@ int main(void)
 		plan_skip_all("kernel without uprobes");
 	if (uevent_open(&o) < 0)
 		plan_skip_all("usdt transport unavailable here");
-	plan(17);
+	plan(19);
 
 	pthread_barrier_init(&go, NULL, 2);
 	pthread_create(&early, NULL, early_thread, NULL);
@@ -373,6 +422,7 @@ int main(void)
 	overwrite_mode();
 	samples_live();
 	lost_exact();
+	cpu_list();
 	(void)n_other;
 	return exit_status();
 }

@@ -46,6 +46,7 @@ static void usage(FILE *f)
 		"          --tls BYTES            with samples: BYTES of the thread's TLS in each\n"
 		"                                 (PERF_SAMPLE_TLS_USER, patched kernel)\n"
 		"      -m, --ring-pages N         data pages per ring buffer (default 256)\n"
+		"      -C, --cpus LIST            only these CPUs, as perf -C: 0-3,7\n"
 		"  export --chrome OUT FILE       write FILE as Trace Event Format JSON (Perfetto,\n"
 		"                                 chrome://tracing): marks, ranges, counters\n"
 		"  help, --help                   this text\n"
@@ -817,6 +818,7 @@ static int cmd_record(int argc, char **argv)
 		{ "sample-ns", required_argument, NULL, 'F' },
 		{ "tls", required_argument, NULL, 'T' },
 		{ "ring-pages", required_argument, NULL, 'm' },
+		{ "cpus", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -830,7 +832,7 @@ static int cmd_record(int argc, char **argv)
 	pid_t child;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:t:n:baF:m:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:t:n:baF:m:C:h", opts, NULL)) != -1) {
 		char *end = NULL;
 		unsigned long long v = 0;
 
@@ -847,6 +849,7 @@ static int cmd_record(int argc, char **argv)
 		case 't': tlist = optarg; break;
 		case 'n': so.usdt_max_payload = (unsigned int)v; break;
 		case 'b': so.flags |= UEVENT_SESSION_BPF_EVENTS; break;
+		case 'C': so.cpus = optarg; break;
 		case 'a': so.flags |= UEVENT_SESSION_ALL_RECORDS; break;
 		case 'F': so.sample_period_ns = v; break;
 		case 'T': so.tls_user = (unsigned int)v; break;

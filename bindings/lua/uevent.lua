@@ -753,7 +753,8 @@ local session_numbers = { "pid", "ring_pages", "usdt_max_payload", "wakeup_event
 -- session{pid = 0, transports = {"usdt"}, ring_pages = 64, all_records = true, ...}
 -- -> handle, or nil, err, -errno. Keys: the struct uevent_session_opts members (pid,
 -- transports as names or a mask, ring_pages, usdt_path, usdt_max_payload,
--- wakeup_events, sample_period_ns, tls_user) and one boolean per UEVENT_SESSION_* flag.
+-- wakeup_events, sample_period_ns, tls_user, cpus as "0-3,7" or {0, 1}) and one boolean
+-- per UEVENT_SESSION_* flag.
 function M.session(opts)
   opts = opts or {}
   if type(opts) ~= "table" then return fail(-22, "session options must be a table") end
@@ -778,6 +779,12 @@ function M.session(opts)
   end
   o.flags = flags
   o.usdt_path = opts.usdt_path
+  local cpus = opts.cpus
+  if type(cpus) == "table" then cpus = table.concat(cpus, ",") end
+  if cpus ~= nil and type(cpus) ~= "string" then
+    return fail(-22, "session: cpus must be a list like \"0-3,7\" or a table of numbers")
+  end
+  o.cpus = cpus            -- the string lives in this frame until open returns
   local s = lib.uevent_session__open(o)
   if s == nil then
     local err = -ffi.errno()

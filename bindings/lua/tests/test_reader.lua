@@ -530,7 +530,7 @@ elseif ffi.C.access("/sys/bus/event_source/devices/uprobe", 0) ~= 0 then live_wh
 elseif not uevent.open { transport = "usdt", ignore_env = true } then
   live_why = "usdt transport unavailable here: " .. uevent.open_reason()
 end
-local LIVE_TESTS = 13
+local LIVE_TESTS = 14
 local s
 if not live_why then
   local err
@@ -619,6 +619,12 @@ else
   res, msg, code = s:next()
   ok(res == nil and code == EBADF and tostring(s) == "uevent.session: closed",
      "session: close is idempotent; next on a closed session is nil, err, -EBADF")
+  -- cpus: a list of CPUs this system lacks is refused; {0} opens
+  res, msg, code = uevent.session { pid = 0, transports = { "usdt" }, cpus = "0-4095" }
+  local one = uevent.session { pid = 0, transports = { "usdt" }, cpus = { 0 } }
+  ok(res == nil and code == EINVAL and tostring(msg):find("cpus", 1, true) and one ~= nil,
+     "session{cpus = '0-4095'}: nil, err, -EINVAL (" .. tostring(msg) .. "); cpus = {0} opens")
+  if one then one:close() end
   -- overwrite mode: nothing until a snapshot, then the newest records
   local ow = assert(uevent.session { pid = 0, transports = { "usdt" }, overwrite = true, ring_pages = 4 })
   for i = 1, 50 do uevent.mark("ow " .. i) end

@@ -290,7 +290,7 @@ for err, cls in ((errno.EACCES, PermissionError), (errno.EPERM, PermissionError)
        f"errno {errno.errorcode[err]} raises a {cls.__name__} that is a uevent.Error")
 
 # ---- Session: live, through the usdt transport ----------------------------------------
-LIVE = 20
+LIVE = 21
 
 
 def st_trunc(s):
@@ -359,6 +359,12 @@ else:
     s.close()
     ok(s.closed and raises(ValueError, s.next, 0) is not None and raises(OSError, os.fstat, fd) is not None,
        "close is idempotent, releases the fd, and a closed session refuses next()")
+    e = raises(ValueError, uevent.Session, transports="usdt", cpus="0-4095")
+    e2 = raises(ValueError, uevent.Session, transports="usdt", cpus=[-1])
+    with uevent.Session(transports="usdt", cpus=[0]) as one:
+        pass
+    ok(isinstance(e, uevent.InvalidArgument) and "cpus" in str(e) and e2 is not None and one.closed,
+       f"cpus: a list of CPUs this system lacks is InvalidArgument ({e}); [0] opens")
     ok(raises(ValueError, uevent.Session.next, uevent.Session.__new__(uevent.Session), -5) is not None,
        "next(timeout_ms=-5) is InvalidArgument")
 

@@ -1022,6 +1022,7 @@ class Session:
     default every usable one. `fileno()` polls readable when records may be waiting, so
     a Session works with select/selectors; iterating yields the records waiting now.
     Closing (close(), the end of a `with`, or garbage collection) releases every fd.
+        cpus: the CPUs to watch, "0-3,7" (as perf -C) or numbers; default every CPU.
     """
 
     def __init__(self, pid: Optional[int] = None, *,
@@ -1030,7 +1031,8 @@ class Session:
                  bpf_events: bool = False, enabled: bool = True, ring_pages: int = 0,
                  usdt_path: Union[str, bytes, "_os.PathLike[str]", None] = None,
                  usdt_max_payload: int = 0, wakeup_events: int = 0,
-                 sample_period_ns: int = 0, tls_user: int = 0) -> None:
+                 sample_period_ns: int = 0, tls_user: int = 0,
+                 cpus: Union[None, str, Iterable[int]] = None) -> None:
         self._s: Any = None
         self._recording: Any = None
         if pid is None:
@@ -1064,9 +1066,18 @@ class Session:
         if usdt_path is not None:
             keep = _ffi.new("char[]", _os.fsencode(usdt_path))
             o.usdt_path = keep
+        keep_cpus = None
+        if cpus is not None:
+            if not isinstance(cpus, str):
+                items = list(cpus)
+                if not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in items):
+                    raise InvalidArgument(_errno.EINVAL, f"cpus must be CPU numbers: {cpus!r}")
+                cpus = ",".join(str(c) for c in items)
+            keep_cpus = _ffi.new("char[]", cpus.encode())
+            o.cpus = keep_cpus
         p = _lib.uevent_session__open(o)
         err = _ffi.errno
-        del keep
+        del keep, keep_cpus
         if p == _ffi.NULL:
             why = _lib.uevent_perf_open_reason()
             raise _error(err or _errno.EINVAL, _cstr(why) or None)

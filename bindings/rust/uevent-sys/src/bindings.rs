@@ -4745,12 +4745,13 @@ pub struct uevent_session_opts {
     pub wakeup_events: ::std::os::raw::c_uint,
     pub sample_period_ns: u64,
     pub tls_user: ::std::os::raw::c_uint,
+    pub cpus: *const ::std::os::raw::c_char,
 }
 #[test]
 fn bindgen_test_layout_uevent_session_opts() {
     assert_eq!(
         ::std::mem::size_of::<uevent_session_opts>(),
-        56usize,
+        64usize,
         concat!("Size of: ", stringify!(uevent_session_opts))
     );
     assert_eq!(
@@ -4928,6 +4929,23 @@ fn bindgen_test_layout_uevent_session_opts() {
         );
     }
     test_field_tls_user();
+    fn test_field_cpus() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_session_opts>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).cpus) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_session_opts),
+                "::",
+                stringify!(cpus)
+            )
+        );
+    }
+    test_field_cpus();
 }
 pub const UEVENT_SESSION_ALL_RECORDS: uevent_session_flags = 1;
 pub const UEVENT_SESSION_OVERWRITE: uevent_session_flags = 2;

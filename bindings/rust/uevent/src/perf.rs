@@ -670,6 +670,7 @@ pub struct SessionBuilder {
     wakeup_events: u32,
     sample_period_ns: u64,
     tls_user: u32,
+    cpus: Option<String>,
 }
 
 impl SessionBuilder {
@@ -747,11 +748,22 @@ impl SessionBuilder {
         self.tls_user = bytes;
         self
     }
+    /// Only these CPUs, as perf -C takes them: `"0-3,7"` (default: every CPU).
+    pub fn cpus(mut self, list: &str) -> Self {
+        self.cpus = Some(list.to_owned());
+        self
+    }
 
     /// Opens the session. The error keeps the errno's kind (`PermissionDenied` for
     /// EACCES/EPERM, `InvalidInput` for EINVAL...) and says what the library tried.
     pub fn open(&self) -> io::Result<Session> {
         let path = self.usdt_path.as_deref().map(c_path).transpose()?;
+        let cpus = match &self.cpus {
+            Some(l) => Some(std::ffi::CString::new(l.as_str()).map_err(|_| {
+                io::Error::new(io::ErrorKind::InvalidInput, "cpus: a NUL in the CPU list")
+            })?),
+            None => None,
+        };
         let opts = sys::uevent_session_opts {
             sz: std::mem::size_of::<sys::uevent_session_opts>() as _,
             pid: self.pid,
@@ -764,6 +776,8 @@ impl SessionBuilder {
             wakeup_events: self.wakeup_events,
             sample_period_ns: self.sample_period_ns,
             tls_user: self.tls_user,
+            // Only read during uevent_session__open, like usdt_path.
+            cpus: cpus.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()),
         };
         let s = unsafe { sys::uevent_session__open(&opts) };
         if s.is_null() {

@@ -271,6 +271,12 @@ fn session_options_errors() {
     let usdt = [Transport::Usdt];
     let e = Session::builder().transports(&usdt).ring_pages(3).open().unwrap_err();
     assert_eq!((e.kind(), perf::errno(&e)), (ErrorKind::InvalidInput, Some(22)), "{}", e);
+    // a CPU list that names no CPU of this system
+    let e = Session::builder().transports(&usdt).cpus("0-4095").open().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidInput, "{}", e);
+    assert!(e.to_string().contains("cpus"), "{}", e);
+    let s = Session::builder().transports(&usdt).cpus("0").open().expect("a session on CPU 0");
+    drop(s);
     // a usdt object that is missing or has no probe: no transport left (ENODEV), and the
     // message says why
     let e = Session::builder().transports(&usdt).usdt_path("/nonexistent/libx.so").open().unwrap_err();
