@@ -699,7 +699,11 @@ enum uevent_session_flags {
 struct uevent_session_stats {
 	uint64_t	records;		/* records returned */
 	uint64_t	uevents;		/* of them uevents */
-	uint64_t	lost;			/* sum of PERF_RECORD_LOST counts */
+	uint64_t	lost;			/* sum of PERF_RECORD_LOST counts (following
+						   a process tree through usdt, the rings take
+						   every process's marks and keep the tree's:
+						   lost counts the others' too; NO_INHERIT
+						   watches only the given threads) */
 	uint64_t	lost_samples;		/* sum of PERF_RECORD_LOST_SAMPLES counts */
 	uint64_t	truncated;		/* usdt marks larger than usdt_max_payload */
 	uint64_t	corrupt;		/* records that failed to decode (skipped) */

@@ -204,10 +204,15 @@ static void samples_live(void)
 	uevent_session__close(s);
 }
 
-/* A small ring flooded by big usdt marks: every mark is read or counted lost. */
+/*
+ * A small ring flooded by big usdt marks: every mark is read or counted lost. Without
+ * NO_INHERIT the usdt rings would take every process's marks (see uevent.h), and the
+ * lost count other tests' marks too.
+ */
 static void lost_exact(void)
 {
 	struct uevent_session_opts so = { .sz = sizeof(so), .pid = 0, .ring_pages = 4,
+					  .flags = UEVENT_SESSION_NO_INHERIT,
 					  .transports = 1u << UEVENT_TRANSPORT_USDT,
 					  .usdt_max_payload = 2048 };
 	struct uevent_session_stats st;
