@@ -127,11 +127,15 @@ static void concurrent_order(void)
 	uevent_session__close(s);
 }
 
-/* Flight recorder: a small overwrite ring keeps the newest marks, whole and in order. */
+/*
+ * Flight recorder: a small overwrite ring keeps the newest marks, whole and in order.
+ * Only this process's threads (NO_INHERIT): a tree's usdt rings would also keep other
+ * processes' marks, and under a parallel make check those could fill all of it.
+ */
 static void overwrite_mode(void)
 {
 	struct uevent_session_opts so = { .sz = sizeof(so), .pid = 0, .ring_pages = 2,
-					  .flags = UEVENT_SESSION_OVERWRITE,
+					  .flags = UEVENT_SESSION_OVERWRITE | UEVENT_SESSION_NO_INHERIT,
 					  .transports = 1u << UEVENT_TRANSPORT_USDT,
 					  .usdt_max_payload = 64 };
 	struct uevent_perf_record r;

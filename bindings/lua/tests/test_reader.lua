@@ -626,7 +626,9 @@ else
      "session{cpus = '0-4095'}: nil, err, -EINVAL (" .. tostring(msg) .. "); cpus = {0} opens")
   if one then one:close() end
   -- overwrite mode: nothing until a snapshot, then the newest records
-  local ow = assert(uevent.session { pid = 0, transports = { "usdt" }, overwrite = true, ring_pages = 4 })
+  -- no_inherit: only our threads; a tree's usdt rings also take other processes' marks
+  local ow = assert(uevent.session { pid = 0, transports = { "usdt" }, overwrite = true,
+                                     no_inherit = true, ring_pages = 4 })
   for i = 1, 50 do uevent.mark("ow " .. i) end
   local before = ow:next(0)
   local snap = ow:snapshot()

@@ -400,7 +400,8 @@ else:
        f"all_records=True: FORK, COMM, MMAP2 and EXIT of a child, then our mark ({[r.type_name for r in side]})")
 
     # flight recorder: the rings are read only on snapshot()
-    with uevent.Session(transports="usdt", overwrite=True, usdt_max_payload=64) as s:
+    # inherit=False: only our threads; a tree's usdt rings also take other processes' marks
+    with uevent.Session(transports="usdt", overwrite=True, inherit=False, usdt_max_payload=64) as s:
         for i in range(10):
             uevent.mark("flight %d", i)
         before = s.next(100)

@@ -199,6 +199,8 @@ fn live_session_is_send_and_overwrite_snapshots() {
     let mut s = Session::builder()
         .transports(&[Transport::Usdt])
         .overwrite(true)
+        // only our threads: a tree's usdt rings also take other processes' marks
+        .no_inherit(true)
         .ring_pages(16)
         .usdt_max_payload(64)
         .open()
