@@ -1598,8 +1598,8 @@ UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_p
 		if (timeout_ms > 0 && wait <= 0)
 			return 0;
 		/* records held back go out once the margin has passed */
-		if (held && (wait < 0 || wait > 1))
-			wait = 1;
+		if (held && (wait < 0 || wait > (int)(HOLD_MARGIN_NS / 2000000)))
+			wait = (int)(HOLD_MARGIN_NS / 2000000);
 		n = epoll_wait(s->epfd, evs, 16, wait);
 		if (n < 0) {
 			if (errno == EINTR)

@@ -724,10 +724,12 @@ int uevent_session__fd(const struct uevent_session *s);
  * The next record in time order: 1 with *rec set (valid until the next call), 0 when
  * none came within timeout_ms (0: do not wait, -1: wait forever), or -errno.
  * PERF_RECORD_LOST/LOST_SAMPLES are returned as records and counted in the stats.
- * One time order holds across all rings and calls: a record younger than the read
- * round's start (less 2 ms, for records stamped but not yet in their ring) waits for
- * the next round, so a call may take up to 2 ms longer than timeout_ms to give out
- * records that were already there.
+ * Records come out in one time order across all rings and calls: a record younger
+ * than the read round's start less 2 ms (for records stamped but not yet in their
+ * ring) waits for the next round, so a call may take up to 2 ms longer than
+ * timeout_ms to give out records that were already there. A writer stalled longer
+ * than that between its timestamp and its commit (a descheduled virtual CPU) can
+ * still come out of order.
  */
 int uevent_session__next(struct uevent_session *s, struct uevent_perf_record *rec,
 			 int timeout_ms);
