@@ -17,9 +17,15 @@ int main(int argc, char **argv)
 	const char *text = argc > 2 ? argv[2] : "mark";
 	long seen = 0;
 
-	/* "wait": a tracer attaches after start; wait (up to 20 s) until the check sees it. */
+	/*
+	 * "wait": a tracer attaches after start; wait (up to 20 s) until the check sees it.
+	 * The semaphore counts tracers (the word's low 16 bits), and other tests' tracers
+	 * may already be attached system-wide: wait for the count to rise, not for non-zero.
+	 */
 	if (argc > 3 && !strcmp(argv[3], "wait")) {
-		for (i = 0; i < 20000 && !UEVENT_ENABLED(); i++)
+		uint32_t before = *uevent_enabled_ptr & 0xffff;
+
+		for (i = 0; i < 20000 && (*uevent_enabled_ptr & 0xffff) <= before; i++)
 			usleep(1000);
 		/* perf raises the semaphore when it creates the event, enables it after. */
 		usleep(500000);
