@@ -30,9 +30,21 @@ int main(int argc, char **argv)
 		/* perf raises the semaphore when it creates the event, enables it after. */
 		usleep(500000);
 	}
-	for (i = 0; i < n; i++) {
-		seen += UEVENT_ENABLED() ? 1 : 0;
-		UEVENT_MARK(text);
+	/* "run": marks for n ms, one every 100 us, while a tracer comes and goes. */
+	if (argc > 3 && !strcmp(argv[3], "run")) {
+		long total = n * 10;
+
+		for (i = 0; i < total; i++) {
+			seen += UEVENT_ENABLED() ? 1 : 0;
+			UEVENT_MARK(text);
+			usleep(100);
+		}
+		n = total;
+	} else {
+		for (i = 0; i < n; i++) {
+			seen += UEVENT_ENABLED() ? 1 : 0;
+			UEVENT_MARK(text);
+		}
 	}
 	uevent_stats_get(&st, sizeof(st));
 	printf("enabled %ld of %ld, emitted %llu\n", seen, n, (unsigned long long)st.emitted);
