@@ -1523,10 +1523,7 @@ static int deliver(struct uevent_session *s, uint32_t off, struct uevent_perf_re
 
 static int64_t now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)(mono_ns() / 1000000);
 }
 
 UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_perf_record *rec,

@@ -441,7 +441,7 @@ static void check_perf_files(void)
 	struct uevent_perf_record a, b;
 	uint64_t ends[64];
 	uint8_t *img, *p;
-	size_t len, k, bad = 0, cut = 0, boundary = 0, nb = 0, mut = 0;
+	size_t len, k, bad = 0, cut = 0, boundary = 0, nb = 0;
 	unsigned int rnd = 777;
 	long n, nrec;
 	int same = 1, ra, rb, fd, i, j, bo_ok;
@@ -540,7 +540,6 @@ static void check_perf_files(void)
 			}
 			write_tmp(tmp, p, len);
 			fails += read_all(tmp, NULL, 0) < 0;
-			mut++;
 		}
 		free(p);
 		ok(fails > 0, "perf.data: 600 corrupted %s files read without a crash (%zu refused)",
