@@ -11,6 +11,12 @@
 /* Bytes of a sample_id trailer for these sample_type bits. */
 size_t _uevent_sample_id_size(uint64_t sample_type);
 
+/*
+ * Bytes a KSYMBOL or BPF_EVENT record really uses (header, body, idsz of sample_id): less
+ * than its size when the kernel wrote it too long (perf.c says when); size otherwise.
+ */
+size_t _uevent_sideband_used(const void *buf, size_t size, uint32_t type, size_t idsz);
+
 /* Offset and size of a field in a tracefs event format text; 0 or -ENOENT. */
 int _uevent_format_field(const char *fmt, const char *name, uint32_t *off, uint32_t *size);
 

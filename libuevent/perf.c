@@ -256,6 +256,32 @@ size_t _uevent_sample_id_size(uint64_t st)
 	return 8 * (size_t)__builtin_popcountll(st & ID_BITS);
 }
 
+/*
+ * The bytes a KSYMBOL or BPF_EVENT record of size bytes really uses: header, body and an
+ * idsz-byte sample_id. Linux 6.18 writes these records longer than that when more than
+ * one event listens: each listener's record size also counts the sample_id sizes of the
+ * listeners served before it, and the extra bytes at the end are whatever the ring held.
+ * The sample_id follows the body; perf's rule (sample_id = the record's last bytes)
+ * would read those stale bytes. Returns size for any other record or shape.
+ */
+size_t _uevent_sideband_used(const void *buf, size_t size, uint32_t type, size_t idsz)
+{
+	const uint8_t *b = buf, *nul;
+	size_t body;
+
+	if (type == PERF_RECORD_BPF_EVENT) {
+		body = 24;
+	} else if (type == PERF_RECORD_KSYMBOL && size > 24) {
+		nul = memchr(b + 24, 0, size - 24);
+		if (!nul)
+			return size;
+		body = ((size_t)(nul - b) + 1 + 7) & ~(size_t)7;
+	} else {
+		return size;
+	}
+	return body + idsz < size ? body + idsz : size;
+}
+
 static void read_id(struct _uevent_cur *c, uint64_t st, struct uevent_sample_id *id)
 {
 	if (st & PERF_SAMPLE_TID) {
@@ -509,6 +535,9 @@ UEVENT_EXPORT int uevent_perf_record_decode(const void *buf, size_t len, int bo,
 		struct _uevent_cur t;
 
 		idsz = _uevent_sample_id_size(f->sample_type);
+		if ((rec->type == PERF_RECORD_KSYMBOL && !(f->flags & UEVENT_PERF_SEED_BPF_EVENT)) ||
+		    rec->type == PERF_RECORD_BPF_EVENT)
+			c.end = b + _uevent_sideband_used(b, rec->size, rec->type, idsz);
 		if (idsz > (size_t)rec->size - 8)
 			return _uevent_err(EINVAL);
 		t = c;

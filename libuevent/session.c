@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
@@ -1075,7 +1076,12 @@ static uint64_t rec_time(const struct uevent_session *s, const uint8_t *r)
 		if ((st & PERF_SAMPLE_TIME) && at + 8 <= h.size)
 			memcpy(&t, r + at, 8);
 	} else if (h.type < PERF_RECORD_HEADER_ATTR_TYPE && h.size >= 8 + 32) {
-		memcpy(&t, r + h.size - 24, 8);
+		/* the BASE_ST sample_id: tid, time, cpu, identifier */
+		at = h.size;
+		if (h.type == PERF_RECORD_KSYMBOL || h.type == PERF_RECORD_BPF_EVENT)
+			at = _uevent_sideband_used(r, h.size, h.type,
+						   _uevent_sample_id_size(BASE_ST));
+		memcpy(&t, r + at - 24, 8);
 	}
 	return t;
 }
@@ -1463,6 +1469,19 @@ static int deliver(struct uevent_session *s, uint32_t off, struct uevent_perf_re
 	int kind, err;
 
 	memcpy(&h, r, sizeof(h));
+	if (h.type == PERF_RECORD_KSYMBOL || h.type == PERF_RECORD_BPF_EVENT) {
+		/* written too long by the kernel (see _uevent_sideband_used): trimmed, so the
+		   recorded perf.data holds the record perf expects */
+		size_t used = _uevent_sideband_used(r, h.size, h.type,
+						    _uevent_sample_id_size(BASE_ST));
+
+		if (used < h.size) {
+			h.size = (uint16_t)used;
+			memcpy(s->buf + off + offsetof(struct perf_event_header, size), &h.size,
+			       sizeof(h.size));
+			s->st.trimmed++;
+		}
+	}
 	if (h.size >= 16) {
 		if (h.type == PERF_RECORD_SAMPLE)
 			memcpy(&ident, r + 8, 8);

@@ -549,12 +549,76 @@ static void check_perf_files(void)
 	free(img);
 }
 
+/*
+ * Linux 6.18 writes a KSYMBOL or BPF_EVENT longer than its contents when more than one
+ * event listens (the sizes of earlier listeners' sample_id add up); the sample_id
+ * follows the body and the rest is stale. Built here as that kernel wrote them.
+ */
+static void check_oversized(void)
+{
+	struct uevent_perf_format f = { .sz = sizeof(f) };
+	struct uevent_perf_record r;
+	uint8_t k[128], b[88];
+	uint64_t v;
+	uint32_t u32;
+	uint16_t u16;
+	int err;
+
+	f.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	f.sample_id_all = 1;
+	memset(k, 0xee, sizeof(k));
+	u32 = PERF_RECORD_KSYMBOL; memcpy(k, &u32, 4);
+	u16 = 0; memcpy(k + 4, &u16, 2);
+	u16 = sizeof(k); memcpy(k + 6, &u16, 2);	/* 24 + 40 + 32 used, 32 stale */
+	v = 0xffffffffc0001808ull; memcpy(k + 8, &v, 8);
+	u32 = 16; memcpy(k + 16, &u32, 4);
+	u16 = 1; memcpy(k + 20, &u16, 2);
+	u16 = 0; memcpy(k + 22, &u16, 2);
+	memset(k + 24, 0, 40);
+	memcpy(k + 24, "bpf_prog_59f4a931744dcdc6_uevent_t", 34);
+	u32 = 77; memcpy(k + 64, &u32, 4); memcpy(k + 68, &u32, 4);
+	v = 123456789; memcpy(k + 72, &v, 8);
+	u32 = 1; memcpy(k + 80, &u32, 4); memset(k + 84, 0, 4);
+	v = 0x188806; memcpy(k + 88, &v, 8);
+	err = uevent_perf_record_decode(k, sizeof(k), UEVENT_BO_HOST, &f, &r);
+	ok(!err && r.size == sizeof(k) &&
+	   !strcmp(r.u.ksymbol.name, "bpf_prog_59f4a931744dcdc6_uevent_t") &&
+	   r.u.ksymbol.flags == 0 && r.id.pid == 77 && r.id.time == 123456789 && r.id.cpu == 1 &&
+	   r.id.identifier == 0x188806,
+	   "KSYMBOL written 32 bytes too long: sample_id read after the name (pid %u time %llu id %#llx)",
+	   r.id.pid, (unsigned long long)r.id.time, (unsigned long long)r.id.identifier);
+
+	memset(b, 0, sizeof(b));
+	u32 = PERF_RECORD_BPF_EVENT; memcpy(b, &u32, 4);
+	u16 = sizeof(b); memcpy(b + 6, &u16, 2);	/* 24 + 32 used, 32 stale zeros */
+	u16 = 2; memcpy(b + 8, &u16, 2);
+	u32 = 276; memcpy(b + 12, &u32, 4);
+	memcpy(b + 16, "\x59\xf4\xa9\x31\x74\x4d\xcd\xc6", 8);
+	u32 = 88; memcpy(b + 24, &u32, 4); memcpy(b + 28, &u32, 4);
+	v = 987654321; memcpy(b + 32, &v, 8);
+	v = 0x188806; memcpy(b + 48, &v, 8);
+	err = uevent_perf_record_decode(b, sizeof(b), UEVENT_BO_HOST, &f, &r);
+	ok(!err && r.u.bpf_event.type == 2 && r.u.bpf_event.id == 276 && r.u.bpf_event.tag[0] == 0x59 &&
+	   r.id.tid == 88 && r.id.time == 987654321 && r.id.identifier == 0x188806,
+	   "BPF_EVENT written 32 bytes too long: decoded, sample_id read after the tag (err %d)", err);
+
+	/* a well-formed one still reads its sample_id from the end */
+	u16 = 56; memcpy(b + 6, &u16, 2);
+	err = uevent_perf_record_decode(b, 56, UEVENT_BO_HOST, &f, &r);
+	ok(!err && r.size == 56 && r.id.time == 987654321 && r.id.identifier == 0x188806,
+	   "BPF_EVENT of the right size: unchanged");
+	/* a KSYMBOL whose name has no NUL is corrupt, not read past */
+	memset(k + 24, 'x', sizeof(k) - 24);
+	ok(uevent_perf_record_decode(k, sizeof(k), UEVENT_BO_HOST, &f, &r) == -EINVAL,
+	   "KSYMBOL without a NUL-terminated name: -EINVAL");
+}
+
 int main(void)
 {
 	size_t len;
 	uint8_t *le, *be;
 
-	plan(22 * 2 + 2 * 2 + 7 + 4 + 8 + 4);
+	plan(22 * 2 + 2 * 2 + 7 + 4 + 8 + 4 + 4);
 	le = slurp("perf_records.le.bin", &len);
 	if (le) {
 		check_golden(le, len, UEVENT_BO_LITTLE, "le");
@@ -573,6 +637,7 @@ int main(void)
 	check_raw();
 	check_attr();
 	check_perf_files();
+	check_oversized();
 	free(le);
 	free(be);
 	return exit_status();

@@ -988,8 +988,11 @@ static int cmd_record(int argc, char **argv)
 		fprintf(stderr, ", %lu samples", nsamples);
 	if (so.flags & UEVENT_SESSION_BPF_EVENTS)
 		fprintf(stderr, ", %lu BPF events", nbpf);
-	fprintf(stderr, " written to %s (%lu records; lost %" PRIu64 ", truncated %" PRIu64 ")\n",
-		out, nrec, st.lost + st.lost_samples, st.truncated);
+	fprintf(stderr, " written to %s (%lu records; lost %" PRIu64 ", truncated %" PRIu64 "%s",
+		out, nrec, st.lost + st.lost_samples, st.truncated, st.trimmed ? ", " : ")\n");
+	if (st.trimmed)
+		fprintf(stderr, "%" PRIu64 " BPF side-band records the kernel wrote too long, trimmed)\n",
+			st.trimmed);
 	if (failed)
 		return 1;
 	if (WIFEXITED(status))

@@ -983,7 +983,8 @@ def ring_read(mapping: Union[bytearray, memoryview, Any], cap: Optional[int] = N
 class SessionStats:
     """Session counters: records returned (of them uevents), PERF_RECORD_LOST and
     LOST_SAMPLES counts, usdt marks cut to usdt_max_payload, records that failed to
-    decode, ring bytes consumed."""
+    decode, ring bytes consumed, KSYMBOL/BPF_EVENT records the kernel wrote too long
+    (read from their contents, recorded trimmed)."""
     records: int
     uevents: int
     lost: int
@@ -991,6 +992,7 @@ class SessionStats:
     truncated: int
     corrupt: int
     bytes: int
+    trimmed: int = 0
 
 
 def _transport_bit(t: Union[str, int]) -> int:
@@ -1142,7 +1144,7 @@ class Session:
         st = _ffi.new("struct uevent_session_stats *")
         _check(_lib.uevent_session__stats(self._live(), st, _ffi.sizeof(st[0])), "session stats")
         return SessionStats(st.records, st.uevents, st.lost, st.lost_samples, st.truncated,
-                            st.corrupt, st.bytes)
+                            st.corrupt, st.bytes, st.trimmed)
 
     @property
     def transports(self) -> Tuple[str, ...]:

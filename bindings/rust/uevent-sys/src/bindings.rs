@@ -4963,12 +4963,13 @@ pub struct uevent_session_stats {
     pub truncated: u64,
     pub corrupt: u64,
     pub bytes: u64,
+    pub trimmed: u64,
 }
 #[test]
 fn bindgen_test_layout_uevent_session_stats() {
     assert_eq!(
         ::std::mem::size_of::<uevent_session_stats>(),
-        56usize,
+        64usize,
         concat!("Size of: ", stringify!(uevent_session_stats))
     );
     assert_eq!(
@@ -5095,6 +5096,23 @@ fn bindgen_test_layout_uevent_session_stats() {
         );
     }
     test_field_bytes();
+    fn test_field_trimmed() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_session_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).trimmed) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_session_stats),
+                "::",
+                stringify!(trimmed)
+            )
+        );
+    }
+    test_field_trimmed();
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]

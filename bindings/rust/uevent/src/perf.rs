@@ -800,6 +800,9 @@ pub struct SessionStats {
     pub truncated: u64,
     pub corrupt: u64,
     pub bytes: u64,
+    /// KSYMBOL/BPF_EVENT records the kernel wrote longer than their contents (read from
+    /// their contents, recorded trimmed).
+    pub trimmed: u64,
 }
 
 /// A live session: perf events on this (or another) process, records in time order.
@@ -872,6 +875,7 @@ impl Session {
             truncated: st.truncated,
             corrupt: st.corrupt,
             bytes: st.bytes,
+            trimmed: st.trimmed,
         })
     }
 
