@@ -258,8 +258,10 @@ size_t _uevent_sample_id_size(uint64_t st)
 
 /*
  * The bytes a KSYMBOL or BPF_EVENT record of size bytes really uses: header, body and an
- * idsz-byte sample_id. Linux 6.18 writes these records longer than that when more than
- * one event listens: each listener's record size also counts the sample_id sizes of the
+ * idsz-byte sample_id. Kernels that add each listener's sample_id size to the record
+ * they share (perf_event_header__init_id() on the shared header, from Linux 5.1 until
+ * the size was set afresh per listener; this host's 6.18.44 is one) write them longer
+ * than that when more than one event listens: each listener's record size also counts the sample_id sizes of the
  * listeners served before it, and the extra bytes at the end are whatever the ring held.
  * The sample_id follows the body; perf's rule (sample_id = the record's last bytes)
  * would read those stale bytes. Returns size for any other record or shape.

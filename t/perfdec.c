@@ -550,7 +550,7 @@ static void check_perf_files(void)
 }
 
 /*
- * Linux 6.18 writes a KSYMBOL or BPF_EVENT longer than its contents when more than one
+ * Kernels with the shared-header bug (this host's 6.18.44) write a KSYMBOL or BPF_EVENT longer than its contents when more than one
  * event listens (the sizes of earlier listeners' sample_id add up); the sample_id
  * follows the body and the rest is stale. Built here as that kernel wrote them.
  */
