@@ -258,13 +258,14 @@ size_t _uevent_sample_id_size(uint64_t st)
 
 /*
  * The bytes a KSYMBOL or BPF_EVENT record of size bytes really uses: header, body and an
- * idsz-byte sample_id. Kernels that add each listener's sample_id size to the record
- * they share (perf_event_header__init_id() on the shared header, from Linux 5.1 until
- * the size was set afresh per listener; this host's 6.18.44 is one) write them longer
- * than that when more than one event listens: each listener's record size also counts the sample_id sizes of the
- * listeners served before it, and the extra bytes at the end are whatever the ring held.
- * The sample_id follows the body; perf's rule (sample_id = the record's last bytes)
- * would read those stale bytes. Returns size for any other record or shape.
+ * idsz-byte sample_id. Some kernels write these records longer than that when more than
+ * one event listens: perf_event_header__init_id() adds each listener's sample_id size
+ * to the one header all listeners share, so a record's size also counts the sample_id
+ * sizes of the listeners served before it (Linux 5.1, which added these records, until
+ * the size was set afresh per listener; this host's 6.18.44 does it). The extra bytes
+ * at the end are whatever the ring held; the sample_id follows the body, where perf's
+ * rule (the sample_id is the record's last bytes) does not look. Returns size for any
+ * other record or shape.
  */
 size_t _uevent_sideband_used(const void *buf, size_t size, uint32_t type, size_t idsz)
 {

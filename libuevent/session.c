@@ -1058,6 +1058,17 @@ static int kind_of(const struct uevent_session *s, uint64_t id);
  * Time of a record: a sample's TIME (after IDENTIFIER, IP and TID as its event's
  * sample_type has them), else the sample_id trailer's (..., time, cpu, identifier).
  */
+/*
+ * The bytes of record r that are its own: less than its size for a KSYMBOL or BPF_EVENT
+ * the kernel wrote too long (see _uevent_sideband_used).
+ */
+static size_t rec_len(const uint8_t *r, const struct perf_event_header *h)
+{
+	if (h->type != PERF_RECORD_KSYMBOL && h->type != PERF_RECORD_BPF_EVENT)
+		return h->size;
+	return _uevent_sideband_used(r, h->size, h->type, _uevent_sample_id_size(BASE_ST));
+}
+
 static uint64_t rec_time(const struct uevent_session *s, const uint8_t *r)
 {
 	struct perf_event_header h;
@@ -1077,11 +1088,7 @@ static uint64_t rec_time(const struct uevent_session *s, const uint8_t *r)
 			memcpy(&t, r + at, 8);
 	} else if (h.type < PERF_RECORD_HEADER_ATTR_TYPE && h.size >= 8 + 32) {
 		/* the BASE_ST sample_id: tid, time, cpu, identifier */
-		at = h.size;
-		if (h.type == PERF_RECORD_KSYMBOL || h.type == PERF_RECORD_BPF_EVENT)
-			at = _uevent_sideband_used(r, h.size, h.type,
-						   _uevent_sample_id_size(BASE_ST));
-		memcpy(&t, r + at - 24, 8);
+		memcpy(&t, r + rec_len(r, &h) - 24, 8);
 	}
 	return t;
 }
@@ -1469,18 +1476,12 @@ static int deliver(struct uevent_session *s, uint32_t off, struct uevent_perf_re
 	int kind, err;
 
 	memcpy(&h, r, sizeof(h));
-	if (h.type == PERF_RECORD_KSYMBOL || h.type == PERF_RECORD_BPF_EVENT) {
-		/* written too long by the kernel (see _uevent_sideband_used): trimmed, so the
-		   recorded perf.data holds the record perf expects */
-		size_t used = _uevent_sideband_used(r, h.size, h.type,
-						    _uevent_sample_id_size(BASE_ST));
-
-		if (used < h.size) {
-			h.size = (uint16_t)used;
-			memcpy(s->buf + off + offsetof(struct perf_event_header, size), &h.size,
-			       sizeof(h.size));
-			s->st.trimmed++;
-		}
+	if (rec_len(r, &h) < h.size) {
+		/* trimmed to its own bytes, so the recorded perf.data holds what perf expects */
+		h.size = (uint16_t)rec_len(r, &h);
+		memcpy(s->buf + off + offsetof(struct perf_event_header, size), &h.size,
+		       sizeof(h.size));
+		s->st.trimmed++;
 	}
 	if (h.size >= 16) {
 		if (h.type == PERF_RECORD_SAMPLE)

@@ -617,9 +617,9 @@ struct uevent_perf_record {
  * Decodes one record at buf (header included, len bytes available). Returns 0,
  * -EINVAL for a truncated or corrupt record, -EPROTO for a uevent of an unknown format
  * (rec->size is still set so the caller can skip it). A KSYMBOL or BPF_EVENT written
- * longer than its contents (kernels that add the sample_id sizes of the listeners
- * served before this one, Linux 5.1 on until fixed; the extra bytes are stale) is decoded from its contents, its sample_id
- * the bytes after them; rec->size stays the size in the buffer.
+ * longer than its contents (some kernels add the sample_id sizes of the listeners
+ * served before this one; the extra bytes are stale) is decoded from its contents, its
+ * sample_id the bytes after them; rec->size stays the size in the buffer.
  */
 int uevent_perf_record_decode(const void *buf, size_t len, int byte_order,
 			      const struct uevent_perf_format *fmt,
@@ -713,8 +713,9 @@ struct uevent_session_stats {
 	uint64_t	bytes;			/* ring bytes consumed */
 	uint64_t	trimmed;		/* KSYMBOL and BPF_EVENT records the kernel
 						   wrote longer than their contents (some
-						   kernels, with more than one listener): decoded
-						   from their contents, recorded trimmed */
+						   kernels, with more than one listener):
+						   decoded from their contents, recorded
+						   trimmed */
 };
 
 struct uevent_session;
