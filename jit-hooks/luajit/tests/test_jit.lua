@@ -8,7 +8,7 @@ local n, failed = 0, 0
 local function ok(c, d) n = n + 1; if not c then failed = failed + 1 end
   print((c and "ok " or "not ok ") .. n .. " - " .. d) end
 local function skip(k, why) for _ = 1, k do n = n + 1; print("ok " .. n .. " # SKIP " .. why) end end
-print("1..14")
+print("1..16")
 
 local have_uevent, uevent = pcall(require, "uevent")
 local uev_path = tmp .. "/lua.uev"
@@ -16,7 +16,11 @@ if have_uevent then
   assert(uevent.open { transport = "file", path = uev_path, ignore_env = true })
 end
 
+-- Count jit.util.funcinfo calls (uevent.jit looks it up when it is loaded).
+local funcinfo0, nfuncinfo = jutil.funcinfo, 0
+jutil.funcinfo = function(...) nfuncinfo = nfuncinfo + 1; return funcinfo0(...) end
 local J = require "uevent.jit"
+jutil.funcinfo = funcinfo0
 local map = tmp .. "/lua.map"
 ok(J.start { dir = tmp .. "/jd", perf_map_path = map }, "start() with dir and perf-map overrides")
 print("# C declarations via " .. J.via())
@@ -62,8 +66,17 @@ ok(found and addr == found.addr and #mc == found.size, "address and size are tra
 local before = J.counts.loaded
 jit.flush()
 ok(J.counts.unloaded == before, "jit.flush() unloads all " .. before .. " traces (" .. J.counts.unloaded .. ")")
+local fi_before = nfuncinfo
 for _ = 1, 3 do loop1(10000) end
-ok(J.counts.loaded > before, "traces after the flush announced again")
+local fi_after, loaded_after = nfuncinfo, J.counts.loaded
+ok(loaded_after > before, "traces after the flush announced again")
+-- The same loop compiled again: same name, and its line comes from the hook's cache.
+local again = 0
+for i, r in ipairs(loads()) do if i > #l and r.name:match(PAT) then again = again + 1 end end
+ok(again >= 1, "the loop's new trace is named TRACE_n test_jit.lua:" .. LINE .. " again ("
+   .. again .. ")")
+ok(fi_after == fi_before, "without asking jit.util.funcinfo again ("
+   .. (fi_after - fi_before) .. " calls for " .. (loaded_after - before) .. " traces)")
 
 if have_uevent then
   J.stop(); uevent.close()

@@ -43,6 +43,11 @@ local startf, startpc = {}, {}  -- trace number -> function and bytecode pc at "
 local loaded = {}          -- trace number -> mcode address (a Lua number)
 local shortsrc = {}        -- chunk name -> the file part of funcinfo's loc
 local names = {}           -- trace number -> "TRACE_n" (numbers are reused after a flush)
+-- function -> { file = "app.lua", [pc] = line }: funcinfo's answer for a trace start,
+-- kept for the next trace that starts there (after a flush, an abort, a side exit
+-- that gets hot again: real programs compile the same spots again and again). Weak
+-- keys: a function's entries go with it.
+local lineat = setmetatable({}, { __mode = "k" })
 local counts = { loaded = 0, unloaded = 0, errors = 0, flushes = 0 }
 M.counts = counts
 
@@ -60,9 +65,10 @@ end
 
 -- Announces trace tr; func/pc are where it started (nil for traces found at start()).
 -- This runs inside the trace compiler, before the trace is first entered, for every
--- trace compiled: it is kept to one jit.util.tracemc, one funcinfo and one C call, with
--- the name and line record built in C (uevent_jit__code_load_line) and the strings it
--- passes cached ("TRACE_n" per trace number, the file per chunk).
+-- trace compiled: it is kept to one jit.util.tracemc, at most one funcinfo (none when
+-- a trace started at this function and pc before) and one C call, with the name and
+-- line record built in C (uevent_jit__code_load_line) and the strings it passes cached
+-- ("TRACE_n" per trace number, the file per chunk).
 local function announce(tr, func, pc)
   local mcode, addr = tracemc(tr)
   if not mcode or not addr then return end
@@ -75,11 +81,16 @@ local function announce(tr, func, pc)
     names[tr] = name
   end
   local ret
-  if func then
+  local at = func and lines and lineat[func]
+  local line = at and at[pc]
+  if line then
+    ret = code_load_line(session, name, addr, size, mcode, at.file, line)
+  elseif func then
     -- funcinfo only here, once per compiled trace: it allocates, and "start" fires for
     -- every attempt, aborted ones included.
     local fi = funcinfo(func, pc)
-    local loc, line = fi.loc, fi.currentline
+    local loc
+    loc, line = fi.loc, fi.currentline
     if loc then
       if lines and line and line > 0 then
         local src = fi.source
@@ -88,6 +99,11 @@ local function announce(tr, func, pc)
           file = loc:sub(1, -(#tostring(line) + 2))
           shortsrc[src] = file          -- interned here: outlives the call
         end
+        if not at then
+          at = { file = file }
+          lineat[func] = at
+        end
+        at[pc] = line
         ret = code_load_line(session, name, addr, size, mcode, file, line)
       else
         ret = code_load(session, name .. " " .. loc, addr, size, mcode)
