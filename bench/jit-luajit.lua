@@ -8,14 +8,16 @@
 -- Each workload runs in rounds of hook off + hook on, in alternating order (so drift on
 -- a shared machine, and whatever running second does, hits both alike); a round's time
 -- is CPU time (os.clock: the hook's syscalls count); reported are the medians of each
--- side and of the per-round ratio. The first pair is a warm-up and is dropped. Traces
+-- side and of the per-round ratio, with a 95% confidence interval for the median ratio
+-- (distribution-free: order statistics of the rounds). The first pair is a warm-up and
+-- is dropped. Traces
 -- compiled per round are counted (the traces the hook announced, and LuaJIT's own
 -- flushes: past 1000 traces it drops them all), so "trace-heavy" is a measured fact.
 local J = require "uevent.jit"
 local clock = os.clock
 
 local N = tonumber(os.getenv("BENCH_TRACES")) or 600
-local ROUNDS = tonumber(os.getenv("BENCH_ROUNDS")) or 15
+local ROUNDS = tonumber(os.getenv("BENCH_ROUNDS")) or 31
 
 local function quantile(t, q)
   local s = {}
@@ -26,6 +28,23 @@ local function quantile(t, q)
   return s[i] + (s[math.min(i + 1, #s)] - s[i]) * (x - i)
 end
 local function median(t) return quantile(t, 0.5) end
+
+-- 95% confidence interval of the median of t: [x(j), x(n+1-j)] of the sorted rounds,
+-- j the largest rank with P(Binomial(n, 1/2) < j) <= 2.5% (no assumption about the
+-- shape of the noise; 31 rounds: ranks 10 and 22).
+local function median_ci(t)
+  local s, n = {}, #t
+  for i = 1, n do s[i] = t[i] end
+  table.sort(s)
+  local j, cdf, p = 0, 0, 0.5 ^ n   -- p = P(X = k), cdf = P(X < k)
+  for k = 0, n do
+    if cdf + p > 0.025 then j = k; break end
+    cdf = cdf + p
+    p = p * (n - k) / (k + 1)
+  end
+  if j < 1 then return s[1], s[n] end
+  return s[j], s[n + 1 - j]
+end
 
 -- Trace-heavy: N fresh chunks, each with its own loop, so every round records and
 -- compiles new traces (a root trace per loop plus side traces for its branch) and,
@@ -70,17 +89,25 @@ end
 
 -- The floor: what LuaJIT charges any hook that names a trace by its code and source
 -- line through the public API, before the hook does anything with them: a jit.attach
--- handler that only calls jit.util.tracemc and jit.util.funcinfo, as uevent.jit must.
+-- handler that only calls jit.util.tracemc for each trace and jit.util.funcinfo once
+-- per trace start (function, pc), as uevent.jit does.
 local jutil = require "jit.util"
 local tracemc, funcinfo = jutil.tracemc, jutil.funcinfo
 local fstart, fpc = {}, {}
+local fline = setmetatable({}, { __mode = "k" })
 local function floor_handler(what, tr, func, pc)
   if what == "start" then
     fstart[tr], fpc[tr] = func, pc
   elseif what == "stop" then
     local mcode = tracemc(tr)
     local f = fstart[tr]
-    if mcode and f then funcinfo(f, fpc[tr]) end
+    if mcode and f then
+      local at = fline[f]
+      if not (at and at[fpc[tr]]) then
+        if not at then at = {}; fline[f] = at end
+        at[fpc[tr]] = funcinfo(f, fpc[tr]).currentline or 0
+      end
+    end
     fstart[tr] = nil
   end
 end
@@ -120,8 +147,8 @@ local function compare(f, rounds, H)
       ntr[#ntr + 1], nfl[#nfl + 1] = n, fl
     end
   end
-  return median(off), median(on), median(ratio), median(ntr), median(nfl),
-    quantile(ratio, 0.25), quantile(ratio, 0.75)
+  local lo, hi = median_ci(ratio)
+  return median(off), median(on), median(ratio), median(ntr), median(nfl), lo, hi
 end
 
 -- 20000 iterations: the trace-heavy workload the target is for (a new trace every
@@ -129,18 +156,18 @@ end
 -- nearly all LuaJIT's compiler; there LuaJIT's own API (the floor row) costs more than
 -- the target before the hook writes a byte.
 for _, iters in ipairs { 20000, 300 } do
-  local off, on, ratio, ntr, nfl, q1, q3 = compare(trace_heavy(iters), ROUNDS)
+  local off, on, ratio, ntr, nfl, lo, hi = compare(trace_heavy(iters), ROUNDS)
   print(("luajit %-11s %d chunks x %5d iter: %4d traces, %d flushes/round  off %7.2f ms  on %7.2f ms  overhead %+6.2f%% [%+.1f, %+.1f]  (%.2f us/trace)")
     :format(iters >= 20000 and "trace-heavy" or "stress", N, iters, ntr, nfl, off * 1e3, on * 1e3,
-            (ratio - 1) * 100, (q1 - 1) * 100, (q3 - 1) * 100, (on - off) / ntr * 1e6))
-  local foff, fon, fratio, _, _, fq1, fq3 = compare(trace_heavy(iters), ROUNDS, FLOOR)
+            (ratio - 1) * 100, (lo - 1) * 100, (hi - 1) * 100, (on - off) / ntr * 1e6))
+  local foff, fon, fratio, _, _, flo, fhi = compare(trace_heavy(iters), ROUNDS, FLOOR)
   print(("  floor: tracemc+funcinfo only, %5d iter                         off %7.2f ms  on %7.2f ms  overhead %+6.2f%% [%+.1f, %+.1f]  (%.2f us/trace)")
-    :format(iters, foff * 1e3, fon * 1e3, (fratio - 1) * 100, (fq1 - 1) * 100, (fq3 - 1) * 100,
+    :format(iters, foff * 1e3, fon * 1e3, (fratio - 1) * 100, (flo - 1) * 100, (fhi - 1) * 100,
             (fon - foff) / ntr * 1e6))
 end
 local SROUNDS = tonumber(os.getenv("BENCH_STEADY_ROUNDS")) or 21
-local off, on, ratio, ntr, _, q1, q3 = compare(steady, SROUNDS)
+local off, on, ratio, ntr, _, lo, hi = compare(steady, SROUNDS)
 print(("luajit steady state (%.0e iter): %d traces                    off %7.2f ms  on %7.2f ms  overhead %+6.2f%% [%+.1f, %+.1f]")
-  :format(STEADY, ntr, off * 1e3, on * 1e3, (ratio - 1) * 100, (q1 - 1) * 100, (q3 - 1) * 100))
-print(("# %d alternating off/on rounds (%d for steady state), CPU time: medians; overhead = median of per-round on/off [quartiles]; targets: trace-heavy <= 10%%, steady < 1%%; the hook's own share = its row less the floor row")
+  :format(STEADY, ntr, off * 1e3, on * 1e3, (ratio - 1) * 100, (lo - 1) * 100, (hi - 1) * 100))
+print(("# %d alternating off/on rounds (%d for steady state), CPU time: medians; overhead = median of per-round on/off [its 95%% confidence interval]; targets: trace-heavy <= 10%%, steady < 1%%; the hook's own share = its row less the floor row")
   :format(ROUNDS, SROUNDS))
