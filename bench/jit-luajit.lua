@@ -17,7 +17,7 @@ local J = require "uevent.jit"
 local clock = os.clock
 
 local N = tonumber(os.getenv("BENCH_TRACES")) or 600
-local ROUNDS = tonumber(os.getenv("BENCH_ROUNDS")) or 31
+local ROUNDS = tonumber(os.getenv("BENCH_ROUNDS")) or 101
 
 local function quantile(t, q)
   local s = {}
@@ -31,7 +31,7 @@ local function median(t) return quantile(t, 0.5) end
 
 -- 95% confidence interval of the median of t: [x(j), x(n+1-j)] of the sorted rounds,
 -- j the largest rank with P(Binomial(n, 1/2) < j) <= 2.5% (no assumption about the
--- shape of the noise; 31 rounds: ranks 10 and 22).
+-- shape of the noise; 101 rounds: ranks 41 and 61).
 local function median_ci(t)
   local s, n = {}, #t
   for i = 1, n do s[i] = t[i] end
@@ -155,8 +155,10 @@ end
 -- ~40 us, each doing some work). 300: the compile-only stress case, where time is
 -- nearly all LuaJIT's compiler; there LuaJIT's own API (the floor row) costs more than
 -- the target before the hook writes a byte.
+local per_trace -- s a trace costs with the hook in the stress case (median ratio less 1, x off)
 for _, iters in ipairs { 20000, 300 } do
   local off, on, ratio, ntr, nfl, lo, hi = compare(trace_heavy(iters), ROUNDS)
+  per_trace = (ratio - 1) * off / ntr
   print(("luajit %-11s %d chunks x %5d iter: %4d traces, %d flushes/round  off %7.2f ms  on %7.2f ms  overhead %+6.2f%% [%+.1f, %+.1f]  (%.2f us/trace)")
     :format(iters >= 20000 and "trace-heavy" or "stress", N, iters, ntr, nfl, off * 1e3, on * 1e3,
             (ratio - 1) * 100, (lo - 1) * 100, (hi - 1) * 100, (on - off) / ntr * 1e6))
@@ -165,9 +167,20 @@ for _, iters in ipairs { 20000, 300 } do
     :format(iters, foff * 1e3, fon * 1e3, (fratio - 1) * 100, (flo - 1) * 100, (fhi - 1) * 100,
             (fon - foff) / ntr * 1e6))
 end
-local SROUNDS = tonumber(os.getenv("BENCH_STEADY_ROUNDS")) or 21
+local SROUNDS = tonumber(os.getenv("BENCH_STEADY_ROUNDS")) or 61
 local off, on, ratio, ntr, _, lo, hi = compare(steady, SROUNDS)
 print(("luajit steady state (%.0e iter): %d traces                    off %7.2f ms  on %7.2f ms  overhead %+6.2f%% [%+.1f, %+.1f]")
   :format(STEADY, ntr, off * 1e3, on * 1e3, (ratio - 1) * 100, (lo - 1) * 100, (hi - 1) * 100))
+-- In the steady state the hook does nothing while the loop runs (it announced ntr
+-- traces, before): what the row shows beyond that is the machine. Two ways to tell:
+-- the same rounds with no hook on either side (the noise of this machine), and the
+-- hook's work counted: its traces at the stress case's cost per trace.
+local NULL = { start = function() return true end, stop = function() end,
+               counts = { loaded = 0, flushes = 0 } }
+local noff, non, nratio, _, _, nlo, nhi = compare(steady, SROUNDS, NULL)
+print(("  null: no hook on either side (this machine's noise)           off %7.2f ms  on %7.2f ms  overhead %+6.2f%% [%+.1f, %+.1f]")
+  :format(noff * 1e3, non * 1e3, (nratio - 1) * 100, (nlo - 1) * 100, (nhi - 1) * 100))
+print(("  bound: %d trace(s) announced x %.2f us (stress case, per trace) = %.4f%% of the loop's %.0f ms")
+  :format(ntr, per_trace * 1e6, ntr * per_trace / off * 100, off * 1e3))
 print(("# %d alternating off/on rounds (%d for steady state), CPU time: medians; overhead = median of per-round on/off [its 95%% confidence interval]; targets: trace-heavy <= 10%%, steady < 1%%; the hook's own share = its row less the floor row")
   :format(ROUNDS, SROUNDS))
