@@ -10,9 +10,9 @@
 -- is CPU time (os.clock: the hook's syscalls count); reported are the medians of each
 -- side and of the per-round ratio, with a 95% confidence interval for the median ratio
 -- (distribution-free: order statistics of the rounds). The first pair is a warm-up and
--- is dropped. Traces
--- compiled per round are counted (the traces the hook announced, and LuaJIT's own
--- flushes: past 1000 traces it drops them all), so "trace-heavy" is a measured fact.
+-- is dropped. Traces compiled per round are counted (the traces the hook announced,
+-- and LuaJIT's own flushes: past 1000 traces it drops them all), so "trace-heavy" is a
+-- measured fact.
 local J = require "uevent.jit"
 local clock = os.clock
 
