@@ -86,8 +86,8 @@ local function announce(tr, func, pc)
   if line then
     ret = code_load_line(session, name, addr, size, mcode, at.file, line)
   elseif func then
-    -- funcinfo only here, once per compiled trace: it allocates, and "start" fires for
-    -- every attempt, aborted ones included.
+    -- funcinfo only here, at a trace start not seen before: it allocates, and "start"
+    -- fires for every attempt, aborted ones included.
     local fi = funcinfo(func, pc)
     local loc
     loc, line = fi.loc, fi.currentline
