@@ -25,7 +25,7 @@ static double now_s(void)
 
 static int decode_once(const char *path, uint64_t *nrec, double *secs)
 {
-	struct uevent_perf_record r;
+	struct uevent_perf_record r = { .sz = sizeof(r) };
 	struct uevent_perf_file *f;
 	uint64_t n = 0, sum = 0;
 	double t0 = now_s();
@@ -50,7 +50,7 @@ static void live(const char *perf_ring_note)
 					  .ring_pages = 1024, .usdt_max_payload = 64,
 					  .wakeup_events = 64 };
 	struct uevent_session_stats st;
-	struct uevent_perf_record r;
+	struct uevent_perf_record r = { .sz = sizeof(r) };
 	struct uevent_session *s;
 	const long N = 200000;
 	int go[2], idle = 0, status;

@@ -716,28 +716,24 @@ static void marker_debug(uint64_t code_addr, const struct uevent_jit_debug_entry
 
 UEVENT_EXPORT struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *opts)
 {
-	const char *dir = NULL, *map_path = NULL;
-	unsigned int flags = 0;
+	const char *dir, *map_path;
+	struct uevent_jit_opts o;
+	unsigned int flags;
 	struct uevent_jit *j;
 	int ret;
 
-	if (opts) {
-		if (opts->sz < sizeof(size_t)) {
-			errno = EINVAL;
-			return NULL;
-		}
-		if (opts->sz >= offsetof(struct uevent_jit_opts, dir) + sizeof(opts->dir))
-			dir = opts->dir;
-		if (opts->sz >= offsetof(struct uevent_jit_opts, perf_map_path) +
-				sizeof(opts->perf_map_path))
-			map_path = opts->perf_map_path;
-		if (opts->sz >= offsetof(struct uevent_jit_opts, flags) + sizeof(opts->flags))
-			flags = opts->flags;
-		if (flags & ~(unsigned)(UEVENT_JIT_NO_JITDUMP | UEVENT_JIT_NO_PERF_MAP |
-					UEVENT_JIT_NO_UEVENT | UEVENT_JIT_BUFFER_PERF_MAP)) {
-			errno = EINVAL;
-			return NULL;
-		}
+	ret = _uevent_opts_copy(&o, sizeof(o), opts, offsetof(struct uevent_jit_opts, dir));
+	if (ret < 0) {
+		errno = -ret;
+		return NULL;
+	}
+	dir = o.dir;
+	map_path = o.perf_map_path;
+	flags = o.flags;
+	if (flags & ~(unsigned)(UEVENT_JIT_NO_JITDUMP | UEVENT_JIT_NO_PERF_MAP |
+				UEVENT_JIT_NO_UEVENT | UEVENT_JIT_BUFFER_PERF_MAP)) {
+		errno = EINVAL;
+		return NULL;
 	}
 	pthread_once(&atfork_once, register_atfork);
 	j = calloc(1, sizeof(*j));

@@ -397,23 +397,42 @@ UEVENT_EXPORT const char *uevent_type_name(uint32_t type)
 
 /* ---- PERF_RECORD_UEVENT ---------------------------------------------------------- */
 
-static size_t sample_id_size(uint64_t st)
-{
-	size_t n = 0;
+#define ID_BITS (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | \
+		 PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
 
-	if (st & PERF_SAMPLE_TID)
-		n += 8;
-	if (st & PERF_SAMPLE_TIME)
-		n += 8;
-	if (st & PERF_SAMPLE_ID)
-		n += 8;
-	if (st & PERF_SAMPLE_STREAM_ID)
-		n += 8;
-	if (st & PERF_SAMPLE_CPU)
-		n += 8;
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		n += 8;
-	return n;
+size_t _uevent_sample_id_size(uint64_t st)
+{
+	return 8 * (size_t)__builtin_popcountll(st & ID_BITS);
+}
+
+void _uevent_read_sample_id(struct _uevent_cur *c, uint64_t st, struct uevent_sample_id *id)
+{
+	if (st & PERF_SAMPLE_TID) {
+		id->pid = _uevent_get32(c);
+		id->tid = _uevent_get32(c);
+		id->fields |= UEVENT_ID_TID;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		id->time = _uevent_get64(c);
+		id->fields |= UEVENT_ID_TIME;
+	}
+	if (st & PERF_SAMPLE_ID) {
+		id->id = _uevent_get64(c);
+		id->fields |= UEVENT_ID_ID;
+	}
+	if (st & PERF_SAMPLE_STREAM_ID) {
+		id->stream_id = _uevent_get64(c);
+		id->fields |= UEVENT_ID_STREAM_ID;
+	}
+	if (st & PERF_SAMPLE_CPU) {
+		id->cpu = _uevent_get32(c);
+		_uevent_get32(c);
+		id->fields |= UEVENT_ID_CPU;
+	}
+	if (st & PERF_SAMPLE_IDENTIFIER) {
+		id->identifier = _uevent_get64(c);
+		id->fields |= UEVENT_ID_IDENTIFIER;
+	}
 }
 
 UEVENT_EXPORT int uevent_record_decode(const void *buf, size_t len, int bo, uint64_t st,
@@ -424,9 +443,11 @@ UEVENT_EXPORT int uevent_record_decode(const void *buf, size_t len, int bo, uint
 
 	if (!buf && len)
 		return _uevent_err(EFAULT);
-	if (!out || bad_bo(bo) || (flags & ~UEVENT_RECORD_SEED_LAYOUT))
+	if (!out || !_uevent_out_ok(out, sizeof(*out)) || bad_bo(bo) ||
+	    (flags & ~UEVENT_RECORD_V0_LAYOUT))
 		return _uevent_err(EINVAL);
 	memset(out, 0, sizeof(*out));
+	out->sz = sizeof(*out);
 	_uevent_cur_init(&r, buf, len, bo);
 	out->record_type = _uevent_get32(&r);
 	out->misc = _uevent_get16(&r);
@@ -436,7 +457,7 @@ UEVENT_EXPORT int uevent_record_decode(const void *buf, size_t len, int bo, uint
 		return _uevent_err(EINVAL);
 	r.end = (const uint8_t *)buf + out->record_size;
 
-	if (flags & UEVENT_RECORD_SEED_LAYOUT) {
+	if (flags & UEVENT_RECORD_V0_LAYOUT) {
 		out->format = 0;
 		out->type = _uevent_get32(&r);
 		out->size = _uevent_get32(&r);
@@ -452,38 +473,13 @@ UEVENT_EXPORT int uevent_record_decode(const void *buf, size_t len, int bo, uint
 		return _uevent_err(EINVAL);
 	body = (size_t)(r.p - (const uint8_t *)buf);
 	data_end = body + (size_t)out->size + (-(size_t)out->size & 7);
-	idsz = sample_id_size(st);
+	idsz = _uevent_sample_id_size(st);
 	if ((size_t)out->size > out->record_size || data_end + idsz != out->record_size)
 		return _uevent_err(EINVAL);
 	out->data = (const uint8_t *)buf + body;
 
 	r.p = (const uint8_t *)buf + data_end;
-	if (st & PERF_SAMPLE_TID) {
-		out->pid = _uevent_get32(&r);
-		out->tid = _uevent_get32(&r);
-		out->id_fields |= UEVENT_ID_TID;
-	}
-	if (st & PERF_SAMPLE_TIME) {
-		out->time = _uevent_get64(&r);
-		out->id_fields |= UEVENT_ID_TIME;
-	}
-	if (st & PERF_SAMPLE_ID) {
-		out->id = _uevent_get64(&r);
-		out->id_fields |= UEVENT_ID_ID;
-	}
-	if (st & PERF_SAMPLE_STREAM_ID) {
-		out->stream_id = _uevent_get64(&r);
-		out->id_fields |= UEVENT_ID_STREAM_ID;
-	}
-	if (st & PERF_SAMPLE_CPU) {
-		out->cpu = _uevent_get32(&r);
-		_uevent_get32(&r);
-		out->id_fields |= UEVENT_ID_CPU;
-	}
-	if (st & PERF_SAMPLE_IDENTIFIER) {
-		out->identifier = _uevent_get64(&r);
-		out->id_fields |= UEVENT_ID_IDENTIFIER;
-	}
+	_uevent_read_sample_id(&r, st, &out->id);
 	return r.bad ? _uevent_err(EINVAL) : 0;
 }
 
@@ -594,7 +590,7 @@ UEVENT_EXPORT int uevent_file_reader__next(struct uevent_file_reader *r, struct 
 	size_t n;
 	int err;
 
-	if (!r || !rec)
+	if (!r || !rec || !_uevent_out_ok(rec, sizeof(*rec)))
 		return _uevent_err(EINVAL);
 	n = fread(r->buf, 1, sizeof(h), r->f);
 	if (n == 0 && feof(r->f))

@@ -600,19 +600,20 @@ static int do_open(int transport, const char *path, unsigned int flags)
 
 UEVENT_EXPORT int uevent_open(const struct uevent_open_opts *opts)
 {
-	int transport = UEVENT_TRANSPORT_AUTO, ret;
-	const char *path = NULL;
-	unsigned int flags = 0;
+	struct uevent_open_opts o;
+	int transport, ret;
+	const char *path;
+	unsigned int flags;
 
-	if (opts) {
-		if (opts->sz < sizeof(size_t) + sizeof(int))
-			return _uevent_err(EINVAL);
-		transport = opts->transport;
-		if (opts->sz >= offsetof(struct uevent_open_opts, flags) + sizeof(opts->flags)) {
-			path = opts->path;
-			flags = opts->flags;
-		}
+	ret = _uevent_opts_copy(&o, sizeof(o), opts, offsetof(struct uevent_open_opts, path));
+	if (ret < 0) {
+		set_reason(ret == -E2BIG ? "open options: a field this library does not know "
+			   "is set (a newer caller)" : "open options: sz too small");
+		return _uevent_err(-ret);
 	}
+	transport = o.transport;
+	path = o.path;
+	flags = o.flags;
 	last_opts.transport = transport;
 	last_opts.flags = flags;
 	last_opts.have_path = path != NULL;

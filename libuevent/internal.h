@@ -24,6 +24,48 @@ static inline int _uevent_err(int err)
 }
 
 /*
+ * Option structs (uevent_*_opts): copies what the caller has of *opts into *out (zeroed
+ * first, its sz set to ours). The caller's sz must reach min (the first field after sz),
+ * and bytes a newer caller has past what this library knows must be zero: -E2BIG
+ * otherwise, so an option this library cannot honour is refused, not ignored (libbpf's
+ * OPTS_VALID). NULL opts: defaults.
+ */
+static inline int _uevent_opts_copy(void *out, size_t known, const void *opts, size_t min)
+{
+	const uint8_t *o = opts;
+	size_t sz, i;
+
+	memset(out, 0, known);
+	if (opts) {
+		memcpy(&sz, opts, sizeof(sz));
+		if (sz < min)
+			return -EINVAL;
+		for (i = known; i < sz; i++)
+			if (o[i])
+				return -E2BIG;
+		memcpy(out, opts, sz < known ? sz : known);
+	}
+	memcpy(out, &known, sizeof(known));
+	return 0;
+}
+
+/*
+ * Output structs (uevent_record, uevent_perf_record) begin with sz: the bytes the
+ * caller allocated. These are filled whole, so sz must be at least this release's size
+ * (a later release adding fields decodes into a copy and gives an older caller its
+ * prefix); the library sets sz to the bytes it wrote.
+ */
+static inline int _uevent_out_ok(const void *out, size_t ours)
+{
+	size_t sz;
+
+	if (!out)
+		return 0;
+	memcpy(&sz, out, sizeof(sz));
+	return sz >= ours;
+}
+
+/*
  * A read cursor over untrusted bytes, shared by every decoder: it never reads past
  * `end`, a short read latches `bad` (and yields 0), and integers are byte-swapped when
  * the data's order is not the host's.
@@ -109,6 +151,13 @@ extern volatile uint32_t _uevent_word __attribute__((visibility("hidden")));
 /* Name and argument format of our user_events tracepoint. */
 #define _UEVENT_USER_EVENT_NAME	"libuevent_v1"
 #define _UEVENT_USER_EVENT_ARGS	"u32 type;__rel_loc u8[] data"
+
+/* Bytes of a sample_id trailer for these sample_type bits. */
+size_t _uevent_sample_id_size(uint64_t sample_type);
+
+/* Reads a sample_id trailer of these sample_type bits at the cursor. */
+void _uevent_read_sample_id(struct _uevent_cur *c, uint64_t sample_type,
+			    struct uevent_sample_id *id);
 
 /* CLOCK_MONOTONIC in ns, the clock of our records (perf record -k mono). */
 uint64_t _uevent_now_ns(void);

@@ -8,9 +8,6 @@
 /* perf tool's own record types start here; they carry no sample_id trailer. */
 #define PERF_RECORD_HEADER_ATTR_TYPE	64
 
-/* Bytes of a sample_id trailer for these sample_type bits. */
-size_t _uevent_sample_id_size(uint64_t sample_type);
-
 /*
  * Bytes a KSYMBOL or BPF_EVENT record really uses (header, body, idsz of sample_id): less
  * than its size when the kernel wrote it too long (perf.c says when); size otherwise.
@@ -19,6 +16,10 @@ size_t _uevent_sideband_used(const void *buf, size_t size, uint32_t type, size_t
 
 /* Offset and size of a field in a tracefs event format text; 0 or -ENOENT. */
 int _uevent_format_field(const char *fmt, const char *name, uint32_t *off, uint32_t *size);
+
+/* The uevent a tracepoint sample carries, as fmt->raw lays it out: 0, or -EINVAL. */
+int _uevent_raw_to_uevent(struct uevent_perf_record *rec, const struct uevent_perf_format *fmt,
+			  int byte_order);
 
 /* One SDT note argument ("8@%rsi", "4@12(%rsp)") as a uprobe fetch expression. */
 int _uevent_sdt_arg_fetch(const char *arg, char *out, size_t cap);

@@ -251,11 +251,6 @@ UEVENT_EXPORT uint64_t uevent_perf_u64(const void *array, uint64_t i, int bo)
 	return _uevent_need_swap(bo) ? __builtin_bswap64(v) : v;
 }
 
-size_t _uevent_sample_id_size(uint64_t st)
-{
-	return 8 * (size_t)__builtin_popcountll(st & ID_BITS);
-}
-
 /*
  * The bytes a KSYMBOL or BPF_EVENT record of size bytes really uses: header, body and an
  * idsz-byte sample_id. Some kernels write these records longer than that when more than
@@ -283,36 +278,6 @@ size_t _uevent_sideband_used(const void *buf, size_t size, uint32_t type, size_t
 		return size;
 	}
 	return body + idsz < size ? body + idsz : size;
-}
-
-static void read_id(struct _uevent_cur *c, uint64_t st, struct uevent_sample_id *id)
-{
-	if (st & PERF_SAMPLE_TID) {
-		id->pid = _uevent_get32(c);
-		id->tid = _uevent_get32(c);
-		id->fields |= UEVENT_ID_TID;
-	}
-	if (st & PERF_SAMPLE_TIME) {
-		id->time = _uevent_get64(c);
-		id->fields |= UEVENT_ID_TIME;
-	}
-	if (st & PERF_SAMPLE_ID) {
-		id->id = _uevent_get64(c);
-		id->fields |= UEVENT_ID_ID;
-	}
-	if (st & PERF_SAMPLE_STREAM_ID) {
-		id->stream_id = _uevent_get64(c);
-		id->fields |= UEVENT_ID_STREAM_ID;
-	}
-	if (st & PERF_SAMPLE_CPU) {
-		id->cpu = _uevent_get32(c);
-		_uevent_get32(c);
-		id->fields |= UEVENT_ID_CPU;
-	}
-	if (st & PERF_SAMPLE_IDENTIFIER) {
-		id->identifier = _uevent_get64(c);
-		id->fields |= UEVENT_ID_IDENTIFIER;
-	}
 }
 
 static void read_values(struct _uevent_cur *c, uint64_t rf, struct uevent_perf_read *r)
@@ -384,7 +349,7 @@ static void read_dump(struct _uevent_cur *c, uint64_t *size, const void **data, 
 	}
 }
 
-static int decode_sample(struct _uevent_cur *c, const struct uevent_perf_format *f,
+static int decode_sample(struct _uevent_cur *c, const struct uevent_perf_format *f, int bo,
 			 struct uevent_perf_record *rec)
 {
 	struct uevent_perf_sample *s = &rec->u.sample;
@@ -471,6 +436,13 @@ static int decode_sample(struct _uevent_cur *c, const struct uevent_perf_format 
 	if (c->bad || c->p != c->end)
 		return _uevent_err(EINVAL);
 
+	rec->body = UEVENT_BODY_SAMPLE;
+	rec->id.fields = (st & PERF_SAMPLE_TID ? UEVENT_ID_TID : 0) |
+			 (st & PERF_SAMPLE_TIME ? UEVENT_ID_TIME : 0) |
+			 (st & PERF_SAMPLE_ID ? UEVENT_ID_ID : 0) |
+			 (st & PERF_SAMPLE_STREAM_ID ? UEVENT_ID_STREAM_ID : 0) |
+			 (st & PERF_SAMPLE_CPU ? UEVENT_ID_CPU : 0) |
+			 (st & PERF_SAMPLE_IDENTIFIER ? UEVENT_ID_IDENTIFIER : 0);
 	rec->id.pid = s->pid;
 	rec->id.tid = s->tid;
 	rec->id.time = s->time;
@@ -478,13 +450,7 @@ static int decode_sample(struct _uevent_cur *c, const struct uevent_perf_format 
 	rec->id.stream_id = s->stream_id;
 	rec->id.cpu = s->cpu;
 	rec->id.identifier = s->identifier;
-	rec->id.fields = (st & PERF_SAMPLE_TID ? UEVENT_ID_TID : 0) |
-			 (st & PERF_SAMPLE_TIME ? UEVENT_ID_TIME : 0) |
-			 (st & PERF_SAMPLE_ID ? UEVENT_ID_ID : 0) |
-			 (st & PERF_SAMPLE_STREAM_ID ? UEVENT_ID_STREAM_ID : 0) |
-			 (st & PERF_SAMPLE_CPU ? UEVENT_ID_CPU : 0) |
-			 (st & PERF_SAMPLE_IDENTIFIER ? UEVENT_ID_IDENTIFIER : 0);
-	return 0;
+	return f->raw.kind ? _uevent_raw_to_uevent(rec, f, bo) : 0;
 }
 
 UEVENT_EXPORT int uevent_perf_record_decode(const void *buf, size_t len, int bo,
@@ -492,16 +458,26 @@ UEVENT_EXPORT int uevent_perf_record_decode(const void *buf, size_t len, int bo,
 					    struct uevent_perf_record *rec)
 {
 	const uint8_t *b = buf;
+	struct uevent_perf_format fl;
 	size_t idsz = 0;
 	struct _uevent_cur c;
 	int err;
 
 	if (!buf && len)
 		return _uevent_err(EFAULT);
-	if (!rec || !f || f->sz < sizeof(size_t) + 5 * 8 ||
+	if (!rec || !_uevent_out_ok(rec, sizeof(*rec)) || !f ||
 	    (bo != UEVENT_BO_HOST && bo != UEVENT_BO_LITTLE && bo != UEVENT_BO_BIG))
 		return _uevent_err(EINVAL);
+	if (f->sz != sizeof(*f)) {
+		/* a caller's format of another release: ours, zero-filled past theirs */
+		err = _uevent_opts_copy(&fl, sizeof(fl), f,
+					offsetof(struct uevent_perf_format, flags) + 4);
+		if (err < 0)
+			return _uevent_err(-err);
+		f = &fl;
+	}
 	memset(rec, 0, sizeof(*rec));
+	rec->sz = sizeof(*rec);
 	c.p = b;
 	c.end = b + len;
 	c.swap = _uevent_need_swap(bo);
@@ -514,23 +490,18 @@ UEVENT_EXPORT int uevent_perf_record_decode(const void *buf, size_t len, int bo,
 	c.end = b + rec->size;
 
 	if (rec->type == PERF_RECORD_SAMPLE)
-		return decode_sample(&c, f, rec);
+		return decode_sample(&c, f, bo, rec);
 	if (rec->type == PERF_RECORD_UEVENT) {
 		struct uevent_record *u = &rec->u.uevent;
 
 		rec->transport = UEVENT_TRANSPORT_PRCTL;
+		rec->body = UEVENT_BODY_UEVENT;
+		u->sz = sizeof(*u);
 		err = uevent_record_decode(buf, rec->size, bo,
 					   f->sample_id_all ? f->sample_type : 0,
-					   (f->flags & UEVENT_PERF_SEED_UEVENT) ?
-					   UEVENT_RECORD_SEED_LAYOUT : 0, u);
-		rec->id.fields = u->id_fields;
-		rec->id.pid = u->pid;
-		rec->id.tid = u->tid;
-		rec->id.time = u->time;
-		rec->id.id = u->id;
-		rec->id.stream_id = u->stream_id;
-		rec->id.cpu = u->cpu;
-		rec->id.identifier = u->identifier;
+					   (f->flags & UEVENT_PERF_UEVENT_V0) ?
+					   UEVENT_RECORD_V0_LAYOUT : 0, u);
+		rec->id = u->id;
 		return err;
 	}
 	/* The perf tool's own records (64 and up) have no sample_id trailer. */
@@ -538,14 +509,14 @@ UEVENT_EXPORT int uevent_perf_record_decode(const void *buf, size_t len, int bo,
 		struct _uevent_cur t;
 
 		idsz = _uevent_sample_id_size(f->sample_type);
-		if ((rec->type == PERF_RECORD_KSYMBOL && !(f->flags & UEVENT_PERF_SEED_BPF_EVENT)) ||
+		if ((rec->type == PERF_RECORD_KSYMBOL && !(f->flags & UEVENT_PERF_BPF_EVENT_V0)) ||
 		    rec->type == PERF_RECORD_BPF_EVENT)
 			c.end = b + _uevent_sideband_used(b, rec->size, rec->type, idsz);
 		if (idsz > (size_t)rec->size - 8)
 			return _uevent_err(EINVAL);
 		t = c;
 		t.p = c.end - idsz;
-		read_id(&t, f->sample_type, &rec->id);
+		_uevent_read_sample_id(&t, f->sample_type, &rec->id);
 		c.end -= idsz;
 	}
 
@@ -554,6 +525,7 @@ UEVENT_EXPORT int uevent_perf_record_decode(const void *buf, size_t len, int bo,
 	case PERF_RECORD_MMAP2: {
 		struct uevent_perf_mmap *m = &rec->u.mmap;
 
+		rec->body = UEVENT_BODY_MMAP;
 		m->pid = _uevent_get32(&c);
 		m->tid = _uevent_get32(&c);
 		m->addr = _uevent_get64(&c);
@@ -583,12 +555,14 @@ UEVENT_EXPORT int uevent_perf_record_decode(const void *buf, size_t len, int bo,
 		break;
 	}
 	case PERF_RECORD_COMM:
+		rec->body = UEVENT_BODY_COMM;
 		rec->u.comm.pid = _uevent_get32(&c);
 		rec->u.comm.tid = _uevent_get32(&c);
 		rec->u.comm.comm = gstr(&c);
 		break;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
+		rec->body = UEVENT_BODY_TASK;
 		rec->u.task.pid = _uevent_get32(&c);
 		rec->u.task.ppid = _uevent_get32(&c);
 		rec->u.task.tid = _uevent_get32(&c);
@@ -596,27 +570,33 @@ UEVENT_EXPORT int uevent_perf_record_decode(const void *buf, size_t len, int bo,
 		rec->u.task.time = _uevent_get64(&c);
 		break;
 	case PERF_RECORD_LOST:
+		rec->body = UEVENT_BODY_LOST;
 		rec->u.lost.id = _uevent_get64(&c);
 		rec->u.lost.lost = _uevent_get64(&c);
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
+		rec->body = UEVENT_BODY_LOST;
 		rec->u.lost.lost = _uevent_get64(&c);
 		break;
 	case PERF_RECORD_THROTTLE:
 	case PERF_RECORD_UNTHROTTLE:
+		rec->body = UEVENT_BODY_THROTTLE;
 		rec->u.throttle.time = _uevent_get64(&c);
 		rec->u.throttle.id = _uevent_get64(&c);
 		rec->u.throttle.stream_id = _uevent_get64(&c);
 		break;
 	case PERF_RECORD_SWITCH:
+		rec->body = UEVENT_BODY_SW;
 		break;
 	case PERF_RECORD_SWITCH_CPU_WIDE:
+		rec->body = UEVENT_BODY_SW;
 		rec->u.sw.next_prev_pid = _uevent_get32(&c);
 		rec->u.sw.next_prev_tid = _uevent_get32(&c);
 		break;
 	case PERF_RECORD_KSYMBOL:
-		if (f->flags & UEVENT_PERF_SEED_BPF_EVENT)
-			goto seed_bpf;
+		if (f->flags & UEVENT_PERF_BPF_EVENT_V0)
+			goto bpf_event_v0;
+		rec->body = UEVENT_BODY_KSYMBOL;
 		rec->u.ksymbol.addr = _uevent_get64(&c);
 		rec->u.ksymbol.len = _uevent_get32(&c);
 		rec->u.ksymbol.ksym_type = _uevent_get16(&c);
@@ -626,6 +606,7 @@ UEVENT_EXPORT int uevent_perf_record_decode(const void *buf, size_t len, int bo,
 	case PERF_RECORD_BPF_EVENT: {
 		const void *tag;
 
+		rec->body = UEVENT_BODY_BPF_EVENT;
 		rec->u.bpf_event.type = _uevent_get16(&c);
 		rec->u.bpf_event.flags = _uevent_get16(&c);
 		rec->u.bpf_event.id = _uevent_get32(&c);
@@ -634,8 +615,9 @@ UEVENT_EXPORT int uevent_perf_record_decode(const void *buf, size_t len, int bo,
 			memcpy(rec->u.bpf_event.tag, tag, 8);
 		break;
 	}
-	seed_bpf:
+	bpf_event_v0:
 		rec->type = PERF_RECORD_BPF_EVENT;
+		rec->body = UEVENT_BODY_BPF_EVENT;
 		rec->u.bpf_event.type = _uevent_get16(&c);
 		rec->u.bpf_event.flags = _uevent_get16(&c);
 		rec->u.bpf_event.id = _uevent_get32(&c);
@@ -678,74 +660,106 @@ UEVENT_EXPORT const char *uevent_perf_record_name(uint32_t type)
 
 /* ---- uevents carried by tracepoint samples ----------------------------------------- */
 
-UEVENT_EXPORT int uevent_raw_to_record(const struct uevent_perf_record *rec,
-				       const struct uevent_raw_layout *l, int bo,
-				       struct uevent_record *out)
+/*
+ * A sample of a tracepoint that carries uevents, as the uevent: the layout says where
+ * type, size and payload sit in the raw blob. rec keeps its header and sample_id; its
+ * sample body is replaced.
+ */
+int _uevent_raw_to_uevent(struct uevent_perf_record *rec, const struct uevent_perf_format *f,
+			  int bo)
 {
-	const struct uevent_perf_sample *s;
-	const uint8_t *raw;
-	uint64_t size;
-	uint32_t n, loc, off;
+	const struct uevent_raw_layout *l = &f->raw;
+	const uint8_t *raw = rec->u.sample.raw;
+	uint32_t n = rec->u.sample.raw_size, loc, off, type, flags = 0;
+	struct uevent_record *out = &rec->u.uevent;
 	struct _uevent_cur c;
-	int truncated = 0;
+	uint64_t size;
 
-	if (!rec || !l || !out || l->sz < offsetof(struct uevent_raw_layout, data_capacity) + 4)
+	if (!raw || (uint64_t)l->type_offset + 4 > n)
 		return _uevent_err(EINVAL);
-	if (rec->type != PERF_RECORD_SAMPLE || !rec->u.sample.raw)
-		return _uevent_err(EINVAL);
-	s = &rec->u.sample;
-	raw = s->raw;
-	n = s->raw_size;
-	memset(out, 0, sizeof(*out));
-	c.swap = _uevent_need_swap(bo);
-	c.bad = 0;
-	if ((uint64_t)l->type_offset + 4 > n)
-		return _uevent_err(EINVAL);
-	c.p = raw + l->type_offset;
-	c.end = raw + n;
-	out->type = _uevent_get32(&c);
-
+	_uevent_cur_init(&c, raw + l->type_offset, 4, bo);
+	type = _uevent_get32(&c);
 	switch (l->kind) {
 	case UEVENT_RAW_USDT:
 		if ((uint64_t)l->size_offset + 8 > n ||
 		    (uint64_t)l->data_offset + l->data_capacity > n)
 			return _uevent_err(EINVAL);
-		c.p = raw + l->size_offset;
+		_uevent_cur_init(&c, raw + l->size_offset, 8, bo);
 		size = _uevent_get64(&c);
 		if (size > l->data_capacity) {
-			truncated = 1;
+			flags = UEVENT_RECORD_TRUNCATED;
 			size = l->data_capacity;
 		}
-		out->data = raw + l->data_offset;
-		out->size = (uint32_t)size;
+		off = l->data_offset;
+		rec->transport = UEVENT_TRANSPORT_USDT;
 		break;
 	case UEVENT_RAW_USER_EVENTS:
 		if ((uint64_t)l->data_offset + 4 > n)
 			return _uevent_err(EINVAL);
-		c.p = raw + l->data_offset;
+		_uevent_cur_init(&c, raw + l->data_offset, 4, bo);
 		loc = _uevent_get32(&c);
 		/* __rel_loc: offset from the end of the field (low 16), length (high 16) */
 		off = l->data_offset + 4 + (loc & 0xffff);
 		size = loc >> 16;
 		if ((uint64_t)off + size > n)
 			return _uevent_err(EINVAL);
-		out->data = raw + off;
-		out->size = (uint32_t)size;
+		rec->transport = UEVENT_TRANSPORT_USER_EVENTS;
 		break;
 	default:
 		return _uevent_err(EINVAL);
 	}
+	memset(out, 0, sizeof(*out));
+	out->sz = sizeof(*out);
 	out->record_type = PERF_RECORD_UEVENT;
 	out->misc = rec->misc;
 	out->record_size = rec->size;
 	out->format = PERF_UEVENT_FORMAT_V1;
-	out->id_fields = rec->id.fields;
-	out->pid = rec->id.pid;
-	out->tid = rec->id.tid;
-	out->time = rec->id.time;
-	out->id = rec->id.id;
-	out->stream_id = rec->id.stream_id;
-	out->cpu = rec->id.cpu;
-	out->identifier = rec->id.identifier;
-	return truncated;
+	out->type = type;
+	out->flags = flags;
+	out->size = (uint32_t)size;
+	out->data = raw + off;
+	out->id = rec->id;
+	rec->type = PERF_RECORD_UEVENT;
+	rec->body = UEVENT_BODY_UEVENT;
+	return 0;
+}
+
+/* Fields "d0", "d1"... back to back from d0: our usdt probe's payload fetch. */
+static uint32_t usdt_capacity(const char *fmt, uint32_t d0, uint32_t sz0)
+{
+	uint32_t cap = sz0, o, sz;
+	char nm[8];
+	int k;
+
+	for (k = 1; k < 64; k++) {
+		snprintf(nm, sizeof(nm), "d%d", k);
+		if (_uevent_format_field(fmt, nm, &o, &sz) || o != d0 + cap)
+			break;
+		cap += sz;
+	}
+	return cap;
+}
+
+UEVENT_EXPORT int uevent_raw_layout_from_format(struct uevent_raw_layout *l, const char *fmt)
+{
+	uint32_t to, so, d, sz;
+
+	if (!l || !fmt)
+		return _uevent_err(EINVAL);
+	memset(l, 0, sizeof(*l));
+	if (_uevent_format_field(fmt, "type", &to, &sz))
+		return _uevent_err(ENOENT);
+	if (!_uevent_format_field(fmt, "size", &so, &sz) &&
+	    !_uevent_format_field(fmt, "d0", &d, &sz)) {
+		l->kind = UEVENT_RAW_USDT;
+		l->size_offset = so;
+		l->data_capacity = usdt_capacity(fmt, d, sz);
+	} else if (!_uevent_format_field(fmt, "data", &d, &sz) && strstr(fmt, "__rel_loc")) {
+		l->kind = UEVENT_RAW_USER_EVENTS;
+	} else {
+		return _uevent_err(ENOENT);
+	}
+	l->type_offset = to;
+	l->data_offset = d;
+	return 0;
 }

@@ -31,7 +31,6 @@ struct pevent {
 	char *name;
 	uint32_t type;
 	uint64_t config;
-	struct uevent_raw_layout layout;	/* kind 0: not a uevent carrier */
 	int clockid;
 };
 
@@ -322,7 +321,7 @@ static void parse_tracing(struct uevent_perf_file *f, const uint8_t *p, uint64_t
 	}
 }
 
-/* Give each tracepoint event whose format carries uevents a raw layout. */
+/* Give each tracepoint event whose format carries uevents its raw layout. */
 static void find_layouts(struct uevent_perf_file *f)
 {
 	size_t at;
@@ -330,45 +329,16 @@ static void find_layouts(struct uevent_perf_file *f)
 
 	for (i = 0; i < f->nev; i++) {
 		struct pevent *e = &f->ev[i];
-		uint32_t to, so, d, sz, ds;
 
 		if (e->type != PERF_TYPE_TRACEPOINT || !(e->fmt.sample_type & PERF_SAMPLE_RAW))
 			continue;
 		for (at = 0; at < f->tracing_len; at += strlen(f->tracing + at) + 1) {
 			const char *fmt = f->tracing + at, *idl = strstr(fmt, "\nID: ");
 
-			if (!idl || strtoull(idl + 5, NULL, 10) != e->config)
-				continue;
-			if (_uevent_format_field(fmt, "type", &to, &sz))
+			if (idl && strtoull(idl + 5, NULL, 10) == e->config) {
+				uevent_raw_layout_from_format(&e->fmt.raw, fmt);
 				break;
-			e->layout.sz = sizeof(e->layout);
-			e->layout.type_offset = to;
-			if (!_uevent_format_field(fmt, "size", &so, &sz) &&
-			    !_uevent_format_field(fmt, "d0", &d, &sz)) {
-				/* our usdt fetch args: d0, d1... back to back */
-				char nm[8];
-				int k;
-
-				for (k = 1, ds = sz; k < 64; k++) {
-					uint32_t o2, s2;
-
-					snprintf(nm, sizeof(nm), "d%d", k);
-					if (_uevent_format_field(fmt, nm, &o2, &s2) || o2 != d + ds)
-						break;
-					ds += s2;
-				}
-				e->layout.kind = UEVENT_RAW_USDT;
-				e->layout.size_offset = so;
-				e->layout.data_offset = d;
-				e->layout.data_capacity = ds;
-			} else if (!_uevent_format_field(fmt, "data", &d, &sz) &&
-				   strstr(fmt, "__rel_loc")) {
-				e->layout.kind = UEVENT_RAW_USER_EVENTS;
-				e->layout.data_offset = d;
-			} else {
-				e->layout.sz = 0;
 			}
-			break;
 		}
 	}
 }
@@ -650,20 +620,7 @@ UEVENT_EXPORT int uevent_perf_file__next(struct uevent_perf_file *f, struct ueve
 		if (err < 0 && err != -EPROTO)
 			return err;
 		f->off += h.size;
-		if (err == -EPROTO)
-			return err;
-		if (rec->type == PERF_RECORD_SAMPLE && e->layout.sz) {
-			struct uevent_perf_record tmp = *rec;
-
-			if (uevent_raw_to_record(&tmp, &e->layout, f->bo, &rec->u.uevent) >= 0) {
-				rec->type = PERF_RECORD_UEVENT;
-				rec->transport = e->layout.kind == UEVENT_RAW_USDT ?
-						 UEVENT_TRANSPORT_USDT : UEVENT_TRANSPORT_USER_EVENTS;
-			} else {
-				*rec = tmp;
-			}
-		}
-		return 1;
+		return err == -EPROTO ? err : 1;
 	}
 }
 

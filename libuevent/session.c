@@ -360,8 +360,7 @@ struct uevent_session {
 	int nr_rings;
 	struct idmap *ids;
 	size_t nids, ids_cap;
-	struct uevent_perf_format fmt[K_COUNT];
-	struct uevent_raw_layout usdt_layout, user_layout;
+	struct uevent_perf_format fmt[K_COUNT];	/* usdt and user_events: fmt.raw set */
 	char usdt_group[64];
 	int user_fd;
 	uint32_t user_word;
@@ -499,7 +498,7 @@ static int setup_usdt(struct uevent_session *s, uint64_t *config)
 	char path[PATH_MAX], def[1024], fmt[8192], f_type[64], f_data[64], f_size[64];
 	char tok[3][64];
 	struct sdt_probe p;
-	uint32_t cap, off, sz, size_off, type_off, chunk;
+	uint32_t cap, off, chunk;
 	size_t len;
 	Dl_info info;
 	int err, id, i;
@@ -562,18 +561,11 @@ static int setup_usdt(struct uevent_session *s, uint64_t *config)
 	id = tracepoint_id(s->usdt_group, "emit", fmt, sizeof(fmt));
 	if (id >= 0)
 		s->tp_format[K_USDT] = strdup(fmt);
-	if (id < 0 || _uevent_format_field(fmt, "type", &type_off, &sz) ||
-	    _uevent_format_field(fmt, "size", &size_off, &sz) ||
-	    _uevent_format_field(fmt, "d0", &off, &sz)) {
+	if (id < 0 || uevent_raw_layout_from_format(&s->fmt[K_USDT].raw, fmt) < 0 ||
+	    s->fmt[K_USDT].raw.kind != UEVENT_RAW_USDT) {
 		add_reason(s, "usdt: uprobe event %s/emit has no usable format", s->usdt_group);
 		return id < 0 ? id : -EINVAL;
 	}
-	s->usdt_layout.sz = sizeof(s->usdt_layout);
-	s->usdt_layout.kind = UEVENT_RAW_USDT;
-	s->usdt_layout.type_offset = type_off;
-	s->usdt_layout.size_offset = size_off;
-	s->usdt_layout.data_offset = off;
-	s->usdt_layout.data_capacity = cap;
 	*config = (uint64_t)id;
 	return 0;
 }
@@ -583,7 +575,6 @@ static int setup_user_events(struct uevent_session *s, uint64_t *config)
 	const char *dir = _uevent_tracefs();
 	char path[256], fmt[8192];
 	struct user_reg reg;
-	uint32_t toff, doff, sz;
 	int fd, id;
 
 	if (!dir)
@@ -609,13 +600,9 @@ static int setup_user_events(struct uevent_session *s, uint64_t *config)
 	id = tracepoint_id("user_events", _UEVENT_USER_EVENT_NAME, fmt, sizeof(fmt));
 	if (id >= 0)
 		s->tp_format[K_USER] = strdup(fmt);
-	if (id < 0 || _uevent_format_field(fmt, "type", &toff, &sz) ||
-	    _uevent_format_field(fmt, "data", &doff, &sz))
+	if (id < 0 || uevent_raw_layout_from_format(&s->fmt[K_USER].raw, fmt) < 0 ||
+	    s->fmt[K_USER].raw.kind != UEVENT_RAW_USER_EVENTS)
 		return id < 0 ? id : -EINVAL;
-	s->user_layout.sz = sizeof(s->user_layout);
-	s->user_layout.kind = UEVENT_RAW_USER_EVENTS;
-	s->user_layout.type_offset = toff;
-	s->user_layout.data_offset = doff;
 	*config = (uint64_t)id;
 	return 0;
 }
@@ -899,15 +886,16 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 	s->epfd = -1;
 	s->user_fd = -1;
 	s->rec_fd = -1;
-	if (opts) {
-		if (opts->sz < sizeof(size_t) + 2 * sizeof(int)) {
-			free(s);
-			errno = EINVAL;
-			return NULL;
-		}
-		memcpy(&s->o, opts, opts->sz < sizeof(s->o) ? opts->sz : sizeof(s->o));
+	err = _uevent_opts_copy(&s->o, sizeof(s->o), opts,
+				offsetof(struct uevent_session_opts, flags));
+	if (err < 0) {
+		_uevent_set_open_reason(err == -E2BIG ? "session options: a field this library "
+				       "does not know is set (a newer caller)" : "session options: "
+				       "sz too small");
+		free(s);
+		errno = -err;
+		return NULL;
 	}
-	s->o.sz = sizeof(s->o);
 	if (s->o.pid == 0)
 		s->o.pid = (int)getpid();
 	want_t = s->o.transports ? s->o.transports
@@ -956,8 +944,11 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 	for (k = 0; k < K_COUNT; k++) {
 		struct perf_event_attr a;
 
+		struct uevent_raw_layout raw = s->fmt[k].raw;	/* set up above */
+
 		make_attr(s, k, config[k], &a);
 		uevent_perf_format_from_attr(&s->fmt[k], &a, sizeof(a));
+		s->fmt[k].raw = raw;
 	}
 	s->o.usdt_path = NULL;		/* the caller's string: only setup_usdt() read it */
 	memcpy(s->config, config, sizeof(config));
@@ -1498,9 +1489,9 @@ static int deliver(struct uevent_session *s, uint32_t off, struct uevent_perf_re
 	}
 	if (s->track && rec->type == PERF_RECORD_FORK && pid_known(s, rec->u.task.ppid))
 		pid_add(s, rec->u.task.pid);
-	/* usdt samples of processes outside the tree (not its LOST records: those count) */
-	if (s->track && kind == K_USDT && rec->type == PERF_RECORD_SAMPLE &&
-	    !pid_known(s, rec->u.sample.pid))
+	/* usdt marks of processes outside the tree (not its LOST records: those count) */
+	if (s->track && kind == K_USDT && rec->body == UEVENT_BODY_UEVENT &&
+	    !pid_known(s, rec->id.pid))
 		return 0;
 	if (s->rec_fd >= 0)
 		rec_append(s, r, h.size);
@@ -1512,27 +1503,11 @@ static int deliver(struct uevent_session *s, uint32_t off, struct uevent_perf_re
 		s->st.lost_samples += rec->u.lost.lost;
 		return 1;
 	case PERF_RECORD_UEVENT:
+		if (rec->u.uevent.flags & UEVENT_RECORD_TRUNCATED)
+			s->st.truncated++;
 		s->st.uevents++;
 		return 1;
 	case PERF_RECORD_SAMPLE:
-		if (kind == K_USDT || kind == K_USER) {
-			struct uevent_perf_record tmp = *rec;
-
-			err = uevent_raw_to_record(&tmp,
-						   kind == K_USDT ? &s->usdt_layout : &s->user_layout,
-						   UEVENT_BO_HOST, &rec->u.uevent);
-			if (err < 0) {
-				s->st.corrupt++;
-				return 0;
-			}
-			if (err == 1)
-				s->st.truncated++;
-			rec->type = PERF_RECORD_UEVENT;
-			rec->transport = kind == K_USDT ? UEVENT_TRANSPORT_USDT
-							: UEVENT_TRANSPORT_USER_EVENTS;
-			s->st.uevents++;
-			return 1;
-		}
 		return kind == K_SAMPLES || (s->o.flags & UEVENT_SESSION_ALL_RECORDS);
 	default:
 		return !!(s->o.flags & (UEVENT_SESSION_ALL_RECORDS |

@@ -32,7 +32,7 @@ extern "C" {
 /* own types start at UEVENT_TYPE_USER. Unknown types pass through as bytes.            */
 
 enum uevent_type {
-	UEVENT_TYPE_TEXT		= 0,	/* UTF-8 text, NUL included (the seed's type 0) */
+	UEVENT_TYPE_TEXT		= 0,	/* UTF-8 text, NUL included (type 0 of the V0 layout) */
 	UEVENT_TYPE_RANGE_BEGIN		= 1,	/* struct uevent_range_begin */
 	UEVENT_TYPE_RANGE_END		= 2,	/* struct uevent_range_end */
 	UEVENT_TYPE_COUNTER		= 3,	/* struct uevent_counter */
@@ -285,17 +285,9 @@ const char *uevent_type_name(uint32_t type);
 /* ---------------------------------------------------------------------------------- */
 /* Records: PERF_RECORD_UEVENT as the kernel writes it (and the file transport too).    */
 
-struct uevent_record {
-	uint32_t	record_type;	/* perf_event_header.type it came in */
-	uint16_t	misc;
-	uint16_t	record_size;	/* perf_event_header.size */
-	uint32_t	format;		/* PERF_UEVENT_FORMAT_*; 0 for the seed's layout */
-	uint32_t	type;		/* payload type */
-	uint32_t	flags;
-	uint32_t	size;		/* payload bytes */
-	const void	*data;		/* payload, inside the record buffer */
-	/* sample_id fields, present as id_fields says (UEVENT_ID_*) */
-	uint32_t	id_fields;
+/* The sample_id trailer of non-sample records, or the same fields of a sample. */
+struct uevent_sample_id {
+	uint32_t	fields;			/* UEVENT_ID_* present */
 	uint32_t	pid, tid;
 	uint64_t	time;
 	uint64_t	id, stream_id;
@@ -312,15 +304,39 @@ enum uevent_id_field {
 	UEVENT_ID_IDENTIFIER	= 32
 };
 
+/*
+ * An output struct: set sz = sizeof(struct uevent_record) before a call fills it. The
+ * library writes at most sz bytes and sets sz to what it wrote, so a caller built
+ * against an older, shorter struct is never overrun.
+ */
+struct uevent_record {
+	size_t		sz;
+	uint32_t	record_type;	/* perf_event_header.type it came in */
+	uint16_t	misc;
+	uint16_t	record_size;	/* perf_event_header.size */
+	uint32_t	format;		/* PERF_UEVENT_FORMAT_*; 0 for the V0 layout */
+	uint32_t	type;		/* payload type */
+	uint32_t	flags;		/* UEVENT_RECORD_* below */
+	uint32_t	size;		/* payload bytes */
+	const void	*data;		/* payload, inside the record buffer */
+	struct uevent_sample_id	id;	/* the trailer's fields, as id.fields says */
+};
+
 enum uevent_record_flags {
-	UEVENT_RECORD_SEED_LAYOUT	= 1	/* decode the 2014 seed's layout (type, size, data) */
+	UEVENT_RECORD_V0_LAYOUT		= 1,	/* decode flag: the V0 layout (type, size, data),
+						   no format word */
+	UEVENT_RECORD_TRUNCATED		= 0x40000000	/* set in flags by the library: the
+							   payload was cut to what its carrier
+							   (a usdt fetch) held */
 };
 
 /*
- * Decodes one PERF_RECORD_UEVENT starting at buf (header included). sample_type is the
- * event's attr.sample_type (for the sample_id trailer; 0 if sample_id_all is off).
- * Returns 0, -EINVAL for a bad or truncated record, -EPROTO for an unknown format
- * (out->format and record_size are still set so the caller can skip it).
+ * Decodes one PERF_RECORD_UEVENT starting at buf (header included) into out (out->sz
+ * set by the caller). sample_type is the event's attr.sample_type (for the sample_id
+ * trailer; 0 if sample_id_all is off). flags: UEVENT_RECORD_V0_LAYOUT or 0.
+ * Returns 0, -EINVAL for a bad or truncated record (or out->sz too small), -EPROTO for
+ * an unknown format (out->format and record_size are still set so the caller can skip
+ * it).
  */
 int uevent_record_decode(const void *buf, size_t len, int byte_order, uint64_t sample_type,
 			 unsigned int flags, struct uevent_record *out);
@@ -454,6 +470,33 @@ int uevent_perf_open(struct perf_event_attr *attr, int pid, int cpu, int group_f
 const char *uevent_perf_open_reason(void);
 
 /*
+ * Tracepoint samples that carry uevents. A layout says where the payload type, size and
+ * bytes sit in a PERF_SAMPLE_RAW blob (offsets from the start of the raw data):
+ * usdt (uprobe fetch args) or user_events (a __rel_loc field). Kind 0: not a carrier.
+ */
+struct uevent_raw_layout {
+	uint32_t	kind;			/* UEVENT_RAW_* */
+	uint32_t	type_offset;		/* u32 */
+	uint32_t	size_offset;		/* USDT: u64 size */
+	uint32_t	data_offset;		/* USDT: bytes; USER_EVENTS: the __rel_loc u32 */
+	uint32_t	data_capacity;		/* USDT: bytes fetched */
+};
+
+enum uevent_raw_kind {
+	UEVENT_RAW_NONE		= 0,
+	UEVENT_RAW_USDT		= 1,
+	UEVENT_RAW_USER_EVENTS	= 2
+};
+
+/*
+ * Fills l from a tracefs event format text (events/SYS/NAME/format, or the tracing data
+ * of a perf.data): our usdt probe's fetch arguments (type, size, d0, d1...) or the
+ * user_events tracepoint's (type, __rel_loc data). Returns 0, or -ENOENT (l->kind 0)
+ * when the format carries no uevents.
+ */
+int uevent_raw_layout_from_format(struct uevent_raw_layout *l, const char *format_text);
+
+/*
  * Decoding perf records. A record's layout depends on its event's attr: the fields of
  * struct uevent_perf_format. Decoders never read past len; pointers point into the
  * record. Arrays (callchain, registers, branch entries) are left encoded: read element
@@ -467,27 +510,19 @@ struct uevent_perf_format {
 	uint64_t	sample_regs_user;
 	uint64_t	sample_regs_intr;
 	uint32_t	sample_id_all;
-	uint32_t	flags;			/* UEVENT_PERF_SEED_* */
+	uint32_t	flags;			/* UEVENT_PERF_* */
+	struct uevent_raw_layout raw;		/* samples of a tracepoint that carries
+						   uevents: decoded as uevents */
 };
 
 enum uevent_perf_format_flags {
-	UEVENT_PERF_SEED_UEVENT		= 1,	/* PERF_RECORD_UEVENT in the seed's layout */
-	UEVENT_PERF_SEED_BPF_EVENT	= 2	/* type 17 is the seed's BPF_EVENT, not KSYMBOL */
+	UEVENT_PERF_UEVENT_V0		= 1,	/* PERF_RECORD_UEVENT in the V0 layout */
+	UEVENT_PERF_BPF_EVENT_V0	= 2	/* type 17 is the V0 BPF_EVENT, not KSYMBOL */
 };
 
 /* Fills fmt from an attr of attr_size bytes (as read from perf.data or built here). */
 int uevent_perf_format_from_attr(struct uevent_perf_format *fmt,
 				 const struct perf_event_attr *attr, size_t attr_size);
-
-/* The sample_id trailer of non-sample records, or the same fields of a sample. */
-struct uevent_sample_id {
-	uint32_t	fields;			/* UEVENT_ID_* present */
-	uint32_t	pid, tid;
-	uint64_t	time;
-	uint64_t	id, stream_id;
-	uint32_t	cpu;
-	uint64_t	identifier;
-};
 
 struct uevent_perf_read {
 	uint64_t	nr;			/* values: 1, or the group's nr */
@@ -575,7 +610,7 @@ struct uevent_perf_ksymbol {
 struct uevent_perf_bpf_event {
 	uint16_t	type, flags;		/* PERF_BPF_EVENT_PROG_LOAD, ... */
 	uint32_t	id;
-	uint8_t		tag[8];			/* zero in the seed's layout */
+	uint8_t		tag[8];			/* zero in the V0 layout */
 };
 
 struct uevent_perf_bytes {		/* any other record: its body */
@@ -597,26 +632,46 @@ union uevent_perf_body {
 	struct uevent_perf_bytes	other;
 };
 
+/* Which member of union uevent_perf_body a record sets: UEVENT_BODY_X sets member x. */
+enum uevent_perf_body_kind {
+	UEVENT_BODY_OTHER	= 0,	/* any other record type: its body bytes */
+	UEVENT_BODY_SAMPLE	= 1,	/* SAMPLE */
+	UEVENT_BODY_MMAP	= 2,	/* MMAP, MMAP2 */
+	UEVENT_BODY_COMM	= 3,	/* COMM */
+	UEVENT_BODY_TASK	= 4,	/* FORK, EXIT */
+	UEVENT_BODY_LOST	= 5,	/* LOST, LOST_SAMPLES */
+	UEVENT_BODY_THROTTLE	= 6,	/* THROTTLE, UNTHROTTLE */
+	UEVENT_BODY_SW		= 7,	/* SWITCH, SWITCH_CPU_WIDE */
+	UEVENT_BODY_KSYMBOL	= 8,	/* KSYMBOL */
+	UEVENT_BODY_BPF_EVENT	= 9,	/* BPF_EVENT */
+	UEVENT_BODY_UEVENT	= 10,	/* UEVENT, and uevents carried by usdt/user_events
+					   samples (type is then PERF_RECORD_UEVENT too) */
+	UEVENT_BODY_COUNT	= 11
+};
+
 /*
- * One decoded record. type says which member of u is set: PERF_RECORD_SAMPLE -> sample,
- * MMAP/MMAP2 -> mmap, COMM -> comm, FORK/EXIT -> task, LOST/LOST_SAMPLES -> lost,
- * THROTTLE/UNTHROTTLE -> throttle, SWITCH/SWITCH_CPU_WIDE -> sw, KSYMBOL -> ksymbol,
- * BPF_EVENT -> bpf_event, PERF_RECORD_UEVENT (and uevents that arrived through
- * usdt/user_events samples in a session) -> uevent, anything else -> other.
+ * One decoded record, an output struct: set sz = sizeof(struct uevent_perf_record)
+ * before the first call that fills it (the library writes at most sz bytes and sets sz
+ * to what it wrote). body says which member of u is set.
  */
 struct uevent_perf_record {
+	size_t		sz;
 	uint32_t	type;			/* perf_event_header.type */
 	uint16_t	misc;
 	uint16_t	size;
+	uint32_t	body;			/* enum uevent_perf_body_kind */
 	uint32_t	transport;		/* for uevents: enum uevent_transport that carried it */
 	struct uevent_sample_id	id;
 	union uevent_perf_body	u;
 };
 
 /*
- * Decodes one record at buf (header included, len bytes available). Returns 0,
- * -EINVAL for a truncated or corrupt record, -EPROTO for a uevent of an unknown format
- * (rec->size is still set so the caller can skip it). A KSYMBOL or BPF_EVENT written
+ * Decodes one record at buf (header included, len bytes available) into rec (rec->sz
+ * set by the caller). A sample of an event whose fmt->raw names a uevent carrier comes
+ * back as the uevent it carries (type PERF_RECORD_UEVENT, body UEVENT_BODY_UEVENT, the
+ * transport set, UEVENT_RECORD_TRUNCATED in u.uevent.flags when the fetch cut it).
+ * Returns 0, -EINVAL for a truncated or corrupt record (or rec->sz too small), -EPROTO
+ * for a uevent of an unknown format (rec->size is still set so the caller can skip it). A KSYMBOL or BPF_EVENT written
  * longer than its contents (some kernels add the sample_id sizes of the listeners
  * served before this one; the extra bytes are stale) is decoded from its contents, its
  * sample_id the bytes after them; rec->size stays the size in the buffer.
@@ -630,33 +685,6 @@ uint64_t uevent_perf_u64(const void *array, uint64_t i, int byte_order);
 
 /* Name of a PERF_RECORD_* type ("SAMPLE", "MMAP2", "UEVENT"...), or NULL. */
 const char *uevent_perf_record_name(uint32_t type);
-
-/*
- * Tracepoint samples that carry uevents. A layout says where the payload type, size and
- * bytes sit in a PERF_SAMPLE_RAW blob (offsets from the start of the raw data):
- * usdt (uprobe fetch args) or user_events (a __rel_loc field).
- */
-struct uevent_raw_layout {
-	size_t		sz;
-	uint32_t	kind;			/* UEVENT_RAW_* */
-	uint32_t	type_offset;		/* u32 */
-	uint32_t	size_offset;		/* USDT: u64 size */
-	uint32_t	data_offset;		/* USDT: bytes; USER_EVENTS: the __rel_loc u32 */
-	uint32_t	data_capacity;		/* USDT: bytes fetched */
-};
-
-enum uevent_raw_kind {
-	UEVENT_RAW_USDT		= 1,
-	UEVENT_RAW_USER_EVENTS	= 2
-};
-
-/*
- * The uevent in a decoded tracepoint sample: 0, 1 when the payload was longer than the
- * layout's capacity (out->size is cut to it), -EINVAL if the blob does not hold one.
- */
-int uevent_raw_to_record(const struct uevent_perf_record *sample,
-			 const struct uevent_raw_layout *layout, int byte_order,
-			 struct uevent_record *out);
 
 /*
  * Copies the records between data_tail and data_head of a perf ring buffer you mapped

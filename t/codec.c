@@ -235,7 +235,7 @@ int main(void)
 
 	/* PERF_RECORD_UEVENT */
 	{
-		struct uevent_record r;
+		struct uevent_record r = { .sz = sizeof(r) };
 		uint64_t st = (1u << 1) | (1u << 2);	/* PERF_SAMPLE_TID | PERF_SAMPLE_TIME */
 		long i;
 		int bad = 0;
@@ -247,8 +247,8 @@ int main(void)
 			bn = load("record_v1", bos[b], be, sizeof(be));
 			ok(uevent_record_decode(be, (size_t)bn, b ? UEVENT_BO_BIG : UEVENT_BO_LITTLE, st, 0, &r) == 0 &&
 			   r.record_type == 63 && r.format == 1 && r.type == 0 && r.size == 12 &&
-			   !memcmp(r.data, "hello, perf", 12) && r.pid == 100 && r.tid == 101 &&
-			   r.time == 123456789 && r.id_fields == (UEVENT_ID_TID | UEVENT_ID_TIME),
+			   !memcmp(r.data, "hello, perf", 12) && r.id.pid == 100 && r.id.tid == 101 &&
+			   r.id.time == 123456789 && r.id.fields == (UEVENT_ID_TID | UEVENT_ID_TIME),
 			   "record: %s golden decodes with sample_id", bos[b]);
 		}
 		for (i = 0; i < gn; i++)
@@ -294,10 +294,10 @@ int main(void)
 		for (b = 0; b < 2; b++) {
 			bn = load("record_seed", bos[b], be, sizeof(be));
 			ok(uevent_record_decode(be, (size_t)bn, b ? UEVENT_BO_BIG : UEVENT_BO_LITTLE, st,
-						UEVENT_RECORD_SEED_LAYOUT, &r) == 0 &&
+						UEVENT_RECORD_V0_LAYOUT, &r) == 0 &&
 			   r.record_type == 11 && r.format == 0 && r.size == 12 &&
-			   !memcmp(r.data, "hello, perf", 12) && r.tid == 101,
-			   "record: seed layout (%s) decodes on request", bos[b]);
+			   !memcmp(r.data, "hello, perf", 12) && r.id.tid == 101,
+			   "record: V0 layout (%s) decodes on request", bos[b]);
 		}
 	}
 
@@ -305,7 +305,7 @@ int main(void)
 	for (b = 0; b < 2; b++) {
 		char path[512];
 		struct uevent_file_reader *rd;
-		struct uevent_record r;
+		struct uevent_record r = { .sz = sizeof(r) };
 		struct uevent_counter c;
 		int n = 0, good = 1, ret;
 
@@ -314,10 +314,10 @@ int main(void)
 		ok(rd != NULL, "capture: %s file opens", bos[b]);
 		while (rd && (ret = uevent_file_reader__next(rd, &r)) == 1) {
 			n++;
-			if (r.time != (uint64_t)n * 1000)
+			if (r.id.time != (uint64_t)n * 1000)
 				good = 0;
 			if (n == 2)
-				good &= r.type == UEVENT_TYPE_COUNTER && r.tid == 102 &&
+				good &= r.type == UEVENT_TYPE_COUNTER && r.id.tid == 102 &&
 					uevent_counter_decode(r.data, r.size, b ? UEVENT_BO_BIG : UEVENT_BO_LITTLE, &c) == 0 &&
 					c.value == -12345;
 		}
@@ -328,7 +328,7 @@ int main(void)
 		char path[] = "/tmp/uevent-codec-XXXXXX";
 		int fd = mkstemp(path);
 		struct uevent_file_reader *rd;
-		struct uevent_record r;
+		struct uevent_record r = { .sz = sizeof(r) };
 
 		gn = load("capture", "le", gold, sizeof(gold));
 		if (write(fd, gold, (size_t)gn - 5) != gn - 5)

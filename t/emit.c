@@ -36,7 +36,7 @@ struct tally {
 static int read_all(struct tally *t, void (*each)(const struct uevent_record *, void *), void *arg)
 {
 	struct uevent_file_reader *rd = uevent_file_reader__open(path);
-	struct uevent_record r;
+	struct uevent_record r = { .sz = sizeof(r) };
 	int ret;
 
 	memset(t, 0, sizeof(*t));
@@ -153,9 +153,9 @@ static void check_pids(const struct uevent_record *r, void *arg)
 {
 	struct pid_check *c = arg;
 
-	if (r->pid == (uint32_t)c->parent)
+	if (r->id.pid == (uint32_t)c->parent)
 		c->from_parent++;
-	if (r->pid == (uint32_t)c->child) {
+	if (r->id.pid == (uint32_t)c->child) {
 		c->from_child++;
 		if (r->type == UEVENT_TYPE_TEXT && !strcmp(r->data, "child"))
 			c->child_text_ok = 1;

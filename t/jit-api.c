@@ -235,7 +235,7 @@ static void test_marker(void)
 	struct uevent_jit_debug_entry de = { 0, 7, 0, "m.lua", 0 };
 	uint64_t addr = (uint64_t)(uintptr_t)code;
 	struct uevent_file_reader *rd;
-	struct uevent_record r;
+	struct uevent_record r = { .sz = sizeof(r) };
 	struct uevent_jit *j;
 	char path[512];
 	int got = 0, ret;
@@ -260,7 +260,7 @@ static void test_marker(void)
 
 			if (uevent_jit_code_load_decode(r.data, r.size, UEVENT_BO_HOST, &l) == 0 &&
 			    l.code_addr == addr && l.code_size == sizeof(code) && l.code_index &&
-			    !strcmp(l.name, "TRACE_1 m.lua:7") && r.pid == (uint32_t)getpid())
+			    !strcmp(l.name, "TRACE_1 m.lua:7") && r.id.pid == (uint32_t)getpid())
 				got |= 1;
 		} else if (r.type == UEVENT_TYPE_JIT_DEBUG_INFO) {
 			struct uevent_jit_debug_info d;

@@ -67,7 +67,7 @@ static uint16_t rec_size(const uint8_t *p, int bo)
 static void check_golden(const uint8_t *buf, size_t len, int bo, const char *tag)
 {
 	struct uevent_perf_format f = golden_format();
-	struct uevent_perf_record r;
+	struct uevent_perf_record r = { .sz = sizeof(r) };
 	struct uevent_text t;
 	size_t off = 0;
 	int i = 0, bad = 0;
@@ -170,7 +170,7 @@ static void check_golden(const uint8_t *buf, size_t len, int bo, const char *tag
 		case 15:
 			ok(r.u.uevent.format == 1 && r.u.uevent.type == 0 &&
 			   !uevent_text_decode(r.u.uevent.data, r.u.uevent.size, bo, &t) &&
-			   !strcmp(t.text, "hello perf") && r.u.uevent.time == 5000 && r.id.tid == 101,
+			   !strcmp(t.text, "hello perf") && r.u.uevent.id.time == 5000 && r.body == UEVENT_BODY_UEVENT && r.id.tid == 101,
 			   "%s: UEVENT through uevent_record_decode", tag);
 			break;
 		}
@@ -184,12 +184,12 @@ static void check_golden(const uint8_t *buf, size_t len, int bo, const char *tag
 static void torture(const uint8_t *buf, size_t len, int bo, const char *tag)
 {
 	struct uevent_perf_format f = golden_format(), seed = golden_format();
-	struct uevent_perf_record r;
+	struct uevent_perf_record r = { .sz = sizeof(r) };
 	size_t off, k, prefixes = 0, prefix_fail = 0, shrunk = 0, mut = 0;
 	unsigned int rnd = 12345;
 	int i;
 
-	seed.flags = UEVENT_PERF_SEED_UEVENT | UEVENT_PERF_SEED_BPF_EVENT;
+	seed.flags = UEVENT_PERF_UEVENT_V0 | UEVENT_PERF_BPF_EVENT_V0;
 	for (off = 0; off < len; off += rec_size(buf + off, bo)) {
 		size_t sz = rec_size(buf + off, bo);
 
@@ -241,7 +241,7 @@ static void check_ring(void)
 	size_t len = 0;
 	uint8_t *img = slurp("ring.le.bin", &len), *map, out[8192], small[16];
 	struct uevent_perf_format f = { .sz = sizeof(f) };
-	struct uevent_perf_record r;
+	struct uevent_perf_record r = { .sz = sizeof(r) };
 	struct perf_event_mmap_page *pg;
 	ssize_t n;
 	uint64_t head;
@@ -290,14 +290,14 @@ static void check_raw(void)
 	uint8_t rec[96] = { 0 }, raw[40] = { 0 };
 	struct uevent_perf_format f = { .sz = sizeof(f), .sample_type = PERF_SAMPLE_TID |
 					PERF_SAMPLE_TIME | PERF_SAMPLE_RAW };
-	struct uevent_raw_layout ue = { .sz = sizeof(ue), .kind = UEVENT_RAW_USER_EVENTS,
+	struct uevent_raw_layout ue = { .kind = UEVENT_RAW_USER_EVENTS,
 					.type_offset = 8, .data_offset = 12 };
-	struct uevent_raw_layout us = { .sz = sizeof(us), .kind = UEVENT_RAW_USDT,
+	struct uevent_raw_layout us = { .kind = UEVENT_RAW_USDT,
 					.type_offset = 16, .size_offset = 20, .data_offset = 28,
 					.data_capacity = 8 };
 	struct perf_event_header h = { PERF_RECORD_SAMPLE, 0, 0 };
-	struct uevent_perf_record r;
-	struct uevent_record u;
+	struct uevent_perf_record r = { .sz = sizeof(r) };
+	const struct uevent_record *u = &r.u.uevent;
 	uint32_t v32, rawsz = 28;
 	uint64_t v64;
 	size_t n = 0;
@@ -313,13 +313,17 @@ static void check_raw(void)
 	h.size = (uint16_t)n;
 	memcpy(rec, &h, sizeof(h));
 	ok(uevent_perf_record_decode(rec, n, UEVENT_BO_HOST, &f, &r) == 0 &&
-	   uevent_raw_to_record(&r, &ue, UEVENT_BO_HOST, &u) == 0 && u.type == 3 && u.size == 11 &&
-	   !strcmp(u.data, "from guest") && u.time == 777 && u.tid == 101 &&
-	   u.record_type == PERF_RECORD_UEVENT,
-	   "user_events: a synthetic libuevent_v1 RAW sample becomes a uevent record");
+	   r.type == PERF_RECORD_SAMPLE && r.body == UEVENT_BODY_SAMPLE && r.u.sample.raw_size == 28,
+	   "a tracepoint sample of an event without a raw layout stays a sample");
+	f.raw = ue;
+	ok(uevent_perf_record_decode(rec, n, UEVENT_BO_HOST, &f, &r) == 0 &&
+	   r.type == PERF_RECORD_UEVENT && r.body == UEVENT_BODY_UEVENT &&
+	   r.transport == UEVENT_TRANSPORT_USER_EVENTS && u->type == 3 && u->size == 11 &&
+	   !strcmp(u->data, "from guest") && u->id.time == 777 && u->id.tid == 101 &&
+	   r.id.tid == 101 && u->record_type == PERF_RECORD_UEVENT && !u->flags,
+	   "user_events: the decoder turns a libuevent_v1 RAW sample into a uevent record");
 	v32 = (200u << 16); memcpy(rec + 28 + 12, &v32, 4);
-	uevent_perf_record_decode(rec, n, UEVENT_BO_HOST, &f, &r);
-	ok(uevent_raw_to_record(&r, &ue, UEVENT_BO_HOST, &u) == -EINVAL,
+	ok(uevent_perf_record_decode(rec, n, UEVENT_BO_HOST, &f, &r) == -EINVAL,
 	   "user_events: a __rel_loc past the end is refused");
 	/* usdt: type at 16, u64 size at 20, 8 bytes of fetched data at 28 */
 	memset(raw, 0, sizeof(raw));
@@ -332,14 +336,60 @@ static void check_raw(void)
 	n = 28 + rawsz + 4;
 	h.size = (uint16_t)n;
 	memcpy(rec, &h, sizeof(h));
+	f.raw = us;
 	ok(uevent_perf_record_decode(rec, n, UEVENT_BO_HOST, &f, &r) == -EINVAL,
 	   "a sample with bytes after its last field is corrupt");
 	n -= 4;
 	h.size = (uint16_t)n;
 	memcpy(rec, &h, sizeof(h));
 	ok(uevent_perf_record_decode(rec, n, UEVENT_BO_HOST, &f, &r) == 0 &&
-	   uevent_raw_to_record(&r, &us, UEVENT_BO_HOST, &u) == 1 && u.size == 8 &&
-	   !memcmp(u.data, "usdt-cut", 8), "usdt: a payload over the fetched capacity is cut and says so");
+	   r.transport == UEVENT_TRANSPORT_USDT && u->size == 8 &&
+	   (u->flags & UEVENT_RECORD_TRUNCATED) && !memcmp(u->data, "usdt-cut", 8),
+	   "usdt: a payload over the fetched capacity is cut and says so");
+	{
+		struct uevent_perf_record small = { .sz = sizeof(small) - 8 };
+		struct {
+			struct uevent_perf_format f;
+			uint64_t newer;
+		} big = { .f = f, .newer = 0 };
+
+		ok(uevent_perf_record_decode(rec, n, UEVENT_BO_HOST, &f, &small) == -EINVAL &&
+		   errno == EINVAL, "a record whose sz is below this release's size is refused");
+		big.f.sz = sizeof(big);
+		ok(uevent_perf_record_decode(rec, n, UEVENT_BO_HOST, &big.f, &r) == 0 &&
+		   r.body == UEVENT_BODY_UEVENT, "a newer caller's format with a zero tail decodes");
+		big.newer = 1;
+		ok(uevent_perf_record_decode(rec, n, UEVENT_BO_HOST, &big.f, &r) == -E2BIG,
+		   "a newer caller's format with a field set this library lacks: -E2BIG");
+		big.f.sz = offsetof(struct uevent_perf_format, raw);
+		ok(uevent_perf_record_decode(rec, n, UEVENT_BO_HOST, &big.f, &r) == 0 &&
+		   r.body == UEVENT_BODY_SAMPLE, "an older caller's format (no raw layout) decodes "
+		   "samples as samples");
+	}
+	{
+		struct uevent_raw_layout l;
+		static const char usdt_fmt[] =
+			"name: emit\nID: 1234\nformat:\n"
+			"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+			"\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+			"\tfield:u32 type;\toffset:16;\tsize:4;\tsigned:0;\n"
+			"\tfield:u64 size;\toffset:20;\tsize:8;\tsigned:0;\n"
+			"\tfield:u64 d0[64];\toffset:28;\tsize:512;\tsigned:0;\n"
+			"\tfield:u64 d1[2];\toffset:540;\tsize:16;\tsigned:0;\n";
+		static const char ue_fmt[] =
+			"name: libuevent_v1\nID: 99\nformat:\n"
+			"\tfield:u32 type;\toffset:8;\tsize:4;\tsigned:0;\n"
+			"\tfield:__rel_loc u8[] data;\toffset:12;\tsize:4;\tsigned:0;\n";
+
+		ok(uevent_raw_layout_from_format(&l, usdt_fmt) == 0 && l.kind == UEVENT_RAW_USDT &&
+		   l.type_offset == 16 && l.size_offset == 20 && l.data_offset == 28 &&
+		   l.data_capacity == 528, "raw layout of our usdt probe from its format text");
+		ok(uevent_raw_layout_from_format(&l, ue_fmt) == 0 &&
+		   l.kind == UEVENT_RAW_USER_EVENTS && l.type_offset == 8 && l.data_offset == 12,
+		   "raw layout of the user_events tracepoint from its format text");
+		ok(uevent_raw_layout_from_format(&l, "name: x\nformat:\n") == -ENOENT &&
+		   l.kind == UEVENT_RAW_NONE, "a format without our fields is not a carrier");
+	}
 }
 
 static void check_attr(void)
@@ -414,7 +464,7 @@ static int write_tmp(const char *path, const uint8_t *p, size_t n)
 static long read_all(const char *path, uint64_t *ends, size_t cap)
 {
 	struct uevent_perf_file *f = uevent_perf_file__open(path);
-	struct uevent_perf_record r;
+	struct uevent_perf_record r = { .sz = sizeof(r) };
 	long n = 0;
 	int ret;
 
@@ -438,7 +488,7 @@ static void check_perf_files(void)
 	const char *top = getenv("top_srcdir");
 	char le_path[4096], be_path[4096], tmp[] = "/tmp/perfdec.XXXXXX";
 	struct uevent_perf_file *le, *be;
-	struct uevent_perf_record a, b;
+	struct uevent_perf_record a = { .sz = sizeof(a) }, b = { .sz = sizeof(b) };
 	uint64_t ends[64];
 	uint8_t *img, *p;
 	size_t len, k, bad = 0, cut = 0, boundary = 0, nb = 0;
@@ -557,7 +607,7 @@ static void check_perf_files(void)
 static void check_oversized(void)
 {
 	struct uevent_perf_format f = { .sz = sizeof(f) };
-	struct uevent_perf_record r;
+	struct uevent_perf_record r = { .sz = sizeof(r) };
 	uint8_t k[128], b[88];
 	uint64_t v;
 	uint32_t u32;
@@ -618,7 +668,7 @@ int main(void)
 	size_t len;
 	uint8_t *le, *be;
 
-	plan(22 * 2 + 2 * 2 + 7 + 4 + 8 + 4 + 4);
+	plan(22 * 2 + 2 * 2 + 7 + 12 + 8 + 4 + 4);
 	le = slurp("perf_records.le.bin", &len);
 	if (le) {
 		check_golden(le, len, UEVENT_BO_LITTLE, "le");

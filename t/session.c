@@ -89,7 +89,7 @@ static void concurrent_order(void)
 	struct uevent_session_opts so = { .sz = sizeof(so), .pid = 0,
 					  .transports = 1u << UEVENT_TRANSPORT_USDT,
 					  .usdt_max_payload = 64 };
-	struct uevent_perf_record r;
+	struct uevent_perf_record r = { .sz = sizeof(r) };
 	struct uevent_session *s = uevent_session__open(&so);
 	pthread_t th[2];
 	uint64_t last = 0;
@@ -147,7 +147,7 @@ static void overwrite_mode(void)
 					  .flags = UEVENT_SESSION_OVERWRITE | UEVENT_SESSION_NO_INHERIT,
 					  .transports = 1u << UEVENT_TRANSPORT_USDT,
 					  .usdt_max_payload = 64 };
-	struct uevent_perf_record r;
+	struct uevent_perf_record r = { .sz = sizeof(r) };
 	struct uevent_session *s = uevent_session__open(&so);
 	int i, n = 0, first = -1, last = -1, gaps = 0, snap, before;
 	char buf[32];
@@ -188,7 +188,7 @@ static void samples_live(void)
 {
 	struct uevent_session_opts so = { .sz = sizeof(so), .pid = 0, .sample_period_ns = 200000,
 					  .transports = 1u << UEVENT_TRANSPORT_USDT };
-	struct uevent_perf_record r;
+	struct uevent_perf_record r = { .sz = sizeof(r) };
 	struct uevent_session *s = uevent_session__open(&so);
 	struct timespec t0, t;
 	volatile uint64_t sink = 0;
@@ -229,7 +229,7 @@ static void lost_exact(void)
 					  .transports = 1u << UEVENT_TRANSPORT_USDT,
 					  .usdt_max_payload = 2048 };
 	struct uevent_session_stats st;
-	struct uevent_perf_record r;
+	struct uevent_perf_record r = { .sz = sizeof(r) };
 	struct uevent_session *s = uevent_session__open(&so);
 	static char big[2000];
 	uint64_t lost_recs = 0;
@@ -275,7 +275,7 @@ static void cpu_list(void)
 	struct uevent_session_opts so = { .sz = sizeof(so), .pid = 0, .cpus = "0",
 					  .transports = 1u << UEVENT_TRANSPORT_USDT };
 	static const char *const bad[] = { "x", "1-0", "4096", "0,", "" };
-	struct uevent_perf_record r;
+	struct uevent_perf_record r = { .sz = sizeof(r) };
 	struct uevent_session *s;
 	cpu_set_t old, one;
 	int i, on0 = 0, on1 = 0, refused = 0;
@@ -324,7 +324,7 @@ int main(void)
 					  .usdt_max_payload = 256 };
 	UEVENT_OPTS(o, .transport = UEVENT_TRANSPORT_USDT, .flags = UEVENT_OPEN_IGNORE_ENV);
 	struct uevent_session_stats st;
-	struct uevent_perf_record r;
+	struct uevent_perf_record r = { .sz = sizeof(r) };
 	struct uevent_session *s;
 	struct uevent_counter c;
 	pthread_t early, late[2];

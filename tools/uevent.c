@@ -441,12 +441,11 @@ static void json_perf_body(const struct uevent_perf_record *r, int bo)
 
 	printf(", \"misc\": %u, \"size\": %u", r->misc, r->size);
 	json_sample_id(&r->id);
-	switch (r->type) {
-	case PERF_RECORD_SAMPLE:
+	switch (r->body) {
+	case UEVENT_BODY_SAMPLE:
 		json_sample(&u->sample, bo);
 		return;
-	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2:
+	case UEVENT_BODY_MMAP:
 		printf(", \"mmap\": {\"pid\": %u", u->mmap.pid);
 		J64(&u->mmap, tid); J64(&u->mmap, addr); J64(&u->mmap, len); J64(&u->mmap, pgoff);
 		J64(&u->mmap, maj); J64(&u->mmap, min); J64(&u->mmap, ino);
@@ -458,51 +457,48 @@ static void json_perf_body(const struct uevent_perf_record *r, int bo)
 		printf(", \"filename\": ");
 		json_str(u->mmap.filename ? u->mmap.filename : "");
 		break;
-	case PERF_RECORD_COMM:
+	case UEVENT_BODY_COMM:
 		printf(", \"comm\": {\"pid\": %u, \"tid\": %u, \"comm\": ", u->comm.pid, u->comm.tid);
 		json_str(u->comm.comm ? u->comm.comm : "");
 		break;
-	case PERF_RECORD_FORK:
-	case PERF_RECORD_EXIT:
+	case UEVENT_BODY_TASK:
 		printf(", \"task\": {\"pid\": %u", u->task.pid);
 		J64(&u->task, ppid); J64(&u->task, tid); J64(&u->task, ptid); J64(&u->task, time);
 		break;
-	case PERF_RECORD_LOST:
-	case PERF_RECORD_LOST_SAMPLES:
+	case UEVENT_BODY_LOST:
 		printf(", \"lost\": {\"id\": %" PRIu64, u->lost.id);
 		J64(&u->lost, lost);
 		break;
-	case PERF_RECORD_THROTTLE:
-	case PERF_RECORD_UNTHROTTLE:
+	case UEVENT_BODY_THROTTLE:
 		printf(", \"throttle\": {\"time\": %" PRIu64, u->throttle.time);
 		J64(&u->throttle, id); J64(&u->throttle, stream_id);
 		break;
-	case PERF_RECORD_SWITCH:
-	case PERF_RECORD_SWITCH_CPU_WIDE:
+	case UEVENT_BODY_SW:
 		printf(", \"sw\": {\"next_prev_pid\": %u", u->sw.next_prev_pid);
 		J64(&u->sw, next_prev_tid);
 		break;
-	case PERF_RECORD_KSYMBOL:
+	case UEVENT_BODY_KSYMBOL:
 		printf(", \"ksymbol\": {\"addr\": %" PRIu64, u->ksymbol.addr);
 		J64(&u->ksymbol, len); J64(&u->ksymbol, ksym_type); J64(&u->ksymbol, flags);
 		printf(", \"name\": ");
 		json_str(u->ksymbol.name ? u->ksymbol.name : "");
 		break;
-	case PERF_RECORD_BPF_EVENT:
+	case UEVENT_BODY_BPF_EVENT:
 		printf(", \"bpf_event\": {\"type\": %u", u->bpf_event.type);
 		J64(&u->bpf_event, flags); J64(&u->bpf_event, id);
 		printf(", ");
 		json_hex("tag", u->bpf_event.tag, 8);
 		break;
-	case PERF_RECORD_UEVENT:
+	case UEVENT_BODY_UEVENT:
 		printf(", \"uevent\": {\"record_type\": %u", u->uevent.record_type);
 		J64(&u->uevent, misc); J64(&u->uevent, record_size); J64(&u->uevent, format);
 		J64(&u->uevent, type); J64(&u->uevent, flags); J64(&u->uevent, size);
 		printf(", ");
 		json_hex("data", u->uevent.data, u->uevent.size);
-		J64(&u->uevent, id_fields); J64(&u->uevent, pid); J64(&u->uevent, tid);
-		J64(&u->uevent, time); J64(&u->uevent, id); J64(&u->uevent, stream_id);
-		J64(&u->uevent, cpu); J64(&u->uevent, identifier);
+		printf(", \"id_fields\": %u", u->uevent.id.fields);
+		J64(&u->uevent.id, pid); J64(&u->uevent.id, tid);
+		J64(&u->uevent.id, time); J64(&u->uevent.id, id); J64(&u->uevent.id, stream_id);
+		J64(&u->uevent.id, cpu); J64(&u->uevent.id, identifier);
 		break;
 	default:
 		printf(", \"other\": {\"size\": %u, ", u->other.size);
@@ -591,7 +587,7 @@ static void print_perf_record(const struct uevent_perf_record *r, int json, int 
 static int dump_perf(const char *path, int json)
 {
 	struct uevent_perf_file *f = uevent_perf_file__open(path);
-	struct uevent_perf_record r;
+	struct uevent_perf_record r = { .sz = sizeof(r) };
 	unsigned long n = 0, nu = 0;
 	uint64_t lost = 0;
 	int ret, i;
@@ -656,14 +652,15 @@ static int src_next(struct src *s, struct uevent_perf_record *r)
 		return ret;
 	}
 	memset(r, 0, sizeof(*r));
+	r->sz = sizeof(*r);
+	r->u.uevent.sz = sizeof(r->u.uevent);
 	while ((ret = uevent_file_reader__next(s->fr, &r->u.uevent)) == -EPROTO)
 		;
 	if (ret > 0) {
 		r->type = PERF_RECORD_UEVENT;
+		r->body = UEVENT_BODY_UEVENT;
 		r->transport = UEVENT_TRANSPORT_FILE;
-		r->id.pid = r->u.uevent.pid;
-		r->id.tid = r->u.uevent.tid;
-		r->id.time = r->u.uevent.time;
+		r->id = r->u.uevent.id;
 	}
 	return ret;
 }
@@ -696,7 +693,7 @@ static void fjson_str(FILE *f, const char *s, size_t max)
 static int cmd_export(int argc, char **argv)
 {
 	const char *out = NULL, *in = NULL;
-	struct uevent_perf_record r;
+	struct uevent_perf_record r = { .sz = sizeof(r) };
 	struct src src;
 	uint64_t names_id[256] = { 0 };
 	char names[256][64];
@@ -825,7 +822,7 @@ static int cmd_record(int argc, char **argv)
 	struct uevent_session_opts so = { .sz = sizeof(so) };
 	const char *out = "uevent.data", *tlist = NULL;
 	struct uevent_session_stats st;
-	struct uevent_perf_record r;
+	struct uevent_perf_record r = { .sz = sizeof(r) };
 	struct uevent_session *s;
 	unsigned long nrec = 0, nuev = 0, nsamples = 0, nbpf = 0;
 	int c, go[2], status = 0, ret, fd, done = 0, idle = 0, failed = 0;
@@ -1003,7 +1000,7 @@ static int cmd_record(int argc, char **argv)
 static int cmd_dump(int argc, char **argv)
 {
 	struct uevent_file_reader *rd;
-	struct uevent_record rec;
+	struct uevent_record rec = { .sz = sizeof(rec) };
 	const char *path = NULL;
 	int json = 0, i, ret;
 	unsigned long n = 0;
@@ -1044,12 +1041,12 @@ static int cmd_dump(int argc, char **argv)
 		n++;
 		if (json) {
 			printf("{\"time\": %" PRIu64 ", \"pid\": %u, \"tid\": %u, \"size\": %u, ",
-			       rec.time, rec.pid, rec.tid, rec.size);
+			       rec.id.time, rec.id.pid, rec.id.tid, rec.size);
 			print_payload(&rec, 1, uevent_file_reader__byte_order(rd));
 			printf("}\n");
 		} else {
-			printf("%" PRIu64 ".%09" PRIu64 " %u/%u", rec.time / 1000000000u,
-			       rec.time % 1000000000u, rec.pid, rec.tid);
+			printf("%" PRIu64 ".%09" PRIu64 " %u/%u", rec.id.time / 1000000000u,
+			       rec.id.time % 1000000000u, rec.id.pid, rec.id.tid);
 			print_payload(&rec, 0, uevent_file_reader__byte_order(rd));
 			putchar('\n');
 		}

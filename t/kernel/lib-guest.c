@@ -47,7 +47,7 @@ static void note(struct got *g, const char *what)
 static void on_uevent(const struct perf_event_header *h, void *arg)
 {
 	struct got *g = arg;
-	struct uevent_record rec;
+	struct uevent_record rec = { .sz = sizeof(rec) };
 	struct uevent_text text;
 	char want[128];
 
@@ -62,7 +62,7 @@ static void on_uevent(const struct perf_event_header *h, void *arg)
 		mark_text(want, sizeof(want), g->n);
 		if (strcmp(text.text, want))
 			note(g, "text differs");
-		if (!(rec.id_fields & UEVENT_ID_TID) || (pid_t)rec.tid != ktid())
+		if (!(rec.id.fields & UEVENT_ID_TID) || (pid_t)rec.id.tid != ktid())
 			note(g, "sample_id tid is not ours");
 	}
 	g->n++;

@@ -62,8 +62,8 @@ static int text_of(const struct uevent_record *u, char *out, size_t cap)
 /* One uevent record as a mark. */
 static void take(struct mark *m, const struct uevent_perf_record *r)
 {
-	m->time = r->u.uevent.time;
-	m->tid = r->u.uevent.tid;
+	m->time = r->u.uevent.id.time;
+	m->tid = r->u.uevent.id.tid;
 	m->transport = r->transport;
 	if (text_of(&r->u.uevent, m->text, sizeof(m->text)))
 		snprintf(m->text, sizeof(m->text), "?type %u", r->u.uevent.type);
@@ -72,7 +72,7 @@ static void take(struct mark *m, const struct uevent_perf_record *r)
 /* Reads uevents from s until want arrived or 2 s passed without one. */
 static int collect(struct uevent_session *s, struct mark *m, int want, uint64_t *lost)
 {
-	struct uevent_perf_record r;
+	struct uevent_perf_record r = { .sz = sizeof(r) };
 	int n = 0, ret;
 
 	while (n < want && (ret = uevent_session__next(s, &r, 2000)) > 0) {
@@ -89,7 +89,7 @@ static int collect(struct uevent_session *s, struct mark *m, int want, uint64_t 
 static int read_back(const char *path, struct mark *m, int cap, uint64_t *lost)
 {
 	struct uevent_perf_file *f = uevent_perf_file__open(path);
-	struct uevent_perf_record r;
+	struct uevent_perf_record r = { .sz = sizeof(r) };
 	int n = 0, ret;
 
 	if (!f)
@@ -232,7 +232,7 @@ static void tls_samples(int patched)
 					 .transports = 1u << UEVENT_TRANSPORT_PRCTL,
 					 .sample_period_ns = 200000, .tls_user = 256 };
 	struct uevent_session *s;
-	struct uevent_perf_record r;
+	struct uevent_perf_record r = { .sz = sizeof(r) };
 	pthread_t th[2];
 	static const char *ids = "AB";
 	pid_t tids[2] = { 0, 0 };
@@ -313,7 +313,7 @@ static void jit_order(void)
 					 .transports = 1u << UEVENT_TRANSPORT_PRCTL };
 	struct uevent_jit_opts jo = { .sz = sizeof(jo), .dir = "/tmp/jit",
 				      .perf_map_path = "/tmp/jit.map" };
-	struct uevent_perf_record r;
+	struct uevent_perf_record r = { .sz = sizeof(r) };
 	struct uevent_session *s;
 	struct uevent_jit *j;
 	uint64_t marker_time = 0, first_in = 0, addr;
@@ -346,7 +346,7 @@ static void jit_order(void)
 			if (!uevent_jit_code_load_decode(r.u.uevent.data, r.u.uevent.size, 0, &cl) &&
 			    cl.code_addr == addr && marker_pos < 0) {
 				marker_pos = pos;
-				marker_time = r.u.uevent.time;
+				marker_time = r.u.uevent.id.time;
 			}
 		} else if (r.type == PERF_RECORD_SAMPLE && r.u.sample.ip >= addr &&
 			   r.u.sample.ip < addr + sizeof(code)) {
