@@ -72,6 +72,13 @@ def _check(ret: int, what: Optional[str] = None) -> int:
     return ret
 
 
+def _out(ctype: str) -> Any:
+    """An output struct for the C library to fill: zeroed, its sz set."""
+    p = _ffi.new(ctype)
+    p.sz = _ffi.sizeof(p[0])
+    return p
+
+
 def _bytes(s: Union[str, bytes]) -> bytes:
     return s.encode() if isinstance(s, str) else bytes(s)
 
@@ -472,25 +479,21 @@ def _record(r: Any, bo: int) -> Record:
             payload = dec(_from_buffer(data), len(data), bo)
         except InvalidArgument:
             payload = Raw(r.type, data)
-    f = r.id_fields
-
-    def has(bit: int, v: int) -> Optional[int]:
-        return v if f & bit else None
+    i = r.id
+    f = i.fields
     return Record(r.type, payload, data, r.format, r.flags, r.record_type, r.misc,
-                  has(_lib.UEVENT_ID_TID, r.pid), has(_lib.UEVENT_ID_TID, r.tid),
-                  has(_lib.UEVENT_ID_TIME, r.time), has(_lib.UEVENT_ID_ID, r.id),
-                  has(_lib.UEVENT_ID_STREAM_ID, r.stream_id), has(_lib.UEVENT_ID_CPU, r.cpu),
-                  has(_lib.UEVENT_ID_IDENTIFIER, r.identifier))
+                  *[getattr(i, n) if f & b else None for n, b in zip(_ID_NAMES, _ID_BITS)])
 
 
 def decode_record(buf: Union[bytes, bytearray, memoryview], byte_order: Union[str, int] = "host",
-                  sample_type: int = 0, seed_layout: bool = False) -> Record:
+                  sample_type: int = 0, v0_layout: bool = False) -> Record:
     """Decode one PERF_RECORD_UEVENT (header included). `sample_type` is the event's
-    attr.sample_type (for the sample_id trailer); `seed_layout` for the 2014 seed's form."""
-    r = _ffi.new("struct uevent_record *")
+    attr.sample_type (for the sample_id trailer); `v0_layout` for the V0 layout (type,
+    size, data: no format word)."""
+    r = _out("struct uevent_record *")
     cbuf = _from_buffer(buf)
     bo = _bo(byte_order)
-    flags = _lib.UEVENT_RECORD_SEED_LAYOUT if seed_layout else 0
+    flags = _lib.UEVENT_RECORD_V0_LAYOUT if v0_layout else 0
     _check(_lib.uevent_record_decode(cbuf, len(buf), bo, sample_type, flags, r), "record")
     return _record(r, bo)
 
@@ -522,7 +525,7 @@ class FileReader:
         if p == _ffi.NULL:
             raise _error(_ffi.errno, repr(self.path))
         self._r: Any = _ffi.gc(p, _lib.uevent_file_reader__close)
-        self._rec = _ffi.new("struct uevent_record *")
+        self._rec = _out("struct uevent_record *")
         self.byte_order = _file_byte_order(self.path)
 
     def __iter__(self) -> Iterator[Record]:
@@ -851,51 +854,39 @@ def _mmap(h: _Head, m: Any, bo: int) -> Mmap:
                 bytes(m.build_id)[:m.build_id_size], _cstr(m.filename))
 
 
-_BODY: Dict[str, Tuple[str, Callable[[_Head, Any, int], PerfRecord]]] = {
-    "SAMPLE": ("sample", _sample),
-    "MMAP": ("mmap", _mmap),
-    "MMAP2": ("mmap", _mmap),
-    "COMM": ("comm", lambda h, c, bo: Comm(*h, c.pid, c.tid, _cstr(c.comm))),
-    "FORK": ("task", lambda h, t, bo: Task(*h, t.pid, t.ppid, t.tid, t.ptid, t.time)),
-    "EXIT": ("task", lambda h, t, bo: Task(*h, t.pid, t.ppid, t.tid, t.ptid, t.time)),
-    "LOST": ("lost", lambda h, x, bo: Lost(*h, x.id, x.lost)),
-    "LOST_SAMPLES": ("lost", lambda h, x, bo: Lost(*h, x.id, x.lost)),
-    "THROTTLE": ("throttle", lambda h, t, bo: Throttle(*h, t.time, t.id, t.stream_id)),
-    "UNTHROTTLE": ("throttle", lambda h, t, bo: Throttle(*h, t.time, t.id, t.stream_id)),
-    "SWITCH": ("sw", lambda h, w, bo: Switch(*h, w.next_prev_pid, w.next_prev_tid)),
-    "SWITCH_CPU_WIDE": ("sw", lambda h, w, bo: Switch(*h, w.next_prev_pid, w.next_prev_tid)),
-    "KSYMBOL": ("ksymbol", lambda h, k, bo: Ksymbol(*h, k.addr, k.len, k.ksym_type, k.flags,
-                                                    _cstr(k.name))),
-    "BPF_EVENT": ("bpf_event", lambda h, b, bo: BpfEvent(*h, b.type, b.flags, b.id,
-                                                         bytes(b.tag))),
-}
-# Which union member a type uses, by the C library's own names for the types: the record
-# type numbers are not restated here. Makers take the whole C record.
 _Maker = Callable[[_Head, Any, int], PerfRecord]
-_MEMBER: Dict[int, _Maker] = {}
 
 
 def _uevent(h: _Head, r: Any, bo: int) -> UEvent:
     return UEvent(*h, _tname(r.transport), _record(r.u.uevent, bo))
 
 
-def _other(h: _Head, o: Any, bo: int) -> Other:
-    return Other(*h, _blob(o.data, o.size))
-
-
-def _maker(t: int) -> _Maker:
-    m = _MEMBER.get(t)
-    if m is None:
-        name = _record_name(t)
-        if name == "UEVENT":
-            m = _uevent
-        else:
-            member, body = _BODY.get(name, ("other", _other))
-            m = (lambda member, body: lambda h, r, bo: body(h, getattr(r.u, member), bo))(
-                member, body)
-        m = _MEMBER[t] = m
-    return m
-
+# How each union member becomes an object, by member name; the C record's `body` says
+# which member is set (enum uevent_perf_body_kind: UEVENT_BODY_X sets member x).
+_BODY: Dict[str, _Maker] = {
+    "sample": lambda h, r, bo: _sample(h, r.u.sample, bo),
+    "mmap": lambda h, r, bo: _mmap(h, r.u.mmap, bo),
+    "comm": lambda h, r, bo: Comm(*h, r.u.comm.pid, r.u.comm.tid, _cstr(r.u.comm.comm)),
+    "task": lambda h, r, bo: Task(*h, r.u.task.pid, r.u.task.ppid, r.u.task.tid,
+                                  r.u.task.ptid, r.u.task.time),
+    "lost": lambda h, r, bo: Lost(*h, r.u.lost.id, r.u.lost.lost),
+    "throttle": lambda h, r, bo: Throttle(*h, r.u.throttle.time, r.u.throttle.id,
+                                          r.u.throttle.stream_id),
+    "sw": lambda h, r, bo: Switch(*h, r.u.sw.next_prev_pid, r.u.sw.next_prev_tid),
+    "ksymbol": lambda h, r, bo: Ksymbol(*h, r.u.ksymbol.addr, r.u.ksymbol.len,
+                                        r.u.ksymbol.ksym_type, r.u.ksymbol.flags,
+                                        _cstr(r.u.ksymbol.name)),
+    "bpf_event": lambda h, r, bo: BpfEvent(*h, r.u.bpf_event.type, r.u.bpf_event.flags,
+                                           r.u.bpf_event.id, bytes(r.u.bpf_event.tag)),
+    "uevent": _uevent,
+    "other": lambda h, r, bo: Other(*h, _blob(r.u.other.data, r.u.other.size)),
+}
+_MAKERS: Tuple[_Maker, ...] = tuple(
+    _BODY[n] for n in sorted(
+        (n[len("UEVENT_BODY_"):].lower() for n in dir(_lib)
+         if n.startswith("UEVENT_BODY_") and n != "UEVENT_BODY_COUNT"),
+        key=lambda m: int(getattr(_lib, "UEVENT_BODY_" + m.upper()))))
+assert len(_MAKERS) == _lib.UEVENT_BODY_COUNT
 
 _ID_BITS = tuple(int(getattr(_lib, "UEVENT_ID_" + n)) for n in
                  ("TID", "TID", "TIME", "ID", "STREAM_ID", "CPU", "IDENTIFIER"))
@@ -908,10 +899,7 @@ def _perf_record(r: Any, bo: int) -> AnyRecord:
     f = i.fields
     sid = _NO_ID if not f else SampleId(
         *[getattr(i, n) if f & b else None for n, b in zip(_ID_NAMES, _ID_BITS)])
-    h: _Head = (r.type, r.misc, r.size, sid)
-    t = r.type
-    make = _MEMBER.get(t) or _maker(t)
-    return make(h, r, bo)  # type: ignore[return-value]
+    return _MAKERS[r.body]((r.type, r.misc, r.size, sid), r, bo)  # type: ignore[return-value]
 
 
 @_dataclass(frozen=True)
@@ -923,7 +911,7 @@ class PerfFormat:
     sample_regs_user: int = 0
     sample_regs_intr: int = 0
     sample_id_all: bool = False
-    flags: int = 0          # UEVENT_PERF_SEED_*
+    flags: int = 0          # UEVENT_PERF_*_V0
 
 
 def _format(fmt: Optional[PerfFormat]) -> Any:
@@ -949,7 +937,7 @@ def decode_perf_records(buf: Union[bytes, bytearray, memoryview],
     cbuf = _from_buffer(data)
     bo = _bo(byte_order)
     f = _format(format)
-    r = _ffi.new("struct uevent_perf_record *")
+    r = _out("struct uevent_perf_record *")
     off = 0
     while off < len(data):
         _check(_lib.uevent_perf_record_decode(cbuf + off, len(data) - off, bo, f, r),
@@ -1084,7 +1072,7 @@ class Session:
             why = _lib.uevent_perf_open_reason()
             raise _error(err or _errno.EINVAL, _cstr(why) or None)
         self._s = _ffi.gc(p, _lib.uevent_session__close)
-        self._rec = _ffi.new("struct uevent_perf_record *")
+        self._rec = _out("struct uevent_perf_record *")
         self.pid = pid
 
     def _live(self) -> Any:
@@ -1201,7 +1189,7 @@ class PerfData:
         if p == _ffi.NULL:
             raise _error(_ffi.errno, repr(self.path))
         self._f = _ffi.gc(p, _lib.uevent_perf_file__close)
-        self._rec = _ffi.new("struct uevent_perf_record *")
+        self._rec = _out("struct uevent_perf_record *")
         # the order of the numbers behind the records' pointer members
         self.byte_order: int = _lib.uevent_perf_file__byte_order(p)
 
