@@ -495,10 +495,11 @@ static void json_perf_body(const struct uevent_perf_record *r, int bo)
 		J64(&u->uevent, type); J64(&u->uevent, flags); J64(&u->uevent, size);
 		printf(", ");
 		json_hex("data", u->uevent.data, u->uevent.size);
-		printf(", \"id_fields\": %u", u->uevent.id.fields);
+		printf(", \"id\": {\"fields\": %u", u->uevent.id.fields);
 		J64(&u->uevent.id, pid); J64(&u->uevent.id, tid);
 		J64(&u->uevent.id, time); J64(&u->uevent.id, id); J64(&u->uevent.id, stream_id);
 		J64(&u->uevent.id, cpu); J64(&u->uevent.id, identifier);
+		putchar('}');
 		break;
 	default:
 		printf(", \"other\": {\"size\": %u, ", u->other.size);

@@ -285,27 +285,36 @@ local function record_table(r, bo)
   local data = r.size > 0 and ffi_string(r.data, r.size) or ""
   local payload = M.decode(r.type, data, #data, bo)
   if not payload then payload = { kind = "raw", type = tonumber(r.type), data = data } end
-  local f = r.id_fields
   local t = { type = tonumber(r.type), payload = payload, data = data,
               format = tonumber(r.format), flags = tonumber(r.flags),
               record_type = tonumber(r.record_type), misc = tonumber(r.misc) }
-  if bit.band(f, ID.tid) ~= 0 then t.pid, t.tid = tonumber(r.pid), tonumber(r.tid) end
-  if bit.band(f, ID.time) ~= 0 then t.time = r.time end
-  if bit.band(f, ID.id) ~= 0 then t.id = r.id end
-  if bit.band(f, ID.stream_id) ~= 0 then t.stream_id = r.stream_id end
-  if bit.band(f, ID.cpu) ~= 0 then t.cpu = tonumber(r.cpu) end
-  if bit.band(f, ID.identifier) ~= 0 then t.identifier = r.identifier end
+  local id = r.id
+  local f = id.fields
+  if bit.band(f, ID.tid) ~= 0 then t.pid, t.tid = tonumber(id.pid), tonumber(id.tid) end
+  if bit.band(f, ID.time) ~= 0 then t.time = id.time end
+  if bit.band(f, ID.id) ~= 0 then t.id = id.id end
+  if bit.band(f, ID.stream_id) ~= 0 then t.stream_id = id.stream_id end
+  if bit.band(f, ID.cpu) ~= 0 then t.cpu = tonumber(id.cpu) end
+  if bit.band(f, ID.identifier) ~= 0 then t.identifier = id.identifier end
   return t
 end
 M._record_table = record_table
 
--- decode_record(bytes [, byte_order [, sample_type [, seed_layout]]]) -> table or nil, err
-function M.decode_record(buf, byte_order, sample_type, seed_layout)
+-- An output struct for the C library to fill: zeroed, its sz set.
+local function out_struct(ctype)
+  local p = ffi_new(ctype)
+  p.sz = ffi.sizeof(p)
+  return p
+end
+
+-- decode_record(bytes [, byte_order [, sample_type [, v0_layout]]]) -> table or nil, err
+-- v0_layout: the V0 layout (type, size, data: no format word).
+function M.decode_record(buf, byte_order, sample_type, v0_layout)
   local bo = bo_of(byte_order)
   if not bo then return fail(-22, "byte order '" .. tostring(byte_order) .. "'") end
-  local r = ffi_new("struct uevent_record")
+  local r = out_struct("struct uevent_record")
   local ret = lib.uevent_record_decode(buf, #buf, bo, sample_type or 0,
-                                       seed_layout and lib.UEVENT_RECORD_SEED_LAYOUT or 0, r)
+                                       v0_layout and lib.UEVENT_RECORD_V0_LAYOUT or 0, r)
   if ret < 0 then return fail(ret, "record") end
   return record_table(r, bo)
 end
@@ -318,7 +327,7 @@ ffi.cdef [[
 typedef struct { struct uevent_file_reader *r; int byte_order; } uevent_lua_file_reader;
 ]]
 
-local scratch = ffi_new("struct uevent_record")
+local scratch = out_struct("struct uevent_record")
 local host_bo = ffi.abi("le") and BO.little or BO.big
 local swap_bo = ffi.abi("le") and BO.big or BO.little
 
@@ -484,7 +493,9 @@ local function converter(sname)
                         ("return function(s, bo) local t = tnew(0, %d)"):format(#fields + 1) }, {}
   for _, f in ipairs(fields) do
     local e = rules[f.name]
-    if not e then
+    if f.name == "sz" then
+      e = false   -- the struct's own size, not data
+    elseif not e then
       if f.ptr or f.arr then
         error("uevent: no extent rule for pointer/array member " .. sname .. "." .. f.name)
       elseif f.base:match("^struct ") then
@@ -497,7 +508,7 @@ local function converter(sname)
         e = ("tonumber(s.%s)"):format(f.name)
       end
     end
-    src[#src + 1] = ("t.%s = %s"):format(f.name, e)
+    if e then src[#src + 1] = ("t.%s = %s"):format(f.name, e) end
   end
   src[#src + 1] = "return t end"
   local nest = {}
@@ -508,19 +519,27 @@ local function converter(sname)
   return fn
 end
 
--- Which union member a record type uses, by the names C gives the types.
-local member_of = { SAMPLE = "sample", MMAP = "mmap", MMAP2 = "mmap", COMM = "comm",
-                    FORK = "task", EXIT = "task", LOST = "lost", LOST_SAMPLES = "lost",
-                    THROTTLE = "throttle", UNTHROTTLE = "throttle", SWITCH = "sw",
-                    SWITCH_CPU_WIDE = "sw", KSYMBOL = "ksymbol", BPF_EVENT = "bpf_event",
-                    UEVENT = "uevent" }
-local body_struct = {}
+-- Which union member a record sets: the record's body, enum uevent_perf_body_kind,
+-- whose UEVENT_BODY_X sets member x (read from the cdef: nothing restated here).
+local body_struct, member_of_body = {}, {}
 for _, f in ipairs(structs.uevent_perf_body) do
   body_struct[f.name] = f.base:match("^struct ([%w_]+)")
   converter(body_struct[f.name])
 end
-for _, m in pairs(member_of) do assert(body_struct[m], "uevent: no union member " .. m) end
-M.record_members = member_of
+for name, v in cdef.declarations:gmatch("UEVENT_BODY_([%u_]+)%s*=%s*(%d+)") do
+  if name ~= "COUNT" then
+    local m = name:lower()
+    assert(body_struct[m], "uevent: no union member " .. m)
+    member_of_body[tonumber(v)] = m
+  end
+end
+-- The member a record table carries its body in ("sample", "uevent", "other"...).
+function M.record_member(rec)
+  for m in pairs(body_struct) do
+    if rec[m] ~= nil then return m end
+  end
+  return nil
+end
 
 -- The sample_id members present, as id.fields says (narrow ones as numbers).
 local ID_TID, ID_TIME, ID_ID = lib.UEVENT_ID_TID, lib.UEVENT_ID_TIME, lib.UEVENT_ID_ID
@@ -551,9 +570,8 @@ end
 -- A struct uevent_perf_record as Lua tables; bo: the byte order of its arrays/payload.
 local function perf_record_table(r, bo)
   local rtype = tonumber(r.type)
-  local name = record_name(rtype)
-  local member = member_of[name] or "other"
-  local t = { record = name, record_type = rtype, misc = tonumber(r.misc),
+  local member = member_of_body[tonumber(r.body)] or "other"
+  local t = { record = record_name(rtype), record_type = rtype, misc = tonumber(r.misc),
               size = tonumber(r.size), sample_id = sample_id(r.id) }
   local body = convert[body_struct[member]](r.u[member], bo)
   t[member] = body
@@ -566,7 +584,7 @@ local function perf_record_table(r, bo)
 end
 M._perf_record_table = perf_record_table
 
-local scratch_rec = ffi_new("struct uevent_perf_record")
+local scratch_rec = out_struct("struct uevent_perf_record")
 
 -- perf_format{sample_type = ..., sample_id_all = true, read_format = ..., ...}: the
 -- struct uevent_perf_format a decoder needs for records of one event.

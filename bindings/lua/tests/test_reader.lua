@@ -204,7 +204,7 @@ local PAYLOAD = { type_name = true, text = true, name = true, value = true, id =
 
 -- One record: C's JSON object j against the Lua table r, both ways. nil or a difference.
 local function compare_record(j, r)
-  local member = uevent.record_members[r.record] or "other"
+  local member = uevent.record_member(r)
   local body = r[member]
   if j[member] == nil then return member .. ": missing in C's JSON" end
   local pv = member == "uevent" and payload_view(body.payload) or {}
@@ -562,7 +562,7 @@ else
     local u = rec.uevent
     if not u then others = others + 1
     else
-      if rec.sample_id.pid ~= pid or u.pid ~= pid then pid_ok = false end
+      if rec.sample_id.pid ~= pid or u.id.pid ~= pid then pid_ok = false end
       if rec.sample_id.time < last then order_ok = false end
       last = rec.sample_id.time
       local p = u.payload

@@ -95,16 +95,15 @@ def compare(rec, j, where):
         mine = {"record_type": u.record_type, "misc": u.misc, "record_size": rec.size,
                 "format": u.format, "type": u.type, "flags": u.flags, "size": len(u.data),
                 "data": u.data.hex()}
-        fields = 0
+        ident = {"fields": 0}
         for k in ("pid", "tid", "time", "id", "stream_id", "cpu", "identifier"):
             v = getattr(u, k)
-            mine[k] = 0 if v is None else v
-            fields |= 0 if v is None else {"pid": L.UEVENT_ID_TID, "tid": L.UEVENT_ID_TID,
-                                           "time": L.UEVENT_ID_TIME, "id": L.UEVENT_ID_ID,
-                                           "stream_id": L.UEVENT_ID_STREAM_ID,
-                                           "cpu": L.UEVENT_ID_CPU,
-                                           "identifier": L.UEVENT_ID_IDENTIFIER}[k]
-        mine["id_fields"] = fields
+            ident[k] = 0 if v is None else v
+            ident["fields"] |= 0 if v is None else {
+                "pid": L.UEVENT_ID_TID, "tid": L.UEVENT_ID_TID, "time": L.UEVENT_ID_TIME,
+                "id": L.UEVENT_ID_ID, "stream_id": L.UEVENT_ID_STREAM_ID,
+                "cpu": L.UEVENT_ID_CPU, "identifier": L.UEVENT_ID_IDENTIFIER}[k]
+        mine["id"] = ident
         eq("uevent", mine, body)
         p = u.payload
         if isinstance(p, uevent.Text):
