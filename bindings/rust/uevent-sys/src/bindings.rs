@@ -1290,16 +1290,8 @@ extern "C" {
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
-pub struct uevent_record {
-    pub record_type: u32,
-    pub misc: u16,
-    pub record_size: u16,
-    pub format: u32,
-    pub type_: u32,
-    pub flags: u32,
-    pub size: u32,
-    pub data: *const ::std::os::raw::c_void,
-    pub id_fields: u32,
+pub struct uevent_sample_id {
+    pub fields: u32,
     pub pid: u32,
     pub tid: u32,
     pub time: u64,
@@ -1309,10 +1301,180 @@ pub struct uevent_record {
     pub identifier: u64,
 }
 #[test]
+fn bindgen_test_layout_uevent_sample_id() {
+    assert_eq!(
+        ::std::mem::size_of::<uevent_sample_id>(),
+        56usize,
+        concat!("Size of: ", stringify!(uevent_sample_id))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<uevent_sample_id>(),
+        8usize,
+        concat!("Alignment of ", stringify!(uevent_sample_id))
+    );
+    fn test_field_fields() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_sample_id>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).fields) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_sample_id),
+                "::",
+                stringify!(fields)
+            )
+        );
+    }
+    test_field_fields();
+    fn test_field_pid() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_sample_id>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).pid) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_sample_id),
+                "::",
+                stringify!(pid)
+            )
+        );
+    }
+    test_field_pid();
+    fn test_field_tid() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_sample_id>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).tid) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_sample_id),
+                "::",
+                stringify!(tid)
+            )
+        );
+    }
+    test_field_tid();
+    fn test_field_time() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_sample_id>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).time) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_sample_id),
+                "::",
+                stringify!(time)
+            )
+        );
+    }
+    test_field_time();
+    fn test_field_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_sample_id>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).id) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_sample_id),
+                "::",
+                stringify!(id)
+            )
+        );
+    }
+    test_field_id();
+    fn test_field_stream_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_sample_id>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).stream_id) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_sample_id),
+                "::",
+                stringify!(stream_id)
+            )
+        );
+    }
+    test_field_stream_id();
+    fn test_field_cpu() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_sample_id>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).cpu) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_sample_id),
+                "::",
+                stringify!(cpu)
+            )
+        );
+    }
+    test_field_cpu();
+    fn test_field_identifier() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_sample_id>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).identifier) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_sample_id),
+                "::",
+                stringify!(identifier)
+            )
+        );
+    }
+    test_field_identifier();
+}
+pub const UEVENT_ID_TID: uevent_id_field = 1;
+pub const UEVENT_ID_TIME: uevent_id_field = 2;
+pub const UEVENT_ID_ID: uevent_id_field = 4;
+pub const UEVENT_ID_STREAM_ID: uevent_id_field = 8;
+pub const UEVENT_ID_CPU: uevent_id_field = 16;
+pub const UEVENT_ID_IDENTIFIER: uevent_id_field = 32;
+pub type uevent_id_field = ::std::os::raw::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct uevent_record {
+    pub sz: size_t,
+    pub record_type: u32,
+    pub misc: u16,
+    pub record_size: u16,
+    pub format: u32,
+    pub type_: u32,
+    pub flags: u32,
+    pub size: u32,
+    pub data: *const ::std::os::raw::c_void,
+    pub id: uevent_sample_id,
+}
+#[test]
 fn bindgen_test_layout_uevent_record() {
     assert_eq!(
         ::std::mem::size_of::<uevent_record>(),
-        88usize,
+        96usize,
         concat!("Size of: ", stringify!(uevent_record))
     );
     assert_eq!(
@@ -1320,6 +1482,23 @@ fn bindgen_test_layout_uevent_record() {
         8usize,
         concat!("Alignment of ", stringify!(uevent_record))
     );
+    fn test_field_sz() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).sz) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_record),
+                "::",
+                stringify!(sz)
+            )
+        );
+    }
+    test_field_sz();
     fn test_field_record_type() {
         assert_eq!(
             unsafe {
@@ -1327,7 +1506,7 @@ fn bindgen_test_layout_uevent_record() {
                 let ptr = uninit.as_ptr();
                 ::std::ptr::addr_of!((*ptr).record_type) as usize - ptr as usize
             },
-            0usize,
+            8usize,
             concat!(
                 "Offset of field: ",
                 stringify!(uevent_record),
@@ -1344,7 +1523,7 @@ fn bindgen_test_layout_uevent_record() {
                 let ptr = uninit.as_ptr();
                 ::std::ptr::addr_of!((*ptr).misc) as usize - ptr as usize
             },
-            4usize,
+            12usize,
             concat!(
                 "Offset of field: ",
                 stringify!(uevent_record),
@@ -1361,7 +1540,7 @@ fn bindgen_test_layout_uevent_record() {
                 let ptr = uninit.as_ptr();
                 ::std::ptr::addr_of!((*ptr).record_size) as usize - ptr as usize
             },
-            6usize,
+            14usize,
             concat!(
                 "Offset of field: ",
                 stringify!(uevent_record),
@@ -1378,7 +1557,7 @@ fn bindgen_test_layout_uevent_record() {
                 let ptr = uninit.as_ptr();
                 ::std::ptr::addr_of!((*ptr).format) as usize - ptr as usize
             },
-            8usize,
+            16usize,
             concat!(
                 "Offset of field: ",
                 stringify!(uevent_record),
@@ -1395,7 +1574,7 @@ fn bindgen_test_layout_uevent_record() {
                 let ptr = uninit.as_ptr();
                 ::std::ptr::addr_of!((*ptr).type_) as usize - ptr as usize
             },
-            12usize,
+            20usize,
             concat!(
                 "Offset of field: ",
                 stringify!(uevent_record),
@@ -1412,7 +1591,7 @@ fn bindgen_test_layout_uevent_record() {
                 let ptr = uninit.as_ptr();
                 ::std::ptr::addr_of!((*ptr).flags) as usize - ptr as usize
             },
-            16usize,
+            24usize,
             concat!(
                 "Offset of field: ",
                 stringify!(uevent_record),
@@ -1429,7 +1608,7 @@ fn bindgen_test_layout_uevent_record() {
                 let ptr = uninit.as_ptr();
                 ::std::ptr::addr_of!((*ptr).size) as usize - ptr as usize
             },
-            20usize,
+            28usize,
             concat!(
                 "Offset of field: ",
                 stringify!(uevent_record),
@@ -1446,7 +1625,7 @@ fn bindgen_test_layout_uevent_record() {
                 let ptr = uninit.as_ptr();
                 ::std::ptr::addr_of!((*ptr).data) as usize - ptr as usize
             },
-            24usize,
+            32usize,
             concat!(
                 "Offset of field: ",
                 stringify!(uevent_record),
@@ -1456,74 +1635,6 @@ fn bindgen_test_layout_uevent_record() {
         );
     }
     test_field_data();
-    fn test_field_id_fields() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_record>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).id_fields) as usize - ptr as usize
-            },
-            32usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(uevent_record),
-                "::",
-                stringify!(id_fields)
-            )
-        );
-    }
-    test_field_id_fields();
-    fn test_field_pid() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_record>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).pid) as usize - ptr as usize
-            },
-            36usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(uevent_record),
-                "::",
-                stringify!(pid)
-            )
-        );
-    }
-    test_field_pid();
-    fn test_field_tid() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_record>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).tid) as usize - ptr as usize
-            },
-            40usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(uevent_record),
-                "::",
-                stringify!(tid)
-            )
-        );
-    }
-    test_field_tid();
-    fn test_field_time() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_record>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).time) as usize - ptr as usize
-            },
-            48usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(uevent_record),
-                "::",
-                stringify!(time)
-            )
-        );
-    }
-    test_field_time();
     fn test_field_id() {
         assert_eq!(
             unsafe {
@@ -1531,7 +1642,7 @@ fn bindgen_test_layout_uevent_record() {
                 let ptr = uninit.as_ptr();
                 ::std::ptr::addr_of!((*ptr).id) as usize - ptr as usize
             },
-            56usize,
+            40usize,
             concat!(
                 "Offset of field: ",
                 stringify!(uevent_record),
@@ -1541,66 +1652,9 @@ fn bindgen_test_layout_uevent_record() {
         );
     }
     test_field_id();
-    fn test_field_stream_id() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_record>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).stream_id) as usize - ptr as usize
-            },
-            64usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(uevent_record),
-                "::",
-                stringify!(stream_id)
-            )
-        );
-    }
-    test_field_stream_id();
-    fn test_field_cpu() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_record>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).cpu) as usize - ptr as usize
-            },
-            72usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(uevent_record),
-                "::",
-                stringify!(cpu)
-            )
-        );
-    }
-    test_field_cpu();
-    fn test_field_identifier() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_record>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).identifier) as usize - ptr as usize
-            },
-            80usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(uevent_record),
-                "::",
-                stringify!(identifier)
-            )
-        );
-    }
-    test_field_identifier();
 }
-pub const UEVENT_ID_TID: uevent_id_field = 1;
-pub const UEVENT_ID_TIME: uevent_id_field = 2;
-pub const UEVENT_ID_ID: uevent_id_field = 4;
-pub const UEVENT_ID_STREAM_ID: uevent_id_field = 8;
-pub const UEVENT_ID_CPU: uevent_id_field = 16;
-pub const UEVENT_ID_IDENTIFIER: uevent_id_field = 32;
-pub type uevent_id_field = ::std::os::raw::c_uint;
-pub const UEVENT_RECORD_SEED_LAYOUT: uevent_record_flags = 1;
+pub const UEVENT_RECORD_V0_LAYOUT: uevent_record_flags = 1;
+pub const UEVENT_RECORD_TRUNCATED: uevent_record_flags = 1073741824;
 pub type uevent_record_flags = ::std::os::raw::c_uint;
 extern "C" {
     pub fn uevent_record_decode(
@@ -2074,6 +2128,123 @@ extern "C" {
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
+pub struct uevent_raw_layout {
+    pub kind: u32,
+    pub type_offset: u32,
+    pub size_offset: u32,
+    pub data_offset: u32,
+    pub data_capacity: u32,
+}
+#[test]
+fn bindgen_test_layout_uevent_raw_layout() {
+    assert_eq!(
+        ::std::mem::size_of::<uevent_raw_layout>(),
+        20usize,
+        concat!("Size of: ", stringify!(uevent_raw_layout))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<uevent_raw_layout>(),
+        4usize,
+        concat!("Alignment of ", stringify!(uevent_raw_layout))
+    );
+    fn test_field_kind() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_raw_layout>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).kind) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_raw_layout),
+                "::",
+                stringify!(kind)
+            )
+        );
+    }
+    test_field_kind();
+    fn test_field_type_offset() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_raw_layout>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).type_offset) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_raw_layout),
+                "::",
+                stringify!(type_offset)
+            )
+        );
+    }
+    test_field_type_offset();
+    fn test_field_size_offset() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_raw_layout>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).size_offset) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_raw_layout),
+                "::",
+                stringify!(size_offset)
+            )
+        );
+    }
+    test_field_size_offset();
+    fn test_field_data_offset() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_raw_layout>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).data_offset) as usize - ptr as usize
+            },
+            12usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_raw_layout),
+                "::",
+                stringify!(data_offset)
+            )
+        );
+    }
+    test_field_data_offset();
+    fn test_field_data_capacity() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_raw_layout>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).data_capacity) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_raw_layout),
+                "::",
+                stringify!(data_capacity)
+            )
+        );
+    }
+    test_field_data_capacity();
+}
+pub const UEVENT_RAW_NONE: uevent_raw_kind = 0;
+pub const UEVENT_RAW_USDT: uevent_raw_kind = 1;
+pub const UEVENT_RAW_USER_EVENTS: uevent_raw_kind = 2;
+pub type uevent_raw_kind = ::std::os::raw::c_uint;
+extern "C" {
+    pub fn uevent_raw_layout_from_format(
+        l: *mut uevent_raw_layout,
+        format_text: *const ::std::os::raw::c_char,
+    ) -> ::std::os::raw::c_int;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
 pub struct uevent_perf_format {
     pub sz: size_t,
     pub sample_type: u64,
@@ -2083,12 +2254,13 @@ pub struct uevent_perf_format {
     pub sample_regs_intr: u64,
     pub sample_id_all: u32,
     pub flags: u32,
+    pub raw: uevent_raw_layout,
 }
 #[test]
 fn bindgen_test_layout_uevent_perf_format() {
     assert_eq!(
         ::std::mem::size_of::<uevent_perf_format>(),
-        56usize,
+        80usize,
         concat!("Size of: ", stringify!(uevent_perf_format))
     );
     assert_eq!(
@@ -2232,9 +2404,26 @@ fn bindgen_test_layout_uevent_perf_format() {
         );
     }
     test_field_flags();
+    fn test_field_raw() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_perf_format>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).raw) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_perf_format),
+                "::",
+                stringify!(raw)
+            )
+        );
+    }
+    test_field_raw();
 }
-pub const UEVENT_PERF_SEED_UEVENT: uevent_perf_format_flags = 1;
-pub const UEVENT_PERF_SEED_BPF_EVENT: uevent_perf_format_flags = 2;
+pub const UEVENT_PERF_UEVENT_V0: uevent_perf_format_flags = 1;
+pub const UEVENT_PERF_BPF_EVENT_V0: uevent_perf_format_flags = 2;
 pub type uevent_perf_format_flags = ::std::os::raw::c_uint;
 extern "C" {
     pub fn uevent_perf_format_from_attr(
@@ -2242,167 +2431,6 @@ extern "C" {
         attr: *const perf_event_attr,
         attr_size: size_t,
     ) -> ::std::os::raw::c_int;
-}
-#[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct uevent_sample_id {
-    pub fields: u32,
-    pub pid: u32,
-    pub tid: u32,
-    pub time: u64,
-    pub id: u64,
-    pub stream_id: u64,
-    pub cpu: u32,
-    pub identifier: u64,
-}
-#[test]
-fn bindgen_test_layout_uevent_sample_id() {
-    assert_eq!(
-        ::std::mem::size_of::<uevent_sample_id>(),
-        56usize,
-        concat!("Size of: ", stringify!(uevent_sample_id))
-    );
-    assert_eq!(
-        ::std::mem::align_of::<uevent_sample_id>(),
-        8usize,
-        concat!("Alignment of ", stringify!(uevent_sample_id))
-    );
-    fn test_field_fields() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_sample_id>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).fields) as usize - ptr as usize
-            },
-            0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(uevent_sample_id),
-                "::",
-                stringify!(fields)
-            )
-        );
-    }
-    test_field_fields();
-    fn test_field_pid() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_sample_id>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).pid) as usize - ptr as usize
-            },
-            4usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(uevent_sample_id),
-                "::",
-                stringify!(pid)
-            )
-        );
-    }
-    test_field_pid();
-    fn test_field_tid() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_sample_id>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).tid) as usize - ptr as usize
-            },
-            8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(uevent_sample_id),
-                "::",
-                stringify!(tid)
-            )
-        );
-    }
-    test_field_tid();
-    fn test_field_time() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_sample_id>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).time) as usize - ptr as usize
-            },
-            16usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(uevent_sample_id),
-                "::",
-                stringify!(time)
-            )
-        );
-    }
-    test_field_time();
-    fn test_field_id() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_sample_id>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).id) as usize - ptr as usize
-            },
-            24usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(uevent_sample_id),
-                "::",
-                stringify!(id)
-            )
-        );
-    }
-    test_field_id();
-    fn test_field_stream_id() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_sample_id>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).stream_id) as usize - ptr as usize
-            },
-            32usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(uevent_sample_id),
-                "::",
-                stringify!(stream_id)
-            )
-        );
-    }
-    test_field_stream_id();
-    fn test_field_cpu() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_sample_id>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).cpu) as usize - ptr as usize
-            },
-            40usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(uevent_sample_id),
-                "::",
-                stringify!(cpu)
-            )
-        );
-    }
-    test_field_cpu();
-    fn test_field_identifier() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_sample_id>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).identifier) as usize - ptr as usize
-            },
-            48usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(uevent_sample_id),
-                "::",
-                stringify!(identifier)
-            )
-        );
-    }
-    test_field_identifier();
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -4444,12 +4472,27 @@ fn bindgen_test_layout_uevent_perf_body() {
     }
     test_field_other();
 }
+pub const UEVENT_BODY_OTHER: uevent_perf_body_kind = 0;
+pub const UEVENT_BODY_SAMPLE: uevent_perf_body_kind = 1;
+pub const UEVENT_BODY_MMAP: uevent_perf_body_kind = 2;
+pub const UEVENT_BODY_COMM: uevent_perf_body_kind = 3;
+pub const UEVENT_BODY_TASK: uevent_perf_body_kind = 4;
+pub const UEVENT_BODY_LOST: uevent_perf_body_kind = 5;
+pub const UEVENT_BODY_THROTTLE: uevent_perf_body_kind = 6;
+pub const UEVENT_BODY_SW: uevent_perf_body_kind = 7;
+pub const UEVENT_BODY_KSYMBOL: uevent_perf_body_kind = 8;
+pub const UEVENT_BODY_BPF_EVENT: uevent_perf_body_kind = 9;
+pub const UEVENT_BODY_UEVENT: uevent_perf_body_kind = 10;
+pub const UEVENT_BODY_COUNT: uevent_perf_body_kind = 11;
+pub type uevent_perf_body_kind = ::std::os::raw::c_uint;
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct uevent_perf_record {
+    pub sz: size_t,
     pub type_: u32,
     pub misc: u16,
     pub size: u16,
+    pub body: u32,
     pub transport: u32,
     pub id: uevent_sample_id,
     pub u: uevent_perf_body,
@@ -4458,7 +4501,7 @@ pub struct uevent_perf_record {
 fn bindgen_test_layout_uevent_perf_record() {
     assert_eq!(
         ::std::mem::size_of::<uevent_perf_record>(),
-        448usize,
+        456usize,
         concat!("Size of: ", stringify!(uevent_perf_record))
     );
     assert_eq!(
@@ -4466,6 +4509,23 @@ fn bindgen_test_layout_uevent_perf_record() {
         8usize,
         concat!("Alignment of ", stringify!(uevent_perf_record))
     );
+    fn test_field_sz() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_perf_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).sz) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_perf_record),
+                "::",
+                stringify!(sz)
+            )
+        );
+    }
+    test_field_sz();
     fn test_field_type() {
         assert_eq!(
             unsafe {
@@ -4473,7 +4533,7 @@ fn bindgen_test_layout_uevent_perf_record() {
                 let ptr = uninit.as_ptr();
                 ::std::ptr::addr_of!((*ptr).type_) as usize - ptr as usize
             },
-            0usize,
+            8usize,
             concat!(
                 "Offset of field: ",
                 stringify!(uevent_perf_record),
@@ -4490,7 +4550,7 @@ fn bindgen_test_layout_uevent_perf_record() {
                 let ptr = uninit.as_ptr();
                 ::std::ptr::addr_of!((*ptr).misc) as usize - ptr as usize
             },
-            4usize,
+            12usize,
             concat!(
                 "Offset of field: ",
                 stringify!(uevent_perf_record),
@@ -4507,7 +4567,7 @@ fn bindgen_test_layout_uevent_perf_record() {
                 let ptr = uninit.as_ptr();
                 ::std::ptr::addr_of!((*ptr).size) as usize - ptr as usize
             },
-            6usize,
+            14usize,
             concat!(
                 "Offset of field: ",
                 stringify!(uevent_perf_record),
@@ -4517,6 +4577,23 @@ fn bindgen_test_layout_uevent_perf_record() {
         );
     }
     test_field_size();
+    fn test_field_body() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_perf_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).body) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_perf_record),
+                "::",
+                stringify!(body)
+            )
+        );
+    }
+    test_field_body();
     fn test_field_transport() {
         assert_eq!(
             unsafe {
@@ -4524,7 +4601,7 @@ fn bindgen_test_layout_uevent_perf_record() {
                 let ptr = uninit.as_ptr();
                 ::std::ptr::addr_of!((*ptr).transport) as usize - ptr as usize
             },
-            8usize,
+            20usize,
             concat!(
                 "Offset of field: ",
                 stringify!(uevent_perf_record),
@@ -4541,7 +4618,7 @@ fn bindgen_test_layout_uevent_perf_record() {
                 let ptr = uninit.as_ptr();
                 ::std::ptr::addr_of!((*ptr).id) as usize - ptr as usize
             },
-            16usize,
+            24usize,
             concat!(
                 "Offset of field: ",
                 stringify!(uevent_perf_record),
@@ -4558,7 +4635,7 @@ fn bindgen_test_layout_uevent_perf_record() {
                 let ptr = uninit.as_ptr();
                 ::std::ptr::addr_of!((*ptr).u) as usize - ptr as usize
             },
-            72usize,
+            80usize,
             concat!(
                 "Offset of field: ",
                 stringify!(uevent_perf_record),
@@ -4587,142 +4664,6 @@ extern "C" {
 }
 extern "C" {
     pub fn uevent_perf_record_name(type_: u32) -> *const ::std::os::raw::c_char;
-}
-#[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct uevent_raw_layout {
-    pub sz: size_t,
-    pub kind: u32,
-    pub type_offset: u32,
-    pub size_offset: u32,
-    pub data_offset: u32,
-    pub data_capacity: u32,
-}
-#[test]
-fn bindgen_test_layout_uevent_raw_layout() {
-    assert_eq!(
-        ::std::mem::size_of::<uevent_raw_layout>(),
-        32usize,
-        concat!("Size of: ", stringify!(uevent_raw_layout))
-    );
-    assert_eq!(
-        ::std::mem::align_of::<uevent_raw_layout>(),
-        8usize,
-        concat!("Alignment of ", stringify!(uevent_raw_layout))
-    );
-    fn test_field_sz() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_raw_layout>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).sz) as usize - ptr as usize
-            },
-            0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(uevent_raw_layout),
-                "::",
-                stringify!(sz)
-            )
-        );
-    }
-    test_field_sz();
-    fn test_field_kind() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_raw_layout>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).kind) as usize - ptr as usize
-            },
-            8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(uevent_raw_layout),
-                "::",
-                stringify!(kind)
-            )
-        );
-    }
-    test_field_kind();
-    fn test_field_type_offset() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_raw_layout>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).type_offset) as usize - ptr as usize
-            },
-            12usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(uevent_raw_layout),
-                "::",
-                stringify!(type_offset)
-            )
-        );
-    }
-    test_field_type_offset();
-    fn test_field_size_offset() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_raw_layout>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).size_offset) as usize - ptr as usize
-            },
-            16usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(uevent_raw_layout),
-                "::",
-                stringify!(size_offset)
-            )
-        );
-    }
-    test_field_size_offset();
-    fn test_field_data_offset() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_raw_layout>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).data_offset) as usize - ptr as usize
-            },
-            20usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(uevent_raw_layout),
-                "::",
-                stringify!(data_offset)
-            )
-        );
-    }
-    test_field_data_offset();
-    fn test_field_data_capacity() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_raw_layout>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).data_capacity) as usize - ptr as usize
-            },
-            24usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(uevent_raw_layout),
-                "::",
-                stringify!(data_capacity)
-            )
-        );
-    }
-    test_field_data_capacity();
-}
-pub const UEVENT_RAW_USDT: uevent_raw_kind = 1;
-pub const UEVENT_RAW_USER_EVENTS: uevent_raw_kind = 2;
-pub type uevent_raw_kind = ::std::os::raw::c_uint;
-extern "C" {
-    pub fn uevent_raw_to_record(
-        sample: *const uevent_perf_record,
-        layout: *const uevent_raw_layout,
-        byte_order: ::std::os::raw::c_int,
-        out: *mut uevent_record,
-    ) -> ::std::os::raw::c_int;
 }
 extern "C" {
     pub fn uevent_ring_read(

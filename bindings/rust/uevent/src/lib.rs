@@ -442,6 +442,30 @@ pub struct Record {
     pub identifier: Option<u64>,
 }
 
+/// An output struct the C library fills: zeroed, its leading `sz` set to its size.
+pub(crate) trait OutStruct {
+    fn set_sz(&mut self);
+}
+
+macro_rules! out_struct {
+    ($($t:ty),*) => {$(
+        impl OutStruct for $t {
+            fn set_sz(&mut self) {
+                self.sz = std::mem::size_of::<$t>() as _;
+            }
+        }
+    )*};
+}
+out_struct!(sys::uevent_record, sys::uevent_perf_record);
+
+pub(crate) fn zeroed_out<T: OutStruct>() -> T {
+    // SAFETY: the output structs are integers, null pointers and unions of them: all-zero
+    // bytes are a valid value of each.
+    let mut v: T = unsafe { MaybeUninit::zeroed().assume_init() };
+    v.set_sz();
+    v
+}
+
 pub(crate) fn record_from(r: &sys::uevent_record, bo: ByteOrder) -> Record {
     let data = if r.size == 0 || r.data.is_null() {
         Vec::new()
@@ -449,7 +473,8 @@ pub(crate) fn record_from(r: &sys::uevent_record, bo: ByteOrder) -> Record {
         unsafe { std::slice::from_raw_parts(r.data as *const u8, r.size as usize) }.to_vec()
     };
     let payload = decode(r.type_, &data, bo).unwrap_or_else(|_| Payload::Raw { ty: r.type_, data: data.clone() });
-    let has = |bit: u32| r.id_fields & bit != 0;
+    let id = &r.id;
+    let has = |bit: u32| id.fields & bit != 0;
     Record {
         ty: r.type_,
         payload,
@@ -459,23 +484,23 @@ pub(crate) fn record_from(r: &sys::uevent_record, bo: ByteOrder) -> Record {
         record_type: r.record_type,
         misc: r.misc,
         record_size: r.record_size,
-        pid: has(sys::UEVENT_ID_TID as u32).then_some(r.pid),
-        tid: has(sys::UEVENT_ID_TID as u32).then_some(r.tid),
-        time: has(sys::UEVENT_ID_TIME as u32).then_some(r.time),
-        id: has(sys::UEVENT_ID_ID as u32).then_some(r.id),
-        stream_id: has(sys::UEVENT_ID_STREAM_ID as u32).then_some(r.stream_id),
-        cpu: has(sys::UEVENT_ID_CPU as u32).then_some(r.cpu),
-        identifier: has(sys::UEVENT_ID_IDENTIFIER as u32).then_some(r.identifier),
+        pid: has(sys::UEVENT_ID_TID as u32).then_some(id.pid),
+        tid: has(sys::UEVENT_ID_TID as u32).then_some(id.tid),
+        time: has(sys::UEVENT_ID_TIME as u32).then_some(id.time),
+        id: has(sys::UEVENT_ID_ID as u32).then_some(id.id),
+        stream_id: has(sys::UEVENT_ID_STREAM_ID as u32).then_some(id.stream_id),
+        cpu: has(sys::UEVENT_ID_CPU as u32).then_some(id.cpu),
+        identifier: has(sys::UEVENT_ID_IDENTIFIER as u32).then_some(id.identifier),
     }
 }
 
 /// Decodes one PERF_RECORD_UEVENT (header included). `sample_type` is the event's
-/// attr.sample_type; `seed_layout` selects the 2014 seed's layout.
-pub fn decode_record(buf: &[u8], bo: ByteOrder, sample_type: u64, seed_layout: bool) -> io::Result<Record> {
-    let mut r = MaybeUninit::<sys::uevent_record>::zeroed();
-    let flags = if seed_layout { sys::UEVENT_RECORD_SEED_LAYOUT as _ } else { 0 };
-    check(unsafe { sys::uevent_record_decode(buf.as_ptr().cast(), buf.len() as _, bo.raw(), sample_type, flags, r.as_mut_ptr()) })?;
-    Ok(record_from(unsafe { &r.assume_init() }, bo))
+/// attr.sample_type; `v0_layout` selects the V0 layout (type, size, data: no format word).
+pub fn decode_record(buf: &[u8], bo: ByteOrder, sample_type: u64, v0_layout: bool) -> io::Result<Record> {
+    let mut r = zeroed_out::<sys::uevent_record>();
+    let flags = if v0_layout { sys::UEVENT_RECORD_V0_LAYOUT as _ } else { 0 };
+    check(unsafe { sys::uevent_record_decode(buf.as_ptr().cast(), buf.len() as _, bo.raw(), sample_type, flags, &mut r) })?;
+    Ok(record_from(&r, bo))
 }
 
 /// Iterates the records of a file-transport file; the file is closed on drop.
@@ -520,8 +545,8 @@ impl Iterator for FileReader {
         if self.done {
             return None;
         }
-        let mut rec = MaybeUninit::<sys::uevent_record>::zeroed();
-        let ret = unsafe { sys::uevent_file_reader__next(self.r, rec.as_mut_ptr()) };
+        let mut rec = zeroed_out::<sys::uevent_record>();
+        let ret = unsafe { sys::uevent_file_reader__next(self.r, &mut rec) };
         match ret {
             0 => {
                 self.done = true;
@@ -531,7 +556,7 @@ impl Iterator for FileReader {
                 self.done = true;
                 Some(Err(io::Error::new(err(r).kind(), format!("{} at offset {}", err(r), self.offset()))))
             }
-            _ => Some(Ok(record_from(unsafe { &rec.assume_init() }, self.bo))),
+            _ => Some(Ok(record_from(&rec, self.bo))),
         }
     }
 }

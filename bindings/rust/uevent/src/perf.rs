@@ -38,7 +38,6 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::os::raw::{c_char, c_int, c_void};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use crate::{err, record_from, sys, ByteOrder};
@@ -364,8 +363,8 @@ pub fn record_name(ty: u32) -> &'static str {
     }
 }
 
-/// Which body a record type has, as `uevent.h` documents it: derived once from the
-/// library's record names, so the PERF_RECORD_* numbers are not restated here.
+/// Which member of the C record's union is set: its `body`
+/// (`enum uevent_perf_body_kind`), as the decoder says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Sample,
@@ -381,26 +380,20 @@ enum Kind {
     Other,
 }
 
-fn kind_of(ty: u32) -> Kind {
-    static TABLE: OnceLock<Vec<Kind>> = OnceLock::new();
-    let t = TABLE.get_or_init(|| {
-        (0..256u32)
-            .map(|ty| match record_name(ty) {
-                "SAMPLE" => Kind::Sample,
-                "MMAP" | "MMAP2" => Kind::Mmap,
-                "COMM" => Kind::Comm,
-                "FORK" | "EXIT" => Kind::Task,
-                "LOST" | "LOST_SAMPLES" => Kind::Lost,
-                "THROTTLE" | "UNTHROTTLE" => Kind::Throttle,
-                "SWITCH" | "SWITCH_CPU_WIDE" => Kind::Switch,
-                "KSYMBOL" => Kind::Ksymbol,
-                "BPF_EVENT" => Kind::BpfEvent,
-                "UEVENT" => Kind::UEvent,
-                _ => Kind::Other,
-            })
-            .collect()
-    });
-    t.get(ty as usize).copied().unwrap_or(Kind::Other)
+fn kind_of(r: &sys::uevent_perf_record) -> Kind {
+    match r.body as sys::uevent_perf_body_kind {
+        sys::UEVENT_BODY_SAMPLE => Kind::Sample,
+        sys::UEVENT_BODY_MMAP => Kind::Mmap,
+        sys::UEVENT_BODY_COMM => Kind::Comm,
+        sys::UEVENT_BODY_TASK => Kind::Task,
+        sys::UEVENT_BODY_LOST => Kind::Lost,
+        sys::UEVENT_BODY_THROTTLE => Kind::Throttle,
+        sys::UEVENT_BODY_SW => Kind::Switch,
+        sys::UEVENT_BODY_KSYMBOL => Kind::Ksymbol,
+        sys::UEVENT_BODY_BPF_EVENT => Kind::BpfEvent,
+        sys::UEVENT_BODY_UEVENT => Kind::UEvent,
+        _ => Kind::Other,
+    }
 }
 
 unsafe fn bytes(p: *const c_void, n: u64) -> Vec<u8> {
@@ -451,7 +444,7 @@ impl<'a> RecordRef<'a> {
     }
     /// For a uevent: its payload type and bytes, without copying.
     pub fn uevent_payload(&self) -> Option<(u32, &'a [u8])> {
-        if kind_of(self.rec.type_) != Kind::UEvent {
+        if kind_of(self.rec) != Kind::UEvent {
             return None;
         }
         // SAFETY: type says u.uevent is the member set; data has size bytes inside the
@@ -467,7 +460,7 @@ impl<'a> RecordRef<'a> {
 
     /// Copies the record out of the reader's buffer.
     pub fn to_record(self) -> Record {
-        // SAFETY: the union member read in each arm is the one kind_of(type) says the
+        // SAFETY: the union member read in each arm is the one body says the
         // C decoder filled; pointers and sizes come from that decoder, which checked
         // them against the record's bounds.
         unsafe { self.to_record_unchecked() }
@@ -486,7 +479,7 @@ impl<'a> RecordRef<'a> {
                 })
             };
         }
-        match kind_of(r.type_) {
+        match kind_of(r) {
             Kind::Sample => {
                 let s = &r.u.sample;
                 let rd = &s.read;
@@ -617,8 +610,7 @@ impl std::fmt::Debug for RecordRef<'_> {
 }
 
 fn zeroed_record() -> sys::uevent_perf_record {
-    // SAFETY: all-zero bytes are a valid uevent_perf_record (integers, null pointers).
-    unsafe { MaybeUninit::zeroed().assume_init() }
+    crate::zeroed_out()
 }
 
 fn c_path(path: &Path) -> io::Result<CString> {
@@ -1137,6 +1129,7 @@ impl Format {
             sample_regs_intr: self.sample_regs_intr,
             sample_id_all: self.sample_id_all as u32,
             flags: 0,
+            raw: sys::uevent_raw_layout { kind: 0, type_offset: 0, size_offset: 0, data_offset: 0, data_capacity: 0 },
         }
     }
 }

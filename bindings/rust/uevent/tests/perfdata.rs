@@ -356,14 +356,19 @@ fn member_json(r: &Record) -> J {
                 ("flags", n(u.flags)),
                 ("size", n(u.data.len() as u64)),
                 ("data", hex(&u.data)),
-                ("id_fields", n(id_fields(u))),
-                ("pid", n(u.pid.unwrap_or(0))),
-                ("tid", n(u.tid.unwrap_or(0))),
-                ("time", n(u.time.unwrap_or(0))),
-                ("id", n(u.id.unwrap_or(0))),
-                ("stream_id", n(u.stream_id.unwrap_or(0))),
-                ("cpu", n(u.cpu.unwrap_or(0))),
-                ("identifier", n(u.identifier.unwrap_or(0))),
+                (
+                    "id",
+                    obj(vec![
+                        ("fields", n(id_fields(u))),
+                        ("pid", n(u.pid.unwrap_or(0))),
+                        ("tid", n(u.tid.unwrap_or(0))),
+                        ("time", n(u.time.unwrap_or(0))),
+                        ("id", n(u.id.unwrap_or(0))),
+                        ("stream_id", n(u.stream_id.unwrap_or(0))),
+                        ("cpu", n(u.cpu.unwrap_or(0))),
+                        ("identifier", n(u.identifier.unwrap_or(0))),
+                    ]),
+                ),
             ])
         }
         Record::Other(x) => obj(vec![("size", n(x.body.len() as u64)), ("data", hex(&x.body))]),
