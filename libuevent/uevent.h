@@ -318,7 +318,7 @@ struct uevent_record {
 	uint32_t	type;		/* payload type */
 	uint32_t	flags;		/* UEVENT_RECORD_* below */
 	uint32_t	size;		/* payload bytes */
-	const void	*data;		/* payload, inside the record buffer */
+	const void	*data;		/* [bytes x size] payload, inside the record buffer */
 	struct uevent_sample_id	id;	/* the trailer's fields, as id.fields says */
 };
 
@@ -501,6 +501,12 @@ int uevent_raw_layout_from_format(struct uevent_raw_layout *l, const char *forma
  * struct uevent_perf_format. Decoders never read past len; pointers point into the
  * record. Arrays (callchain, registers, branch entries) are left encoded: read element
  * i with uevent_perf_u64().
+ *
+ * The record structs below are the one record model: the bindings' record types and
+ * `uevent dump --json` are generated from them. A pointer or array member says what
+ * it holds in brackets at the start of its comment: [bytes x N], [u64 x N] (encoded
+ * in the record's byte order), [u64 x N of K] (N groups of K), [str] (NUL-terminated);
+ * N and K name members of the same struct or are numbers.
  */
 struct uevent_perf_format {
 	size_t		sz;			/* sizeof(struct uevent_perf_format) */
@@ -528,7 +534,8 @@ struct uevent_perf_read {
 	uint64_t	nr;			/* values: 1, or the group's nr */
 	uint64_t	time_enabled, time_running;
 	uint64_t	value, id, lost;	/* the first (or only) value */
-	const void	*values;		/* PERF_FORMAT_GROUP: nr entries of entry_size */
+	const void	*values;		/* [u64 x nr of entry_size / 8] PERF_FORMAT_GROUP:
+						   nr entries of entry_size bytes */
 	uint32_t	entry_size;		/* bytes: value[, id][, lost] */
 };
 
@@ -540,17 +547,18 @@ struct uevent_perf_sample {
 	uint64_t	period;
 	struct uevent_perf_read read;
 	uint64_t	callchain_nr;		/* u64 ips */
-	const void	*callchain;
+	const void	*callchain;		/* [u64 x callchain_nr] */
 	uint32_t	raw_size;
-	const void	*raw;
+	const void	*raw;			/* [bytes x raw_size] */
 	uint64_t	branch_nr, branch_hw_idx;
-	const void	*branch_entries;	/* branch_nr x (u64 from, to, flags) */
-	const void	*branch_counters;	/* branch_nr u64, if PERF_SAMPLE_BRANCH_COUNTERS */
+	const void	*branch_entries;	/* [u64 x branch_nr of 3] from, to, flags */
+	const void	*branch_counters;	/* [u64 x branch_nr] with
+						   PERF_SAMPLE_BRANCH_COUNTERS */
 	uint64_t	regs_user_abi;
 	uint32_t	regs_user_nr;
-	const void	*regs_user;
+	const void	*regs_user;		/* [u64 x regs_user_nr] */
 	uint64_t	stack_user_size;
-	const void	*stack_user;
+	const void	*stack_user;		/* [bytes x stack_user_size] */
 	uint64_t	stack_user_dyn_size;
 	uint64_t	weight;			/* PERF_SAMPLE_WEIGHT, or var1 of WEIGHT_STRUCT */
 	uint32_t	weight_var1;
@@ -558,13 +566,13 @@ struct uevent_perf_sample {
 	uint64_t	data_src, transaction;
 	uint64_t	regs_intr_abi;
 	uint32_t	regs_intr_nr;
-	const void	*regs_intr;
+	const void	*regs_intr;		/* [u64 x regs_intr_nr] */
 	uint64_t	phys_addr, cgroup, data_page_size, code_page_size;
 	uint64_t	tls_user_size;		/* PERF_SAMPLE_TLS_USER: requested bytes */
-	const void	*tls_user;
+	const void	*tls_user;		/* [bytes x tls_user_size] */
 	uint64_t	tls_user_dyn_size;	/* bytes the kernel could read */
 	uint64_t	aux_size;
-	const void	*aux;
+	const void	*aux;			/* [bytes x aux_size] */
 };
 
 struct uevent_perf_mmap {		/* MMAP and MMAP2 */
@@ -574,13 +582,13 @@ struct uevent_perf_mmap {		/* MMAP and MMAP2 */
 	uint64_t	ino, ino_generation;
 	uint32_t	prot, flags;
 	uint32_t	build_id_size;		/* with PERF_RECORD_MISC_MMAP_BUILD_ID */
-	uint8_t		build_id[20];
-	const char	*filename;
+	uint8_t		build_id[20];		/* [bytes x build_id_size] */
+	const char	*filename;		/* [str] */
 };
 
 struct uevent_perf_comm {
 	uint32_t	pid, tid;
-	const char	*comm;
+	const char	*comm;			/* [str] */
 };
 
 struct uevent_perf_task {		/* FORK and EXIT */
@@ -604,17 +612,17 @@ struct uevent_perf_ksymbol {
 	uint64_t	addr;
 	uint32_t	len;
 	uint16_t	ksym_type, flags;
-	const char	*name;
+	const char	*name;			/* [str] */
 };
 
 struct uevent_perf_bpf_event {
 	uint16_t	type, flags;		/* PERF_BPF_EVENT_PROG_LOAD, ... */
 	uint32_t	id;
-	uint8_t		tag[8];			/* zero in the V0 layout */
+	uint8_t		tag[8];			/* [bytes x 8] zero in the V0 layout */
 };
 
 struct uevent_perf_bytes {		/* any other record: its body */
-	const void	*data;
+	const void	*data;			/* [bytes x size] */
 	uint32_t	size;
 };
 

@@ -13,6 +13,8 @@ TESTS += t/codec t/emit
 
 EXTRA_DIST += %reldir%/tap.h %reldir%/data
 
+TESTS += t/records.test
+EXTRA_DIST += %reldir%/records.test
 TESTS += t/symbols.test t/cli.test t/usdt.test t/ftrace.test t/perm.test
 EXTRA_DIST += %reldir%/lib.sh %reldir%/symbols.test %reldir%/cli.test %reldir%/usdt.test \
 	%reldir%/ftrace.test %reldir%/perm.test

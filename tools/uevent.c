@@ -324,28 +324,36 @@ static const char *open_error(const char *path, int err, int perf)
 
 /* ---- dump --json: every decoded field, keys named as the C members --------------- */
 
-static void json_hex(const char *key, const void *p, uint64_t n)
+static void json_bytes(const void *p, uint64_t n)
 {
 	const uint8_t *b = p;
 	uint64_t i;
 
-	printf("\"%s\": \"", key);
+	putchar('"');
 	for (i = 0; b && i < n; i++)
 		printf("%02x", b[i]);
 	putchar('"');
 }
 
-static void json_u64s(const char *key, const void *p, uint64_t n, int bo)
+/* n u64s of an encoded array, or n groups of per (as arrays) when grouped. */
+static void json_u64s(const void *p, uint64_t n, uint64_t per, int grouped, int bo)
 {
-	uint64_t i;
+	uint64_t i, k;
 
-	printf("\"%s\": [", key);
-	for (i = 0; p && i < n; i++)
-		printf("%s%" PRIu64, i ? ", " : "", uevent_perf_u64(p, i, bo));
+	putchar('[');
+	for (i = 0; p && per && i < n; i++) {
+		printf("%s", i ? ", " : "");
+		if (grouped)
+			putchar('[');
+		for (k = 0; k < per; k++)
+			printf("%s%" PRIu64, k ? ", " : "", uevent_perf_u64(p, i * per + k, bo));
+		if (grouped)
+			putchar(']');
+	}
 	putchar(']');
 }
 
-#define J64(st, m)	printf(", \"" #m "\": %" PRIu64, (uint64_t)(st)->m)
+#include "uevent-json.h"
 
 static void json_sample_id(const struct uevent_sample_id *id)
 {
@@ -379,134 +387,12 @@ static void json_sample_id(const struct uevent_sample_id *id)
 	putchar('}');
 }
 
-static void json_sample(const struct uevent_perf_sample *s, int bo)
-{
-	const struct uevent_perf_read *rd = &s->read;
-	uint64_t i, k, per = rd->entry_size / 8;
-
-	printf(", \"sample\": {\"identifier\": %" PRIu64, s->identifier);
-	J64(s, ip); J64(s, pid); J64(s, tid); J64(s, time); J64(s, addr); J64(s, id);
-	J64(s, stream_id); J64(s, cpu); J64(s, period);
-	printf(", \"read\": {\"nr\": %" PRIu64, rd->nr);
-	J64(rd, time_enabled); J64(rd, time_running); J64(rd, value); J64(rd, id);
-	J64(rd, lost); J64(rd, entry_size);
-	printf(", \"values\": [");
-	for (i = 0; rd->values && i < rd->nr; i++) {
-		printf("%s[", i ? ", " : "");
-		for (k = 0; k < per; k++)
-			printf("%s%" PRIu64, k ? ", " : "", uevent_perf_u64(rd->values, i * per + k, bo));
-		putchar(']');
-	}
-	printf("]}");
-	J64(s, callchain_nr);
-	printf(", ");
-	json_u64s("callchain", s->callchain, s->callchain_nr, bo);
-	J64(s, raw_size);
-	printf(", ");
-	json_hex("raw", s->raw, s->raw_size);
-	J64(s, branch_nr); J64(s, branch_hw_idx);
-	printf(", \"branch_entries\": [");
-	for (i = 0; s->branch_entries && i < s->branch_nr; i++)
-		printf("%s[%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]", i ? ", " : "",
-		       uevent_perf_u64(s->branch_entries, i * 3, bo),
-		       uevent_perf_u64(s->branch_entries, i * 3 + 1, bo),
-		       uevent_perf_u64(s->branch_entries, i * 3 + 2, bo));
-	printf("], ");
-	json_u64s("branch_counters", s->branch_counters, s->branch_counters ? s->branch_nr : 0, bo);
-	J64(s, regs_user_abi); J64(s, regs_user_nr);
-	printf(", ");
-	json_u64s("regs_user", s->regs_user, s->regs_user_nr, bo);
-	J64(s, stack_user_size);
-	printf(", ");
-	json_hex("stack_user", s->stack_user, s->stack_user ? s->stack_user_size : 0);
-	J64(s, stack_user_dyn_size); J64(s, weight); J64(s, weight_var1); J64(s, weight_var2);
-	J64(s, weight_var3); J64(s, data_src); J64(s, transaction); J64(s, regs_intr_abi);
-	J64(s, regs_intr_nr);
-	printf(", ");
-	json_u64s("regs_intr", s->regs_intr, s->regs_intr_nr, bo);
-	J64(s, phys_addr); J64(s, cgroup); J64(s, data_page_size); J64(s, code_page_size);
-	J64(s, tls_user_size);
-	printf(", ");
-	json_hex("tls_user", s->tls_user, s->tls_user ? s->tls_user_size : 0);
-	J64(s, tls_user_dyn_size); J64(s, aux_size);
-	printf(", ");
-	json_hex("aux", s->aux, s->aux ? s->aux_size : 0);
-	putchar('}');
-}
-
 /* The record's header, sample_id and union member, after the summary keys. */
 static void json_perf_body(const struct uevent_perf_record *r, int bo)
 {
-	const union uevent_perf_body *u = &r->u;
-
 	printf(", \"misc\": %u, \"size\": %u", r->misc, r->size);
 	json_sample_id(&r->id);
-	switch (r->body) {
-	case UEVENT_BODY_SAMPLE:
-		json_sample(&u->sample, bo);
-		return;
-	case UEVENT_BODY_MMAP:
-		printf(", \"mmap\": {\"pid\": %u", u->mmap.pid);
-		J64(&u->mmap, tid); J64(&u->mmap, addr); J64(&u->mmap, len); J64(&u->mmap, pgoff);
-		J64(&u->mmap, maj); J64(&u->mmap, min); J64(&u->mmap, ino);
-		J64(&u->mmap, ino_generation); J64(&u->mmap, prot); J64(&u->mmap, flags);
-		J64(&u->mmap, build_id_size);
-		printf(", ");
-		json_hex("build_id", u->mmap.build_id,
-			 u->mmap.build_id_size <= 20 ? u->mmap.build_id_size : 20);
-		printf(", \"filename\": ");
-		json_str(u->mmap.filename ? u->mmap.filename : "");
-		break;
-	case UEVENT_BODY_COMM:
-		printf(", \"comm\": {\"pid\": %u, \"tid\": %u, \"comm\": ", u->comm.pid, u->comm.tid);
-		json_str(u->comm.comm ? u->comm.comm : "");
-		break;
-	case UEVENT_BODY_TASK:
-		printf(", \"task\": {\"pid\": %u", u->task.pid);
-		J64(&u->task, ppid); J64(&u->task, tid); J64(&u->task, ptid); J64(&u->task, time);
-		break;
-	case UEVENT_BODY_LOST:
-		printf(", \"lost\": {\"id\": %" PRIu64, u->lost.id);
-		J64(&u->lost, lost);
-		break;
-	case UEVENT_BODY_THROTTLE:
-		printf(", \"throttle\": {\"time\": %" PRIu64, u->throttle.time);
-		J64(&u->throttle, id); J64(&u->throttle, stream_id);
-		break;
-	case UEVENT_BODY_SW:
-		printf(", \"sw\": {\"next_prev_pid\": %u", u->sw.next_prev_pid);
-		J64(&u->sw, next_prev_tid);
-		break;
-	case UEVENT_BODY_KSYMBOL:
-		printf(", \"ksymbol\": {\"addr\": %" PRIu64, u->ksymbol.addr);
-		J64(&u->ksymbol, len); J64(&u->ksymbol, ksym_type); J64(&u->ksymbol, flags);
-		printf(", \"name\": ");
-		json_str(u->ksymbol.name ? u->ksymbol.name : "");
-		break;
-	case UEVENT_BODY_BPF_EVENT:
-		printf(", \"bpf_event\": {\"type\": %u", u->bpf_event.type);
-		J64(&u->bpf_event, flags); J64(&u->bpf_event, id);
-		printf(", ");
-		json_hex("tag", u->bpf_event.tag, 8);
-		break;
-	case UEVENT_BODY_UEVENT:
-		printf(", \"uevent\": {\"record_type\": %u", u->uevent.record_type);
-		J64(&u->uevent, misc); J64(&u->uevent, record_size); J64(&u->uevent, format);
-		J64(&u->uevent, type); J64(&u->uevent, flags); J64(&u->uevent, size);
-		printf(", ");
-		json_hex("data", u->uevent.data, u->uevent.size);
-		printf(", \"id\": {\"fields\": %u", u->uevent.id.fields);
-		J64(&u->uevent.id, pid); J64(&u->uevent.id, tid);
-		J64(&u->uevent.id, time); J64(&u->uevent.id, id); J64(&u->uevent.id, stream_id);
-		J64(&u->uevent.id, cpu); J64(&u->uevent.id, identifier);
-		putchar('}');
-		break;
-	default:
-		printf(", \"other\": {\"size\": %u, ", u->other.size);
-		json_hex("data", u->other.data, u->other.size);
-		break;
-	}
-	putchar('}');
+	json_perf_member(r, bo);
 }
 
 static void print_perf_record(const struct uevent_perf_record *r, int json, int bo)

@@ -1,0 +1,278 @@
+#!/usr/bin/env python3
+# gen-records.py - the record model of uevent.h, as code for the readers that mirror it.
+#
+# The record structs of uevent.h (struct uevent_perf_record, its union's members, the
+# nested structs they hold) are the one statement of what a decoded record is. This
+# reads them, with the bracket note a pointer or array member's comment starts with
+# ([bytes x N], [u64 x N], [u64 x N of K], [str]), and writes:
+#   --c-json   tools/uevent-json.h: `uevent dump --json`'s printers, one per struct
+#   --python   the Python binding's record classes and their makers
+# (LuaJIT reads the same notes from the header itself when it loads.)
+# So a member added to a record struct is a one-line change to uevent.h.
+#
+# usage: gen-records.py --c-json|--python libuevent/uevent.h > OUT
+import re
+import sys
+
+# The struct each record member of union uevent_perf_body is, and what they nest.
+ROOT = "uevent_perf_record"
+# Python class names where the struct's own name would change the binding's API.
+PY_CLASS = {"uevent_perf_bytes": "Other", "uevent_perf_read": "PerfRead"}
+# Members of the union that the bindings make by hand (they need the payload codecs).
+HAND_MADE = {"uevent"}
+# PerfRecord's own fields, which a body member must not shadow in Python.
+PY_BASE = ("type", "misc", "size", "sample_id")
+
+ANN = re.compile(r"^\[(bytes|u64|str)(?:\s+x\s+([^\]]+?))?\]")
+
+
+class Field:
+    def __init__(self, name, ctype, ptr, array, ann):
+        self.name, self.ctype, self.ptr, self.array = name, ctype, ptr, array
+        self.kind, self.count, self.per = None, None, None
+        if ann:
+            m = ANN.match(ann)
+            if m:
+                self.kind = m.group(1)
+                if m.group(2):
+                    parts = m.group(2).split(" of ")
+                    self.count = parts[0].strip()
+                    self.per = parts[1].strip() if len(parts) > 1 else None
+        self.nested = ctype[len("struct "):] if ctype.startswith("struct ") and not ptr else None
+        self.union = ctype[len("union "):] if ctype.startswith("union ") else None
+
+
+def parse(text):
+    """struct/union name -> list of Field, for every struct and union in the header."""
+    out = {}
+    for m in re.finditer(r"\b(struct|union)\s+(\w+)\s*\{(.*?)\n\};", text, re.S):
+        fields = []
+        body = m.group(3)
+        for d in re.finditer(r"([^;{}]*?);[ \t]*(/\*.*?\*/)?", body, re.S):
+            decl = re.sub(r"/\*.*?\*/", " ", d.group(1), flags=re.S).strip()
+            if not decl or decl.startswith("#"):
+                continue
+            ann = d.group(2)[2:-2].strip() if d.group(2) else None
+            names = [n.strip() for n in decl.split(",")]
+            first = re.match(r"(.*?)([\s*]+)(\w+)\s*(\[\w*\])?$", names[0])
+            if not first:
+                raise SystemExit(f"gen-records: cannot read '{decl}'")
+            ctype = re.sub(r"\s+", " ", first.group(1).replace("const ", "")).strip()
+            decls = [first.group(2) + first.group(3) + (first.group(4) or "")] + names[1:]
+            for dn in decls:
+                ptr = "*" in dn
+                nm = re.match(r"[\s*]*(\w+)\s*(\[\w*\])?", dn)
+                fields.append(Field(nm.group(1), ctype, ptr, bool(nm.group(2)), ann))
+        out[m.group(2)] = fields
+    return out
+
+
+def reachable(model):
+    """Structs of the record model in dependency order (nested ones first)."""
+    order, seen = [], set()
+
+    def visit(name):
+        if name in seen:
+            return
+        seen.add(name)
+        for f in model[name]:
+            if (f.ptr or f.array) and not f.kind:
+                raise SystemExit(f"gen-records: {name}.{f.name}: a pointer or array member "
+                                 f"needs a [bytes x N], [u64 x N] or [str] note in its comment")
+            if f.nested:
+                visit(f.nested)
+            if f.union:
+                visit(f.union)
+        order.append(name)
+    visit(ROOT)
+    return order
+
+
+def union_members(model):
+    u = next(f.union for f in model[ROOT] if f.union)
+    return [(f.name, f.nested) for f in model[u]]
+
+
+def expr(e, prefix, div="/"):
+    """A count expression over the struct's members: names get the prefix."""
+    out = re.sub(r"\b([A-Za-z_]\w*)\b", lambda m: prefix + m.group(1), e)
+    return out.replace("/", div)
+
+
+# ---- C: uevent dump --json --------------------------------------------------------------
+
+def c_json(model):
+    out = ["/* uevent-json.h - generated from libuevent/uevent.h by libuevent/gen-records.py:",
+           " * `uevent dump --json`'s printer for each record struct, keys named as the",
+           " * members. Do not edit: change uevent.h and run `make records`. */", ""]
+    structs = reachable(model)
+    for name in structs:
+        if name == ROOT or any(f.union for f in model[name]) or name not in \
+                {s for _, s in union_members(model)} | {f.nested for n in structs
+                                                        for f in model[n] if f.nested}:
+            continue
+        out.append(f"static void json_{name}(const struct {name} *s, int bo)")
+        out.append("{")
+        uses_bo = any(f.kind == "u64" or f.nested for f in model[name])
+        if not uses_bo:
+            out.append("\t(void)bo;")
+        lead = "{"
+        for f in model[name]:
+            if f.name == "sz":
+                continue
+            key = f'{lead}\\"{f.name}\\": '
+            lead = ", "
+            if f.nested:
+                line = f'printf("{key}"); json_{f.nested}(&s->{f.name}, bo);'
+            elif f.kind == "str":
+                line = f'printf("{key}"); json_str(s->{f.name} ? s->{f.name} : "");'
+            elif f.kind == "bytes":
+                n = expr(f.count, "s->")
+                if f.array:
+                    n = f"({n}) < sizeof(s->{f.name}) ? ({n}) : sizeof(s->{f.name})"
+                line = f'printf("{key}"); json_bytes(s->{f.name}, {n});'
+            elif f.kind == "u64":
+                per = expr(f.per, "s->") if f.per else "1"
+                line = (f'printf("{key}"); json_u64s(s->{f.name}, '
+                        f"{expr(f.count, 's->')}, {per}, {'1' if f.per else '0'}, bo);")
+            elif f.ctype.startswith("int"):
+                line = f'printf("{key}%" PRId64, (int64_t)s->{f.name});'
+            else:
+                line = f'printf("{key}%" PRIu64, (uint64_t)s->{f.name});'
+            out.append("\t" + line)
+        out.append("\tputchar('}');")
+        out.append("}")
+        out.append("")
+    out.append("/* The member the record's body says is set, as \"member\": {...}. */")
+    out.append("static void json_perf_member(const struct uevent_perf_record *r, int bo)")
+    out.append("{")
+    out.append("\tswitch (r->body) {")
+    for member, st in union_members(model):
+        out.append(f"\tcase UEVENT_BODY_{member.upper()}:")
+        out.append(f'\t\tprintf(", \\"{member}\\": ");')
+        out.append(f"\t\tjson_{st}(&r->u.{member}, bo);")
+        out.append("\t\tbreak;")
+    out.append("\t}")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+# ---- Python: the binding's record classes ------------------------------------------------
+
+def py_class(name):
+    if name in PY_CLASS:
+        return PY_CLASS[name]
+    short = name[len("uevent_perf_"):] if name.startswith("uevent_perf_") else name
+    return "".join(w.capitalize() for w in short.split("_"))
+
+
+def python(model):
+    members = union_members(model)
+    bodies = {st for m, st in members if m not in HAND_MADE}
+    nested = [s for s in reachable(model) if s not in bodies and s != ROOT and
+              not any(f.union for f in model[s]) and s not in
+              {st for m, st in members} and s != "uevent_sample_id"]
+    out = ['"""Record classes generated from libuevent/uevent.h by libuevent/gen-records.py.',
+           "",
+           "One frozen, slotted class per record struct of uevent.h, fields in the struct's",
+           "order; pointer members are copied out (bytes, str, tuples of ints). Do not edit:",
+           'change uevent.h."""',
+           "# flake8: noqa",
+           "from dataclasses import dataclass as _dataclass",
+           "from typing import Any, Callable, Dict, Optional, Tuple",
+           "",
+           "from ._helpers import _blob, _cstr, _groups, _u64s",
+           "",
+           "",
+           "@_dataclass(frozen=True)",
+           "class SampleId:",
+           '    """The sample_id fields of a record (or of a sample); None where the record '
+           'has none."""']
+    sid = [f.name for f in model["uevent_sample_id"] if f.name != "fields"]
+    out.append(f"    __slots__ = {tuple(sid)!r}")
+    for n in sid:
+        out.append(f"    {n}: Optional[int]")
+    out += ["", "", "@_dataclass(frozen=True)", "class PerfRecord:",
+            '    """A decoded perf record: `type` is perf_event_header.type (PERF_RECORD_*), '
+            '`misc`',
+            '    and `size` the header\'s; `type_name` is the type\'s name ("SAMPLE", "MMAP2", '
+            '...)."""',
+            f"    __slots__ = {PY_BASE!r}",
+            "    type: int", "    misc: int", "    size: int", "    sample_id: SampleId",
+            "", "    @property", "    def type_name(self) -> str:",
+            "        return record_name(self.type)", "", "",
+            "def record_name(t: int) -> str:",
+            '    """Set by the package: the C library\'s name of a record type."""',
+            "    raise NotImplementedError", ""]
+
+    def fields_of(name, base):
+        res = []
+        counts = {f.count for f in model[name] if f.kind == "bytes" and f.count}
+        for f in model[name]:
+            if f.name == "sz":
+                continue
+            pn = f.name
+            if base and pn in PY_BASE:
+                if pn in counts:
+                    continue        # the length of a bytes member: len() of it
+                pn = name[len("uevent_perf_"):].split("_")[0] + "_" + pn
+            s = "s." + f.name
+            if f.nested:
+                res.append((pn, py_class(f.nested), f"_mk_{f.nested}({s}, bo)"))
+            elif f.kind == "str":
+                res.append((pn, "str", f"_cstr({s})"))
+            elif f.kind == "bytes":
+                n = expr(f.count, "s.", "//")
+                if f.array:
+                    res.append((pn, "bytes", f"bytes({s})[:{n}]"))
+                else:
+                    res.append((pn, "bytes", f"_blob({s}, {n})"))
+            elif f.kind == "u64" and f.per:
+                res.append((pn, "Tuple[Tuple[int, ...], ...]",
+                            f"_groups({s}, {expr(f.count, 's.', '//')}, "
+                            f"{expr(f.per, 's.', '//')}, bo)"))
+            elif f.kind == "u64":
+                res.append((pn, "Tuple[int, ...]", f"_u64s({s}, {expr(f.count, 's.', '//')}, bo)"))
+            else:
+                res.append((pn, "int", s))
+        return res
+
+    for name in nested + [st for m, st in members if st in bodies]:
+        is_body = name in bodies
+        cls = py_class(name)
+        fl = fields_of(name, is_body)
+        out += ["", "@_dataclass(frozen=True)",
+                f"class {cls}({'PerfRecord' if is_body else ''}):".replace("()", ""),
+                f'    """struct {name}."""',
+                f"    __slots__ = {tuple(n for n, _, _ in fl)!r}"]
+        out += [f"    {n}: {t}" for n, t, _ in fl]
+        out += ["", ""]
+        if is_body:
+            out.append(f"def _mk_{name}(h: Tuple[int, int, int, SampleId], s: Any, "
+                       f"bo: int) -> {cls}:")
+            out.append(f"    return {cls}(*h, " + ", ".join(e for _, _, e in fl) + ")")
+        else:
+            out.append(f"def _mk_{name}(s: Any, bo: int) -> {cls}:")
+            out.append(f"    return {cls}(" + ", ".join(e for _, _, e in fl) + ")")
+        out.append("")
+    out += ["", "# union member -> maker of its record object, taking the whole C record",
+            "MAKERS: Dict[str, Callable[[Tuple[int, int, int, SampleId], Any, int], Any]] = {"]
+    for m, st in members:
+        if st in bodies:
+            out.append(f'    "{m}": lambda h, r, bo: _mk_{st}(h, r.u.{m}, bo),')
+    out.append("}")
+    out.append("BODY_CLASSES = (" + ", ".join(py_class(st) for m, st in members
+                                               if st in bodies) + ",)")
+    return "\n".join(out) + "\n"
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] not in ("--c-json", "--python"):
+        raise SystemExit("usage: gen-records.py --c-json|--python uevent.h")
+    with open(sys.argv[2], encoding="utf-8") as f:
+        model = parse(f.read())
+    sys.stdout.write(c_json(model) if sys.argv[1] == "--c-json" else python(model))
+
+
+if __name__ == "__main__":
+    main()
