@@ -169,7 +169,8 @@ def py_class(name):
 def python(model):
     members = union_members(model)
     bodies = {st for m, st in members if m not in HAND_MADE}
-    nested = [s for s in reachable(model) if s not in bodies and s != ROOT and
+    union = next(f.union for f in model[ROOT] if f.union)
+    nested = [s for s in reachable(model) if s not in bodies and s not in (ROOT, union) and
               not any(f.union for f in model[s]) and s not in
               {st for m, st in members} and s != "uevent_sample_id"]
     out = ['"""Record classes generated from libuevent/uevent.h by libuevent/gen-records.py.',
@@ -179,7 +180,7 @@ def python(model):
            'change uevent.h."""',
            "# flake8: noqa",
            "from dataclasses import dataclass as _dataclass",
-           "from typing import Any, Callable, Dict, Optional, Tuple",
+           "from typing import Any, Callable, Dict, Optional, Tuple, cast as _cast",
            "",
            "from ._helpers import _blob, _cstr, _groups, _u64s",
            "",
@@ -201,9 +202,10 @@ def python(model):
             "    type: int", "    misc: int", "    size: int", "    sample_id: SampleId",
             "", "    @property", "    def type_name(self) -> str:",
             "        return record_name(self.type)", "", "",
-            "def record_name(t: int) -> str:",
-            '    """Set by the package: the C library\'s name of a record type."""',
-            "    raise NotImplementedError", ""]
+            "def _no_names(t: int) -> str:",
+            "    return str(t)", "", "",
+            "# the C library's name of a record type: set by the package",
+            "record_name: Callable[[int], str] = _no_names", ""]
 
     def fields_of(name, base):
         res = []
@@ -228,9 +230,12 @@ def python(model):
                 else:
                     res.append((pn, "bytes", f"_blob({s}, {n})"))
             elif f.kind == "u64" and f.per:
-                res.append((pn, "Tuple[Tuple[int, ...], ...]",
-                            f"_groups({s}, {expr(f.count, 's.', '//')}, "
-                            f"{expr(f.per, 's.', '//')}, bo)"))
+                e = f"_groups({s}, {expr(f.count, 's.', '//')}, {expr(f.per, 's.', '//')}, bo)"
+                t = "Tuple[Tuple[int, ...], ...]"
+                if f.per.isdigit():     # groups of a known size: say so to the type checker
+                    t = "Tuple[Tuple[" + ", ".join(["int"] * int(f.per)) + "], ...]"
+                    e = f"_cast({t!r}, {e})"
+                res.append((pn, t, e))
             elif f.kind == "u64":
                 res.append((pn, "Tuple[int, ...]", f"_u64s({s}, {expr(f.count, 's.', '//')}, bo)"))
             else:

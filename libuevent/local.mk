@@ -17,6 +17,8 @@ libuevent_libuevent_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 libuevent_libuevent_la_LDFLAGS = -version-info 0:0:0 \
 	-Wl,--version-script=$(top_srcdir)/%reldir%/libuevent.map -Wl,-z,relro,-z,now
 EXTRA_libuevent_libuevent_la_DEPENDENCIES = %reldir%/libuevent.map
-EXTRA_DIST += %reldir%/libuevent.map %reldir%/libuevent.pc.in %reldir%/gen-records.py \
+# The record-model generator goes beside the header, for `pip install` of the binding.
+dist_pkgdata_DATA = %reldir%/gen-records.py
+EXTRA_DIST += %reldir%/libuevent.map %reldir%/libuevent.pc.in \
 	kernel/include/uapi/linux/perf_event.h kernel/include/uapi/linux/perf_uevent.h \
 	kernel/include/uapi/linux/user_events.h

@@ -12,12 +12,17 @@ CLEANFILES += $(UEVENT_CDEF)
 
 # The importable package in the build tree: PYTHONPATH=$(top_builddir)/bindings/python/lib
 py_pkg = %reldir%/lib/uevent
-py_sources = %reldir%/uevent/__init__.py %reldir%/uevent/py.typed %reldir%/uevent/_uevent.pyi
-$(py_pkg)/.built: $(UEVENT_CDEF) %reldir%/uevent_build.py $(py_sources) libuevent/libuevent.la
+py_sources = %reldir%/uevent/__init__.py %reldir%/uevent/py.typed %reldir%/uevent/_uevent.pyi \
+	%reldir%/uevent/_helpers.py
+# The record classes are generated from uevent.h's record structs (libuevent/gen-records.py).
+$(py_pkg)/.built: $(UEVENT_CDEF) %reldir%/uevent_build.py $(py_sources) libuevent/libuevent.la \
+		$(top_srcdir)/libuevent/gen-records.py
 	$(AM_V_GEN)$(MKDIR_P) $(py_pkg) && \
 	for f in $(py_sources); do \
 		rm -f $(py_pkg)/`basename $$f` && cp $(srcdir)/$$f $(py_pkg)/ || exit 1; \
 	done && \
+	$(PYTHON) $(top_srcdir)/libuevent/gen-records.py --python \
+		$(top_srcdir)/libuevent/uevent.h > $(py_pkg)/_records.py && \
 	$(PYTHON) $(srcdir)/%reldir%/uevent_build.py --cdef $(UEVENT_CDEF) \
 		--emit-c $(py_pkg)/_uevent.c \
 		--lib $(top_builddir)/libuevent/.libs/libuevent.so >/dev/null && \

@@ -6,7 +6,15 @@ in libuevent/.libs, built in place), or the installed one pkg-config names. Over
 UEVENT_INCLUDE_DIR / UEVENT_LIB_DIR (os.pathsep lists); an in-tree or UEVENT_LIB_DIR
 library is found at run time through the extension's rpath. See uevent_build.py.
 """
+import os
+import sys
+
 from setuptools import setup
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import uevent_build  # noqa: E402
+
+uevent_build.write_records()
 
 setup(
     name="uevent",

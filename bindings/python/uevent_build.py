@@ -127,6 +127,28 @@ def make_ffi(cdef_text=None, incdirs=None, libdirs=None, rpath=None):
     return ffi
 
 
+def write_records(incdirs=None):
+    """uevent/_records.py, the record classes, from uevent.h's record structs: made by
+    libuevent/gen-records.py (the source tree's, or the one installed beside the header
+    under share/libuevent)."""
+    incdirs = incdirs if incdirs is not None else _header_dirs()
+    header = next((os.path.join(d, "uevent.h") for d in incdirs
+                   if os.path.exists(os.path.join(d, "uevent.h"))), None)
+    if header is None:
+        sys.exit("uevent_build.py: uevent.h not found (set UEVENT_INCLUDE_DIR)")
+    hdir = os.path.dirname(header)
+    gen = next((g for g in (os.path.join(hdir, "gen-records.py"),
+                            os.path.join(hdir, "..", "share", "libuevent", "gen-records.py"))
+                if os.path.exists(g)), None)
+    if gen is None:
+        sys.exit(f"uevent_build.py: gen-records.py not found beside {header} or in "
+                 f"share/libuevent (install libuevent with make install)")
+    out = subprocess.run([sys.executable, gen, "--python", header], check=True,
+                         capture_output=True, text=True).stdout
+    with open(os.path.join(HERE, "uevent", "_records.py"), "w") as f:
+        f.write(out)
+
+
 def main(argv):
     import argparse
 

@@ -572,213 +572,10 @@ class FileReader:
 # valid until the next call). __slots__ is spelled out rather than dataclass(slots=True)
 # so that Python 3.7-3.9 keep working.
 
-_u64 = _struct.Struct("=Q")
-_BO_CHAR = {_lib.UEVENT_BO_HOST: "=", _lib.UEVENT_BO_LITTLE: "<", _lib.UEVENT_BO_BIG: ">"}
-
-
-def _u64s(p: Any, n: int, bo: int) -> Tuple[int, ...]:
-    """n u64 of an encoded array (uevent_perf_u64's job, done with one unpack)."""
-    if not n or p == _ffi.NULL:
-        return ()
-    return _struct.unpack("%s%dQ" % (_BO_CHAR[bo], n), _ffi.buffer(p, 8 * n))
-
-
-def _blob(p: Any, n: int) -> bytes:
-    return bytes(_ffi.buffer(p, n)) if n and p != _ffi.NULL else b""
-
-
-def _cstr(p: Any) -> str:
-    return str(_ffi.string(p).decode("utf-8", "replace")) if p != _ffi.NULL else ""
-
-
-@_dataclass(frozen=True)
-class SampleId:
-    """The sample_id fields of a record (or of a sample); None where the record has none."""
-    __slots__ = ("pid", "tid", "time", "id", "stream_id", "cpu", "identifier")
-    pid: Optional[int]
-    tid: Optional[int]
-    time: Optional[int]
-    id: Optional[int]
-    stream_id: Optional[int]
-    cpu: Optional[int]
-    identifier: Optional[int]
-
-
-@_dataclass(frozen=True)
-class PerfRecord:
-    """A decoded perf record: `type` is perf_event_header.type (PERF_RECORD_*), `misc`
-    and `size` the header's; `type_name` is the type's name ("SAMPLE", "MMAP2", ...)."""
-    __slots__ = ("type", "misc", "size", "sample_id")
-    type: int
-    misc: int
-    size: int
-    sample_id: SampleId
-
-    @property
-    def type_name(self) -> str:
-        return _record_name(self.type)
-
-
-@_dataclass(frozen=True)
-class PerfRead:
-    """PERF_SAMPLE_READ: the first (or only) value; for PERF_FORMAT_GROUP `values` holds
-    every member as a tuple (value[, id][, lost]), else it is empty."""
-    __slots__ = ("nr", "time_enabled", "time_running", "value", "id", "lost",
-                 "entry_size", "values")
-    nr: int
-    time_enabled: int
-    time_running: int
-    value: int
-    id: int
-    lost: int
-    entry_size: int
-    values: Tuple[Tuple[int, ...], ...]
-
-
-@_dataclass(frozen=True)
-class Sample(PerfRecord):
-    """PERF_RECORD_SAMPLE. Fields the event's sample_type lacks are 0 / empty. Encoded
-    arrays come out as tuples of ints (branch_entries: (from, to, flags) each), byte
-    blobs (raw, stack_user, tls_user, aux) as bytes."""
-    __slots__ = ("identifier", "ip", "pid", "tid", "time", "addr", "id", "stream_id", "cpu",
-                 "period", "read", "callchain_nr", "callchain", "raw_size", "raw",
-                 "branch_nr", "branch_hw_idx", "branch_entries", "branch_counters",
-                 "regs_user_abi", "regs_user_nr", "regs_user", "stack_user_size",
-                 "stack_user", "stack_user_dyn_size", "weight", "weight_var1", "weight_var2",
-                 "weight_var3", "data_src", "transaction", "regs_intr_abi", "regs_intr_nr",
-                 "regs_intr", "phys_addr", "cgroup", "data_page_size", "code_page_size",
-                 "tls_user_size", "tls_user", "tls_user_dyn_size", "aux_size", "aux")
-    identifier: int
-    ip: int
-    pid: int
-    tid: int
-    time: int
-    addr: int
-    id: int
-    stream_id: int
-    cpu: int
-    period: int
-    read: PerfRead
-    callchain_nr: int
-    callchain: Tuple[int, ...]
-    raw_size: int
-    raw: bytes
-    branch_nr: int
-    branch_hw_idx: int
-    branch_entries: Tuple[Tuple[int, int, int], ...]
-    branch_counters: Tuple[int, ...]
-    regs_user_abi: int
-    regs_user_nr: int
-    regs_user: Tuple[int, ...]
-    stack_user_size: int
-    stack_user: bytes
-    stack_user_dyn_size: int
-    weight: int
-    weight_var1: int
-    weight_var2: int
-    weight_var3: int
-    data_src: int
-    transaction: int
-    regs_intr_abi: int
-    regs_intr_nr: int
-    regs_intr: Tuple[int, ...]
-    phys_addr: int
-    cgroup: int
-    data_page_size: int
-    code_page_size: int
-    tls_user_size: int
-    tls_user: bytes
-    tls_user_dyn_size: int
-    aux_size: int
-    aux: bytes
-
-
-@_dataclass(frozen=True)
-class Mmap(PerfRecord):
-    """PERF_RECORD_MMAP and MMAP2; build_id is build_id_size bytes."""
-    __slots__ = ("pid", "tid", "addr", "len", "pgoff", "maj", "min", "ino",
-                 "ino_generation", "prot", "flags", "build_id_size", "build_id", "filename")
-    pid: int
-    tid: int
-    addr: int
-    len: int
-    pgoff: int
-    maj: int
-    min: int
-    ino: int
-    ino_generation: int
-    prot: int
-    flags: int
-    build_id_size: int
-    build_id: bytes
-    filename: str
-
-
-@_dataclass(frozen=True)
-class Comm(PerfRecord):
-    """PERF_RECORD_COMM."""
-    __slots__ = ("pid", "tid", "comm")
-    pid: int
-    tid: int
-    comm: str
-
-
-@_dataclass(frozen=True)
-class Task(PerfRecord):
-    """PERF_RECORD_FORK and EXIT."""
-    __slots__ = ("pid", "ppid", "tid", "ptid", "time")
-    pid: int
-    ppid: int
-    tid: int
-    ptid: int
-    time: int
-
-
-@_dataclass(frozen=True)
-class Lost(PerfRecord):
-    """PERF_RECORD_LOST (id, lost) and LOST_SAMPLES (lost; id is 0)."""
-    __slots__ = ("id", "lost")
-    id: int
-    lost: int
-
-
-@_dataclass(frozen=True)
-class Throttle(PerfRecord):
-    """PERF_RECORD_THROTTLE and UNTHROTTLE."""
-    __slots__ = ("time", "id", "stream_id")
-    time: int
-    id: int
-    stream_id: int
-
-
-@_dataclass(frozen=True)
-class Switch(PerfRecord):
-    """PERF_RECORD_SWITCH (zeros) and SWITCH_CPU_WIDE."""
-    __slots__ = ("next_prev_pid", "next_prev_tid")
-    next_prev_pid: int
-    next_prev_tid: int
-
-
-@_dataclass(frozen=True)
-class Ksymbol(PerfRecord):
-    """PERF_RECORD_KSYMBOL."""
-    __slots__ = ("addr", "len", "ksym_type", "flags", "name")
-    addr: int
-    len: int
-    ksym_type: int
-    flags: int
-    name: str
-
-
-@_dataclass(frozen=True)
-class BpfEvent(PerfRecord):
-    """PERF_RECORD_BPF_EVENT. The C member `type` (PERF_BPF_EVENT_PROG_LOAD, ...) is
-    `bpf_type` here: `type` is the record's."""
-    __slots__ = ("bpf_type", "flags", "id", "tag")
-    bpf_type: int
-    flags: int
-    id: int
-    tag: bytes
+from ._helpers import _blob, _cstr, _u64s  # noqa: E402
+from . import _records  # noqa: E402
+from ._records import (SampleId, PerfRecord, PerfRead, Sample, Mmap, Comm, Task,  # noqa: E402
+                       Lost, Throttle, Switch, Ksymbol, BpfEvent, Other)
 
 
 @_dataclass(frozen=True)
@@ -799,13 +596,6 @@ class UEvent(PerfRecord):
         return self.uevent.data
 
 
-@_dataclass(frozen=True)
-class Other(PerfRecord):
-    """Any other record type: its body (after the header, sample_id trailer removed)."""
-    __slots__ = ("data",)
-    data: bytes
-
-
 AnyRecord = Union[Sample, Mmap, Comm, Task, Lost, Throttle, Switch, Ksymbol, BpfEvent, UEvent,
                   Other]
 
@@ -821,39 +611,6 @@ def _record_name(t: int) -> str:
     return n
 
 
-def _read(r: Any, bo: int) -> PerfRead:
-    per = r.entry_size // 8
-    vals: Tuple[Tuple[int, ...], ...] = ()
-    if r.values != _ffi.NULL and per:
-        flat = _u64s(r.values, r.nr * per, bo)
-        vals = tuple(flat[i:i + per] for i in _builtins.range(0, len(flat), per))
-    return PerfRead(r.nr, r.time_enabled, r.time_running, r.value, r.id, r.lost,
-                    r.entry_size, vals)
-
-
-def _sample(h: _Head, s: Any, bo: int) -> Sample:
-    be = _u64s(s.branch_entries, 3 * s.branch_nr, bo)
-    return Sample(*h, s.identifier, s.ip, s.pid, s.tid, s.time, s.addr, s.id, s.stream_id,
-                  s.cpu, s.period, _read(s.read, bo), s.callchain_nr,
-                  _u64s(s.callchain, s.callchain_nr, bo), s.raw_size, _blob(s.raw, s.raw_size),
-                  s.branch_nr, s.branch_hw_idx,
-                  tuple(be[i:i + 3] for i in _builtins.range(0, len(be), 3)),  # type: ignore[misc]
-                  _u64s(s.branch_counters, s.branch_nr, bo), s.regs_user_abi, s.regs_user_nr,
-                  _u64s(s.regs_user, s.regs_user_nr, bo), s.stack_user_size,
-                  _blob(s.stack_user, s.stack_user_size), s.stack_user_dyn_size, s.weight,
-                  s.weight_var1, s.weight_var2, s.weight_var3, s.data_src, s.transaction,
-                  s.regs_intr_abi, s.regs_intr_nr, _u64s(s.regs_intr, s.regs_intr_nr, bo),
-                  s.phys_addr, s.cgroup, s.data_page_size, s.code_page_size, s.tls_user_size,
-                  _blob(s.tls_user, s.tls_user_size), s.tls_user_dyn_size, s.aux_size,
-                  _blob(s.aux, s.aux_size))
-
-
-def _mmap(h: _Head, m: Any, bo: int) -> Mmap:
-    return Mmap(*h, m.pid, m.tid, m.addr, m.len, m.pgoff, m.maj, m.min, m.ino,
-                m.ino_generation, m.prot, m.flags, m.build_id_size,
-                bytes(m.build_id)[:m.build_id_size], _cstr(m.filename))
-
-
 _Maker = Callable[[_Head, Any, int], PerfRecord]
 
 
@@ -861,26 +618,11 @@ def _uevent(h: _Head, r: Any, bo: int) -> UEvent:
     return UEvent(*h, _tname(r.transport), _record(r.u.uevent, bo))
 
 
-# How each union member becomes an object, by member name; the C record's `body` says
-# which member is set (enum uevent_perf_body_kind: UEVENT_BODY_X sets member x).
-_BODY: Dict[str, _Maker] = {
-    "sample": lambda h, r, bo: _sample(h, r.u.sample, bo),
-    "mmap": lambda h, r, bo: _mmap(h, r.u.mmap, bo),
-    "comm": lambda h, r, bo: Comm(*h, r.u.comm.pid, r.u.comm.tid, _cstr(r.u.comm.comm)),
-    "task": lambda h, r, bo: Task(*h, r.u.task.pid, r.u.task.ppid, r.u.task.tid,
-                                  r.u.task.ptid, r.u.task.time),
-    "lost": lambda h, r, bo: Lost(*h, r.u.lost.id, r.u.lost.lost),
-    "throttle": lambda h, r, bo: Throttle(*h, r.u.throttle.time, r.u.throttle.id,
-                                          r.u.throttle.stream_id),
-    "sw": lambda h, r, bo: Switch(*h, r.u.sw.next_prev_pid, r.u.sw.next_prev_tid),
-    "ksymbol": lambda h, r, bo: Ksymbol(*h, r.u.ksymbol.addr, r.u.ksymbol.len,
-                                        r.u.ksymbol.ksym_type, r.u.ksymbol.flags,
-                                        _cstr(r.u.ksymbol.name)),
-    "bpf_event": lambda h, r, bo: BpfEvent(*h, r.u.bpf_event.type, r.u.bpf_event.flags,
-                                           r.u.bpf_event.id, bytes(r.u.bpf_event.tag)),
-    "uevent": _uevent,
-    "other": lambda h, r, bo: Other(*h, _blob(r.u.other.data, r.u.other.size)),
-}
+# How each union member becomes an object, by member name: generated from uevent.h's
+# record structs (_records.MAKERS), but for the uevent, whose payload is decoded here.
+# The C record's `body` says which member is set (UEVENT_BODY_X sets member x).
+_BODY: Dict[str, _Maker] = dict(_records.MAKERS, uevent=_uevent)
+_records.record_name = _record_name
 _MAKERS: Tuple[_Maker, ...] = tuple(
     _BODY[n] for n in sorted(
         (n[len("UEVENT_BODY_"):].lower() for n in dir(_lib)
