@@ -2,11 +2,15 @@
 # From the build tree: LUA_PATH="$(srcdir)/bindings/lua/?.lua;$(builddir)/bindings/lua/?.lua;;"
 
 # uevent/cdef.lua wraps the preprocessed header (and where the in-tree library is).
-%reldir%/uevent/cdef.lua: $(UEVENT_CDEF)
+# The header itself rides along: its record structs' bracket notes say what each pointer
+# member holds, which the Lua record converters read.
+%reldir%/uevent/cdef.lua: $(UEVENT_CDEF) $(top_srcdir)/libuevent/uevent.h
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && { \
 	echo '-- cdef.lua - generated from libuevent/uevent.h by make; do not edit.'; \
 	echo 'return { build_library = "$(abs_top_builddir)/libuevent/.libs/libuevent.so",'; \
-	echo 'declarations = [==['; cat $(UEVENT_CDEF); echo ']==] }'; } > $@.tmp && mv $@.tmp $@
+	echo 'declarations = [==['; cat $(UEVENT_CDEF); echo ']==],'; \
+	echo 'header = [==['; cat $(top_srcdir)/libuevent/uevent.h; echo ']==] }'; \
+	} > $@.tmp && mv $@.tmp $@
 
 # The C program checking LuaJIT's view of every struct, field offset and constant.
 %reldir%/ctest.c: $(UEVENT_CDEF) %reldir%/gen-ctest.lua

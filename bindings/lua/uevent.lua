@@ -424,28 +424,34 @@ local function parse_structs(src)
   return structs
 end
 
--- Pointer and array members: how much they hold, as a Lua expression over s (the struct).
-local extent = {
-  uevent_perf_sample = {
-    callchain = "u64s(s.callchain, s.callchain_nr, 1, bo)",
-    raw = "bytes(s.raw, s.raw_size)",
-    branch_entries = "u64s(s.branch_entries, s.branch_nr, 3, bo)",
-    branch_counters = "u64s(s.branch_counters, s.branch_nr, 1, bo)",
-    regs_user = "u64s(s.regs_user, s.regs_user_nr, 1, bo)",
-    regs_intr = "u64s(s.regs_intr, s.regs_intr_nr, 1, bo)",
-    stack_user = "bytes(s.stack_user, s.stack_user_size)",
-    tls_user = "bytes(s.tls_user, s.tls_user_size)",
-    aux = "bytes(s.aux, s.aux_size)",
-  },
-  uevent_perf_read = { values = "u64s(s.values, s.nr, s.entry_size / 8, bo)" },
-  uevent_perf_mmap = { build_id = "bytes(s.build_id, math_min(s.build_id_size, sizeof(s.build_id)))",
-                       filename = "cstr(s.filename)" },
-  uevent_perf_comm = { comm = "cstr(s.comm)" },
-  uevent_perf_ksymbol = { name = "cstr(s.name)" },
-  uevent_perf_bpf_event = { tag = "bytes(s.tag, sizeof(s.tag))" },
-  uevent_perf_bytes = { data = "bytes(s.data, s.size)" },
-  uevent_record = { data = "bytes(s.data, s.size)" },
-}
+-- Pointer and array members: how much they hold, as a Lua expression over s (the struct),
+-- from the bracket note each one's comment starts with in uevent.h: [bytes x N],
+-- [u64 x N], [u64 x N of K], [str] (N and K: members of the struct, or numbers).
+local function extents(header)
+  local out = {}
+  for sname, body in header:gmatch("struct%s+([%w_]+)%s*(%b{})") do
+    local t = {}
+    for member, arr, note in body:gmatch("([%a_][%w_]*)%s*(%[?%w*%]?)%s*;[ \t]*/%*%s*(%b[])") do
+      local kind, n, k = note:match("^%[(%w+)%s+x%s+(.-)%s+of%s+(.-)%]$")
+      if not kind then kind, n = note:match("^%[(%w+)%s+x%s+(.-)%]$") end
+      kind = kind or note:match("^%[(%w+)%]$")
+      local function over_s(e) return (e:gsub("([%a_][%w_]*)", "s.%1")) end
+      local m = "s." .. member
+      if kind == "str" then
+        t[member] = ("cstr(%s)"):format(m)
+      elseif kind == "bytes" and arr ~= "" then
+        t[member] = ("bytes(%s, math_min(%s, sizeof(%s)))"):format(m, over_s(n), m)
+      elseif kind == "bytes" then
+        t[member] = ("bytes(%s, %s)"):format(m, over_s(n))
+      elseif kind == "u64" then
+        t[member] = ("u64s(%s, %s, %s, bo)"):format(m, over_s(n), k and over_s(k) or "1")
+      end
+    end
+    out[sname] = t
+  end
+  return out
+end
+local extent = extents(assert(cdef.header, "uevent: cdef.lua has no header (rebuild it)"))
 
 local table_new = select(2, pcall(require, "table.new"))
 if type(table_new) ~= "function" then table_new = function() return {} end end
