@@ -401,16 +401,38 @@ static int open_file(struct tstate *ts, const char *path)
 	struct stat st;
 	int fd, err;
 
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	/*
+	 * The path may be in a shared directory where anyone can plant a name first:
+	 * never follow a symlink, never block in open() (a FIFO without a reader would
+	 * hang us; with O_NONBLOCK it says ENXIO), and write only a regular file of ours.
+	 */
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
+		  0600);
 	if (fd < 0) {
 		err = errno;
-		set_reason("file: cannot open %s: %s", path, strerror(err));
+		if (err == ELOOP) {
+			set_reason("file: %s is a symbolic link, refused", path);
+		} else if (err == ENXIO) {
+			/* a FIFO with no reader, a socket, a device without a driver */
+			set_reason("file: %s is not a regular file (a FIFO or socket?), refused",
+				   path);
+			err = EINVAL;
+		} else {
+			set_reason("file: cannot open %s: %s", path, strerror(err));
+		}
 		return -err;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		set_reason("file: %s is not a regular file", path);
+		set_reason("file: %s is not a regular file (a FIFO, device or socket), refused",
+			   path);
 		close(fd);
 		return -EINVAL;
+	}
+	if (st.st_uid != geteuid()) {
+		set_reason("file: %s is owned by uid %u, not by us (uid %u), refused", path,
+			   (unsigned int)st.st_uid, (unsigned int)geteuid());
+		close(fd);
+		return -EPERM;
 	}
 	if (st.st_size == 0) {
 		uevent_file_header_init(&h);

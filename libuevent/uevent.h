@@ -79,6 +79,9 @@ enum uevent_open_flags {
  * The library opens itself on load this way, so calling this is optional.
  * Returns the transport chosen (> 0) or -errno: -EINVAL for an unknown name, -ENODEV
  * when a forced transport is not available here, -EACCES/-EPERM when it is not allowed.
+ * FILE writes only a regular file of ours, opened without blocking or following a
+ * symlink: a symlink is -ELOOP, a FIFO, device or socket -EINVAL, another user's file
+ * -EPERM (uevent_open_reason() says which).
  * Not safe to call while other threads emit through a transport being replaced.
  */
 int uevent_open(const struct uevent_open_opts *opts);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -162,6 +163,113 @@ static void check_pids(const struct uevent_record *r, void *arg)
 	}
 }
 
+
+/* ---- foreign files at the $UEVENT_FILE path ---- */
+
+static int open_at(const char *p)
+{
+	UEVENT_OPTS(o, .transport = UEVENT_TRANSPORT_FILE, .path = p,
+		    .flags = UEVENT_OPEN_IGNORE_ENV);
+
+	return uevent_open(&o);
+}
+
+/*
+ * Opened in a child: if open() blocks (a FIFO without a reader), the child's alarm ends
+ * it and the test fails instead of hanging. The child reports ret and whether the
+ * reason has `word` in it.
+ */
+static int open_in_child(const char *p, const char *word, int *reason_ok)
+{
+	int pipefd[2], st, res[2] = { 1, 0 };
+	pid_t pid;
+
+	*reason_ok = 0;
+	if (pipe(pipefd) < 0)
+		return 1;
+	pid = fork();
+	if (pid == 0) {
+		alarm(60);	/* a watchdog, not a measurement */
+		res[0] = open_at(p);
+		res[1] = strstr(uevent_open_reason(), word) != NULL;
+		if (write(pipefd[1], res, sizeof(res)) < 0)
+			_exit(2);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	if (read(pipefd[0], res, sizeof(res)) != sizeof(res))
+		res[0] = 1;	/* killed by its alarm: open() blocked */
+	close(pipefd[0]);
+	waitpid(pid, &st, 0);
+	*reason_ok = res[1];
+	return res[0];
+}
+
+static void test_foreign_files(void)
+{
+	char fifo[96], link[96], victim[96], other[96], buf[16];
+	int rfd, ret, rok, fd;
+	ssize_t n;
+
+	snprintf(fifo, sizeof(fifo), "%s.fifo", path);
+	snprintf(link, sizeof(link), "%s.link", path);
+	snprintf(victim, sizeof(victim), "%s.victim", path);
+	snprintf(other, sizeof(other), "%s.other", path);
+
+	unlink(fifo);
+	if (mkfifo(fifo, 0600) < 0) {
+		skip(2, "mkfifo failed");
+	} else {
+		ret = open_in_child(fifo, "not a regular file", &rok);
+		ok(ret == -EINVAL && rok, "FIFO without a reader: -EINVAL at once, no hang (%d)",
+		   ret);
+		rfd = open(fifo, O_RDONLY | O_NONBLOCK);
+		ret = open_in_child(fifo, "not a regular file", &rok);
+		ok(ret == -EINVAL && rok, "FIFO with a reader: -EINVAL, reason says why (%d)",
+		   ret);
+		if (rfd >= 0)
+			close(rfd);
+		unlink(fifo);
+	}
+	ret = open_in_child("/dev/null", "not a regular file", &rok);
+	ok(ret == -EINVAL && rok, "character device: -EINVAL (%d)", ret);
+
+	fd = open(victim, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	n = write(fd, "precious", 8);
+	close(fd);
+	unlink(link);
+	if (n != 8 || symlink(victim, link) < 0) {
+		skip(1, "cannot plant a symlink");
+	} else {
+		ret = open_at(link);
+		fd = open(victim, O_RDONLY);
+		n = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
+		close(fd);
+		ok(ret == -ELOOP && strstr(uevent_open_reason(), "symbolic link") && n == 8 &&
+		   !memcmp(buf, "precious", 8),
+		   "symlink: -ELOOP, reason says so, its target untouched (%s)",
+		   uevent_open_reason());
+	}
+	unlink(link);
+	unlink(victim);
+
+	unlink(other);
+	fd = open(other, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	close(fd);
+	if (geteuid() != 0 || chown(other, 65534, 65534) < 0) {
+		skip(1, "needs root to plant another user's file");
+	} else {
+		struct stat st;
+
+		ret = open_at(other);
+		ok(ret == -EPERM && errno == EPERM && strstr(uevent_open_reason(), "owned by") &&
+		   stat(other, &st) == 0 && st.st_size == 0,
+		   "file of another user: -EPERM, reason says whose, nothing written (%s)",
+		   uevent_open_reason());
+	}
+	unlink(other);
+}
+
 int main(void)
 {
 	struct uevent_stats st;
@@ -170,7 +278,7 @@ int main(void)
 
 	snprintf(path, sizeof(path), "/tmp/uevent-emit-test-%d.uev", (int)getpid());
 	unlink(path);
-	plan(37);
+	plan(42);
 
 	/* selection */
 	ret = open_file_transport();
@@ -353,6 +461,7 @@ int main(void)
 		uevent_stats_get(&st, sizeof(st));
 		ok(st.dropped == 0, "none: a mark is not a drop");
 	}
+	test_foreign_files();
 	uevent_close();
 	unlink(path);
 	return exit_status();
