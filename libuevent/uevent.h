@@ -337,7 +337,9 @@ ssize_t uevent_record_encode(void *buf, size_t cap, uint32_t type, const void *d
 
 /*
  * The file transport's files: a 32-byte header (UEVENT_FILE_MAGIC, version, byte order,
- * sample_type of the records), then PERF_RECORD_UEVENT records back to back.
+ * sample_type of the records), then PERF_RECORD_UEVENT records back to back. A record
+ * a full disk or RLIMIT_FSIZE cuts short is cut off the file again (the emit returns
+ * -ENOSPC/-EFBIG, a UEVENT_DROP_IO drop), so later records follow whole ones.
  */
 struct uevent_file_header {
 	uint8_t		magic[8];	/* "UEVTFILE" */
