@@ -829,8 +829,13 @@ struct uevent_jit_opts {
 	const char	*dir;		/* jitdump directory, used as is (created 0700 if
 					   missing); NULL: a new $JITDUMPDIR/.debug/jit/
 					   libuevent-jit-XXXXXX ($HOME if unset), as perf's
-					   jvmti agent does */
-	const char	*perf_map_path;	/* NULL: /tmp/perf-PID.map */
+					   jvmti agent does. Each directory we make or
+					   reuse must be ours: a symlink is ELOOP, another
+					   user's EPERM, a non-directory ENOTDIR */
+	const char	*perf_map_path;	/* NULL: /tmp/perf-PID.map (which must then be ours
+					   with one link, else EPERM); a regular file
+					   only: a FIFO or device is EINVAL, a symlink
+					   ELOOP */
 	unsigned int	flags;		/* UEVENT_JIT_* */
 };
 

@@ -2,6 +2,7 @@
  * perf-map lines, uevent markers via the file transport, safe creation, threads, fork,
  * and write errors. */
 #define _GNU_SOURCE 1
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -336,8 +337,24 @@ static void test_safety(void)
 		j = uevent_jit__open(&o2);
 		ok(!j && errno == ELOOP, "symlink at the perf-map path refused (ELOOP)");
 	}
-	/* The default /tmp/perf-PID.map: use it only when it is ours. */
+	/* The default /tmp/perf-PID.map: a planted symlink is not followed. */
 	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)getpid());
+	if (access(map, F_OK) == 0) {
+		skip(1, "a /tmp/perf-PID.map of ours already exists");
+	} else {
+		UEVENT_JIT_OPTS(o4, .flags = UEVENT_JIT_NO_JITDUMP);
+
+		n = symlink(target, map);
+		j = uevent_jit__open(&o4);
+		fd = open(target, O_RDONLY);
+		n = fd >= 0 ? (int)read(fd, buf, sizeof(buf)) : -1;
+		close(fd);
+		ok(!j && errno == ELOOP && n == 9 && !memcmp(buf, "precious\n", 9),
+		   "symlink /tmp/perf-PID.map -> victim: ELOOP, victim untouched");
+		uevent_jit__close(j);
+		unlink(map);
+	}
+	/* The default /tmp/perf-PID.map: use it only when it is ours. */
 	if (access(map, F_OK) == 0) {
 		skip(3, "a /tmp/perf-PID.map of ours already exists");
 		return;
@@ -365,6 +382,150 @@ static void test_safety(void)
 		}
 	}
 	unlink(map);
+}
+
+
+/* 1 if path is a directory with nothing in it. */
+static int dir_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n == 0;
+}
+
+/*
+ * uevent_jit__open() in a child that first plants a FIFO at the perf-map path (given, or
+ * its own /tmp/perf-PID.map), with a reader or without. The alarm is a watchdog, not a
+ * measurement: an open() that blocks fails the test instead of hanging it. Returns the
+ * errno of the failed open, 0 if it opened, -1 if the child did not finish.
+ */
+static int map_fifo_in_child(const char *given, int with_reader)
+{
+	char map[512];
+	pid_t pid;
+	int st;
+
+	pid = fork();
+	if (pid == 0) {
+		UEVENT_JIT_OPTS(o, .perf_map_path = given, .flags = UEVENT_JIT_NO_JITDUMP);
+		struct uevent_jit *j;
+		int err;
+
+		alarm(60);
+		if (given)
+			snprintf(map, sizeof(map), "%s", given);
+		else
+			snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)getpid());
+		unlink(map);
+		if (mkfifo(map, 0600) < 0)
+			_exit(100);
+		if (with_reader && open(map, O_RDONLY | O_NONBLOCK) < 0)
+			_exit(101);
+		j = uevent_jit__open(&o);
+		err = j ? 0 : errno;
+		unlink(map);
+		_exit(err);
+	}
+	waitpid(pid, &st, 0);
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)pid);
+	unlink(map);
+	if (given)
+		unlink(given);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Foreign things at the perf-map path and in the jitdump directory chain. */
+static void test_planted(void)
+{
+	char dir[512], sub[600], map[512], base[512], dbg[600], jit[600];
+	struct uevent_jit *j;
+	struct stat st;
+	int r;
+
+	snprintf(map, sizeof(map), "%s/fifo.map", tmp);
+	r = map_fifo_in_child(map, 0);
+	ok(r == EINVAL, "FIFO as perf map, no reader: EINVAL at once, no hang (%d)", r);
+	r = map_fifo_in_child(map, 1);
+	ok(r == EINVAL, "FIFO as perf map, with a reader: EINVAL (%d)", r);
+	r = map_fifo_in_child(NULL, 0);
+	ok(r == EINVAL, "FIFO planted at /tmp/perf-PID.map: EINVAL at once, no hang (%d)", r);
+	r = map_fifo_in_child(NULL, 1);
+	ok(r == EINVAL, "FIFO planted at /tmp/perf-PID.map, with a reader: EINVAL (%d)", r);
+
+	/* A given directory that is a symlink (to a directory of ours, even). */
+	snprintf(dir, sizeof(dir), "%s/real", tmp);
+	snprintf(sub, sizeof(sub), "%s/linkdir", tmp);
+	mkdir(dir, 0700);
+	r = symlink(dir, sub);
+	{
+		UEVENT_JIT_OPTS(o, .dir = sub, .flags = UEVENT_JIT_NO_PERF_MAP);
+		char slash[700];
+		UEVENT_JIT_OPTS(o2, .dir = slash, .flags = UEVENT_JIT_NO_PERF_MAP);
+
+		j = uevent_jit__open(&o);
+		ok(!j && errno == ELOOP, "dir that is a symlink: ELOOP");
+		snprintf(slash, sizeof(slash), "%s/", sub);
+		j = uevent_jit__open(&o2);
+		ok(!j && errno == ELOOP && dir_empty(dir),
+		   "dir given as 'symlink/': ELOOP, nothing made in its target");
+	}
+	/* The default chain: $JITDUMPDIR/.debug/jit, each refused if planted. */
+	snprintf(base, sizeof(base), "%s/base", tmp);
+	snprintf(dbg, sizeof(dbg), "%s/.debug", base);
+	snprintf(jit, sizeof(jit), "%s/.debug/jit", base);
+	mkdir(base, 0755);
+	setenv("JITDUMPDIR", base, 1);
+	{
+		UEVENT_JIT_OPTS(o, .flags = UEVENT_JIT_NO_PERF_MAP);
+
+		r = symlink(dir, dbg);
+		j = uevent_jit__open(&o);
+		ok(!j && errno == ELOOP && dir_empty(dir),
+		   "$JITDUMPDIR/.debug a symlink: ELOOP, nothing made in its target");
+		unlink(dbg);
+		r = mkfifo(dbg, 0600);
+		j = uevent_jit__open(&o);
+		ok(!j && errno == ENOTDIR, "$JITDUMPDIR/.debug a FIFO: ENOTDIR, no hang");
+		unlink(dbg);
+		mkdir(dbg, 0700);
+		if (geteuid() == 0 && mkdir(jit, 0700) == 0 && chown(jit, 65534, 65534) == 0) {
+			j = uevent_jit__open(&o);
+			ok(!j && errno == EPERM && dir_empty(jit),
+			   "$JITDUMPDIR/.debug/jit of another user: EPERM, nothing made in it");
+			rmdir(jit);
+			snprintf(sub, sizeof(sub), "%s/theirs", tmp);
+			mkdir(sub, 0700);
+			r = chown(sub, 65534, 65534);
+			{
+				UEVENT_JIT_OPTS(o3, .dir = sub, .flags = UEVENT_JIT_NO_PERF_MAP);
+
+				j = uevent_jit__open(&o3);
+				ok(!j && errno == EPERM && dir_empty(sub),
+				   "given dir of another user: EPERM, nothing made in it");
+			}
+		} else {
+			skip(2, "needs root to plant another user's directory");
+		}
+		/* A failed open leaves neither its dump nor its directory behind. */
+		{
+			UEVENT_JIT_OPTS(o4, .perf_map_path = "/dev/null");
+
+			j = uevent_jit__open(&o4);
+			ok(!j && errno == EINVAL && stat(jit, &st) == 0 && dir_empty(jit),
+			   "perf map on a device: EINVAL, the new dump and its dir removed");
+		}
+		j = uevent_jit__open(&o);
+		ok(j != NULL, "the chain of our own directories still works");
+		uevent_jit__close(j);
+	}
+	unsetenv("JITDUMPDIR");
 }
 
 #define THREADS 8
@@ -481,10 +642,10 @@ static void test_fork(void)
 	snprintf(pdump, sizeof(pdump), "%s", uevent_jit__dump_path(j));
 	pid = fork();
 	if (pid == 0) {
-		int r = uevent_jit__code_load(j, "child_fn", a + 32, 8, c);
+		int rc = uevent_jit__code_load(j, "child_fn", a + 32, 8, c);
 
-		r |= uevent_jit__close(j);
-		_exit(r ? 1 : 0);
+		rc |= uevent_jit__close(j);
+		_exit(rc ? 1 : 0);
 	}
 	waitpid(pid, &st, 0);
 	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child's code_load and close succeed");
@@ -581,14 +742,13 @@ static void test_errors(void)
 		ok(!uevent_jit__open(&small) && errno == EINVAL, "opts.sz too small: EINVAL");
 	}
 	j = open_in("err", "/dev/full", 0);
-	ok(j != NULL, "open with the perf map on /dev/full");
+	ok(!j && errno == EINVAL, "perf map on a device (/dev/full): EINVAL");
+	snprintf(dump, sizeof(dump), "%s/err/jit-%d.dump", tmp, (int)getpid());
+	ok(access(dump, F_OK) < 0 && errno == ENOENT, "the failed open left no dump behind");
+	j = open_in("err", NULL, UEVENT_JIT_NO_PERF_MAP);
 	ok(uevent_jit__code_load(j, "x", (uintptr_t)c, 0, c) == -EINVAL, "size 0: -EINVAL");
 	ok(uevent_jit__code_unload(j, 12345, 0) == -ENOENT, "unload of unknown code: -ENOENT");
 	ok(uevent_jit__code_move(j, 12345, 5, 0) == -ENOENT, "move of unknown code: -ENOENT");
-	errno = 0;
-	ok(uevent_jit__code_load(j, "full", (uintptr_t)c, 16, c) == -ENOSPC && errno == ENOSPC,
-	   "full disk (perf map on /dev/full): -ENOSPC");
-	snprintf(dump, sizeof(dump), "%s", uevent_jit__dump_path(j));
 	uevent_jit__close(j);
 
 	/* Running into a file size limit is an error, and the file holds whole records. */
@@ -689,10 +849,11 @@ int main(void)
 	if (!mkdtemp(tmp))
 		plan_skip_all("no temporary directory");
 	self = getpid();
-	plan(69);
+	plan(82);
 	test_format();
 	test_marker();
 	test_safety();
+	test_planted();
 	test_threads();
 	test_fork();
 	test_line_and_batch();
