@@ -397,6 +397,20 @@ static int dump_append(struct uevent_jit *j, const struct iovec *iov, int cnt)
 }
 
 /*
+ * Takes back what was appended since off, when the call fails after all (its perf-map
+ * line could not be written): the head first, so that a reader stops there, then the
+ * rest, so the file still ends in zeros past the last record whatever comes next.
+ */
+static void dump_undo(struct uevent_jit *j, uint64_t off)
+{
+	if (off >= j->dump_off)
+		return;
+	__atomic_store_n((uint64_t *)(void *)(j->win + off), 0, __ATOMIC_RELEASE);
+	memset(j->win + off + 8, 0, (size_t)(j->dump_off - off - 8));
+	j->dump_off = off;
+}
+
+/*
  * The directory name under at, made 0700 if missing, opened (into *fdp) only if it is
  * what we would have made: a directory of ours. Where others can write (JITDUMPDIR=/tmp)
  * they can plant the name first: a symlink is -ELOOP (never followed), another user's
@@ -652,7 +666,8 @@ static int map_flush(struct uevent_jit *j)
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
-	return (size_t)n == len ? 0 : -ENOSPC;
+	/* cut a part of the batch off again: no line is left without its end */
+	return (size_t)n == len ? 0 : -_uevent_undo_short_append(j->map_fd, (size_t)n);
 }
 
 /* At exit: the lines still buffered (a session never closed, or the process ends first). */
@@ -719,8 +734,8 @@ static int map_line(struct uevent_jit *j, uint64_t addr, uint64_t size, const ch
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		ret = -errno;
-	else if ((size_t)n != strlen(buf))
-		ret = -ENOSPC;
+	else if ((size_t)n != strlen(buf))	/* a torn line would merge with the next */
+		ret = -_uevent_undo_short_append(j->map_fd, (size_t)n);
 	if (buf != small)
 		free(buf);
 	return ret;
@@ -872,6 +887,7 @@ static int write_load(struct uevent_jit *j, const char *name, uint64_t addr, uin
 	struct jd_load rec;
 	const struct pending *p;
 	size_t nlen = strlen(name);
+	uint64_t off = j->dump_off;
 	int cnt = 0, ret = 0;
 
 	if (j->dump_fd >= 0) {
@@ -896,8 +912,8 @@ static int write_load(struct uevent_jit *j, const char *name, uint64_t addr, uin
 		iov[cnt++] = (struct iovec){ (void *)zeros, pad8(sizeof(rec) + nlen + 1 + size) };
 		ret = dump_append(j, iov, cnt);
 	}
-	if (ret == 0)
-		ret = map_line(j, addr, size, name);
+	if (ret == 0 && (ret = map_line(j, addr, size, name)) < 0 && j->dump_fd >= 0)
+		dump_undo(j, off);	/* a failed call leaves no trace */
 	return ret;
 }
 
@@ -1166,8 +1182,11 @@ UEVENT_EXPORT int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr,
 		if ((ret = dump_append(j, &iov, 1)) < 0)
 			goto out;
 	}
-	if ((ret = map_line(j, new_addr, size, c->name)) < 0)
+	if ((ret = map_line(j, new_addr, size, c->name)) < 0) {
+		if (j->dump_fd >= 0)
+			dump_undo(j, j->dump_off - sizeof(rec));
 		goto out;
+	}
 	name = c->name;
 	info = c->info;
 	c->name = NULL;

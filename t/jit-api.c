@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -840,6 +842,150 @@ static void test_default_dir(void)
 	unsetenv("JITDUMPDIR");
 }
 
+/* Fills dir's filesystem with the file name (4 KiB at a time) until it is full. */
+static void fill_fs(const char *name)
+{
+	static const char block[4096] = { 1 };
+	int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0600), i;
+
+	for (i = 0; fd >= 0 && i < 4096; i++)
+		if (write(fd, block, sizeof(block)) != (ssize_t)sizeof(block))
+			break;
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Whole perf-map lines ("ADDR SIZE NAME\n"), -1 if anything else is in the file. */
+static int map_lines(const char *map)
+{
+	unsigned char *buf, *p, *nl;
+	size_t len;
+	int n = 0;
+
+	buf = slurp(map, &len);
+	if (!buf)
+		return len ? -1 : 0;
+	for (p = buf; p < buf + len; p = nl + 1) {
+		unsigned long long a, sz;
+		char name[16];
+
+		nl = memchr(p, '\n', (size_t)(buf + len - p));
+		if (!nl || sscanf((char *)p, "%llx %llx %15s", &a, &sz, name) != 3) {
+			n = -1;
+			break;
+		}
+		n++;
+	}
+	free(buf);
+	return n;
+}
+
+/* Loads in the open dump (whole records only), -1 if it is broken. */
+static int dump_loads(const char *dump)
+{
+	unsigned char *buf;
+	size_t len;
+	int n, loads;
+
+	buf = slurp(dump, &len);
+	n = buf && len >= 40 ? count_records(buf, len, 0, &loads) : -1;
+	free(buf);
+	return n < 0 ? -1 : loads;
+}
+
+/*
+ * As root, on a 256 KiB tmpfs: a perf-map line that finds the disk full fails its call
+ * whole (no torn line, its jitdump record taken back), a dump reservation that finds it
+ * full fails before anything is stored, and after space comes back all goes on.
+ */
+static void test_enospc(void)
+{
+	static unsigned char c[4000];
+	char mnt[512], dir[600], map[600], fill[600], dump[700], name[600];
+	uintptr_t a = (uintptr_t)c;
+	struct uevent_jit *j;
+	int i, r = 0, good = 0, n1 = 0, n2 = 0, after = 0;
+
+	if (geteuid() != 0) {
+		skip(9, "needs root to mount a small tmpfs");
+		return;
+	}
+	snprintf(mnt, sizeof(mnt), "%s/small", tmp);
+	mkdir(mnt, 0700);
+	/* In a mount namespace of our own: the mount goes away with us, whatever happens. */
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("none", mnt, "tmpfs", 0, "size=256k,mode=0700") < 0) {
+		diag("mount -t tmpfs -o size=256k: %s", strerror(errno));
+		skip(9, "cannot mount a small tmpfs");
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/jd", mnt);
+	snprintf(map, sizeof(map), "%s/jit.map", mnt);
+	snprintf(fill, sizeof(fill), "%s/fill", mnt);
+	{
+		UEVENT_JIT_OPTS(o, .dir = dir, .perf_map_path = map);
+
+		j = uevent_jit__open(&o);
+	}
+	snprintf(dump, sizeof(dump), "%s", j ? uevent_jit__dump_path(j) : "");
+	good = j && uevent_jit__code_load(j, "first", a, 16, c) == 0;
+
+	/* The dump has room (it reserved 64 KiB); the perf map's page runs out. */
+	fill_fs(fill);
+	for (i = 0; good && i < 100; i++) {
+		snprintf(name, sizeof(name), "long%03d_%0480d", i, 0);
+		if ((r = uevent_jit__code_load(j, name, a + 16 + (uintptr_t)i, 16, c)) < 0)
+			break;
+		n1++;
+	}
+	ok(good && r == -ENOSPC && errno == ENOSPC && n1 > 0,
+	   "perf map on a full tmpfs: -ENOSPC after %d loads", n1);
+	ok(map_lines(map) == 1 + n1, "perf map: %d whole lines, no part of the failed one (%d)",
+	   1 + n1, map_lines(map));
+	ok(dump_loads(dump) == 1 + n1,
+	   "jitdump: the failed load's record taken back, %d whole loads (%d)", 1 + n1,
+	   dump_loads(dump));
+
+	/* Space back; then the dump's reservation runs out. */
+	unlink(fill);
+	for (i = 0; good && i < 5; i++)
+		after += uevent_jit__code_load(j, "again", a + 200 + (uintptr_t)i, 16, c) == 0;
+	ok(after == 5, "space back: the next 5 loads succeed");
+	fill_fs(fill);
+	truncate(fill, 64 * 1024);
+	for (i = 0; good && i < 200; i++) {
+		if ((r = uevent_jit__code_load(j, "big", a + 300 + (uintptr_t)i, sizeof(c), c)) < 0)
+			break;
+		n2++;
+	}
+	ok(good && r == -ENOSPC && errno == ENOSPC && n2 > 0,
+	   "jitdump growing on a full tmpfs: -ENOSPC after %d big loads", n2);
+	ok(dump_loads(dump) == 1 + n1 + 5 + n2 && map_lines(map) == 1 + n1 + 5 + n2,
+	   "jitdump and perf map: one whole record and line per success (%d, %d of %d)",
+	   dump_loads(dump), map_lines(map), 1 + n1 + 5 + n2);
+
+	unlink(fill);
+	after = 0;
+	for (i = 0; good && i < 3; i++)
+		after += uevent_jit__code_load(j, "big2", a + 600 + (uintptr_t)i, sizeof(c), c) == 0;
+	ok(after == 3, "space back: big loads succeed again");
+	ok(j && uevent_jit__close(j) == 0, "close on the tmpfs");
+	{
+		unsigned char *buf;
+		size_t len;
+		int n, loads, total = 1 + n1 + 5 + n2 + 3;
+
+		buf = slurp(dump, &len);
+		n = buf ? count_records(buf, len, 0, &loads) : -1;
+		ok(n == total + 1 && loads == total && u32(buf + len - 16) == 3 &&
+		   map_lines(map) == total,
+		   "closed: %d loads and CODE_CLOSE, %d perf-map lines (%d, %d, %d)", total, total,
+		   n, loads, map_lines(map));
+		free(buf);
+	}
+	umount2(mnt, MNT_DETACH);
+}
+
 int main(void)
 {
 	const char *base = getenv("TMPDIR");
@@ -849,7 +995,7 @@ int main(void)
 	if (!mkdtemp(tmp))
 		plan_skip_all("no temporary directory");
 	self = getpid();
-	plan(82);
+	plan(91);
 	test_format();
 	test_marker();
 	test_safety();
@@ -859,6 +1005,7 @@ int main(void)
 	test_line_and_batch();
 	test_errors();
 	test_default_dir();
+	test_enospc();
 	if (getpid() == self) {
 		char cmd[600];
 
