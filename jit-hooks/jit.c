@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -115,6 +116,7 @@ struct uevent_jit {
 	int forked;			/* set in a fork child: reopen on next call */
 	pid_t pid;
 	char dir[PATH_MAX];
+	int dir_fd;			/* the jitdump directory, checked once at open */
 	char dump_path[PATH_MAX];
 	char map_path[PATH_MAX];
 	int map_path_given;
@@ -394,51 +396,124 @@ static int dump_append(struct uevent_jit *j, const struct iovec *iov, int cnt)
 	return 0;
 }
 
-static int mkdir_0700(const char *path)
+/*
+ * Takes back what was appended since off, when the call fails after all (its perf-map
+ * line could not be written): the head first, so that a reader stops there, then the
+ * rest, so the file still ends in zeros past the last record whatever comes next.
+ */
+static void dump_undo(struct uevent_jit *j, uint64_t off)
 {
-	struct stat st;
-
-	if (mkdir(path, 0700) == 0)
-		return 0;
-	if (errno != EEXIST)
-		return -errno;
-	if (stat(path, &st) < 0)
-		return -errno;
-	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+	if (off >= j->dump_off)
+		return;
+	__atomic_store_n((uint64_t *)(void *)(j->win + off), 0, __ATOMIC_RELEASE);
+	memset(j->win + off + 8, 0, (size_t)(j->dump_off - off - 8));
+	j->dump_off = off;
 }
 
-/* The session's directory: the caller's, else a fresh mkdtemp one as perf's jvmti
- * agent makes, so nobody else's files are ever in it. */
+/*
+ * The directory name under at, made 0700 if missing, opened (into *fdp) only if it is
+ * what we would have made: a directory of ours. Where others can write (JITDUMPDIR=/tmp)
+ * they can plant the name first: a symlink is -ELOOP (never followed), another user's
+ * directory -EPERM, anything else (a file, a FIFO) -ENOTDIR. Never blocks.
+ */
+static int dir_open_at(int at, const char *name, int *fdp)
+{
+	struct stat st;
+	int fd, err;
+
+	if (mkdirat(at, name, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		/* O_DIRECTORY|O_NOFOLLOW on a symlink says ENOTDIR: tell it apart */
+		if (err == ENOTDIR && fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(st.st_mode))
+			err = ELOOP;
+		return -err;
+	}
+	if (fstat(fd, &st) < 0) {
+		err = errno;
+	} else if (st.st_uid != geteuid()) {
+		err = EPERM;
+	} else {
+		*fdp = fd;
+		return 0;
+	}
+	close(fd);
+	return -err;
+}
+
+/* mkdtemp() under a directory fd: no path to resolve again, so nothing to swap. */
+static int mkdtemp_at(int at, char *name)
+{
+	static const char chars[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	char *x = name + strlen(name) - 6;
+	uint64_t r;
+	int tries, i;
+
+	for (tries = 0; tries < 100; tries++) {
+		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+			r = _uevent_now_ns() * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid() ^
+			    (uint64_t)tries << 40;
+		for (i = 0; i < 6; i++, r /= sizeof(chars) - 1)
+			x[i] = chars[r % (sizeof(chars) - 1)];
+		if (mkdirat(at, name, 0700) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/*
+ * The session's directory, opened into j->dir_fd (the dump is made under that fd, in
+ * this process and in a fork child): the caller's, else a fresh one as perf's jvmti
+ * agent makes, $JITDUMPDIR/.debug/jit/libuevent-jit-XXXXXX, so nobody else's files are
+ * ever in it. The base ($JITDUMPDIR, $HOME) is the user's and may be a symlink; what
+ * we make or reuse under it must be a directory of ours.
+ */
 static int make_dir(struct uevent_jit *j, const char *dir)
 {
 	const char *base;
-	int ret;
+	int base_fd, debug_fd, jit_fd, ret;
+	size_t len;
+	char *name;
 
 	if (dir) {
 		if (snprintf(j->dir, sizeof(j->dir), "%s", dir) >= (int)sizeof(j->dir))
 			return -ENAMETOOLONG;
-		return mkdir_0700(j->dir);
+		/* "link/" would follow the link despite O_NOFOLLOW */
+		for (len = strlen(j->dir); len > 1 && j->dir[len - 1] == '/'; len--)
+			j->dir[len - 1] = 0;
+		return dir_open_at(AT_FDCWD, j->dir, &j->dir_fd);
 	}
 	base = getenv("JITDUMPDIR");
 	if (!base || !*base)
 		base = getenv("HOME");
 	if (!base || !*base)
 		base = ".";
-	if (snprintf(j->dir, sizeof(j->dir), "%s/.debug", base) >= (int)sizeof(j->dir))
+	if (snprintf(j->dir, sizeof(j->dir), "%s/.debug/jit/libuevent-jit-XXXXXX", base) >=
+	    (int)sizeof(j->dir))
 		return -ENAMETOOLONG;
-	if ((ret = mkdir_0700(j->dir)) < 0)
-		return ret;
-	if (strlen(j->dir) + sizeof("/jit") > sizeof(j->dir))
-		return -ENAMETOOLONG;
-	strcat(j->dir, "/jit");
-	if ((ret = mkdir_0700(j->dir)) < 0)
-		return ret;
-	if (strlen(j->dir) + sizeof("/libuevent-jit-XXXXXX") > sizeof(j->dir))
-		return -ENAMETOOLONG;
-	strcat(j->dir, "/libuevent-jit-XXXXXX");
-	if (!mkdtemp(j->dir))
+	base_fd = open(base, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+	if (base_fd < 0)
 		return -errno;
-	return 0;
+	ret = dir_open_at(base_fd, ".debug", &debug_fd);
+	close(base_fd);
+	if (ret < 0)
+		return ret;
+	ret = dir_open_at(debug_fd, "jit", &jit_fd);
+	close(debug_fd);
+	if (ret < 0)
+		return ret;
+	name = strrchr(j->dir, '/') + 1;
+	if ((ret = mkdtemp_at(jit_fd, name)) == 0 &&
+	    (ret = dir_open_at(jit_fd, name, &j->dir_fd)) < 0)
+		unlinkat(jit_fd, name, AT_REMOVEDIR);
+	close(jit_fd);
+	return ret;
 }
 
 static int open_dump(struct uevent_jit *j)
@@ -453,8 +528,8 @@ static int open_dump(struct uevent_jit *j)
 		return -ENAMETOOLONG;
 	/* O_EXCL: a file of that name belongs to someone else (another pid namespace, a
 	 * previous process); never clobber it, never follow a link planted there. */
-	j->dump_fd = open(j->dump_path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			  0600);
+	j->dump_fd = openat(j->dir_fd, strrchr(j->dump_path, '/') + 1,
+			    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (j->dump_fd < 0)
 		return -errno;
 	j->dump_off = j->dump_cap = 0;
@@ -494,17 +569,20 @@ static int open_map(struct uevent_jit *j, const char *path)
 		snprintf(j->map_path, sizeof(j->map_path), "/tmp/perf-%d.map", (int)j->pid);
 	}
 	/* Append, never truncate: another JIT in this process (CPython's perf trampoline)
-	 * may write the same file. */
-	j->map_fd = open(j->map_path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-			 0600);
+	 * may write the same file. Never block in open(): a FIFO planted there without a
+	 * reader would hang us (O_NONBLOCK makes that ENXIO); only a regular file will do. */
+	j->map_fd = open(j->map_path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK |
+			 O_CLOEXEC, 0600);
 	if (j->map_fd < 0)
+		return errno == ENXIO ? -EINVAL : -errno;
+	if (fstat(j->map_fd, &st) < 0)
 		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
 	if (j->map_path_given)
 		return 0;
 	/* In /tmp anyone may have made the file first: use it only if it is ours. */
-	if (fstat(j->map_fd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_nlink != 1)
+	if (st.st_uid != geteuid() || st.st_nlink != 1)
 		return -EPERM;
 	return 0;
 }
@@ -588,7 +666,8 @@ static int map_flush(struct uevent_jit *j)
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
-	return (size_t)n == len ? 0 : -ENOSPC;
+	/* cut a part of the batch off again: no line is left without its end */
+	return (size_t)n == len ? 0 : -_uevent_undo_short_append(j->map_fd, (size_t)n);
 }
 
 /* At exit: the lines still buffered (a session never closed, or the process ends first). */
@@ -655,8 +734,8 @@ static int map_line(struct uevent_jit *j, uint64_t addr, uint64_t size, const ch
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		ret = -errno;
-	else if ((size_t)n != strlen(buf))
-		ret = -ENOSPC;
+	else if ((size_t)n != strlen(buf))	/* a torn line would merge with the next */
+		ret = -_uevent_undo_short_append(j->map_fd, (size_t)n);
 	if (buf != small)
 		free(buf);
 	return ret;
@@ -743,7 +822,7 @@ UEVENT_EXPORT struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *
 	}
 	pthread_mutex_init(&j->lock, NULL);
 	j->flags = flags;
-	j->dump_fd = j->map_fd = -1;
+	j->dump_fd = j->map_fd = j->dir_fd = -1;
 	if ((flags & UEVENT_JIT_BUFFER_PERF_MAP) && !(flags & UEVENT_JIT_NO_PERF_MAP) &&
 	    !(j->mapbuf = malloc(MAP_BUF_MAX))) {
 		ret = -ENOMEM;
@@ -759,7 +838,15 @@ UEVENT_EXPORT struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *
 	pthread_mutex_unlock(&list_lock);
 	return j;
 fail:
+	/* Leave nothing behind: the dump we made, the directory we made for it. */
+	if (j->dump_fd >= 0)
+		unlinkat(j->dir_fd, strrchr(j->dump_path, '/') + 1, 0);
 	close_files(j);
+	if (j->dir_fd >= 0) {
+		close(j->dir_fd);
+		if (!dir)
+			rmdir(j->dir);
+	}
 	pthread_mutex_destroy(&j->lock);
 	free(j->mapbuf);
 	free(j);
@@ -796,6 +883,7 @@ static int write_load(struct uevent_jit *j, const char *name, uint64_t addr, uin
 	struct jd_load rec;
 	const struct pending *p;
 	size_t nlen = strlen(name);
+	uint64_t off = j->dump_off;
 	int cnt = 0, ret = 0;
 
 	if (j->dump_fd >= 0) {
@@ -820,8 +908,8 @@ static int write_load(struct uevent_jit *j, const char *name, uint64_t addr, uin
 		iov[cnt++] = (struct iovec){ (void *)zeros, pad8(sizeof(rec) + nlen + 1 + size) };
 		ret = dump_append(j, iov, cnt);
 	}
-	if (ret == 0)
-		ret = map_line(j, addr, size, name);
+	if (ret == 0 && (ret = map_line(j, addr, size, name)) < 0 && j->dump_fd >= 0)
+		dump_undo(j, off);	/* a failed call leaves no trace */
 	return ret;
 }
 
@@ -1090,8 +1178,11 @@ UEVENT_EXPORT int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr,
 		if ((ret = dump_append(j, &iov, 1)) < 0)
 			goto out;
 	}
-	if ((ret = map_line(j, new_addr, size, c->name)) < 0)
+	if ((ret = map_line(j, new_addr, size, c->name)) < 0) {
+		if (j->dump_fd >= 0)
+			dump_undo(j, j->dump_off - sizeof(rec));
 		goto out;
+	}
 	name = c->name;
 	info = c->info;
 	c->name = NULL;
@@ -1320,6 +1411,8 @@ UEVENT_EXPORT int uevent_jit__close(struct uevent_jit *j)
 		j->forked = 0;
 	}
 	close_files(j);
+	if (j->dir_fd >= 0)
+		close(j->dir_fd);
 	pthread_mutex_unlock(&j->lock);
 	pthread_mutex_destroy(&j->lock);
 	for (i = 0; i < j->cap; i++) {

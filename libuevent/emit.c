@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -299,6 +300,31 @@ static void set_reason(const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * A short append (a full disk, a file size limit) left the first `written` bytes of a
+ * record at the end of the file: cut them off, so that the next record starts where
+ * this one did and no reader meets a torn record. O_APPEND left our offset at the end
+ * of our bytes; if the file has grown past it, someone appended after them (space came
+ * back meanwhile) and the cut would take their record too: then the bytes stay.
+ * Async-signal-safe (the emit path). Returns the errno that explains the short write.
+ */
+int _uevent_undo_short_append(int fd, size_t written)
+{
+	struct rlimit rl;
+	struct stat st;
+	off_t end = lseek(fd, 0, SEEK_CUR);
+
+	if (end >= 0 && (uint64_t)end >= written && fstat(fd, &st) == 0 && st.st_size == end &&
+	    ftruncate(fd, end - (off_t)written) < 0) {
+		/* nothing else to try: the reader stops at the torn record */
+	}
+	/* A write stops short at RLIMIT_FSIZE (EFBIG) or when the space runs out. */
+	if (end >= 0 && getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (uint64_t)end >= rl.rlim_cur)
+		return EFBIG;
+	return ENOSPC;
+}
+
 /* ---- per-transport open ---------------------------------------------------------- */
 
 static int open_prctl(struct tstate *ts)
@@ -401,22 +427,49 @@ static int open_file(struct tstate *ts, const char *path)
 	struct stat st;
 	int fd, err;
 
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	/*
+	 * The path may be in a shared directory where anyone can plant a name first:
+	 * never follow a symlink, never block in open() (a FIFO without a reader would
+	 * hang us; with O_NONBLOCK it says ENXIO), and write only a regular file of ours.
+	 */
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
+		  0600);
 	if (fd < 0) {
 		err = errno;
-		set_reason("file: cannot open %s: %s", path, strerror(err));
+		if (err == ELOOP) {
+			set_reason("file: %s is a symbolic link, refused", path);
+		} else if (err == ENXIO) {
+			/* a FIFO with no reader, a socket, a device without a driver */
+			set_reason("file: %s is not a regular file (a FIFO or socket?), refused",
+				   path);
+			err = EINVAL;
+		} else {
+			set_reason("file: cannot open %s: %s", path, strerror(err));
+		}
 		return -err;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		set_reason("file: %s is not a regular file", path);
+		set_reason("file: %s is not a regular file (a FIFO, device or socket), refused",
+			   path);
 		close(fd);
 		return -EINVAL;
 	}
+	if (st.st_uid != geteuid()) {
+		set_reason("file: %s is owned by uid %u, not by us (uid %u), refused", path,
+			   (unsigned int)st.st_uid, (unsigned int)geteuid());
+		close(fd);
+		return -EPERM;
+	}
 	if (st.st_size == 0) {
+		ssize_t n;
+
 		uevent_file_header_init(&h);
-		/* Two processes may race to create it: only an empty file gets a header. */
-		if (pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
-			err = errno ? errno : EIO;
+		/* Two processes may race to create it: only an empty file gets a header.
+		 * write(), not pwrite(): O_APPEND puts it at the end either way, and only
+		 * write() leaves our offset after it for the undo of a short one. */
+		n = write(fd, &h, sizeof(h));
+		if (n != (ssize_t)sizeof(h)) {
+			err = n < 0 ? errno : _uevent_undo_short_append(fd, (size_t)n);
 			set_reason("file: cannot write header to %s: %s", path, strerror(err));
 			close(fd);
 			return -err;
@@ -782,7 +835,7 @@ static int deliver(uint32_t type, const void *data, size_t size)
 		if (ret < 0)
 			return count_drop(errno);
 		if ((size_t)ret != head.h.size)
-			return count_drop(EIO);
+			return count_drop(_uevent_undo_short_append(ts->fd, (size_t)ret));
 		break;
 	}
 

@@ -168,4 +168,8 @@ const char *_uevent_tracefs(void);
 /* Raw prctl query of a patched kernel. */
 int _uevent_prctl_query(struct uevent_kernel_abi *abi);
 
+/* After a short O_APPEND write of `written` bytes: cut them off the file's end if they
+ * are still last; returns the errno to report (ENOSPC, or EFBIG at RLIMIT_FSIZE). */
+int _uevent_undo_short_append(int fd, size_t written);
+
 #endif

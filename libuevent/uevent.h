@@ -79,6 +79,9 @@ enum uevent_open_flags {
  * The library opens itself on load this way, so calling this is optional.
  * Returns the transport chosen (> 0) or -errno: -EINVAL for an unknown name, -ENODEV
  * when a forced transport is not available here, -EACCES/-EPERM when it is not allowed.
+ * FILE writes only a regular file of ours, opened without blocking or following a
+ * symlink: a symlink is -ELOOP, a FIFO, device or socket -EINVAL, another user's file
+ * -EPERM (uevent_open_reason() says which).
  * Not safe to call while other threads emit through a transport being replaced.
  */
 int uevent_open(const struct uevent_open_opts *opts);
@@ -350,7 +353,9 @@ ssize_t uevent_record_encode(void *buf, size_t cap, uint32_t type, const void *d
 
 /*
  * The file transport's files: a 32-byte header (UEVENT_FILE_MAGIC, version, byte order,
- * sample_type of the records), then PERF_RECORD_UEVENT records back to back.
+ * sample_type of the records), then PERF_RECORD_UEVENT records back to back. A record
+ * a full disk or RLIMIT_FSIZE cuts short is cut off the file again (the emit returns
+ * -ENOSPC/-EFBIG, a UEVENT_DROP_IO drop), so later records follow whole ones.
  */
 struct uevent_file_header {
 	uint8_t		magic[8];	/* "UEVTFILE" */
@@ -860,8 +865,13 @@ struct uevent_jit_opts {
 	const char	*dir;		/* jitdump directory, used as is (created 0700 if
 					   missing); NULL: a new $JITDUMPDIR/.debug/jit/
 					   libuevent-jit-XXXXXX ($HOME if unset), as perf's
-					   jvmti agent does */
-	const char	*perf_map_path;	/* NULL: /tmp/perf-PID.map */
+					   jvmti agent does. Each directory we make or
+					   reuse must be ours: a symlink is ELOOP, another
+					   user's EPERM, a non-directory ENOTDIR */
+	const char	*perf_map_path;	/* NULL: /tmp/perf-PID.map (which must then be ours
+					   with one link, else EPERM); a regular file
+					   only: a FIFO or device is EINVAL, a symlink
+					   ELOOP */
 	unsigned int	flags;		/* UEVENT_JIT_* */
 };
 

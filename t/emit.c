@@ -8,7 +8,11 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -162,6 +166,352 @@ static void check_pids(const struct uevent_record *r, void *arg)
 	}
 }
 
+
+/* ---- foreign files at the $UEVENT_FILE path ---- */
+
+static int open_at(const char *p)
+{
+	UEVENT_OPTS(o, .transport = UEVENT_TRANSPORT_FILE, .path = p,
+		    .flags = UEVENT_OPEN_IGNORE_ENV);
+
+	return uevent_open(&o);
+}
+
+/*
+ * Opened in a child: if open() blocks (a FIFO without a reader), the child's alarm ends
+ * it and the test fails instead of hanging. The child reports ret and whether the
+ * reason has `word` in it.
+ */
+static int open_in_child(const char *p, const char *word, int *reason_ok)
+{
+	int pipefd[2], st, res[2] = { 1, 0 };
+	pid_t pid;
+
+	*reason_ok = 0;
+	if (pipe(pipefd) < 0)
+		return 1;
+	pid = fork();
+	if (pid == 0) {
+		alarm(60);	/* a watchdog, not a measurement */
+		res[0] = open_at(p);
+		res[1] = strstr(uevent_open_reason(), word) != NULL;
+		if (write(pipefd[1], res, sizeof(res)) < 0)
+			_exit(2);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	if (read(pipefd[0], res, sizeof(res)) != sizeof(res))
+		res[0] = 1;	/* killed by its alarm: open() blocked */
+	close(pipefd[0]);
+	waitpid(pid, &st, 0);
+	*reason_ok = res[1];
+	return res[0];
+}
+
+static void test_foreign_files(void)
+{
+	char fifo[96], link[96], victim[96], other[96], buf[16];
+	int rfd, ret, rok, fd;
+	ssize_t n;
+
+	snprintf(fifo, sizeof(fifo), "%s.fifo", path);
+	snprintf(link, sizeof(link), "%s.link", path);
+	snprintf(victim, sizeof(victim), "%s.victim", path);
+	snprintf(other, sizeof(other), "%s.other", path);
+
+	unlink(fifo);
+	if (mkfifo(fifo, 0600) < 0) {
+		skip(2, "mkfifo failed");
+	} else {
+		ret = open_in_child(fifo, "not a regular file", &rok);
+		ok(ret == -EINVAL && rok, "FIFO without a reader: -EINVAL at once, no hang (%d)",
+		   ret);
+		rfd = open(fifo, O_RDONLY | O_NONBLOCK);
+		ret = open_in_child(fifo, "not a regular file", &rok);
+		ok(ret == -EINVAL && rok, "FIFO with a reader: -EINVAL, reason says why (%d)",
+		   ret);
+		if (rfd >= 0)
+			close(rfd);
+		unlink(fifo);
+	}
+	ret = open_in_child("/dev/null", "not a regular file", &rok);
+	ok(ret == -EINVAL && rok, "character device: -EINVAL (%d)", ret);
+
+	fd = open(victim, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	n = write(fd, "precious", 8);
+	close(fd);
+	unlink(link);
+	if (n != 8 || symlink(victim, link) < 0) {
+		skip(1, "cannot plant a symlink");
+	} else {
+		ret = open_at(link);
+		fd = open(victim, O_RDONLY);
+		n = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
+		close(fd);
+		ok(ret == -ELOOP && strstr(uevent_open_reason(), "symbolic link") && n == 8 &&
+		   !memcmp(buf, "precious", 8),
+		   "symlink: -ELOOP, reason says so, its target untouched (%s)",
+		   uevent_open_reason());
+	}
+	unlink(link);
+	unlink(victim);
+
+	unlink(other);
+	fd = open(other, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	close(fd);
+	if (geteuid() != 0 || chown(other, 65534, 65534) < 0) {
+		skip(1, "needs root to plant another user's file");
+	} else {
+		struct stat st;
+
+		ret = open_at(other);
+		ok(ret == -EPERM && errno == EPERM && strstr(uevent_open_reason(), "owned by") &&
+		   stat(other, &st) == 0 && st.st_size == 0,
+		   "file of another user: -EPERM, reason says whose, nothing written (%s)",
+		   uevent_open_reason());
+	}
+	unlink(other);
+}
+
+/* ---- a full disk: no torn record ---- */
+
+#define SEQ_MAX 4096
+#define SEQ_PAYLOAD 200		/* 240-byte records: some cross a page boundary */
+
+struct seq_read {
+	uint32_t want[SEQ_MAX];
+	int nwant, got, bad;
+};
+
+static void check_fill_seq(const struct uevent_record *r, void *arg)
+{
+	struct seq_read *c = arg;
+	uint32_t v;
+
+	memcpy(&v, r->data, 4);
+	if (r->type != UEVENT_TYPE_USER + 2 || r->size != SEQ_PAYLOAD || c->got >= c->nwant ||
+	    v != c->want[c->got])
+		c->bad++;
+	c->got++;
+}
+
+static int emit_seq(uint32_t seq)
+{
+	uint8_t payload[SEQ_PAYLOAD];
+
+	memset(payload, (int)(seq & 0xff), sizeof(payload));
+	memcpy(payload, &seq, 4);
+	return uevent_emit(UEVENT_TYPE_USER + 2, payload, sizeof(payload));
+}
+
+/* What a fill-up run saw; compared with what the file holds. */
+struct fill_result {
+	int ok_before, drops, drops_right_errno, ok_after;
+	uint64_t stat_io, stat_dropped, stat_emitted;
+	uint32_t want[SEQ_MAX];
+	int nwant;
+};
+
+/* Emits until 10 drops in a row (each must be -err), then calls refill() and emits 20 more. */
+static void fill_up(struct fill_result *fr, int err, void (*refill)(void *), void *arg)
+{
+	struct uevent_stats st;
+	uint32_t seq = 0;
+	int r, row = 0;
+
+	memset(fr, 0, sizeof(*fr));
+	uevent_stats_reset();
+	while (row < 10 && fr->nwant < SEQ_MAX - 20) {
+		r = emit_seq(seq);
+		if (r == 0) {
+			fr->want[fr->nwant++] = seq;
+			fr->ok_before++;
+			row = 0;
+		} else {
+			fr->drops++;
+			fr->drops_right_errno += r == -err;
+			row++;
+		}
+		seq++;
+	}
+	refill(arg);
+	for (r = 0; r < 20; r++, seq++)
+		if (emit_seq(seq) == 0) {
+			fr->want[fr->nwant++] = seq;
+			fr->ok_after++;
+		}
+	uevent_stats_get(&st, sizeof(st));
+	fr->stat_io = st.dropped_by[UEVENT_DROP_IO];
+	fr->stat_dropped = st.dropped;
+	fr->stat_emitted = st.emitted;
+}
+
+static void raise_fsize(void *arg)
+{
+	struct rlimit rl;
+
+	(void)arg;
+	getrlimit(RLIMIT_FSIZE, &rl);
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_FSIZE, &rl);
+}
+
+static void remove_file(void *arg)
+{
+	unlink(arg);
+}
+
+/* The file read back: every record whole, and just the successful ones, in order. */
+static void check_fill(const struct fill_result *fr, const char *what)
+{
+	static struct seq_read c;
+	struct tally t;
+	int ret;
+
+	memset(&c, 0, sizeof(c));
+	memcpy(c.want, fr->want, sizeof(c.want));
+	c.nwant = fr->nwant;
+	ok(fr->ok_before > 0 && fr->drops >= 10 && fr->drops_right_errno == fr->drops,
+	   "%s: %d marks, then each of %d drops says %s", what, fr->ok_before, fr->drops,
+	   fr->drops_right_errno == fr->drops ? "so" : "something else");
+	ok(fr->stat_io == (uint64_t)fr->drops && fr->stat_dropped == (uint64_t)fr->drops &&
+	   fr->stat_emitted == (uint64_t)fr->nwant,
+	   "%s: stats count the %d drops as io (io=%" PRIu64 ", emitted=%" PRIu64 ")", what,
+	   fr->drops, fr->stat_io, fr->stat_emitted);
+	ok(fr->ok_after == 20, "%s: space back, the next 20 marks succeed (%d)", what,
+	   fr->ok_after);
+	ret = read_all(&t, check_fill_seq, &c);
+	ok(ret == 0 && c.got == fr->nwant && !c.bad,
+	   "%s: the reader reads all %d records whole and in order, to the end (ret %d, "
+	   "got %d, bad %d)", what, fr->nwant, ret, c.got, c.bad);
+}
+
+/* 0 if the file opens and reads to its end (empty or not), else -errno. */
+static int read_all_of(const char *p)
+{
+	struct uevent_file_reader *rd = uevent_file_reader__open(p);
+	struct uevent_record r;
+	int ret;
+
+	if (!rd)
+		return -errno;
+	while ((ret = uevent_file_reader__next(rd, &r)) == 1)
+		;
+	uevent_file_reader__close(rd);
+	return ret;
+}
+
+/* No root needed: RLIMIT_FSIZE stops a write short just as a full disk does. */
+static void test_fsize_limit(void)
+{
+	static struct fill_result fr;
+	int pipefd[2], st, hres[3] = { 0, 0, -1 };
+	char hpath[96];
+	struct stat sb;
+	pid_t pid;
+
+	unlink(path);
+	if (open_file_transport() != UEVENT_TRANSPORT_FILE || stat(path, &sb) < 0 ||
+	    pipe(pipefd) < 0) {
+		skip(4, "no file transport");
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit rl;
+
+		signal(SIGXFSZ, SIG_IGN);
+		getrlimit(RLIMIT_FSIZE, &rl);
+		/* A new file with room for part of its header: none of it stays. */
+		snprintf(hpath, sizeof(hpath), "%s.hdr", path);
+		unlink(hpath);
+		rl.rlim_cur = 10;
+		if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
+			_exit(2);
+		hres[0] = open_at(hpath);
+		raise_fsize(NULL);
+		hres[1] = open_at(hpath);
+		hres[2] = read_all_of(hpath);
+		unlink(hpath);
+		if (write(pipefd[1], hres, sizeof(hres)) != sizeof(hres))
+			_exit(3);
+		/* The child reopens the file itself (atfork); limit it 3000 bytes on. */
+		if (open_file_transport() != UEVENT_TRANSPORT_FILE)
+			_exit(2);
+		rl.rlim_cur = (rlim_t)sb.st_size + 3000;
+		if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
+			_exit(2);
+		fill_up(&fr, EFBIG, raise_fsize, NULL);
+		if (write(pipefd[1], &fr, sizeof(fr)) != sizeof(fr))
+			_exit(3);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	if (read(pipefd[0], hres, sizeof(hres)) != sizeof(hres) ||
+	    read(pipefd[0], &fr, sizeof(fr)) != sizeof(fr))
+		memset(&fr, 0, sizeof(fr));
+	close(pipefd[0]);
+	waitpid(pid, &st, 0);
+	ok(hres[0] == -EFBIG && hres[1] == UEVENT_TRANSPORT_FILE && hres[2] == 0,
+	   "header cut short by RLIMIT_FSIZE: -EFBIG, and no part of it left for the next "
+	   "open (%d, %d, %d)", hres[0], hres[1], hres[2]);
+	check_fill(&fr, "RLIMIT_FSIZE");
+}
+
+/* The real thing, as root: a 64 KiB tmpfs filled up by the file transport. */
+static void test_enospc(void)
+{
+	static struct fill_result fr;
+	char dir[64], filler[96], saved[64];
+	int fd, i;
+
+	if (geteuid() != 0) {
+		skip(5, "needs root to mount a small tmpfs");
+		return;
+	}
+	snprintf(dir, sizeof(dir), "/tmp/uevent-enospc-XXXXXX");
+	if (!mkdtemp(dir)) {
+		skip(5, "no temporary directory");
+		return;
+	}
+	/* In a mount namespace of our own: the mount goes away with us, whatever happens. */
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("none", dir, "tmpfs", 0, "size=64k,mode=0700") < 0) {
+		diag("mount -t tmpfs -o size=64k: %s", strerror(errno));
+		skip(5, "cannot mount a small tmpfs");
+		rmdir(dir);
+		return;
+	}
+	snprintf(filler, sizeof(filler), "%s/filler", dir);
+	snprintf(saved, sizeof(saved), "%s", path);
+	snprintf(path, sizeof(path), "%.40s/t.uev", dir);
+
+	/* Nothing left at all: the open fails cleanly and a later one writes the header. */
+	fd = open(filler, O_WRONLY | O_CREAT, 0600);
+	for (i = 0; i < 64; i++) {
+		char block[4096] = { 1 };
+
+		if (write(fd, block, sizeof(block)) != sizeof(block))
+			break;
+	}
+	close(fd);
+	i = open_file_transport();
+	ok(i == -ENOSPC && truncate(filler, 4 * 4096) == 0 &&
+	   open_file_transport() == UEVENT_TRANSPORT_FILE,
+	   "full tmpfs: the file transport's open is -ENOSPC (%d), works with space back", i);
+
+	if (uevent_transport() != UEVENT_TRANSPORT_FILE) {
+		skip(4, "file transport on the tmpfs did not open");
+	} else {
+		fill_up(&fr, ENOSPC, remove_file, filler);
+		check_fill(&fr, "full tmpfs");
+	}
+	uevent_close();
+	snprintf(path, sizeof(path), "%s", saved);
+	umount2(dir, MNT_DETACH);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	struct uevent_stats st;
@@ -170,7 +520,7 @@ int main(void)
 
 	snprintf(path, sizeof(path), "/tmp/uevent-emit-test-%d.uev", (int)getpid());
 	unlink(path);
-	plan(37);
+	plan(52);
 
 	/* selection */
 	ret = open_file_transport();
@@ -353,6 +703,9 @@ int main(void)
 		uevent_stats_get(&st, sizeof(st));
 		ok(st.dropped == 0, "none: a mark is not a drop");
 	}
+	test_foreign_files();
+	test_fsize_limit();
+	test_enospc();
 	uevent_close();
 	unlink(path);
 	return exit_status();

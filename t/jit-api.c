@@ -2,6 +2,7 @@
  * perf-map lines, uevent markers via the file transport, safe creation, threads, fork,
  * and write errors. */
 #define _GNU_SOURCE 1
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -336,8 +339,24 @@ static void test_safety(void)
 		j = uevent_jit__open(&o2);
 		ok(!j && errno == ELOOP, "symlink at the perf-map path refused (ELOOP)");
 	}
-	/* The default /tmp/perf-PID.map: use it only when it is ours. */
+	/* The default /tmp/perf-PID.map: a planted symlink is not followed. */
 	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)getpid());
+	if (access(map, F_OK) == 0) {
+		skip(1, "a /tmp/perf-PID.map of ours already exists");
+	} else {
+		UEVENT_JIT_OPTS(o4, .flags = UEVENT_JIT_NO_JITDUMP);
+
+		n = symlink(target, map);
+		j = uevent_jit__open(&o4);
+		fd = open(target, O_RDONLY);
+		n = fd >= 0 ? (int)read(fd, buf, sizeof(buf)) : -1;
+		close(fd);
+		ok(!j && errno == ELOOP && n == 9 && !memcmp(buf, "precious\n", 9),
+		   "symlink /tmp/perf-PID.map -> victim: ELOOP, victim untouched");
+		uevent_jit__close(j);
+		unlink(map);
+	}
+	/* The default /tmp/perf-PID.map: use it only when it is ours. */
 	if (access(map, F_OK) == 0) {
 		skip(3, "a /tmp/perf-PID.map of ours already exists");
 		return;
@@ -365,6 +384,150 @@ static void test_safety(void)
 		}
 	}
 	unlink(map);
+}
+
+
+/* 1 if path is a directory with nothing in it. */
+static int dir_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n == 0;
+}
+
+/*
+ * uevent_jit__open() in a child that first plants a FIFO at the perf-map path (given, or
+ * its own /tmp/perf-PID.map), with a reader or without. The alarm is a watchdog, not a
+ * measurement: an open() that blocks fails the test instead of hanging it. Returns the
+ * errno of the failed open, 0 if it opened, -1 if the child did not finish.
+ */
+static int map_fifo_in_child(const char *given, int with_reader)
+{
+	char map[512];
+	pid_t pid;
+	int st;
+
+	pid = fork();
+	if (pid == 0) {
+		UEVENT_JIT_OPTS(o, .perf_map_path = given, .flags = UEVENT_JIT_NO_JITDUMP);
+		struct uevent_jit *j;
+		int err;
+
+		alarm(60);
+		if (given)
+			snprintf(map, sizeof(map), "%s", given);
+		else
+			snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)getpid());
+		unlink(map);
+		if (mkfifo(map, 0600) < 0)
+			_exit(100);
+		if (with_reader && open(map, O_RDONLY | O_NONBLOCK) < 0)
+			_exit(101);
+		j = uevent_jit__open(&o);
+		err = j ? 0 : errno;
+		unlink(map);
+		_exit(err);
+	}
+	waitpid(pid, &st, 0);
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)pid);
+	unlink(map);
+	if (given)
+		unlink(given);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Foreign things at the perf-map path and in the jitdump directory chain. */
+static void test_planted(void)
+{
+	char dir[512], sub[600], map[512], base[512], dbg[600], jit[600];
+	struct uevent_jit *j;
+	struct stat st;
+	int r;
+
+	snprintf(map, sizeof(map), "%s/fifo.map", tmp);
+	r = map_fifo_in_child(map, 0);
+	ok(r == EINVAL, "FIFO as perf map, no reader: EINVAL at once, no hang (%d)", r);
+	r = map_fifo_in_child(map, 1);
+	ok(r == EINVAL, "FIFO as perf map, with a reader: EINVAL (%d)", r);
+	r = map_fifo_in_child(NULL, 0);
+	ok(r == EINVAL, "FIFO planted at /tmp/perf-PID.map: EINVAL at once, no hang (%d)", r);
+	r = map_fifo_in_child(NULL, 1);
+	ok(r == EINVAL, "FIFO planted at /tmp/perf-PID.map, with a reader: EINVAL (%d)", r);
+
+	/* A given directory that is a symlink (to a directory of ours, even). */
+	snprintf(dir, sizeof(dir), "%s/real", tmp);
+	snprintf(sub, sizeof(sub), "%s/linkdir", tmp);
+	mkdir(dir, 0700);
+	r = symlink(dir, sub);
+	{
+		UEVENT_JIT_OPTS(o, .dir = sub, .flags = UEVENT_JIT_NO_PERF_MAP);
+		char slash[700];
+		UEVENT_JIT_OPTS(o2, .dir = slash, .flags = UEVENT_JIT_NO_PERF_MAP);
+
+		j = uevent_jit__open(&o);
+		ok(!j && errno == ELOOP, "dir that is a symlink: ELOOP");
+		snprintf(slash, sizeof(slash), "%s/", sub);
+		j = uevent_jit__open(&o2);
+		ok(!j && errno == ELOOP && dir_empty(dir),
+		   "dir given as 'symlink/': ELOOP, nothing made in its target");
+	}
+	/* The default chain: $JITDUMPDIR/.debug/jit, each refused if planted. */
+	snprintf(base, sizeof(base), "%s/base", tmp);
+	snprintf(dbg, sizeof(dbg), "%s/.debug", base);
+	snprintf(jit, sizeof(jit), "%s/.debug/jit", base);
+	mkdir(base, 0755);
+	setenv("JITDUMPDIR", base, 1);
+	{
+		UEVENT_JIT_OPTS(o, .flags = UEVENT_JIT_NO_PERF_MAP);
+
+		r = symlink(dir, dbg);
+		j = uevent_jit__open(&o);
+		ok(!j && errno == ELOOP && dir_empty(dir),
+		   "$JITDUMPDIR/.debug a symlink: ELOOP, nothing made in its target");
+		unlink(dbg);
+		r = mkfifo(dbg, 0600);
+		j = uevent_jit__open(&o);
+		ok(!j && errno == ENOTDIR, "$JITDUMPDIR/.debug a FIFO: ENOTDIR, no hang");
+		unlink(dbg);
+		mkdir(dbg, 0700);
+		if (geteuid() == 0 && mkdir(jit, 0700) == 0 && chown(jit, 65534, 65534) == 0) {
+			j = uevent_jit__open(&o);
+			ok(!j && errno == EPERM && dir_empty(jit),
+			   "$JITDUMPDIR/.debug/jit of another user: EPERM, nothing made in it");
+			rmdir(jit);
+			snprintf(sub, sizeof(sub), "%s/theirs", tmp);
+			mkdir(sub, 0700);
+			r = chown(sub, 65534, 65534);
+			{
+				UEVENT_JIT_OPTS(o3, .dir = sub, .flags = UEVENT_JIT_NO_PERF_MAP);
+
+				j = uevent_jit__open(&o3);
+				ok(!j && errno == EPERM && dir_empty(sub),
+				   "given dir of another user: EPERM, nothing made in it");
+			}
+		} else {
+			skip(2, "needs root to plant another user's directory");
+		}
+		/* A failed open leaves neither its dump nor its directory behind. */
+		{
+			UEVENT_JIT_OPTS(o4, .perf_map_path = "/dev/null");
+
+			j = uevent_jit__open(&o4);
+			ok(!j && errno == EINVAL && stat(jit, &st) == 0 && dir_empty(jit),
+			   "perf map on a device: EINVAL, the new dump and its dir removed");
+		}
+		j = uevent_jit__open(&o);
+		ok(j != NULL, "the chain of our own directories still works");
+		uevent_jit__close(j);
+	}
+	unsetenv("JITDUMPDIR");
 }
 
 #define THREADS 8
@@ -481,10 +644,10 @@ static void test_fork(void)
 	snprintf(pdump, sizeof(pdump), "%s", uevent_jit__dump_path(j));
 	pid = fork();
 	if (pid == 0) {
-		int r = uevent_jit__code_load(j, "child_fn", a + 32, 8, c);
+		int rc = uevent_jit__code_load(j, "child_fn", a + 32, 8, c);
 
-		r |= uevent_jit__close(j);
-		_exit(r ? 1 : 0);
+		rc |= uevent_jit__close(j);
+		_exit(rc ? 1 : 0);
 	}
 	waitpid(pid, &st, 0);
 	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child's code_load and close succeed");
@@ -581,14 +744,13 @@ static void test_errors(void)
 		ok(!uevent_jit__open(&small) && errno == EINVAL, "opts.sz too small: EINVAL");
 	}
 	j = open_in("err", "/dev/full", 0);
-	ok(j != NULL, "open with the perf map on /dev/full");
+	ok(!j && errno == EINVAL, "perf map on a device (/dev/full): EINVAL");
+	snprintf(dump, sizeof(dump), "%s/err/jit-%d.dump", tmp, (int)getpid());
+	ok(access(dump, F_OK) < 0 && errno == ENOENT, "the failed open left no dump behind");
+	j = open_in("err", NULL, UEVENT_JIT_NO_PERF_MAP);
 	ok(uevent_jit__code_load(j, "x", (uintptr_t)c, 0, c) == -EINVAL, "size 0: -EINVAL");
 	ok(uevent_jit__code_unload(j, 12345, 0) == -ENOENT, "unload of unknown code: -ENOENT");
 	ok(uevent_jit__code_move(j, 12345, 5, 0) == -ENOENT, "move of unknown code: -ENOENT");
-	errno = 0;
-	ok(uevent_jit__code_load(j, "full", (uintptr_t)c, 16, c) == -ENOSPC && errno == ENOSPC,
-	   "full disk (perf map on /dev/full): -ENOSPC");
-	snprintf(dump, sizeof(dump), "%s", uevent_jit__dump_path(j));
 	uevent_jit__close(j);
 
 	/* Running into a file size limit is an error, and the file holds whole records. */
@@ -680,6 +842,150 @@ static void test_default_dir(void)
 	unsetenv("JITDUMPDIR");
 }
 
+/* Fills dir's filesystem with the file name (4 KiB at a time) until it is full. */
+static void fill_fs(const char *name)
+{
+	static const char block[4096] = { 1 };
+	int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0600), i;
+
+	for (i = 0; fd >= 0 && i < 4096; i++)
+		if (write(fd, block, sizeof(block)) != (ssize_t)sizeof(block))
+			break;
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Whole perf-map lines ("ADDR SIZE NAME\n"), -1 if anything else is in the file. */
+static int map_lines(const char *map)
+{
+	unsigned char *buf, *p, *nl;
+	size_t len;
+	int n = 0;
+
+	buf = slurp(map, &len);
+	if (!buf)
+		return len ? -1 : 0;
+	for (p = buf; p < buf + len; p = nl + 1) {
+		unsigned long long a, sz;
+		char name[16];
+
+		nl = memchr(p, '\n', (size_t)(buf + len - p));
+		if (!nl || sscanf((char *)p, "%llx %llx %15s", &a, &sz, name) != 3) {
+			n = -1;
+			break;
+		}
+		n++;
+	}
+	free(buf);
+	return n;
+}
+
+/* Loads in the open dump (whole records only), -1 if it is broken. */
+static int dump_loads(const char *dump)
+{
+	unsigned char *buf;
+	size_t len;
+	int n, loads;
+
+	buf = slurp(dump, &len);
+	n = buf && len >= 40 ? count_records(buf, len, 0, &loads) : -1;
+	free(buf);
+	return n < 0 ? -1 : loads;
+}
+
+/*
+ * As root, on a 256 KiB tmpfs: a perf-map line that finds the disk full fails its call
+ * whole (no torn line, its jitdump record taken back), a dump reservation that finds it
+ * full fails before anything is stored, and after space comes back all goes on.
+ */
+static void test_enospc(void)
+{
+	static unsigned char c[4000];
+	char mnt[512], dir[600], map[600], fill[600], dump[700], name[600];
+	uintptr_t a = (uintptr_t)c;
+	struct uevent_jit *j;
+	int i, r = 0, good = 0, n1 = 0, n2 = 0, after = 0;
+
+	if (geteuid() != 0) {
+		skip(9, "needs root to mount a small tmpfs");
+		return;
+	}
+	snprintf(mnt, sizeof(mnt), "%s/small", tmp);
+	mkdir(mnt, 0700);
+	/* In a mount namespace of our own: the mount goes away with us, whatever happens. */
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("none", mnt, "tmpfs", 0, "size=256k,mode=0700") < 0) {
+		diag("mount -t tmpfs -o size=256k: %s", strerror(errno));
+		skip(9, "cannot mount a small tmpfs");
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/jd", mnt);
+	snprintf(map, sizeof(map), "%s/jit.map", mnt);
+	snprintf(fill, sizeof(fill), "%s/fill", mnt);
+	{
+		UEVENT_JIT_OPTS(o, .dir = dir, .perf_map_path = map);
+
+		j = uevent_jit__open(&o);
+	}
+	snprintf(dump, sizeof(dump), "%s", j ? uevent_jit__dump_path(j) : "");
+	good = j && uevent_jit__code_load(j, "first", a, 16, c) == 0;
+
+	/* The dump has room (it reserved 64 KiB); the perf map's page runs out. */
+	fill_fs(fill);
+	for (i = 0; good && i < 100; i++) {
+		snprintf(name, sizeof(name), "long%03d_%0480d", i, 0);
+		if ((r = uevent_jit__code_load(j, name, a + 16 + (uintptr_t)i, 16, c)) < 0)
+			break;
+		n1++;
+	}
+	ok(good && r == -ENOSPC && errno == ENOSPC && n1 > 0,
+	   "perf map on a full tmpfs: -ENOSPC after %d loads", n1);
+	ok(map_lines(map) == 1 + n1, "perf map: %d whole lines, no part of the failed one (%d)",
+	   1 + n1, map_lines(map));
+	ok(dump_loads(dump) == 1 + n1,
+	   "jitdump: the failed load's record taken back, %d whole loads (%d)", 1 + n1,
+	   dump_loads(dump));
+
+	/* Space back; then the dump's reservation runs out. */
+	unlink(fill);
+	for (i = 0; good && i < 5; i++)
+		after += uevent_jit__code_load(j, "again", a + 200 + (uintptr_t)i, 16, c) == 0;
+	ok(after == 5, "space back: the next 5 loads succeed");
+	fill_fs(fill);
+	truncate(fill, 64 * 1024);
+	for (i = 0; good && i < 200; i++) {
+		if ((r = uevent_jit__code_load(j, "big", a + 300 + (uintptr_t)i, sizeof(c), c)) < 0)
+			break;
+		n2++;
+	}
+	ok(good && r == -ENOSPC && errno == ENOSPC && n2 > 0,
+	   "jitdump growing on a full tmpfs: -ENOSPC after %d big loads", n2);
+	ok(dump_loads(dump) == 1 + n1 + 5 + n2 && map_lines(map) == 1 + n1 + 5 + n2,
+	   "jitdump and perf map: one whole record and line per success (%d, %d of %d)",
+	   dump_loads(dump), map_lines(map), 1 + n1 + 5 + n2);
+
+	unlink(fill);
+	after = 0;
+	for (i = 0; good && i < 3; i++)
+		after += uevent_jit__code_load(j, "big2", a + 600 + (uintptr_t)i, sizeof(c), c) == 0;
+	ok(after == 3, "space back: big loads succeed again");
+	ok(j && uevent_jit__close(j) == 0, "close on the tmpfs");
+	{
+		unsigned char *buf;
+		size_t len;
+		int n, loads, total = 1 + n1 + 5 + n2 + 3;
+
+		buf = slurp(dump, &len);
+		n = buf ? count_records(buf, len, 0, &loads) : -1;
+		ok(n == total + 1 && loads == total && u32(buf + len - 16) == 3 &&
+		   map_lines(map) == total,
+		   "closed: %d loads and CODE_CLOSE, %d perf-map lines (%d, %d, %d)", total, total,
+		   n, loads, map_lines(map));
+		free(buf);
+	}
+	umount2(mnt, MNT_DETACH);
+}
+
 int main(void)
 {
 	const char *base = getenv("TMPDIR");
@@ -689,15 +995,17 @@ int main(void)
 	if (!mkdtemp(tmp))
 		plan_skip_all("no temporary directory");
 	self = getpid();
-	plan(69);
+	plan(91);
 	test_format();
 	test_marker();
 	test_safety();
+	test_planted();
 	test_threads();
 	test_fork();
 	test_line_and_batch();
 	test_errors();
 	test_default_dir();
+	test_enospc();
 	if (getpid() == self) {
 		char cmd[600];
 
