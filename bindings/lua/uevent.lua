@@ -46,12 +46,88 @@ M._fail = fail
 -- ---- emitting ----------------------------------------------------------------------
 -- The hot path reads the exported enabled word directly (a load in compiled traces) and
 -- calls the C function only when it is set, so a JIT-compiled loop stays compiled.
+-- Arguments are checked before that load, so a bad call gets the same nil, err, -errno
+-- whether or not anyone listens (C can only check what it is handed, and only when it
+-- runs). A refused call never reaches the library: stats() does not count it. markf's
+-- text exists only when formatted, so what it formats is checked only when enabled.
+
+local EINVAL, E2BIG = -22, -7
+local MAX_PAYLOAD = tonumber(lib.UEVENT_MAX_PAYLOAD)
+local TEXT_ROOM = MAX_PAYLOAD - 1 -- the text's NUL is sent too
+local find = string.find
+
+-- The bytes a name may take: a payload less what the encoder writes around an empty one.
+local function name_room(encode, ctype)
+  local s, buf = ffi_new(ctype), ffi_new("uint8_t[?]", MAX_PAYLOAD)
+  s.name = ""
+  local n = tonumber(encode(buf, MAX_PAYLOAD, s))
+  assert(n > 0, "uevent: cannot size an empty " .. ctype)
+  return MAX_PAYLOAD - n
+end
+local COUNTER_ROOM = name_room(lib.uevent_counter_encode, "struct uevent_counter")
+local RANGE_ROOM = name_room(lib.uevent_range_begin_encode, "struct uevent_range_begin")
+
+-- A text or name: a Lua string without NUL (C would end it there) of at most room bytes.
+-- Returns true, or nil, err, -errno.
+local function str_arg(s, what, room)
+  if type(s) ~= "string" then return fail(EINVAL, what .. " must be a string, not " .. type(s)) end
+  if #s > room then
+    return fail(E2BIG, ("%s is %d bytes, more than the %d a payload has room for"):format(what, #s, room))
+  end
+  if find(s, "\0", 1, true) then return fail(EINVAL, what .. " contains a NUL byte") end
+  return true
+end
+
+-- A whole number in [lo, hi] (both within +-2^53), from a Lua number or an integer
+-- cdata, as a number; nil when it is not one.
+local int64_t, uint64_t = ffi.typeof("int64_t"), ffi.typeof("uint64_t")
+local function whole(v, lo, hi)
+  if type(v) == "cdata" then
+    if not (ffi.istype(int64_t, v) or ffi.istype(uint64_t, v)) then return nil end
+    v = tonumber(v) -- exact within the bounds, and past them it stays past them
+  end
+  if type(v) == "number" and v == v and v % 1 == 0 and v >= lo and v <= hi then return v end
+  return nil
+end
+
+-- What converts to int64_t (a counter's value) and to uint64_t (a range id) unchanged.
+local INT64_MAX = 0x7fffffffffffffffULL
+local function int64_arg(v)
+  if type(v) == "number" then return v == v and v % 1 == 0 and v >= -2 ^ 63 and v < 2 ^ 63 end
+  return ffi.istype(int64_t, v) or (ffi.istype(uint64_t, v) and v <= INT64_MAX)
+end
+local function uint64_arg(v)
+  if type(v) == "number" then return v == v and v % 1 == 0 and v >= 0 and v < 2 ^ 64 end
+  return ffi.istype(uint64_t, v) or (ffi.istype(int64_t, v) and v >= 0)
+end
+local U32_MAX = 2 ^ 32 - 1
+
+-- What emit() may read behind a cdata: "ptr" (the size its caller gives, which only
+-- the caller can vouch for), "agg" (an array, struct or union: at most its size), or
+-- false for what does not convert to a pointer (numbers, functions). By ctype id.
+local cdata_kinds = {}
+local function cdata_kind(data)
+  local ct = ffi.typeof(data)
+  local id = tonumber(ct)
+  local k = cdata_kinds[id]
+  if k == nil then
+    local s = tostring(ct)
+    if find(s, "%)>$") or find(s, "&>$") then k = false          -- functions, references
+    elseif find(s, "%*>$") or find(s, "(*)", 1, true) then k = "ptr"
+    elseif find(s, "%]>$") or find(s, "struct ", 1, true) or find(s, "union ", 1, true) then k = "agg"
+    else k = false end                                            -- numbers, enums, bool
+    cdata_kinds[id] = k
+  end
+  return k
+end
 
 function M.enabled()
   return lib.uevent_enabled_word ~= 0
 end
 
 function M.mark(text)
+  local ok, err, code = str_arg(text, "mark: text", TEXT_ROOM)
+  if not ok then return nil, err, code end
   if lib.uevent_enabled_word ~= 0 then
     local ret = lib.uevent_mark(text)
     if ret < 0 then return fail(ret, "mark") end
@@ -60,24 +136,61 @@ function M.mark(text)
 end
 
 function M.markf(fmt, ...)
+  if type(fmt) ~= "string" then return fail(EINVAL, "markf: format must be a string, not " .. type(fmt)) end
   if lib.uevent_enabled_word ~= 0 then
-    local ret = lib.uevent_mark(fmt:format(...))
+    local text = fmt:format(...)
+    local ok, err, code = str_arg(text, "markf: text", TEXT_ROOM)
+    if not ok then return nil, err, code end
+    local ret = lib.uevent_mark(text)
     if ret < 0 then return fail(ret, "mark") end
   end
   return true
 end
 
--- emit(type, data [, size]): data is a Lua string or a pointer (then size is required).
+-- emit(type, data [, size]): data is a Lua string, a cdata array or struct (size: at
+-- most its length, default all of it), or a pointer (size required: it cannot be checked).
 function M.emit(etype, data, size)
+  local t = whole(etype, 0, U32_MAX)
+  if not t then
+    return fail(EINVAL, "emit: type must be a whole number 0-" .. U32_MAX .. ", not " .. tostring(etype))
+  end
+  local have
+  if type(data) == "string" then
+    have = #data
+  elseif type(data) == "cdata" then
+    local k = cdata_kind(data)
+    if not k then return fail(EINVAL, "emit: data cannot be a " .. tostring(ffi.typeof(data))) end
+    if k == "agg" then have = ffi.sizeof(data) end
+  else
+    return fail(EINVAL, "emit: data must be a string or cdata, not " .. type(data))
+  end
+  if size == nil then
+    if not have then return fail(EINVAL, "emit: size is required with a pointer") end
+    size = have
+  else
+    size = whole(size, 0, 2 ^ 53)
+    if not size then return fail(EINVAL, "emit: size must be a whole number >= 0") end
+    if have and size > have then
+      return fail(EINVAL, ("emit: size %d is more than the %d bytes of data"):format(tonumber(size), have))
+    end
+  end
+  if size > 0 and data == nil then return fail(-14, "emit: data is a NULL pointer") end -- EFAULT
+  if size > MAX_PAYLOAD then
+    return fail(E2BIG, ("emit: %d bytes, more than the %d a payload holds"):format(tonumber(size), MAX_PAYLOAD))
+  end
   if lib.uevent_enabled_word ~= 0 then
-    size = size or #data
-    local ret = lib.uevent_emit(etype, data, size)
+    local ret = lib.uevent_emit(t, data, size)
     if ret < 0 then return fail(ret, "emit") end
   end
   return true
 end
 
 function M.counter(name, value)
+  local ok, err, code = str_arg(name, "counter: name", COUNTER_ROOM)
+  if not ok then return nil, err, code end
+  if not int64_arg(value) then
+    return fail(EINVAL, "counter: value must be a whole number in the int64 range, not " .. tostring(value))
+  end
   if lib.uevent_enabled_word ~= 0 then
     local ret = lib.uevent_counter(name, value)
     if ret < 0 then return fail(ret, "counter") end
@@ -86,36 +199,61 @@ function M.counter(name, value)
 end
 
 function M.trace_context(trace_id, span_id, flags)
-  if #trace_id ~= 16 or #span_id ~= 8 then
-    return fail(-22, "trace_context: trace_id must be 16 bytes, span_id 8")
+  if type(trace_id) ~= "string" or #trace_id ~= 16 or type(span_id) ~= "string" or #span_id ~= 8 then
+    return fail(EINVAL, "trace_context: trace_id must be 16 bytes, span_id 8")
   end
-  local ret = lib.uevent_trace_context(trace_id, span_id, flags or 0)
+  local f = flags == nil and 0 or whole(flags, 0, 255)
+  if not f then
+    return fail(EINVAL, "trace_context: flags must be a whole number 0-255, not " .. tostring(flags))
+  end
+  local ret = lib.uevent_trace_context(trace_id, span_id, f)
   if ret < 0 then return fail(ret, "trace_context") end
   return true
 end
 
 -- Ranges: ids are uint64 cdata; 0 means nothing was emitted (ending it is a no-op).
-function M.range_begin(name) return lib.uevent_range_begin(name) end
+local function range_id(id, what)
+  if not uint64_arg(id) then
+    return fail(EINVAL, what .. ": id must be what the begin returned, not " .. tostring(id))
+  end
+  return true
+end
+function M.range_begin(name)
+  local ok, err, code = str_arg(name, "range_begin: name", RANGE_ROOM)
+  if not ok then return nil, err, code end
+  return lib.uevent_range_begin(name)
+end
 function M.range_end(id)
+  local ok, err, code = range_id(id, "range_end")
+  if not ok then return nil, err, code end
   local ret = lib.uevent_range_end(id)
   if ret < 0 then return fail(ret, "range_end") end
   return true
 end
-function M.async_begin(name) return lib.uevent_async_begin(name) end
+function M.async_begin(name)
+  local ok, err, code = str_arg(name, "async_begin: name", RANGE_ROOM)
+  if not ok then return nil, err, code end
+  return lib.uevent_async_begin(name)
+end
 function M.async_end(id)
+  local ok, err, code = range_id(id, "async_end")
+  if not ok then return nil, err, code end
   local ret = lib.uevent_async_end(id)
   if ret < 0 then return fail(ret, "async_end") end
   return true
 end
 
 -- range(name, fn, ...): runs fn(...) inside a range, ends it even if fn errors, and
--- returns fn's results (or rethrows its error).
+-- returns fn's results (or rethrows its error). A bad name raises: fn's results leave
+-- no room for nil, err, and fn should not run silently outside its range.
 local function range_finish(id, ok, ...)
   lib.uevent_range_end(id)
   if not ok then error((...), 0) end
   return ...
 end
 function M.range(name, fn, ...)
+  local ok, err = str_arg(name, "range: name", RANGE_ROOM)
+  if not ok then error(err, 2) end
   local id = lib.uevent_range_begin(name)
   return range_finish(id, pcall(fn, ...))
 end

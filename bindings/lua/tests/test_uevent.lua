@@ -82,9 +82,12 @@ end
 
 -- ---- errors ----------------------------------------------------------------------
 uevent.open { transport = "file", path = path, ignore_env = true }
+uevent.stats_reset()
 local res, msg, code = uevent.emit(L.UEVENT_TYPE_USER, string.rep("x", L.UEVENT_MAX_PAYLOAD + 1))
 ok(res == nil and code == -7 and msg:find("emit"), "oversized emit: nil, err, -E2BIG (" .. tostring(msg) .. ")")
-ok(uevent.stats().dropped_by.too_big == 1, "drop counted by reason")
+ok(uevent.stats().dropped == 0, "a call the binding refuses never reaches the library: no drop counted")
+ok(L.uevent_emit(L.UEVENT_TYPE_USER, string.rep("x", L.UEVENT_MAX_PAYLOAD + 1), L.UEVENT_MAX_PAYLOAD + 1) == -7
+   and uevent.stats().dropped_by.too_big == 1, "drop counted by reason")
 res, msg, code = uevent.open("carrier-pigeon")
 ok(res == nil and code == -22 and msg:find("carrier%-pigeon"), "unknown transport: nil, err, -EINVAL (" .. tostring(msg) .. ")")
 ok(uevent.transport() == "file", "a refused open keeps the transport")
@@ -108,6 +111,143 @@ rd:close(); rd:close()
 res, msg = rd:next()
 ok(res == nil, "close is idempotent; a closed reader refuses next")
 os.remove(tmp .. "-trunc.uev")
+
+-- ---- argument checks: the same whether or not anyone listens ----------------------
+-- Each bad call runs with transport none (nobody listens) and with the file transport
+-- (always on): it must return the same nil, err, -errno both times, and write nothing.
+local T, MAXP = L.UEVENT_TYPE_USER, L.UEVENT_MAX_PAYLOAD
+local arr4 = ffi.new("uint8_t[4]", { 1, 2, 3, 4 })
+local bad_calls = {
+  { "emit(t, \"abc\", 4000): size past the string", -22, function() return uevent.emit(T, "abc", 4000) end },
+  { "emit(t, \"abc\", 4): one byte past the string", -22, function() return uevent.emit(T, "abc", 4) end },
+  { "emit size -1", -22, function() return uevent.emit(T, "abc", -1) end },
+  { "emit size 1.5", -22, function() return uevent.emit(T, "abc", 1.5) end },
+  { "emit size nan", -22, function() return uevent.emit(T, "abc", 0 / 0) end },
+  { "emit size \"3\"", -22, function() return uevent.emit(T, "abc", "3") end },
+  { "emit(t, uint8_t[4], 5): past the array", -22, function() return uevent.emit(T, arr4, 5) end },
+  { "emit(t, pointer) without a size", -22, function() return uevent.emit(T, ffi.cast("const char *", "abc")) end },
+  { "emit(t, NULL, 3)", -14, function() return uevent.emit(T, ffi.cast("void *", nil), 3) end },
+  { "emit(t, int64_t cdata)", -22, function() return uevent.emit(T, ffi.new("int64_t", 1)) end },
+  { "emit(t, nil)", -22, function() return uevent.emit(T, nil) end },
+  { "emit(t, 42)", -22, function() return uevent.emit(T, 42) end },
+  { "emit(t, {})", -22, function() return uevent.emit(T, {}) end },
+  { "emit(-1, ...)", -22, function() return uevent.emit(-1, "x") end },
+  { "emit(2^32, ...)", -22, function() return uevent.emit(2 ^ 32, "x") end },
+  { "emit(1.5, ...)", -22, function() return uevent.emit(1.5, "x") end },
+  { "emit(nil, ...)", -22, function() return uevent.emit(nil, "x") end },
+  { "emit of MAX_PAYLOAD + 1 bytes", -7, function() return uevent.emit(T, string.rep("x", MAXP + 1)) end },
+  { "mark(nil)", -22, function() return uevent.mark(nil) end },
+  { "mark(42)", -22, function() return uevent.mark(42) end },
+  { "mark with a NUL", -22, function() return uevent.mark("a\0b") end },
+  { "mark of MAX_PAYLOAD bytes", -7, function() return uevent.mark(string.rep("x", MAXP)) end },
+  { "markf(nil)", -22, function() return uevent.markf(nil) end },
+  { "markf(42, 1)", -22, function() return uevent.markf(42, 1) end },
+  { "counter(nil, 1)", -22, function() return uevent.counter(nil, 1) end },
+  { "counter(c, nan)", -22, function() return uevent.counter("c", 0 / 0) end },
+  { "counter(c, 1.5)", -22, function() return uevent.counter("c", 1.5) end },
+  { "counter(c, 2^63)", -22, function() return uevent.counter("c", 2 ^ 63) end },
+  { "counter(c, -2^63 - 2048)", -22, function() return uevent.counter("c", -2 ^ 63 - 2048) end },
+  { "counter(c, inf)", -22, function() return uevent.counter("c", math.huge) end },
+  { "counter(c, \"7\")", -22, function() return uevent.counter("c", "7") end },
+  { "counter(c, nil)", -22, function() return uevent.counter("c", nil) end },
+  { "counter(c, 2^63 as uint64)", -22, function() return uevent.counter("c", 0x8000000000000000ULL) end },
+  { "counter name with a NUL", -22, function() return uevent.counter("a\0b", 1) end },
+  -- counter payload: value 8, name_len 4, pad 4, name and its NUL
+  { "counter name one byte too long", -7, function() return uevent.counter(string.rep("n", MAXP - 16), 1) end },
+  { "range_begin(nil)", -22, function() return uevent.range_begin(nil) end },
+  { "range_begin name with a NUL", -22, function() return uevent.range_begin("a\0b") end },
+  -- range_begin payload: id 8, parent 8, flags 4, name_len 4, name and its NUL
+  { "range_begin name one byte too long", -7, function() return uevent.range_begin(string.rep("r", MAXP - 24)) end },
+  { "async_begin(42)", -22, function() return uevent.async_begin(42) end },
+  { "range_end(nil)", -22, function() return uevent.range_end(nil) end },
+  { "range_end(-1)", -22, function() return uevent.range_end(-1) end },
+  { "range_end(\"x\")", -22, function() return uevent.range_end("x") end },
+  { "async_end(nil)", -22, function() return uevent.async_end(nil) end },
+  { "async_end(1.5)", -22, function() return uevent.async_end(1.5) end },
+  { "trace_context(nil, span)", -22, function() return uevent.trace_context(nil, sid) end },
+  { "trace_context short trace_id", -22, function() return uevent.trace_context("short", sid) end },
+  { "trace_context flags 256", -22, function() return uevent.trace_context(tid, sid, 256) end },
+  { "trace_context flags -1", -22, function() return uevent.trace_context(tid, sid, -1) end },
+  { "trace_context flags 0.5", -22, function() return uevent.trace_context(tid, sid, 0.5) end },
+}
+-- What a call returned (or raised), as one comparable string.
+local function outcome(fn)
+  local r = { pcall(fn) }
+  if not r[1] then return "raised " .. tostring(r[2]) end
+  return tostring(r[2]) .. " | " .. tostring(r[3]) .. " | " .. tostring(r[4])
+end
+local function filesize(p) local h = io.open(p, "rb"); if not h then return -1 end local n = h:seek("end"); h:close(); return n end
+local checks = tmp .. "-checks.uev"
+uevent.open { transport = "none", ignore_env = true }
+local quiet = L.uevent_enabled_word == 0
+local off, on = {}, {}
+for i, c in ipairs(bad_calls) do off[i] = outcome(c[3]) end
+uevent.open { transport = "file", path = checks, ignore_env = true }
+local header = filesize(checks)
+uevent.stats_reset()
+for i, c in ipairs(bad_calls) do on[i] = outcome(c[3]) end
+st = uevent.stats()
+ok(filesize(checks) == header and st.emitted == 0 and st.dropped == 0,
+   #bad_calls .. " refused calls write nothing, count nothing (" .. header .. " -> " .. filesize(checks) .. " bytes)")
+for i, c in ipairs(bad_calls) do
+  local right = on[i]:match("^nil | .* | (%-?%d+)$") == tostring(c[2])
+  if quiet then
+    ok(right and off[i] == on[i], c[1] .. ": the same with nobody listening (" .. on[i] .. ")")
+  else
+    ok(right, c[1] .. ": " .. on[i] .. " (a usdt tracer listens: no run with nobody listening)")
+  end
+end
+res, msg, code = uevent.emit(T, "abc", 4000)
+ok(res == nil and code == -22 and msg:find("4000") and filesize(checks) == header,
+   "emit(t, \"abc\", 4000) with the file transport: nil, err, -EINVAL, and the file is untouched")
+local ran = 0
+local function range_bad() return pcall(uevent.range, "a\0b", function() ran = ran + 1 end) end
+local r1 = { range_bad() }
+uevent.open { transport = "none", ignore_env = true }
+local r2 = { range_bad() }
+ok(r1[1] == false and r2[1] == false and r1[2] == r2[2] and tostring(r1[2]):find("NUL") and ran == 0,
+   "range(name with a NUL, fn) raises the same either way, and fn does not run (" .. tostring(r1[2]) .. ")")
+
+-- What the checks let through, at their limits, is what C takes.
+local st4 = ffi.new("struct { uint32_t a; uint16_t b; }", 7, 8)
+local good_calls = {
+  function() return uevent.emit(T, "abc", 2) end,
+  function() return uevent.emit(T, "abc", 0) end,
+  function() return uevent.emit(T, arr4) end,
+  function() return uevent.emit(T, arr4, 2ULL) end,
+  function() return uevent.emit(T, ffi.cast("const char *", "wxyz"), 3) end,
+  function() return uevent.emit(T, st4) end,
+  function() return uevent.emit(T + 0ULL, string.rep("x", MAXP)) end,
+  function() return uevent.mark(string.rep("x", MAXP - 1)) end,
+  function() return uevent.counter(string.rep("n", MAXP - 17), 2 ^ 53) end,
+  function() return uevent.counter("c", -2 ^ 63) end,
+  function() return uevent.counter("c", 0x7fffffffffffffffLL) end,
+  function() return uevent.counter("c", 5ULL) end,
+  function() return uevent.range_end(uevent.range_begin(string.rep("r", MAXP - 25))) end,
+  function() return uevent.trace_context(tid, sid) end,
+}
+off, on = {}, {}
+for i, fn in ipairs(good_calls) do off[i] = outcome(fn) end
+uevent.open { transport = "file", path = checks, ignore_env = true }
+for i, fn in ipairs(good_calls) do on[i] = outcome(fn) end
+local all_true = true
+for i = 1, #good_calls do
+  if off[i] ~= "true | nil | nil" or on[i] ~= off[i] then all_true = false; diag(i .. ": " .. off[i] .. " / " .. on[i]) end
+end
+ok(all_true, #good_calls .. " calls at the limits pass, nobody listening and listening")
+rd = assert(uevent.file_reader(checks))
+recs = {}
+for rec in rd:records() do recs[#recs + 1] = rec end
+rd:close()
+ok(#recs == 15 and recs[1].data == "ab" and recs[2].data == "" and recs[3].data == "\1\2\3\4" and recs[4].data == "\1\2"
+   and recs[5].data == "wxy" and #recs[6].data == ffi.sizeof(st4) and recs[7].data == string.rep("x", MAXP)
+   and recs[8].payload.text == string.rep("x", MAXP - 1)
+   and recs[9].payload.name == string.rep("n", MAXP - 17) and recs[9].payload.value == 2 ^ 53
+   and recs[10].payload.value == -0x8000000000000000LL and recs[11].payload.value == 0x7fffffffffffffffLL
+   and recs[12].payload.value == 5 and recs[13].payload.name == string.rep("r", MAXP - 25)
+   and recs[14].payload.kind == "range_end" and recs[15].payload.kind == "trace_context",
+   "they are recorded as given (" .. #recs .. " records)")
+os.remove(checks)
 
 -- ---- golden files ----------------------------------------------------------------
 local seen = {}

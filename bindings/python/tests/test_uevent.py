@@ -1,4 +1,5 @@
 """test_uevent.py - TAP tests of the Python binding: emit, read back, errors, golden files."""
+import array
 import errno
 import gc
 import os
@@ -93,9 +94,13 @@ else:
 
 # ---- errors -------------------------------------------------------------------------
 uevent.open("file", path=path, ignore_env=True)
+uevent.stats_reset()
 e = raises(uevent.Error, uevent.emit, L.UEVENT_TYPE_USER, b"x" * (L.UEVENT_MAX_PAYLOAD + 1))
 ok(e is not None and e.errno == errno.E2BIG and isinstance(e, OSError), f"oversized emit raises OSError E2BIG ({e})")
-ok(uevent.stats().dropped_by.get("too_big", 0) >= 1, f"drop counted by reason ({uevent.stats().dropped_by})")
+ok(uevent.stats().dropped == 0, "a call the binding refuses never reaches the library: no drop counted")
+big = bytes(L.UEVENT_MAX_PAYLOAD + 1)
+ok(L.uevent_emit(L.UEVENT_TYPE_USER, uevent.ffi.from_buffer(big), len(big)) == -errno.E2BIG
+   and uevent.stats().dropped_by.get("too_big", 0) == 1, f"drop counted by reason ({uevent.stats().dropped_by})")
 e = raises(ValueError, uevent.open, "carrier-pigeon")
 ok(isinstance(e, uevent.InvalidArgument) and e.errno == errno.EINVAL, f"unknown transport is ValueError/EINVAL ({e})")
 ok(uevent.transport() == "file", "a refused open keeps the current transport")
@@ -122,6 +127,116 @@ ok(e is not None and e.errno == errno.EINVAL, f"truncated last record raises EIN
 rd.close()
 rd.close()
 ok(rd.closed and raises(ValueError, next, rd) is not None, "close is idempotent; a closed reader refuses next")
+
+# ---- argument checks: the same whether or not anyone listens ------------------------
+# Each bad call runs with transport none (nobody listens) and with the file transport
+# (always on): it must raise the same exception, errno and message both times, and
+# write nothing.
+T, MAXP = L.UEVENT_TYPE_USER, L.UEVENT_MAX_PAYLOAD
+tid16, sid8 = bytes(range(16)), bytes(range(8))
+bad_calls = [
+    ("emit(t, str)", lambda: uevent.emit(T, "abc"), TypeError, None),
+    ("emit(t, None)", lambda: uevent.emit(T, None), TypeError, None),
+    ("emit(t, 42)", lambda: uevent.emit(T, 42), TypeError, None),
+    ("emit of a non-contiguous view", lambda: uevent.emit(T, memoryview(b"abcdef")[::2]), ValueError, errno.EINVAL),
+    ("emit(-1, ...)", lambda: uevent.emit(-1, b"x"), ValueError, errno.EINVAL),
+    ("emit(2**32, ...)", lambda: uevent.emit(1 << 32, b"x"), ValueError, errno.EINVAL),
+    ("emit(1.0, ...)", lambda: uevent.emit(float(T), b"x"), TypeError, None),
+    ("emit of MAX_PAYLOAD + 1 bytes", lambda: uevent.emit(T, bytes(MAXP + 1)), uevent.Error, errno.E2BIG),
+    ("emit of a view of MAX_PAYLOAD + 4 bytes",
+     lambda: uevent.emit(T, memoryview(array.array("i", [0] * (MAXP // 4 + 1)))), uevent.Error, errno.E2BIG),
+    ("mark(None)", lambda: uevent.mark(None), TypeError, None),
+    ("mark(42)", lambda: uevent.mark(42), TypeError, None),
+    ("mark(bytearray)", lambda: uevent.mark(bytearray(b"x")), TypeError, None),
+    ("mark(42, args)", lambda: uevent.mark(42, 1), TypeError, None),
+    ("mark with a NUL", lambda: uevent.mark("a\0b"), ValueError, errno.EINVAL),
+    ("mark(bytes) with a NUL", lambda: uevent.mark(b"a\0b"), ValueError, errno.EINVAL),
+    ("mark with a lone surrogate", lambda: uevent.mark("\udc80"), ValueError, errno.EINVAL),
+    ("mark of MAX_PAYLOAD chars", lambda: uevent.mark("x" * MAXP), uevent.Error, errno.E2BIG),
+    ("mark of MAX_PAYLOAD UTF-8 bytes", lambda: uevent.mark("\u00e9" * (MAXP // 2)), uevent.Error, errno.E2BIG),
+    ("counter(c, nan)", lambda: uevent.counter("c", float("nan")), TypeError, None),
+    ("counter(c, 1.5)", lambda: uevent.counter("c", 1.5), TypeError, None),
+    ("counter(c, '7')", lambda: uevent.counter("c", "7"), TypeError, None),
+    ("counter(c, None)", lambda: uevent.counter("c", None), TypeError, None),
+    ("counter(c, 2**63)", lambda: uevent.counter("c", 1 << 63), ValueError, errno.EINVAL),
+    ("counter(c, -2**63 - 1)", lambda: uevent.counter("c", -(1 << 63) - 1), ValueError, errno.EINVAL),
+    ("counter(None, 1)", lambda: uevent.counter(None, 1), TypeError, None),
+    ("counter name with a NUL", lambda: uevent.counter("a\0b", 1), ValueError, errno.EINVAL),
+    # counter payload: value 8, name_len 4, pad 4, name and its NUL
+    ("counter name one byte too long", lambda: uevent.counter("n" * (MAXP - 16), 1), uevent.Error, errno.E2BIG),
+    ("range(5)", lambda: uevent.range(5), TypeError, None),
+    ("range name with a NUL", lambda: uevent.range("a\0b"), ValueError, errno.EINVAL),
+    # range_begin payload: id 8, parent 8, flags 4, name_len 4, name and its NUL
+    ("range name one byte too long", lambda: uevent.range("r" * (MAXP - 24)), uevent.Error, errno.E2BIG),
+    ("async_begin(None)", lambda: uevent.async_begin(None), TypeError, None),
+    ("async_begin name with a NUL", lambda: uevent.async_begin(b"a\0"), ValueError, errno.EINVAL),
+    ("async_end(-1)", lambda: uevent.async_end(-1), ValueError, errno.EINVAL),
+    ("async_end('x')", lambda: uevent.async_end("x"), TypeError, None),
+    ("async_end(None)", lambda: uevent.async_end(None), TypeError, None),
+    ("trace_context(str, ...)", lambda: uevent.trace_context("t" * 16, sid8), TypeError, None),
+    ("trace_context short trace_id", lambda: uevent.trace_context(b"short", sid8), ValueError, errno.EINVAL),
+    ("trace_context long span_id", lambda: uevent.trace_context(tid16, bytes(9)), ValueError, errno.EINVAL),
+    ("trace_context flags 256", lambda: uevent.trace_context(tid16, sid8, 256), ValueError, errno.EINVAL),
+    ("trace_context flags -1", lambda: uevent.trace_context(tid16, sid8, -1), ValueError, errno.EINVAL),
+]
+
+
+def outcome(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - what it raised is what is compared
+        return (type(e), getattr(e, "errno", None), str(e))
+    return None
+
+
+checks = os.path.join(tmp, "checks.uev")
+uevent.open("none", ignore_env=True)
+quiet = not uevent._word[0]
+off = [outcome(c[1]) for c in bad_calls]
+uevent.open("file", path=checks, ignore_env=True)
+uevent.stats_reset()
+on = [outcome(c[1]) for c in bad_calls]
+st = uevent.stats()
+with uevent.FileReader(checks) as rd:
+    written = list(rd)
+ok(not written and st.emitted == 0 and st.dropped == 0,
+   f"{len(bad_calls)} refused calls write nothing, count nothing ({len(written)} records, {st})")
+for (desc, _, exc, err), a, b in zip(bad_calls, off, on):
+    right = b is not None and issubclass(b[0], exc) and (err is None or b[1] == err)
+    if quiet:
+        ok(right and a == b, f"{desc}: {b and b[0].__name__} {b and b[1]}, the same with nobody listening ({b and b[2]})")
+    else:
+        ok(right, f"{desc}: {b and b[0].__name__} {b and b[1]} (a usdt tracer listens: no run with nobody listening)")
+
+# What the checks let through, at their limits, is what C takes.
+good_calls = [
+    lambda: uevent.mark("x" * (MAXP - 1)),
+    lambda: uevent.mark("\u00e9" * ((MAXP - 1) // 2)),
+    lambda: uevent.mark(b"bytes"),
+    lambda: uevent.emit(T, bytes(MAXP)),
+    lambda: uevent.emit(T, bytearray(b"xy")),
+    lambda: uevent.emit(T, memoryview(array.array("i", [1, 2, 3]))),
+    lambda: uevent.counter("n" * (MAXP - 17), (1 << 63) - 1),
+    lambda: uevent.counter("c", -(1 << 63)),
+    lambda: uevent.counter("c", True),
+    lambda: uevent.async_end(uevent.async_begin("r" * (MAXP - 25))),
+    lambda: uevent.trace_context(bytearray(tid16), memoryview(sid8), 255),
+    lambda: uevent.async_end(0),
+]
+uevent.open("none", ignore_env=True)
+off = [outcome(fn) for fn in good_calls]
+uevent.open("file", path=checks, ignore_env=True)
+on = [outcome(fn) for fn in good_calls]
+ok(off == [None] * len(good_calls) and on == off, f"calls at the limits pass, nobody listening and listening ({off} {on})")
+with uevent.FileReader(checks) as rd:
+    recs = [r.payload for r in rd]
+ok(len(recs) == 12 and recs[0] == uevent.Text("x" * (MAXP - 1)) and recs[1].text == "\u00e9" * ((MAXP - 1) // 2)
+   and recs[3] == uevent.Raw(T, bytes(MAXP)) and recs[4] == uevent.Raw(T, b"xy")
+   and recs[6] == uevent.Counter("n" * (MAXP - 17), (1 << 63) - 1) and recs[7].value == -(1 << 63)
+   and recs[8] == uevent.Counter("c", 1) and recs[9].name == "r" * (MAXP - 25)
+   and recs[11] == uevent.TraceContext(tid16, sid8, 255), f"they are recorded as given ({len(recs)} records)")
+ok(recs[5] == uevent.Raw(T, array.array("i", [1, 2, 3]).tobytes()),
+   f"emit of an int array sends all its bytes, not len() of them ({recs[5]})")
 
 # ---- golden files: agree with t/codec.c field by field ------------------------------
 seen = set()

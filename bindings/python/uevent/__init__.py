@@ -16,6 +16,7 @@ from __future__ import annotations
 import builtins as _builtins
 import errno as _errno
 import functools as _functools
+import operator as _operator
 import os as _os
 import struct as _struct
 import sys as _sys
@@ -79,11 +80,11 @@ def _out(ctype: str) -> Any:
     return p
 
 
-def _bytes(s: Union[str, bytes]) -> bytes:
-    return s.encode() if isinstance(s, str) else bytes(s)
-
-
 # ---- emitting -------------------------------------------------------------------------
+# Arguments are checked before the enabled check, so a bad call raises the same whether or
+# not anyone listens (C can only check what it is handed, and only when it runs). A refused
+# call never reaches the library: stats() does not count it. mark()'s `text % args` exists
+# only when formatted, so what it formats is checked only when enabled.
 
 # The enabled word itself: one load per disabled mark, no C call.
 _word = _ffi.addressof(_lib, "uevent_enabled_word")
@@ -91,6 +92,70 @@ _mark = _lib.uevent_mark
 _emit = _lib.uevent_emit
 _counter = _lib.uevent_counter
 _from_buffer = _ffi.from_buffer
+_MAX_PAYLOAD = int(_lib.UEVENT_MAX_PAYLOAD)
+_TEXT_ROOM = _MAX_PAYLOAD - 1  # the text's NUL is sent too
+_I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
+_type = _builtins.type  # emit()'s `type` argument hides the builtin
+
+
+def _name_room(encode: Any, ctype: str) -> int:
+    """The bytes a name may take: a payload less what the encoder writes around ""."""
+    s = _ffi.new(ctype + " *")
+    empty = _ffi.new("char[]", b"")
+    s.name = empty
+    buf = _ffi.new("uint8_t[]", _MAX_PAYLOAD)
+    n = int(encode(buf, _MAX_PAYLOAD, s))
+    if n <= 0:
+        raise ImportError(f"uevent: cannot size an empty {ctype}")
+    return _MAX_PAYLOAD - n
+
+
+_COUNTER_ROOM = _name_room(_lib.uevent_counter_encode, "struct uevent_counter")
+_RANGE_ROOM = _name_room(_lib.uevent_range_begin_encode, "struct uevent_range_begin")
+
+
+def _cstr_arg(s: Union[str, bytes], what: str, room: int) -> bytes:
+    """A text or name as the bytes C gets: str (UTF-8) or bytes, without NUL (C would end
+    it there), at most `room` bytes."""
+    if isinstance(s, str):
+        try:
+            b = s.encode()
+        except UnicodeEncodeError as e:
+            raise InvalidArgument(_errno.EINVAL, f"{what}: {e}") from None
+    elif isinstance(s, bytes):
+        b = s if type(s) is bytes else bytes(s)
+    else:
+        raise TypeError(f"{what} must be str or bytes, not {type(s).__name__}")
+    if len(b) > room:
+        raise _error(_errno.E2BIG, f"{what} is {len(b)} bytes, more than the {room} a payload has room for")
+    if 0 in b:  # (an int: memchr; b"\0" would be a slower substring search)
+        raise InvalidArgument(_errno.EINVAL, f"{what} contains a NUL byte")
+    return b
+
+
+def _int(v: int, lo: int, hi: int, what: str) -> int:
+    """An integer (or an object with __index__) in [lo, hi], as an int."""
+    if type(v) is not int:
+        try:
+            v = _operator.index(v)
+        except TypeError:
+            raise TypeError(f"{what} must be an integer, not {type(v).__name__}") from None
+    if not lo <= v <= hi:
+        raise InvalidArgument(_errno.EINVAL, f"{what} {v} is out of range [{lo}, {hi}]")
+    return v
+
+
+def _fixed(b: bytes, n: int, what: str) -> bytes:
+    """Exactly n bytes from a bytes-like object."""
+    if isinstance(b, str):
+        raise TypeError(f"trace_context: {what} must be bytes, not str")
+    try:
+        b = bytes(memoryview(b))
+    except TypeError:
+        raise TypeError(f"trace_context: {what} must be bytes, not {type(b).__name__}") from None
+    if len(b) != n:
+        raise InvalidArgument(_errno.EINVAL, "trace_context: trace_id must be 16 bytes, span_id 8")
+    return b
 
 
 def enabled() -> bool:
@@ -99,36 +164,83 @@ def enabled() -> bool:
 
 
 def mark(text: Union[str, bytes], *args: Any) -> None:
-    """A text mark. With args, `text % args` is formatted only when enabled."""
+    """A text mark. With args, `text % args` is formatted only when enabled.
+
+    The text (str or bytes) must hold no NUL and fit a payload with its NUL (4095 bytes).
+    """
+    if args:
+        if not isinstance(text, (str, bytes)):
+            raise TypeError(f"mark: format must be str or bytes, not {type(text).__name__}")
+        if not _word[0]:
+            return
+        text = text % args
+    elif type(text) is str and len(text) <= _TEXT_ROOM and text.isascii() and "\0" not in text:
+        # The usual case, checked without encoding: ASCII is its own UTF-8.
+        if _word[0]:
+            ret = _mark(text.encode())
+            if ret < 0:
+                raise _error(-ret, "mark")
+        return
+    elif type(text) is bytes and len(text) <= _TEXT_ROOM and 0 not in text:
+        if _word[0]:
+            ret = _mark(text)
+            if ret < 0:
+                raise _error(-ret, "mark")
+        return
+    b = _cstr_arg(text, "mark: text", _TEXT_ROOM)
     if _word[0]:
-        if args:
-            text = text % args
-        ret = _mark(text.encode() if isinstance(text, str) else text)
+        ret = _mark(b)
         if ret < 0:
             raise _error(-ret, "mark")
 
 
 def emit(type: int, data: Union[bytes, bytearray, memoryview]) -> None:
-    """Emit a raw payload of `type` (a well-known type or >= UEVENT_TYPE_USER)."""
+    """Emit a raw payload of `type` (a well-known type or >= UEVENT_TYPE_USER).
+
+    `data` is any C-contiguous bytes-like object; all of its bytes are sent.
+    """
+    t = type
+    if _type(t) is not int or not 0 <= t <= 0xFFFFFFFF:
+        t = _int(t, 0, 0xFFFFFFFF, "emit: type")
+    if _type(data) is bytes:
+        buf: Any = data
+        n = len(data)
+    else:
+        try:
+            buf = memoryview(data)
+        except TypeError:
+            raise TypeError(f"emit: data must be bytes-like, not {_type(data).__name__}") from None
+        if not buf.c_contiguous:
+            raise InvalidArgument(_errno.EINVAL, "emit: data must be C-contiguous")
+        n = buf.nbytes
+    if n > _MAX_PAYLOAD:
+        raise _error(_errno.E2BIG, f"emit of {n} bytes, more than the {_MAX_PAYLOAD} a payload holds")
     if _word[0]:
-        ret = _emit(type, _from_buffer(data), len(data))
+        ret = _emit(t, _from_buffer(buf), n)
         if ret < 0:
-            raise _error(-ret, f"emit of {len(data)} bytes")
+            raise _error(-ret, f"emit of {n} bytes")
 
 
 def counter(name: Union[str, bytes], value: int) -> None:
     """A counter sample, `name` = `value` (a signed 64-bit integer)."""
+    if type(name) is str and len(name) <= _COUNTER_ROOM and name.isascii() and "\0" not in name:
+        b: Union[str, bytes] = name  # checked as mark() checks; encoded only when sent
+    else:
+        b = _cstr_arg(name, "counter: name", _COUNTER_ROOM)
+    v = value if type(value) is int and _I64_MIN <= value <= _I64_MAX else \
+        _int(value, _I64_MIN, _I64_MAX, "counter: value")
     if _word[0]:
-        ret = _counter(name.encode() if isinstance(name, str) else name, value)
+        ret = _counter(b.encode() if type(b) is str else b, v)
         if ret < 0:
             raise _error(-ret, "counter")
 
 
 def trace_context(trace_id: bytes, span_id: bytes, flags: int = 0) -> None:
     """A W3C trace context: 16-byte trace id, 8-byte span id, trace flags."""
-    if len(trace_id) != 16 or len(span_id) != 8:
-        raise InvalidArgument(_errno.EINVAL, "trace_id must be 16 bytes, span_id 8")
-    _check(_lib.uevent_trace_context(trace_id, span_id, flags), "trace_context")
+    tid = _fixed(trace_id, 16, "trace_id")
+    sid = _fixed(span_id, 8, "span_id")
+    f = _int(flags, 0, 0xFF, "trace_context: flags")
+    _check(_lib.uevent_trace_context(tid, sid, f), "trace_context")
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -143,7 +255,7 @@ class range:  # noqa: A001 - uevent.range, as the API promises
     __slots__ = ("_name", "_ids")
 
     def __init__(self, name: Union[str, bytes]) -> None:
-        self._name = _bytes(name)
+        self._name = _cstr_arg(name, "range: name", _RANGE_ROOM)
         self._ids: List[int] = []
 
     def __enter__(self) -> "range":
@@ -172,10 +284,12 @@ class range:  # noqa: A001 - uevent.range, as the API promises
 
 def async_begin(name: Union[str, bytes]) -> int:
     """Open an async range (not nested, may end on any thread); returns its id (0: none)."""
-    return int(_lib.uevent_async_begin(_bytes(name)))
+    return int(_lib.uevent_async_begin(_cstr_arg(name, "async_begin: name", _RANGE_ROOM)))
 
 
 def async_end(rid: int) -> None:
+    """End an async range by the id async_begin returned (0: nothing to end)."""
+    rid = _int(rid, 0, (1 << 64) - 1, "async_end: id")
     if rid:
         _check(_lib.uevent_async_end(rid), "async range end")
 

@@ -47,6 +47,8 @@ const fn libc_einval() -> i32 {
     22 // EINVAL; std has no errno constants and we take no outside crates
 }
 
+const E2BIG: i32 = 7;
+
 unsafe fn opt_str(p: *const c_char) -> String {
     if p.is_null() {
         String::new()
@@ -89,18 +91,46 @@ fn with_cstr<R>(s: &str, f: impl FnOnce(*const c_char) -> R) -> R {
     }
 }
 
-/// A text mark. Text after an interior NUL is not sent (C strings end there).
+// Arguments are checked before the enabled check, so a bad call gets the same error
+// whether or not anyone listens (C checks only when it runs). A refused call never
+// reaches the library: stats() does not count it.
+
+/// Bytes a mark's text may take: a payload less its NUL.
+pub const TEXT_MAX: usize = MAX_PAYLOAD - 1;
+/// Bytes a counter's name may take: a payload less value, length, pad and NUL.
+pub const COUNTER_NAME_MAX: usize = MAX_PAYLOAD - 17;
+/// Bytes a range's name may take: a payload less id, parent, flags, length and NUL.
+pub const RANGE_NAME_MAX: usize = MAX_PAYLOAD - 25;
+
+/// A text or name as C takes it: no NUL (C would end it there), at most `max` bytes;
+/// else `E2BIG` or `EINVAL`.
+#[inline(always)]
+fn check_str(s: &str, max: usize) -> io::Result<()> {
+    if s.len() > max {
+        return Err(io::Error::from_raw_os_error(E2BIG));
+    }
+    if s.as_bytes().contains(&0) {
+        return Err(io::Error::from_raw_os_error(libc_einval()));
+    }
+    Ok(())
+}
+
+/// A text mark: `EINVAL` for a text with a NUL, `E2BIG` past [`TEXT_MAX`] bytes.
 #[inline]
 pub fn mark(text: &str) -> io::Result<()> {
+    check_str(text, TEXT_MAX)?;
     if !enabled() {
         return Ok(());
     }
     check(with_cstr(text, |p| unsafe { sys::uevent_mark(p) }))
 }
 
-/// A text mark from a C string, without copying.
+/// A text mark from a C string, without copying: `E2BIG` past [`TEXT_MAX`] bytes.
 #[inline]
 pub fn mark_cstr(text: &CStr) -> io::Result<()> {
+    if text.to_bytes().len() > TEXT_MAX {
+        return Err(io::Error::from_raw_os_error(E2BIG));
+    }
     if !enabled() {
         return Ok(());
     }
@@ -108,6 +138,7 @@ pub fn mark_cstr(text: &CStr) -> io::Result<()> {
 }
 
 /// A mark formatted only when enabled: `uevent::markf(format_args!("rows={}", n))`.
+/// The formatted text exists only then, so only then is it checked as [`mark`] checks.
 pub fn markf(args: std::fmt::Arguments<'_>) -> io::Result<()> {
     if !enabled() {
         return Ok(());
@@ -115,18 +146,24 @@ pub fn markf(args: std::fmt::Arguments<'_>) -> io::Result<()> {
     mark(&std::fmt::format(args))
 }
 
-/// Emit a raw payload of type `ty` (a well-known type or >= [`TYPE_USER`]).
+/// Emit a raw payload of type `ty` (a well-known type or >= [`TYPE_USER`]): `E2BIG`
+/// past [`MAX_PAYLOAD`] bytes.
 #[inline]
 pub fn emit(ty: u32, data: &[u8]) -> io::Result<()> {
+    if data.len() > MAX_PAYLOAD {
+        return Err(io::Error::from_raw_os_error(E2BIG));
+    }
     if !enabled() {
         return Ok(());
     }
     check(unsafe { sys::uevent_emit(ty, data.as_ptr().cast(), data.len() as _) })
 }
 
-/// A counter sample, `name` = `value`.
+/// A counter sample, `name` = `value`: `EINVAL` for a name with a NUL, `E2BIG` past
+/// [`COUNTER_NAME_MAX`] bytes.
 #[inline]
 pub fn counter(name: &str, value: i64) -> io::Result<()> {
+    check_str(name, COUNTER_NAME_MAX)?;
     if !enabled() {
         return Ok(());
     }
@@ -152,11 +189,20 @@ pub struct Range {
 }
 
 impl Range {
-    /// Begins a range named `name` nested in the thread's current one.
+    /// Begins a range named `name` nested in the thread's current one. A name
+    /// [`Range::try_new`] refuses begins nothing (id 0), as a refused begin does in C.
     #[inline]
     pub fn new(name: &str) -> Range {
+        Range::try_new(name).unwrap_or(Range { id: 0, _not_send: PhantomData })
+    }
+
+    /// Begins a range, or says why not: `EINVAL` for a name with a NUL, `E2BIG` past
+    /// [`RANGE_NAME_MAX`] bytes.
+    #[inline]
+    pub fn try_new(name: &str) -> io::Result<Range> {
+        check_str(name, RANGE_NAME_MAX)?;
         let id = with_cstr(name, |p| unsafe { sys::uevent_range_begin(p) });
-        Range { id, _not_send: PhantomData }
+        Ok(Range { id, _not_send: PhantomData })
     }
 
     /// The range's id (0 when nothing was emitted).
@@ -189,8 +235,15 @@ pub struct AsyncRange {
 }
 
 impl AsyncRange {
+    /// Begins an async range; a name [`AsyncRange::try_new`] refuses begins nothing (id 0).
     pub fn new(name: &str) -> AsyncRange {
-        AsyncRange { id: with_cstr(name, |p| unsafe { sys::uevent_async_begin(p) }) }
+        AsyncRange::try_new(name).unwrap_or(AsyncRange { id: 0 })
+    }
+
+    /// Begins an async range, or says why not, as [`Range::try_new`].
+    pub fn try_new(name: &str) -> io::Result<AsyncRange> {
+        check_str(name, RANGE_NAME_MAX)?;
+        Ok(AsyncRange { id: with_cstr(name, |p| unsafe { sys::uevent_async_begin(p) }) })
     }
     pub fn id(&self) -> u64 {
         self.id

@@ -76,8 +76,13 @@ fn emit_read_back_and_errors() {
 
     // errors
     uevent::open("file", Some(&path), true).unwrap();
+    uevent::stats_reset();
     let e = uevent::emit(uevent::TYPE_USER, &vec![0u8; uevent::MAX_PAYLOAD + 1]).unwrap_err();
     assert_eq!(e.raw_os_error(), Some(7), "E2BIG: {}", e);
+    // refused before the library: not a drop; the library's own refusal is one
+    assert_eq!(uevent::stats().unwrap().dropped, 0);
+    let big = vec![0u8; uevent::MAX_PAYLOAD + 1];
+    assert_eq!(unsafe { uevent::sys::uevent_emit(uevent::TYPE_USER, big.as_ptr().cast(), big.len() as _) }, -7);
     assert_eq!(uevent::stats().unwrap().dropped_for("too_big"), 1);
     let e = uevent::open("carrier-pigeon", None, true).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidInput, "{}", e);
@@ -99,6 +104,8 @@ fn emit_read_back_and_errors() {
     assert_eq!(rd.next().unwrap().unwrap_err().kind(), ErrorKind::InvalidInput);
     assert!(rd.next().is_none());
 
+    argument_checks(&dir);
+
     // Drop closes: many readers opened and dropped leave no descriptor behind.
     let fds = || std::fs::read_dir("/proc/self/fd").unwrap().count();
     let before = fds();
@@ -108,4 +115,93 @@ fn emit_read_back_and_errors() {
     }
     assert_eq!(fds(), before);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A bad call: what it is, the call, the errno it must fail with.
+type BadCall<'a> = (&'a str, Box<dyn Fn() -> std::io::Result<()> + 'a>, i32);
+
+/// What a call returned: Ok, or the errno it failed with.
+fn outcome(r: std::io::Result<()>) -> Result<(), Option<i32>> {
+    r.map_err(|e| e.raw_os_error())
+}
+
+/// Bad arguments get the same error with nobody listening (transport none) and with the
+/// file transport (always on), and write nothing; calls at the limits pass both ways.
+fn argument_checks(dir: &std::path::Path) {
+    let max = uevent::MAX_PAYLOAD;
+    let t = uevent::TYPE_USER;
+    // The name limits are what the C encoders leave of a payload around an empty name.
+    let empty = b"\0";
+    let c = uevent::sys::uevent_counter { value: 0, name: empty.as_ptr().cast(), name_len: 0 };
+    let rb = uevent::sys::uevent_range_begin { id: 1, parent: 0, flags: 0, name: empty.as_ptr().cast(), name_len: 0 };
+    let mut buf = [0u8; 64];
+    let n = unsafe { uevent::sys::uevent_counter_encode(buf.as_mut_ptr().cast(), buf.len() as _, &c) };
+    assert_eq!(uevent::COUNTER_NAME_MAX, max - n as usize);
+    let n = unsafe { uevent::sys::uevent_range_begin_encode(buf.as_mut_ptr().cast(), buf.len() as _, &rb) };
+    assert_eq!(uevent::RANGE_NAME_MAX, max - n as usize);
+    assert_eq!(uevent::TEXT_MAX, max - 1);
+
+    let long_text = "x".repeat(uevent::TEXT_MAX + 1);
+    let long_counter = "n".repeat(uevent::COUNTER_NAME_MAX + 1);
+    let long_range = "r".repeat(uevent::RANGE_NAME_MAX + 1);
+    let long_cstr = std::ffi::CString::new(long_text.clone()).unwrap();
+    let big = vec![0u8; max + 1];
+    let bad: Vec<BadCall> = vec![
+        ("mark with a NUL", Box::new(|| uevent::mark("a\0b")), 22),
+        ("mark past TEXT_MAX", Box::new(|| uevent::mark(&long_text)), 7),
+        ("mark_cstr past TEXT_MAX", Box::new(|| uevent::mark_cstr(&long_cstr)), 7),
+        ("emit past MAX_PAYLOAD", Box::new(|| uevent::emit(t, &big)), 7),
+        ("counter name with a NUL", Box::new(|| uevent::counter("a\0b", 1)), 22),
+        ("counter name past COUNTER_NAME_MAX", Box::new(|| uevent::counter(&long_counter, 1)), 7),
+        ("Range::try_new name with a NUL", Box::new(|| uevent::Range::try_new("a\0b").map(drop)), 22),
+        ("Range::try_new past RANGE_NAME_MAX", Box::new(|| uevent::Range::try_new(&long_range).map(drop)), 7),
+        ("AsyncRange::try_new name with a NUL", Box::new(|| uevent::AsyncRange::try_new("\0").map(drop)), 22),
+        ("AsyncRange::try_new past RANGE_NAME_MAX", Box::new(|| uevent::AsyncRange::try_new(&long_range).map(drop)), 7),
+    ];
+    let checks = dir.join("checks.uev");
+    uevent::open("none", None, true).unwrap();
+    let quiet = !uevent::enabled();
+    let off: Vec<_> = bad.iter().map(|(_, f, _)| outcome(f())).collect();
+    let no_range = (uevent::Range::new("a\0b").id(), uevent::AsyncRange::new("a\0b").id());
+    uevent::open("file", Some(&checks), true).unwrap();
+    let header = std::fs::metadata(&checks).unwrap().len();
+    uevent::stats_reset();
+    let on: Vec<_> = bad.iter().map(|(_, f, _)| outcome(f())).collect();
+    assert_eq!((uevent::Range::new("a\0b").id(), uevent::AsyncRange::new("a\0b").id()), (0, 0));
+    assert_eq!(no_range, (0, 0), "a refused name begins no range");
+    for ((desc, _, errno), (a, b)) in bad.iter().zip(off.iter().zip(on.iter())) {
+        assert_eq!(*b, Err(Some(*errno)), "{} with the file transport", desc);
+        if quiet {
+            assert_eq!(a, b, "{}: the same with nobody listening", desc);
+        }
+    }
+    let st = uevent::stats().unwrap();
+    assert_eq!((st.emitted, st.dropped), (0, 0), "{:?}", st);
+    assert_eq!(std::fs::metadata(&checks).unwrap().len(), header, "refused calls write nothing");
+
+    // at the limits
+    let text = "x".repeat(uevent::TEXT_MAX);
+    let cname = "n".repeat(uevent::COUNTER_NAME_MAX);
+    let rname = "r".repeat(uevent::RANGE_NAME_MAX);
+    let good = || -> std::io::Result<()> {
+        uevent::mark(&text)?;
+        uevent::mark_cstr(&std::ffi::CString::new(text.clone()).unwrap())?;
+        uevent::emit(t, &vec![1u8; max])?;
+        uevent::counter(&cname, i64::MIN)?;
+        uevent::Range::try_new(&rname)?.end()?;
+        drop(uevent::AsyncRange::try_new(&rname)?);
+        Ok(())
+    };
+    uevent::open("none", None, true).unwrap();
+    good().unwrap();
+    uevent::open("file", Some(&checks), true).unwrap();
+    good().unwrap();
+    let recs: Vec<_> = FileReader::open(&checks).unwrap().collect::<Result<_, _>>().unwrap();
+    assert_eq!(recs.len(), 8);
+    assert_eq!(recs[0].payload, Payload::Text(text.clone()));
+    assert_eq!(recs[1].payload, Payload::Text(text));
+    assert_eq!(recs[2].payload, Payload::Raw { ty: t, data: vec![1u8; max] });
+    assert_eq!(recs[3].payload, Payload::Counter { name: cname, value: i64::MIN });
+    assert!(matches!(&recs[4].payload, Payload::RangeBegin { name, .. } if *name == rname));
+    assert!(matches!(&recs[6].payload, Payload::RangeBegin { name, flags: 1, .. } if *name == rname));
 }
