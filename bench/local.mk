@@ -7,7 +7,7 @@ bench_emit_LDFLAGS = -static-libtool-libs
 CLEANFILES += bench/emit
 EXTRA_DIST += %reldir%/usdt-hit.sh %reldir%/guest.sh %reldir%/bench.h
 bench_scripts += %reldir%/usdt-hit.sh %reldir%/guest.sh
-# Issue 4: perf.data decode rate against perf script, live session throughput.
+# perf.data decode rate against perf script, live session throughput.
 EXTRA_PROGRAMS += bench/decode
 bench_programs += bench/decode
 bench_decode_LDADD = libuevent/libuevent.la

@@ -1,4 +1,4 @@
-# jit-hooks/local.mk - JIT hooks (issue 6): jit.c is built into libuevent (see
+# jit-hooks/local.mk - JIT hooks: jit.c is built into libuevent (see
 # libuevent/local.mk); here are the LuaJIT and Python hooks, their tests and benchmarks.
 jit_t_cflags = $(AM_CFLAGS) -I$(top_srcdir)/t
 

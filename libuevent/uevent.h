@@ -433,8 +433,7 @@ const char *uevent_version(void);
 const char *uevent_strerror(int err);
 
 /* ---------------------------------------------------------------------------------- */
-/* Reading: perf_event_open helpers, sessions, perf.data (issue 4).                     */
-/* @@READER-API@@ */
+/* Reading: perf_event_open helpers, sessions, perf.data.                               */
 
 /*
  * perf_event_attr helpers. The header does not need the attr's layout: pass a
@@ -828,8 +827,7 @@ int uevent_perf_file__byte_order(const struct uevent_perf_file *f);
 void uevent_perf_file__close(struct uevent_perf_file *f);
 
 /* ---------------------------------------------------------------------------------- */
-/* JIT hooks: announce generated code before it first runs (issue 6).                   */
-/* @@JIT-API@@ */
+/* JIT hooks: announce generated code before it first runs.                              */
 /*
  * A JIT session makes perf name generated code. Each call, before it returns, appends
  * a record to the jitdump file jit-PID.dump that `perf inject --jit` reads (the format

@@ -292,7 +292,7 @@ int main(void)
 		   "EINVAL/EPROTO (%d otherwise)", bad);
 
 		for (b = 0; b < 2; b++) {
-			bn = load("record_seed", bos[b], be, sizeof(be));
+			bn = load("record_v0", bos[b], be, sizeof(be));
 			ok(uevent_record_decode(be, (size_t)bn, b ? UEVENT_BO_BIG : UEVENT_BO_LITTLE, st,
 						UEVENT_RECORD_V0_LAYOUT, &r) == 0 &&
 			   r.record_type == 11 && r.format == 0 && r.size == 12 &&

@@ -13,13 +13,13 @@ TESTS += t/codec t/emit
 
 EXTRA_DIST += %reldir%/tap.h %reldir%/data
 
-TESTS += t/records.test
-EXTRA_DIST += %reldir%/records.test
+TESTS += t/records.test t/version.test
+EXTRA_DIST += %reldir%/records.test %reldir%/version.test
 TESTS += t/symbols.test t/cli.test t/usdt.test t/ftrace.test t/perm.test
 EXTRA_DIST += %reldir%/lib.sh %reldir%/symbols.test %reldir%/cli.test %reldir%/usdt.test \
 	%reldir%/ftrace.test %reldir%/perm.test
 
-# Issue 4, the reading side: decoders (also built with ASan by t/asan.test), live sessions.
+# The reading side: decoders (also built with ASan by t/asan.test), live sessions.
 check_PROGRAMS += t/perfdec t/session t/bpf-prog
 t_perfdec_CFLAGS = $(t_cflags)
 t_perfdec_LDADD = $(t_ldadd)

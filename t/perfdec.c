@@ -183,13 +183,13 @@ static void check_golden(const uint8_t *buf, size_t len, int bo, const char *tag
 /* Every prefix of every record fails; shrinking header.size and flipping bytes never crash. */
 static void torture(const uint8_t *buf, size_t len, int bo, const char *tag)
 {
-	struct uevent_perf_format f = golden_format(), seed = golden_format();
+	struct uevent_perf_format f = golden_format(), v0 = golden_format();
 	struct uevent_perf_record r = { .sz = sizeof(r) };
 	size_t off, k, prefixes = 0, prefix_fail = 0, shrunk = 0, mut = 0;
 	unsigned int rnd = 12345;
 	int i;
 
-	seed.flags = UEVENT_PERF_UEVENT_V0 | UEVENT_PERF_BPF_EVENT_V0;
+	v0.flags = UEVENT_PERF_UEVENT_V0 | UEVENT_PERF_BPF_EVENT_V0;
 	for (off = 0; off < len; off += rec_size(buf + off, bo)) {
 		size_t sz = rec_size(buf + off, bo);
 
@@ -208,7 +208,7 @@ static void torture(const uint8_t *buf, size_t len, int bo, const char *tag)
 					s16 = __builtin_bswap16(s16);
 				memcpy(p + 6, &s16, 2);
 				uevent_perf_record_decode(p, k, bo, &f, &r);
-				uevent_perf_record_decode(p, k, bo, &seed, &r);
+				uevent_perf_record_decode(p, k, bo, &v0, &r);
 				shrunk++;
 			}
 			free(p);
@@ -225,7 +225,7 @@ static void torture(const uint8_t *buf, size_t len, int bo, const char *tag)
 			if (uevent_perf_record_decode(p, sz, bo, &f, &r) == 0 &&
 			    r.type == PERF_RECORD_SAMPLE && r.u.sample.raw_size)
 				(void)((volatile const uint8_t *)r.u.sample.raw)[r.u.sample.raw_size - 1];
-			uevent_perf_record_decode(p, sz, bo, &seed, &r);
+			uevent_perf_record_decode(p, sz, bo, &v0, &r);
 			free(p);
 			mut++;
 		}

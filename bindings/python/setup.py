@@ -18,7 +18,7 @@ uevent_build.write_records()
 
 setup(
     name="uevent",
-    version="0.1.0",
+    version=uevent_build.version(),
     description="Put your own events into the Linux perf stream (libuevent binding)",
     packages=["uevent"],
     package_data={"uevent": ["py.typed", "_uevent.pyi"]},

@@ -127,15 +127,28 @@ def make_ffi(cdef_text=None, incdirs=None, libdirs=None, rpath=None):
     return ffi
 
 
-def write_records(incdirs=None):
-    """uevent/_records.py, the record classes, from uevent.h's record structs: made by
-    libuevent/gen-records.py (the source tree's, or the one installed beside the header
-    under share/libuevent)."""
+def _header(incdirs=None):
     incdirs = incdirs if incdirs is not None else _header_dirs()
     header = next((os.path.join(d, "uevent.h") for d in incdirs
                    if os.path.exists(os.path.join(d, "uevent.h"))), None)
     if header is None:
         sys.exit("uevent_build.py: uevent.h not found (set UEVENT_INCLUDE_DIR)")
+    return header
+
+
+def version(incdirs=None):
+    """The package's version: libuevent's, UEVENT_VERSION_* in uevent.h."""
+    with open(_header(incdirs)) as f:
+        text = f.read()
+    return ".".join(re.search(r"#define UEVENT_VERSION_%s (\d+)" % p, text).group(1)
+                    for p in ("MAJOR", "MINOR", "PATCH"))
+
+
+def write_records(incdirs=None):
+    """uevent/_records.py, the record classes, from uevent.h's record structs: made by
+    libuevent/gen-records.py (the source tree's, or the one installed beside the header
+    under share/libuevent)."""
+    header = _header(incdirs)
     hdir = os.path.dirname(header)
     gen = next((g for g in (os.path.join(hdir, "gen-records.py"),
                             os.path.join(hdir, "..", "share", "libuevent", "gen-records.py"))

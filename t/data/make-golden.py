@@ -52,8 +52,8 @@ def record_v1(e, rtype, data, pid, tid, time):
             + data + b"\0" * pad + struct.pack(e + "IIQ", pid, tid, time))
 
 
-def record_seed(e, rtype, data, pid, tid, time):
-    """The 2014 seed's layout (type, size, data), sample_id TID|TIME."""
+def record_v0(e, rtype, data, pid, tid, time):
+    """The V0 layout (type, size, data), sample_id TID|TIME."""
     pad = -len(data) & 7
     size = 8 + 8 + len(data) + pad + 16
     return (struct.pack(e + "IHH", 11, 0, size) + struct.pack(e + "II", rtype, len(data))
@@ -68,8 +68,8 @@ def main():
                 f.write(data)
         with open(os.path.join(OUT, f"record_v1.{tag}.bin"), "wb") as f:
             f.write(record_v1(e, 0, pl["text"], 100, 101, 123456789))
-        with open(os.path.join(OUT, f"record_seed.{tag}.bin"), "wb") as f:
-            f.write(record_seed(e, 0, pl["text"], 100, 101, 123456789))
+        with open(os.path.join(OUT, f"record_v0.{tag}.bin"), "wb") as f:
+            f.write(record_v0(e, 0, pl["text"], 100, 101, 123456789))
         # A file-transport capture: header, then three records.
         hdr = b"UEVTFILE" + struct.pack(e + "IIIIQ", 1, 32, 0x01020304, 0, (1 << 1) | (1 << 2))
         recs = (record_v1(e, 0, pl["text"], 100, 101, 1000)

@@ -285,8 +285,8 @@ for _, tb in ipairs { { "le", "little" }, { "be", "big" } } do
   x = assert(uevent.decode_record(gold("record_v1", tag), bo, sample_type))
   ok(x.record_type == 63 and x.format == 1 and x.type == 0 and x.data == "hello, perf\0" and x.payload.text == "hello, perf"
      and x.pid == 100 and x.tid == 101 and x.time == 123456789 and x.cpu == nil, "golden record_v1." .. tag)
-  x = assert(uevent.decode_record(gold("record_seed", tag), bo, sample_type, true))
-  ok(x.record_type == 11 and x.format == 0 and x.data == "hello, perf\0" and x.tid == 101, "golden record_seed." .. tag .. " (V0 layout)")
+  x = assert(uevent.decode_record(gold("record_v0", tag), bo, sample_type, true))
+  ok(x.record_type == 11 and x.format == 0 and x.data == "hello, perf\0" and x.tid == 101, "golden record_v0." .. tag .. " (V0 layout)")
   gold("capture", tag)
   rd = assert(uevent.file_reader(data .. "capture." .. tag .. ".uev"))
   local rs = {}

@@ -276,9 +276,9 @@ for tag, bo in (("le", "little"), ("be", "big")):
     ok(r.record_type == 63 and r.format == 1 and r.type == 0 and r.data == b"hello, perf\0"
        and r.payload == uevent.Text("hello, perf") and (r.pid, r.tid, r.time) == (100, 101, 123456789)
        and r.cpu is None, f"golden record_v1.{tag}")
-    r = uevent.decode_record(gold("record_seed", tag), bo, st_tid_time, v0_layout=True)
+    r = uevent.decode_record(gold("record_v0", tag), bo, st_tid_time, v0_layout=True)
     ok(r.record_type == 11 and r.format == 0 and r.data == b"hello, perf\0" and r.tid == 101,
-       f"golden record_seed.{tag} (seed layout)")
+       f"golden record_v0.{tag} (V0 layout)")
     gold("capture", tag)
     with uevent.FileReader(os.path.join(data, f"capture.{tag}.uev")) as rd:
         rs = list(rd)

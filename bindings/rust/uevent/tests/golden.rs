@@ -59,7 +59,7 @@ fn golden_files_agree_with_c() {
         assert_eq!(r.data, b"hello, perf\0");
         assert_eq!(r.payload, Payload::Text("hello, perf".into()));
         assert_eq!((r.pid, r.tid, r.time, r.cpu), (Some(100), Some(101), Some(123456789), None));
-        let r = decode_record(&g("record_seed"), bo, TID_TIME, true).unwrap();
+        let r = decode_record(&g("record_v0"), bo, TID_TIME, true).unwrap();
         assert_eq!((r.record_type, r.format, r.tid), (11, 0, Some(101)));
         assert_eq!(r.data, b"hello, perf\0");
 
