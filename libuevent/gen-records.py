@@ -7,10 +7,12 @@
 # ([bytes x N], [u64 x N], [u64 x N of K], [str]), and writes:
 #   --c-json   tools/uevent-json.h: `uevent dump --json`'s printers, one per struct
 #   --python   the Python binding's record classes and their makers
+#   --rust     the Rust crate's owned record structs and their makers (committed, like
+#              bindgen's output: cargo builds without Python)
 # (LuaJIT reads the same notes from the header itself when it loads.)
 # So a member added to a record struct is a one-line change to uevent.h.
 #
-# usage: gen-records.py --c-json|--python libuevent/uevent.h > OUT
+# usage: gen-records.py --c-json|--python|--rust libuevent/uevent.h > OUT
 import re
 import sys
 
@@ -271,12 +273,99 @@ def python(model):
     return "\n".join(out) + "\n"
 
 
+# ---- Rust: the crate's owned records -----------------------------------------------------
+
+RUST_INT = {"uint8_t": "u8", "uint16_t": "u16", "uint32_t": "u32", "uint64_t": "u64",
+            "int64_t": "i64", "int32_t": "i32", "size_t": "usize"}
+# Union members the crate makes by hand (the uevent's payload codecs; Other is a Vec<u8>).
+RUST_HAND_MADE = {"uevent", "other"}
+RUST_NAME = {"type": "ty"}
+# bindgen's names for C members that are Rust keywords
+RUST_KEYWORDS = {"type", "fn", "impl", "match", "move", "ref", "self", "struct", "use", "where"}
+
+
+def rust_type(name):
+    short = name[len("uevent_perf_"):] if name.startswith("uevent_perf_") else name
+    return "".join(w.capitalize() for w in short.split("_"))
+
+
+def rust(model):
+    members = union_members(model)
+    bodies = [st for m, st in members if m not in RUST_HAND_MADE]
+    union = next(f.union for f in model[ROOT] if f.union)
+    skip = {ROOT, union, "uevent_sample_id", "uevent_record", "uevent_perf_bytes"}
+    order = [s for s in reachable(model) if s not in skip]
+    out = ["// records.rs - generated from libuevent/uevent.h by libuevent/gen-records.py: the",
+           "// owned record structs, one per record struct of uevent.h, and their makers. A C",
+           "// member that only counts another's elements is that Vec's length. Do not edit:",
+           "// change uevent.h and run `make records`.",
+           "#![allow(clippy::all)]",
+           "",
+           "use std::os::raw::c_int;",
+           "",
+           "use super::{bytes, cstr, groups, groups_of, u64s};",
+           "use uevent_sys as sys;",
+           ""]
+    for name in order:
+        # a count that is only another member's length (not that of groups: read.nr is
+        # 1 for a value that is not a group's) is that Vec's len()
+        counts = {f.count for f in model[name] if f.kind in ("bytes", "u64") and f.count
+                  and not f.per and re.fullmatch(r"[A-Za-z_]\w*", f.count)}
+        fields = []
+        for f in model[name]:
+            if f.name == "sz" or f.name in counts:
+                continue
+            rn = RUST_NAME.get(f.name, f.name)
+            c = "s." + f.name + ("_" if f.name in RUST_KEYWORDS else "")
+            if f.nested:
+                fields.append((rn, rust_type(f.nested),
+                               f"{f.nested[len('uevent_perf_'):]}_from(&{c}, bo)"))
+            elif f.kind == "str":
+                fields.append((rn, "String", f"cstr({c})"))
+            elif f.kind == "bytes" and f.array:
+                n = expr(f.count, "s.")
+                fields.append((rn, "Vec<u8>",
+                               f"{c}[..(({n}) as usize).min({c}.len())].to_vec()"))
+            elif f.kind == "bytes":
+                fields.append((rn, "Vec<u8>", f"bytes({c}, ({expr(f.count, 's.')}) as u64)"))
+            elif f.kind == "u64" and f.per and f.per.isdigit():
+                fields.append((rn, f"Vec<[u64; {f.per}]>",
+                               f"groups_of::<{f.per}>({c}, ({expr(f.count, 's.')}) as u64, bo)"))
+            elif f.kind == "u64" and f.per:
+                fields.append((rn, "Vec<Vec<u64>>",
+                               f"groups({c}, ({expr(f.count, 's.')}) as u64, "
+                               f"({expr(f.per, 's.')}) as u64, bo)"))
+            elif f.kind == "u64":
+                fields.append((rn, "Vec<u64>", f"u64s({c}, ({expr(f.count, 's.')}) as u64, bo)"))
+            else:
+                fields.append((rn, RUST_INT[f.ctype], c))
+        t = rust_type(name)
+        short = name[len("uevent_perf_"):]
+        out += [f"/// `struct {name}`.",
+                "#[derive(Debug, Clone, Default, PartialEq, Eq)]",
+                f"pub struct {t} {{"]
+        out += [f"    pub {n}: {ty}," for n, ty, _ in fields]
+        out += ["}", "",
+                f"/// Copies a `struct {name}` out of the reader's buffer.",
+                "///",
+                "/// # Safety",
+                "/// Its pointer members must point at as many elements as its notes say (the C",
+                "/// decoder checked them against the record).",
+                f"pub(crate) unsafe fn {short}_from(s: &sys::{name}, bo: c_int) -> {t} {{",
+                "    let _ = bo;",
+                f"    {t} {{"]
+        out += [f"        {n}: {e}," for n, _, e in fields]
+        out += ["    }", "}", ""]
+    return "\n".join(out)
+
+
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("--c-json", "--python"):
-        raise SystemExit("usage: gen-records.py --c-json|--python uevent.h")
+    emit = {"--c-json": c_json, "--python": python, "--rust": rust}
+    if len(sys.argv) != 3 or sys.argv[1] not in emit:
+        raise SystemExit("usage: gen-records.py --c-json|--python|--rust uevent.h")
     with open(sys.argv[2], encoding="utf-8") as f:
         model = parse(f.read())
-    sys.stdout.write(c_json(model) if sys.argv[1] == "--c-json" else python(model))
+    sys.stdout.write(emit[sys.argv[1]](model))
 
 
 if __name__ == "__main__":

@@ -4,9 +4,14 @@ tools_uevent_SOURCES = %reldir%/uevent.c %reldir%/uevent-json.h
 tools_uevent_LDADD = libuevent/libuevent.la
 
 # uevent-json.h is generated from the record structs of uevent.h and committed (the CLI
-# builds without Python); t/records.test fails when it is stale. After changing uevent.h:
+# builds without Python), as is the Rust crate's records.rs (cargo builds without it);
+# t/records.test fails when either is stale. After changing uevent.h: make records
 .PHONY: records
 records:
 	$(PYTHON) $(top_srcdir)/libuevent/gen-records.py --c-json $(top_srcdir)/libuevent/uevent.h \
 		> $(top_srcdir)/%reldir%/uevent-json.h.tmp && \
 	mv $(top_srcdir)/%reldir%/uevent-json.h.tmp $(top_srcdir)/%reldir%/uevent-json.h
+	$(PYTHON) $(top_srcdir)/libuevent/gen-records.py --rust $(top_srcdir)/libuevent/uevent.h \
+		> $(top_srcdir)/bindings/rust/uevent/src/perf/records.rs.tmp && \
+	mv $(top_srcdir)/bindings/rust/uevent/src/perf/records.rs.tmp \
+		$(top_srcdir)/bindings/rust/uevent/src/perf/records.rs

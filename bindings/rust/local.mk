@@ -9,7 +9,8 @@ rust_sources = %reldir%/Cargo.toml %reldir%/Cargo.lock \
 	%reldir%/uevent-sys/Cargo.toml %reldir%/uevent-sys/build.rs \
 	%reldir%/uevent-sys/src/lib.rs %reldir%/uevent-sys/src/bindings.rs \
 	%reldir%/uevent/Cargo.toml %reldir%/uevent/build.rs %reldir%/uevent/src/lib.rs \
-	%reldir%/uevent/src/perf.rs %reldir%/uevent/examples/mark.rs \
+	%reldir%/uevent/src/perf.rs %reldir%/uevent/src/perf/records.rs \
+	%reldir%/uevent/examples/mark.rs \
 	%reldir%/uevent/examples/bench.rs %reldir%/uevent/examples/session.rs \
 	%reldir%/uevent/tests/golden.rs %reldir%/uevent/tests/emit.rs \
 	%reldir%/uevent/tests/perfdata.rs %reldir%/uevent/tests/session.rs

@@ -130,152 +130,10 @@ pub struct Rec<T> {
     pub body: T,
 }
 
-/// `PERF_SAMPLE_READ` values (`struct uevent_perf_read`). `values` holds the `nr`
-/// entries of `entry_size` bytes (`value[, id][, lost]`) the C member points at: with
-/// `PERF_FORMAT_GROUP` the group's values; without it C points at `value`, so the one
-/// entry is `value` and the numbers that follow it in the record.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Read {
-    pub nr: u64,
-    pub time_enabled: u64,
-    pub time_running: u64,
-    pub value: u64,
-    pub id: u64,
-    pub lost: u64,
-    pub entry_size: u32,
-    pub values: Vec<Vec<u64>>,
-}
-
-/// One `PERF_SAMPLE_BRANCH_STACK` entry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BranchEntry {
-    pub from: u64,
-    pub to: u64,
-    pub flags: u64,
-}
-
-/// `PERF_RECORD_SAMPLE` (`struct uevent_perf_sample`). Fields the event's sample_type
-/// lacks are 0 or empty. The C struct's counts (`callchain_nr`, `raw_size`, `branch_nr`,
-/// `regs_user_nr`, `stack_user_size`, `regs_intr_nr`, `tls_user_size`, `aux_size`) are
-/// the lengths of the vectors here.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Sample {
-    pub identifier: u64,
-    pub ip: u64,
-    pub pid: u32,
-    pub tid: u32,
-    pub time: u64,
-    pub addr: u64,
-    pub id: u64,
-    pub stream_id: u64,
-    pub cpu: u32,
-    pub period: u64,
-    pub read: Read,
-    pub callchain: Vec<u64>,
-    pub raw: Vec<u8>,
-    pub branch_hw_idx: u64,
-    pub branch_entries: Vec<BranchEntry>,
-    /// One per branch entry with `PERF_SAMPLE_BRANCH_COUNTERS`, else empty.
-    pub branch_counters: Vec<u64>,
-    pub regs_user_abi: u64,
-    pub regs_user: Vec<u64>,
-    pub stack_user: Vec<u8>,
-    pub stack_user_dyn_size: u64,
-    pub weight: u64,
-    pub weight_var1: u32,
-    pub weight_var2: u16,
-    pub weight_var3: u16,
-    pub data_src: u64,
-    pub transaction: u64,
-    pub regs_intr_abi: u64,
-    pub regs_intr: Vec<u64>,
-    pub phys_addr: u64,
-    pub cgroup: u64,
-    pub data_page_size: u64,
-    pub code_page_size: u64,
-    /// `PERF_SAMPLE_TLS_USER`: the bytes requested; the first `tls_user_dyn_size` are valid.
-    pub tls_user: Vec<u8>,
-    pub tls_user_dyn_size: u64,
-    pub aux: Vec<u8>,
-}
-
-/// `PERF_RECORD_MMAP` and `MMAP2` (`struct uevent_perf_mmap`); `build_id` holds its
-/// `build_id_size` bytes when misc has `PERF_RECORD_MISC_MMAP_BUILD_ID`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Mmap {
-    pub pid: u32,
-    pub tid: u32,
-    pub addr: u64,
-    pub len: u64,
-    pub pgoff: u64,
-    pub maj: u32,
-    pub min: u32,
-    pub ino: u64,
-    pub ino_generation: u64,
-    pub prot: u32,
-    pub flags: u32,
-    pub build_id: Vec<u8>,
-    pub filename: String,
-}
-
-/// `PERF_RECORD_COMM`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Comm {
-    pub pid: u32,
-    pub tid: u32,
-    pub comm: String,
-}
-
-/// `PERF_RECORD_FORK` and `EXIT`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Task {
-    pub pid: u32,
-    pub ppid: u32,
-    pub tid: u32,
-    pub ptid: u32,
-    pub time: u64,
-}
-
-/// `PERF_RECORD_LOST` (id, lost) and `LOST_SAMPLES` (lost).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Lost {
-    pub id: u64,
-    pub lost: u64,
-}
-
-/// `PERF_RECORD_THROTTLE` and `UNTHROTTLE`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Throttle {
-    pub time: u64,
-    pub id: u64,
-    pub stream_id: u64,
-}
-
-/// `PERF_RECORD_SWITCH` (zeros) and `SWITCH_CPU_WIDE`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Switch {
-    pub next_prev_pid: u32,
-    pub next_prev_tid: u32,
-}
-
-/// `PERF_RECORD_KSYMBOL`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Ksymbol {
-    pub addr: u64,
-    pub len: u32,
-    pub ksym_type: u16,
-    pub flags: u16,
-    pub name: String,
-}
-
-/// `PERF_RECORD_BPF_EVENT` (`ty` is the C member `type`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct BpfEvent {
-    pub ty: u16,
-    pub flags: u16,
-    pub id: u32,
-    pub tag: [u8; 8],
-}
+// The owned bodies (Sample, Read, Mmap, Comm, Task, Lost, Throttle, Switch, Ksymbol,
+// BpfEvent) and their makers are generated from uevent.h's record structs.
+mod records;
+pub use records::*;
 
 /// One decoded perf record, owned. The variant is the `union uevent_perf_body` member
 /// the C library filled: `UEvent` also covers uevents that came as usdt or user_events
@@ -411,6 +269,20 @@ unsafe fn u64s(p: *const c_void, n: u64, bo: c_int) -> Vec<u64> {
     (0..n).map(|i| sys::uevent_perf_u64(p, i, bo)).collect()
 }
 
+/// n groups of K u64 each.
+unsafe fn groups_of<const K: usize>(p: *const c_void, n: u64, bo: c_int) -> Vec<[u64; K]> {
+    let all = u64s(p, n * K as u64, bo);
+    all.chunks_exact(K).map(|c| c.try_into().expect("K elements")).collect()
+}
+
+/// n groups of per u64 each.
+unsafe fn groups(p: *const c_void, n: u64, per: u64, bo: c_int) -> Vec<Vec<u64>> {
+    if per == 0 {
+        return Vec::new();
+    }
+    u64s(p, n * per, bo).chunks(per as usize).map(|c| c.to_vec()).collect()
+}
+
 unsafe fn cstr(p: *const c_char) -> String {
     if p.is_null() {
         String::new()
@@ -480,120 +352,15 @@ impl<'a> RecordRef<'a> {
             };
         }
         match kind_of(r) {
-            Kind::Sample => {
-                let s = &r.u.sample;
-                let rd = &s.read;
-                let per = (rd.entry_size / 8) as u64;
-                let values = if per == 0 {
-                    Vec::new()
-                } else {
-                    let all = u64s(rd.values, rd.nr * per, bo);
-                    all.chunks(per as usize).map(|c| c.to_vec()).collect()
-                };
-                let be = u64s(s.branch_entries, s.branch_nr * 3, bo);
-                rec!(
-                    Sample,
-                    Box::new(Sample {
-                        identifier: s.identifier,
-                        ip: s.ip,
-                        pid: s.pid,
-                        tid: s.tid,
-                        time: s.time,
-                        addr: s.addr,
-                        id: s.id,
-                        stream_id: s.stream_id,
-                        cpu: s.cpu,
-                        period: s.period,
-                        read: Read {
-                            nr: rd.nr,
-                            time_enabled: rd.time_enabled,
-                            time_running: rd.time_running,
-                            value: rd.value,
-                            id: rd.id,
-                            lost: rd.lost,
-                            entry_size: rd.entry_size,
-                            values,
-                        },
-                        callchain: u64s(s.callchain, s.callchain_nr, bo),
-                        raw: bytes(s.raw, s.raw_size as u64),
-                        branch_hw_idx: s.branch_hw_idx,
-                        branch_entries: be
-                            .chunks_exact(3)
-                            .map(|c| BranchEntry { from: c[0], to: c[1], flags: c[2] })
-                            .collect(),
-                        branch_counters: u64s(s.branch_counters, s.branch_nr, bo),
-                        regs_user_abi: s.regs_user_abi,
-                        regs_user: u64s(s.regs_user, s.regs_user_nr as u64, bo),
-                        stack_user: bytes(s.stack_user, s.stack_user_size),
-                        stack_user_dyn_size: s.stack_user_dyn_size,
-                        weight: s.weight,
-                        weight_var1: s.weight_var1,
-                        weight_var2: s.weight_var2,
-                        weight_var3: s.weight_var3,
-                        data_src: s.data_src,
-                        transaction: s.transaction,
-                        regs_intr_abi: s.regs_intr_abi,
-                        regs_intr: u64s(s.regs_intr, s.regs_intr_nr as u64, bo),
-                        phys_addr: s.phys_addr,
-                        cgroup: s.cgroup,
-                        data_page_size: s.data_page_size,
-                        code_page_size: s.code_page_size,
-                        tls_user: bytes(s.tls_user, s.tls_user_size),
-                        tls_user_dyn_size: s.tls_user_dyn_size,
-                        aux: bytes(s.aux, s.aux_size),
-                    })
-                )
-            }
-            Kind::Mmap => {
-                let m = &r.u.mmap;
-                let n = (m.build_id_size as usize).min(m.build_id.len());
-                rec!(
-                    Mmap,
-                    Mmap {
-                        pid: m.pid,
-                        tid: m.tid,
-                        addr: m.addr,
-                        len: m.len,
-                        pgoff: m.pgoff,
-                        maj: m.maj,
-                        min: m.min,
-                        ino: m.ino,
-                        ino_generation: m.ino_generation,
-                        prot: m.prot,
-                        flags: m.flags,
-                        build_id: m.build_id[..n].to_vec(),
-                        filename: cstr(m.filename),
-                    }
-                )
-            }
-            Kind::Comm => {
-                let c = &r.u.comm;
-                rec!(Comm, Comm { pid: c.pid, tid: c.tid, comm: cstr(c.comm) })
-            }
-            Kind::Task => {
-                let t = &r.u.task;
-                rec!(Task, Task { pid: t.pid, ppid: t.ppid, tid: t.tid, ptid: t.ptid, time: t.time })
-            }
-            Kind::Lost => rec!(Lost, Lost { id: r.u.lost.id, lost: r.u.lost.lost }),
-            Kind::Throttle => {
-                let t = &r.u.throttle;
-                rec!(Throttle, Throttle { time: t.time, id: t.id, stream_id: t.stream_id })
-            }
-            Kind::Switch => rec!(
-                Switch,
-                Switch { next_prev_pid: r.u.sw.next_prev_pid, next_prev_tid: r.u.sw.next_prev_tid }
-            ),
-            Kind::Ksymbol => {
-                let k = &r.u.ksymbol;
-                rec!(
-                    Ksymbol,
-                    Ksymbol { addr: k.addr, len: k.len, ksym_type: k.ksym_type, flags: k.flags, name: cstr(k.name) }
-                )
-            }
-            Kind::BpfEvent => {
-                let b = &r.u.bpf_event;
-                rec!(BpfEvent, BpfEvent { ty: b.type_, flags: b.flags, id: b.id, tag: b.tag })
-            }
+            Kind::Sample => rec!(Sample, Box::new(sample_from(&r.u.sample, bo))),
+            Kind::Mmap => rec!(Mmap, mmap_from(&r.u.mmap, bo)),
+            Kind::Comm => rec!(Comm, comm_from(&r.u.comm, bo)),
+            Kind::Task => rec!(Task, task_from(&r.u.task, bo)),
+            Kind::Lost => rec!(Lost, lost_from(&r.u.lost, bo)),
+            Kind::Throttle => rec!(Throttle, throttle_from(&r.u.throttle, bo)),
+            Kind::Switch => rec!(Switch, switch_from(&r.u.sw, bo)),
+            Kind::Ksymbol => rec!(Ksymbol, ksymbol_from(&r.u.ksymbol, bo)),
+            Kind::BpfEvent => rec!(BpfEvent, bpf_event_from(&r.u.bpf_event, bo)),
             Kind::UEvent => rec!(UEvent, record_from(&r.u.uevent, self.bo)),
             Kind::Other => rec!(Other, bytes(r.u.other.data, r.u.other.size as u64)),
         }

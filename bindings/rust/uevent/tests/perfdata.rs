@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;
-use uevent::perf::{self, BranchEntry, Format, Record};
+use uevent::perf::{self, Format, Record};
 use uevent::{ByteOrder, Payload, PerfData};
 
 fn top(var: &str) -> PathBuf {
@@ -267,7 +267,7 @@ fn member_json(r: &Record) -> J {
                     J::Arr(
                         b.branch_entries
                             .iter()
-                            .map(|&BranchEntry { from, to, flags }| nums(&[from, to, flags]))
+                            .map(|e| nums(e))
                             .collect(),
                     ),
                 ),
@@ -547,7 +547,7 @@ fn perf_records_bin_equal_perf_records_perf_data() {
         assert_eq!(b.read.values, vec![vec![10, 7, 0], vec![20, 9, 3]]);
         assert_eq!(b.callchain, vec![0x401000, 0x401100, 0x401200]);
         assert_eq!(b.raw, b"RAWDATA\0\x01\x02\x03\x04");
-        assert_eq!(b.branch_entries, vec![BranchEntry { from: 0x1000, to: 0x2000, flags: 3 }]);
+        assert_eq!(b.branch_entries, vec![[0x1000, 0x2000, 3]]);
         assert_eq!((b.regs_user.clone(), b.regs_intr.clone()), (vec![11, 12, 13], vec![21, 22]));
         assert_eq!((b.weight, b.weight_var2, b.weight_var3), (300, 4, 5));
         assert_eq!(&b.tls_user[..22], b"TLS:trace-0123456789ab");

@@ -1,0 +1,330 @@
+// records.rs - generated from libuevent/uevent.h by libuevent/gen-records.py: the
+// owned record structs, one per record struct of uevent.h, and their makers. A C
+// member that only counts another's elements is that Vec's length. Do not edit:
+// change uevent.h and run `make records`.
+#![allow(clippy::all)]
+
+use std::os::raw::c_int;
+
+use super::{bytes, cstr, groups, groups_of, u64s};
+use uevent_sys as sys;
+
+/// `struct uevent_perf_read`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Read {
+    pub nr: u64,
+    pub time_enabled: u64,
+    pub time_running: u64,
+    pub value: u64,
+    pub id: u64,
+    pub lost: u64,
+    pub values: Vec<Vec<u64>>,
+    pub entry_size: u32,
+}
+
+/// Copies a `struct uevent_perf_read` out of the reader's buffer.
+///
+/// # Safety
+/// Its pointer members must point at as many elements as its notes say (the C
+/// decoder checked them against the record).
+pub(crate) unsafe fn read_from(s: &sys::uevent_perf_read, bo: c_int) -> Read {
+    let _ = bo;
+    Read {
+        nr: s.nr,
+        time_enabled: s.time_enabled,
+        time_running: s.time_running,
+        value: s.value,
+        id: s.id,
+        lost: s.lost,
+        values: groups(s.values, (s.nr) as u64, (s.entry_size / 8) as u64, bo),
+        entry_size: s.entry_size,
+    }
+}
+
+/// `struct uevent_perf_sample`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Sample {
+    pub identifier: u64,
+    pub ip: u64,
+    pub pid: u32,
+    pub tid: u32,
+    pub time: u64,
+    pub addr: u64,
+    pub id: u64,
+    pub stream_id: u64,
+    pub cpu: u32,
+    pub period: u64,
+    pub read: Read,
+    pub callchain: Vec<u64>,
+    pub raw: Vec<u8>,
+    pub branch_hw_idx: u64,
+    pub branch_entries: Vec<[u64; 3]>,
+    pub branch_counters: Vec<u64>,
+    pub regs_user_abi: u64,
+    pub regs_user: Vec<u64>,
+    pub stack_user: Vec<u8>,
+    pub stack_user_dyn_size: u64,
+    pub weight: u64,
+    pub weight_var1: u32,
+    pub weight_var2: u16,
+    pub weight_var3: u16,
+    pub data_src: u64,
+    pub transaction: u64,
+    pub regs_intr_abi: u64,
+    pub regs_intr: Vec<u64>,
+    pub phys_addr: u64,
+    pub cgroup: u64,
+    pub data_page_size: u64,
+    pub code_page_size: u64,
+    pub tls_user: Vec<u8>,
+    pub tls_user_dyn_size: u64,
+    pub aux: Vec<u8>,
+}
+
+/// Copies a `struct uevent_perf_sample` out of the reader's buffer.
+///
+/// # Safety
+/// Its pointer members must point at as many elements as its notes say (the C
+/// decoder checked them against the record).
+pub(crate) unsafe fn sample_from(s: &sys::uevent_perf_sample, bo: c_int) -> Sample {
+    let _ = bo;
+    Sample {
+        identifier: s.identifier,
+        ip: s.ip,
+        pid: s.pid,
+        tid: s.tid,
+        time: s.time,
+        addr: s.addr,
+        id: s.id,
+        stream_id: s.stream_id,
+        cpu: s.cpu,
+        period: s.period,
+        read: read_from(&s.read, bo),
+        callchain: u64s(s.callchain, (s.callchain_nr) as u64, bo),
+        raw: bytes(s.raw, (s.raw_size) as u64),
+        branch_hw_idx: s.branch_hw_idx,
+        branch_entries: groups_of::<3>(s.branch_entries, (s.branch_nr) as u64, bo),
+        branch_counters: u64s(s.branch_counters, (s.branch_nr) as u64, bo),
+        regs_user_abi: s.regs_user_abi,
+        regs_user: u64s(s.regs_user, (s.regs_user_nr) as u64, bo),
+        stack_user: bytes(s.stack_user, (s.stack_user_size) as u64),
+        stack_user_dyn_size: s.stack_user_dyn_size,
+        weight: s.weight,
+        weight_var1: s.weight_var1,
+        weight_var2: s.weight_var2,
+        weight_var3: s.weight_var3,
+        data_src: s.data_src,
+        transaction: s.transaction,
+        regs_intr_abi: s.regs_intr_abi,
+        regs_intr: u64s(s.regs_intr, (s.regs_intr_nr) as u64, bo),
+        phys_addr: s.phys_addr,
+        cgroup: s.cgroup,
+        data_page_size: s.data_page_size,
+        code_page_size: s.code_page_size,
+        tls_user: bytes(s.tls_user, (s.tls_user_size) as u64),
+        tls_user_dyn_size: s.tls_user_dyn_size,
+        aux: bytes(s.aux, (s.aux_size) as u64),
+    }
+}
+
+/// `struct uevent_perf_mmap`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Mmap {
+    pub pid: u32,
+    pub tid: u32,
+    pub addr: u64,
+    pub len: u64,
+    pub pgoff: u64,
+    pub maj: u32,
+    pub min: u32,
+    pub ino: u64,
+    pub ino_generation: u64,
+    pub prot: u32,
+    pub flags: u32,
+    pub build_id: Vec<u8>,
+    pub filename: String,
+}
+
+/// Copies a `struct uevent_perf_mmap` out of the reader's buffer.
+///
+/// # Safety
+/// Its pointer members must point at as many elements as its notes say (the C
+/// decoder checked them against the record).
+pub(crate) unsafe fn mmap_from(s: &sys::uevent_perf_mmap, bo: c_int) -> Mmap {
+    let _ = bo;
+    Mmap {
+        pid: s.pid,
+        tid: s.tid,
+        addr: s.addr,
+        len: s.len,
+        pgoff: s.pgoff,
+        maj: s.maj,
+        min: s.min,
+        ino: s.ino,
+        ino_generation: s.ino_generation,
+        prot: s.prot,
+        flags: s.flags,
+        build_id: s.build_id[..((s.build_id_size) as usize).min(s.build_id.len())].to_vec(),
+        filename: cstr(s.filename),
+    }
+}
+
+/// `struct uevent_perf_comm`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Comm {
+    pub pid: u32,
+    pub tid: u32,
+    pub comm: String,
+}
+
+/// Copies a `struct uevent_perf_comm` out of the reader's buffer.
+///
+/// # Safety
+/// Its pointer members must point at as many elements as its notes say (the C
+/// decoder checked them against the record).
+pub(crate) unsafe fn comm_from(s: &sys::uevent_perf_comm, bo: c_int) -> Comm {
+    let _ = bo;
+    Comm {
+        pid: s.pid,
+        tid: s.tid,
+        comm: cstr(s.comm),
+    }
+}
+
+/// `struct uevent_perf_task`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Task {
+    pub pid: u32,
+    pub ppid: u32,
+    pub tid: u32,
+    pub ptid: u32,
+    pub time: u64,
+}
+
+/// Copies a `struct uevent_perf_task` out of the reader's buffer.
+///
+/// # Safety
+/// Its pointer members must point at as many elements as its notes say (the C
+/// decoder checked them against the record).
+pub(crate) unsafe fn task_from(s: &sys::uevent_perf_task, bo: c_int) -> Task {
+    let _ = bo;
+    Task {
+        pid: s.pid,
+        ppid: s.ppid,
+        tid: s.tid,
+        ptid: s.ptid,
+        time: s.time,
+    }
+}
+
+/// `struct uevent_perf_lost`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Lost {
+    pub id: u64,
+    pub lost: u64,
+}
+
+/// Copies a `struct uevent_perf_lost` out of the reader's buffer.
+///
+/// # Safety
+/// Its pointer members must point at as many elements as its notes say (the C
+/// decoder checked them against the record).
+pub(crate) unsafe fn lost_from(s: &sys::uevent_perf_lost, bo: c_int) -> Lost {
+    let _ = bo;
+    Lost {
+        id: s.id,
+        lost: s.lost,
+    }
+}
+
+/// `struct uevent_perf_throttle`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Throttle {
+    pub time: u64,
+    pub id: u64,
+    pub stream_id: u64,
+}
+
+/// Copies a `struct uevent_perf_throttle` out of the reader's buffer.
+///
+/// # Safety
+/// Its pointer members must point at as many elements as its notes say (the C
+/// decoder checked them against the record).
+pub(crate) unsafe fn throttle_from(s: &sys::uevent_perf_throttle, bo: c_int) -> Throttle {
+    let _ = bo;
+    Throttle {
+        time: s.time,
+        id: s.id,
+        stream_id: s.stream_id,
+    }
+}
+
+/// `struct uevent_perf_switch`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Switch {
+    pub next_prev_pid: u32,
+    pub next_prev_tid: u32,
+}
+
+/// Copies a `struct uevent_perf_switch` out of the reader's buffer.
+///
+/// # Safety
+/// Its pointer members must point at as many elements as its notes say (the C
+/// decoder checked them against the record).
+pub(crate) unsafe fn switch_from(s: &sys::uevent_perf_switch, bo: c_int) -> Switch {
+    let _ = bo;
+    Switch {
+        next_prev_pid: s.next_prev_pid,
+        next_prev_tid: s.next_prev_tid,
+    }
+}
+
+/// `struct uevent_perf_ksymbol`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Ksymbol {
+    pub addr: u64,
+    pub len: u32,
+    pub ksym_type: u16,
+    pub flags: u16,
+    pub name: String,
+}
+
+/// Copies a `struct uevent_perf_ksymbol` out of the reader's buffer.
+///
+/// # Safety
+/// Its pointer members must point at as many elements as its notes say (the C
+/// decoder checked them against the record).
+pub(crate) unsafe fn ksymbol_from(s: &sys::uevent_perf_ksymbol, bo: c_int) -> Ksymbol {
+    let _ = bo;
+    Ksymbol {
+        addr: s.addr,
+        len: s.len,
+        ksym_type: s.ksym_type,
+        flags: s.flags,
+        name: cstr(s.name),
+    }
+}
+
+/// `struct uevent_perf_bpf_event`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BpfEvent {
+    pub ty: u16,
+    pub flags: u16,
+    pub id: u32,
+    pub tag: Vec<u8>,
+}
+
+/// Copies a `struct uevent_perf_bpf_event` out of the reader's buffer.
+///
+/// # Safety
+/// Its pointer members must point at as many elements as its notes say (the C
+/// decoder checked them against the record).
+pub(crate) unsafe fn bpf_event_from(s: &sys::uevent_perf_bpf_event, bo: c_int) -> BpfEvent {
+    let _ = bo;
+    BpfEvent {
+        ty: s.type_,
+        flags: s.flags,
+        id: s.id,
+        tag: s.tag[..((8) as usize).min(s.tag.len())].to_vec(),
+    }
+}
