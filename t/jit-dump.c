@@ -8,7 +8,8 @@
 /*
  * Output, for the shell tests:
  *   header version=1 size=40 mach=62 pid=P ts=T flags=0
- *   load ts=T pid=P tid=T vma=0x.. addr=0x.. size=N index=I name=NAME
+ *   load ts=T pid=P tid=T vma=0x.. addr=0x.. size=N index=I code=HEX name=NAME
+ *     (code: the first 256 bytes, "..." after them when there are more)
  *   move ts=T pid=P tid=T vma=0x.. old=0x.. new=0x.. size=N index=I
  *   debug ts=T addr=0x.. nr=N, then "  entry addr=0x.. line=L discrim=D file=F" per entry
  *   unwind ts=T size=N hdr=N mapped=N
@@ -44,7 +45,7 @@ int main(int argc, char **argv)
 {
 	FILE *f;
 	size_t off, cap = 1 << 16, end, p, n;
-	uint64_t last_ts = 0, i, nr;
+	uint64_t last_ts = 0, i, nr, k;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: jit-dump FILE\n");
@@ -94,9 +95,12 @@ int main(int argc, char **argv)
 			if (p + n + 1 + u64(off + 40) > end)
 				return bad("load name/code past record", off);
 			printf("load ts=%" PRIu64 " pid=%u tid=%u vma=0x%" PRIx64 " addr=0x%" PRIx64
-			       " size=%" PRIu64 " index=%" PRIu64 " name=%.*s\n", ts, u32(off + 16),
+			       " size=%" PRIu64 " index=%" PRIu64 " code=", ts, u32(off + 16),
 			       u32(off + 20), u64(off + 24), u64(off + 32), u64(off + 40),
-			       u64(off + 48), (int)n, buf + p);
+			       u64(off + 48));
+			for (k = 0; k < u64(off + 40) && k < 256; k++)
+				printf("%02x", buf[p + n + 1 + k]);
+			printf("%s name=%.*s\n", u64(off + 40) > 256 ? "..." : "", (int)n, buf + p);
 			break;
 		case 1:		/* JIT_CODE_MOVE */
 			if (size < 16 + 48)

@@ -29,4 +29,5 @@ CLEANFILES += %reldir%/uevent/cdef.lua %reldir%/ctest.c
 TESTS += %reldir%/lua.test %reldir%/lua-reader.test %reldir%/lua-abi.test
 EXTRA_DIST += %reldir%/uevent.lua %reldir%/gen-ctest.lua %reldir%/lua.test \
 	%reldir%/lua-abi.test %reldir%/lua-reader.test %reldir%/tests/test_uevent.lua \
+	%reldir%/tests/tap.lua \
 	%reldir%/tests/test_reader.lua %reldir%/README.md

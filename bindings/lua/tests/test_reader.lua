@@ -5,20 +5,8 @@ local ffi = require "ffi"
 local bit = require "bit"
 local uevent = require "uevent"
 
-local n, failed = 0, 0
-local function ok(cond, desc)
-  n = n + 1
-  if not cond then failed = failed + 1 end
-  print(((cond and "ok ") or "not ok ") .. n .. " - " .. desc)
-  io.stdout:flush()
-end
-local function skip(count, why)
-  for _ = 1, count do
-    n = n + 1
-    print("ok " .. n .. " # SKIP " .. why)
-  end
-end
-local function diag(s) print("# " .. tostring(s)) end
+local tap = require "tests.tap"
+local ok, skip, diag = tap.ok, tap.skip, tap.diag
 
 local top_srcdir = os.getenv("top_srcdir") or "../../.."
 local top_builddir = os.getenv("top_builddir") or top_srcdir
@@ -685,5 +673,4 @@ else
      ("10000 sessions without uprobes (half closed, all dropped): no fd leak (%d -> %d)"):format(fds, after))
 end
 
-print("1.." .. n)
-os.exit(failed == 0 and 0 or 1)
+tap.done(true)

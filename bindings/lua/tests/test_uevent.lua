@@ -4,14 +4,8 @@ local ffi = require "ffi"
 local uevent = require "uevent"
 local L = uevent.lib
 
-local n, failed = 0, 0
-local function ok(cond, desc)
-  n = n + 1
-  if not cond then failed = failed + 1 end
-  print(((cond and "ok ") or "not ok ") .. n .. " - " .. desc)
-  io.stdout:flush()
-end
-local function diag(s) print("# " .. tostring(s)) end
+local tap = require "tests.tap"
+local ok, diag = tap.ok, tap.diag
 
 local top_srcdir = os.getenv("top_srcdir") or "../../.."
 local data = top_srcdir .. "/t/data/"
@@ -74,7 +68,7 @@ local before = uevent.stats().emitted
 -- A usdt tracer attached system-wide (a parallel test's may be) raises the word's low
 -- bits, and the probe fires under any transport: then marks are formatted for it.
 if bit.band(L.uevent_enabled_word, 0xffff) ~= 0 then
-  print("ok " .. (n + 1) .. " # SKIP a usdt tracer is attached system-wide: marks are enabled for it"); n = n + 1
+  tap.skip(1, "a usdt tracer is attached system-wide: marks are enabled for it")
 else
   ok(not uevent.enabled() and uevent.mark("x") == true and uevent.markf("%d", {}) == true
      and uevent.stats().emitted == before, "disabled: marks succeed, format nothing, emit nothing")
@@ -368,10 +362,8 @@ if jit and jit.status() then
   uevent.open { transport = "file", path = path, ignore_env = true }
   ok(jit_loop("enabled"), "jit -jv: a loop of enabled marks (FFI call) compiles, no NYI/abort")
 else
-  print("ok " .. (n + 1) .. " # SKIP JIT disabled"); n = n + 1
-  print("ok " .. (n + 1) .. " # SKIP JIT disabled"); n = n + 1
+  tap.skip(2, "JIT disabled")
 end
 
 os.remove(path)
-print("1.." .. n)
-os.exit(failed == 0 and 0 or 1)
+tap.done(true)

@@ -4,11 +4,9 @@ local ffi = require "ffi"
 local jutil = require "jit.util"
 local tmp = assert(arg[1], "usage: test_jit.lua TMPDIR")
 
-local n, failed = 0, 0
-local function ok(c, d) n = n + 1; if not c then failed = failed + 1 end
-  print((c and "ok " or "not ok ") .. n .. " - " .. d) end
-local function skip(k, why) for _ = 1, k do n = n + 1; print("ok " .. n .. " # SKIP " .. why) end end
-print("1..16")
+local tap = require "tests.tap"
+local ok, skip = tap.ok, tap.skip
+tap.plan(16)
 
 local have_uevent, uevent = pcall(require, "uevent")
 local uev_path = tmp .. "/lua.uev"
@@ -107,4 +105,4 @@ local function loop2(k) local s = 1; for i = 1, k do s = s * 3 % 1000003 end; re
 for _ = 1, 3 do loop2(10000) end
 ok(J.counts.loaded == c, "no announcements after stop()")
 ok(J.start { dir = tmp .. "/jd2", perf_map = false } and J.stop(), "start() again after stop()")
-os.exit(failed == 0 and 0 or 1)
+tap.done()

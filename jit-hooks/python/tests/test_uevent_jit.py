@@ -1,36 +1,33 @@
 """test_uevent_jit.py - TAP tests of the Python JIT hook (no perf needed).
-usage: python3 test_uevent_jit.py TMPDIR"""
+usage: python3 test_uevent_jit.py TMPDIR JIT-DUMP  (JIT-DUMP: t/jit-dump, the jitdump parser;
+bindings/python/tests on PYTHONPATH for tap.py)"""
 import errno
 import os
-import struct
+import subprocess
 import sys
 
 import uevent_jit
+import tap
+from tap import ok
 from tinyjit import CODE, compile_code
 
-tmp = sys.argv[1]
-n = failed = 0
-
-
-def ok(cond, desc):
-    global n, failed
-    n += 1
-    failed += not cond
-    print("%s %d - %s" % ("ok" if cond else "not ok", n, desc), flush=True)
+tmp, jit_dump = sys.argv[1], sys.argv[2]
 
 
 def loads(path):
-    """(name, addr, size, code) of each JIT_CODE_LOAD, and whether the file ends in CLOSE."""
-    data = open(path, "rb").read()
-    out, off, last = [], 40, None
-    while off + 16 <= len(data):
-        rid, size = struct.unpack_from("<II", data, off)
-        if rid == 0:
-            addr, csize = struct.unpack_from("<QQ", data, off + 32)
-            end = data.index(b"\0", off + 56)
-            out.append((data[off + 56:end].decode(), addr, csize, data[end + 1:end + 1 + csize]))
-        last, off = rid, off + size
-    return out, last == 3 and off == len(data)
+    """(name, addr, size, code) of each JIT_CODE_LOAD as the jitdump parser reads them, and
+    whether the file is whole and ends in JIT_CODE_CLOSE."""
+    p = subprocess.run([jit_dump, path], capture_output=True, text=True)
+    out, last = [], None
+    for line in p.stdout.splitlines():
+        kind, _, rest = line.partition(" ")
+        if kind == "load":
+            head, _, name = rest.partition(" name=")
+            f = dict(kv.split("=", 1) for kv in head.split())
+            out.append((name, int(f["addr"], 16), int(f["size"]), bytes.fromhex(f["code"])))
+        if not line.startswith(" "):
+            last = kind
+    return out, p.returncode == 0 and last == "close"
 
 
 print("1..9")
@@ -65,4 +62,4 @@ except OSError as e:
 s = uevent_jit.session(jitdump=False, perf_map=False)
 ok(s.dump_path is None and s.perf_map_path is None, "jitdump and perf map can be turned off")
 s.close()
-sys.exit(1 if failed else 0)
+sys.exit(1 if tap.failed else 0)
