@@ -12,3 +12,25 @@ EXTRA_PROGRAMS += bench/decode
 bench_programs += bench/decode
 bench_decode_LDADD = libuevent/libuevent.la
 CLEANFILES += bench/decode
+
+# `make bench`: bench/bindings runs the C baseline and each built binding's mark loop.
+# (This file is included after the bindings': the rule needs their *_all variables.)
+EXTRA_PROGRAMS += %reldir%/bindings-c
+bench_bindings_c_LDADD = libuevent/libuevent.la
+bench_programs += %reldir%/bindings
+%reldir%/bindings: %reldir%/bindings.sh %reldir%/bindings-c$(EXEEXT) $(py_all) $(lua_all) $(rust_all)
+	$(AM_V_GEN)$(SED) -e 's|%ABS_TOP_SRCDIR%|$(abs_top_srcdir)|g' \
+		-e 's|%ABS_TOP_BUILDDIR%|$(abs_top_builddir)|g' -e 's|%PYTHON%|$(PYTHON)|g' \
+		-e 's|%LUAJIT%|$(LUAJIT)|g' -e 's|%CARGO%|$(CARGO)|g' \
+		$(srcdir)/%reldir%/bindings.sh > $@.tmp && chmod +x $@.tmp && mv $@.tmp $@
+CLEANFILES += %reldir%/bindings %reldir%/bindings-c$(EXEEXT)
+EXTRA_DIST += %reldir%/bindings.sh %reldir%/bindings.py %reldir%/bindings.lua
+
+# make bench: µs per code_load, and the LuaJIT hook's overhead (hook on vs off, one run).
+EXTRA_PROGRAMS += %reldir%/jit
+bench_programs += %reldir%/jit
+bench_jit_CPPFLAGS = $(AM_CPPFLAGS) -DBENCH_SRCDIR='"$(abs_top_srcdir)"' \
+	-DBENCH_BUILDDIR='"$(abs_top_builddir)"' -DBENCH_LUAJIT='"$(LUAJIT)"'
+bench_jit_LDADD = libuevent/libuevent.la
+CLEANFILES += %reldir%/jit
+EXTRA_DIST += %reldir%/jit-luajit.lua

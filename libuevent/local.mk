@@ -9,16 +9,15 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/codec.c \
 	%reldir%/probe.c \
 	%reldir%/perf-internal.h \
-	%reldir%/perf.c \
+	%reldir%/attr.c \
+	%reldir%/decode.c \
 	%reldir%/session.c \
 	%reldir%/perfdata.c \
-	jit-hooks/jit.c
+	%reldir%/jit.c
 libuevent_libuevent_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 libuevent_libuevent_la_LDFLAGS = -version-info 0:0:0 \
 	-Wl,--version-script=$(top_srcdir)/%reldir%/libuevent.map -Wl,-z,relro,-z,now
 EXTRA_libuevent_libuevent_la_DEPENDENCIES = %reldir%/libuevent.map
 # The record-model generator goes beside the header, for `pip install` of the binding.
 dist_pkgdata_DATA = %reldir%/gen-records.py
-EXTRA_DIST += %reldir%/libuevent.map %reldir%/libuevent.pc.in \
-	kernel/include/uapi/linux/perf_event.h kernel/include/uapi/linux/perf_uevent.h \
-	kernel/include/uapi/linux/user_events.h
+EXTRA_DIST += %reldir%/libuevent.map %reldir%/libuevent.pc.in

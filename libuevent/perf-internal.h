@@ -1,4 +1,4 @@
-/* perf-internal.h - private helpers shared by the perf readers (perf.c, session.c, perfdata.c). */
+/* perf-internal.h - private helpers shared by the perf readers (attr.c, decode.c, session.c, perfdata.c). */
 #ifndef UEVENT_PERF_INTERNAL_H
 #define UEVENT_PERF_INTERNAL_H
 
@@ -10,7 +10,7 @@
 
 /*
  * Bytes a KSYMBOL or BPF_EVENT record really uses (header, body, idsz of sample_id): less
- * than its size when the kernel wrote it too long (perf.c says when); size otherwise.
+ * than its size when the kernel wrote it too long (decode.c says when); size otherwise.
  */
 size_t _uevent_sideband_used(const void *buf, size_t size, uint32_t type, size_t idsz);
 

@@ -33,3 +33,24 @@ check-asan:
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS=t/asan.test
 TESTS += t/perfdata.test t/record.test t/live-vs-perf.test
 EXTRA_DIST += %reldir%/perfdata.test %reldir%/record.test %reldir%/live-vs-perf.test
+
+# The JIT API (libuevent/jit.c) and the runtime hooks (jit-hooks/).
+jit_t_cflags = $(AM_CFLAGS) -I$(top_srcdir)/t
+
+check_PROGRAMS += %reldir%/jit-dump %reldir%/jit-cjit %reldir%/jit-api
+t_jit_dump_CFLAGS = $(jit_t_cflags)
+t_jit_cjit_CFLAGS = $(jit_t_cflags)
+t_jit_cjit_LDADD = libuevent/libuevent.la
+t_jit_api_CFLAGS = $(jit_t_cflags) -pthread
+t_jit_api_LDADD = libuevent/libuevent.la -lpthread
+
+TESTS += %reldir%/jit-api %reldir%/jit-perf.test
+EXTRA_DIST += %reldir%/jit-perf.test
+
+TESTS += %reldir%/jit-luajit.test %reldir%/jit-python.test
+EXTRA_DIST += %reldir%/jit-lib.sh %reldir%/jit-luajit.test %reldir%/jit-python.test
+
+TESTS += %reldir%/jit-install.test
+EXTRA_DIST += %reldir%/jit-install.test
+
+include %reldir%/kernel/local.mk

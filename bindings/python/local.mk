@@ -1,14 +1,6 @@
-# bindings/python/local.mk - the Python binding (CFFI, out-of-line API mode), and the
-# preprocessed header that both the Python and the Lua binding read.
+# bindings/python/local.mk - the Python binding (CFFI, out-of-line API mode), from the
+# preprocessed header bindings/local.mk makes.
 
-# The one source of declarations for CFFI and ffi.cdef: uevent.h without includes and
-# C-only macros. ($(CPP) is GNU make's built-in `$(CC) -E` unless configure sets it.)
-UEVENT_CDEF = bindings/uevent.cdef
-$(UEVENT_CDEF): $(top_srcdir)/libuevent/uevent.h
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && \
-	$(CPP) -P -DUEVENT_CDEF -I$(top_srcdir)/kernel/include/uapi \
-		$(top_srcdir)/libuevent/uevent.h > $@.tmp && mv $@.tmp $@
-CLEANFILES += $(UEVENT_CDEF)
 
 # The importable package in the build tree: PYTHONPATH=$(top_builddir)/bindings/python/lib
 py_pkg = %reldir%/lib/uevent

@@ -41,20 +41,3 @@ rust-bindings:
 TESTS += %reldir%/cargo.test %reldir%/bindgen.test
 EXTRA_DIST += $(rust_sources) %reldir%/cargo.test %reldir%/bindgen.test \
 	%reldir%/regen-bindings.sh %reldir%/README.md
-
-# `make bench`: bench/bindings runs the C baseline and each built binding's mark loop.
-# (Here because it needs every binding's *_all variable, defined above.)
-EXTRA_PROGRAMS += bench/bindings-c
-bench_bindings_c_LDADD = libuevent/libuevent.la
-bench_programs += bench/bindings
-bench/bindings: bench/bindings.sh bench/bindings-c$(EXEEXT) $(py_all) $(lua_all) $(rust_all)
-	$(AM_V_GEN)$(SED) -e 's|%ABS_TOP_SRCDIR%|$(abs_top_srcdir)|g' \
-		-e 's|%ABS_TOP_BUILDDIR%|$(abs_top_builddir)|g' -e 's|%PYTHON%|$(PYTHON)|g' \
-		-e 's|%LUAJIT%|$(LUAJIT)|g' -e 's|%CARGO%|$(CARGO)|g' \
-		$(srcdir)/bench/bindings.sh > $@.tmp && chmod +x $@.tmp && mv $@.tmp $@
-CLEANFILES += bench/bindings bench/bindings-c$(EXEEXT)
-EXTRA_DIST += bench/bindings.sh bench/bindings.py bench/bindings.lua
-
-# All three bindings through the usdt transport into perf (root only).
-TESTS += bindings/usdt.test
-EXTRA_DIST += bindings/usdt.test

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """make-perf-golden.py - golden perf records and ring-buffer images for t/perfdec.
 
-An implementation of the perf record layouts independent of libuevent/perf.c (which
+An implementation of the perf record layouts independent of libuevent/decode.c (which
 t/perfdec compares against). Writes, for byte orders le and be:
   perf_records.<bo>.bin  records back to back, every one of them described in
                          t/perfdec.c (FORMAT below: every sample_type bit through

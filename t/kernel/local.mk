@@ -1,0 +1,54 @@
+# t/kernel/local.mk - the guest tests: static programs run in the patched and the stock
+# kernel under QEMU (kernel/ builds the kernels; the tests SKIP where it cannot).
+
+kernel_guest_programs = \
+	%reldir%/uevent-prctl \
+	%reldir%/tls-user \
+	%reldir%/user-events \
+	%reldir%/lib-guest \
+	%reldir%/session-guest \
+	%reldir%/uevent-cli
+
+# Static, so the initramfs needs nothing but busybox; the patched uapi headers first.
+kernel_guest_cflags = $(AM_CFLAGS) -I$(top_srcdir)/t -I$(top_srcdir)/t/kernel
+kernel_guest_ldflags = -all-static
+
+check_PROGRAMS += $(kernel_guest_programs)
+t_kernel_uevent_prctl_SOURCES = %reldir%/uevent-prctl.c %reldir%/kperf.h
+t_kernel_uevent_prctl_CFLAGS = $(kernel_guest_cflags)
+t_kernel_uevent_prctl_LDFLAGS = $(kernel_guest_ldflags)
+t_kernel_tls_user_SOURCES = %reldir%/tls-user.c %reldir%/kperf.h
+t_kernel_tls_user_CFLAGS = $(kernel_guest_cflags) -pthread
+t_kernel_tls_user_LDFLAGS = $(kernel_guest_ldflags) -pthread
+t_kernel_user_events_SOURCES = %reldir%/user-events.c %reldir%/kperf.h
+t_kernel_user_events_CFLAGS = $(kernel_guest_cflags)
+t_kernel_user_events_LDFLAGS = $(kernel_guest_ldflags)
+# libuevent itself in the guest, linked statically, and a static build of the CLI
+# (`uevent probe` runs in the guest from probe-guest.sh).
+t_kernel_lib_guest_SOURCES = %reldir%/lib-guest.c %reldir%/kperf.h
+t_kernel_lib_guest_CFLAGS = $(kernel_guest_cflags)
+t_kernel_lib_guest_LDFLAGS = $(kernel_guest_ldflags)
+t_kernel_lib_guest_LDADD = libuevent/libuevent.la
+t_kernel_session_guest_SOURCES = %reldir%/session-guest.c %reldir%/kperf.h
+t_kernel_session_guest_CFLAGS = $(kernel_guest_cflags) -pthread
+t_kernel_session_guest_LDFLAGS = $(kernel_guest_ldflags) -pthread
+t_kernel_session_guest_LDADD = libuevent/libuevent.la
+t_kernel_uevent_cli_SOURCES = $(tools_uevent_SOURCES)
+t_kernel_uevent_cli_CFLAGS = $(AM_CFLAGS)
+t_kernel_uevent_cli_LDFLAGS = $(kernel_guest_ldflags)
+t_kernel_uevent_cli_LDADD = libuevent/libuevent.la
+
+kernel_tests = \
+	%reldir%/uapi-headers.test \
+	%reldir%/guest.test \
+	%reldir%/guest-stock.test
+TESTS += $(kernel_tests)
+
+EXTRA_DIST += %reldir%/probe-guest.sh %reldir%/kperf.h $(kernel_tests)
+
+CLEANFILES += \
+	%reldir%/initramfs-*.cpio.gz \
+	%reldir%/console-*.log \
+	%reldir%/build-kernel-*.log \
+	%reldir%/*.build.log
+
