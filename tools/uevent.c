@@ -57,6 +57,44 @@ static void usage(FILE *f)
 		prog);
 }
 
+/*
+ * Numbers of options, strictly: digits only (0x for hex), nothing before or after, in
+ * [min, max]. strtoul alone reads "-1" as its maximum, skips " 5", stops at "5x" and
+ * saturates 99999999999999999999; each would run with a number nobody asked for.
+ * Says which option and why; the caller exits 2.
+ */
+static int parse_u64(const char *cmd, const char *opt, const char *arg, uint64_t min,
+		     uint64_t max, uint64_t *v)
+{
+	char *end = NULL;
+
+	errno = 0;
+	if (*arg >= '0' && *arg <= '9') {
+		*v = strtoull(arg, &end, 0);
+		if (!errno && !*end && *v >= min && *v <= max)
+			return 0;
+	}
+	fprintf(stderr, "%s %s: %s wants a number from %" PRIu64 " to %" PRIu64 ", not '%s'\n",
+		prog, cmd, opt, min, max, arg);
+	return -1;
+}
+
+static int parse_i64(const char *cmd, const char *opt, const char *arg, int64_t *v)
+{
+	const char *d = arg + (*arg == '-');
+	char *end = NULL;
+
+	errno = 0;
+	if (*d >= '0' && *d <= '9') {
+		*v = strtoll(arg, &end, 0);
+		if (!errno && !*end)
+			return 0;
+	}
+	fprintf(stderr, "%s %s: %s wants a number from %" PRId64 " to %" PRId64 ", not '%s'\n",
+		prog, cmd, opt, INT64_MIN, INT64_MAX, arg);
+	return -1;
+}
+
 static const char *state_name(int s)
 {
 	switch (s) {
@@ -142,8 +180,9 @@ static int cmd_emit(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *tname = NULL, *out = NULL, *counter = NULL;
-	char text[UEVENT_MAX_PAYLOAD + 1];
-	long type = UEVENT_TYPE_TEXT, count = 1, i;
+	char text[UEVENT_MAX_PAYLOAD + 1], name[256];
+	uint64_t type = UEVENT_TYPE_TEXT, count = 1, i;
+	int64_t value = 0;
 	struct uevent_stats st;
 	size_t len = 0;
 	int c, ret = 0;
@@ -153,16 +192,30 @@ static int cmd_emit(int argc, char **argv)
 		switch (c) {
 		case 't': tname = optarg; break;
 		case 'o': out = optarg; break;
-		case 'T': type = strtol(optarg, NULL, 0); break;
+		case 'T':
+			if (parse_u64("emit", "-T/--type", optarg, 0, UINT32_MAX, &type) < 0)
+				return 2;
+			break;
 		case 'c': counter = optarg; break;
-		case 'n': count = strtol(optarg, NULL, 0); break;
+		case 'n':
+			if (parse_u64("emit", "-n/--count", optarg, 0, INT64_MAX, &count) < 0)
+				return 2;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: return 2;
 		}
 	}
-	if (count < 0 || type < 0 || type > UINT32_MAX) {
-		fprintf(stderr, "%s emit: bad --count or --type\n", prog);
-		return 2;
+	if (counter) {
+		const char *eq = strchr(counter, '=');
+
+		if (!eq || (size_t)(eq - counter) >= sizeof(name)) {
+			fprintf(stderr, "%s emit: --counter wants NAME=VALUE\n", prog);
+			return 2;
+		}
+		memcpy(name, counter, (size_t)(eq - counter));
+		name[eq - counter] = 0;
+		if (parse_i64("emit", "-c/--counter VALUE", eq + 1, &value) < 0)
+			return 2;
 	}
 	if (tname || out) {
 		UEVENT_OPTS(o, .path = out);
@@ -190,8 +243,8 @@ static int cmd_emit(int argc, char **argv)
 		fprintf(stderr, "%s emit: transport not usable: %s\n", prog, uevent_open_reason());
 		return 1;
 	}
-	for (i = optind; i < argc; i++) {
-		size_t n = strlen(argv[i]);
+	for (c = optind; c < argc; c++) {
+		size_t n = strlen(argv[c]);
 
 		if (len + n + 1 > sizeof(text) - 1) {
 			fprintf(stderr, "%s emit: text longer than %d bytes\n", prog,
@@ -200,27 +253,18 @@ static int cmd_emit(int argc, char **argv)
 		}
 		if (len)
 			text[len++] = ' ';
-		memcpy(text + len, argv[i], n);
+		memcpy(text + len, argv[c], n);
 		len += n;
 	}
 	text[len] = 0;
 
 	for (i = 0; i < count && ret >= 0; i++) {
-		if (counter) {
-			char name[256], *eq = strchr(counter, '=');
-
-			if (!eq || (size_t)(eq - counter) >= sizeof(name)) {
-				fprintf(stderr, "%s emit: --counter wants NAME=VALUE\n", prog);
-				return 2;
-			}
-			memcpy(name, counter, (size_t)(eq - counter));
-			name[eq - counter] = 0;
-			ret = uevent_counter(name, strtoll(eq + 1, NULL, 0));
-		} else if (type == UEVENT_TYPE_TEXT) {
+		if (counter)
+			ret = uevent_counter(name, value);
+		else if (type == UEVENT_TYPE_TEXT)
 			ret = uevent_mark(text);
-		} else {
+		else
 			ret = uevent_emit((uint32_t)type, text, len);
-		}
 	}
 	if (ret < 0) {
 		fprintf(stderr, "%s emit: %s transport: %s\n", prog,
@@ -833,17 +877,15 @@ static int cmd_record(int argc, char **argv)
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:t:n:baF:m:C:h", opts, NULL)) != -1) {
-		char *end = NULL;
-		unsigned long long v = 0;
+		uint64_t v = 0;
 
-		if (c == 'n' || c == 'F' || c == 'T' || c == 'm') {
-			errno = 0;
-			v = strtoull(optarg, &end, 0);
-			if (errno || !*optarg || *end || !v) {
-				fprintf(stderr, "%s record: '%s' is not a positive number\n", prog, optarg);
-				return 2;
-			}
-		}
+		/* the kernel's limits: a probe fetches at most a payload, sample_period < 2^63 */
+		if ((c == 'n' && parse_u64("record", "-n/--usdt-bytes", optarg, 1,
+					   UEVENT_MAX_PAYLOAD, &v) < 0) ||
+		    (c == 'F' && parse_u64("record", "-F/--sample-ns", optarg, 1, INT64_MAX, &v) < 0) ||
+		    (c == 'T' && parse_u64("record", "--tls", optarg, 1, UINT16_MAX, &v) < 0) ||
+		    (c == 'm' && parse_u64("record", "-m/--ring-pages", optarg, 1, 1u << 31, &v) < 0))
+			return 2;
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 't': tlist = optarg; break;
@@ -855,7 +897,7 @@ static int cmd_record(int argc, char **argv)
 		case 'T': so.tls_user = (unsigned int)v; break;
 		case 'm':
 			if (v & (v - 1)) {
-				fprintf(stderr, "%s record: --ring-pages must be a power of 2\n", prog);
+				fprintf(stderr, "%s record: -m/--ring-pages must be a power of 2\n", prog);
 				return 2;
 			}
 			so.ring_pages = (unsigned int)v;
