@@ -9,6 +9,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -364,6 +365,76 @@ static const char *open_error(const char *path, int err, int perf)
 	else
 		snprintf(buf, sizeof(buf), "%s: %s", path, strerror(err));
 	return buf;
+}
+
+/* ---- output files ---------------------------------------------------------------- */
+
+/*
+ * Opens PATH to write a capture or an export into, often in a shared directory such as
+ * /tmp where another user may have planted it first: a symlink to a victim, a hard
+ * link to one, a device node or a FIFO. None of those is followed, opened or removed:
+ * a new path is created with O_EXCL (which never follows a symlink); an existing one
+ * is used only if it is a regular file of ours with a single link, checked again on the
+ * opened fd in case it was swapped meanwhile. The file is not truncated here: the
+ * caller does it once it is about to write, so a failure before leaves it as it was.
+ * Returns the fd, with *created set when the path is ours to remove on failure; or -1
+ * after saying why.
+ */
+static int open_output(const char *cmd, const char *path, int *created)
+{
+	const char *why = NULL;
+	struct stat st, fst;
+	int fd;
+
+	*created = 0;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		*created = 1;
+		return fd;
+	}
+	if (errno != EEXIST)
+		goto fail;
+	if (lstat(path, &st) < 0)
+		goto fail;
+	if (S_ISLNK(st.st_mode))
+		why = "a symbolic link; not following it";
+	else if (!S_ISREG(st.st_mode))
+		why = "not a regular file; not writing into it";
+	else if (st.st_uid != geteuid())
+		why = "owned by another user; not overwriting it";
+	else if (st.st_nlink > 1)
+		why = "has other hard links; not overwriting it";
+	if (why) {
+		fprintf(stderr, "%s %s: %s: %s (remove it or choose another path)\n", prog, cmd,
+			path, why);
+		return -1;
+	}
+	/* O_NONBLOCK: a FIFO swapped in after the lstat() must not hang the open */
+	fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		goto fail;
+	if (fstat(fd, &fst) < 0 || fst.st_dev != st.st_dev || fst.st_ino != st.st_ino ||
+	    !S_ISREG(fst.st_mode) || fst.st_nlink > 1 ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+		close(fd);
+		fprintf(stderr, "%s %s: %s: changed while being opened; not writing into it\n",
+			prog, cmd, path);
+		return -1;
+	}
+	return fd;
+fail:
+	fprintf(stderr, "%s %s: %s: %s\n", prog, cmd, path, strerror(errno));
+	return -1;
+}
+
+/* Removes a failed output, only if it is still the file open_output() created. */
+static void remove_output(const char *path, int fd, int created)
+{
+	struct stat st, fst;
+
+	if (created && fstat(fd, &fst) == 0 && lstat(path, &st) == 0 &&
+	    st.st_dev == fst.st_dev && st.st_ino == fst.st_ino)
+		unlink(path);
 }
 
 /* ---- dump --json: every decoded field, keys named as the C members --------------- */
@@ -745,7 +816,7 @@ static int cmd_export(int argc, char **argv)
 	uint64_t names_id[256] = { 0 };
 	char names[256][64];
 	unsigned long n = 0;
-	int i, ret, first = 1;
+	int i, ret, first = 1, created;
 	FILE *f;
 
 	for (i = 1; i < argc; i++) {
@@ -765,11 +836,25 @@ static int cmd_export(int argc, char **argv)
 		fprintf(stderr, "%s export: %s\n", prog, open_error(in, errno, is_perf_data(in)));
 		return 1;
 	}
-	f = strcmp(out, "-") ? fopen(out, "w") : stdout;
-	if (!f) {
-		fprintf(stderr, "%s export: %s: %s\n", prog, out, strerror(errno));
-		src_close(&src);
-		return 1;
+	if (!strcmp(out, "-")) {
+		f = stdout;
+	} else {
+		int fd = open_output("export", out, &created);
+
+		f = fd < 0 ? NULL : fdopen(fd, "w");
+		if (fd >= 0 && (!f || ftruncate(fd, 0) < 0)) {
+			fprintf(stderr, "%s export: %s: %s\n", prog, out, strerror(errno));
+			remove_output(out, fd, created);
+			if (f)
+				fclose(f);
+			else
+				close(fd);
+			f = NULL;
+		}
+		if (!f) {
+			src_close(&src);
+			return 1;
+		}
 	}
 	fprintf(f, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [");
 	while ((ret = src_next(&src, &r)) > 0) {
@@ -872,7 +957,7 @@ static int cmd_record(int argc, char **argv)
 	struct uevent_perf_record r;
 	struct uevent_session *s;
 	unsigned long nrec = 0, nuev = 0, nsamples = 0, nbpf = 0;
-	int c, go[2], status = 0, ret, fd, done = 0, idle = 0, failed = 0;
+	int c, go[2], status = 0, ret, fd, done = 0, idle = 0, failed = 0, created = 0;
 	pid_t child;
 
 	optind = 1;
@@ -930,17 +1015,21 @@ static int cmd_record(int argc, char **argv)
 			so.transports |= 1u << t;
 		}
 	}
-	fd = strcmp(out, "-") ? open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)
-			      : dup(1);
-	if (fd < 0) {
-		fprintf(stderr, "%s record: %s: %s\n", prog, out, strerror(errno));
+	if (!strcmp(out, "-")) {
+		fd = dup(1);
+		if (fd < 0) {
+			fprintf(stderr, "%s record: stdout: %s\n", prog, strerror(errno));
+			return 1;
+		}
+	} else if ((fd = open_output("record", out, &created)) < 0) {
 		return 1;
 	}
-	if (pipe2(go, O_CLOEXEC) < 0)
-		return 1;
-	child = fork();
+	child = pipe2(go, O_CLOEXEC) < 0 ? -1 : fork();
 	if (child < 0) {
-		fprintf(stderr, "%s record: fork: %s\n", prog, strerror(errno));
+		fprintf(stderr, "%s record: cannot start %s: %s\n", prog, argv[optind],
+			strerror(errno));
+		remove_output(out, fd, created);
+		close(fd);
 		return 1;
 	}
 	if (child == 0) {
@@ -961,15 +1050,17 @@ static int cmd_record(int argc, char **argv)
 	close(go[0]);
 	so.pid = child;
 	s = uevent_session__open(&so);
-	if (!s || uevent_session__record_to(s, fd) < 0) {
+	/* an existing output is emptied only now: a session that cannot start leaves it be */
+	if (!s || (!created && strcmp(out, "-") && ftruncate(fd, 0) < 0) ||
+	    uevent_session__record_to(s, fd) < 0) {
 		int err = errno;
 
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
 		uevent_session__close(s);
-		close(fd);
 		if (strcmp(out, "-"))
-			unlink(out);
+			remove_output(out, fd, created);
+		close(fd);
 		if (!s && (err == EACCES || err == EPERM))
 			fprintf(stderr, "%s record: not allowed to open perf events or tracefs (%s; "
 				"perf_event_paranoid is %d): run as root\n", prog,
