@@ -9,8 +9,10 @@
 #include <string.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/perf_event.h>
@@ -37,7 +39,9 @@ static void usage(FILE *f)
 		"                                 file, or a perf.data (`perf record`, pipe mode too)\n"
 		"  record [OPTIONS] -- CMD [ARGS...]\n"
 		"                                 run CMD and record its uevents into a perf.data\n"
-		"                                 (pipe mode; perf script reads it too)\n"
+		"                                 (pipe mode; perf script reads it too). SIGINT,\n"
+		"                                 SIGTERM, SIGHUP go to CMD (SIGKILL after 2 s or a\n"
+		"                                 second one); the file is completed all the same\n"
 		"      -o, --output FILE          where (default uevent.data; - for stdout)\n"
 		"      -t, --transport LIST       transports to read (prctl,user_events,usdt)\n"
 		"      -n, --usdt-bytes N         payload bytes fetched per usdt mark (default 4096)\n"
@@ -929,11 +933,42 @@ static int cmd_export(int argc, char **argv)
 	return 0;
 }
 
-static volatile sig_atomic_t got_signal;
+/* SIGINT, SIGTERM, SIGHUP: the first goes to the command, a second one kills it */
+static volatile sig_atomic_t got_signal, nr_signals;
 
 static void on_signal(int sig)
 {
 	got_signal = sig;
+	nr_signals++;
+}
+
+/* How long a command may take to exit after a signal (or a failed record) before SIGKILL. */
+#define STOP_GRACE_MS 2000
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Stops the command with SIG, then SIGKILL after the grace period or another signal. */
+static void stop_child(pid_t child, int sig, int *status)
+{
+	int64_t kill_at = mono_ms() + STOP_GRACE_MS;
+	sig_atomic_t n = nr_signals;
+	struct timespec tick = { 0, 10000000 };
+
+	kill(child, sig);
+	while (waitpid(child, status, WNOHANG) == 0) {
+		if (mono_ms() >= kill_at || nr_signals != n) {
+			kill(child, SIGKILL);
+			waitpid(child, status, 0);
+			return;
+		}
+		nanosleep(&tick, NULL);
+	}
 }
 
 static int cmd_record(int argc, char **argv)
@@ -958,7 +993,9 @@ static int cmd_record(int argc, char **argv)
 	struct uevent_session *s;
 	unsigned long nrec = 0, nuev = 0, nsamples = 0, nbpf = 0;
 	int c, go[2], status = 0, ret, fd, done = 0, idle = 0, failed = 0, created = 0;
-	pid_t child;
+	int sent = 0, killed = 0, started = 0;
+	int64_t next_look = 0, kill_at = 0;
+	pid_t child, parent;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:t:n:baF:m:C:h", opts, NULL)) != -1) {
@@ -1024,6 +1061,7 @@ static int cmd_record(int argc, char **argv)
 	} else if ((fd = open_output("record", out, &created)) < 0) {
 		return 1;
 	}
+	parent = getpid();
 	child = pipe2(go, O_CLOEXEC) < 0 ? -1 : fork();
 	if (child < 0) {
 		fprintf(stderr, "%s record: cannot start %s: %s\n", prog, argv[optind],
@@ -1036,6 +1074,9 @@ static int cmd_record(int argc, char **argv)
 		char name[32];
 		ssize_t n;
 
+		/* the command dies with the recorder, even a recorder killed with SIGKILL */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(127);
 		/* wait until the session listens; the parent sends the transport to use */
 		close(go[1]);
 		n = read(go[0], name, sizeof(name) - 1);
@@ -1048,6 +1089,22 @@ static int cmd_record(int argc, char **argv)
 		_exit(127);
 	}
 	close(go[0]);
+	/*
+	 * From now on a signal stops the record in order, however long the session takes to
+	 * open: the command is stopped, the rest drained, the session's uprobe event removed.
+	 * Not with SA_RESTART: a write blocked on a full pipe gives way to it.
+	 */
+	{
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_signal;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+		signal(SIGPIPE, SIG_IGN);
+	}
 	so.pid = child;
 	s = uevent_session__open(&so);
 	/* an existing output is emptied only now: a session that cannot start leaves it be */
@@ -1072,26 +1129,25 @@ static int cmd_record(int argc, char **argv)
 			fprintf(stderr, "%s record: %s: %s\n", prog, out, strerror(err));
 		return 1;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGPIPE, SIG_IGN);
 	{
 		/* the child emits through what we read best; usdt marks fire under any transport */
 		unsigned int t = uevent_session__transports(s);
 		const char *name = t & (1u << UEVENT_TRANSPORT_PRCTL) ? "prctl" :
 				   t & (1u << UEVENT_TRANSPORT_USER_EVENTS) ? "user_events" : "usdt";
 
-		if (write(go[1], name, strlen(name)) != (ssize_t)strlen(name))
-			return 1;
+		/* signalled already: the command is not started (the child exits 127) */
+		started = !got_signal;
+		if (started && write(go[1], name, strlen(name)) != (ssize_t)strlen(name))
+			kill(child, SIGKILL);
 	}
 	close(go[1]);
 	for (;;) {
+		int64_t now;
+
 		ret = uevent_session__next(s, &r, done ? 0 : 100);
 		if (ret < 0 && ret != -EINTR) {
 			fprintf(stderr, "%s record: %s: %s\n", prog, out, strerror(-ret));
 			failed = 1;
-			if (!done)
-				kill(child, SIGTERM);
 			break;
 		}
 		if (ret > 0) {
@@ -1099,17 +1155,35 @@ static int cmd_record(int argc, char **argv)
 			nuev += r.type == PERF_RECORD_UEVENT;
 			nsamples += r.type == PERF_RECORD_SAMPLE;
 			nbpf += r.type == PERF_RECORD_BPF_EVENT;
-			continue;
 		}
-		if (done && ++idle > 1)
-			break;
-		if (!done && waitpid(child, &status, WNOHANG) == child)
+		/*
+		 * Records may never pause (a command marking in a loop): look at the child
+		 * and at signals every 100 ms all the same, and pass a signal on at once.
+		 */
+		now = mono_ms();
+		if (ret > 0 && now < next_look && !(got_signal && !sent))
+			continue;
+		next_look = now + 100;
+		if (!done && waitpid(child, &status, WNOHANG) == child) {
 			done = 1;
-		if (got_signal && !done)
-			kill(child, got_signal);
+			/* what the command left running may mark on: take no more, drain the rest */
+			uevent_session__disable(s);
+		}
+		if (got_signal && !done) {
+			if (!sent) {
+				sent = got_signal;
+				kill(child, sent);
+				kill_at = now + STOP_GRACE_MS;
+			} else if (!killed && (nr_signals > 1 || now >= kill_at)) {
+				killed = 1;
+				kill(child, SIGKILL);
+			}
+		}
+		if (done && ret == 0 && ++idle > 1)
+			break;
 	}
 	if (!done)
-		waitpid(child, &status, 0);
+		stop_child(child, SIGTERM, &status);
 	uevent_session__stats(s, &st, sizeof(st));
 	uevent_session__close(s);
 	if (close(fd) < 0 && !failed) {
@@ -1128,6 +1202,11 @@ static int cmd_record(int argc, char **argv)
 			st.trimmed);
 	if (failed)
 		return 1;
+	if (!started) {
+		fprintf(stderr, "%s record: %s not run: interrupted by %s\n", prog, argv[optind],
+			strsignal(got_signal));
+		return 128 + got_signal;
+	}
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
