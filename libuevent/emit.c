@@ -721,9 +721,16 @@ __attribute__((constructor)) static void uevent_init(void)
 
 /* ---- delivery -------------------------------------------------------------------- */
 
-/* gettid() is a syscall; a record's tid is cached per thread (reset in a fork child). */
-static inline pid_t cached_tid(void)
+/*
+ * gettid() is a syscall; a record's tid is cached per thread (reset in a fork child).
+ * A vfork child (or any clone sharing our memory) runs on its parent's TLS, cache
+ * included, and no atfork handler tells: asked by a pid other than the one the
+ * transport was opened in, answer from the kernel and leave the cache to its thread.
+ */
+static inline pid_t cached_tid(pid_t pid, pid_t owner)
 {
+	if (unlikely(pid != owner))
+		return (pid_t)syscall(SYS_gettid);
 	if (unlikely(!tid_cache))
 		tid_cache = (pid_t)syscall(SYS_gettid);
 	return tid_cache;
@@ -815,6 +822,7 @@ static int deliver(uint32_t type, const void *data, size_t size)
 		struct { uint32_t pid, tid; uint64_t time; } id;
 		static const uint8_t zero[8];
 		size_t pad = -size & 7;
+		pid_t pid;
 		struct iovec iov[4] = {
 			{ &head, sizeof(head) }, { (void *)data, size },
 			{ (void *)zero, pad }, { &id, sizeof(id) },
@@ -827,8 +835,10 @@ static int deliver(uint32_t type, const void *data, size_t size)
 		head.r.size = size;
 		head.r.type = type;
 		head.r.flags = 0;
-		id.pid = (uint32_t)ts->pid;
-		id.tid = (uint32_t)cached_tid();
+		/* a vfork child's pid is not ts->pid; getpid() is a fraction of the writev */
+		pid = getpid();
+		id.pid = (uint32_t)pid;
+		id.tid = (uint32_t)cached_tid(pid, ts->pid);
 		id.time = _uevent_now_ns();
 		/* O_APPEND makes the one writev land whole, between other processes' too. */
 		ret = writev(ts->fd, iov, 4);

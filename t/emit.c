@@ -512,6 +512,48 @@ static void test_enospc(void)
 	rmdir(dir);
 }
 
+/* vfork: a child of a thread whose tid cache is empty, then one of the main thread's */
+struct vfork_check {
+	pid_t thread_tid, child1, child2, main_tid;
+	int child1_ok, child2_ok, thread_ok, main_ok, records;
+};
+
+static void *vfork_thread(void *arg)
+{
+	struct vfork_check *vc = arg;
+	pid_t child;
+
+	vc->thread_tid = (pid_t)syscall(SYS_gettid);
+	child = vfork();
+	if (child == 0) {
+		uevent_mark("vfork child 1");
+		_exit(0);
+	}
+	vc->child1 = child;
+	if (child > 0)
+		waitpid(child, NULL, 0);
+	uevent_mark("vfork parent thread");
+	return NULL;
+}
+
+static void check_vfork(const struct uevent_record *r, void *arg)
+{
+	struct vfork_check *vc = arg;
+	uint32_t pid = (uint32_t)getpid();
+
+	vc->records++;
+	if (r->type != UEVENT_TYPE_TEXT)
+		return;
+	if (!strcmp(r->data, "vfork child 1"))
+		vc->child1_ok = r->id.pid == (uint32_t)vc->child1 && r->id.tid == (uint32_t)vc->child1;
+	else if (!strcmp(r->data, "vfork child 2"))
+		vc->child2_ok = r->id.pid == (uint32_t)vc->child2 && r->id.tid == (uint32_t)vc->child2;
+	else if (!strcmp(r->data, "vfork parent thread"))
+		vc->thread_ok = r->id.pid == pid && r->id.tid == (uint32_t)vc->thread_tid;
+	else if (!strcmp(r->data, "vfork parent main"))
+		vc->main_ok += r->id.pid == pid && r->id.tid == (uint32_t)vc->main_tid;
+}
+
 int main(void)
 {
 	struct uevent_stats st;
@@ -520,7 +562,7 @@ int main(void)
 
 	snprintf(path, sizeof(path), "/tmp/uevent-emit-test-%d.uev", (int)getpid());
 	unlink(path);
-	plan(52);
+	plan(54);
 
 	/* selection */
 	ret = open_file_transport();
@@ -644,6 +686,39 @@ int main(void)
 		read_all(&t, check_pids, &pc);
 		ok(pc.from_parent == 2 && pc.from_child == 1 && pc.child_text_ok,
 		   "records carry the emitting pid (parent 2, child 1)");
+	}
+
+	/*
+	 * vfork: the child runs on the parent's memory, TLS and its tid cache included.
+	 * Its marks carry its own pid and tid, and the parent's cache keeps the parent's.
+	 */
+	{
+		struct vfork_check vc = { 0 };
+		pthread_t th;
+		pid_t child;
+
+		unlink(path);
+		open_file_transport();
+		vc.main_tid = (pid_t)syscall(SYS_gettid);
+		uevent_mark("vfork parent main");	/* the main thread's cache is set */
+		pthread_create(&th, NULL, vfork_thread, &vc);
+		pthread_join(th, NULL);
+		child = vfork();
+		if (child == 0) {
+			uevent_mark("vfork child 2");
+			_exit(0);
+		}
+		vc.child2 = child;
+		if (child > 0)
+			waitpid(child, NULL, 0);
+		uevent_mark("vfork parent main");
+		read_all(&t, check_vfork, &vc);
+		ok(vc.records == 5 && vc.thread_ok && vc.main_ok == 2,
+		   "after a vfork child's mark the parent's marks keep their tid "
+		   "(thread %d, main %d of %d records)", vc.thread_ok, vc.main_ok, vc.records);
+		ok(vc.child1_ok && vc.child2_ok,
+		   "a vfork child's mark carries its own pid and tid (%d, %d)",
+		   vc.child1_ok, vc.child2_ok);
 	}
 
 	/* a signal handler emits mid-way through other emits */

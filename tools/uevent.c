@@ -9,7 +9,10 @@
 #include <string.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/perf_event.h>
@@ -36,7 +39,9 @@ static void usage(FILE *f)
 		"                                 file, or a perf.data (`perf record`, pipe mode too)\n"
 		"  record [OPTIONS] -- CMD [ARGS...]\n"
 		"                                 run CMD and record its uevents into a perf.data\n"
-		"                                 (pipe mode; perf script reads it too)\n"
+		"                                 (pipe mode; perf script reads it too). SIGINT,\n"
+		"                                 SIGTERM, SIGHUP go to CMD (SIGKILL after 2 s or a\n"
+		"                                 second one); the file is completed all the same\n"
 		"      -o, --output FILE          where (default uevent.data; - for stdout)\n"
 		"      -t, --transport LIST       transports to read (prctl,user_events,usdt)\n"
 		"      -n, --usdt-bytes N         payload bytes fetched per usdt mark (default 4096)\n"
@@ -55,6 +60,44 @@ static void usage(FILE *f)
 		"Environment: UEVENT_TRANSPORT (transport name or comma list), UEVENT_FILE.\n"
 		"Exit status: 0 success, 1 failure, 2 usage error.\n",
 		prog);
+}
+
+/*
+ * Numbers of options, strictly: digits only (0x for hex), nothing before or after, in
+ * [min, max]. strtoul alone reads "-1" as its maximum, skips " 5", stops at "5x" and
+ * saturates 99999999999999999999; each would run with a number nobody asked for.
+ * Says which option and why; the caller exits 2.
+ */
+static int parse_u64(const char *cmd, const char *opt, const char *arg, uint64_t min,
+		     uint64_t max, uint64_t *v)
+{
+	char *end = NULL;
+
+	errno = 0;
+	if (*arg >= '0' && *arg <= '9') {
+		*v = strtoull(arg, &end, 0);
+		if (!errno && !*end && *v >= min && *v <= max)
+			return 0;
+	}
+	fprintf(stderr, "%s %s: %s wants a number from %" PRIu64 " to %" PRIu64 ", not '%s'\n",
+		prog, cmd, opt, min, max, arg);
+	return -1;
+}
+
+static int parse_i64(const char *cmd, const char *opt, const char *arg, int64_t *v)
+{
+	const char *d = arg + (*arg == '-');
+	char *end = NULL;
+
+	errno = 0;
+	if (*d >= '0' && *d <= '9') {
+		*v = strtoll(arg, &end, 0);
+		if (!errno && !*end)
+			return 0;
+	}
+	fprintf(stderr, "%s %s: %s wants a number from %" PRId64 " to %" PRId64 ", not '%s'\n",
+		prog, cmd, opt, INT64_MIN, INT64_MAX, arg);
+	return -1;
 }
 
 static const char *state_name(int s)
@@ -142,8 +185,9 @@ static int cmd_emit(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *tname = NULL, *out = NULL, *counter = NULL;
-	char text[UEVENT_MAX_PAYLOAD + 1];
-	long type = UEVENT_TYPE_TEXT, count = 1, i;
+	char text[UEVENT_MAX_PAYLOAD + 1], name[256];
+	uint64_t type = UEVENT_TYPE_TEXT, count = 1, i;
+	int64_t value = 0;
 	struct uevent_stats st;
 	size_t len = 0;
 	int c, ret = 0;
@@ -153,16 +197,30 @@ static int cmd_emit(int argc, char **argv)
 		switch (c) {
 		case 't': tname = optarg; break;
 		case 'o': out = optarg; break;
-		case 'T': type = strtol(optarg, NULL, 0); break;
+		case 'T':
+			if (parse_u64("emit", "-T/--type", optarg, 0, UINT32_MAX, &type) < 0)
+				return 2;
+			break;
 		case 'c': counter = optarg; break;
-		case 'n': count = strtol(optarg, NULL, 0); break;
+		case 'n':
+			if (parse_u64("emit", "-n/--count", optarg, 0, INT64_MAX, &count) < 0)
+				return 2;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: return 2;
 		}
 	}
-	if (count < 0 || type < 0 || type > UINT32_MAX) {
-		fprintf(stderr, "%s emit: bad --count or --type\n", prog);
-		return 2;
+	if (counter) {
+		const char *eq = strchr(counter, '=');
+
+		if (!eq || (size_t)(eq - counter) >= sizeof(name)) {
+			fprintf(stderr, "%s emit: --counter wants NAME=VALUE\n", prog);
+			return 2;
+		}
+		memcpy(name, counter, (size_t)(eq - counter));
+		name[eq - counter] = 0;
+		if (parse_i64("emit", "-c/--counter VALUE", eq + 1, &value) < 0)
+			return 2;
 	}
 	if (tname || out) {
 		UEVENT_OPTS(o, .path = out);
@@ -190,8 +248,8 @@ static int cmd_emit(int argc, char **argv)
 		fprintf(stderr, "%s emit: transport not usable: %s\n", prog, uevent_open_reason());
 		return 1;
 	}
-	for (i = optind; i < argc; i++) {
-		size_t n = strlen(argv[i]);
+	for (c = optind; c < argc; c++) {
+		size_t n = strlen(argv[c]);
 
 		if (len + n + 1 > sizeof(text) - 1) {
 			fprintf(stderr, "%s emit: text longer than %d bytes\n", prog,
@@ -200,27 +258,18 @@ static int cmd_emit(int argc, char **argv)
 		}
 		if (len)
 			text[len++] = ' ';
-		memcpy(text + len, argv[i], n);
+		memcpy(text + len, argv[c], n);
 		len += n;
 	}
 	text[len] = 0;
 
 	for (i = 0; i < count && ret >= 0; i++) {
-		if (counter) {
-			char name[256], *eq = strchr(counter, '=');
-
-			if (!eq || (size_t)(eq - counter) >= sizeof(name)) {
-				fprintf(stderr, "%s emit: --counter wants NAME=VALUE\n", prog);
-				return 2;
-			}
-			memcpy(name, counter, (size_t)(eq - counter));
-			name[eq - counter] = 0;
-			ret = uevent_counter(name, strtoll(eq + 1, NULL, 0));
-		} else if (type == UEVENT_TYPE_TEXT) {
+		if (counter)
+			ret = uevent_counter(name, value);
+		else if (type == UEVENT_TYPE_TEXT)
 			ret = uevent_mark(text);
-		} else {
+		else
 			ret = uevent_emit((uint32_t)type, text, len);
-		}
 	}
 	if (ret < 0) {
 		fprintf(stderr, "%s emit: %s transport: %s\n", prog,
@@ -320,6 +369,76 @@ static const char *open_error(const char *path, int err, int perf)
 	else
 		snprintf(buf, sizeof(buf), "%s: %s", path, strerror(err));
 	return buf;
+}
+
+/* ---- output files ---------------------------------------------------------------- */
+
+/*
+ * Opens PATH to write a capture or an export into, often in a shared directory such as
+ * /tmp where another user may have planted it first: a symlink to a victim, a hard
+ * link to one, a device node or a FIFO. None of those is followed, opened or removed:
+ * a new path is created with O_EXCL (which never follows a symlink); an existing one
+ * is used only if it is a regular file of ours with a single link, checked again on the
+ * opened fd in case it was swapped meanwhile. The file is not truncated here: the
+ * caller does it once it is about to write, so a failure before leaves it as it was.
+ * Returns the fd, with *created set when the path is ours to remove on failure; or -1
+ * after saying why.
+ */
+static int open_output(const char *cmd, const char *path, int *created)
+{
+	const char *why = NULL;
+	struct stat st, fst;
+	int fd;
+
+	*created = 0;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		*created = 1;
+		return fd;
+	}
+	if (errno != EEXIST)
+		goto fail;
+	if (lstat(path, &st) < 0)
+		goto fail;
+	if (S_ISLNK(st.st_mode))
+		why = "a symbolic link; not following it";
+	else if (!S_ISREG(st.st_mode))
+		why = "not a regular file; not writing into it";
+	else if (st.st_uid != geteuid())
+		why = "owned by another user; not overwriting it";
+	else if (st.st_nlink > 1)
+		why = "has other hard links; not overwriting it";
+	if (why) {
+		fprintf(stderr, "%s %s: %s: %s (remove it or choose another path)\n", prog, cmd,
+			path, why);
+		return -1;
+	}
+	/* O_NONBLOCK: a FIFO swapped in after the lstat() must not hang the open */
+	fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		goto fail;
+	if (fstat(fd, &fst) < 0 || fst.st_dev != st.st_dev || fst.st_ino != st.st_ino ||
+	    !S_ISREG(fst.st_mode) || fst.st_nlink > 1 ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+		close(fd);
+		fprintf(stderr, "%s %s: %s: changed while being opened; not writing into it\n",
+			prog, cmd, path);
+		return -1;
+	}
+	return fd;
+fail:
+	fprintf(stderr, "%s %s: %s: %s\n", prog, cmd, path, strerror(errno));
+	return -1;
+}
+
+/* Removes a failed output, only if it is still the file open_output() created. */
+static void remove_output(const char *path, int fd, int created)
+{
+	struct stat st, fst;
+
+	if (created && fstat(fd, &fst) == 0 && lstat(path, &st) == 0 &&
+	    st.st_dev == fst.st_dev && st.st_ino == fst.st_ino)
+		unlink(path);
 }
 
 /* ---- dump --json: every decoded field, keys named as the C members --------------- */
@@ -585,7 +704,7 @@ static int cmd_export(int argc, char **argv)
 	uint64_t names_id[256] = { 0 };
 	char names[256][64];
 	unsigned long n = 0;
-	int i, ret, first = 1;
+	int i, ret, first = 1, created;
 	FILE *f;
 
 	for (i = 1; i < argc; i++) {
@@ -605,11 +724,25 @@ static int cmd_export(int argc, char **argv)
 		fprintf(stderr, "%s export: %s\n", prog, open_error(in, errno, is_perf_data(in)));
 		return 1;
 	}
-	f = strcmp(out, "-") ? fopen(out, "w") : stdout;
-	if (!f) {
-		fprintf(stderr, "%s export: %s: %s\n", prog, out, strerror(errno));
-		src_close(&src);
-		return 1;
+	if (!strcmp(out, "-")) {
+		f = stdout;
+	} else {
+		int fd = open_output("export", out, &created);
+
+		f = fd < 0 ? NULL : fdopen(fd, "w");
+		if (fd >= 0 && (!f || ftruncate(fd, 0) < 0)) {
+			fprintf(stderr, "%s export: %s: %s\n", prog, out, strerror(errno));
+			remove_output(out, fd, created);
+			if (f)
+				fclose(f);
+			else
+				close(fd);
+			f = NULL;
+		}
+		if (!f) {
+			src_close(&src);
+			return 1;
+		}
 	}
 	fprintf(f, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [");
 	while ((ret = src_next(&src, &r)) > 0) {
@@ -684,11 +817,42 @@ static int cmd_export(int argc, char **argv)
 	return 0;
 }
 
-static volatile sig_atomic_t got_signal;
+/* SIGINT, SIGTERM, SIGHUP: the first goes to the command, a second one kills it */
+static volatile sig_atomic_t got_signal, nr_signals;
 
 static void on_signal(int sig)
 {
 	got_signal = sig;
+	nr_signals++;
+}
+
+/* How long a command may take to exit after a signal (or a failed record) before SIGKILL. */
+#define STOP_GRACE_MS 2000
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Stops the command with SIG, then SIGKILL after the grace period or another signal. */
+static void stop_child(pid_t child, int sig, int *status)
+{
+	int64_t kill_at = mono_ms() + STOP_GRACE_MS;
+	sig_atomic_t n = nr_signals;
+	struct timespec tick = { 0, 10000000 };
+
+	kill(child, sig);
+	while (waitpid(child, status, WNOHANG) == 0) {
+		if (mono_ms() >= kill_at || nr_signals != n) {
+			kill(child, SIGKILL);
+			waitpid(child, status, 0);
+			return;
+		}
+		nanosleep(&tick, NULL);
+	}
 }
 
 static int cmd_record(int argc, char **argv)
@@ -712,22 +876,22 @@ static int cmd_record(int argc, char **argv)
 	struct uevent_perf_record r = { .sz = sizeof(r) };
 	struct uevent_session *s;
 	unsigned long nrec = 0, nuev = 0, nsamples = 0, nbpf = 0;
-	int c, go[2], status = 0, ret, fd, done = 0, idle = 0, failed = 0;
-	pid_t child;
+	int c, go[2], status = 0, ret, fd, done = 0, idle = 0, failed = 0, created = 0;
+	int sent = 0, killed = 0, started = 0;
+	int64_t next_look = 0, kill_at = 0;
+	pid_t child, parent;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:t:n:baF:m:C:h", opts, NULL)) != -1) {
-		char *end = NULL;
-		unsigned long long v = 0;
+		uint64_t v = 0;
 
-		if (c == 'n' || c == 'F' || c == 'T' || c == 'm') {
-			errno = 0;
-			v = strtoull(optarg, &end, 0);
-			if (errno || !*optarg || *end || !v) {
-				fprintf(stderr, "%s record: '%s' is not a positive number\n", prog, optarg);
-				return 2;
-			}
-		}
+		/* the kernel's limits: a probe fetches at most a payload, sample_period < 2^63 */
+		if ((c == 'n' && parse_u64("record", "-n/--usdt-bytes", optarg, 1,
+					   UEVENT_MAX_PAYLOAD, &v) < 0) ||
+		    (c == 'F' && parse_u64("record", "-F/--sample-ns", optarg, 1, INT64_MAX, &v) < 0) ||
+		    (c == 'T' && parse_u64("record", "--tls", optarg, 1, UINT16_MAX, &v) < 0) ||
+		    (c == 'm' && parse_u64("record", "-m/--ring-pages", optarg, 1, 1u << 31, &v) < 0))
+			return 2;
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 't': tlist = optarg; break;
@@ -739,7 +903,7 @@ static int cmd_record(int argc, char **argv)
 		case 'T': so.tls_user = (unsigned int)v; break;
 		case 'm':
 			if (v & (v - 1)) {
-				fprintf(stderr, "%s record: --ring-pages must be a power of 2\n", prog);
+				fprintf(stderr, "%s record: -m/--ring-pages must be a power of 2\n", prog);
 				return 2;
 			}
 			so.ring_pages = (unsigned int)v;
@@ -772,23 +936,31 @@ static int cmd_record(int argc, char **argv)
 			so.transports |= 1u << t;
 		}
 	}
-	fd = strcmp(out, "-") ? open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)
-			      : dup(1);
-	if (fd < 0) {
-		fprintf(stderr, "%s record: %s: %s\n", prog, out, strerror(errno));
+	if (!strcmp(out, "-")) {
+		fd = dup(1);
+		if (fd < 0) {
+			fprintf(stderr, "%s record: stdout: %s\n", prog, strerror(errno));
+			return 1;
+		}
+	} else if ((fd = open_output("record", out, &created)) < 0) {
 		return 1;
 	}
-	if (pipe2(go, O_CLOEXEC) < 0)
-		return 1;
-	child = fork();
+	parent = getpid();
+	child = pipe2(go, O_CLOEXEC) < 0 ? -1 : fork();
 	if (child < 0) {
-		fprintf(stderr, "%s record: fork: %s\n", prog, strerror(errno));
+		fprintf(stderr, "%s record: cannot start %s: %s\n", prog, argv[optind],
+			strerror(errno));
+		remove_output(out, fd, created);
+		close(fd);
 		return 1;
 	}
 	if (child == 0) {
 		char name[32];
 		ssize_t n;
 
+		/* the command dies with the recorder, even a recorder killed with SIGKILL */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(127);
 		/* wait until the session listens; the parent sends the transport to use */
 		close(go[1]);
 		n = read(go[0], name, sizeof(name) - 1);
@@ -801,17 +973,35 @@ static int cmd_record(int argc, char **argv)
 		_exit(127);
 	}
 	close(go[0]);
+	/*
+	 * From now on a signal stops the record in order, however long the session takes to
+	 * open: the command is stopped, the rest drained, the session's uprobe event removed.
+	 * Not with SA_RESTART: a write blocked on a full pipe gives way to it.
+	 */
+	{
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_signal;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+		signal(SIGPIPE, SIG_IGN);
+	}
 	so.pid = child;
 	s = uevent_session__open(&so);
-	if (!s || uevent_session__record_to(s, fd) < 0) {
+	/* an existing output is emptied only now: a session that cannot start leaves it be */
+	if (!s || (!created && strcmp(out, "-") && ftruncate(fd, 0) < 0) ||
+	    uevent_session__record_to(s, fd) < 0) {
 		int err = errno;
 
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
 		uevent_session__close(s);
-		close(fd);
 		if (strcmp(out, "-"))
-			unlink(out);
+			remove_output(out, fd, created);
+		close(fd);
 		if (!s && (err == EACCES || err == EPERM))
 			fprintf(stderr, "%s record: not allowed to open perf events or tracefs (%s; "
 				"perf_event_paranoid is %d): run as root\n", prog,
@@ -823,26 +1013,25 @@ static int cmd_record(int argc, char **argv)
 			fprintf(stderr, "%s record: %s: %s\n", prog, out, strerror(err));
 		return 1;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGPIPE, SIG_IGN);
 	{
 		/* the child emits through what we read best; usdt marks fire under any transport */
 		unsigned int t = uevent_session__transports(s);
 		const char *name = t & (1u << UEVENT_TRANSPORT_PRCTL) ? "prctl" :
 				   t & (1u << UEVENT_TRANSPORT_USER_EVENTS) ? "user_events" : "usdt";
 
-		if (write(go[1], name, strlen(name)) != (ssize_t)strlen(name))
-			return 1;
+		/* signalled already: the command is not started (the child exits 127) */
+		started = !got_signal;
+		if (started && write(go[1], name, strlen(name)) != (ssize_t)strlen(name))
+			kill(child, SIGKILL);
 	}
 	close(go[1]);
 	for (;;) {
+		int64_t now;
+
 		ret = uevent_session__next(s, &r, done ? 0 : 100);
 		if (ret < 0 && ret != -EINTR) {
 			fprintf(stderr, "%s record: %s: %s\n", prog, out, strerror(-ret));
 			failed = 1;
-			if (!done)
-				kill(child, SIGTERM);
 			break;
 		}
 		if (ret > 0) {
@@ -850,17 +1039,35 @@ static int cmd_record(int argc, char **argv)
 			nuev += r.type == PERF_RECORD_UEVENT;
 			nsamples += r.type == PERF_RECORD_SAMPLE;
 			nbpf += r.type == PERF_RECORD_BPF_EVENT;
-			continue;
 		}
-		if (done && ++idle > 1)
-			break;
-		if (!done && waitpid(child, &status, WNOHANG) == child)
+		/*
+		 * Records may never pause (a command marking in a loop): look at the child
+		 * and at signals every 100 ms all the same, and pass a signal on at once.
+		 */
+		now = mono_ms();
+		if (ret > 0 && now < next_look && !(got_signal && !sent))
+			continue;
+		next_look = now + 100;
+		if (!done && waitpid(child, &status, WNOHANG) == child) {
 			done = 1;
-		if (got_signal && !done)
-			kill(child, got_signal);
+			/* what the command left running may mark on: take no more, drain the rest */
+			uevent_session__disable(s);
+		}
+		if (got_signal && !done) {
+			if (!sent) {
+				sent = got_signal;
+				kill(child, sent);
+				kill_at = now + STOP_GRACE_MS;
+			} else if (!killed && (nr_signals > 1 || now >= kill_at)) {
+				killed = 1;
+				kill(child, SIGKILL);
+			}
+		}
+		if (done && ret == 0 && ++idle > 1)
+			break;
 	}
 	if (!done)
-		waitpid(child, &status, 0);
+		stop_child(child, SIGTERM, &status);
 	uevent_session__stats(s, &st, sizeof(st));
 	uevent_session__close(s);
 	if (close(fd) < 0 && !failed) {
@@ -879,6 +1086,11 @@ static int cmd_record(int argc, char **argv)
 			st.trimmed);
 	if (failed)
 		return 1;
+	if (!started) {
+		fprintf(stderr, "%s record: %s not run: interrupted by %s\n", prog, argv[optind],
+			strsignal(got_signal));
+		return 128 + got_signal;
+	}
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
