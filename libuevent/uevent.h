@@ -767,6 +767,12 @@ void uevent_session__close(struct uevent_session *s);
  * gives their layout. Files written on a machine of the other byte order are read too
  * (numbers swapped as perf swaps them). "-" reads standard input (pipe mode:
  * `perf record -o -`).
+ * A recording cut short (its writer killed, the disk full: a pipe-mode stream that
+ * ends inside a record, or a file shorter than its header says) gives every whole
+ * record, then -ENODATA with __offset() where the cut record starts; next keeps
+ * returning -ENODATA. A cut file has lost what follows its data (event names,
+ * tracepoint formats), so its usdt samples stay samples. `uevent dump` prints the
+ * records, warns "truncated at offset N, M records read" and exits 0, as perf script.
  */
 struct uevent_perf_file;
 struct uevent_perf_file *uevent_perf_file__open(const char *path);
