@@ -349,9 +349,12 @@ struct uevent_file_header {
 void uevent_file_header_init(struct uevent_file_header *h);
 
 /*
- * Reads a file-transport file. Opaque reader: open, then next until it returns 0.
- * next returns 1 with *rec set (valid until the next call), 0 at end of file, or
- * -errno (-EINVAL for a corrupt header or record, with the offset in *off if non-NULL).
+ * Reads a file-transport file ("-": standard input, a pipe too). Opaque reader: open,
+ * then next until it returns 0. next returns 1 with *rec set (valid until the next
+ * call), 0 at end of file, or -errno: -EINVAL for a corrupt record, -ENODATA when the
+ * file ends inside a record (its writer was killed, the disk filled up): every whole
+ * record before it was returned, __offset() is where the cut one starts, and next
+ * keeps returning -ENODATA. open fails with EINVAL for a bad header.
  */
 struct uevent_file_reader;
 struct uevent_file_reader *uevent_file_reader__open(const char *path);
