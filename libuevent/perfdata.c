@@ -425,6 +425,13 @@ static int load(struct uevent_perf_file *f, const char *path)
 	}
 	if (fd)
 		close(fd);
+	/* the doubling left up to half unused: give it back (and end the buffer at the data) */
+	if (f->len && f->len < cap) {
+		uint8_t *p = realloc(f->map, f->len);
+
+		if (p)
+			f->map = p;
+	}
 	return 0;
 }
 
