@@ -2,8 +2,10 @@
 #include "config.h"
 
 #include <endian.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <linux/perf_event.h>
 #include <linux/perf_uevent.h>
@@ -515,6 +517,7 @@ UEVENT_EXPORT ssize_t uevent_record_encode(void *buf, size_t cap, uint32_t type,
 struct uevent_file_reader {
 	FILE *f;
 	int bo;
+	int cut;			/* ended mid-record: -ENODATA from now on */
 	uint64_t sample_type;
 	uint64_t off;
 	uint8_t buf[65536];
@@ -538,7 +541,8 @@ UEVENT_EXPORT struct uevent_file_reader *uevent_file_reader__open(const char *pa
 	struct uevent_file_header h;
 	struct _uevent_cur rd;
 	uint32_t bo_word;
-	int err;
+	uint64_t skip;
+	int err, fd;
 
 	if (!path) {
 		errno = EINVAL;
@@ -547,7 +551,14 @@ UEVENT_EXPORT struct uevent_file_reader *uevent_file_reader__open(const char *pa
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return NULL;
-	r->f = fopen(path, "rbe");
+	if (strcmp(path, "-")) {
+		r->f = fopen(path, "rbe");
+	} else {			/* standard input, a pipe too */
+		fd = fcntl(0, F_DUPFD_CLOEXEC, 3);
+		r->f = fd < 0 ? NULL : fdopen(fd, "rb");
+		if (fd >= 0 && !r->f)
+			close(fd);
+	}
 	if (!r->f) {
 		err = errno;
 		free(r);
@@ -572,8 +583,15 @@ UEVENT_EXPORT struct uevent_file_reader *uevent_file_reader__open(const char *pa
 	h.header_size = _uevent_get32(&rd);
 	_uevent_cur_init(&rd, &h.sample_type, 8, r->bo < 0 ? 0 : r->bo);
 	h.sample_type = _uevent_get64(&rd);
-	if (r->bo < 0 || h.version != 1 || h.header_size < sizeof(h) ||
-	    fseek(r->f, (long)h.header_size, SEEK_SET) < 0) {
+	skip = h.header_size >= sizeof(h) ? h.header_size - sizeof(h) : 0;
+	while (r->bo >= 0 && h.version == 1 && skip) {	/* read, not seek: a pipe */
+		size_t n = fread(r->buf, 1, skip < sizeof(r->buf) ? skip : sizeof(r->buf), r->f);
+
+		if (!n)
+			break;
+		skip -= n;
+	}
+	if (r->bo < 0 || h.version != 1 || h.header_size < sizeof(h) || skip) {
 		fclose(r->f);
 		free(r);
 		errno = EINVAL;
@@ -592,22 +610,30 @@ UEVENT_EXPORT int uevent_file_reader__next(struct uevent_file_reader *r, struct 
 
 	if (!r || !rec || !_uevent_out_ok(rec, sizeof(*rec)))
 		return _uevent_err(EINVAL);
+	if (r->cut)
+		return _uevent_err(ENODATA);
 	n = fread(r->buf, 1, sizeof(h), r->f);
 	if (n == 0 && feof(r->f))
 		return 0;
 	if (n != sizeof(h))
-		return _uevent_err(ferror(r->f) ? EIO : EINVAL);
+		goto short_read;
 	memcpy(&h, r->buf, sizeof(h));
 	if (_uevent_need_swap(r->bo))
 		h.size = __builtin_bswap16(h.size);
-	if (h.size < sizeof(h) || fread(r->buf + sizeof(h), 1, h.size - sizeof(h), r->f) !=
-					  (size_t)(h.size - sizeof(h)))
+	if (h.size < sizeof(h))
 		return _uevent_err(EINVAL);
+	if (fread(r->buf + sizeof(h), 1, h.size - sizeof(h), r->f) != (size_t)(h.size - sizeof(h)))
+		goto short_read;
 	err = uevent_record_decode(r->buf, h.size, r->bo, r->sample_type, 0, rec);
 	if (err < 0 && err != -EPROTO)
 		return err;
 	r->off += h.size;
 	return err == -EPROTO ? err : 1;
+short_read:
+	if (ferror(r->f))
+		return _uevent_err(EIO);
+	r->cut = 1;		/* the writer stopped mid-record (killed, disk full) */
+	return _uevent_err(ENODATA);
 }
 
 UEVENT_EXPORT uint64_t uevent_file_reader__offset(const struct uevent_file_reader *r)

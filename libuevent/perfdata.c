@@ -49,6 +49,8 @@ struct uevent_perf_file {
 	size_t tracing_len;
 	int swap;				/* written in the other byte order */
 	int bo;					/* UEVENT_BO_* of the records */
+	int cut;				/* the data may end mid-record (pipe mode, a
+						   file shorter than its header says) */
 };
 
 /* Numbers as the file stores them, in host order. */
@@ -393,6 +395,13 @@ static int load(struct uevent_perf_file *f, const char *path)
 	}
 	if (fd)
 		close(fd);
+	/* the doubling left up to half unused: give it back (and end the buffer at the data) */
+	if (f->len && f->len < cap) {
+		uint8_t *p = realloc(f->map, f->len);
+
+		if (p)
+			f->map = p;
+	}
 	return 0;
 }
 
@@ -413,8 +422,17 @@ static int open_file_mode(struct uevent_perf_file *f)
 	for (i = 0; i < 4; i++)
 		feats[i] = fr64(f, p + 72 + i * 8);
 	if (hsize < 104 || attr_size < PERF_ATTR_SIZE_VER0 + 16 || attr_size > 4096 ||
-	    a_off > f->len || a_size > f->len - a_off || d_off > f->len || d_size > f->len - d_off)
+	    a_off > f->len || a_size > f->len - a_off || d_off > f->len)
 		return -EINVAL;
+	/*
+	 * perf record writes the data size at exit: 0 when the writer was killed, more than
+	 * the file holds when the file was cut (disk full, a copy cut short). Read what is
+	 * there, as perf does; the features after the data are then lost.
+	 */
+	if (d_size == 0 || d_size > f->len - d_off) {
+		d_size = f->len - d_off;
+		f->cut = 1;
+	}
 	for (i = 0; i + attr_size <= a_size; i += attr_size) {
 		const uint8_t *fa = p + a_off + i;
 		uint64_t ioff, isz;
@@ -468,8 +486,9 @@ static int scan_pipe_headers(struct uevent_perf_file *f)
 		struct perf_event_header h;
 
 		frheader(f, f->map + off, &h);
+		/* a cut or corrupt record: __next() says which, at its offset */
 		if (h.size < 8 || h.size > f->len - off)
-			return -EINVAL;
+			break;
 		if (h.type == REC_HEADER_ATTR) {
 			uint32_t asz;
 
@@ -487,7 +506,7 @@ static int scan_pipe_headers(struct uevent_perf_file *f)
 
 			sz = fr32(f, f->map + off + 8);
 			if (sz > f->len - off - h.size)
-				return -EINVAL;
+				break;
 			parse_tracing(f, f->map + off + h.size, sz);
 			off += sz;
 		} else if (h.type == REC_HEADER_FEATURE && h.size >= 16) {
@@ -503,7 +522,7 @@ static int scan_pipe_headers(struct uevent_perf_file *f)
 
 			sz = fr64(f, f->map + off + 8);
 			if (sz > f->len - off - h.size)
-				return -EINVAL;
+				break;
 			off += sz;
 		}
 		off += h.size;
@@ -542,6 +561,7 @@ UEVENT_EXPORT struct uevent_perf_file *uevent_perf_file__open(const char *path)
 	hsize = fr64(f, f->map + 8);
 	if (hsize == 16) {
 		f->pipe = 1;
+		f->cut = 1;		/* a killed writer leaves half a record */
 		f->off = 16;
 		f->end = f->len;
 		err = scan_pipe_headers(f);
@@ -581,6 +601,12 @@ static struct pevent *event_of(struct uevent_perf_file *f, const uint8_t *r, uin
 	return &f->ev[0];
 }
 
+/* A record that runs past the data: the end of a file cut short, or a corrupt size. */
+static int overrun(const struct uevent_perf_file *f)
+{
+	return _uevent_err(f->cut ? ENODATA : EINVAL);
+}
+
 UEVENT_EXPORT int uevent_perf_file__next(struct uevent_perf_file *f, struct uevent_perf_record *rec)
 {
 	struct perf_event_header h;
@@ -594,23 +620,25 @@ UEVENT_EXPORT int uevent_perf_file__next(struct uevent_perf_file *f, struct ueve
 		if (f->off >= f->end)
 			return 0;
 		if (f->end - f->off < 8)
-			return _uevent_err(EINVAL);
+			return overrun(f);
 		r = f->map + f->off;
 		frheader(f, r, &h);
-		if (h.size < 8 || h.size > f->end - f->off)
+		if (h.size < 8)
 			return _uevent_err(EINVAL);
+		if (h.size > f->end - f->off)
+			return overrun(f);
 		/* records followed by bytes their size does not count */
 		if (h.type == REC_TRACING_DATA && h.size >= 12) {
 			uint32_t sz = fr32(f, r + 8);
 
 			if (sz > f->end - f->off - h.size)
-				return _uevent_err(EINVAL);
+				return overrun(f);
 			f->off += sz;
 		} else if (h.type == REC_AUXTRACE && h.size >= 16) {
 			uint64_t sz = fr64(f, r + 8);
 
 			if (sz > f->end - f->off - h.size)
-				return _uevent_err(EINVAL);
+				return overrun(f);
 			f->off += sz;
 		}
 		e = event_of(f, r, h.size, h.type);

@@ -370,9 +370,12 @@ struct uevent_file_header {
 void uevent_file_header_init(struct uevent_file_header *h);
 
 /*
- * Reads a file-transport file. Opaque reader: open, then next until it returns 0.
- * next returns 1 with *rec set (valid until the next call), 0 at end of file, or
- * -errno (-EINVAL for a corrupt header or record, with the offset in *off if non-NULL).
+ * Reads a file-transport file ("-": standard input, a pipe too). Opaque reader: open,
+ * then next until it returns 0. next returns 1 with *rec set (valid until the next
+ * call), 0 at end of file, or -errno: -EINVAL for a corrupt record, -ENODATA when the
+ * file ends inside a record (its writer was killed, the disk filled up): every whole
+ * record before it was returned, __offset() is where the cut one starts, and next
+ * keeps returning -ENODATA. open fails with EINVAL for a bad header.
  */
 struct uevent_file_reader;
 struct uevent_file_reader *uevent_file_reader__open(const char *path);
@@ -807,6 +810,12 @@ void uevent_session__close(struct uevent_session *s);
  * gives their layout. Files written on a machine of the other byte order are read too
  * (numbers swapped as perf swaps them). "-" reads standard input (pipe mode:
  * `perf record -o -`).
+ * A recording cut short (its writer killed, the disk full: a pipe-mode stream that
+ * ends inside a record, or a file shorter than its header says) gives every whole
+ * record, then -ENODATA with __offset() where the cut record starts; next keeps
+ * returning -ENODATA. A cut file has lost what follows its data (event names,
+ * tracepoint formats), so its usdt samples stay samples. `uevent dump` prints the
+ * records, warns "truncated at offset N, M records read" and exits 0, as perf script.
  */
 struct uevent_perf_file;
 struct uevent_perf_file *uevent_perf_file__open(const char *path);

@@ -62,7 +62,7 @@ int main(void)
 	srcdir = getenv("top_srcdir");
 	if (!srcdir)
 		srcdir = "..";
-	plan(58);
+	plan(59);
 
 	/* text */
 	gn = load("text", "le", gold, sizeof(gold));
@@ -329,6 +329,7 @@ int main(void)
 		int fd = mkstemp(path);
 		struct uevent_file_reader *rd;
 		struct uevent_record r = { .sz = sizeof(r) };
+		uint64_t cut = 0;
 
 		gn = load("capture", "le", gold, sizeof(gold));
 		if (write(fd, gold, (size_t)gn - 5) != gn - 5)
@@ -336,8 +337,27 @@ int main(void)
 		close(fd);
 		rd = uevent_file_reader__open(path);
 		ok(rd && uevent_file_reader__next(rd, &r) == 1 && uevent_file_reader__next(rd, &r) == 1 &&
-		   uevent_file_reader__next(rd, &r) == -EINVAL, "capture: truncated last record is -EINVAL");
+		   (cut = uevent_file_reader__offset(rd)) > 32 &&
+		   uevent_file_reader__next(rd, &r) == -ENODATA && uevent_file_reader__offset(rd) == cut &&
+		   uevent_file_reader__next(rd, &r) == -ENODATA,
+		   "capture: cut in its last record: 2 records, then -ENODATA (again) at the cut");
 		uevent_file_reader__close(rd);
+		{	/* "-": standard input, here a pipe (no seeking) */
+			int pfd[2], saved = dup(0), n = 0, ret = -1;
+
+			if (pipe(pfd) || write(pfd[1], gold, (size_t)gn) != gn)
+				diag("pipe: %s", strerror(errno));
+			close(pfd[1]);
+			dup2(pfd[0], 0);
+			close(pfd[0]);
+			rd = uevent_file_reader__open("-");
+			while (rd && (ret = uevent_file_reader__next(rd, &r)) == 1)
+				n++;
+			ok(rd && ret == 0 && n == 3, "capture: \"-\" reads standard input, a pipe (%d records)", n);
+			uevent_file_reader__close(rd);
+			dup2(saved, 0);
+			close(saved);
+		}
 		fd = open(path, O_WRONLY | O_TRUNC);
 		if (write(fd, "NOTAFILE-but-long-enough-for-a-header", 37) != 37)
 			diag("short write");

@@ -390,7 +390,7 @@ static void check_fill(const struct fill_result *fr, const char *what)
 static int read_all_of(const char *p)
 {
 	struct uevent_file_reader *rd = uevent_file_reader__open(p);
-	struct uevent_record r;
+	struct uevent_record r = { .sz = sizeof(r) };
 	int ret;
 
 	if (!rd)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -36,7 +37,9 @@ static void usage(FILE *f)
 		"      -c, --counter NAME=VALUE   emit a counter instead of text\n"
 		"      -n, --count N              emit N times (default 1)\n"
 		"  dump [--json] FILE             print the records of a capture: a file-transport\n"
-		"                                 file, or a perf.data (`perf record`, pipe mode too)\n"
+		"                                 file, or a perf.data (`perf record`, pipe mode too);\n"
+		"                                 - reads standard input. One cut short (a killed\n"
+		"                                 writer) gives its whole records and a warning\n"
 		"  record [OPTIONS] -- CMD [ARGS...]\n"
 		"                                 run CMD and record its uevents into a perf.data\n"
 		"                                 (pipe mode; perf script reads it too). SIGINT,\n"
@@ -345,17 +348,67 @@ static void print_payload(const struct uevent_record *r, int json, int bo)
 	}
 }
 
+/*
+ * "-" is standard input. Telling a perf.data from a file-transport capture reads its
+ * first bytes, which a pipe gives only once: a pipe is first copied into a memfd put
+ * in its place (the readers read a pipe whole anyway), so both readers start at 0.
+ */
+static int stdin_rewindable(void)
+{
+	char buf[65536];
+	ssize_t n;
+	int fd;
+
+	if (lseek(0, 0, SEEK_SET) == 0)
+		return 0;
+	fd = memfd_create("uevent-stdin", MFD_CLOEXEC);
+	if (fd < 0) {
+		FILE *t = tmpfile();
+
+		fd = t ? dup(fileno(t)) : -1;
+		if (t)
+			fclose(t);
+		if (fd < 0)
+			return -errno;
+	}
+	errno = 0;
+	while ((n = read(0, buf, sizeof(buf))) != 0) {
+		ssize_t w, done = 0;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto fail;
+		for (; done < n; done += w) {
+			w = write(fd, buf + done, (size_t)(n - done));
+			if (w < 0 && errno == EINTR)
+				w = 0;
+			else if (w <= 0)
+				goto fail;
+		}
+	}
+	if (dup2(fd, 0) < 0 || lseek(0, 0, SEEK_SET) != 0)
+		goto fail;
+	close(fd);
+	return 0;
+fail:
+	n = errno ? errno : EIO;
+	close(fd);
+	return (int)-n;
+}
+
 static int is_perf_data(const char *path)
 {
 	char magic[8];
-	FILE *f = fopen(path, "rb");
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
 	int yes;
 
-	if (!f)
+	if (fd < 0)
 		return 0;
-	yes = fread(magic, 1, 8, f) == 8 &&
+	yes = pread(fd, magic, 8, 0) == 8 &&
 	      (!memcmp(magic, "PERFILE2", 8) || !memcmp(magic, "2ELIFREP", 8));
-	fclose(f);
+	if (fd)
+		close(fd);
 	return yes;
 }
 
@@ -608,6 +661,11 @@ static int dump_perf(const char *path, int json)
 	while ((ret = uevent_perf_file__next(f, &r)) != 0) {
 		if (ret == -EPROTO)
 			continue;
+		if (ret == -ENODATA) {	/* a recording cut short: what is there counts */
+			fprintf(stderr, "%s dump: %s: warning: truncated at offset %" PRIu64
+				", %lu records read\n", prog, path, uevent_perf_file__offset(f), n);
+			break;
+		}
 		if (ret < 0) {
 			fprintf(stderr, "%s dump: %s: corrupt record at offset %" PRIu64 ": %s\n",
 				prog, path, uevent_perf_file__offset(f), strerror(-ret));
@@ -704,6 +762,7 @@ static int cmd_export(int argc, char **argv)
 	uint64_t names_id[256] = { 0 };
 	char names[256][64];
 	unsigned long n = 0;
+	uint64_t cut;
 	int i, ret, first = 1, created;
 	FILE *f;
 
@@ -719,6 +778,10 @@ static int cmd_export(int argc, char **argv)
 	if (!out || !in) {
 		fprintf(stderr, "%s export: usage: export --chrome OUT.json FILE\n", prog);
 		return 2;
+	}
+	if (!strcmp(in, "-") && (ret = stdin_rewindable()) < 0) {
+		fprintf(stderr, "%s export: standard input: %s\n", prog, strerror(-ret));
+		return 1;
 	}
 	if (src_open(&src, in) < 0) {
 		fprintf(stderr, "%s export: %s\n", prog, open_error(in, errno, is_perf_data(in)));
@@ -804,12 +867,16 @@ static int cmd_export(int argc, char **argv)
 		n++;
 	}
 	fprintf(f, "\n]}\n");
+	cut = src.pf ? uevent_perf_file__offset(src.pf) : uevent_file_reader__offset(src.fr);
 	src_close(&src);
 	if (f != stdout && fclose(f) != 0) {
 		fprintf(stderr, "%s export: %s: %s\n", prog, out, strerror(errno));
 		return 1;
 	}
-	if (ret < 0) {
+	if (ret == -ENODATA)	/* cut short: the events before the cut are written */
+		fprintf(stderr, "%s export: %s: warning: truncated at offset %" PRIu64 "\n", prog,
+			in, cut);
+	else if (ret < 0) {
 		fprintf(stderr, "%s export: %s: corrupt record: %s\n", prog, in, strerror(-ret));
 		return 1;
 	}
@@ -1117,6 +1184,10 @@ static int cmd_dump(int argc, char **argv)
 		fprintf(stderr, "%s dump: which file?\n", prog);
 		return 2;
 	}
+	if (!strcmp(path, "-") && (ret = stdin_rewindable()) < 0) {
+		fprintf(stderr, "%s dump: standard input: %s\n", prog, strerror(-ret));
+		return 1;
+	}
 	if (is_perf_data(path))
 		return dump_perf(path, json);
 	rd = uevent_file_reader__open(path);
@@ -1130,6 +1201,11 @@ static int cmd_dump(int argc, char **argv)
 			fprintf(stderr, "%s dump: %s: skipping record of unknown format %u\n",
 				prog, path, rec.format);
 			continue;
+		}
+		if (ret == -ENODATA) {
+			fprintf(stderr, "%s dump: %s: warning: truncated at offset %" PRIu64
+				", %lu records read\n", prog, path, uevent_file_reader__offset(rd), n);
+			break;
 		}
 		if (ret < 0) {
 			fprintf(stderr, "%s dump: %s: corrupt record at offset %" PRIu64 ": %s\n",

@@ -459,25 +459,31 @@ ok(res == nil and code == EINVAL, "perf_data(not perf.data): nil, err, -EINVAL (
 res, msg, code = uevent.perf_data(42)
 ok(res == nil and code == EINVAL, "perf_data(42): nil, err, -EINVAL")
 do
-  -- pipe mode cut inside its last record: records, then nil, err, -EINVAL
-  local whole = slurp(data .. "usdt.pipe.perf.data")
-  f = io.open(tmp, "wb"); f:write(whole:sub(1, #whole - 3)); f:close()
-  local pf = assert(uevent.perf_data(tmp))
-  local got, r, e, c = 0
-  repeat r, e, c = pf:next(); if r then got = got + 1 end until not r
-  pf:close()
-  ok(got > 0 and r == nil and c == EINVAL and e:find("offset"),
-     ("pipe-mode perf.data cut short: %d records, then nil, err, -EINVAL (%s)"):format(got, tostring(e)))
-  -- file mode whose data section is cut: refused at open
-  whole = slurp(data .. "usdt.perf.data")
-  f = io.open(tmp, "wb"); f:write(whole:sub(1, math.floor(#whole / 2))); f:close()
-  res, msg, code = uevent.perf_data(tmp)
-  ok(res == nil and code == EINVAL, "perf.data with its data section cut: nil, err, -EINVAL at open")
+  -- cut inside its last record (a killed writer): the whole records, then nil, err, -ENODATA
+  local ENODATA = -61
+  local function cut(name, len)
+    local whole = slurp(data .. name)
+    f = io.open(tmp, "wb"); f:write(whole:sub(1, len(#whole))); f:close()
+    local pf = assert(uevent.perf_data(tmp))
+    local got, r, e, c = 0
+    repeat r, e, c = pf:next(); if r then got = got + 1 end until not r
+    local at = pf:offset()
+    local again = select(3, pf:next())
+    pf:close()
+    return got, c, e, at, again
+  end
+  local got, c, e, at, again = cut("usdt.pipe.perf.data", function(n) return n - 3 end)
+  ok(got > 0 and c == ENODATA and again == ENODATA and e:find("offset " .. at, 1, true),
+     ("pipe-mode perf.data cut short: %d records, then nil, err, -ENODATA, again (%s)"):format(got, tostring(e)))
+  -- file mode whose data section is cut (the header says more): the same
+  got, c, e, at = cut("usdt.perf.data", function(n) return math.floor(n / 2) end)
+  ok(got > 0 and c == ENODATA and at < #slurp(data .. "usdt.perf.data") / 2,
+     ("perf.data with its data section cut: %d records, then nil, err, -ENODATA at %d"):format(got, at))
   local okc, err = pcall(function()
     f = io.open(tmp, "wb"); f:write(slurp(data .. "usdt.pipe.perf.data"):sub(1, -4)); f:close()
     for _ in assert(uevent.perf_data(tmp)):records() do end
   end)
-  ok(not okc and tostring(err):find("offset"), "records() raises on a corrupt record (" .. tostring(err) .. ")")
+  ok(not okc and tostring(err):find("offset"), "records() raises on a recording cut short (" .. tostring(err) .. ")")
 end
 os.remove(tmp)
 do

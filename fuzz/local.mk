@@ -1,0 +1,59 @@
+# fuzz/local.mk - libFuzzer targets for every decoder. They are built by the
+# clang configure found (FUZZ_CC) with ASan and UBSan, from the library's own sources,
+# whatever CC builds the library. `make check` runs each over its seeds and a fixed
+# number of mutations (fuzz/fuzz.test); `make fuzz` runs each FUZZ_SECONDS.
+fuzz_targets = perf-record perf-file uevent-file payload record
+fuzz_bins = fuzz/perf-record fuzz/perf-file fuzz/uevent-file fuzz/payload fuzz/record
+fuzz_lib_sources = $(filter %.c,$(libuevent_libuevent_la_SOURCES))
+FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=all -I$(top_builddir) -I$(top_srcdir)/kernel/include/uapi \
+	-I$(top_srcdir)/libuevent -I$(top_srcdir)/fuzz
+# seconds per target in make fuzz; FUZZ_RUNS (empty: fuzz.test's own, about 5 s a
+# target) mutations per target in make check
+FUZZ_SECONDS = 120
+FUZZ_RUNS =
+
+fuzz/libuevent-fuzz.a: $(fuzz_lib_sources) $(filter %.h,$(libuevent_libuevent_la_SOURCES)) \
+		$(include_HEADERS) config.h
+	$(AM_V_GEN)rm -rf fuzz/lib && $(MKDIR_P) fuzz/lib && \
+	for s in $(fuzz_lib_sources); do \
+		$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c "$(srcdir)/$$s" \
+			-o "fuzz/lib/`echo $$s | tr / -`.o" || exit 1; \
+	done && rm -f $@ && $(AR) rcs $@ fuzz/lib/*.o
+
+$(fuzz_bins): fuzz/%: fuzz/%.c fuzz/fuzz.h fuzz/libuevent-fuzz.a
+	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_CFLAGS) -Wall -Wextra -fsanitize=fuzzer -o $@ $< \
+		fuzz/libuevent-fuzz.a -lpthread -ldl
+
+TESTS += fuzz/fuzz.test
+EXTRA_DIST += fuzz/fuzz.test fuzz/fuzz.h fuzz/perf-record.c fuzz/perf-file.c \
+	fuzz/uevent-file.c fuzz/payload.c fuzz/record.c fuzz/make-corpus.py fuzz/corpus
+if HAVE_FUZZ
+fuzz_enabled = yes
+fuzz/fuzz.log: $(fuzz_bins)
+
+# new inputs go to fuzz/found/TARGET (merge the useful ones into fuzz/corpus by hand),
+# crashes to fuzz/crashes/TARGET-*
+fuzz: $(fuzz_bins)
+	@for t in $(fuzz_targets); do \
+		$(MKDIR_P) fuzz/found/$$t fuzz/crashes || exit 1; \
+		echo "fuzz/$$t: $(FUZZ_SECONDS) s"; \
+		fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			-artifact_prefix=fuzz/crashes/$$t- fuzz/found/$$t \
+			"$(srcdir)/fuzz/corpus/$$t" > fuzz/found/$$t.log 2>&1; rc=$$?; \
+		if [ $$rc = 0 ]; then grep -E '^(Done|stat::(new_units|peak))' fuzz/found/$$t.log; \
+		else grep -v '^#[0-9]' fuzz/found/$$t.log | tail -n 40; \
+			echo "fuzz/$$t failed: fuzz/found/$$t.log, fuzz/crashes/" >&2; exit 1; fi; \
+	done
+else
+fuzz_enabled =
+fuzz:
+	@echo "make fuzz: configure found no clang that links libFuzzer targets" \
+		"(Debian: clang libclang-rt-dev; or ./configure FUZZ_CC=...)" >&2; exit 1
+endif
+AM_TESTS_ENVIRONMENT += FUZZ_ENABLED='$(fuzz_enabled)'; FUZZ_RUNS='$(FUZZ_RUNS)'; \
+	export FUZZ_ENABLED FUZZ_RUNS;
+.PHONY: fuzz clean-local-fuzz
+clean-local: clean-local-fuzz
+clean-local-fuzz:
+	rm -rf fuzz/lib fuzz/libuevent-fuzz.a $(fuzz_bins)

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""make-corpus.py - write the fuzz targets' seeds (fuzz/corpus/TARGET/) from t/data.
+
+Usage: fuzz/make-corpus.py [--record BUILDDIR]
+  --record BUILDDIR   also record fuzz/corpus/perf-file/tiny-record.perf.data anew with
+                      BUILDDIR/tools/uevent (root, uprobes): 2 marks and a counter through
+                      the usdt probe, 32 payload bytes fetched each (pipe mode)
+
+Each target's input starts with what it cannot find in the bytes themselves:
+  perf-record  72 bytes: sample_type, read_format, branch_sample_type, regs_user,
+               regs_intr (u64), sample_id_all, flags (u32), byte order, raw layout kind
+               (u8), 2 unused, type/size/data offsets and capacity (u32), 4 unused
+  record       16 bytes: sample_type (u64), flags (u32), byte order (u8), 3 unused
+  payload      2 bytes: payload type, byte order
+  perf-file, uevent-file: the file as it is
+"""
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "..", "t", "data")
+OUT = os.path.join(HERE, "corpus")
+BO = {"le": 1, "be": 2}
+TID, TIME = 1 << 1, 1 << 2
+PAYLOADS = ["text", "range_begin", "range_end", "counter", "jit_code_load",
+            "jit_code_move", "jit_code_unload", "jit_debug_info", "trace_context"]
+
+
+def data(name):
+    with open(os.path.join(DATA, name), "rb") as f:
+        return f.read()
+
+
+def put(target, name, b):
+    os.makedirs(os.path.join(OUT, target), exist_ok=True)
+    with open(os.path.join(OUT, target, name), "wb") as f:
+        f.write(b)
+
+
+def records(b, e, off=0, end=None):
+    """(offset, type, bytes) of each perf record in b[off:end]."""
+    end = len(b) if end is None else end
+    while off + 8 <= end:
+        t, _, size = struct.unpack_from(e + "IHH", b, off)
+        if size < 8:
+            return
+        extra = struct.unpack_from(e + "I", b, off + 8)[0] if t == 66 else 0
+        yield off, t, b[off:off + size]
+        off += size + extra
+
+
+def perf_prefix(e, st, rf=0, bst=0, ru=0, ri=0, id_all=0, flags=0, bo=0, layout=(0, 0, 0, 0, 0)):
+    kind, to, so, do, cap = layout
+    return (struct.pack("<5Q", st, rf, bst, ru, ri) + struct.pack("<II", id_all, flags)
+            + bytes([bo, kind, 0, 0]) + struct.pack("<4I", to, so, do, cap) + b"\0" * 4)
+
+
+def field(fmt, name):
+    m = re.search(r"field:[^;]*\b" + name + r"(\[\d*\])?;\s*offset:(\d+);\s*size:(\d+);", fmt)
+    return (int(m.group(2)), int(m.group(3))) if m else None
+
+
+def main():
+    if os.path.isdir(OUT):
+        keep = os.path.join(OUT, "perf-file", "tiny-record.perf.data")
+        tiny = open(keep, "rb").read() if os.path.exists(keep) else None
+        shutil.rmtree(OUT)
+    else:
+        tiny = None
+    if "--record" in sys.argv:
+        build = sys.argv[sys.argv.index("--record") + 1]
+        uev = os.path.join(build, "tools", "uevent")
+        path = os.path.join("/tmp", "fuzz-tiny-%d.data" % os.getpid())
+        subprocess.run([uev, "record", "-n", "32", "-o", path, "--", "sh", "-c",
+                        f"{uev} emit -n 2 tiny mark; {uev} emit --counter tiny=3"], check=True)
+        tiny = open(path, "rb").read()
+        os.unlink(path)
+
+    # perf-record: the golden records under their format, both byte orders
+    for tag, bo in BO.items():
+        e = "<" if tag == "le" else ">"
+        b = data(f"perf_records.{tag}.bin")
+        pre = perf_prefix(e, 0x3ffbfff, 0x1f, 1 << 17, 0x7, 0x3, 1, 0, bo)
+        for i, (_, t, r) in enumerate(records(b, e)):
+            put("perf-record", f"golden-{tag}-{i:02d}-type{t}", pre + r)
+        put("perf-record", f"uevent-v1-{tag}", perf_prefix(e, TID | TIME, id_all=1, bo=bo)
+            + data(f"record_v1.{tag}.bin"))
+    # a usdt sample of the pipe recording with the layout its tracing data gives
+    b = data("usdt.pipe.perf.data")
+    tracing = b[b.index(b"\x17\x08\x44tracing"):].decode("latin-1")
+    emit = tracing[tracing.index("name: emit"):]
+    (to, _), (so, _), (do, dsz) = field(emit, "type"), field(emit, "size"), field(emit, "d0")
+    attr = next(r for _, t, r in records(b, "<", 16) if t == 64)
+    st, rf = struct.unpack_from("<QQ", attr, 8 + 24)[0], struct.unpack_from("<Q", attr, 8 + 32)[0]
+    for i, (_, t, r) in enumerate(x for x in records(b, "<", 16) if x[1] == 9):
+        put("perf-record", f"usdt-sample-{i}", perf_prefix("<", st, rf, bo=1,
+            layout=(1, to, so, do, dsz)) + r)
+
+    # record: the PERF_RECORD_UEVENT goldens (v1 and the V0 layout), the captures'
+    for tag, bo in BO.items():
+        e = "<" if tag == "le" else ">"
+        put("record", f"v1-{tag}", struct.pack("<QI", TID | TIME, 0) + bytes([bo, 0, 0, 0])
+            + data(f"record_v1.{tag}.bin"))
+        put("record", f"v0-{tag}", struct.pack("<QI", TID | TIME, 1) + bytes([bo, 0, 0, 0])
+            + data(f"record_v0.{tag}.bin"))
+        cap = data(f"capture.{tag}.uev")
+        for i, (_, _, r) in enumerate(records(cap, e, 32)):
+            put("record", f"capture-{tag}-{i}", struct.pack("<QI", TID | TIME, 0)
+                + bytes([bo, 0, 0, 0]) + r)
+
+    # payload: every well-known type's golden, both byte orders
+    for ty, name in enumerate(PAYLOADS):
+        for tag, bo in BO.items():
+            put("payload", f"{name}-{tag}", bytes([ty, bo]) + data(f"{name}.{tag}.bin"))
+
+    # perf-file: pipe and file mode, both byte orders, tracing data and event names
+    for name in ("perf_records.le.perf.data", "perf_records.be.perf.data", "usdt.perf.data",
+                 "clock.perf.data"):
+        put("perf-file", name, data(name))
+    if tiny:
+        put("perf-file", "tiny-record.perf.data", tiny)
+
+    # uevent-file: the file-transport captures
+    for tag in BO:
+        put("uevent-file", f"capture.{tag}.uev", data(f"capture.{tag}.uev"))
+
+
+main()
