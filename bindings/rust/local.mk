@@ -32,6 +32,20 @@ clean-local-rust:
 	rm -rf %reldir%/target %reldir%/.built %reldir%/cargo-test.out
 .PHONY: clean-local-rust rust-bindings
 
+# bindings.rs is committed (cargo builds without bindgen); make regenerates it when
+# uevent.h is newer and bindgen is there, and bindgen.test fails when it is stale.
+%reldir%/uevent-sys/src/bindings.rs: $(top_srcdir)/libuevent/uevent.h
+	$(AM_V_GEN)if test -n '$(BINDGEN)'; then \
+		$(MAKE) $(AM_MAKEFLAGS) rust-bindings; else touch -c $(srcdir)/$@; fi
+
+# records.rs likewise, from gen-records.py (tools/local.mk's `make records` does both).
+%reldir%/uevent/src/perf/records.rs: $(top_srcdir)/libuevent/uevent.h \
+		$(top_srcdir)/libuevent/gen-records.py
+	$(AM_V_GEN)if test -n '$(PYTHON)'; then \
+		$(PYTHON) $(top_srcdir)/libuevent/gen-records.py --rust \
+			$(top_srcdir)/libuevent/uevent.h > $(srcdir)/$@.tmp && \
+		mv $(srcdir)/$@.tmp $(srcdir)/$@; else touch -c $(srcdir)/$@; fi
+
 # Regenerate the committed bindgen output after changing uevent.h.
 rust-bindings:
 	BINDGEN='$(BINDGEN)' sh $(srcdir)/%reldir%/regen-bindings.sh $(top_srcdir) \
