@@ -329,6 +329,9 @@ int main(void)
 	struct uevent_counter c;
 	pthread_t early, late[2];
 	int n_main = 0, n_early = 0, n_late = 0, n_child = 0, n_counter = 0, n_other = 0;
+	int n_groups, n_secret = 0, secret_clean = 0;
+	uint32_t secret_rec = 0, max_rec = 0;
+	static char secret[256];
 	int i, ret, idle = 0, order_ok = 1, pid_ok = 1;
 	uint64_t last_time[4] = { 0 };
 	char prefix[64], buf[64];
@@ -340,7 +343,7 @@ int main(void)
 		plan_skip_all("kernel without uprobes");
 	if (uevent_open(&o) < 0)
 		plan_skip_all("usdt transport unavailable here");
-	plan(19);
+	plan(21);
 
 	pthread_barrier_init(&go, NULL, 2);
 	pthread_create(&early, NULL, early_thread, NULL);
@@ -357,7 +360,9 @@ int main(void)
 	ok(uevent_enabled(), "the uprobe's semaphore turned the enabled word on");
 	ok(uevent_session__fd(s) >= 0, "the session has a pollable fd");
 	snprintf(prefix, sizeof(prefix), "libuevent_%d_", (int)getpid());
-	ok(usdt_groups_left(prefix) == 1, "one uprobe event while the session is open");
+	n_groups = usdt_groups_left(prefix);
+	ok(n_groups == 5, "one uprobe event per size class while the session is open (%d)",
+	   n_groups);
 
 	pthread_barrier_wait(&go);
 	for (i = 0; i < 2; i++)
@@ -376,6 +381,13 @@ int main(void)
 		if (i == N_MAIN / 2)
 			uevent_counter("queue_depth", 42);
 	}
+	/*
+	 * A mark in front of a secret: the record holds the mark, zeros up to its size
+	 * class (16), and none of the bytes that follow it in this process's memory.
+	 */
+	memset(secret, 'S', sizeof(secret));
+	memcpy(secret, "secret 1234", 12);
+	uevent_emit(UEVENT_TYPE_TEXT, secret, 12);
 	pthread_join(early, NULL);
 	for (i = 0; i < 2; i++)
 		pthread_join(late[i], NULL);
@@ -396,6 +408,17 @@ int main(void)
 			n_other++;
 			continue;
 		}
+		if (r.u.uevent.size == 12 && !memcmp(r.u.uevent.data, "secret 1234", 12)) {
+			const uint8_t *pad = (const uint8_t *)r.u.uevent.data + 12;
+
+			n_secret++;
+			secret_rec = r.u.uevent.record_size;
+			secret_clean = !pad[0] && !pad[1] && !pad[2] && !pad[3] &&
+				       !(r.u.uevent.flags & UEVENT_RECORD_TRUNCATED);
+			continue;
+		}
+		if (r.u.uevent.record_size > max_rec)
+			max_rec = r.u.uevent.record_size;
 		if (r.transport != UEVENT_TRANSPORT_USDT || !(r.id.fields & UEVENT_ID_TIME))
 			pid_ok = 0;
 		if (r.u.uevent.type == UEVENT_TYPE_COUNTER &&
@@ -441,12 +464,17 @@ int main(void)
 	   n_late);
 	ok(n_child == N_CHILD, "all %d marks of a forked child (got %d)", N_CHILD, n_child);
 	ok(n_counter == 1, "the counter arrives decoded: queue_depth=42");
+	ok(n_secret == 1 && secret_clean && secret_rec <= 96,
+	   "a 12-byte mark is a %u-byte record, zero-padded, none of the bytes after it (got %d)",
+	   secret_rec, n_secret);
+	ok(max_rec <= 160, "records follow their payload: the largest of the marks is %u bytes",
+	   max_rec);
 	ok(pid_ok && order_ok, "pid/tid/time right, each thread's marks in time order");
 	ok(st.lost == 0 && st.lost_samples == 0 && st.corrupt == 0 && st.truncated == 0,
 	   "nothing lost or corrupt (lost %" PRIu64 ", corrupt %" PRIu64 ", truncated %" PRIu64 ")",
 	   st.lost, st.corrupt, st.truncated);
 	uevent_session__close(s);
-	ok(usdt_groups_left(prefix) == 0, "closing the session removed the uprobe event");
+	ok(usdt_groups_left(prefix) == 0, "closing the session removed the uprobe events");
 	concurrent_order();
 	overwrite_mode();
 	samples_live();
