@@ -744,15 +744,15 @@ static int deliver(uint32_t type, const void *data, size_t size)
 	uint32_t word = __atomic_load_n(&_uevent_word, __ATOMIC_RELAXED);
 	ssize_t ret;
 
-#if HAVE_SYS_SDT_H
-	/* The probe site is a tap for any tracer, whatever the transport. */
-	if (word & _UEVENT_EN_USDT_MASK)
-		fire_usdt(type, data, size);
-#endif
 	if (unlikely(size > (t == UEVENT_TRANSPORT_NONE ? UEVENT_MAX_PAYLOAD : ts->max_payload)))
 		return count_drop(E2BIG);
 	if (unlikely(!data && size))
 		return count_drop(EFAULT);
+#if HAVE_SYS_SDT_H
+	/* The probe site is a tap for any tracer, whatever the transport; a drop is not. */
+	if (word & _UEVENT_EN_USDT_MASK)
+		fire_usdt(type, data, size);
+#endif
 
 	switch (t) {
 	case UEVENT_TRANSPORT_PRCTL:

@@ -323,15 +323,18 @@ int main(void)
 					  .transports = 1u << UEVENT_TRANSPORT_USDT,
 					  .usdt_max_payload = 256 };
 	UEVENT_OPTS(o, .transport = UEVENT_TRANSPORT_USDT, .flags = UEVENT_OPEN_IGNORE_ENV);
+	UEVENT_OPTS(fo, .transport = UEVENT_TRANSPORT_FTRACE, .flags = UEVENT_OPEN_IGNORE_ENV);
 	struct uevent_session_stats st;
 	struct uevent_perf_record r = { .sz = sizeof(r) };
 	struct uevent_session *s;
 	struct uevent_counter c;
 	pthread_t early, late[2];
 	int n_main = 0, n_early = 0, n_late = 0, n_child = 0, n_counter = 0, n_other = 0;
-	int n_groups, n_secret = 0, secret_clean = 0;
+	int n_groups, n_secret = 0, secret_clean = 0, n_big = 0, too_big;
 	uint32_t secret_rec = 0, max_rec = 0;
-	static char secret[256];
+	uint64_t drops;
+	static char secret[256], big[UEVENT_MAX_PAYLOAD + 1];
+	struct uevent_stats ust;
 	int i, ret, idle = 0, order_ok = 1, pid_ok = 1;
 	uint64_t last_time[4] = { 0 };
 	char prefix[64], buf[64];
@@ -343,7 +346,7 @@ int main(void)
 		plan_skip_all("kernel without uprobes");
 	if (uevent_open(&o) < 0)
 		plan_skip_all("usdt transport unavailable here");
-	plan(21);
+	plan(22);
 
 	pthread_barrier_init(&go, NULL, 2);
 	pthread_create(&early, NULL, early_thread, NULL);
@@ -392,6 +395,22 @@ int main(void)
 	for (i = 0; i < 2; i++)
 		pthread_join(late[i], NULL);
 	waitpid(child, NULL, 0);
+	/*
+	 * Marks the transport refuses are counted as dropped, and the usdt probes (a tap
+	 * under any transport) must not send them either: too big for any transport, too
+	 * big for ftrace's (4024 bytes, a size class fetches), no data.
+	 */
+	uevent_stats_get(&ust, sizeof(ust));
+	drops = ust.dropped_by[UEVENT_DROP_TOO_BIG] + 1;
+	too_big = uevent_emit(0x7777, big, sizeof(big)) == -E2BIG;
+	if (uevent_open(&fo) == UEVENT_TRANSPORT_FTRACE) {
+		too_big &= uevent_emit(0x7777, big, uevent_max_payload() + 1) == -E2BIG;
+		drops++;
+	}
+	uevent_open(&o);
+	uevent_stats_get(&ust, sizeof(ust));
+	too_big &= ust.dropped_by[UEVENT_DROP_TOO_BIG] == drops &&
+		   uevent_emit(0x7777, NULL, 10) == -EFAULT;
 
 	while (idle < 3) {
 		ret = uevent_session__next(s, &r, 200);
@@ -408,6 +427,7 @@ int main(void)
 			n_other++;
 			continue;
 		}
+		n_big += r.u.uevent.type == 0x7777;
 		if (r.u.uevent.size == 12 && !memcmp(r.u.uevent.data, "secret 1234", 12)) {
 			const uint8_t *pad = (const uint8_t *)r.u.uevent.data + 12;
 
@@ -469,6 +489,8 @@ int main(void)
 	   secret_rec, n_secret);
 	ok(max_rec <= 160, "records follow their payload: the largest of the marks is %u bytes",
 	   max_rec);
+	ok(too_big && n_big == 0, "marks too big for the transport or without data are counted "
+	   "as dropped and not delivered (%d copies arrived)", n_big);
 	ok(pid_ok && order_ok, "pid/tid/time right, each thread's marks in time order");
 	ok(st.lost == 0 && st.lost_samples == 0 && st.corrupt == 0 && st.truncated == 0,
 	   "nothing lost or corrupt (lost %" PRIu64 ", corrupt %" PRIu64 ", truncated %" PRIu64 ")",
