@@ -392,6 +392,7 @@ struct uevent_session {
 	uint8_t *hold;			/* records held back, while the rings are read again */
 	size_t hold_cap;
 	struct uevent_session_stats st;
+	int lost_fmt;			/* the events count their lost records (read(2)) */
 	char reason[512];
 	/*
 	 * A uprobe event of a task only fires in the mm it had when opened (the kernel's
@@ -837,6 +838,49 @@ static int parse_cpus(const char *list, unsigned char *want, long ncpu)
 	return any ? 0 : -EINVAL;
 }
 
+#ifndef PERF_FORMAT_LOST
+#define PERF_FORMAT_LOST (1u << 4)
+#endif
+
+/*
+ * Linux >= 6.0 counts, per event, the records it could not write for a full ring
+ * (PERF_FORMAT_LOST; an inherited event's count is its parent's). The ring's LOST
+ * record only comes with its next record, which may never come: the counts read at
+ * the end are the exact figure.
+ */
+static int lost_format_supported(void)
+{
+	static int known;	/* 1: no, 2: yes */
+	struct perf_event_attr a;
+	int fd;
+
+	if (!__atomic_load_n(&known, __ATOMIC_RELAXED)) {
+		uevent_attr_init(&a, sizeof(a), PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+		a.read_format = PERF_FORMAT_LOST;
+		a.disabled = 1;
+		a.exclude_kernel = a.exclude_hv = 1;
+		fd = uevent_perf_open(&a, 0, -1, -1, 0);
+		if (fd >= 0)
+			close(fd);
+		__atomic_store_n(&known, fd >= 0 ? 2 : 1, __ATOMIC_RELAXED);
+	}
+	return known == 2;
+}
+
+/* The lost records of every event, as the kernel counts them now. */
+static uint64_t lost_counted(const struct uevent_session *s)
+{
+	uint64_t v[2], sum = 0;
+	size_t i;
+
+	if (!s->lost_fmt)
+		return 0;
+	for (i = 0; i < s->nfds; i++)
+		if (read(s->fds[i], v, sizeof(v)) == (ssize_t)sizeof(v))
+			sum += v[1];
+	return sum;
+}
+
 static int open_events(struct uevent_session *s, const uint64_t *config, const int *want)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF), psz = sysconf(_SC_PAGESIZE);
@@ -890,6 +934,8 @@ static int open_events(struct uevent_session *s, const uint64_t *config, const i
 					target = -1;
 				}
 				make_attr(s, k, config[k], &a);
+				if (s->lost_fmt)
+					a.read_format |= PERF_FORMAT_LOST;
 				fd = uevent_perf_open(&a, target, c, -1, 0);
 				if (fd < 0) {
 					/* An offline CPU, or a thread that just exited. */
@@ -1018,6 +1064,7 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 		uevent_perf_format_from_attr(&s->fmt[k], &a, sizeof(a));
 		s->fmt[k].raw = raw;
 	}
+	s->lost_fmt = lost_format_supported();
 	s->o.usdt_path = NULL;		/* the caller's string: only setup_usdt() read it */
 	memcpy(s->config, config, sizeof(config));
 	memcpy(s->want, want, sizeof(want));
@@ -1486,6 +1533,35 @@ static void put_event_desc(struct uevent_session *s)
 	}
 }
 
+/*
+ * At the end of a recording, the records the kernel counted lost whose LOST record
+ * never came (nothing was written to the ring after them): one LOST record for them,
+ * so that the file's LOST records sum to what was lost, as the session's stats do.
+ */
+static void rec_final_lost(struct uevent_session *s)
+{
+	struct {
+		struct perf_event_header h;
+		uint64_t id, lost;
+		uint32_t pid, tid;
+		uint64_t time;
+		uint32_t cpu, res;
+		uint64_t ident;
+	} r;
+	uint64_t counted = lost_counted(s);
+
+	if (counted <= s->st.lost || !s->nids)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.h.type = PERF_RECORD_LOST;
+	r.h.size = sizeof(r);
+	r.id = r.ident = s->ids[0].id;
+	r.lost = counted - s->st.lost;
+	r.pid = r.tid = (uint32_t)-1;
+	r.time = mono_ns();
+	rec_append(s, &r, sizeof(r));
+}
+
 UEVENT_EXPORT int uevent_session__record_to(struct uevent_session *s, int fd)
 {
 	uint64_t magic = 0x32454c4946524550ull, hsize = 16;
@@ -1688,10 +1764,14 @@ UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_p
 UEVENT_EXPORT int uevent_session__stats(const struct uevent_session *s,
 					struct uevent_session_stats *st, size_t sz)
 {
+	struct uevent_session_stats now;
+
 	if (!s || !st)
 		return _uevent_err(EINVAL);
+	now = s->st;
+	now.lost_counted = lost_counted(s);
 	memset(st, 0, sz);
-	memcpy(st, &s->st, sz < sizeof(s->st) ? sz : sizeof(s->st));
+	memcpy(st, &now, sz < sizeof(now) ? sz : sizeof(now));
 	return 0;
 }
 
@@ -1702,8 +1782,10 @@ UEVENT_EXPORT void uevent_session__close(struct uevent_session *s)
 
 	if (!s)
 		return;
-	if (s->rec_fd >= 0)
+	if (s->rec_fd >= 0) {
+		rec_final_lost(s);
 		rec_flush(s);
+	}
 	for (j = 0; j < s->nr_rings; j++)
 		if (s->rings[j].base && s->rings[j].base != MAP_FAILED)
 			munmap(s->rings[j].base, s->rings[j].map_size);

@@ -745,6 +745,12 @@ struct uevent_session_stats {
 						   kernels, with more than one listener):
 						   decoded from their contents, recorded
 						   trimmed */
+	uint64_t	lost_counted;		/* records lost for a full ring, as the kernel
+						   counts them per event when the stats are
+						   taken (Linux >= 6.0, else 0). A LOST record
+						   only comes with the ring's next record: after
+						   a flood at the end, lost stays short of this;
+						   read after the last records it is exact */
 };
 
 struct uevent_session;
