@@ -41,9 +41,20 @@ UEVENT_EXPORT extern volatile uint32_t uevent_enabled_word __attribute__((alias(
 UEVENT_EXPORT volatile uint32_t *const uevent_enabled_ptr = &_uevent_word;
 
 #if HAVE_SYS_SDT_H
-/* The SDT semaphore is the low half of the enabled word (little-endian x86-64). */
-extern volatile unsigned short libuevent_emit_semaphore
-	__attribute__((alias("_uevent_word")));
+/*
+ * The SDT semaphore is the low half of the enabled word (little-endian x86-64). Every
+ * probe of ours shares it: the kernel adds one per uprobe installed in a process, so
+ * the word counts the probe sites being traced, and any of them turns the marks on.
+ */
+#define SDT_SEMAPHORE(name)							\
+	extern volatile unsigned short libuevent_##name##_semaphore		\
+		__attribute__((alias("_uevent_word")))
+SDT_SEMAPHORE(emit);
+SDT_SEMAPHORE(emit16);
+SDT_SEMAPHORE(emit64);
+SDT_SEMAPHORE(emit256);
+SDT_SEMAPHORE(emit1024);
+SDT_SEMAPHORE(emit4096);
 #endif
 
 /* ---- statistics ------------------------------------------------------------------ */
@@ -738,6 +749,34 @@ static inline pid_t cached_tid(pid_t pid, pid_t owner)
 
 #if HAVE_SYS_SDT_H
 /*
+ * A uprobe fetches a fixed number of bytes from the data pointer, whatever the size:
+ * fetching from the caller's buffer would put the process's neighbouring memory into
+ * the trace. So each size class has its own probe site, libuevent:emitN (N = 16, 64,
+ * 256, 1024, 4096), whose data argument is a copy of the payload zero-padded to N
+ * bytes on this thread's stack; a tracer fetches N bytes there, so a record's size
+ * follows its payload and holds nothing else. libuevent:emit keeps the caller's
+ * pointer for tracers that fetch by size themselves (perf probe, bpftrace).
+ */
+#define USDT_CLASS(n)								\
+static __attribute__((noinline)) void fire_usdt##n(uint32_t type, const void *data,	\
+						     size_t size)			\
+{										\
+	uint64_t buf[(n) / 8];							\
+										\
+	if (size)								\
+		memcpy(buf, data, size);					\
+	memset((uint8_t *)buf + size, 0, (n) - size);				\
+	/* the probe reads buf behind the compiler's back: the stores must be done */	\
+	__asm__ __volatile__("" : : "r"(buf) : "memory");			\
+	STAP_PROBE3(libuevent, emit##n, type, buf, size);			\
+}
+USDT_CLASS(16)
+USDT_CLASS(64)
+USDT_CLASS(256)
+USDT_CLASS(1024)
+USDT_CLASS(4096)
+
+/*
  * Out of line so the probe's arguments are the incoming argument registers: a
  * tracer's fetch of a register is cheaper than one of a stack slot, and the call is
  * only made while a tracer holds the semaphore.
@@ -745,6 +784,16 @@ static inline pid_t cached_tid(pid_t pid, pid_t owner)
 static __attribute__((noinline)) void fire_usdt(uint32_t type, const void *data, size_t size)
 {
 	STAP_PROBE3(libuevent, emit, type, data, size);
+	if (size <= 16)
+		fire_usdt16(type, data, size);
+	else if (size <= 64)
+		fire_usdt64(type, data, size);
+	else if (size <= 256)
+		fire_usdt256(type, data, size);
+	else if (size <= 1024)
+		fire_usdt1024(type, data, size);
+	else if (size <= 4096)
+		fire_usdt4096(type, data, size);
 }
 #endif
 
@@ -755,15 +804,15 @@ static int deliver(uint32_t type, const void *data, size_t size)
 	uint32_t word = __atomic_load_n(&_uevent_word, __ATOMIC_RELAXED);
 	ssize_t ret;
 
-#if HAVE_SYS_SDT_H
-	/* The probe site is a tap for any tracer, whatever the transport. */
-	if (word & _UEVENT_EN_USDT_MASK)
-		fire_usdt(type, data, size);
-#endif
 	if (unlikely(size > (t == UEVENT_TRANSPORT_NONE ? UEVENT_MAX_PAYLOAD : ts->max_payload)))
 		return count_drop(E2BIG);
 	if (unlikely(!data && size))
 		return count_drop(EFAULT);
+#if HAVE_SYS_SDT_H
+	/* The probe site is a tap for any tracer, whatever the transport; a drop is not. */
+	if (word & _UEVENT_EN_USDT_MASK)
+		fire_usdt(type, data, size);
+#endif
 
 	switch (t) {
 	case UEVENT_TRANSPORT_PRCTL:

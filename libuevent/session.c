@@ -155,6 +155,7 @@ static int tracefs_append(const char *file, const char *line)
 /* ---- the SDT note --------------------------------------------------------------------- */
 
 struct sdt_probe {
+	char name[32];
 	uint64_t offset;		/* file offset of the probe site */
 	uint64_t sem_offset;		/* file offset of the semaphore, 0 if none */
 	char args[256];
@@ -228,10 +229,11 @@ int _uevent_sdt_arg_fetch(const char *arg, char *out, size_t cap)
 	return 0;
 }
 
-static int sdt_find(const char *path, const char *provider, const char *name,
-		    struct sdt_probe *out)
+/* The probes of provider in the ELF file at path: how many (at most max go to out). */
+static int sdt_find_all(const char *path, const char *provider, struct sdt_probe *out,
+			int max)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -ENOENT;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
 	const Elf64_Ehdr *eh;
 	const Elf64_Shdr *sh;
 	const Elf64_Phdr *ph;
@@ -239,6 +241,7 @@ static int sdt_find(const char *path, const char *provider, const char *name,
 	const uint8_t *m;
 	uint64_t base_addr = 0, i, j;
 	const char *shstr;
+	struct sdt_probe *o;
 
 	if (fd < 0)
 		return -errno;
@@ -303,25 +306,28 @@ static int sdt_find(const char *path, const char *provider, const char *name,
 			args = pname + strlen(pname) + 1;
 			if ((const uint8_t *)args >= desc + nh->n_descsz)
 				continue;
-			if (strcmp(prov, provider) || strcmp(pname, name))
+			if (strcmp(prov, provider))
 				continue;
+			if (ret >= max)
+				continue;
+			o = &out[ret];
+			snprintf(o->name, sizeof(o->name), "%s", pname);
 			if (base_addr && nbase)
 				pc += base_addr - nbase;
 			/* virtual address -> file offset, through the program headers */
-			out->offset = 0;
+			o->offset = 0;
 			for (j = 0; j < eh->e_phnum; j++)
 				if (ph[j].p_type == PT_LOAD && pc >= ph[j].p_vaddr &&
 				    pc < ph[j].p_vaddr + ph[j].p_filesz)
-					out->offset = pc - ph[j].p_vaddr + ph[j].p_offset;
-			out->sem_offset = 0;
+					o->offset = pc - ph[j].p_vaddr + ph[j].p_offset;
+			o->sem_offset = 0;
 			for (j = 0; sem && j < eh->e_shnum; j++)
 				if (sh[j].sh_type == SHT_PROGBITS && (sh[j].sh_flags & SHF_ALLOC) &&
 				    sem >= sh[j].sh_addr &&
 				    sem < sh[j].sh_addr + sh[j].sh_size)
-					out->sem_offset = sem - sh[j].sh_addr + sh[j].sh_offset;
-			snprintf(out->args, sizeof(out->args), "%s", args);
-			ret = out->offset ? 0 : -EINVAL;
-			goto out;
+					o->sem_offset = sem - sh[j].sh_addr + sh[j].sh_offset;
+			snprintf(o->args, sizeof(o->args), "%s", args);
+			ret += !!o->offset;	/* a site outside the loaded segments: none */
 		}
 	}
 out:
@@ -331,7 +337,20 @@ out:
 
 /* ---- the session ---------------------------------------------------------------------- */
 
-enum kind { K_DUMMY, K_USDT, K_USER, K_SAMPLES, K_COUNT };
+/* The size-class probes of emit.c, each a kind of event of its own (its raw layout). */
+#define USDT_CLASSES 5
+static const uint32_t usdt_class_size[USDT_CLASSES] = { 16, 64, 256, 1024, 4096 };
+static const char *const usdt_class_name[USDT_CLASSES] = {
+	"emit16", "emit64", "emit256", "emit1024", "emit4096",
+};
+
+enum kind { K_DUMMY, K_USDT, K_USDT_LAST = K_USDT + USDT_CLASSES - 1, K_USER, K_SAMPLES,
+	    K_COUNT };
+
+static int is_usdt(int k)
+{
+	return k >= K_USDT && k <= K_USDT_LAST;
+}
 
 struct ring {
 	int fd;
@@ -362,6 +381,7 @@ struct uevent_session {
 	size_t nids, ids_cap;
 	struct uevent_perf_format fmt[K_COUNT];	/* usdt and user_events: fmt.raw set */
 	char usdt_group[64];
+	unsigned int usdt_events;	/* 1 << class: uprobe events added to the group */
 	int user_fd;
 	uint32_t user_word;
 	uint8_t *buf;
@@ -372,6 +392,7 @@ struct uevent_session {
 	uint8_t *hold;			/* records held back, while the rings are read again */
 	size_t hold_cap;
 	struct uevent_session_stats st;
+	int lost_fmt;			/* the events count their lost records (read(2)) */
 	char reason[512];
 	/*
 	 * A uprobe event of a task only fires in the mm it had when opened (the kernel's
@@ -478,30 +499,105 @@ static void reap_stale_groups(void)
 		return;
 	while (fgets(line, sizeof(line), f) && ngone < 64) {
 		int pid, seq, n = 0;
-		char proc[32];
+		char proc[32], ev[16];
 
-		if (sscanf(line, "p:libuevent_%d_%d/emit %n", &pid, &seq, &n) != 2 || !n ||
-		    pid <= 0)
+		if (sscanf(line, "p:libuevent_%d_%d/%15[a-z0-9] %n", &pid, &seq, ev, &n) != 3 ||
+		    !n || pid <= 0)
 			continue;
 		snprintf(proc, sizeof(proc), "/proc/%d", pid);
 		if (access(proc, F_OK) < 0 && errno == ENOENT)
-			snprintf(gone[ngone++], sizeof(gone[0]), "-:libuevent_%d_%d/emit", pid, seq);
+			snprintf(gone[ngone++], sizeof(gone[0]), "-:libuevent_%d_%d/%s", pid, seq, ev);
 	}
 	fclose(f);
 	for (i = 0; i < ngone; i++)
 		tracefs_append("uprobe_events", gone[i]);	/* EBUSY if still in use: fine */
 }
 
-static int setup_usdt(struct uevent_session *s, uint64_t *config)
+/* Fetch arguments of probe p's type, data and size, for a uprobe definition. */
+static int usdt_fetch_args(struct uevent_session *s, const struct sdt_probe *p,
+			   char f[3][64])
+{
+	char tok[3][64];
+	int i;
+
+	if (sscanf(p->args, "%63s %63s %63s", tok[0], tok[1], tok[2]) != 3) {
+		add_reason(s, "usdt: probe %s has arguments '%s', not type, data, size", p->name,
+			   p->args);
+		return -EINVAL;
+	}
+	for (i = 0; i < 3; i++)
+		if (_uevent_sdt_arg_fetch(tok[i], f[i], 64) < 0) {
+			add_reason(s, "usdt: cannot translate SDT argument '%s'", tok[i]);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+/*
+ * One uprobe event for the size class probe p (libuevent:emitN, of N bytes), named
+ * like it, fetching type, size and min(N, cap) payload bytes as u64 arrays of at most
+ * 64 elements. Probe events have a size limit (3072 bytes in 6.x: MAX_PROBE_EVENT_SIZE,
+ * and the uprobe buffer is one page): when the kernel refuses, fewer bytes are
+ * fetched, and marks larger than that arrive truncated.
+ */
+static int usdt_add_event(struct uevent_session *s, const char *path,
+			  const struct sdt_probe *p, uint32_t n, uint32_t cap, int k,
+			  uint64_t *config)
+{
+	char def[1024], fmt[8192], f[3][64];
+	uint32_t off, chunk, want = n < cap ? n : cap;
+	size_t len;
+	int err, id, i;
+
+	err = usdt_fetch_args(s, p, f);
+	if (err < 0)
+		return err;
+	for (;;) {
+		len = (size_t)snprintf(def, sizeof(def), "p:%s/%s %s:0x%llx", s->usdt_group,
+				       p->name, path, (unsigned long long)p->offset);
+		if (p->sem_offset)
+			len += (size_t)snprintf(def + len, sizeof(def) - len, "(0x%llx)",
+						(unsigned long long)p->sem_offset);
+		len += (size_t)snprintf(def + len, sizeof(def) - len, " type=%s:u32 size=%s:u64",
+					f[0], f[2]);
+		for (off = 0, i = 0; off < want; off += chunk, i++) {
+			chunk = want - off > 512 ? 512 : want - off;
+			len += (size_t)snprintf(def + len, sizeof(def) - len,
+						" d%d=+%u(%s):u64[%u]", i, off, f[1], chunk / 8);
+		}
+		if (len >= sizeof(def) - 1)
+			return -E2BIG;
+		err = tracefs_append("uprobe_events", def);
+		if (err != -E2BIG || want <= 512)
+			break;
+		want = want > 3056 ? 3056 : want - 512;
+	}
+	if (err < 0) {
+		add_reason(s, "usdt: cannot add uprobe event %s (%s)", p->name, strerror(-err));
+		return err;
+	}
+	s->usdt_events |= 1u << (k - K_USDT);
+	id = tracepoint_id(s->usdt_group, p->name, fmt, sizeof(fmt));
+	if (id >= 0)
+		s->tp_format[k] = strdup(fmt);
+	if (id < 0 || uevent_raw_layout_from_format(&s->fmt[k].raw, fmt) < 0 ||
+	    s->fmt[k].raw.kind != UEVENT_RAW_USDT) {
+		add_reason(s, "usdt: uprobe event %s/%s has no usable format", s->usdt_group,
+			   p->name);
+		return id < 0 ? id : -EINVAL;
+	}
+	*config = (uint64_t)id;
+	return 0;
+}
+
+static int setup_usdt(struct uevent_session *s, uint64_t *config, int *want)
 {
 	static int seq;
-	char path[PATH_MAX], def[1024], fmt[8192], f_type[64], f_data[64], f_size[64];
-	char tok[3][64];
-	struct sdt_probe p;
-	uint32_t cap, off, chunk;
-	size_t len;
+	struct sdt_probe p[16];
+	char path[PATH_MAX];
+	uint32_t cap;
 	Dl_info info;
-	int err, id, i;
+	int err, n, i, c, found = 0;
 
 	if (s->o.usdt_path) {
 		if (!realpath(s->o.usdt_path, path))
@@ -511,62 +607,33 @@ static int setup_usdt(struct uevent_session *s, uint64_t *config)
 		    !realpath(info.dli_fname, path))
 			return -ENOENT;
 	}
-	err = sdt_find(path, "libuevent", "emit", &p);
-	if (err < 0) {
-		add_reason(s, "usdt: no libuevent:emit note in %s (%s)", path, strerror(-err));
-		return err;
+	n = sdt_find_all(path, "libuevent", p, ARRAY_SIZE(p));
+	for (i = 0; i < n; i++)
+		for (c = 0; c < USDT_CLASSES; c++)
+			found += !strcmp(p[i].name, usdt_class_name[c]);
+	if (n < 0 || !found) {
+		add_reason(s, "usdt: no libuevent:emit16..emit4096 probes in %s (%s)", path,
+			   n < 0 ? strerror(-n) : n ? "a libuevent older than the size-class "
+			   "probes: fetching its marks would copy the process's memory" :
+			   "no probes");
+		return n < 0 ? n : -ENOENT;
 	}
-	if (sscanf(p.args, "%63s %63s %63s", tok[0], tok[1], tok[2]) != 3)
-		return -EINVAL;
-	for (i = 0; i < 3; i++)
-		if (_uevent_sdt_arg_fetch(tok[i], i == 0 ? f_type : i == 1 ? f_data : f_size, 64) < 0) {
-			add_reason(s, "usdt: cannot translate SDT argument '%s'", tok[i]);
-			return -EINVAL;
-		}
-	/*
-	 * Probe events have a size limit (3072 bytes in 6.x: MAX_PROBE_EVENT_SIZE, and the
-	 * uprobe buffer is one page), so the payload is fetched as u64 arrays of at most 64
-	 * elements, as many bytes as the kernel accepts, up to what was asked for.
-	 */
 	cap = s->o.usdt_max_payload ? s->o.usdt_max_payload : UEVENT_MAX_PAYLOAD;
 	cap = (cap + 7) & ~7u;
 	reap_stale_groups();
 	snprintf(s->usdt_group, sizeof(s->usdt_group), "libuevent_%d_%d", (int)getpid(),
 		 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
-	for (;;) {
-		len = (size_t)snprintf(def, sizeof(def), "p:%s/emit %s:0x%llx", s->usdt_group,
-				       path, (unsigned long long)p.offset);
-		if (p.sem_offset)
-			len += (size_t)snprintf(def + len, sizeof(def) - len, "(0x%llx)",
-						(unsigned long long)p.sem_offset);
-		len += (size_t)snprintf(def + len, sizeof(def) - len, " type=%s:u32 size=%s:u64",
-					f_type, f_size);
-		for (off = 0, i = 0; off < cap; off += chunk, i++) {
-			chunk = cap - off > 512 ? 512 : cap - off;
-			len += (size_t)snprintf(def + len, sizeof(def) - len,
-						" d%d=+%u(%s):u64[%u]", i, off, f_data, chunk / 8);
-		}
-		if (len >= sizeof(def) - 1)
-			return -E2BIG;
-		err = tracefs_append("uprobe_events", def);
-		if (err != -E2BIG || cap <= 512)
+	for (c = 0; c < USDT_CLASSES; c++)
+		for (i = 0; i < n; i++) {
+			if (strcmp(p[i].name, usdt_class_name[c]))
+				continue;
+			err = usdt_add_event(s, path, &p[i], usdt_class_size[c], cap, K_USDT + c,
+					     &config[K_USDT + c]);
+			if (err < 0)
+				return err;
+			want[K_USDT + c] = 1;
 			break;
-		cap = cap > 3056 ? 3056 : cap - 512;
-	}
-	if (err < 0) {
-		add_reason(s, "usdt: cannot add uprobe event (%s)", strerror(-err));
-		s->usdt_group[0] = 0;
-		return err;
-	}
-	id = tracepoint_id(s->usdt_group, "emit", fmt, sizeof(fmt));
-	if (id >= 0)
-		s->tp_format[K_USDT] = strdup(fmt);
-	if (id < 0 || uevent_raw_layout_from_format(&s->fmt[K_USDT].raw, fmt) < 0 ||
-	    s->fmt[K_USDT].raw.kind != UEVENT_RAW_USDT) {
-		add_reason(s, "usdt: uprobe event %s/emit has no usable format", s->usdt_group);
-		return id < 0 ? id : -EINVAL;
-	}
-	*config = (uint64_t)id;
+		}
 	return 0;
 }
 
@@ -677,7 +744,7 @@ static void make_attr(const struct uevent_session *s, int kind, uint64_t config,
 		if (s->track)
 			a->task = 1;
 		break;
-	case K_USDT:
+	case K_USDT ... K_USDT_LAST:
 		if (s->track)
 			a->inherit = 0;
 		/* fall through */
@@ -771,6 +838,49 @@ static int parse_cpus(const char *list, unsigned char *want, long ncpu)
 	return any ? 0 : -EINVAL;
 }
 
+#ifndef PERF_FORMAT_LOST
+#define PERF_FORMAT_LOST (1u << 4)
+#endif
+
+/*
+ * Linux >= 6.0 counts, per event, the records it could not write for a full ring
+ * (PERF_FORMAT_LOST; an inherited event's count is its parent's). The ring's LOST
+ * record only comes with its next record, which may never come: the counts read at
+ * the end are the exact figure.
+ */
+static int lost_format_supported(void)
+{
+	static int known;	/* 1: no, 2: yes */
+	struct perf_event_attr a;
+	int fd;
+
+	if (!__atomic_load_n(&known, __ATOMIC_RELAXED)) {
+		uevent_attr_init(&a, sizeof(a), PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+		a.read_format = PERF_FORMAT_LOST;
+		a.disabled = 1;
+		a.exclude_kernel = a.exclude_hv = 1;
+		fd = uevent_perf_open(&a, 0, -1, -1, 0);
+		if (fd >= 0)
+			close(fd);
+		__atomic_store_n(&known, fd >= 0 ? 2 : 1, __ATOMIC_RELAXED);
+	}
+	return known == 2;
+}
+
+/* The lost records of every event, as the kernel counts them now. */
+static uint64_t lost_counted(const struct uevent_session *s)
+{
+	uint64_t v[2], sum = 0;
+	size_t i;
+
+	if (!s->lost_fmt)
+		return 0;
+	for (i = 0; i < s->nfds; i++)
+		if (read(s->fds[i], v, sizeof(v)) == (ssize_t)sizeof(v))
+			sum += v[1];
+	return sum;
+}
+
 static int open_events(struct uevent_session *s, const uint64_t *config, const int *want)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF), psz = sysconf(_SC_PAGESIZE);
@@ -818,12 +928,14 @@ static int open_events(struct uevent_session *s, const uint64_t *config, const i
 
 				if (!want[k])
 					continue;
-				if (k == K_USDT && s->track) {
+				if (is_usdt(k) && s->track) {
 					if (t)
 						continue;
 					target = -1;
 				}
 				make_attr(s, k, config[k], &a);
+				if (s->lost_fmt)
+					a.read_format |= PERF_FORMAT_LOST;
 				fd = uevent_perf_open(&a, target, c, -1, 0);
 				if (fd < 0) {
 					/* An offline CPU, or a thread that just exited. */
@@ -919,13 +1031,15 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 			denied = err;
 	}
 	if (want_t & (1u << UEVENT_TRANSPORT_USDT)) {
-		err = setup_usdt(s, &config[K_USDT]);
+		err = setup_usdt(s, config, want);
 		if (err == -EACCES || err == -EPERM)
 			denied = err;
 		if (!err)
 			s->transports |= 1u << UEVENT_TRANSPORT_USDT;
 		else if (!strstr(s->reason, "usdt"))
 			add_reason(s, "usdt: %s", strerror(-err));
+		for (k = K_USDT; err && k <= K_USDT_LAST; k++)
+			want[k] = 0;
 	}
 	s->track = s->o.pid > 0 && !(s->o.flags & UEVENT_SESSION_NO_INHERIT) &&
 		   (s->transports & (1u << UEVENT_TRANSPORT_USDT));
@@ -933,10 +1047,10 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 		pid_add(s, (uint32_t)s->o.pid);
 	want[K_DUMMY] = s->track || (s->transports & (1u << UEVENT_TRANSPORT_PRCTL)) ||
 			(s->o.flags & (UEVENT_SESSION_ALL_RECORDS | UEVENT_SESSION_BPF_EVENTS));
-	want[K_USDT] = !!(s->transports & (1u << UEVENT_TRANSPORT_USDT));
 	want[K_USER] = !!(s->transports & (1u << UEVENT_TRANSPORT_USER_EVENTS));
 	want[K_SAMPLES] = s->o.sample_period_ns > 0;
-	if (!want[K_DUMMY] && !want[K_USDT] && !want[K_USER] && !want[K_SAMPLES]) {
+	if (!want[K_DUMMY] && !(s->transports & (1u << UEVENT_TRANSPORT_USDT)) && !want[K_USER] &&
+	    !want[K_SAMPLES]) {
 		add_reason(s, "no transport can be read here");
 		err = denied ? denied : -ENODEV;	/* not allowed, rather than absent */
 		goto fail;
@@ -950,6 +1064,7 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 		uevent_perf_format_from_attr(&s->fmt[k], &a, sizeof(a));
 		s->fmt[k].raw = raw;
 	}
+	s->lost_fmt = lost_format_supported();
 	s->o.usdt_path = NULL;		/* the caller's string: only setup_usdt() read it */
 	memcpy(s->config, config, sizeof(config));
 	memcpy(s->want, want, sizeof(want));
@@ -1325,12 +1440,13 @@ static void put_tracing_data(struct uevent_session *s)
 	static const uint8_t zeros[8];
 	struct { struct perf_event_header h; uint32_t size, pad; } rec;
 	size_t at, len;
-	uint32_t nsys = 0, page = (uint32_t)sysconf(_SC_PAGESIZE);
+	uint32_t nsys, nev[2] = { 0, 0 }, first_usdt = 0, page = (uint32_t)sysconf(_SC_PAGESIZE);
 	uint8_t misc[2] = { __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__, sizeof(long) };
 	int k;
 
 	for (k = K_USDT; k <= K_USER; k++)
-		nsys += s->want[k] && s->tp_format[k];
+		nev[is_usdt(k) ? 0 : 1] += s->want[k] && s->tp_format[k];
+	nsys = !!nev[0] + !!nev[1];
 	if (!nsys)
 		return;
 	at = s->wlen;
@@ -1346,13 +1462,16 @@ static void put_tracing_data(struct uevent_session *s)
 	put_file(s, "header_event");
 	put_u32(s, 0);				/* ftrace formats */
 	put_u32(s, nsys);
+	/* the usdt group's events, then user_events' */
 	for (k = K_USDT; k <= K_USER; k++) {
-		const char *sys = k == K_USDT ? s->usdt_group : "user_events";
+		const char *sys = is_usdt(k) ? s->usdt_group : "user_events";
 
 		if (!s->want[k] || !s->tp_format[k])
 			continue;
-		rec_put(s, sys, strlen(sys) + 1);
-		put_u32(s, 1);
+		if (k == K_USER || !first_usdt++) {
+			rec_put(s, sys, strlen(sys) + 1);
+			put_u32(s, nev[is_usdt(k) ? 0 : 1]);
+		}
 		put_u64(s, strlen(s->tp_format[k]));
 		rec_put(s, s->tp_format[k], strlen(s->tp_format[k]));
 	}
@@ -1394,10 +1513,10 @@ static void put_event_desc(struct uevent_session *s)
 		for (i = 0; i < s->nids; i++)
 			n += s->ids[i].kind == k;
 		put_u32(s, n);
-		snprintf(name, sizeof(name), "%s%s",
-			 k == K_DUMMY ? "dummy" : k == K_USDT ? s->usdt_group :
+		snprintf(name, sizeof(name), "%s%s%s",
+			 k == K_DUMMY ? "dummy" : is_usdt(k) ? s->usdt_group :
 			 k == K_USER ? "user_events:" _UEVENT_USER_EVENT_NAME : "cpu-clock",
-			 k == K_USDT ? ":emit" : "");
+			 is_usdt(k) ? ":" : "", is_usdt(k) ? usdt_class_name[k - K_USDT] : "");
 		len = (uint32_t)(strlen(name) + 1 + 63) / 64 * 64;
 		put_u32(s, len);
 		rec_put(s, name, strlen(name));
@@ -1412,6 +1531,35 @@ static void put_event_desc(struct uevent_session *s)
 	} else if (!s->rec_err) {
 		s->wlen = at;			/* too many ids to name: leave the names out */
 	}
+}
+
+/*
+ * At the end of a recording, the records the kernel counted lost whose LOST record
+ * never came (nothing was written to the ring after them): one LOST record for them,
+ * so that the file's LOST records sum to what was lost, as the session's stats do.
+ */
+static void rec_final_lost(struct uevent_session *s)
+{
+	struct {
+		struct perf_event_header h;
+		uint64_t id, lost;
+		uint32_t pid, tid;
+		uint64_t time;
+		uint32_t cpu, res;
+		uint64_t ident;
+	} r;
+	uint64_t counted = lost_counted(s);
+
+	if (counted <= s->st.lost || !s->nids)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.h.type = PERF_RECORD_LOST;
+	r.h.size = sizeof(r);
+	r.id = r.ident = s->ids[0].id;
+	r.lost = counted - s->st.lost;
+	r.pid = r.tid = (uint32_t)-1;
+	r.time = mono_ns();
+	rec_append(s, &r, sizeof(r));
 }
 
 UEVENT_EXPORT int uevent_session__record_to(struct uevent_session *s, int fd)
@@ -1490,7 +1638,7 @@ static int deliver(struct uevent_session *s, uint32_t off, struct uevent_perf_re
 	if (s->track && rec->type == PERF_RECORD_FORK && pid_known(s, rec->u.task.ppid))
 		pid_add(s, rec->u.task.pid);
 	/* usdt marks of processes outside the tree (not its LOST records: those count) */
-	if (s->track && kind == K_USDT && rec->body == UEVENT_BODY_UEVENT &&
+	if (s->track && is_usdt(kind) && rec->body == UEVENT_BODY_UEVENT &&
 	    !pid_known(s, rec->id.pid))
 		return 0;
 	if (s->rec_fd >= 0)
@@ -1616,10 +1764,14 @@ UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_p
 UEVENT_EXPORT int uevent_session__stats(const struct uevent_session *s,
 					struct uevent_session_stats *st, size_t sz)
 {
+	struct uevent_session_stats now;
+
 	if (!s || !st)
 		return _uevent_err(EINVAL);
+	now = s->st;
+	now.lost_counted = lost_counted(s);
 	memset(st, 0, sz);
-	memcpy(st, &s->st, sz < sizeof(s->st) ? sz : sizeof(s->st));
+	memcpy(st, &now, sz < sizeof(now) ? sz : sizeof(now));
 	return 0;
 }
 
@@ -1630,8 +1782,10 @@ UEVENT_EXPORT void uevent_session__close(struct uevent_session *s)
 
 	if (!s)
 		return;
-	if (s->rec_fd >= 0)
+	if (s->rec_fd >= 0) {
+		rec_final_lost(s);
 		rec_flush(s);
+	}
 	for (j = 0; j < s->nr_rings; j++)
 		if (s->rings[j].base && s->rings[j].base != MAP_FAILED)
 			munmap(s->rings[j].base, s->rings[j].map_size);
@@ -1639,10 +1793,12 @@ UEVENT_EXPORT void uevent_session__close(struct uevent_session *s)
 		close(s->fds[i]);
 	if (s->epfd >= 0)
 		close(s->epfd);
-	if (s->usdt_group[0]) {
+	for (j = 0; j < USDT_CLASSES; j++) {
 		char line[96];
 
-		snprintf(line, sizeof(line), "-:%s/emit", s->usdt_group);
+		if (!(s->usdt_events & (1u << j)))
+			continue;
+		snprintf(line, sizeof(line), "-:%s/%s", s->usdt_group, usdt_class_name[j]);
 		tracefs_append("uprobe_events", line);
 	}
 	if (s->user_fd >= 0)

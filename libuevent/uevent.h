@@ -724,9 +724,10 @@ struct uevent_session_opts {
 	unsigned int	flags;			/* UEVENT_SESSION_* */
 	unsigned int	transports;		/* 1 << enum uevent_transport; 0: all usable */
 	unsigned int	ring_pages;		/* data pages per ring, a power of 2; 0: 256 */
-	const char	*usdt_path;		/* object with the libuevent:emit note; NULL: ours */
-	unsigned int	usdt_max_payload;	/* bytes fetched per usdt mark; 0: 4096, cut to
-						   what the kernel takes (3056 on 6.x) */
+	const char	*usdt_path;		/* object with the libuevent:emitN notes; NULL: ours */
+	unsigned int	usdt_max_payload;	/* most bytes fetched per usdt mark (a mark's
+						   size class, 16..4096, caps it too); 0: 4096,
+						   cut to what the kernel takes (3056 on 6.x) */
 	unsigned int	wakeup_events;		/* 0: 1 (wake on every record) */
 	uint64_t	sample_period_ns;	/* > 0: also cpu-clock samples at this period */
 	unsigned int	tls_user;		/* with samples: PERF_SAMPLE_TLS_USER bytes */
@@ -759,6 +760,12 @@ struct uevent_session_stats {
 						   kernels, with more than one listener):
 						   decoded from their contents, recorded
 						   trimmed */
+	uint64_t	lost_counted;		/* records lost for a full ring, as the kernel
+						   counts them per event when the stats are
+						   taken (Linux >= 6.0, else 0). A LOST record
+						   only comes with the ring's next record: after
+						   a flood at the end, lost stays short of this;
+						   read after the last records it is exact */
 };
 
 struct uevent_session;

@@ -30,8 +30,24 @@ int main(int argc, char **argv)
 		/* perf raises the semaphore when it creates the event, enables it after. */
 		usleep(500000);
 	}
-	/* "run": marks for n ms, one every 100 us, while a tracer comes and goes. */
-	if (argc > 3 && !strcmp(argv[3], "run")) {
+	/*
+	 * "canary": n marks of text, each followed in memory by "CANARY" bytes that are
+	 * not part of it: a trace must not hold them (t/record.test).
+	 */
+	if (argc > 3 && !strcmp(argv[3], "canary")) {
+		static char buf[4096];
+		size_t len = strlen(text) < 100 ? strlen(text) : 100;
+
+		for (i = 0; i + 6 <= (long)sizeof(buf); i += 6)
+			memcpy(buf + i, "CANARY", 6);
+		memcpy(buf, text, len);
+		buf[len] = 0;
+		for (i = 0; i < n; i++) {
+			seen += UEVENT_ENABLED() ? 1 : 0;
+			UEVENT_MARK(buf);
+		}
+	} else if (argc > 3 && !strcmp(argv[3], "run")) {
+		/* "run": marks for n ms, one every 100 us, while a tracer comes and goes. */
 		long total = n * 10;
 
 		for (i = 0; i < total; i++) {

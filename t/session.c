@@ -254,6 +254,16 @@ static void lost_exact(void)
 	memset(big, 'x', sizeof(big) - 1);
 	for (i = 0; i < 300; i++)
 		uevent_mark(big);
+	/* Drained after the flood: no LOST record came, the kernel's count says it all. */
+	while ((ret = uevent_session__next(s, &r, 100)) == 1) {
+		if (r.type == PERF_RECORD_LOST)
+			lost_recs += r.u.lost.lost;
+		n += r.type == PERF_RECORD_UEVENT;
+	}
+	uevent_session__stats(s, &st, sizeof(st));
+	ok(st.lost_counted > 0 && n + st.lost_counted == 300,
+	   "drained after the flood: %d read + %" PRIu64 " counted lost (%" PRIu64 " in LOST "
+	   "records so far)", n, st.lost_counted, st.lost);
 	for (int pass = 0; pass < 2; pass++) {
 		while ((ret = uevent_session__next(s, &r, 100)) == 1) {
 			if (r.type == PERF_RECORD_LOST)
@@ -265,9 +275,10 @@ static void lost_exact(void)
 	sched_setaffinity(0, sizeof(old), &old);
 	uevent_session__stats(s, &st, sizeof(st));
 	/* read: the flood and the first mark after it (the second is emitted unread) */
-	ok(st.lost > 0 && lost_recs == st.lost && n + st.lost == 301,
+	ok(st.lost > 0 && lost_recs == st.lost && n + st.lost == 301 && st.lost_counted == st.lost,
 	   "a 4-page ring flooded with 300 marks of 2 KB: %d read + %" PRIu64 " lost "
-	   "(LOST records: %" PRIu64 ")", n, st.lost, lost_recs);
+	   "(LOST records: %" PRIu64 ", counted %" PRIu64 ")", n, st.lost, lost_recs,
+	   st.lost_counted);
 	uevent_session__close(s);
 }
 
@@ -325,12 +336,18 @@ int main(void)
 					  .transports = 1u << UEVENT_TRANSPORT_USDT,
 					  .usdt_max_payload = 256 };
 	UEVENT_OPTS(o, .transport = UEVENT_TRANSPORT_USDT, .flags = UEVENT_OPEN_IGNORE_ENV);
+	UEVENT_OPTS(fo, .transport = UEVENT_TRANSPORT_FTRACE, .flags = UEVENT_OPEN_IGNORE_ENV);
 	struct uevent_session_stats st;
 	struct uevent_perf_record r = { .sz = sizeof(r) };
 	struct uevent_session *s;
 	struct uevent_counter c;
 	pthread_t early, late[2];
 	int n_main = 0, n_early = 0, n_late = 0, n_child = 0, n_counter = 0, n_other = 0;
+	int n_groups, n_secret = 0, secret_clean = 0, n_big = 0, too_big;
+	uint32_t secret_rec = 0, max_rec = 0;
+	uint64_t drops;
+	static char secret[256], big[UEVENT_MAX_PAYLOAD + 1];
+	struct uevent_stats ust;
 	int i, ret, idle = 0, order_ok = 1, pid_ok = 1;
 	uint64_t last_time[4] = { 0 };
 	char prefix[64], buf[64];
@@ -342,7 +359,7 @@ int main(void)
 		plan_skip_all("kernel without uprobes");
 	if (uevent_open(&o) < 0)
 		plan_skip_all("usdt transport unavailable here");
-	plan(19);
+	plan(23);
 
 	pthread_barrier_init(&go, NULL, 2);
 	pthread_create(&early, NULL, early_thread, NULL);
@@ -359,7 +376,9 @@ int main(void)
 	ok(uevent_enabled(), "the uprobe's semaphore turned the enabled word on");
 	ok(uevent_session__fd(s) >= 0, "the session has a pollable fd");
 	snprintf(prefix, sizeof(prefix), "libuevent_%d_", (int)getpid());
-	ok(usdt_groups_left(prefix) == 1, "one uprobe event while the session is open");
+	n_groups = usdt_groups_left(prefix);
+	ok(n_groups == 5, "one uprobe event per size class while the session is open (%d)",
+	   n_groups);
 
 	pthread_barrier_wait(&go);
 	for (i = 0; i < 2; i++)
@@ -378,10 +397,33 @@ int main(void)
 		if (i == N_MAIN / 2)
 			uevent_counter("queue_depth", 42);
 	}
+	/*
+	 * A mark in front of a secret: the record holds the mark, zeros up to its size
+	 * class (16), and none of the bytes that follow it in this process's memory.
+	 */
+	memset(secret, 'S', sizeof(secret));
+	memcpy(secret, "secret 1234", 12);
+	uevent_emit(UEVENT_TYPE_TEXT, secret, 12);
 	pthread_join(early, NULL);
 	for (i = 0; i < 2; i++)
 		pthread_join(late[i], NULL);
 	waitpid(child, NULL, 0);
+	/*
+	 * Marks the transport refuses are counted as dropped, and the usdt probes (a tap
+	 * under any transport) must not send them either: too big for any transport, too
+	 * big for ftrace's (4024 bytes, a size class fetches), no data.
+	 */
+	uevent_stats_get(&ust, sizeof(ust));
+	drops = ust.dropped_by[UEVENT_DROP_TOO_BIG] + 1;
+	too_big = uevent_emit(0x7777, big, sizeof(big)) == -E2BIG;
+	if (uevent_open(&fo) == UEVENT_TRANSPORT_FTRACE) {
+		too_big &= uevent_emit(0x7777, big, uevent_max_payload() + 1) == -E2BIG;
+		drops++;
+	}
+	uevent_open(&o);
+	uevent_stats_get(&ust, sizeof(ust));
+	too_big &= ust.dropped_by[UEVENT_DROP_TOO_BIG] == drops &&
+		   uevent_emit(0x7777, NULL, 10) == -EFAULT;
 
 	while (idle < 3) {
 		ret = uevent_session__next(s, &r, 200);
@@ -398,6 +440,18 @@ int main(void)
 			n_other++;
 			continue;
 		}
+		n_big += r.u.uevent.type == 0x7777;
+		if (r.u.uevent.size == 12 && !memcmp(r.u.uevent.data, "secret 1234", 12)) {
+			const uint8_t *pad = (const uint8_t *)r.u.uevent.data + 12;
+
+			n_secret++;
+			secret_rec = r.u.uevent.record_size;
+			secret_clean = !pad[0] && !pad[1] && !pad[2] && !pad[3] &&
+				       !(r.u.uevent.flags & UEVENT_RECORD_TRUNCATED);
+			continue;
+		}
+		if (r.u.uevent.record_size > max_rec)
+			max_rec = r.u.uevent.record_size;
 		if (r.transport != UEVENT_TRANSPORT_USDT || !(r.id.fields & UEVENT_ID_TIME))
 			pid_ok = 0;
 		if (r.u.uevent.type == UEVENT_TYPE_COUNTER &&
@@ -443,12 +497,19 @@ int main(void)
 	   n_late);
 	ok(n_child == N_CHILD, "all %d marks of a forked child (got %d)", N_CHILD, n_child);
 	ok(n_counter == 1, "the counter arrives decoded: queue_depth=42");
+	ok(n_secret == 1 && secret_clean && secret_rec <= 96,
+	   "a 12-byte mark is a %u-byte record, zero-padded, none of the bytes after it (got %d)",
+	   secret_rec, n_secret);
+	ok(max_rec <= 160, "records follow their payload: the largest of the marks is %u bytes",
+	   max_rec);
+	ok(too_big && n_big == 0, "marks too big for the transport or without data are counted "
+	   "as dropped and not delivered (%d copies arrived)", n_big);
 	ok(pid_ok && order_ok, "pid/tid/time right, each thread's marks in time order");
 	ok(st.lost == 0 && st.lost_samples == 0 && st.corrupt == 0 && st.truncated == 0,
 	   "nothing lost or corrupt (lost %" PRIu64 ", corrupt %" PRIu64 ", truncated %" PRIu64 ")",
 	   st.lost, st.corrupt, st.truncated);
 	uevent_session__close(s);
-	ok(usdt_groups_left(prefix) == 0, "closing the session removed the uprobe event");
+	ok(usdt_groups_left(prefix) == 0, "closing the session removed the uprobe events");
 	concurrent_order();
 	overwrite_mode();
 	samples_live();
