@@ -18,8 +18,11 @@ import sys
 
 # The struct each record member of union uevent_perf_body is, and what they nest.
 ROOT = "uevent_perf_record"
+# Other structs the bindings mirror field for field: the session's counters.
+EXTRA = ["uevent_session_stats"]
 # Python class names where the struct's own name would change the binding's API.
-PY_CLASS = {"uevent_perf_bytes": "Other", "uevent_perf_read": "PerfRead"}
+PY_CLASS = {"uevent_perf_bytes": "Other", "uevent_perf_read": "PerfRead",
+            "uevent_session_stats": "SessionStats"}
 # Members of the union that the bindings make by hand (they need the payload codecs).
 HAND_MADE = {"uevent"}
 # PerfRecord's own fields, which a body member must not shadow in Python.
@@ -244,7 +247,7 @@ def python(model):
                 res.append((pn, "int", s))
         return res
 
-    for name in nested + [st for m, st in members if st in bodies]:
+    for name in nested + [st for m, st in members if st in bodies] + EXTRA:
         is_body = name in bodies
         cls = py_class(name)
         fl = fields_of(name, is_body)
@@ -284,9 +287,15 @@ RUST_NAME = {"type": "ty"}
 RUST_KEYWORDS = {"type", "fn", "impl", "match", "move", "ref", "self", "struct", "use", "where"}
 
 
+def rust_short(name):
+    for p in ("uevent_perf_", "uevent_"):
+        if name.startswith(p):
+            return name[len(p):]
+    return name
+
+
 def rust_type(name):
-    short = name[len("uevent_perf_"):] if name.startswith("uevent_perf_") else name
-    return "".join(w.capitalize() for w in short.split("_"))
+    return "".join(w.capitalize() for w in rust_short(name).split("_"))
 
 
 def rust(model):
@@ -294,7 +303,7 @@ def rust(model):
     bodies = [st for m, st in members if m not in RUST_HAND_MADE]
     union = next(f.union for f in model[ROOT] if f.union)
     skip = {ROOT, union, "uevent_sample_id", "uevent_record", "uevent_perf_bytes"}
-    order = [s for s in reachable(model) if s not in skip]
+    order = [s for s in reachable(model) if s not in skip] + EXTRA
     out = ["// records.rs - generated from libuevent/uevent.h by libuevent/gen-records.py: the",
            "// owned record structs, one per record struct of uevent.h, and their makers. A C",
            "// member that only counts another's elements is that Vec's length. Do not edit:",
@@ -318,8 +327,7 @@ def rust(model):
             rn = RUST_NAME.get(f.name, f.name)
             c = "s." + f.name + ("_" if f.name in RUST_KEYWORDS else "")
             if f.nested:
-                fields.append((rn, rust_type(f.nested),
-                               f"{f.nested[len('uevent_perf_'):]}_from(&{c}, bo)"))
+                fields.append((rn, rust_type(f.nested), f"{rust_short(f.nested)}_from(&{c}, bo)"))
             elif f.kind == "str":
                 fields.append((rn, "String", f"cstr({c})"))
             elif f.kind == "bytes" and f.array:
@@ -340,13 +348,13 @@ def rust(model):
             else:
                 fields.append((rn, RUST_INT[f.ctype], c))
         t = rust_type(name)
-        short = name[len("uevent_perf_"):]
+        short = rust_short(name)
         out += [f"/// `struct {name}`.",
                 "#[derive(Debug, Clone, Default, PartialEq, Eq)]",
                 f"pub struct {t} {{"]
         out += [f"    pub {n}: {ty}," for n, ty, _ in fields]
         out += ["}", "",
-                f"/// Copies a `struct {name}` out of the reader's buffer.",
+                f"/// Copies a `struct {name}` the library filled.",
                 "///",
                 "/// # Safety",
                 "/// Its pointer members must point at as many elements as its notes say (the C",

@@ -689,7 +689,7 @@ class FileReader:
 from ._helpers import _blob, _cstr, _u64s  # noqa: E402
 from . import _records  # noqa: E402
 from ._records import (SampleId, PerfRecord, PerfRead, Sample, Mmap, Comm, Task,  # noqa: E402
-                       Lost, Throttle, Switch, Ksymbol, BpfEvent, Other)
+                       Lost, Throttle, Switch, Ksymbol, BpfEvent, Other, SessionStats)
 
 
 @_dataclass(frozen=True)
@@ -823,20 +823,7 @@ def ring_read(mapping: Union[bytearray, memoryview, Any], cap: Optional[int] = N
 # ---- live sessions --------------------------------------------------------------------
 
 
-@_dataclass(frozen=True)
-class SessionStats:
-    """Session counters: records returned (of them uevents), PERF_RECORD_LOST and
-    LOST_SAMPLES counts, usdt marks cut to usdt_max_payload, records that failed to
-    decode, ring bytes consumed, KSYMBOL/BPF_EVENT records the kernel wrote too long
-    (read from their contents, recorded trimmed)."""
-    records: int
-    uevents: int
-    lost: int
-    lost_samples: int
-    truncated: int
-    corrupt: int
-    bytes: int
-    trimmed: int = 0
+# SessionStats (struct uevent_session_stats, field for field) is generated: _records.
 
 
 def _transport_bit(t: Union[str, int]) -> int:
@@ -987,8 +974,7 @@ class Session:
     def stats(self) -> SessionStats:
         st = _ffi.new("struct uevent_session_stats *")
         _check(_lib.uevent_session__stats(self._live(), st, _ffi.sizeof(st[0])), "session stats")
-        return SessionStats(st.records, st.uevents, st.lost, st.lost_samples, st.truncated,
-                            st.corrupt, st.bytes, st.trimmed)
+        return _records._mk_uevent_session_stats(st, 0)
 
     @property
     def transports(self) -> Tuple[str, ...]:

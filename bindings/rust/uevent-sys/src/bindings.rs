@@ -4905,12 +4905,13 @@ pub struct uevent_session_stats {
     pub corrupt: u64,
     pub bytes: u64,
     pub trimmed: u64,
+    pub lost_counted: u64,
 }
 #[test]
 fn bindgen_test_layout_uevent_session_stats() {
     assert_eq!(
         ::std::mem::size_of::<uevent_session_stats>(),
-        64usize,
+        72usize,
         concat!("Size of: ", stringify!(uevent_session_stats))
     );
     assert_eq!(
@@ -5054,6 +5055,23 @@ fn bindgen_test_layout_uevent_session_stats() {
         );
     }
     test_field_trimmed();
+    fn test_field_lost_counted() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_session_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).lost_counted) as usize - ptr as usize
+            },
+            64usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_session_stats),
+                "::",
+                stringify!(lost_counted)
+            )
+        );
+    }
+    test_field_lost_counted();
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]

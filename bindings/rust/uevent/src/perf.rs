@@ -549,20 +549,6 @@ impl SessionBuilder {
     }
 }
 
-/// Session statistics (`struct uevent_session_stats`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct SessionStats {
-    pub records: u64,
-    pub uevents: u64,
-    pub lost: u64,
-    pub lost_samples: u64,
-    pub truncated: u64,
-    pub corrupt: u64,
-    pub bytes: u64,
-    /// KSYMBOL/BPF_EVENT records the kernel wrote longer than their contents (read from
-    /// their contents, recorded trimmed).
-    pub trimmed: u64,
-}
 
 /// A live session: perf events on this (or another) process, records in time order.
 /// As an `Iterator` it waits as long as it takes and ends when every watched task has
@@ -625,17 +611,8 @@ impl Session {
         crate::check(unsafe {
             sys::uevent_session__stats(self.s, st.as_mut_ptr(), std::mem::size_of::<sys::uevent_session_stats>() as _)
         })?;
-        let st = unsafe { st.assume_init() };
-        Ok(SessionStats {
-            records: st.records,
-            uevents: st.uevents,
-            lost: st.lost,
-            lost_samples: st.lost_samples,
-            truncated: st.truncated,
-            corrupt: st.corrupt,
-            bytes: st.bytes,
-            trimmed: st.trimmed,
-        })
+        // SAFETY: zeroed, then filled by the library; it has no pointer members.
+        Ok(unsafe { session_stats_from(&st.assume_init(), 0) })
     }
 
     /// From now on, also writes every record the session reads (returned or not) to

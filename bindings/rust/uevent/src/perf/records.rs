@@ -22,7 +22,7 @@ pub struct Read {
     pub entry_size: u32,
 }
 
-/// Copies a `struct uevent_perf_read` out of the reader's buffer.
+/// Copies a `struct uevent_perf_read` the library filled.
 ///
 /// # Safety
 /// Its pointer members must point at as many elements as its notes say (the C
@@ -81,7 +81,7 @@ pub struct Sample {
     pub aux: Vec<u8>,
 }
 
-/// Copies a `struct uevent_perf_sample` out of the reader's buffer.
+/// Copies a `struct uevent_perf_sample` the library filled.
 ///
 /// # Safety
 /// Its pointer members must point at as many elements as its notes say (the C
@@ -145,7 +145,7 @@ pub struct Mmap {
     pub filename: String,
 }
 
-/// Copies a `struct uevent_perf_mmap` out of the reader's buffer.
+/// Copies a `struct uevent_perf_mmap` the library filled.
 ///
 /// # Safety
 /// Its pointer members must point at as many elements as its notes say (the C
@@ -177,7 +177,7 @@ pub struct Comm {
     pub comm: String,
 }
 
-/// Copies a `struct uevent_perf_comm` out of the reader's buffer.
+/// Copies a `struct uevent_perf_comm` the library filled.
 ///
 /// # Safety
 /// Its pointer members must point at as many elements as its notes say (the C
@@ -201,7 +201,7 @@ pub struct Task {
     pub time: u64,
 }
 
-/// Copies a `struct uevent_perf_task` out of the reader's buffer.
+/// Copies a `struct uevent_perf_task` the library filled.
 ///
 /// # Safety
 /// Its pointer members must point at as many elements as its notes say (the C
@@ -224,7 +224,7 @@ pub struct Lost {
     pub lost: u64,
 }
 
-/// Copies a `struct uevent_perf_lost` out of the reader's buffer.
+/// Copies a `struct uevent_perf_lost` the library filled.
 ///
 /// # Safety
 /// Its pointer members must point at as many elements as its notes say (the C
@@ -245,7 +245,7 @@ pub struct Throttle {
     pub stream_id: u64,
 }
 
-/// Copies a `struct uevent_perf_throttle` out of the reader's buffer.
+/// Copies a `struct uevent_perf_throttle` the library filled.
 ///
 /// # Safety
 /// Its pointer members must point at as many elements as its notes say (the C
@@ -266,7 +266,7 @@ pub struct Switch {
     pub next_prev_tid: u32,
 }
 
-/// Copies a `struct uevent_perf_switch` out of the reader's buffer.
+/// Copies a `struct uevent_perf_switch` the library filled.
 ///
 /// # Safety
 /// Its pointer members must point at as many elements as its notes say (the C
@@ -289,7 +289,7 @@ pub struct Ksymbol {
     pub name: String,
 }
 
-/// Copies a `struct uevent_perf_ksymbol` out of the reader's buffer.
+/// Copies a `struct uevent_perf_ksymbol` the library filled.
 ///
 /// # Safety
 /// Its pointer members must point at as many elements as its notes say (the C
@@ -314,7 +314,7 @@ pub struct BpfEvent {
     pub tag: Vec<u8>,
 }
 
-/// Copies a `struct uevent_perf_bpf_event` out of the reader's buffer.
+/// Copies a `struct uevent_perf_bpf_event` the library filled.
 ///
 /// # Safety
 /// Its pointer members must point at as many elements as its notes say (the C
@@ -326,5 +326,39 @@ pub(crate) unsafe fn bpf_event_from(s: &sys::uevent_perf_bpf_event, bo: c_int) -
         flags: s.flags,
         id: s.id,
         tag: s.tag[..((8) as usize).min(s.tag.len())].to_vec(),
+    }
+}
+
+/// `struct uevent_session_stats`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionStats {
+    pub records: u64,
+    pub uevents: u64,
+    pub lost: u64,
+    pub lost_samples: u64,
+    pub truncated: u64,
+    pub corrupt: u64,
+    pub bytes: u64,
+    pub trimmed: u64,
+    pub lost_counted: u64,
+}
+
+/// Copies a `struct uevent_session_stats` the library filled.
+///
+/// # Safety
+/// Its pointer members must point at as many elements as its notes say (the C
+/// decoder checked them against the record).
+pub(crate) unsafe fn session_stats_from(s: &sys::uevent_session_stats, bo: c_int) -> SessionStats {
+    let _ = bo;
+    SessionStats {
+        records: s.records,
+        uevents: s.uevents,
+        lost: s.lost,
+        lost_samples: s.lost_samples,
+        truncated: s.truncated,
+        corrupt: s.corrupt,
+        bytes: s.bytes,
+        trimmed: s.trimmed,
+        lost_counted: s.lost_counted,
     }
 }
