@@ -1,31 +1,18 @@
-/* emit.c - the emit side: transport selection, the enabled word, marks, ranges, stats. */
+/* emit.c - the emit side: transport selection, the enabled word, marks, ranges, stats.
+ * The transports themselves are transport-*.c, behind transport.h's interface. */
 #include "config.h"
 
-#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/ioctl.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/perf_event.h>
-#include <linux/perf_uevent.h>
-#include <linux/user_events.h>
-
 #include "internal.h"
-
-#if HAVE_SYS_SDT_H
-#define _SDT_HAS_SEMAPHORES 1
-#include <sys/sdt.h>
-#endif
+#include "transport.h"
 
 /*
  * The enabled word. Three writers share it so that UEVENT_ENABLED() is one load:
@@ -218,20 +205,36 @@ UEVENT_EXPORT const char *uevent_drop_reason_name(int reason)
 
 /* ---- transport state ------------------------------------------------------------- */
 
-/*
- * The active transport is published with one atomic store of `active`; the per-kind
- * state it points at is written before and not changed while active, so the emit
- * path reads it without a lock. File descriptors are closed only by uevent_close().
- */
-struct tstate {
-	int fd;			/* user_events_data, trace_marker_raw, or the file */
-	uint32_t write_index;	/* user_events */
-	int registered;		/* user_events: the kernel holds an enabler on our word */
-	uint32_t max_payload;
-	pid_t pid;		/* process the state belongs to (fork detection) */
+/* A transport that delivers nothing and counts every mark unobserved. */
+static int none_write(struct _uevent_tstate *ts, uint32_t type, const void *data, size_t size,
+		      uint32_t word)
+{
+	(void)ts;
+	(void)type;
+	(void)data;
+	(void)size;
+	(void)word;
+	return 1;
+}
+
+static const struct _uevent_transport_ops none_ops = { .write = none_write };
+
+static const struct _uevent_transport_ops *const ops[UEVENT_TRANSPORT_COUNT] = {
+	[UEVENT_TRANSPORT_AUTO]		= &none_ops,
+	[UEVENT_TRANSPORT_PRCTL]	= &_uevent_prctl_ops,
+	[UEVENT_TRANSPORT_USER_EVENTS]	= &_uevent_user_events_ops,
+	[UEVENT_TRANSPORT_USDT]		= &_uevent_usdt_ops,
+	[UEVENT_TRANSPORT_FTRACE]	= &_uevent_ftrace_ops,
+	[UEVENT_TRANSPORT_FILE]		= &_uevent_file_ops,
+	[UEVENT_TRANSPORT_NONE]		= &none_ops,
 };
 
-static struct tstate tstates[UEVENT_TRANSPORT_COUNT];
+/*
+ * The active transport is published with one atomic store of `active`; the state it
+ * points at is written before and not changed while active, so the emit path reads it
+ * without a lock. File descriptors are closed only by uevent_close() and at fork.
+ */
+static struct _uevent_tstate tstates[UEVENT_TRANSPORT_COUNT];
 static int active = UEVENT_TRANSPORT_NONE;
 static char reason[160] = "not opened";
 static char file_path[PATH_MAX];
@@ -302,7 +305,7 @@ uint64_t _uevent_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void set_reason(const char *fmt, ...)
+void _uevent_set_reason(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -311,209 +314,12 @@ static void set_reason(const char *fmt, ...)
 	va_end(ap);
 }
 
-/*
- * A short append (a full disk, a file size limit) left the first `written` bytes of a
- * record at the end of the file: cut them off, so that the next record starts where
- * this one did and no reader meets a torn record. O_APPEND left our offset at the end
- * of our bytes; if the file has grown past it, someone appended after them (space came
- * back meanwhile) and the cut would take their record too: then the bytes stay.
- * Async-signal-safe (the emit path). Returns the errno that explains the short write.
- */
-int _uevent_undo_short_append(int fd, size_t written)
+static void close_state(int t)
 {
-	struct rlimit rl;
-	struct stat st;
-	off_t end = lseek(fd, 0, SEEK_CUR);
+	struct _uevent_tstate *ts = &tstates[t];
 
-	if (end >= 0 && (uint64_t)end >= written && fstat(fd, &st) == 0 && st.st_size == end &&
-	    ftruncate(fd, end - (off_t)written) < 0) {
-		/* nothing else to try: the reader stops at the torn record */
-	}
-	/* A write stops short at RLIMIT_FSIZE (EFBIG) or when the space runs out. */
-	if (end >= 0 && getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    (uint64_t)end >= rl.rlim_cur)
-		return EFBIG;
-	return ENOSPC;
-}
-
-/* ---- per-transport open ---------------------------------------------------------- */
-
-static int open_prctl(struct tstate *ts)
-{
-	struct uevent_kernel_abi abi;
-	int err = _uevent_prctl_query(&abi);
-
-	if (err < 0) {
-		set_reason("prctl: kernel lacks PR_TASK_PERF_UEVENT (%s)", strerror(-err));
-		return err == -EINVAL ? -ENODEV : err;
-	}
-	ts->max_payload = abi.max_payload < UEVENT_MAX_PAYLOAD ? abi.max_payload
-								 : UEVENT_MAX_PAYLOAD;
-	return 0;
-}
-
-static int open_tracefs_file(const char *name, int flags, int *fdp, const char *tname)
-{
-	const char *dir = _uevent_tracefs();
-	char path[128];
-	int fd;
-
-	if (!dir) {
-		set_reason("%s: tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)",
-			   tname);
-		return -ENODEV;
-	}
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, flags | O_CLOEXEC);
-	if (fd < 0) {
-		int err = errno;
-
-		set_reason("%s: cannot open %s: %s", tname, path, strerror(err));
-		return err == ENOENT ? -ENODEV : -err;
-	}
-	*fdp = fd;
-	return 0;
-}
-
-static int open_user_events(struct tstate *ts)
-{
-	struct user_reg reg;
-	int fd, err;
-
-	err = open_tracefs_file("user_events_data", O_RDWR, &fd, "user_events");
-	if (err)
-		return err;
-	memset(&reg, 0, sizeof(reg));
-	reg.size = sizeof(reg);
-	reg.enable_bit = _UEVENT_EN_USER_EVENTS_BIT;
-	reg.enable_size = sizeof(_uevent_word);
-	reg.enable_addr = (uintptr_t)&_uevent_word;
-	reg.name_args = (uintptr_t)(_UEVENT_USER_EVENT_NAME " " _UEVENT_USER_EVENT_ARGS);
-	if (ioctl(fd, DIAG_IOCSREG, &reg) < 0) {
-		err = errno;
-		set_reason("user_events: register %s: %s", _UEVENT_USER_EVENT_NAME, strerror(err));
-		close(fd);
-		return -err;
-	}
-	ts->fd = fd;
-	ts->write_index = reg.write_index;
-	ts->registered = 1;
-	/* perf's tracepoint path drops entries over 8 KiB while write() succeeds. */
-	ts->max_payload = UEVENT_MAX_PAYLOAD;
-	return 0;
-}
-
-static int open_usdt(struct tstate *ts)
-{
-#if HAVE_SYS_SDT_H
-	if (access("/sys/bus/event_source/devices/uprobe", F_OK) < 0) {
-		set_reason("usdt: kernel has no uprobes (no /sys/bus/event_source/devices/uprobe)");
-		return -ENODEV;
-	}
-	ts->max_payload = UEVENT_MAX_PAYLOAD;
-	return 0;
-#else
-	(void)ts;
-	set_reason("usdt: libuevent was built without <sys/sdt.h>");
-	return -ENODEV;
-#endif
-}
-
-static int open_ftrace(struct tstate *ts)
-{
-	int fd, err;
-
-	err = open_tracefs_file("trace_marker_raw", O_WRONLY, &fd, "ftrace");
-	if (err)
-		return err;
-	ts->fd = fd;
-	/* trace_marker_raw takes what fits one ring-buffer event; our id + type first. */
-	ts->max_payload = 4096 - 2 * sizeof(uint32_t) - 64;
-	return 0;
-}
-
-static int open_file(struct tstate *ts, const char *path)
-{
-	struct uevent_file_header h;
-	struct stat st;
-	int fd, err;
-
-	/*
-	 * The path may be in a shared directory where anyone can plant a name first:
-	 * never follow a symlink, never block in open() (a FIFO without a reader would
-	 * hang us; with O_NONBLOCK it says ENXIO), and write only a regular file of ours.
-	 */
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
-		  0600);
-	if (fd < 0) {
-		err = errno;
-		if (err == ELOOP) {
-			set_reason("file: %s is a symbolic link, refused", path);
-		} else if (err == ENXIO) {
-			/* a FIFO with no reader, a socket, a device without a driver */
-			set_reason("file: %s is not a regular file (a FIFO or socket?), refused",
-				   path);
-			err = EINVAL;
-		} else {
-			set_reason("file: cannot open %s: %s", path, strerror(err));
-		}
-		return -err;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		set_reason("file: %s is not a regular file (a FIFO, device or socket), refused",
-			   path);
-		close(fd);
-		return -EINVAL;
-	}
-	if (st.st_uid != geteuid()) {
-		set_reason("file: %s is owned by uid %u, not by us (uid %u), refused", path,
-			   (unsigned int)st.st_uid, (unsigned int)geteuid());
-		close(fd);
-		return -EPERM;
-	}
-	if (st.st_size == 0) {
-		ssize_t n;
-
-		uevent_file_header_init(&h);
-		/* Two processes may race to create it: only an empty file gets a header.
-		 * write(), not pwrite(): O_APPEND puts it at the end either way, and only
-		 * write() leaves our offset after it for the undo of a short one. */
-		n = write(fd, &h, sizeof(h));
-		if (n != (ssize_t)sizeof(h)) {
-			err = n < 0 ? errno : _uevent_undo_short_append(fd, (size_t)n);
-			set_reason("file: cannot write header to %s: %s", path, strerror(err));
-			close(fd);
-			return -err;
-		}
-	}
-	ts->fd = fd;
-	ts->max_payload = UEVENT_MAX_PAYLOAD;
-	return 0;
-}
-
-/*
- * Drop our user_events enabler so the kernel stops writing bit 31 (and clears it).
- * A forked child inherits the parent's enabler in its copy of the address space and
- * must drop it before it can register the same address and bit again (EADDRINUSE).
- */
-static void user_events_unregister(struct tstate *ts)
-{
-	struct user_unreg unreg;
-
-	if (!ts->registered || ts->fd < 0)
-		return;
-	memset(&unreg, 0, sizeof(unreg));
-	unreg.size = sizeof(unreg);
-	unreg.disable_bit = _UEVENT_EN_USER_EVENTS_BIT;
-	unreg.disable_addr = (uintptr_t)&_uevent_word;
-	ioctl(ts->fd, DIAG_IOCSUNREG, &unreg);
-	ts->registered = 0;
-}
-
-static void close_state(struct tstate *ts)
-{
-	if (ts == &tstates[UEVENT_TRANSPORT_USER_EVENTS])
-		user_events_unregister(ts);
+	if (ops[t]->close)
+		ops[t]->close(ts);
 	if (ts->fd >= 0)
 		close(ts->fd);
 	ts->fd = -1;
@@ -521,23 +327,17 @@ static void close_state(struct tstate *ts)
 
 static int try_open(int t, const char *path)
 {
-	struct tstate *ts = &tstates[t];
+	struct _uevent_tstate *ts = &tstates[t];
 	int err;
 
+	if (t == UEVENT_TRANSPORT_AUTO)
+		return -EINVAL;
 	if (ts->fd >= 0 && ts->pid == getpid() && t != UEVENT_TRANSPORT_FILE &&
 	    (t != UEVENT_TRANSPORT_USER_EVENTS || ts->registered))
 		return 0;	/* already open in this process */
-	close_state(ts);
-	ts->max_payload = 0;
-	switch (t) {
-	case UEVENT_TRANSPORT_PRCTL:		err = open_prctl(ts); break;
-	case UEVENT_TRANSPORT_USER_EVENTS:	err = open_user_events(ts); break;
-	case UEVENT_TRANSPORT_USDT:		err = open_usdt(ts); break;
-	case UEVENT_TRANSPORT_FTRACE:		err = open_ftrace(ts); break;
-	case UEVENT_TRANSPORT_FILE:		err = open_file(ts, path); break;
-	case UEVENT_TRANSPORT_NONE:		err = 0; break;
-	default:				err = -EINVAL; break;
-	}
+	close_state(t);
+	ts->max_payload = t == UEVENT_TRANSPORT_NONE ? UEVENT_MAX_PAYLOAD : 0;
+	err = ops[t]->open ? ops[t]->open(ts, path) : 0;
 	if (!err)
 		ts->pid = getpid();
 	return err;
@@ -545,14 +345,11 @@ static int try_open(int t, const char *path)
 
 static void activate(int t)
 {
-	uint32_t always = t == UEVENT_TRANSPORT_PRCTL || t == UEVENT_TRANSPORT_FTRACE ||
-			  t == UEVENT_TRANSPORT_FILE;
-
 	/* Leaving user_events: stop the kernel from enabling us for a transport not in use. */
-	if (t != UEVENT_TRANSPORT_USER_EVENTS)
-		user_events_unregister(&tstates[UEVENT_TRANSPORT_USER_EVENTS]);
+	if (t != UEVENT_TRANSPORT_USER_EVENTS && ops[UEVENT_TRANSPORT_USER_EVENTS]->close)
+		ops[UEVENT_TRANSPORT_USER_EVENTS]->close(&tstates[UEVENT_TRANSPORT_USER_EVENTS]);
 	__atomic_store_n(&active, t, __ATOMIC_RELEASE);
-	if (always)
+	if (ops[t]->always)
 		__atomic_fetch_or(&_uevent_word, _UEVENT_EN_ALWAYS, __ATOMIC_RELEASE);
 	else
 		__atomic_fetch_and(&_uevent_word, ~_UEVENT_EN_ALWAYS, __ATOMIC_RELEASE);
@@ -583,7 +380,7 @@ static int parse_list(const char *s, int *list, int max)
 		name[len] = 0;
 		t = uevent_transport_from_name(name);
 		if (t < 0) {
-			set_reason("unknown transport '%s' (known: prctl, user_events, usdt, "
+			_uevent_set_reason("unknown transport '%s' (known: prctl, user_events, usdt, "
 				   "ftrace, file, none, auto)", name);
 			return -EINVAL;
 		}
@@ -600,7 +397,7 @@ static int do_open(int transport, const char *path, unsigned int flags)
 	char defpath[64];
 
 	if (transport < 0 || transport >= UEVENT_TRANSPORT_COUNT) {
-		set_reason("transport number %d out of range", transport);
+		_uevent_set_reason("transport number %d out of range", transport);
 		return -EINVAL;
 	}
 	if (!(flags & UEVENT_OPEN_IGNORE_ENV)) {
@@ -648,16 +445,16 @@ static int do_open(int transport, const char *path, unsigned int flags)
 		if (!err) {
 			activate(list[i]);
 			if (n > 1)
-				set_reason("%s: first usable of %d candidates", tnames[list[i]], n);
+				_uevent_set_reason("%s: first usable of %d candidates", tnames[list[i]], n);
 			else
-				set_reason("%s: selected", tnames[list[i]]);
+				_uevent_set_reason("%s: selected", tnames[list[i]]);
 			return list[i];
 		}
 		if (!first_err)
 			first_err = err;
 	}
 	if (n > 1)
-		set_reason("no transport usable; first error: %s", strerror(-first_err));
+		_uevent_set_reason("no transport usable; first error: %s", strerror(-first_err));
 	activate(UEVENT_TRANSPORT_NONE);
 	return n == 1 ? err : -ENODEV;
 }
@@ -671,7 +468,7 @@ UEVENT_EXPORT int uevent_open(const struct uevent_open_opts *opts)
 
 	ret = _uevent_opts_copy(&o, sizeof(o), opts, offsetof(struct uevent_open_opts, path));
 	if (ret < 0) {
-		set_reason(ret == -E2BIG ? "open options: a field this library does not know "
+		_uevent_set_reason(ret == -E2BIG ? "open options: a field this library does not know "
 			   "is set (a newer caller)" : "open options: sz too small");
 		return _uevent_err(-ret);
 	}
@@ -691,8 +488,8 @@ UEVENT_EXPORT int uevent_close(void)
 
 	activate(UEVENT_TRANSPORT_NONE);
 	for (t = 0; t < UEVENT_TRANSPORT_COUNT; t++)
-		close_state(&tstates[t]);
-	set_reason("closed");
+		close_state(t);
+	_uevent_set_reason("closed");
 	return 0;
 }
 
@@ -710,7 +507,7 @@ static void atfork_child(void)
 			slots[t].used = 0;
 	uevent_stats_reset();
 	for (t = 0; t < UEVENT_TRANSPORT_COUNT; t++)
-		close_state(&tstates[t]);
+		close_state(t);
 	__atomic_store_n(&active, UEVENT_TRANSPORT_NONE, __ATOMIC_RELEASE);
 	/* The user_events bit was set for the parent's registration; the child re-registers. */
 	__atomic_fetch_and(&_uevent_word,
@@ -725,6 +522,7 @@ __attribute__((constructor)) static void uevent_init(void)
 
 	for (t = 0; t < UEVENT_TRANSPORT_COUNT; t++)
 		tstates[t].fd = -1;
+	tstates[UEVENT_TRANSPORT_NONE].max_payload = UEVENT_MAX_PAYLOAD;
 	pthread_key_create(&slot_key, slot_release);
 	pthread_atfork(NULL, NULL, atfork_child);
 	do_open(UEVENT_TRANSPORT_AUTO, NULL, 0);
@@ -738,7 +536,7 @@ __attribute__((constructor)) static void uevent_init(void)
  * included, and no atfork handler tells: asked by a pid other than the one the
  * transport was opened in, answer from the kernel and leave the cache to its thread.
  */
-static inline pid_t cached_tid(pid_t pid, pid_t owner)
+pid_t _uevent_tid(pid_t pid, pid_t owner)
 {
 	if (unlikely(pid != owner))
 		return (pid_t)syscall(SYS_gettid);
@@ -747,162 +545,23 @@ static inline pid_t cached_tid(pid_t pid, pid_t owner)
 	return tid_cache;
 }
 
-#if HAVE_SYS_SDT_H
-/*
- * A uprobe fetches a fixed number of bytes from the data pointer, whatever the size:
- * fetching from the caller's buffer would put the process's neighbouring memory into
- * the trace. So each size class has its own probe site, libuevent:emitN (N = 16, 64,
- * 256, 1024, 4096), whose data argument is a copy of the payload zero-padded to N
- * bytes on this thread's stack; a tracer fetches N bytes there, so a record's size
- * follows its payload and holds nothing else. libuevent:emit keeps the caller's
- * pointer for tracers that fetch by size themselves (perf probe, bpftrace).
- */
-#define USDT_CLASS(n)								\
-static __attribute__((noinline)) void fire_usdt##n(uint32_t type, const void *data,	\
-						     size_t size)			\
-{										\
-	uint64_t buf[(n) / 8];							\
-										\
-	if (size)								\
-		memcpy(buf, data, size);					\
-	memset((uint8_t *)buf + size, 0, (n) - size);				\
-	/* the probe reads buf behind the compiler's back: the stores must be done */	\
-	__asm__ __volatile__("" : : "r"(buf) : "memory");			\
-	STAP_PROBE3(libuevent, emit##n, type, buf, size);			\
-}
-USDT_CLASS(16)
-USDT_CLASS(64)
-USDT_CLASS(256)
-USDT_CLASS(1024)
-USDT_CLASS(4096)
-
-/*
- * Out of line so the probe's arguments are the incoming argument registers: a
- * tracer's fetch of a register is cheaper than one of a stack slot, and the call is
- * only made while a tracer holds the semaphore.
- */
-static __attribute__((noinline)) void fire_usdt(uint32_t type, const void *data, size_t size)
-{
-	STAP_PROBE3(libuevent, emit, type, data, size);
-	if (size <= 16)
-		fire_usdt16(type, data, size);
-	else if (size <= 64)
-		fire_usdt64(type, data, size);
-	else if (size <= 256)
-		fire_usdt256(type, data, size);
-	else if (size <= 1024)
-		fire_usdt1024(type, data, size);
-	else if (size <= 4096)
-		fire_usdt4096(type, data, size);
-}
-#endif
-
 static int deliver(uint32_t type, const void *data, size_t size)
 {
-	int t = __atomic_load_n(&active, __ATOMIC_ACQUIRE);
-	struct tstate *ts = &tstates[t];
+	int t = __atomic_load_n(&active, __ATOMIC_ACQUIRE), ret;
 	uint32_t word = __atomic_load_n(&_uevent_word, __ATOMIC_RELAXED);
-	ssize_t ret;
 
-	if (unlikely(size > (t == UEVENT_TRANSPORT_NONE ? UEVENT_MAX_PAYLOAD : ts->max_payload)))
+	if (unlikely(size > tstates[t].max_payload))
 		return count_drop(E2BIG);
 	if (unlikely(!data && size))
 		return count_drop(EFAULT);
-#if HAVE_SYS_SDT_H
 	/* The probe site is a tap for any tracer, whatever the transport; a drop is not. */
 	if (word & _UEVENT_EN_USDT_MASK)
-		fire_usdt(type, data, size);
-#endif
-
-	switch (t) {
-	case UEVENT_TRANSPORT_PRCTL:
-		ret = prctl(PR_TASK_PERF_UEVENT, (unsigned long)type, (unsigned long)size,
-			    (unsigned long)data, 0UL);
-		if (ret < 0)
-			return count_drop(errno);
-		if (ret == 0)
-			STAT_ADD(unobserved, 1);
-		break;
-
-	case UEVENT_TRANSPORT_USER_EVENTS: {
-		uint32_t rel_loc = (uint32_t)size << 16;	/* data right after the field */
-		struct iovec iov[4] = {
-			{ &ts->write_index, sizeof(ts->write_index) },
-			{ &type, sizeof(type) },
-			{ &rel_loc, sizeof(rel_loc) },
-			{ (void *)data, size },
-		};
-
-		if (!(word & (1u << _UEVENT_EN_USER_EVENTS_BIT))) {
-			STAT_ADD(unobserved, 1);
-			break;
-		}
-		ret = writev(ts->fd, iov, 4);
-		if (ret < 0)
-			return count_drop(errno);
-		break;
-	}
-
-	case UEVENT_TRANSPORT_USDT:
-		if (!(word & _UEVENT_EN_USDT_MASK))
-			STAT_ADD(unobserved, 1);
-		break;
-
-	case UEVENT_TRANSPORT_FTRACE: {
-		/* trace_marker_raw has no write_iter: one write() is one entry, so copy. */
-		uint32_t buf[2 + UEVENT_MAX_PAYLOAD / 4];
-
-		buf[0] = _UEVENT_FTRACE_ID;
-		buf[1] = type;
-		memcpy(&buf[2], data, size);
-		ret = write(ts->fd, buf, 2 * sizeof(uint32_t) + size);
-		if (ret < 0)
-			return count_drop(errno);
-		if ((size_t)ret != 2 * sizeof(uint32_t) + size)
-			return count_drop(EIO);
-		break;
-	}
-
-	case UEVENT_TRANSPORT_FILE: {
-		struct {
-			struct perf_event_header h;
-			struct perf_uevent_record_v1 r;
-		} head;
-		struct { uint32_t pid, tid; uint64_t time; } id;
-		static const uint8_t zero[8];
-		size_t pad = -size & 7;
-		pid_t pid;
-		struct iovec iov[4] = {
-			{ &head, sizeof(head) }, { (void *)data, size },
-			{ (void *)zero, pad }, { &id, sizeof(id) },
-		};
-
-		head.h.type = PERF_RECORD_UEVENT;
-		head.h.misc = PERF_RECORD_MISC_USER;
-		head.h.size = sizeof(head) + size + pad + sizeof(id);
-		head.r.format = PERF_UEVENT_FORMAT_V1;
-		head.r.size = size;
-		head.r.type = type;
-		head.r.flags = 0;
-		/* a vfork child's pid is not ts->pid; getpid() is a fraction of the writev */
-		pid = getpid();
-		id.pid = (uint32_t)pid;
-		id.tid = (uint32_t)cached_tid(pid, ts->pid);
-		id.time = _uevent_now_ns();
-		/* O_APPEND makes the one writev land whole, between other processes' too. */
-		ret = writev(ts->fd, iov, 4);
-		if (ret < 0)
-			return count_drop(errno);
-		if ((size_t)ret != head.h.size)
-			return count_drop(_uevent_undo_short_append(ts->fd, (size_t)ret));
-		break;
-	}
-
-	case UEVENT_TRANSPORT_NONE:
-	default:
+		_uevent_usdt_fire(type, data, size);
+	ret = ops[t]->write(&tstates[t], type, data, size, word);
+	if (ret < 0)
+		return count_drop(-ret);
+	if (ret > 0)
 		STAT_ADD(unobserved, 1);
-		break;
-	}
 	STAT_ADD(emitted, 1);
 	STAT_ADD(bytes, size);
 	return 0;

@@ -6,6 +6,12 @@ pkgconfig_DATA += libuevent/libuevent.pc
 libuevent_libuevent_la_SOURCES = \
 	%reldir%/internal.h \
 	%reldir%/emit.c \
+	%reldir%/transport.h \
+	%reldir%/transport-prctl.c \
+	%reldir%/transport-user-events.c \
+	%reldir%/transport-usdt.c \
+	%reldir%/transport-ftrace.c \
+	%reldir%/transport-file.c \
 	%reldir%/codec.c \
 	%reldir%/probe.c \
 	%reldir%/perf-internal.h \
