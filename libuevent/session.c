@@ -395,14 +395,20 @@ struct uevent_session {
 	int lost_fmt;			/* the events count their lost records (read(2)) */
 	char reason[512];
 	/*
-	 * A uprobe event of a task only fires in the mm it had when opened (the kernel's
-	 * uprobe filter ignores inherited events), so a program started by a shell would
-	 * go unheard. For a process tree we open the usdt event per CPU for everyone and
-	 * keep the samples of the tree, which the dummy event's FORK records tell us.
+	 * The usdt events are the watched tasks', inherited by their children, so the
+	 * kernel installs the probes only in those processes. But on Linux 6.18 a child's
+	 * inherited uprobe events stop matching it when other processes of the tree exec
+	 * or exit: the kernel then removes the probes from the live child, whose marks go
+	 * unheard (`perf record -e sdt_...` loses them alike). An event of our own on the
+	 * child, disabled (it samples nothing), keeps the probes in: one per class for
+	 * each process the dummy event's FORK records announce, closed at its EXIT.
 	 */
-	int track;
-	uint32_t *pids;
-	size_t npids, pids_cap;
+	int anchor_tree;
+	struct anchor {
+		uint32_t pid;
+		int fd[USDT_CLASSES];
+	} *anchors;
+	size_t nanchors, anchors_cap;
 	/* what the events are, for recording: config and tracepoint format per kind */
 	uint64_t config[K_COUNT];
 	int want[K_COUNT];
@@ -416,32 +422,6 @@ struct uevent_session {
 
 static int rec_flush(struct uevent_session *s);
 static void rec_append(struct uevent_session *s, const void *r, size_t n);
-
-static int pid_known(const struct uevent_session *s, uint32_t pid)
-{
-	size_t i;
-
-	for (i = 0; i < s->npids; i++)
-		if (s->pids[i] == pid)
-			return 1;
-	return 0;
-}
-
-static void pid_add(struct uevent_session *s, uint32_t pid)
-{
-	if (pid_known(s, pid))
-		return;
-	if (s->npids == s->pids_cap) {
-		size_t n = s->pids_cap ? s->pids_cap * 2 : 16;
-		uint32_t *p = realloc(s->pids, n * sizeof(*p));
-
-		if (!p)
-			return;
-		s->pids = p;
-		s->pids_cap = n;
-	}
-	s->pids[s->npids++] = pid;
-}
 
 static void add_reason(struct uevent_session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -741,13 +721,18 @@ static void make_attr(const struct uevent_session *s, int kind, uint64_t config,
 		}
 		if (s->o.flags & UEVENT_SESSION_BPF_EVENTS)
 			uevent_attr_set_bpf_event(a, 1);
-		if (s->track)
+		if (s->anchor_tree) {
+			/*
+			 * FORK records must wake us at once (anchors), but only samples
+			 * count towards wakeup_events: this event owns the ring, whose
+			 * watermark of one byte wakes the reader on every record.
+			 */
 			a->task = 1;
+			a->watermark = 1;
+			a->wakeup_watermark = 1;
+		}
 		break;
 	case K_USDT ... K_USDT_LAST:
-		if (s->track)
-			a->inherit = 0;
-		/* fall through */
 	case K_USER:
 		a->type = PERF_TYPE_TRACEPOINT;
 		a->config = config;
@@ -924,19 +909,18 @@ static int open_events(struct uevent_session *s, const uint64_t *config, const i
 			for (k = 0; k < K_COUNT; k++) {
 				int fd;
 
-				int target = tasks[t];
-
 				if (!want[k])
 					continue;
-				if (is_usdt(k) && s->track) {
-					if (t)
-						continue;
-					target = -1;
-				}
+				/*
+				 * The usdt events too are the task's, inherited: the kernel's
+				 * uprobe filter then installs the probes only in the watched
+				 * processes (whatever they exec), so no other process gets its
+				 * semaphore raised or takes a trap per mark.
+				 */
 				make_attr(s, k, config[k], &a);
 				if (s->lost_fmt)
 					a.read_format |= PERF_FORMAT_LOST;
-				fd = uevent_perf_open(&a, target, c, -1, 0);
+				fd = uevent_perf_open(&a, tasks[t], c, -1, 0);
 				if (fd < 0) {
 					/* An offline CPU, or a thread that just exited. */
 					if (fd == -ENODEV || fd == -ESRCH || fd == -ENOENT)
@@ -1041,11 +1025,9 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 		for (k = K_USDT; err && k <= K_USDT_LAST; k++)
 			want[k] = 0;
 	}
-	s->track = s->o.pid > 0 && !(s->o.flags & UEVENT_SESSION_NO_INHERIT) &&
-		   (s->transports & (1u << UEVENT_TRANSPORT_USDT));
-	if (s->track)
-		pid_add(s, (uint32_t)s->o.pid);
-	want[K_DUMMY] = s->track || (s->transports & (1u << UEVENT_TRANSPORT_PRCTL)) ||
+	s->anchor_tree = s->o.pid > 0 && !(s->o.flags & UEVENT_SESSION_NO_INHERIT) &&
+			 (s->transports & (1u << UEVENT_TRANSPORT_USDT));
+	want[K_DUMMY] = s->anchor_tree || (s->transports & (1u << UEVENT_TRANSPORT_PRCTL)) ||
 			(s->o.flags & (UEVENT_SESSION_ALL_RECORDS | UEVENT_SESSION_BPF_EVENTS));
 	want[K_USER] = !!(s->transports & (1u << UEVENT_TRANSPORT_USER_EVENTS));
 	want[K_SAMPLES] = s->o.sample_period_ns > 0;
@@ -1289,6 +1271,81 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static void anchor_close(struct anchor *an)
+{
+	int c;
+
+	for (c = 0; c < USDT_CLASSES; c++)
+		if (an->fd[c] >= 0)
+			close(an->fd[c]);
+}
+
+/* A new process of the tree: its own (disabled) usdt events; see anchor_tree. */
+static void anchor_add(struct uevent_session *s, uint32_t pid)
+{
+	struct perf_event_attr a;
+	struct anchor *an;
+	size_t i;
+	int c;
+
+	for (i = 0; i < s->nanchors; i++)
+		if (s->anchors[i].pid == pid)
+			return;
+	if (s->nanchors == s->anchors_cap) {
+		size_t n = s->anchors_cap ? s->anchors_cap * 2 : 16;
+		struct anchor *p = realloc(s->anchors, n * sizeof(*p));
+
+		if (!p)
+			return;
+		s->anchors = p;
+		s->anchors_cap = n;
+	}
+	an = &s->anchors[s->nanchors++];
+	an->pid = pid;
+	for (c = 0; c < USDT_CLASSES; c++) {
+		an->fd[c] = -1;
+		if (!s->want[K_USDT + c])
+			continue;
+		make_attr(s, K_USDT + c, s->config[K_USDT + c], &a);
+		a.disabled = 1;
+		a.inherit = 0;
+		an->fd[c] = uevent_perf_open(&a, (int)pid, -1, -1, 0);
+	}
+}
+
+static void anchor_del(struct uevent_session *s, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < s->nanchors; i++)
+		if (s->anchors[i].pid == pid) {
+			anchor_close(&s->anchors[i]);
+			s->anchors[i] = s->anchors[--s->nanchors];
+			return;
+		}
+}
+
+/* FORK and EXIT records just read (from off on): processes come and go. */
+static void follow_tree(struct uevent_session *s, size_t off)
+{
+	struct perf_event_header h;
+	uint32_t t[4];
+
+	for (; off + sizeof(h) <= s->buf_len; off += h.size) {
+		memcpy(&h, s->buf + off, sizeof(h));
+		if (h.size < sizeof(h) || off + h.size > s->buf_len)
+			break;
+		if ((h.type != PERF_RECORD_FORK && h.type != PERF_RECORD_EXIT) ||
+		    h.size < sizeof(h) + sizeof(t))
+			continue;
+		memcpy(t, s->buf + off + sizeof(h), sizeof(t));	/* pid, ppid, tid, ptid */
+		if (h.type == PERF_RECORD_FORK && t[0] != t[1])
+			anchor_add(s, t[0]);
+		else if (h.type == PERF_RECORD_EXIT && t[0] == t[2])
+			anchor_del(s, t[0]);
+	}
+}
+
 static int fill(struct uevent_session *s, int all)
 {
 	uint64_t watermark = all ? UINT64_MAX : mono_ns() - HOLD_MARGIN_NS;
@@ -1301,6 +1358,7 @@ static int fill(struct uevent_session *s, int all)
 		return err;
 	for (i = 0; i < s->nr_rings; i++) {
 		struct ring *r = &s->rings[i];
+		size_t from = s->buf_len;
 		ssize_t n;
 
 		do {
@@ -1316,6 +1374,8 @@ static int fill(struct uevent_session *s, int all)
 				s->st.bytes += (uint64_t)n;
 			}
 		} while (n > 0);
+		if (s->anchor_tree)
+			follow_tree(s, from);
 	}
 	return index_records(s, watermark);
 }
@@ -1635,12 +1695,6 @@ static int deliver(struct uevent_session *s, uint32_t off, struct uevent_perf_re
 		s->st.corrupt++;
 		return 0;
 	}
-	if (s->track && rec->type == PERF_RECORD_FORK && pid_known(s, rec->u.task.ppid))
-		pid_add(s, rec->u.task.pid);
-	/* usdt marks of processes outside the tree (not its LOST records: those count) */
-	if (s->track && is_usdt(kind) && rec->body == UEVENT_BODY_UEVENT &&
-	    !pid_known(s, rec->id.pid))
-		return 0;
 	if (s->rec_fd >= 0)
 		rec_append(s, r, h.size);
 	switch (rec->type) {
@@ -1793,6 +1847,9 @@ UEVENT_EXPORT void uevent_session__close(struct uevent_session *s)
 		close(s->fds[i]);
 	if (s->epfd >= 0)
 		close(s->epfd);
+	for (i = 0; i < s->nanchors; i++)
+		anchor_close(&s->anchors[i]);
+	free(s->anchors);
 	for (j = 0; j < USDT_CLASSES; j++) {
 		char line[96];
 
@@ -1808,7 +1865,6 @@ UEVENT_EXPORT void uevent_session__close(struct uevent_session *s)
 	free(s->ids);
 	free(s->buf);
 	free(s->q);
-	free(s->pids);
 	free(s->wbuf);
 	for (j = 0; j < K_COUNT; j++)
 		free(s->tp_format[j]);

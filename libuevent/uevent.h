@@ -715,8 +715,9 @@ ssize_t uevent_ring_read(void *base, size_t map_size, void *buf, size_t cap);
  * A live session: one perf event per CPU (for a process, per thread and CPU, following
  * its children), ring buffers mapped, records returned in time order. On a patched
  * kernel it reads PERF_RECORD_UEVENT; on stock kernels it creates the usdt uprobe
- * (removed on close) and the user_events tracepoint and turns their samples into the
- * same uevent records.
+ * events (removed on close) and the user_events tracepoint and turns their samples into
+ * the same uevent records. The usdt probes are enabled in the watched processes only
+ * (pid -1: in every process, system-wide).
  */
 struct uevent_session_opts {
 	size_t		sz;			/* sizeof(struct uevent_session_opts) */
@@ -746,11 +747,7 @@ enum uevent_session_flags {
 struct uevent_session_stats {
 	uint64_t	records;		/* records returned */
 	uint64_t	uevents;		/* of them uevents */
-	uint64_t	lost;			/* sum of PERF_RECORD_LOST counts (following
-						   a process tree through usdt, the rings take
-						   every process's marks and keep the tree's:
-						   lost counts the others' too; NO_INHERIT
-						   watches only the given threads) */
+	uint64_t	lost;			/* sum of PERF_RECORD_LOST counts */
 	uint64_t	lost_samples;		/* sum of PERF_RECORD_LOST_SAMPLES counts */
 	uint64_t	truncated;		/* usdt marks larger than usdt_max_payload */
 	uint64_t	corrupt;		/* records that failed to decode (skipped) */

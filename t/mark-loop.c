@@ -31,6 +31,19 @@ int main(int argc, char **argv)
 		usleep(500000);
 	}
 	/*
+	 * "ask": for each line read, print the semaphore (the enabled word's low 16 bits):
+	 * is this process, which no one watches, paying for someone else's tracer?
+	 */
+	if (argc > 3 && !strcmp(argv[3], "ask")) {
+		char line[64];
+
+		while (fgets(line, sizeof(line), stdin)) {
+			printf("%u\n", (unsigned int)(*uevent_enabled_ptr & 0xffff));
+			fflush(stdout);
+		}
+		return 0;
+	}
+	/*
 	 * "canary": n marks of text, each followed in memory by "CANARY" bytes that are
 	 * not part of it: a trace must not hold them (t/record.test).
 	 */
