@@ -825,7 +825,7 @@ static int cmd_record(int argc, char **argv)
 	struct uevent_perf_record r = { .sz = sizeof(r) };
 	struct uevent_session *s;
 	unsigned long nrec = 0, nuev = 0, nsamples = 0, nbpf = 0;
-	int c, go[2], status = 0, ret, fd, done = 0, idle = 0, failed = 0;
+	int c, go[2], status = 0, ret, fd, done = 0, idle = 0, failed = 0, usdt_only = 0;
 	pid_t child;
 
 	optind = 1;
@@ -909,6 +909,14 @@ static int cmd_record(int argc, char **argv)
 			_exit(127);
 		name[n] = 0;
 		setenv("UEVENT_TRANSPORT", name, 1);
+		/*
+		 * The session attaches to each copy of libuevent's probes the command's
+		 * processes map, when it sees the mapping: their libuevent waits for that
+		 * (up to 5 s: a uprobe takes an RCU grace period to install) before the
+		 * program runs.
+		 */
+		if (!strcmp(name, "usdt"))
+			setenv("UEVENT_WAIT_TRACER", "5000", 1);
 		execvp(argv[optind], argv + optind);
 		fprintf(stderr, "%s record: cannot run %s: %s\n", prog, argv[optind], strerror(errno));
 		_exit(127);
@@ -944,6 +952,8 @@ static int cmd_record(int argc, char **argv)
 		unsigned int t = uevent_session__transports(s);
 		const char *name = t & (1u << UEVENT_TRANSPORT_PRCTL) ? "prctl" :
 				   t & (1u << UEVENT_TRANSPORT_USER_EVENTS) ? "user_events" : "usdt";
+
+		usdt_only = !strcmp(name, "usdt");
 
 		if (write(go[1], name, strlen(name)) != (ssize_t)strlen(name))
 			return 1;
@@ -992,6 +1002,10 @@ static int cmd_record(int argc, char **argv)
 	if (st.trimmed)
 		fprintf(stderr, "%" PRIu64 " BPF side-band records the kernel wrote too long, trimmed)\n",
 			st.trimmed);
+	if (!nuev && !st.usdt_objects && usdt_only)
+		fprintf(stderr, "%s record: %s never mapped libuevent's probes (no executable or "
+			"library with the libuevent:emit16..emit4096 SDT notes): it cannot have "
+			"made marks\n", prog, argv[optind]);
 	if (failed)
 		return 1;
 	if (WIFEXITED(status))
