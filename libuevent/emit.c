@@ -42,6 +42,7 @@ SDT_SEMAPHORE(emit64);
 SDT_SEMAPHORE(emit256);
 SDT_SEMAPHORE(emit1024);
 SDT_SEMAPHORE(emit4096);
+#define USDT_CLASS_PROBES 5	/* emit16 ... emit4096 */
 #endif
 
 /* ---- statistics ------------------------------------------------------------------ */
@@ -516,6 +517,30 @@ static void atfork_child(void)
 	do_open(last_opts.transport, last_opts.have_path ? file_path : NULL, last_opts.flags);
 }
 
+/*
+ * UEVENT_WAIT_TRACER=MS (set by `uevent record` for the command it runs): a recorder
+ * attaches to the usdt probes of each copy of libuevent a watched process maps, once
+ * it sees the mapping; wait for it here (up to MS ms), before the program's first mark.
+ * The kernel counts one per probe site installed: wait for all the size classes.
+ */
+static void wait_tracer(void)
+{
+#if HAVE_SYS_SDT_H
+	const char *env = getenv("UEVENT_WAIT_TRACER");
+	struct timespec ts = { 0, 100000 };
+	long ms = env ? strtol(env, NULL, 10) : 0, i;
+
+	if (ms <= 0 || __atomic_load_n(&active, __ATOMIC_RELAXED) != UEVENT_TRANSPORT_USDT)
+		return;
+	for (i = 0; i < ms * 10; i++) {
+		if ((__atomic_load_n(&_uevent_word, __ATOMIC_RELAXED) & _UEVENT_EN_USDT_MASK) >=
+		    USDT_CLASS_PROBES)
+			return;
+		nanosleep(&ts, NULL);
+	}
+#endif
+}
+
 __attribute__((constructor)) static void uevent_init(void)
 {
 	int t;
@@ -526,6 +551,7 @@ __attribute__((constructor)) static void uevent_init(void)
 	pthread_key_create(&slot_key, slot_release);
 	pthread_atfork(NULL, NULL, atfork_child);
 	do_open(UEVENT_TRANSPORT_AUTO, NULL, 0);
+	wait_tracer();
 }
 
 /* ---- delivery -------------------------------------------------------------------- */

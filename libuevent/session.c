@@ -15,6 +15,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -357,11 +358,29 @@ struct ring {
 	void *base;
 	size_t map_size;
 	int live;
+	int cpu;
 };
 
 struct idmap {
 	uint64_t id;
 	int kind;
+	int obj;			/* usdt kinds: the object whose events (0: ours) */
+	uint64_t alias;			/* obj > 0: an id of ours of the same kind */
+};
+
+/*
+ * An object (executable or library) a watched process mapped, with or without
+ * libuevent's probes; object 0 is the session's own (its libuevent or usdt_path).
+ */
+struct usdt_obj {
+	uint32_t maj, min;
+	uint64_t ino;
+	int probes;			/* it has the size-class probes */
+	int mapped;			/* a watched process mapped it */
+	char group[64];			/* its uprobe events' group */
+	unsigned int events;		/* 1 << class: uprobe events added to the group */
+	uint64_t config[USDT_CLASSES];
+	char *format[USDT_CLASSES];	/* objects > 0: their events' formats */
 };
 
 struct qent {
@@ -381,7 +400,9 @@ struct uevent_session {
 	size_t nids, ids_cap;
 	struct uevent_perf_format fmt[K_COUNT];	/* usdt and user_events: fmt.raw set */
 	char usdt_group[64];
-	unsigned int usdt_events;	/* 1 << class: uprobe events added to the group */
+	char usdt_path[PATH_MAX];	/* our object's */
+	struct usdt_obj *objs;
+	int nobjs, objs_cap;
 	int user_fd;
 	uint32_t user_word;
 	uint8_t *buf;
@@ -393,6 +414,7 @@ struct uevent_session {
 	size_t hold_cap;
 	struct uevent_session_stats st;
 	int lost_fmt;			/* the events count their lost records (read(2)) */
+	int disabled;			/* events opened later start so (see __enable) */
 	char reason[512];
 	/*
 	 * The usdt events are the watched tasks', inherited by their children, so the
@@ -404,11 +426,13 @@ struct uevent_session {
 	 * each process the dummy event's FORK records announce, closed at its EXIT.
 	 */
 	int anchor_tree;
-	struct anchor {
+	struct proc {
 		uint32_t pid;
-		int fd[USDT_CLASSES];
-	} *anchors;
-	size_t nanchors, anchors_cap;
+		uint32_t cov;		/* 1 << object whose usdt events it has */
+		int *fd;		/* anchors */
+		int nfd;
+	} *procs;
+	size_t nprocs, procs_cap;
 	/* what the events are, for recording: config and tracepoint format per kind */
 	uint64_t config[K_COUNT];
 	int want[K_COUNT];
@@ -422,6 +446,8 @@ struct uevent_session {
 
 static int rec_flush(struct uevent_session *s);
 static void rec_append(struct uevent_session *s, const void *r, size_t n);
+static struct proc *proc_add(struct uevent_session *s, uint32_t pid, uint32_t cov);
+static void usdt_maps(struct uevent_session *s, uint32_t pid);
 
 static void add_reason(struct uevent_session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -520,11 +546,11 @@ static int usdt_fetch_args(struct uevent_session *s, const struct sdt_probe *p,
  * and the uprobe buffer is one page): when the kernel refuses, fewer bytes are
  * fetched, and marks larger than that arrive truncated.
  */
-static int usdt_add_event(struct uevent_session *s, const char *path,
-			  const struct sdt_probe *p, uint32_t n, uint32_t cap, int k,
-			  uint64_t *config)
+static int usdt_add_event(struct uevent_session *s, struct usdt_obj *o, const char *path,
+			  const struct sdt_probe *p, uint32_t n, uint32_t cap, int k)
 {
 	char def[1024], fmt[8192], f[3][64];
+	struct uevent_raw_layout raw;
 	uint32_t off, chunk, want = n < cap ? n : cap;
 	size_t len;
 	int err, id, i;
@@ -533,7 +559,7 @@ static int usdt_add_event(struct uevent_session *s, const char *path,
 	if (err < 0)
 		return err;
 	for (;;) {
-		len = (size_t)snprintf(def, sizeof(def), "p:%s/%s %s:0x%llx", s->usdt_group,
+		len = (size_t)snprintf(def, sizeof(def), "p:%s/%s %s:0x%llx", o->group,
 				       p->name, path, (unsigned long long)p->offset);
 		if (p->sem_offset)
 			len += (size_t)snprintf(def + len, sizeof(def) - len, "(0x%llx)",
@@ -556,37 +582,31 @@ static int usdt_add_event(struct uevent_session *s, const char *path,
 		add_reason(s, "usdt: cannot add uprobe event %s (%s)", p->name, strerror(-err));
 		return err;
 	}
-	s->usdt_events |= 1u << (k - K_USDT);
-	id = tracepoint_id(s->usdt_group, p->name, fmt, sizeof(fmt));
+	o->events |= 1u << (k - K_USDT);
+	id = tracepoint_id(o->group, p->name, fmt, sizeof(fmt));
 	if (id >= 0)
-		s->tp_format[k] = strdup(fmt);
-	if (id < 0 || uevent_raw_layout_from_format(&s->fmt[k].raw, fmt) < 0 ||
-	    s->fmt[k].raw.kind != UEVENT_RAW_USDT) {
-		add_reason(s, "usdt: uprobe event %s/%s has no usable format", s->usdt_group,
+		o->format[k - K_USDT] = strdup(fmt);
+	/* one layout per class, whichever object: the kind decodes them all */
+	if (id < 0 || uevent_raw_layout_from_format(&raw, fmt) < 0 ||
+	    raw.kind != UEVENT_RAW_USDT ||
+	    (s->fmt[k].raw.kind && memcmp(&raw, &s->fmt[k].raw, sizeof(raw)))) {
+		add_reason(s, "usdt: uprobe event %s/%s has no usable format", o->group,
 			   p->name);
 		return id < 0 ? id : -EINVAL;
 	}
-	*config = (uint64_t)id;
+	s->fmt[k].raw = raw;
+	o->config[k - K_USDT] = (uint64_t)id;
 	return 0;
 }
 
-static int setup_usdt(struct uevent_session *s, uint64_t *config, int *want)
+/* The uprobe events of object o (at path): one per size class its probes have. */
+static int usdt_obj_events(struct uevent_session *s, struct usdt_obj *o, const char *path)
 {
 	static int seq;
 	struct sdt_probe p[16];
-	char path[PATH_MAX];
 	uint32_t cap;
-	Dl_info info;
 	int err, n, i, c, found = 0;
 
-	if (s->o.usdt_path) {
-		if (!realpath(s->o.usdt_path, path))
-			return -errno;
-	} else {
-		if (!dladdr((const void *)&_uevent_word, &info) || !info.dli_fname ||
-		    !realpath(info.dli_fname, path))
-			return -ENOENT;
-	}
 	n = sdt_find_all(path, "libuevent", p, ARRAY_SIZE(p));
 	for (i = 0; i < n; i++)
 		for (c = 0; c < USDT_CLASSES; c++)
@@ -600,21 +620,83 @@ static int setup_usdt(struct uevent_session *s, uint64_t *config, int *want)
 	}
 	cap = s->o.usdt_max_payload ? s->o.usdt_max_payload : UEVENT_MAX_PAYLOAD;
 	cap = (cap + 7) & ~7u;
-	reap_stale_groups();
-	snprintf(s->usdt_group, sizeof(s->usdt_group), "libuevent_%d_%d", (int)getpid(),
+	snprintf(o->group, sizeof(o->group), "libuevent_%d_%d", (int)getpid(),
 		 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 	for (c = 0; c < USDT_CLASSES; c++)
 		for (i = 0; i < n; i++) {
 			if (strcmp(p[i].name, usdt_class_name[c]))
 				continue;
-			err = usdt_add_event(s, path, &p[i], usdt_class_size[c], cap, K_USDT + c,
-					     &config[K_USDT + c]);
+			err = usdt_add_event(s, o, path, &p[i], usdt_class_size[c], cap,
+					     K_USDT + c);
 			if (err < 0)
 				return err;
-			want[K_USDT + c] = 1;
 			break;
 		}
 	return 0;
+}
+
+/* The object of (maj, min, ino), or a new one (NULL: no memory). */
+static struct usdt_obj *usdt_obj_get(struct uevent_session *s, uint32_t maj, uint32_t min,
+				     uint64_t ino, int *created)
+{
+	struct usdt_obj *o;
+	int i;
+
+	*created = 0;
+	for (i = 0; i < s->nobjs; i++)
+		if (s->objs[i].maj == maj && s->objs[i].min == min && s->objs[i].ino == ino)
+			return &s->objs[i];
+	if (s->nobjs == s->objs_cap || s->nobjs == 32) {
+		int n = s->objs_cap ? s->objs_cap * 2 : 4;
+
+		if (s->nobjs == 32 || !(o = realloc(s->objs, (size_t)n * sizeof(*o))))
+			return NULL;
+		s->objs = o;
+		s->objs_cap = n;
+	}
+	o = &s->objs[s->nobjs++];
+	memset(o, 0, sizeof(*o));
+	o->maj = maj;
+	o->min = min;
+	o->ino = ino;
+	*created = 1;
+	return o;
+}
+
+static int setup_usdt(struct uevent_session *s, uint64_t *config, int *want)
+{
+	struct usdt_obj *o;
+	char path[PATH_MAX];
+	struct stat st;
+	Dl_info info;
+	int err, c, created;
+
+	if (s->o.usdt_path) {
+		if (!realpath(s->o.usdt_path, path))
+			return -errno;
+	} else {
+		if (!dladdr((const void *)&_uevent_word, &info) || !info.dli_fname ||
+		    !realpath(info.dli_fname, path))
+			return -ENOENT;
+	}
+	if (stat(path, &st) < 0)
+		return -errno;
+	snprintf(s->usdt_path, sizeof(s->usdt_path), "%s", path);
+	o = usdt_obj_get(s, major(st.st_dev), minor(st.st_dev), st.st_ino, &created);
+	if (!o)
+		return -ENOMEM;
+	o->probes = 1;
+	reap_stale_groups();
+	err = usdt_obj_events(s, o, path);
+	snprintf(s->usdt_group, sizeof(s->usdt_group), "%s", o->group);
+	for (c = 0; c < USDT_CLASSES; c++) {
+		/* the session's own object: its events are the usdt kinds' first */
+		s->tp_format[K_USDT + c] = o->format[c];
+		o->format[c] = NULL;
+		config[K_USDT + c] = o->config[c];
+		want[K_USDT + c] = !err && (o->events & (1u << c));
+	}
+	return err;
 }
 
 static int setup_user_events(struct uevent_session *s, uint64_t *config)
@@ -681,6 +763,8 @@ static int push_fd(struct uevent_session *s, int fd, int kind)
 	}
 	s->ids[s->nids].id = id;
 	s->ids[s->nids].kind = kind;
+	s->ids[s->nids].obj = 0;
+	s->ids[s->nids].alias = 0;
 	s->nids++;
 	return 0;
 }
@@ -728,6 +812,7 @@ static void make_attr(const struct uevent_session *s, int kind, uint64_t config,
 			 * watermark of one byte wakes the reader on every record.
 			 */
 			a->task = 1;
+			a->mmap = a->mmap2 = 1;	/* executable mappings: probes */
 			a->watermark = 1;
 			a->wakeup_watermark = 1;
 		}
@@ -943,6 +1028,7 @@ static int open_events(struct uevent_session *s, const uint64_t *config, const i
 					}
 					r->fd = fd;
 					r->live = 1;
+					r->cpu = c;
 					s->nr_rings++;
 				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0) {
 					err = -errno;
@@ -1027,6 +1113,10 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 	}
 	s->anchor_tree = s->o.pid > 0 && !(s->o.flags & UEVENT_SESSION_NO_INHERIT) &&
 			 (s->transports & (1u << UEVENT_TRANSPORT_USDT));
+	if (s->anchor_tree && !proc_add(s, (uint32_t)s->o.pid, 1)) {
+		err = -ENOMEM;
+		goto fail;
+	}
 	want[K_DUMMY] = s->anchor_tree || (s->transports & (1u << UEVENT_TRANSPORT_PRCTL)) ||
 			(s->o.flags & (UEVENT_SESSION_ALL_RECORDS | UEVENT_SESSION_BPF_EVENTS));
 	want[K_USER] = !!(s->transports & (1u << UEVENT_TRANSPORT_USER_EVENTS));
@@ -1047,6 +1137,7 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 		s->fmt[k].raw = raw;
 	}
 	s->lost_fmt = lost_format_supported();
+	s->disabled = !!(s->o.flags & UEVENT_SESSION_DISABLED);
 	s->o.usdt_path = NULL;		/* the caller's string: only setup_usdt() read it */
 	memcpy(s->config, config, sizeof(config));
 	memcpy(s->want, want, sizeof(want));
@@ -1054,6 +1145,8 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 	s->o.cpus = NULL;			/* the caller's string: read only above */
 	if (err < 0)
 		goto fail;
+	if (s->anchor_tree)
+		usdt_maps(s, (uint32_t)s->o.pid);
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->epfd < 0) {
 		err = -errno;
@@ -1104,12 +1197,20 @@ static int ioctl_all(struct uevent_session *s, unsigned long req)
 
 UEVENT_EXPORT int uevent_session__enable(struct uevent_session *s)
 {
-	return ioctl_all(s, PERF_EVENT_IOC_ENABLE);
+	int err = ioctl_all(s, PERF_EVENT_IOC_ENABLE);
+
+	if (!err)
+		s->disabled = 0;
+	return err;
 }
 
 UEVENT_EXPORT int uevent_session__disable(struct uevent_session *s)
 {
-	return ioctl_all(s, PERF_EVENT_IOC_DISABLE);
+	int err = ioctl_all(s, PERF_EVENT_IOC_DISABLE);
+
+	if (!err)
+		s->disabled = 1;
+	return err;
 }
 
 UEVENT_EXPORT int uevent_session__fd(const struct uevent_session *s)
@@ -1271,61 +1372,253 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void anchor_close(struct anchor *an)
+static void proc_close(struct proc *pr)
 {
-	int c;
+	int i;
 
-	for (c = 0; c < USDT_CLASSES; c++)
-		if (an->fd[c] >= 0)
-			close(an->fd[c]);
+	for (i = 0; i < pr->nfd; i++)
+		close(pr->fd[i]);
+	free(pr->fd);
+	pr->fd = NULL;
+	pr->nfd = 0;
 }
 
-/* A new process of the tree: its own (disabled) usdt events; see anchor_tree. */
-static void anchor_add(struct uevent_session *s, uint32_t pid)
+static struct proc *proc_find(struct uevent_session *s, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < s->nprocs; i++)
+		if (s->procs[i].pid == pid)
+			return &s->procs[i];
+	return NULL;
+}
+
+static struct proc *proc_add(struct uevent_session *s, uint32_t pid, uint32_t cov)
+{
+	struct proc *pr = proc_find(s, pid);
+
+	if (pr)
+		return pr;
+	if (s->nprocs == s->procs_cap) {
+		size_t n = s->procs_cap ? s->procs_cap * 2 : 16;
+
+		pr = realloc(s->procs, n * sizeof(*pr));
+		if (!pr)
+			return NULL;
+		s->procs = pr;
+		s->procs_cap = n;
+	}
+	pr = &s->procs[s->nprocs++];
+	memset(pr, 0, sizeof(*pr));
+	pr->pid = pid;
+	pr->cov = cov;
+	return pr;
+}
+
+/*
+ * A new process of the tree, with the usdt events of the objects its parent had
+ * (inherited): its own disabled ones beside them, see anchor_tree.
+ */
+static void anchor_add(struct uevent_session *s, uint32_t pid, uint32_t cov)
 {
 	struct perf_event_attr a;
-	struct anchor *an;
-	size_t i;
-	int c;
+	struct proc *pr = proc_add(s, pid, cov);
+	int i, c, fd, *p;
 
-	for (i = 0; i < s->nanchors; i++)
-		if (s->anchors[i].pid == pid)
-			return;
-	if (s->nanchors == s->anchors_cap) {
-		size_t n = s->anchors_cap ? s->anchors_cap * 2 : 16;
-		struct anchor *p = realloc(s->anchors, n * sizeof(*p));
+	if (!pr || pr->nfd)
+		return;
+	for (i = 0; i < s->nobjs; i++)
+		for (c = 0; c < USDT_CLASSES; c++) {
+			if (!(cov & (1u << i)) || !(s->objs[i].events & (1u << c)) ||
+			    !s->want[K_USDT + c])
+				continue;
+			make_attr(s, K_USDT + c, s->objs[i].config[c], &a);
+			a.disabled = 1;
+			a.inherit = 0;
+			fd = uevent_perf_open(&a, (int)pid, -1, -1, 0);
+			if (fd < 0)
+				return;		/* gone already */
+			p = realloc(pr->fd, (size_t)(pr->nfd + 1) * sizeof(*p));
+			if (!p) {
+				close(fd);
+				return;
+			}
+			pr->fd = p;
+			pr->fd[pr->nfd++] = fd;
+		}
+}
 
-		if (!p)
-			return;
-		s->anchors = p;
-		s->anchors_cap = n;
-	}
-	an = &s->anchors[s->nanchors++];
-	an->pid = pid;
-	for (c = 0; c < USDT_CLASSES; c++) {
-		an->fd[c] = -1;
-		if (!s->want[K_USDT + c])
-			continue;
-		make_attr(s, K_USDT + c, s->config[K_USDT + c], &a);
-		a.disabled = 1;
-		a.inherit = 0;
-		an->fd[c] = uevent_perf_open(&a, (int)pid, -1, -1, 0);
+static void proc_del(struct uevent_session *s, uint32_t pid)
+{
+	struct proc *pr = proc_find(s, pid);
+
+	if (pr) {
+		proc_close(pr);
+		*pr = s->procs[--s->nprocs];
 	}
 }
 
-static void anchor_del(struct uevent_session *s, uint32_t pid)
+/*
+ * Events of another object are recorded as ours of the same class: the tracing data
+ * (which perf takes once per stream) has our events' formats, which are theirs field
+ * for field, so the samples keep the id of one of ours and every reader decodes them.
+ */
+static void usdt_alias(struct uevent_session *s, struct idmap *m, int obj)
 {
 	size_t i;
 
-	for (i = 0; i < s->nanchors; i++)
-		if (s->anchors[i].pid == pid) {
-			anchor_close(&s->anchors[i]);
-			s->anchors[i] = s->anchors[--s->nanchors];
+	m->obj = obj;
+	for (i = 0; i < s->nids; i++)
+		if (s->ids[i].kind == m->kind && !s->ids[i].obj) {
+			m->alias = s->ids[i].id;
 			return;
 		}
 }
 
-/* FORK and EXIT records just read (from off on): processes come and go. */
+/* The id a record of event ident is recorded under. */
+static uint64_t rec_id(const struct uevent_session *s, uint64_t ident)
+{
+	struct idmap key = { ident, 0, 0, 0 }, *f;
+
+	f = bsearch(&key, s->ids, s->nids, sizeof(*s->ids), idcmp);
+	return f && f->alias ? f->alias : ident;
+}
+
+/*
+ * Process pid (and its threads, and what they fork from now on) gets the usdt events
+ * of object obj: per task and CPU, into the CPU's ring, as open_events() does.
+ *
+ * The process may be waiting for them (UEVENT_WAIT_TRACER: until its semaphore counts
+ * the five classes), so the probes must go in after all its events are ready, not as
+ * the first one of each class opens (an open takes a while: installing a uprobe waits
+ * for an RCU grace period). An event with enable_on_exec installs nothing when opened
+ * (the kernel leaves that to the exec); once all are open, set to their ring and
+ * enabled, an event of ours on this process, opened and closed, installs the probes
+ * wherever the uprobe filter finds an event: in the watched process.
+ */
+static int usdt_obj_open(struct uevent_session *s, int obj, uint32_t pid)
+{
+	const struct usdt_obj *o = &s->objs[obj];
+	struct perf_event_attr a;
+	int *tasks = NULL, nt, t, i, c, fd, err = 0;
+
+	nt = list_tasks((int)pid, &tasks);
+	if (nt < 0)
+		return nt;
+	for (i = 0; i < s->nr_rings && !err; i++)
+		for (t = 0; t < nt && !err; t++)
+			for (c = 0; c < USDT_CLASSES && !err; c++) {
+				if (!(o->events & (1u << c)) || !s->want[K_USDT + c])
+					continue;
+				make_attr(s, K_USDT + c, o->config[c], &a);
+				if (s->lost_fmt)
+					a.read_format |= PERF_FORMAT_LOST;
+				a.disabled = a.enable_on_exec = 1;
+				fd = uevent_perf_open(&a, tasks[t], s->rings[i].cpu, -1, 0);
+				if (fd < 0)
+					continue;	/* the thread is gone */
+				if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[i].fd) < 0 ||
+				    (!s->disabled && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)) {
+					err = -errno;
+					close(fd);
+					break;
+				}
+				err = push_fd(s, fd, K_USDT + c);
+				if (!err)
+					usdt_alias(s, &s->ids[s->nids - 1], obj);
+			}
+	free(tasks);
+	qsort(s->ids, s->nids, sizeof(*s->ids), idcmp);
+	for (c = 0; c < USDT_CLASSES && !err; c++) {
+		if (!(o->events & (1u << c)) || !s->want[K_USDT + c])
+			continue;
+		make_attr(s, K_USDT + c, o->config[c], &a);
+		a.disabled = 1;
+		a.inherit = 0;
+		fd = uevent_perf_open(&a, 0, -1, -1, 0);
+		if (fd >= 0)
+			close(fd);
+	}
+	return err;
+}
+
+/*
+ * A watched process mapped a file executable: if it carries libuevent's probes (an
+ * installed copy, another build, a program linked with libuevent.a), the process gets
+ * their events, made the first time.
+ */
+static void usdt_mapped(struct uevent_session *s, uint32_t pid, uint32_t maj, uint32_t min,
+			uint64_t ino, const char *path, int count)
+{
+	struct usdt_obj *o;
+	struct proc *pr;
+	int created, obj;
+
+	o = usdt_obj_get(s, maj, min, ino, &created);
+	if (!o)
+		return;
+	obj = (int)(o - s->objs);
+	if (created && !strcmp(path, s->usdt_path)) {
+		/* ours, under another device number (overlayfs gives the real file's) */
+		o->probes = 0;
+		if (count && !s->objs[0].mapped++)
+			s->st.usdt_objects++;
+		return;
+	}
+	if (created) {
+		struct sdt_probe p[16];
+		int n = sdt_find_all(path, "libuevent", p, ARRAY_SIZE(p)), i, c;
+
+		for (i = 0; i < n; i++)
+			for (c = 0; c < USDT_CLASSES; c++)
+				o->probes |= !strcmp(p[i].name, usdt_class_name[c]);
+		if (o->probes && usdt_obj_events(s, o, path) < 0)
+			o->probes = 0;
+	}
+	if (!o->probes)
+		return;
+	if (count && !o->mapped) {
+		o->mapped = 1;
+		s->st.usdt_objects++;
+	}
+	pr = proc_find(s, pid);
+	if (!pr)
+		pr = proc_add(s, pid, 1);
+	if (!pr || (pr->cov & (1u << obj)))
+		return;
+	pr->cov |= 1u << obj;
+	usdt_obj_open(s, obj, pid);
+}
+
+/*
+ * What the process mapped before the session: its probes too (not counted as mapped
+ * by the tree: `uevent record` opens the session on its own child, before the exec).
+ */
+static void usdt_maps(struct uevent_session *s, uint32_t pid)
+{
+	char path[64], line[PATH_MAX + 128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int maj, min;
+		unsigned long long ino;
+		char perms[8];
+		int at = 0;
+
+		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "%*x-%*x %7s %*x %x:%x %llu %n", perms, &maj, &min, &ino, &at) < 4 ||
+		    !at || !strchr(perms, 'x') || line[at] != '/')
+			continue;
+		usdt_mapped(s, pid, maj, min, ino, line + at, 0);
+	}
+	fclose(f);
+}
+
+/* FORK, EXIT and MMAP2 records just read (from off on): the tree and what it maps. */
 static void follow_tree(struct uevent_session *s, size_t off)
 {
 	struct perf_event_header h;
@@ -1335,14 +1628,40 @@ static void follow_tree(struct uevent_session *s, size_t off)
 		memcpy(&h, s->buf + off, sizeof(h));
 		if (h.size < sizeof(h) || off + h.size > s->buf_len)
 			break;
+		if (h.type == PERF_RECORD_MMAP2 && h.size > sizeof(h) + 64) {
+			const uint8_t *r = s->buf + off + sizeof(h);
+			uint32_t maj, min, prot;
+			uint64_t ino;
+			char path[PATH_MAX];
+			size_t n = h.size - sizeof(h) - 64;
+
+			/* pid, tid, addr, len, pgoff, maj, min, ino, ino_gen, prot, flags, name */
+			memcpy(t, r, 8);
+			memcpy(&maj, r + 32, 4);
+			memcpy(&min, r + 36, 4);
+			memcpy(&ino, r + 40, 8);
+			memcpy(&prot, r + 56, 4);
+			if (n >= sizeof(path))
+				n = sizeof(path) - 1;
+			memcpy(path, r + 64, n);
+			path[n] = 0;
+			if ((h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) || !(prot & PROT_EXEC) ||
+			    path[0] != '/')
+				continue;
+			usdt_mapped(s, t[0], maj, min, ino, path, 1);
+			continue;
+		}
 		if ((h.type != PERF_RECORD_FORK && h.type != PERF_RECORD_EXIT) ||
 		    h.size < sizeof(h) + sizeof(t))
 			continue;
 		memcpy(t, s->buf + off + sizeof(h), sizeof(t));	/* pid, ppid, tid, ptid */
-		if (h.type == PERF_RECORD_FORK && t[0] != t[1])
-			anchor_add(s, t[0]);
-		else if (h.type == PERF_RECORD_EXIT && t[0] == t[2])
-			anchor_del(s, t[0]);
+		if (h.type == PERF_RECORD_FORK && t[0] != t[1]) {
+			struct proc *parent = proc_find(s, t[1]);
+
+			anchor_add(s, t[0], parent ? parent->cov : 1);
+		} else if (h.type == PERF_RECORD_EXIT && t[0] == t[2]) {
+			proc_del(s, t[0]);
+		}
 	}
 }
 
@@ -1571,7 +1890,7 @@ static void put_event_desc(struct uevent_session *s)
 		make_attr(s, k, s->config[k], &a);
 		rec_put(s, &a, sizeof(a));
 		for (i = 0; i < s->nids; i++)
-			n += s->ids[i].kind == k;
+			n += s->ids[i].kind == k && !s->ids[i].obj;
 		put_u32(s, n);
 		snprintf(name, sizeof(name), "%s%s%s",
 			 k == K_DUMMY ? "dummy" : is_usdt(k) ? s->usdt_group :
@@ -1582,7 +1901,7 @@ static void put_event_desc(struct uevent_session *s)
 		rec_put(s, name, strlen(name));
 		rec_put(s, zeros, len - strlen(name));
 		for (i = 0; i < s->nids; i++)
-			if (s->ids[i].kind == k)
+			if (s->ids[i].kind == k && !s->ids[i].obj)
 				put_u64(s, s->ids[i].id);
 	}
 	if (!s->rec_err && s->wlen - at <= 65535) {
@@ -1645,14 +1964,14 @@ UEVENT_EXPORT int uevent_session__record_to(struct uevent_session *s, int fd)
 			continue;
 		make_attr(s, k, s->config[k], &a);
 		for (i = 0; i < s->nids; i++)
-			n += s->ids[i].kind == k;
+			n += s->ids[i].kind == k && !s->ids[i].obj;
 		if (n > (65535 - sizeof(h) - sizeof(a)) / 8)
 			return _uevent_err(E2BIG);	/* more ids than one record holds */
 		h.size = (uint16_t)(sizeof(h) + sizeof(a) + n * 8);
 		rec_put(s, &h, sizeof(h));
 		rec_put(s, &a, sizeof(a));
 		for (i = 0; i < s->nids; i++)
-			if (s->ids[i].kind == k)
+			if (s->ids[i].kind == k && !s->ids[i].obj)
 				put_u64(s, s->ids[i].id);
 	}
 	put_tracing_data(s);
@@ -1695,8 +2014,28 @@ static int deliver(struct uevent_session *s, uint32_t off, struct uevent_perf_re
 		s->st.corrupt++;
 		return 0;
 	}
-	if (s->rec_fd >= 0)
+	if (s->rec_fd >= 0) {
+		uint64_t alias = is_usdt(kind) ? rec_id(s, ident) : ident;
+
+		/*
+		 * The identifier: first in a sample, last in the others (and LOST's id);
+		 * a sample's raw data starts with its event's tracepoint id (common_type).
+		 */
+		if (alias != ident && h.type == PERF_RECORD_SAMPLE) {
+			/* BASE_ST's fields (IDENTIFIER, TID, TIME, CPU), the raw size, raw */
+			size_t raw_at = sizeof(h) + _uevent_sample_id_size(BASE_ST) + 4;
+			uint16_t type = (uint16_t)s->config[kind];
+
+			memcpy(s->buf + off + 8, &alias, 8);
+			if (rec->body == UEVENT_BODY_UEVENT && h.size >= raw_at + 2)
+				memcpy(s->buf + off + raw_at, &type, 2);
+		} else if (alias != ident) {
+			memcpy(s->buf + off + h.size - 8, &alias, 8);
+			if (h.type == PERF_RECORD_LOST)
+				memcpy(s->buf + off + 8, &alias, 8);
+		}
 		rec_append(s, r, h.size);
+	}
 	switch (rec->type) {
 	case PERF_RECORD_LOST:
 		s->st.lost += rec->u.lost.lost;
@@ -1847,17 +2186,21 @@ UEVENT_EXPORT void uevent_session__close(struct uevent_session *s)
 		close(s->fds[i]);
 	if (s->epfd >= 0)
 		close(s->epfd);
-	for (i = 0; i < s->nanchors; i++)
-		anchor_close(&s->anchors[i]);
-	free(s->anchors);
-	for (j = 0; j < USDT_CLASSES; j++) {
-		char line[96];
+	for (i = 0; i < s->nprocs; i++)
+		proc_close(&s->procs[i]);
+	free(s->procs);
+	for (i = 0; i < (size_t)s->nobjs; i++)
+		for (j = 0; j < USDT_CLASSES; j++) {
+			char line[128];
 
-		if (!(s->usdt_events & (1u << j)))
-			continue;
-		snprintf(line, sizeof(line), "-:%s/%s", s->usdt_group, usdt_class_name[j]);
-		tracefs_append("uprobe_events", line);
-	}
+			free(s->objs[i].format[j]);
+			if (!(s->objs[i].events & (1u << j)))
+				continue;
+			snprintf(line, sizeof(line), "-:%s/%s", s->objs[i].group,
+				 usdt_class_name[j]);
+			tracefs_append("uprobe_events", line);
+		}
+	free(s->objs);
 	if (s->user_fd >= 0)
 		close(s->user_fd);
 	free(s->rings);

@@ -763,6 +763,10 @@ struct uevent_session_stats {
 						   only comes with the ring's next record: after
 						   a flood at the end, lost stays short of this;
 						   read after the last records it is exact */
+	uint64_t	usdt_objects;		/* following a process tree through usdt:
+						   files with libuevent's probes it mapped (its
+						   libuevent, copies, programs linked with
+						   libuevent.a), each attached to when mapped */
 };
 
 struct uevent_session;

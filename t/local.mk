@@ -2,8 +2,12 @@
 t_cflags = $(AM_CFLAGS) -I$(top_srcdir)/t
 t_ldadd = libuevent/libuevent.la
 
-check_PROGRAMS += t/codec t/emit t/mark-loop
+check_PROGRAMS += t/codec t/emit t/mark-loop t/mark-loop-static
 t_mark_loop_LDADD = $(t_ldadd)
+# the same program with libuevent.a linked in (t/record.test: probes in an executable)
+t_mark_loop_static_SOURCES = t/mark-loop.c
+t_mark_loop_static_LDADD = $(t_ldadd)
+t_mark_loop_static_LDFLAGS = -static
 t_codec_CFLAGS = $(t_cflags)
 t_codec_LDADD = $(t_ldadd)
 t_emit_CFLAGS = $(t_cflags) -pthread

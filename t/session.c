@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -330,6 +331,45 @@ static void cpu_list(void)
 	uevent_session__close(s);
 }
 
+/*
+ * A running program with libuevent.a linked in, watched by pid: the session finds the
+ * probes in what the process maps (/proc/PID/maps), not only in our libuevent.so.
+ */
+static void running_static(void)
+{
+	struct uevent_session_opts so = { .sz = sizeof(so),
+					  .transports = 1u << UEVENT_TRANSPORT_USDT };
+	struct uevent_perf_record r = { .sz = sizeof(r) };
+	struct uevent_session_stats st;
+	struct uevent_session *s;
+	int n = 0, tries = 0, ret;
+	pid_t child;
+
+	if (access("t/mark-loop-static", X_OK) < 0) {
+		skip(1, "t/mark-loop-static not built");
+		return;
+	}
+	child = fork();
+	if (child == 0) {
+		setenv("UEVENT_TRANSPORT", "usdt", 1);
+		execl("t/mark-loop-static", "mark-loop-static", "20000", "static run", "run",
+		      (char *)NULL);
+		_exit(127);
+	}
+	usleep(100000);		/* let it map its program: it is watched as it runs */
+	so.pid = child;
+	s = uevent_session__open(&so);
+	while (s && n < 20 && tries++ < 200 && (ret = uevent_session__next(s, &r, 100)) >= 0)
+		n += ret == 1 && r.type == PERF_RECORD_UEVENT && r.u.uevent.size == 11 &&
+		     !memcmp(r.u.uevent.data, "static run", 11);
+	uevent_session__stats(s, &st, sizeof(st));
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	ok(s && n >= 20, "a running program with libuevent.a, watched by pid: %d marks (%s)", n,
+	   s ? uevent_session__reason(s) : strerror(errno));
+	uevent_session__close(s);
+}
+
 int main(void)
 {
 	struct uevent_session_opts so = { .sz = sizeof(so), .pid = 0,
@@ -359,7 +399,7 @@ int main(void)
 		plan_skip_all("kernel without uprobes");
 	if (uevent_open(&o) < 0)
 		plan_skip_all("usdt transport unavailable here");
-	plan(23);
+	plan(24);
 
 	pthread_barrier_init(&go, NULL, 2);
 	pthread_create(&early, NULL, early_thread, NULL);
@@ -515,6 +555,7 @@ int main(void)
 	samples_live();
 	lost_exact();
 	cpu_list();
+	running_static();
 	(void)n_other;
 	return exit_status();
 }

@@ -944,7 +944,7 @@ static int cmd_record(int argc, char **argv)
 	struct uevent_session *s;
 	unsigned long nrec = 0, nuev = 0, nsamples = 0, nbpf = 0;
 	int c, go[2], status = 0, ret, fd, done = 0, idle = 0, failed = 0, created = 0;
-	int sent = 0, killed = 0, started = 0;
+	int sent = 0, killed = 0, started = 0, usdt_only = 0;
 	int64_t next_look = 0, kill_at = 0;
 	pid_t child, parent;
 
@@ -1035,6 +1035,14 @@ static int cmd_record(int argc, char **argv)
 			_exit(127);
 		name[n] = 0;
 		setenv("UEVENT_TRANSPORT", name, 1);
+		/*
+		 * The session attaches to each copy of libuevent's probes the command's
+		 * processes map, when it sees the mapping: their libuevent waits for that
+		 * (up to 5 s: a uprobe takes an RCU grace period to install) before the
+		 * program runs.
+		 */
+		if (!strcmp(name, "usdt"))
+			setenv("UEVENT_WAIT_TRACER", "5000", 1);
 		execvp(argv[optind], argv + optind);
 		fprintf(stderr, "%s record: cannot run %s: %s\n", prog, argv[optind], strerror(errno));
 		_exit(127);
@@ -1086,6 +1094,7 @@ static int cmd_record(int argc, char **argv)
 		const char *name = t & (1u << UEVENT_TRANSPORT_PRCTL) ? "prctl" :
 				   t & (1u << UEVENT_TRANSPORT_USER_EVENTS) ? "user_events" : "usdt";
 
+		usdt_only = !strcmp(name, "usdt");
 		/* signalled already: the command is not started (the child exits 127) */
 		started = !got_signal;
 		if (started && write(go[1], name, strlen(name)) != (ssize_t)strlen(name))
@@ -1153,6 +1162,10 @@ static int cmd_record(int argc, char **argv)
 	if (st.trimmed)
 		fprintf(stderr, "%" PRIu64 " BPF side-band records the kernel wrote too long, trimmed)\n",
 			st.trimmed);
+	if (!nuev && !st.usdt_objects && usdt_only)
+		fprintf(stderr, "%s record: %s never mapped libuevent's probes (no executable or "
+			"library with the libuevent:emit16..emit4096 SDT notes): it cannot have "
+			"made marks\n", prog, argv[optind]);
 	if (failed)
 		return 1;
 	if (!started) {

@@ -4906,12 +4906,13 @@ pub struct uevent_session_stats {
     pub bytes: u64,
     pub trimmed: u64,
     pub lost_counted: u64,
+    pub usdt_objects: u64,
 }
 #[test]
 fn bindgen_test_layout_uevent_session_stats() {
     assert_eq!(
         ::std::mem::size_of::<uevent_session_stats>(),
-        72usize,
+        80usize,
         concat!("Size of: ", stringify!(uevent_session_stats))
     );
     assert_eq!(
@@ -5072,6 +5073,23 @@ fn bindgen_test_layout_uevent_session_stats() {
         );
     }
     test_field_lost_counted();
+    fn test_field_usdt_objects() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_session_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).usdt_objects) as usize - ptr as usize
+            },
+            72usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_session_stats),
+                "::",
+                stringify!(usdt_objects)
+            )
+        );
+    }
+    test_field_usdt_objects();
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]

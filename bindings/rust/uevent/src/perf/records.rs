@@ -341,6 +341,7 @@ pub struct SessionStats {
     pub bytes: u64,
     pub trimmed: u64,
     pub lost_counted: u64,
+    pub usdt_objects: u64,
 }
 
 /// Copies a `struct uevent_session_stats` the library filled.
@@ -360,5 +361,6 @@ pub(crate) unsafe fn session_stats_from(s: &sys::uevent_session_stats, bo: c_int
         bytes: s.bytes,
         trimmed: s.trimmed,
         lost_counted: s.lost_counted,
+        usdt_objects: s.usdt_objects,
     }
 }
