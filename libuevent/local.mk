@@ -17,7 +17,11 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/perf-internal.h \
 	%reldir%/attr.c \
 	%reldir%/decode.c \
+	%reldir%/ring.c \
+	%reldir%/sdt.c \
+	%reldir%/session-internal.h \
 	%reldir%/session.c \
+	%reldir%/session-record.c \
 	%reldir%/perfdata.c \
 	%reldir%/jit.c
 libuevent_libuevent_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden

@@ -24,6 +24,33 @@ int _uevent_raw_to_uevent(struct uevent_perf_record *rec, const struct uevent_pe
 /* One SDT note argument ("8@%rsi", "4@12(%rsp)") as a uprobe fetch expression. */
 int _uevent_sdt_arg_fetch(const char *arg, char *out, size_t cap);
 
+/* Copies n bytes at ring position pos (wrapping at size, a power of 2) to dst (ring.c). */
+void _uevent_ring_copy(const uint8_t *data, uint64_t size, uint64_t pos, void *dst, size_t n);
+
+/* An SDT probe in an ELF file (sdt.c). */
+struct _uevent_sdt_probe {
+	char name[32];
+	uint64_t offset;		/* file offset of the probe site */
+	uint64_t sem_offset;		/* file offset of the semaphore, 0 if none */
+	char args[256];
+};
+
+/* The probes of provider in the ELF file at path: how many (at most max go to out). */
+int _uevent_sdt_find_all(const char *path, const char *provider, struct _uevent_sdt_probe *out,
+			 int max);
+
+/* A small file's text (NUL-terminated): its length or -errno. */
+int _uevent_read_small(const char *path, char *buf, size_t cap);
+
+/* Appends line to tracefs file (uprobe_events...): 0 or -errno. */
+int _uevent_tracefs_append(const char *file, const char *line);
+
+/* A tracepoint's id, and its format text into fmt: the id or -errno. */
+int _uevent_tracepoint_id(const char *sys, const char *ev, char *fmt, size_t fmt_cap);
+
+/* Removes the uprobe events of sessions whose process is gone. */
+void _uevent_reap_stale_groups(void);
+
 /* Sets what uevent_perf_open_reason() says (session open failures too). */
 void _uevent_set_open_reason(const char *why);
 

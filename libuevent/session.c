@@ -1,4 +1,7 @@
-/* session.c - live perf sessions: rings per CPU, time order, usdt and user_events as uevents. */
+/* session.c - live perf sessions: events per CPU and task, time order over the rings'
+ * records, usdt and user_events as uevents, probes found in what the watched tree maps.
+ * The ring reader is ring.c, tracefs and SDT notes sdt.c, the perf.data writer
+ * session-record.c. */
 #include "config.h"
 
 #include <dirent.h>
@@ -25,427 +28,16 @@
 
 #include "internal.h"
 #include "perf-internal.h"
-
-/* ---- ring buffers ------------------------------------------------------------------ */
-
-static void ring_copy(const uint8_t *data, uint64_t size, uint64_t pos, void *dst, size_t n)
-{
-	uint64_t at = pos & (size - 1);
-	size_t first = n;
-
-	if (at + n > size)
-		first = (size_t)(size - at);
-	memcpy(dst, data + at, first);
-	if (first < n)
-		memcpy((uint8_t *)dst + first, data, n - first);
-}
-
-UEVENT_EXPORT ssize_t uevent_ring_read(void *base, size_t map_size, void *buf, size_t cap)
-{
-	struct perf_event_mmap_page *pg = base;
-	uint64_t head, tail, off, size, pos;
-	size_t copied = 0;
-	const uint8_t *data;
-	long psz = sysconf(_SC_PAGESIZE);
-
-	if (!base || (!buf && cap) || map_size < (size_t)psz)
-		return _uevent_err(EINVAL);
-	off = pg->data_offset ? pg->data_offset : (uint64_t)psz;
-	size = pg->data_size ? pg->data_size : map_size - (uint64_t)psz;
-	if (!size || (size & (size - 1)) || off > map_size || size > map_size - off)
-		return _uevent_err(EINVAL);
-	data = (const uint8_t *)base + off;
-	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-	tail = pg->data_tail;
-	if (head - tail > size)
-		goto corrupt;
-	for (pos = tail; pos != head;) {
-		struct perf_event_header h;
-
-		if (head - pos < sizeof(h))
-			goto corrupt;
-		ring_copy(data, size, pos, &h, sizeof(h));
-		if (h.size < sizeof(h) || (h.size & 7) || h.size > head - pos)
-			goto corrupt;
-		if (copied + h.size > cap)
-			break;
-		ring_copy(data, size, pos, (uint8_t *)buf + copied, h.size);
-		copied += h.size;
-		pos += h.size;
-	}
-	__atomic_store_n(&pg->data_tail, pos, __ATOMIC_RELEASE);
-	if (!copied && pos != head)
-		return _uevent_err(ENOSPC);
-	return (ssize_t)copied;
-corrupt:
-	__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
-	return _uevent_err(EINVAL);
-}
-
-/* ---- tracefs helpers ---------------------------------------------------------------- */
-
-static int read_small(const char *path, char *buf, size_t cap)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n, got = 0;
-
-	if (fd < 0)
-		return -errno;
-	while ((size_t)got < cap - 1 && (n = read(fd, buf + got, cap - 1 - (size_t)got)) > 0)
-		got += n;
-	close(fd);
-	buf[got] = 0;
-	return (int)got;
-}
-
-/* offset and size of a field named `name` in a tracefs event format file's text. */
-int _uevent_format_field(const char *fmt, const char *name, uint32_t *off, uint32_t *size)
-{
-	const char *line = fmt;
-	size_t nl = strlen(name);
-
-	while (line && *line) {
-		const char *f = strstr(line, "field:"), *eol;
-
-		if (!f)
-			break;
-		eol = strchr(f, '\n');
-		if (!eol)
-			eol = f + strlen(f);
-		{
-			const char *semi = memchr(f, ';', (size_t)(eol - f)), *n = semi, *o, *s;
-
-			while (n && n > f && n[-1] != ' ' && n[-1] != '\t')
-				n--;
-			/* "u8 data[4]" and "__rel_loc u8[] data": the name is the last word */
-			if (semi && n && (size_t)(semi - n) >= nl && !strncmp(n, name, nl) &&
-			    (n[nl] == ';' || n[nl] == '[')) {
-				o = strstr(semi, "offset:");
-				s = strstr(semi, "size:");
-				if (o && s && o < eol && s < eol) {
-					*off = (uint32_t)strtoul(o + 7, NULL, 10);
-					*size = (uint32_t)strtoul(s + 5, NULL, 10);
-					return 0;
-				}
-			}
-		}
-		line = *eol ? eol + 1 : eol;
-	}
-	return -ENOENT;
-}
-
-static int tracefs_append(const char *file, const char *line)
-{
-	const char *dir = _uevent_tracefs();
-	char path[256];
-	int fd, err = 0;
-	size_t n = strlen(line);
-
-	if (!dir)
-		return -ENODEV;
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, line, n) != (ssize_t)n)
-		err = -errno;
-	close(fd);
-	return err;
-}
-
-/* ---- the SDT note --------------------------------------------------------------------- */
-
-struct sdt_probe {
-	char name[32];
-	uint64_t offset;		/* file offset of the probe site */
-	uint64_t sem_offset;		/* file offset of the semaphore, 0 if none */
-	char args[256];
-};
-
-static const char *x86_reg(const char *r)
-{
-	static const struct { const char *names[4]; const char *uprobe; } regs[] = {
-		{ { "rax", "eax", "ax", "al" }, "ax" }, { { "rbx", "ebx", "bx", "bl" }, "bx" },
-		{ { "rcx", "ecx", "cx", "cl" }, "cx" }, { { "rdx", "edx", "dx", "dl" }, "dx" },
-		{ { "rsi", "esi", "si", "sil" }, "si" }, { { "rdi", "edi", "di", "dil" }, "di" },
-		{ { "rbp", "ebp", "bp", "bpl" }, "bp" }, { { "rsp", "esp", "sp", "spl" }, "sp" },
-		{ { "rip", "eip", "ip", "ip" }, "ip" },
-	};
-	static const char *const rn[] = { "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15" };
-	size_t i, j;
-
-	for (i = 0; i < ARRAY_SIZE(regs); i++)
-		for (j = 0; j < 4; j++)
-			if (!strcmp(r, regs[i].names[j]))
-				return regs[i].uprobe;
-	for (i = 0; i < ARRAY_SIZE(rn); i++) {
-		size_t n = strlen(rn[i]);
-
-		if (!strncmp(r, rn[i], n) && (!r[n] || ((r[n] == 'd' || r[n] == 'w' || r[n] == 'b') &&
-						      !r[n + 1])))
-			return rn[i];
-	}
-	return NULL;
-}
-
-/*
- * One SDT argument ("-4@%edi", "8@-24(%rbp)", "4@$5") as a uprobe fetch expression
- * without type. Returns 0 or -EINVAL for what we do not translate.
- */
-int _uevent_sdt_arg_fetch(const char *arg, char *out, size_t cap)
-{
-	const char *at = strchr(arg, '@'), *reg;
-	char name[16];
-	long off = 0;
-	char *end;
-	size_t n;
-
-	if (!at)
-		return -EINVAL;
-	arg = at + 1;
-	if (*arg == '$') {
-		snprintf(out, cap, "\\%ld", strtol(arg + 1, NULL, 0));
-		return 0;
-	}
-	if (*arg != '%') {
-		off = strtol(arg, &end, 0);
-		if (end == arg && *arg != '(')
-			return -EINVAL;
-		arg = end;
-		if (arg[0] != '(' || arg[1] != '%')
-			return -EINVAL;
-		arg++;
-	}
-	arg++;	/* the '%' */
-	for (n = 0; n < sizeof(name) - 1 && arg[n] && arg[n] != ')' && arg[n] != ' '; n++)
-		name[n] = arg[n];
-	name[n] = 0;
-	reg = x86_reg(name);
-	if (!reg)
-		return -EINVAL;
-	if (at[1] == '%')
-		snprintf(out, cap, "%%%s", reg);
-	else
-		snprintf(out, cap, "%+ld(%%%s)", off, reg);
-	return 0;
-}
-
-/* The probes of provider in the ELF file at path: how many (at most max go to out). */
-static int sdt_find_all(const char *path, const char *provider, struct sdt_probe *out,
-			int max)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
-	const Elf64_Ehdr *eh;
-	const Elf64_Shdr *sh;
-	const Elf64_Phdr *ph;
-	struct stat st;
-	const uint8_t *m;
-	uint64_t base_addr = 0, i, j;
-	const char *shstr;
-	struct sdt_probe *o;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(*eh)) {
-		close(fd);
-		return -EINVAL;
-	}
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return -errno;
-	eh = (const void *)m;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_ident[EI_DATA] != ELFDATA2LSB || eh->e_shoff > (uint64_t)st.st_size ||
-	    eh->e_shnum * (uint64_t)sizeof(*sh) > (uint64_t)st.st_size - eh->e_shoff ||
-	    eh->e_phoff > (uint64_t)st.st_size ||
-	    eh->e_phnum * (uint64_t)sizeof(*ph) > (uint64_t)st.st_size - eh->e_phoff ||
-	    eh->e_shstrndx >= eh->e_shnum) {
-		ret = -EINVAL;
-		goto out;
-	}
-	sh = (const void *)(m + eh->e_shoff);
-	ph = (const void *)(m + eh->e_phoff);
-	if (sh[eh->e_shstrndx].sh_offset >= (uint64_t)st.st_size)
-		goto out;
-	shstr = (const char *)m + sh[eh->e_shstrndx].sh_offset;
-	for (i = 0; i < eh->e_shnum; i++)
-		if (sh[i].sh_name < sh[eh->e_shstrndx].sh_size &&
-		    !strcmp(shstr + sh[i].sh_name, ".stapsdt.base"))
-			base_addr = sh[i].sh_addr;
-	for (i = 0; i < eh->e_shnum; i++) {
-		const uint8_t *p, *end;
-
-		if (sh[i].sh_type != SHT_NOTE || sh[i].sh_name >= sh[eh->e_shstrndx].sh_size ||
-		    strcmp(shstr + sh[i].sh_name, ".note.stapsdt") ||
-		    sh[i].sh_offset > (uint64_t)st.st_size ||
-		    sh[i].sh_size > (uint64_t)st.st_size - sh[i].sh_offset)
-			continue;
-		p = m + sh[i].sh_offset;
-		end = p + sh[i].sh_size;
-		while (p + sizeof(Elf64_Nhdr) <= end) {
-			const Elf64_Nhdr *nh = (const void *)p;
-			const uint8_t *desc = p + sizeof(*nh) + ((nh->n_namesz + 3) & ~3u);
-			const char *prov, *pname, *args;
-			uint64_t pc, nbase, sem;
-
-			p = desc + ((nh->n_descsz + 3) & ~3u);
-			if (p > end || p < desc)
-				break;
-			if (nh->n_type != 3 || nh->n_descsz < 27 || nh->n_namesz != 8 ||
-			    memcmp(desc - 8, "stapsdt", 8))
-				continue;
-			if (desc[nh->n_descsz - 1] != 0)
-				continue;
-			memcpy(&pc, desc, 8);
-			memcpy(&nbase, desc + 8, 8);
-			memcpy(&sem, desc + 16, 8);
-			prov = (const char *)desc + 24;
-			pname = prov + strlen(prov) + 1;
-			if ((const uint8_t *)pname >= desc + nh->n_descsz)
-				continue;
-			args = pname + strlen(pname) + 1;
-			if ((const uint8_t *)args >= desc + nh->n_descsz)
-				continue;
-			if (strcmp(prov, provider))
-				continue;
-			if (ret >= max)
-				continue;
-			o = &out[ret];
-			snprintf(o->name, sizeof(o->name), "%s", pname);
-			if (base_addr && nbase)
-				pc += base_addr - nbase;
-			/* virtual address -> file offset, through the program headers */
-			o->offset = 0;
-			for (j = 0; j < eh->e_phnum; j++)
-				if (ph[j].p_type == PT_LOAD && pc >= ph[j].p_vaddr &&
-				    pc < ph[j].p_vaddr + ph[j].p_filesz)
-					o->offset = pc - ph[j].p_vaddr + ph[j].p_offset;
-			o->sem_offset = 0;
-			for (j = 0; sem && j < eh->e_shnum; j++)
-				if (sh[j].sh_type == SHT_PROGBITS && (sh[j].sh_flags & SHF_ALLOC) &&
-				    sem >= sh[j].sh_addr &&
-				    sem < sh[j].sh_addr + sh[j].sh_size)
-					o->sem_offset = sem - sh[j].sh_addr + sh[j].sh_offset;
-			snprintf(o->args, sizeof(o->args), "%s", args);
-			ret += !!o->offset;	/* a site outside the loaded segments: none */
-		}
-	}
-out:
-	munmap((void *)m, (size_t)st.st_size);
-	return ret;
-}
+#include "session-internal.h"
 
 /* ---- the session ---------------------------------------------------------------------- */
 
 /* The size-class probes of emit.c, each a kind of event of its own (its raw layout). */
-#define USDT_CLASSES 5
-static const uint32_t usdt_class_size[USDT_CLASSES] = { 16, 64, 256, 1024, 4096 };
-static const char *const usdt_class_name[USDT_CLASSES] = {
+const uint32_t _uevent_usdt_class_size[USDT_CLASSES] = { 16, 64, 256, 1024, 4096 };
+const char *const _uevent_usdt_class_name[USDT_CLASSES] = {
 	"emit16", "emit64", "emit256", "emit1024", "emit4096",
 };
 
-enum kind { K_DUMMY, K_USDT, K_USDT_LAST = K_USDT + USDT_CLASSES - 1, K_USER, K_SAMPLES,
-	    K_COUNT };
-
-static int is_usdt(int k)
-{
-	return k >= K_USDT && k <= K_USDT_LAST;
-}
-
-struct ring {
-	int fd;
-	void *base;
-	size_t map_size;
-	int live;
-	int cpu;
-};
-
-struct idmap {
-	uint64_t id;
-	int kind;
-	int obj;			/* usdt kinds: the object whose events (0: ours) */
-	uint64_t alias;			/* obj > 0: an id of ours of the same kind */
-};
-
-/*
- * An object (executable or library) a watched process mapped, with or without
- * libuevent's probes; object 0 is the session's own (its libuevent or usdt_path).
- */
-struct usdt_obj {
-	uint32_t maj, min;
-	uint64_t ino;
-	int probes;			/* it has the size-class probes */
-	int mapped;			/* a watched process mapped it */
-	char group[64];			/* its uprobe events' group */
-	unsigned int events;		/* 1 << class: uprobe events added to the group */
-	uint64_t config[USDT_CLASSES];
-	char *format[USDT_CLASSES];	/* objects > 0: their events' formats */
-};
-
-struct qent {
-	uint64_t time;
-	uint32_t off, seq;
-};
-
-struct uevent_session {
-	struct uevent_session_opts o;
-	unsigned int transports;
-	int epfd;
-	int *fds;
-	size_t nfds, fds_cap;
-	struct ring *rings;
-	int nr_rings;
-	struct idmap *ids;
-	size_t nids, ids_cap;
-	struct uevent_perf_format fmt[K_COUNT];	/* usdt and user_events: fmt.raw set */
-	char usdt_group[64];
-	char usdt_path[PATH_MAX];	/* our object's */
-	struct usdt_obj *objs;
-	int nobjs, objs_cap;
-	int user_fd;
-	uint32_t user_word;
-	uint8_t *buf;
-	size_t buf_len, buf_cap;
-	struct qent *q;
-	size_t qn, qi, q_cap;
-	size_t qready;			/* q[qi..qready) may go out; the rest waits a round */
-	uint8_t *hold;			/* records held back, while the rings are read again */
-	size_t hold_cap;
-	struct uevent_session_stats st;
-	int lost_fmt;			/* the events count their lost records (read(2)) */
-	int disabled;			/* events opened later start so (see __enable) */
-	char reason[512];
-	/*
-	 * The usdt events are the watched tasks', inherited by their children, so the
-	 * kernel installs the probes only in those processes. But on Linux 6.18 a child's
-	 * inherited uprobe events stop matching it when other processes of the tree exec
-	 * or exit: the kernel then removes the probes from the live child, whose marks go
-	 * unheard (`perf record -e sdt_...` loses them alike). An event of our own on the
-	 * child, disabled (it samples nothing), keeps the probes in: one per class for
-	 * each process the dummy event's FORK records announce, closed at its EXIT.
-	 */
-	int anchor_tree;
-	struct proc {
-		uint32_t pid;
-		uint32_t cov;		/* 1 << object whose usdt events it has */
-		int *fd;		/* anchors */
-		int nfd;
-	} *procs;
-	size_t nprocs, procs_cap;
-	/* what the events are, for recording: config and tracepoint format per kind */
-	uint64_t config[K_COUNT];
-	int want[K_COUNT];
-	char *tp_format[K_COUNT];
-	/* uevent_session__record_to(): the pipe-mode perf.data being written */
-	int rec_fd;
-	uint8_t *wbuf;
-	size_t wlen, wcap;
-	int rec_err;
-};
-
-static int rec_flush(struct uevent_session *s);
-static void rec_append(struct uevent_session *s, const void *r, size_t n);
 static struct proc *proc_add(struct uevent_session *s, uint32_t pid, uint32_t cov);
 static void usdt_maps(struct uevent_session *s, uint32_t pid);
 
@@ -466,61 +58,8 @@ static void add_reason(struct uevent_session *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-#define BASE_ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 
-static int tracepoint_id(const char *sys, const char *ev, char *fmt, size_t fmt_cap)
-{
-	const char *dir = _uevent_tracefs();
-	char path[256], buf[32];
-	int n;
-
-	if (!dir)
-		return -ENODEV;
-	snprintf(path, sizeof(path), "%s/events/%s/%s/id", dir, sys, ev);
-	n = read_small(path, buf, sizeof(buf));
-	if (n < 0)
-		return n;
-	snprintf(path, sizeof(path), "%s/events/%s/%s/format", dir, sys, ev);
-	if (read_small(path, fmt, fmt_cap) < 0)
-		return -ENOENT;
-	return atoi(buf);
-}
-
-/*
- * A session that was killed could not remove its uprobe event: remove the events of
- * sessions whose process is gone (libuevent_PID_N), so they do not pile up.
- */
-static void reap_stale_groups(void)
-{
-	const char *dir = _uevent_tracefs();
-	char path[256], line[512], gone[64][48];
-	int ngone = 0, i;
-	FILE *f;
-
-	if (!dir)
-		return;
-	snprintf(path, sizeof(path), "%s/uprobe_events", dir);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f) && ngone < 64) {
-		int pid, seq, n = 0;
-		char proc[32], ev[16];
-
-		if (sscanf(line, "p:libuevent_%d_%d/%15[a-z0-9] %n", &pid, &seq, ev, &n) != 3 ||
-		    !n || pid <= 0)
-			continue;
-		snprintf(proc, sizeof(proc), "/proc/%d", pid);
-		if (access(proc, F_OK) < 0 && errno == ENOENT)
-			snprintf(gone[ngone++], sizeof(gone[0]), "-:libuevent_%d_%d/%s", pid, seq, ev);
-	}
-	fclose(f);
-	for (i = 0; i < ngone; i++)
-		tracefs_append("uprobe_events", gone[i]);	/* EBUSY if still in use: fine */
-}
-
-/* Fetch arguments of probe p's type, data and size, for a uprobe definition. */
-static int usdt_fetch_args(struct uevent_session *s, const struct sdt_probe *p,
+static int usdt_fetch_args(struct uevent_session *s, const struct _uevent_sdt_probe *p,
 			   char f[3][64])
 {
 	char tok[3][64];
@@ -547,7 +86,7 @@ static int usdt_fetch_args(struct uevent_session *s, const struct sdt_probe *p,
  * fetched, and marks larger than that arrive truncated.
  */
 static int usdt_add_event(struct uevent_session *s, struct usdt_obj *o, const char *path,
-			  const struct sdt_probe *p, uint32_t n, uint32_t cap, int k)
+			  const struct _uevent_sdt_probe *p, uint32_t n, uint32_t cap, int k)
 {
 	char def[1024], fmt[8192], f[3][64];
 	struct uevent_raw_layout raw;
@@ -573,7 +112,7 @@ static int usdt_add_event(struct uevent_session *s, struct usdt_obj *o, const ch
 		}
 		if (len >= sizeof(def) - 1)
 			return -E2BIG;
-		err = tracefs_append("uprobe_events", def);
+		err = _uevent_tracefs_append("uprobe_events", def);
 		if (err != -E2BIG || want <= 512)
 			break;
 		want = want > 3056 ? 3056 : want - 512;
@@ -583,7 +122,7 @@ static int usdt_add_event(struct uevent_session *s, struct usdt_obj *o, const ch
 		return err;
 	}
 	o->events |= 1u << (k - K_USDT);
-	id = tracepoint_id(o->group, p->name, fmt, sizeof(fmt));
+	id = _uevent_tracepoint_id(o->group, p->name, fmt, sizeof(fmt));
 	if (id >= 0)
 		o->format[k - K_USDT] = strdup(fmt);
 	/* one layout per class, whichever object: the kind decodes them all */
@@ -603,14 +142,14 @@ static int usdt_add_event(struct uevent_session *s, struct usdt_obj *o, const ch
 static int usdt_obj_events(struct uevent_session *s, struct usdt_obj *o, const char *path)
 {
 	static int seq;
-	struct sdt_probe p[16];
+	struct _uevent_sdt_probe p[16];
 	uint32_t cap;
 	int err, n, i, c, found = 0;
 
-	n = sdt_find_all(path, "libuevent", p, ARRAY_SIZE(p));
+	n = _uevent_sdt_find_all(path, "libuevent", p, ARRAY_SIZE(p));
 	for (i = 0; i < n; i++)
 		for (c = 0; c < USDT_CLASSES; c++)
-			found += !strcmp(p[i].name, usdt_class_name[c]);
+			found += !strcmp(p[i].name, _uevent_usdt_class_name[c]);
 	if (n < 0 || !found) {
 		add_reason(s, "usdt: no libuevent:emit16..emit4096 probes in %s (%s)", path,
 			   n < 0 ? strerror(-n) : n ? "a libuevent older than the size-class "
@@ -624,9 +163,9 @@ static int usdt_obj_events(struct uevent_session *s, struct usdt_obj *o, const c
 		 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 	for (c = 0; c < USDT_CLASSES; c++)
 		for (i = 0; i < n; i++) {
-			if (strcmp(p[i].name, usdt_class_name[c]))
+			if (strcmp(p[i].name, _uevent_usdt_class_name[c]))
 				continue;
-			err = usdt_add_event(s, o, path, &p[i], usdt_class_size[c], cap,
+			err = usdt_add_event(s, o, path, &p[i], _uevent_usdt_class_size[c], cap,
 					     K_USDT + c);
 			if (err < 0)
 				return err;
@@ -686,7 +225,7 @@ static int setup_usdt(struct uevent_session *s, uint64_t *config, int *want)
 	if (!o)
 		return -ENOMEM;
 	o->probes = 1;
-	reap_stale_groups();
+	_uevent_reap_stale_groups();
 	err = usdt_obj_events(s, o, path);
 	snprintf(s->usdt_group, sizeof(s->usdt_group), "%s", o->group);
 	for (c = 0; c < USDT_CLASSES; c++) {
@@ -726,7 +265,7 @@ static int setup_user_events(struct uevent_session *s, uint64_t *config)
 		return -err;
 	}
 	s->user_fd = fd;
-	id = tracepoint_id("user_events", _UEVENT_USER_EVENT_NAME, fmt, sizeof(fmt));
+	id = _uevent_tracepoint_id("user_events", _UEVENT_USER_EVENT_NAME, fmt, sizeof(fmt));
 	if (id >= 0)
 		s->tp_format[K_USER] = strdup(fmt);
 	if (id < 0 || uevent_raw_layout_from_format(&s->fmt[K_USER].raw, fmt) < 0 ||
@@ -784,7 +323,7 @@ static int kind_of(const struct uevent_session *s, uint64_t id)
 	return f ? f->kind : -1;
 }
 
-static void make_attr(const struct uevent_session *s, int kind, uint64_t config,
+void _uevent_session_make_attr(const struct uevent_session *s, int kind, uint64_t config,
 		      struct perf_event_attr *a)
 {
 	uevent_attr_init(a, sizeof(*a), PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
@@ -938,7 +477,7 @@ static int lost_format_supported(void)
 }
 
 /* The lost records of every event, as the kernel counts them now. */
-static uint64_t lost_counted(const struct uevent_session *s)
+uint64_t _uevent_session_lost_counted(const struct uevent_session *s)
 {
 	uint64_t v[2], sum = 0;
 	size_t i;
@@ -1002,7 +541,7 @@ static int open_events(struct uevent_session *s, const uint64_t *config, const i
 				 * processes (whatever they exec), so no other process gets its
 				 * semaphore raised or takes a trap per mark.
 				 */
-				make_attr(s, k, config[k], &a);
+				_uevent_session_make_attr(s, k, config[k], &a);
 				if (s->lost_fmt)
 					a.read_format |= PERF_FORMAT_LOST;
 				fd = uevent_perf_open(&a, tasks[t], c, -1, 0);
@@ -1132,7 +671,7 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 
 		struct uevent_raw_layout raw = s->fmt[k].raw;	/* set up above */
 
-		make_attr(s, k, config[k], &a);
+		_uevent_session_make_attr(s, k, config[k], &a);
 		uevent_perf_format_from_attr(&s->fmt[k], &a, sizeof(a));
 		s->fmt[k].raw = raw;
 	}
@@ -1219,7 +758,7 @@ UEVENT_EXPORT int uevent_session__fd(const struct uevent_session *s)
 }
 
 /* Makes *buf (of *cap bytes) hold at least need bytes, doubling from 64 KiB. */
-static int grow(uint8_t **buf, size_t *cap, size_t need)
+int _uevent_grow(uint8_t **buf, size_t *cap, size_t need)
 {
 	size_t n = *cap ? *cap : 65536;
 	uint8_t *p;
@@ -1238,7 +777,7 @@ static int grow(uint8_t **buf, size_t *cap, size_t need)
 
 static int buf_reserve(struct uevent_session *s, size_t more)
 {
-	return grow(&s->buf, &s->buf_cap, s->buf_len + more);
+	return _uevent_grow(&s->buf, &s->buf_cap, s->buf_len + more);
 }
 
 static int kind_of(const struct uevent_session *s, uint64_t id);
@@ -1346,7 +885,7 @@ static int keep_held(struct uevent_session *s)
 		uint16_t sz;
 
 		memcpy(&sz, s->buf + s->q[i].off + 6, 2);
-		if (grow(&s->hold, &s->hold_cap, len + sz) < 0)
+		if (_uevent_grow(&s->hold, &s->hold_cap, len + sz) < 0)
 			return -ENOMEM;
 		memcpy(s->hold + len, s->buf + s->q[i].off, sz);
 		len += sz;
@@ -1364,7 +903,7 @@ static int keep_held(struct uevent_session *s)
 	return 0;
 }
 
-static uint64_t mono_ns(void)
+uint64_t _uevent_mono_ns(void)
 {
 	struct timespec ts;
 
@@ -1432,7 +971,7 @@ static void anchor_add(struct uevent_session *s, uint32_t pid, uint32_t cov)
 			if (!(cov & (1u << i)) || !(s->objs[i].events & (1u << c)) ||
 			    !s->want[K_USDT + c])
 				continue;
-			make_attr(s, K_USDT + c, s->objs[i].config[c], &a);
+			_uevent_session_make_attr(s, K_USDT + c, s->objs[i].config[c], &a);
 			a.disabled = 1;
 			a.inherit = 0;
 			fd = uevent_perf_open(&a, (int)pid, -1, -1, 0);
@@ -1510,7 +1049,7 @@ static int usdt_obj_open(struct uevent_session *s, int obj, uint32_t pid)
 			for (c = 0; c < USDT_CLASSES && !err; c++) {
 				if (!(o->events & (1u << c)) || !s->want[K_USDT + c])
 					continue;
-				make_attr(s, K_USDT + c, o->config[c], &a);
+				_uevent_session_make_attr(s, K_USDT + c, o->config[c], &a);
 				if (s->lost_fmt)
 					a.read_format |= PERF_FORMAT_LOST;
 				a.disabled = a.enable_on_exec = 1;
@@ -1532,7 +1071,7 @@ static int usdt_obj_open(struct uevent_session *s, int obj, uint32_t pid)
 	for (c = 0; c < USDT_CLASSES && !err; c++) {
 		if (!(o->events & (1u << c)) || !s->want[K_USDT + c])
 			continue;
-		make_attr(s, K_USDT + c, o->config[c], &a);
+		_uevent_session_make_attr(s, K_USDT + c, o->config[c], &a);
 		a.disabled = 1;
 		a.inherit = 0;
 		fd = uevent_perf_open(&a, 0, -1, -1, 0);
@@ -1566,12 +1105,12 @@ static void usdt_mapped(struct uevent_session *s, uint32_t pid, uint32_t maj, ui
 		return;
 	}
 	if (created) {
-		struct sdt_probe p[16];
-		int n = sdt_find_all(path, "libuevent", p, ARRAY_SIZE(p)), i, c;
+		struct _uevent_sdt_probe p[16];
+		int n = _uevent_sdt_find_all(path, "libuevent", p, ARRAY_SIZE(p)), i, c;
 
 		for (i = 0; i < n; i++)
 			for (c = 0; c < USDT_CLASSES; c++)
-				o->probes |= !strcmp(p[i].name, usdt_class_name[c]);
+				o->probes |= !strcmp(p[i].name, _uevent_usdt_class_name[c]);
 		if (o->probes && usdt_obj_events(s, o, path) < 0)
 			o->probes = 0;
 	}
@@ -1667,10 +1206,10 @@ static void follow_tree(struct uevent_session *s, size_t off)
 
 static int fill(struct uevent_session *s, int all)
 {
-	uint64_t watermark = all ? UINT64_MAX : mono_ns() - HOLD_MARGIN_NS;
+	uint64_t watermark = all ? UINT64_MAX : _uevent_mono_ns() - HOLD_MARGIN_NS;
 	int i, err;
 
-	if (s->rec_fd >= 0 && rec_flush(s) < 0)
+	if (s->rec_fd >= 0 && _uevent_rec_flush(s) < 0)
 		return s->rec_err;
 	err = keep_held(s);
 	if (err < 0)
@@ -1706,7 +1245,7 @@ UEVENT_EXPORT int uevent_session__snapshot(struct uevent_session *s)
 
 	if (!s || !(s->o.flags & UEVENT_SESSION_OVERWRITE))
 		return _uevent_err(EINVAL);
-	if (s->rec_fd >= 0 && rec_flush(s) < 0)
+	if (s->rec_fd >= 0 && _uevent_rec_flush(s) < 0)
 		return _uevent_err(-s->rec_err);
 	s->buf_len = 0;
 	for (i = 0; i < s->nr_rings; i++) {
@@ -1725,13 +1264,13 @@ UEVENT_EXPORT int uevent_session__snapshot(struct uevent_session *s)
 		for (pos = 0; pos + 8 <= size;) {
 			struct perf_event_header h;
 
-			ring_copy(data, size, head + pos, &h, sizeof(h));
+			_uevent_ring_copy(data, size, head + pos, &h, sizeof(h));
 			if (h.size < 8 || (h.size & 7) || pos + h.size > size || h.type == 0)
 				break;
 			/* the oldest bytes may be a record the kernel overwrote half of */
 			if ((uint64_t)-head < pos + h.size && (uint64_t)-head < size)
 				break;
-			ring_copy(data, size, head + pos, s->buf + s->buf_len, h.size);
+			_uevent_ring_copy(data, size, head + pos, s->buf + s->buf_len, h.size);
 			s->buf_len += h.size;
 			pos += h.size;
 		}
@@ -1739,250 +1278,6 @@ UEVENT_EXPORT int uevent_session__snapshot(struct uevent_session *s)
 	}
 	err = index_records(s, UINT64_MAX);
 	return err < 0 ? _uevent_err(-err) : (int)s->qn;
-}
-
-/* ---- recording: a pipe-mode perf.data stream ------------------------------------- */
-
-#define REC_FINISHED_ROUND	68
-#define REC_TRACING_DATA	66
-
-static int rec_put(struct uevent_session *s, const void *p, size_t n)
-{
-	if (s->rec_err)
-		return s->rec_err;
-	if (grow(&s->wbuf, &s->wcap, s->wlen + n) < 0)
-		return s->rec_err = -ENOMEM;
-	memcpy(s->wbuf + s->wlen, p, n);
-	s->wlen += n;
-	return 0;
-}
-
-static int rec_write_out(struct uevent_session *s)
-{
-	size_t done = 0;
-
-	while (!s->rec_err && done < s->wlen) {
-		ssize_t n = write(s->rec_fd, s->wbuf + done, s->wlen - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			s->rec_err = n < 0 ? -errno : -EIO;
-		else
-			done += (size_t)n;
-	}
-	s->wlen = 0;
-	return s->rec_err;
-}
-
-static void rec_append(struct uevent_session *s, const void *r, size_t n)
-{
-	if (rec_put(s, r, n) == 0 && s->wlen >= (1u << 20))
-		rec_write_out(s);
-}
-
-/* A read round is over: perf may sort what came before; write it all out. */
-static int rec_flush(struct uevent_session *s)
-{
-	struct perf_event_header h = { .type = REC_FINISHED_ROUND, .size = sizeof(h) };
-
-	if (s->wlen)
-		rec_put(s, &h, sizeof(h));
-	return rec_write_out(s);
-}
-
-static void put_u32(struct uevent_session *s, uint32_t v) { rec_put(s, &v, 4); }
-static void put_u64(struct uevent_session *s, uint64_t v) { rec_put(s, &v, 8); }
-
-static void put_file(struct uevent_session *s, const char *name)
-{
-	char path[256], buf[4096];
-	const char *dir = _uevent_tracefs();
-	int n = -1;
-
-	if (dir) {
-		snprintf(path, sizeof(path), "%s/events/%s", dir, name);
-		n = read_small(path, buf, sizeof(buf));
-	}
-	rec_put(s, name, strlen(name) + 1);
-	put_u64(s, n > 0 ? (uint64_t)strlen(buf) : 0);
-	if (n > 0)
-		rec_put(s, buf, strlen(buf));
-}
-
-/*
- * The tracing data (trace-cmd's format, version 0.6) describing the usdt and
- * user_events tracepoints, so that readers turn their samples into uevents.
- */
-static void put_tracing_data(struct uevent_session *s)
-{
-	static const uint8_t zeros[8];
-	struct { struct perf_event_header h; uint32_t size, pad; } rec;
-	size_t at, len;
-	uint32_t nsys, nev[2] = { 0, 0 }, first_usdt = 0, page = (uint32_t)sysconf(_SC_PAGESIZE);
-	uint8_t misc[2] = { __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__, sizeof(long) };
-	int k;
-
-	for (k = K_USDT; k <= K_USER; k++)
-		nev[is_usdt(k) ? 0 : 1] += s->want[k] && s->tp_format[k];
-	nsys = !!nev[0] + !!nev[1];
-	if (!nsys)
-		return;
-	at = s->wlen;
-	memset(&rec, 0, sizeof(rec));
-	rec.h.type = REC_TRACING_DATA;
-	rec.h.size = sizeof(rec);
-	rec_put(s, &rec, sizeof(rec));
-	rec_put(s, "\027\010\104tracing", 10);
-	rec_put(s, "0.6", 4);
-	rec_put(s, misc, 2);
-	put_u32(s, page);
-	put_file(s, "header_page");
-	put_file(s, "header_event");
-	put_u32(s, 0);				/* ftrace formats */
-	put_u32(s, nsys);
-	/* the usdt group's events, then user_events' */
-	for (k = K_USDT; k <= K_USER; k++) {
-		const char *sys = is_usdt(k) ? s->usdt_group : "user_events";
-
-		if (!s->want[k] || !s->tp_format[k])
-			continue;
-		if (k == K_USER || !first_usdt++) {
-			rec_put(s, sys, strlen(sys) + 1);
-			put_u32(s, nev[is_usdt(k) ? 0 : 1]);
-		}
-		put_u64(s, strlen(s->tp_format[k]));
-		rec_put(s, s->tp_format[k], strlen(s->tp_format[k]));
-	}
-	put_u32(s, 0);				/* kallsyms */
-	put_u32(s, 0);				/* printk formats */
-	put_u64(s, 0);				/* saved cmdlines */
-	len = s->wlen - at - sizeof(rec);
-	rec_put(s, zeros, (8 - len % 8) % 8);
-	if (!s->rec_err) {
-		rec.size = (uint32_t)(s->wlen - at - sizeof(rec));
-		memcpy(s->wbuf + at, &rec, sizeof(rec));
-	}
-}
-
-/* HEADER_EVENT_DESC as a pipe-mode feature record: the events' names. */
-static void put_event_desc(struct uevent_session *s)
-{
-	struct perf_event_header h = { .type = 80 };	/* PERF_RECORD_HEADER_FEATURE */
-	size_t at = s->wlen, i;
-	uint32_t nr = 0;
-	int k;
-
-	for (k = 0; k < K_COUNT; k++)
-		nr += !!s->want[k];
-	rec_put(s, &h, sizeof(h));
-	put_u64(s, 12);					/* HEADER_EVENT_DESC */
-	put_u32(s, nr);
-	put_u32(s, sizeof(struct perf_event_attr));
-	for (k = 0; k < K_COUNT; k++) {
-		static const uint8_t zeros[64];
-		struct perf_event_attr a;
-		char name[96];
-		uint32_t n = 0, len;
-
-		if (!s->want[k])
-			continue;
-		make_attr(s, k, s->config[k], &a);
-		rec_put(s, &a, sizeof(a));
-		for (i = 0; i < s->nids; i++)
-			n += s->ids[i].kind == k && !s->ids[i].obj;
-		put_u32(s, n);
-		snprintf(name, sizeof(name), "%s%s%s",
-			 k == K_DUMMY ? "dummy" : is_usdt(k) ? s->usdt_group :
-			 k == K_USER ? "user_events:" _UEVENT_USER_EVENT_NAME : "cpu-clock",
-			 is_usdt(k) ? ":" : "", is_usdt(k) ? usdt_class_name[k - K_USDT] : "");
-		len = (uint32_t)(strlen(name) + 1 + 63) / 64 * 64;
-		put_u32(s, len);
-		rec_put(s, name, strlen(name));
-		rec_put(s, zeros, len - strlen(name));
-		for (i = 0; i < s->nids; i++)
-			if (s->ids[i].kind == k && !s->ids[i].obj)
-				put_u64(s, s->ids[i].id);
-	}
-	if (!s->rec_err && s->wlen - at <= 65535) {
-		h.size = (uint16_t)(s->wlen - at);
-		memcpy(s->wbuf + at, &h, sizeof(h));
-	} else if (!s->rec_err) {
-		s->wlen = at;			/* too many ids to name: leave the names out */
-	}
-}
-
-/*
- * At the end of a recording, the records the kernel counted lost whose LOST record
- * never came (nothing was written to the ring after them): one LOST record for them,
- * so that the file's LOST records sum to what was lost, as the session's stats do.
- */
-static void rec_final_lost(struct uevent_session *s)
-{
-	struct {
-		struct perf_event_header h;
-		uint64_t id, lost;
-		uint32_t pid, tid;
-		uint64_t time;
-		uint32_t cpu, res;
-		uint64_t ident;
-	} r;
-	uint64_t counted = lost_counted(s);
-
-	if (counted <= s->st.lost || !s->nids)
-		return;
-	memset(&r, 0, sizeof(r));
-	r.h.type = PERF_RECORD_LOST;
-	r.h.size = sizeof(r);
-	r.id = r.ident = s->ids[0].id;
-	r.lost = counted - s->st.lost;
-	r.pid = r.tid = (uint32_t)-1;
-	r.time = mono_ns();
-	rec_append(s, &r, sizeof(r));
-}
-
-UEVENT_EXPORT int uevent_session__record_to(struct uevent_session *s, int fd)
-{
-	uint64_t magic = 0x32454c4946524550ull, hsize = 16;
-	size_t i;
-	int k;
-
-	if (!s || fd < 0)
-		return _uevent_err(EINVAL);
-	if (s->rec_fd >= 0)
-		return _uevent_err(EBUSY);
-	s->rec_fd = fd;
-	s->rec_err = 0;
-	put_u64(s, magic);
-	put_u64(s, hsize);
-	for (k = 0; k < K_COUNT; k++) {
-		struct perf_event_attr a;
-		struct perf_event_header h = { .type = PERF_RECORD_HEADER_ATTR_TYPE };
-		size_t n = 0;
-
-		if (!s->want[k])
-			continue;
-		make_attr(s, k, s->config[k], &a);
-		for (i = 0; i < s->nids; i++)
-			n += s->ids[i].kind == k && !s->ids[i].obj;
-		if (n > (65535 - sizeof(h) - sizeof(a)) / 8)
-			return _uevent_err(E2BIG);	/* more ids than one record holds */
-		h.size = (uint16_t)(sizeof(h) + sizeof(a) + n * 8);
-		rec_put(s, &h, sizeof(h));
-		rec_put(s, &a, sizeof(a));
-		for (i = 0; i < s->nids; i++)
-			if (s->ids[i].kind == k && !s->ids[i].obj)
-				put_u64(s, s->ids[i].id);
-	}
-	put_tracing_data(s);
-	put_event_desc(s);
-	if (rec_write_out(s) < 0) {
-		int err = s->rec_err;
-
-		s->rec_fd = -1;
-		return _uevent_err(-err);
-	}
-	return 0;
 }
 
 /* Decode s->buf at off into rec; 1 = return it, 0 = skip it. */
@@ -2034,7 +1329,7 @@ static int deliver(struct uevent_session *s, uint32_t off, struct uevent_perf_re
 			if (h.type == PERF_RECORD_LOST)
 				memcpy(s->buf + off + 8, &alias, 8);
 		}
-		rec_append(s, r, h.size);
+		_uevent_rec_append(s, r, h.size);
 	}
 	switch (rec->type) {
 	case PERF_RECORD_LOST:
@@ -2059,7 +1354,7 @@ static int deliver(struct uevent_session *s, uint32_t off, struct uevent_perf_re
 
 static int64_t now_ms(void)
 {
-	return (int64_t)(mono_ns() / 1000000);
+	return (int64_t)(_uevent_mono_ns() / 1000000);
 }
 
 UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_perf_record *rec,
@@ -2104,7 +1399,7 @@ UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_p
 			if (s->qready > s->qi)
 				continue;
 		}
-		if (s->rec_fd >= 0 && rec_flush(s) < 0)
+		if (s->rec_fd >= 0 && _uevent_rec_flush(s) < 0)
 			return _uevent_err(-s->rec_err);
 		held = s->qn > s->qready;
 		if (held && timeout_ms == 0 && !settled) {
@@ -2112,7 +1407,7 @@ UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_p
 			 * Do not wait for new records, but let the ones already here settle:
 			 * after the margin the next round gives them out in order.
 			 */
-			uint64_t ready_at = s->q[s->qready].time + HOLD_MARGIN_NS, now = mono_ns();
+			uint64_t ready_at = s->q[s->qready].time + HOLD_MARGIN_NS, now = _uevent_mono_ns();
 
 			if (ready_at > now) {
 				uint64_t ns = ready_at - now < HOLD_MARGIN_NS ? ready_at - now
@@ -2162,7 +1457,7 @@ UEVENT_EXPORT int uevent_session__stats(const struct uevent_session *s,
 	if (!s || !st)
 		return _uevent_err(EINVAL);
 	now = s->st;
-	now.lost_counted = lost_counted(s);
+	now.lost_counted = _uevent_session_lost_counted(s);
 	memset(st, 0, sz);
 	memcpy(st, &now, sz < sizeof(now) ? sz : sizeof(now));
 	return 0;
@@ -2176,8 +1471,8 @@ UEVENT_EXPORT void uevent_session__close(struct uevent_session *s)
 	if (!s)
 		return;
 	if (s->rec_fd >= 0) {
-		rec_final_lost(s);
-		rec_flush(s);
+		_uevent_rec_final_lost(s);
+		_uevent_rec_flush(s);
 	}
 	for (j = 0; j < s->nr_rings; j++)
 		if (s->rings[j].base && s->rings[j].base != MAP_FAILED)
@@ -2197,8 +1492,8 @@ UEVENT_EXPORT void uevent_session__close(struct uevent_session *s)
 			if (!(s->objs[i].events & (1u << j)))
 				continue;
 			snprintf(line, sizeof(line), "-:%s/%s", s->objs[i].group,
-				 usdt_class_name[j]);
-			tracefs_append("uprobe_events", line);
+				 _uevent_usdt_class_name[j]);
+			_uevent_tracefs_append("uprobe_events", line);
 		}
 	free(s->objs);
 	if (s->user_fd >= 0)

@@ -1,0 +1,313 @@
+/* sdt.c - tracefs and SDT notes: event formats, uprobe events, the probes in an ELF file. */
+#include "config.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "perf-internal.h"
+
+/* ---- tracefs helpers ---------------------------------------------------------------- */
+
+int _uevent_read_small(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n, got = 0;
+
+	if (fd < 0)
+		return -errno;
+	while ((size_t)got < cap - 1 && (n = read(fd, buf + got, cap - 1 - (size_t)got)) > 0)
+		got += n;
+	close(fd);
+	buf[got] = 0;
+	return (int)got;
+}
+
+/* offset and size of a field named `name` in a tracefs event format file's text. */
+int _uevent_format_field(const char *fmt, const char *name, uint32_t *off, uint32_t *size)
+{
+	const char *line = fmt;
+	size_t nl = strlen(name);
+
+	while (line && *line) {
+		const char *f = strstr(line, "field:"), *eol;
+
+		if (!f)
+			break;
+		eol = strchr(f, '\n');
+		if (!eol)
+			eol = f + strlen(f);
+		{
+			const char *semi = memchr(f, ';', (size_t)(eol - f)), *n = semi, *o, *s;
+
+			while (n && n > f && n[-1] != ' ' && n[-1] != '\t')
+				n--;
+			/* "u8 data[4]" and "__rel_loc u8[] data": the name is the last word */
+			if (semi && n && (size_t)(semi - n) >= nl && !strncmp(n, name, nl) &&
+			    (n[nl] == ';' || n[nl] == '[')) {
+				o = strstr(semi, "offset:");
+				s = strstr(semi, "size:");
+				if (o && s && o < eol && s < eol) {
+					*off = (uint32_t)strtoul(o + 7, NULL, 10);
+					*size = (uint32_t)strtoul(s + 5, NULL, 10);
+					return 0;
+				}
+			}
+		}
+		line = *eol ? eol + 1 : eol;
+	}
+	return -ENOENT;
+}
+
+int _uevent_tracefs_append(const char *file, const char *line)
+{
+	const char *dir = _uevent_tracefs();
+	char path[256];
+	int fd, err = 0;
+	size_t n = strlen(line);
+
+	if (!dir)
+		return -ENODEV;
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, line, n) != (ssize_t)n)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* ---- the SDT note --------------------------------------------------------------------- */
+
+static const char *x86_reg(const char *r)
+{
+	static const struct { const char *names[4]; const char *uprobe; } regs[] = {
+		{ { "rax", "eax", "ax", "al" }, "ax" }, { { "rbx", "ebx", "bx", "bl" }, "bx" },
+		{ { "rcx", "ecx", "cx", "cl" }, "cx" }, { { "rdx", "edx", "dx", "dl" }, "dx" },
+		{ { "rsi", "esi", "si", "sil" }, "si" }, { { "rdi", "edi", "di", "dil" }, "di" },
+		{ { "rbp", "ebp", "bp", "bpl" }, "bp" }, { { "rsp", "esp", "sp", "spl" }, "sp" },
+		{ { "rip", "eip", "ip", "ip" }, "ip" },
+	};
+	static const char *const rn[] = { "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15" };
+	size_t i, j;
+
+	for (i = 0; i < ARRAY_SIZE(regs); i++)
+		for (j = 0; j < 4; j++)
+			if (!strcmp(r, regs[i].names[j]))
+				return regs[i].uprobe;
+	for (i = 0; i < ARRAY_SIZE(rn); i++) {
+		size_t n = strlen(rn[i]);
+
+		if (!strncmp(r, rn[i], n) && (!r[n] || ((r[n] == 'd' || r[n] == 'w' || r[n] == 'b') &&
+						      !r[n + 1])))
+			return rn[i];
+	}
+	return NULL;
+}
+
+/*
+ * One SDT argument ("-4@%edi", "8@-24(%rbp)", "4@$5") as a uprobe fetch expression
+ * without type. Returns 0 or -EINVAL for what we do not translate.
+ */
+int _uevent_sdt_arg_fetch(const char *arg, char *out, size_t cap)
+{
+	const char *at = strchr(arg, '@'), *reg;
+	char name[16];
+	long off = 0;
+	char *end;
+	size_t n;
+
+	if (!at)
+		return -EINVAL;
+	arg = at + 1;
+	if (*arg == '$') {
+		snprintf(out, cap, "\\%ld", strtol(arg + 1, NULL, 0));
+		return 0;
+	}
+	if (*arg != '%') {
+		off = strtol(arg, &end, 0);
+		if (end == arg && *arg != '(')
+			return -EINVAL;
+		arg = end;
+		if (arg[0] != '(' || arg[1] != '%')
+			return -EINVAL;
+		arg++;
+	}
+	arg++;	/* the '%' */
+	for (n = 0; n < sizeof(name) - 1 && arg[n] && arg[n] != ')' && arg[n] != ' '; n++)
+		name[n] = arg[n];
+	name[n] = 0;
+	reg = x86_reg(name);
+	if (!reg)
+		return -EINVAL;
+	if (at[1] == '%')
+		snprintf(out, cap, "%%%s", reg);
+	else
+		snprintf(out, cap, "%+ld(%%%s)", off, reg);
+	return 0;
+}
+
+/* The probes of provider in the ELF file at path: how many (at most max go to out). */
+int _uevent_sdt_find_all(const char *path, const char *provider, struct _uevent_sdt_probe *out,
+			  int max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
+	const Elf64_Ehdr *eh;
+	const Elf64_Shdr *sh;
+	const Elf64_Phdr *ph;
+	struct stat st;
+	const uint8_t *m;
+	uint64_t base_addr = 0, i, j;
+	const char *shstr;
+	struct _uevent_sdt_probe *o;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(*eh)) {
+		close(fd);
+		return -EINVAL;
+	}
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return -errno;
+	eh = (const void *)m;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_ident[EI_DATA] != ELFDATA2LSB || eh->e_shoff > (uint64_t)st.st_size ||
+	    eh->e_shnum * (uint64_t)sizeof(*sh) > (uint64_t)st.st_size - eh->e_shoff ||
+	    eh->e_phoff > (uint64_t)st.st_size ||
+	    eh->e_phnum * (uint64_t)sizeof(*ph) > (uint64_t)st.st_size - eh->e_phoff ||
+	    eh->e_shstrndx >= eh->e_shnum) {
+		ret = -EINVAL;
+		goto out;
+	}
+	sh = (const void *)(m + eh->e_shoff);
+	ph = (const void *)(m + eh->e_phoff);
+	if (sh[eh->e_shstrndx].sh_offset >= (uint64_t)st.st_size)
+		goto out;
+	shstr = (const char *)m + sh[eh->e_shstrndx].sh_offset;
+	for (i = 0; i < eh->e_shnum; i++)
+		if (sh[i].sh_name < sh[eh->e_shstrndx].sh_size &&
+		    !strcmp(shstr + sh[i].sh_name, ".stapsdt.base"))
+			base_addr = sh[i].sh_addr;
+	for (i = 0; i < eh->e_shnum; i++) {
+		const uint8_t *p, *end;
+
+		if (sh[i].sh_type != SHT_NOTE || sh[i].sh_name >= sh[eh->e_shstrndx].sh_size ||
+		    strcmp(shstr + sh[i].sh_name, ".note.stapsdt") ||
+		    sh[i].sh_offset > (uint64_t)st.st_size ||
+		    sh[i].sh_size > (uint64_t)st.st_size - sh[i].sh_offset)
+			continue;
+		p = m + sh[i].sh_offset;
+		end = p + sh[i].sh_size;
+		while (p + sizeof(Elf64_Nhdr) <= end) {
+			const Elf64_Nhdr *nh = (const void *)p;
+			const uint8_t *desc = p + sizeof(*nh) + ((nh->n_namesz + 3) & ~3u);
+			const char *prov, *pname, *args;
+			uint64_t pc, nbase, sem;
+
+			p = desc + ((nh->n_descsz + 3) & ~3u);
+			if (p > end || p < desc)
+				break;
+			if (nh->n_type != 3 || nh->n_descsz < 27 || nh->n_namesz != 8 ||
+			    memcmp(desc - 8, "stapsdt", 8))
+				continue;
+			if (desc[nh->n_descsz - 1] != 0)
+				continue;
+			memcpy(&pc, desc, 8);
+			memcpy(&nbase, desc + 8, 8);
+			memcpy(&sem, desc + 16, 8);
+			prov = (const char *)desc + 24;
+			pname = prov + strlen(prov) + 1;
+			if ((const uint8_t *)pname >= desc + nh->n_descsz)
+				continue;
+			args = pname + strlen(pname) + 1;
+			if ((const uint8_t *)args >= desc + nh->n_descsz)
+				continue;
+			if (strcmp(prov, provider))
+				continue;
+			if (ret >= max)
+				continue;
+			o = &out[ret];
+			snprintf(o->name, sizeof(o->name), "%s", pname);
+			if (base_addr && nbase)
+				pc += base_addr - nbase;
+			/* virtual address -> file offset, through the program headers */
+			o->offset = 0;
+			for (j = 0; j < eh->e_phnum; j++)
+				if (ph[j].p_type == PT_LOAD && pc >= ph[j].p_vaddr &&
+				    pc < ph[j].p_vaddr + ph[j].p_filesz)
+					o->offset = pc - ph[j].p_vaddr + ph[j].p_offset;
+			o->sem_offset = 0;
+			for (j = 0; sem && j < eh->e_shnum; j++)
+				if (sh[j].sh_type == SHT_PROGBITS && (sh[j].sh_flags & SHF_ALLOC) &&
+				    sem >= sh[j].sh_addr &&
+				    sem < sh[j].sh_addr + sh[j].sh_size)
+					o->sem_offset = sem - sh[j].sh_addr + sh[j].sh_offset;
+			snprintf(o->args, sizeof(o->args), "%s", args);
+			ret += !!o->offset;	/* a site outside the loaded segments: none */
+		}
+	}
+out:
+	munmap((void *)m, (size_t)st.st_size);
+	return ret;
+}
+
+int _uevent_tracepoint_id(const char *sys, const char *ev, char *fmt, size_t fmt_cap)
+{
+	const char *dir = _uevent_tracefs();
+	char path[256], buf[32];
+	int n;
+
+	if (!dir)
+		return -ENODEV;
+	snprintf(path, sizeof(path), "%s/events/%s/%s/id", dir, sys, ev);
+	n = _uevent_read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	snprintf(path, sizeof(path), "%s/events/%s/%s/format", dir, sys, ev);
+	if (_uevent_read_small(path, fmt, fmt_cap) < 0)
+		return -ENOENT;
+	return atoi(buf);
+}
+
+/*
+ * A session that was killed could not remove its uprobe event: remove the events of
+ * sessions whose process is gone (libuevent_PID_N), so they do not pile up.
+ */
+void _uevent_reap_stale_groups(void)
+{
+	const char *dir = _uevent_tracefs();
+	char path[256], line[512], gone[64][48];
+	int ngone = 0, i;
+	FILE *f;
+
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/uprobe_events", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f) && ngone < 64) {
+		int pid, seq, n = 0;
+		char proc[32], ev[16];
+
+		if (sscanf(line, "p:libuevent_%d_%d/%15[a-z0-9] %n", &pid, &seq, ev, &n) != 3 ||
+		    !n || pid <= 0)
+			continue;
+		snprintf(proc, sizeof(proc), "/proc/%d", pid);
+		if (access(proc, F_OK) < 0 && errno == ENOENT)
+			snprintf(gone[ngone++], sizeof(gone[0]), "-:libuevent_%d_%d/%s", pid, seq, ev);
+	}
+	fclose(f);
+	for (i = 0; i < ngone; i++)
+		_uevent_tracefs_append("uprobe_events", gone[i]);	/* EBUSY if still in use: fine */
+}
+
+/* Fetch arguments of probe p's type, data and size, for a uprobe definition. */

@@ -1,0 +1,130 @@
+/* session-internal.h - the session object, shared by session.c and its pipe-mode
+ * perf.data writer (session-record.c). */
+#ifndef UEVENT_SESSION_INTERNAL_H
+#define UEVENT_SESSION_INTERNAL_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+/* The size-class probes of emit.c, each a kind of event of its own (its raw layout). */
+#define USDT_CLASSES 5
+extern const uint32_t _uevent_usdt_class_size[USDT_CLASSES];
+extern const char *const _uevent_usdt_class_name[USDT_CLASSES];
+
+enum kind { K_DUMMY, K_USDT, K_USDT_LAST = K_USDT + USDT_CLASSES - 1, K_USER, K_SAMPLES,
+	    K_COUNT };
+
+static inline int is_usdt(int k)
+{
+	return k >= K_USDT && k <= K_USDT_LAST;
+}
+
+struct ring {
+	int fd;
+	void *base;
+	size_t map_size;
+	int live;
+	int cpu;
+};
+
+struct idmap {
+	uint64_t id;
+	int kind;
+	int obj;			/* usdt kinds: the object whose events (0: ours) */
+	uint64_t alias;			/* obj > 0: an id of ours of the same kind */
+};
+
+/*
+ * An object (executable or library) a watched process mapped, with or without
+ * libuevent's probes; object 0 is the session's own (its libuevent or usdt_path).
+ */
+struct usdt_obj {
+	uint32_t maj, min;
+	uint64_t ino;
+	int probes;			/* it has the size-class probes */
+	int mapped;			/* a watched process mapped it */
+	char group[64];			/* its uprobe events' group */
+	unsigned int events;		/* 1 << class: uprobe events added to the group */
+	uint64_t config[USDT_CLASSES];
+	char *format[USDT_CLASSES];	/* objects > 0: their events' formats */
+};
+
+struct qent {
+	uint64_t time;
+	uint32_t off, seq;
+};
+
+struct uevent_session {
+	struct uevent_session_opts o;
+	unsigned int transports;
+	int epfd;
+	int *fds;
+	size_t nfds, fds_cap;
+	struct ring *rings;
+	int nr_rings;
+	struct idmap *ids;
+	size_t nids, ids_cap;
+	struct uevent_perf_format fmt[K_COUNT];	/* usdt and user_events: fmt.raw set */
+	char usdt_group[64];
+	char usdt_path[PATH_MAX];	/* our object's */
+	struct usdt_obj *objs;
+	int nobjs, objs_cap;
+	int user_fd;
+	uint32_t user_word;
+	uint8_t *buf;
+	size_t buf_len, buf_cap;
+	struct qent *q;
+	size_t qn, qi, q_cap;
+	size_t qready;			/* q[qi..qready) may go out; the rest waits a round */
+	uint8_t *hold;			/* records held back, while the rings are read again */
+	size_t hold_cap;
+	struct uevent_session_stats st;
+	int lost_fmt;			/* the events count their lost records (read(2)) */
+	int disabled;			/* events opened later start so (see __enable) */
+	char reason[512];
+	/*
+	 * The usdt events are the watched tasks', inherited by their children, so the
+	 * kernel installs the probes only in those processes. But on Linux 6.18 a child's
+	 * inherited uprobe events stop matching it when other processes of the tree exec
+	 * or exit: the kernel then removes the probes from the live child, whose marks go
+	 * unheard (`perf record -e sdt_...` loses them alike). An event of our own on the
+	 * child, disabled (it samples nothing), keeps the probes in: one per class for
+	 * each process the dummy event's FORK records announce, closed at its EXIT.
+	 */
+	int anchor_tree;
+	struct proc {
+		uint32_t pid;
+		uint32_t cov;		/* 1 << object whose usdt events it has */
+		int *fd;		/* anchors */
+		int nfd;
+	} *procs;
+	size_t nprocs, procs_cap;
+	/* what the events are, for recording: config and tracepoint format per kind */
+	uint64_t config[K_COUNT];
+	int want[K_COUNT];
+	char *tp_format[K_COUNT];
+	/* uevent_session__record_to(): the pipe-mode perf.data being written */
+	int rec_fd;
+	uint8_t *wbuf;
+	size_t wlen, wcap;
+	int rec_err;
+};
+
+#define BASE_ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
+
+/* session.c, for the writer */
+void _uevent_session_make_attr(const struct uevent_session *s, int kind, uint64_t config,
+			       struct perf_event_attr *a);
+uint64_t _uevent_session_lost_counted(const struct uevent_session *s);
+int _uevent_grow(uint8_t **buf, size_t *cap, size_t need);
+uint64_t _uevent_mono_ns(void);
+
+/* session-record.c, for the session */
+int _uevent_rec_flush(struct uevent_session *s);
+void _uevent_rec_append(struct uevent_session *s, const void *r, size_t n);
+void _uevent_rec_final_lost(struct uevent_session *s);
+
+#endif
