@@ -55,6 +55,8 @@ static void usage(FILE *f)
 		"                                 (PERF_SAMPLE_TLS_USER, patched kernel)\n"
 		"      -m, --ring-pages N         data pages per ring buffer (default 256)\n"
 		"      -C, --cpus LIST            only these CPUs, as perf -C: 0-3,7\n"
+		"          --system-wide          every process's marks while CMD runs, not only\n"
+		"                                 CMD's (turns libuevent's probes on everywhere)\n"
 		"  export --chrome OUT FILE       write FILE as Trace Event Format JSON (Perfetto,\n"
 		"                                 chrome://tracing): marks, ranges, counters\n"
 		"  help, --help                   this text\n"
@@ -934,6 +936,7 @@ static int cmd_record(int argc, char **argv)
 		{ "tls", required_argument, NULL, 'T' },
 		{ "ring-pages", required_argument, NULL, 'm' },
 		{ "cpus", required_argument, NULL, 'C' },
+		{ "system-wide", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -944,7 +947,7 @@ static int cmd_record(int argc, char **argv)
 	struct uevent_session *s;
 	unsigned long nrec = 0, nuev = 0, nsamples = 0, nbpf = 0;
 	int c, go[2], status = 0, ret, fd, done = 0, idle = 0, failed = 0, created = 0;
-	int sent = 0, killed = 0, started = 0, usdt_only = 0;
+	int sent = 0, killed = 0, started = 0, usdt_only = 0, system_wide = 0;
 	int64_t next_look = 0, kill_at = 0;
 	pid_t child, parent;
 
@@ -966,6 +969,7 @@ static int cmd_record(int argc, char **argv)
 		case 'b': so.flags |= UEVENT_SESSION_BPF_EVENTS; break;
 		case 'C': so.cpus = optarg; break;
 		case 'a': so.flags |= UEVENT_SESSION_ALL_RECORDS; break;
+		case 'W': system_wide = 1; break;
 		case 'F': so.sample_period_ns = v; break;
 		case 'T': so.tls_user = (unsigned int)v; break;
 		case 'm':
@@ -1064,7 +1068,7 @@ static int cmd_record(int argc, char **argv)
 		sigaction(SIGHUP, &sa, NULL);
 		signal(SIGPIPE, SIG_IGN);
 	}
-	so.pid = child;
+	so.pid = system_wide ? -1 : child;
 	s = uevent_session__open(&so);
 	/* an existing output is emptied only now: a session that cannot start leaves it be */
 	if (!s || (!created && strcmp(out, "-") && ftruncate(fd, 0) < 0) ||
