@@ -35,13 +35,8 @@ UEVENT_EXPORT volatile uint32_t *const uevent_enabled_ptr = &_uevent_word;
  */
 #define SDT_SEMAPHORE(name)							\
 	extern volatile unsigned short libuevent_##name##_semaphore		\
-		__attribute__((alias("_uevent_word")))
-SDT_SEMAPHORE(emit);
-SDT_SEMAPHORE(emit16);
-SDT_SEMAPHORE(emit64);
-SDT_SEMAPHORE(emit256);
-SDT_SEMAPHORE(emit1024);
-SDT_SEMAPHORE(emit4096);
+		__attribute__((alias("_uevent_word")));
+_UEVENT_USDT_PROBES(SDT_SEMAPHORE)
 #define USDT_CLASS_PROBES 5	/* emit16 ... emit4096 */
 #endif
 

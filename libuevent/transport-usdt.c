@@ -14,13 +14,8 @@
 #include <sys/sdt.h>
 
 /* The semaphores are the enabled word's low half: defined beside it, in emit.c. */
-#define SDT_SEMAPHORE(name) extern volatile unsigned short libuevent_##name##_semaphore
-SDT_SEMAPHORE(emit);
-SDT_SEMAPHORE(emit16);
-SDT_SEMAPHORE(emit64);
-SDT_SEMAPHORE(emit256);
-SDT_SEMAPHORE(emit1024);
-SDT_SEMAPHORE(emit4096);
+#define SDT_SEMAPHORE(name) extern volatile unsigned short libuevent_##name##_semaphore;
+_UEVENT_USDT_PROBES(SDT_SEMAPHORE)
 
 /*
  * A uprobe fetches a fixed number of bytes from the data pointer, whatever the size:

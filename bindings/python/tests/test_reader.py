@@ -237,14 +237,19 @@ while off + 8 <= len(pr):
     off += int.from_bytes(pr[off + 6:off + 8], "little")
     ends.append(off)
 whole = [x for x in ends if x <= 1500]
-got, e = 0, None
-with uevent.PerfData(trunc) as f:
-    try:
-        for r in f:
-            got += 1
-    except uevent.Error as x:
-        e = x
-    at = f.offset
+def read_until_error(path):
+    """(records read, the error that ended the reading or None, the offset then)"""
+    got, e = 0, None
+    with uevent.PerfData(path) as f:
+        try:
+            for _ in f:
+                got += 1
+        except uevent.Error as x:
+            e = x
+        return got, e, f.offset
+
+
+got, e, at = read_until_error(trunc)
 ok(isinstance(e, uevent.Error) and e.errno == errno.ENODATA and got == len(whole) and
    at == whole[-1] and f"offset {at}" in str(e),
    f"a pipe-mode file cut inside a record: {got} records, then ENODATA at offset {at} ({e})")
@@ -253,14 +258,7 @@ corrupt = bytearray(pr)
 corrupt[856 + 8 + 32] = 0xFF
 with open(trunc, "wb") as fh:
     fh.write(corrupt)
-got, e = 0, None
-with uevent.PerfData(trunc) as f:
-    try:
-        for r in f:
-            got += 1
-    except uevent.Error as x:
-        e = x
-    at = f.offset
+got, e, at = read_until_error(trunc)
 ok(isinstance(e, uevent.InvalidArgument) and got == 4 and at == 856 and "offset 856" in str(e),
    f"a corrupt record: {got} records, then InvalidArgument at offset {at} ({e})")
 f = uevent.PerfData(os.path.join(data, "usdt.perf.data"))
