@@ -25,7 +25,7 @@ import errno as _errno
 import os
 from typing import Iterable, Optional, Sequence, Tuple, Union
 
-__all__ = ["Session", "session", "NO_JITDUMP", "NO_PERF_MAP", "NO_UEVENT", "backend"]
+__all__ = ["Session", "session", "NO_JITDUMP", "NO_PERF_MAP", "NO_UEVENT"]
 
 _FLAGS = {"NO_JITDUMP": "UEVENT_JIT_NO_JITDUMP", "NO_PERF_MAP": "UEVENT_JIT_NO_PERF_MAP",
           "NO_UEVENT": "UEVENT_JIT_NO_UEVENT"}
@@ -34,7 +34,7 @@ _FLAGS = {"NO_JITDUMP": "UEVENT_JIT_NO_JITDUMP", "NO_PERF_MAP": "UEVENT_JIT_NO_P
 def __getattr__(name: str) -> int:
     # NO_JITDUMP & co. are the binding's enum values (from uevent.h), looked up on use
     if name in _FLAGS:
-        return getattr(backend().lib, _FLAGS[name])
+        return getattr(_binding().lib, _FLAGS[name])
     raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 BytesLike = Union[bytes, bytearray, memoryview]
@@ -46,78 +46,23 @@ def _b(s: Union[str, bytes, None]) -> Optional[bytes]:
     return os.fsencode(s)
 
 
-class _Cffi:
-    """Through the Python binding's compiled CFFI module."""
-    name = "binding"
-
-    def __init__(self, ffi, lib):
-        self.ffi, self.lib = ffi, lib
-        lib.uevent_jit__open  # AttributeError if the binding predates the JIT API
-
-    def err(self, ret: int, what: str) -> OSError:
-        e = -ret
-        return OSError(e, "%s: %s" % (what, self.ffi.string(self.lib.uevent_strerror(ret)).decode()))
-
-    def open(self, d, m, flags):
-        o = self.ffi.new("struct uevent_jit_opts *")
-        o.sz = self.ffi.sizeof("struct uevent_jit_opts")
-        keep = [self.ffi.new("char[]", d) if d else self.ffi.NULL,
-                self.ffi.new("char[]", m) if m else self.ffi.NULL]
-        o.dir, o.perf_map_path, o.flags = keep[0], keep[1], flags
-        h = self.lib.uevent_jit__open(o)
-        if h == self.ffi.NULL:
-            e = self.ffi.errno
-            raise OSError(e, "uevent_jit__open: " + os.strerror(e))
-        return h
-
-    def code_load(self, h, name, addr, size, code):
-        buf = self.ffi.NULL if code is None else self.ffi.from_buffer(code)
-        return self.lib.uevent_jit__code_load(h, name, addr, size, buf)
-
-    def code_move(self, h, old, new, size):
-        return self.lib.uevent_jit__code_move(h, old, new, size)
-
-    def code_unload(self, h, addr, size):
-        return self.lib.uevent_jit__code_unload(h, addr, size)
-
-    def debug_info(self, h, addr, entries):
-        arr = self.ffi.new("struct uevent_jit_debug_entry[]", max(len(entries), 1))
-        keep = []
-        for i, (a, line, f) in enumerate(entries):
-            keep.append(self.ffi.new("char[]", f))
-            arr[i].addr, arr[i].line, arr[i].file = a, line, keep[-1]
-        return self.lib.uevent_jit__debug_info(h, addr, arr, len(entries))
-
-    def path(self, fn, h):
-        p = fn(h)
-        return None if p == self.ffi.NULL else os.fsdecode(self.ffi.string(p))
-
-    def dump_path(self, h):
-        return self.path(self.lib.uevent_jit__dump_path, h)
-
-    def perf_map_path(self, h):
-        return self.path(self.lib.uevent_jit__perf_map_path, h)
-
-    def close(self, h):
-        return self.lib.uevent_jit__close(h)
+_u = None
 
 
-_backend = None
-
-
-def backend():
-    """The C-call backend: the Python binding's CFFI module, whose declarations come
-    from uevent.h (none are restated here)."""
-    global _backend
-    if _backend is None:
+def _binding():
+    """The Python binding (its CFFI module's declarations come from uevent.h; none are
+    restated here), imported on first use."""
+    global _u
+    if _u is None:
         try:
-            import uevent as _u
+            import uevent as u
         except ImportError as e:
             raise ImportError("uevent_jit needs the Python binding (import uevent); "
                               "build it with make and put bindings/python/lib on "
                               "PYTHONPATH") from e
-        _backend = _Cffi(_u.ffi, _u.lib)
-    return _backend
+        u.lib.uevent_jit__open  # AttributeError if the binding predates the JIT API
+        _u = u
+    return _u
 
 
 class Session:
@@ -129,12 +74,21 @@ class Session:
     def __init__(self, dir: Union[str, bytes, None] = None, perf_map: bool = True,
                  jitdump: bool = True, uevent: bool = True,
                  perf_map_path: Union[str, bytes, None] = None):
-        self._b = backend()
-        lib = self._b.lib
+        u = _binding()
+        self._ffi, self._lib = ffi, lib = u.ffi, u.lib
         flags = (0 if jitdump else lib.UEVENT_JIT_NO_JITDUMP) | \
             (0 if perf_map else lib.UEVENT_JIT_NO_PERF_MAP) | \
             (0 if uevent else lib.UEVENT_JIT_NO_UEVENT)
-        self._h = self._b.open(_b(dir), _b(perf_map_path), flags)
+        o = ffi.new("struct uevent_jit_opts *")
+        o.sz = ffi.sizeof("struct uevent_jit_opts")
+        d, m = _b(dir), _b(perf_map_path)
+        keep = [ffi.new("char[]", d) if d else ffi.NULL, ffi.new("char[]", m) if m else ffi.NULL]
+        o.dir, o.perf_map_path, o.flags = keep[0], keep[1], flags
+        self._h = lib.uevent_jit__open(o)
+        if self._h == ffi.NULL:
+            e = ffi.errno
+            self._h = None
+            raise OSError(e, "uevent_jit__open: " + os.strerror(e))
 
     def _handle(self):
         if self._h is None:
@@ -143,40 +97,53 @@ class Session:
 
     def _check(self, ret: int, what: str) -> None:
         if ret < 0:
-            raise self._b.err(ret, what)
+            msg = self._ffi.string(self._lib.uevent_strerror(ret)).decode()
+            raise OSError(-ret, "%s: %s" % (what, msg))
+
+    def _path(self, p) -> Optional[str]:
+        return None if p == self._ffi.NULL else os.fsdecode(self._ffi.string(p))
 
     def code_load(self, name: Union[str, bytes], addr: int, size: int,
                   code: Optional[BytesLike] = None) -> None:
         """Announce size bytes at addr (code: a copy of them; None reads them at addr)."""
         if code is not None and len(code) < size:
             raise ValueError("code shorter than size")
-        self._check(self._b.code_load(self._handle(), _b(name), addr, size, code), "code_load")
+        buf = self._ffi.NULL if code is None else self._ffi.from_buffer(code)
+        self._check(self._lib.uevent_jit__code_load(self._handle(), _b(name), addr, size, buf),
+                    "code_load")
 
     def code_move(self, old_addr: int, new_addr: int, size: int = 0) -> None:
-        self._check(self._b.code_move(self._handle(), old_addr, new_addr, size), "code_move")
+        self._check(self._lib.uevent_jit__code_move(self._handle(), old_addr, new_addr, size),
+                    "code_move")
 
     def code_unload(self, addr: int, size: int = 0) -> None:
-        self._check(self._b.code_unload(self._handle(), addr, size), "code_unload")
+        self._check(self._lib.uevent_jit__code_unload(self._handle(), addr, size), "code_unload")
 
     def debug_info(self, code_addr: int,
                    entries: Sequence[Tuple[int, int, Union[str, bytes]]]) -> None:
         """Line table (addr, line, file) for code about to be loaded at code_addr:
         call it before that code_load."""
-        ents = [(a, line, _b(f)) for a, line, f in entries]
-        self._check(self._b.debug_info(self._handle(), code_addr, ents), "debug_info")
+        ffi = self._ffi
+        arr = ffi.new("struct uevent_jit_debug_entry[]", max(len(entries), 1))
+        keep = []
+        for i, (a, line, f) in enumerate(entries):
+            keep.append(ffi.new("char[]", _b(f)))
+            arr[i].addr, arr[i].line, arr[i].file = a, line, keep[-1]
+        self._check(self._lib.uevent_jit__debug_info(self._handle(), code_addr, arr, len(entries)),
+                    "debug_info")
 
     @property
     def dump_path(self) -> Optional[str]:
-        return self._b.dump_path(self._handle())
+        return self._path(self._lib.uevent_jit__dump_path(self._handle()))
 
     @property
     def perf_map_path(self) -> Optional[str]:
-        return self._b.perf_map_path(self._handle())
+        return self._path(self._lib.uevent_jit__perf_map_path(self._handle()))
 
     def close(self) -> None:
         if self._h is not None:
             h, self._h = self._h, None
-            self._check(self._b.close(h), "close")
+            self._check(self._lib.uevent_jit__close(h), "close")
 
     def __enter__(self) -> "Session":
         return self

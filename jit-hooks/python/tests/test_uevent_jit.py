@@ -31,7 +31,6 @@ def loads(path):
 
 
 print("1..9")
-print("# backend:", uevent_jit.backend().name)
 mapf = os.path.join(tmp, "py.map")
 with uevent_jit.session(dir=os.path.join(tmp, "jd"), perf_map_path=mapf) as jit:
     dump = jit.dump_path
