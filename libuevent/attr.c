@@ -108,8 +108,6 @@ UEVENT_EXPORT int uevent_attr_set_clock(struct perf_event_attr *attr, int clocki
 
 /* ---- perf_event_open --------------------------------------------------------------- */
 
-static __thread char open_reason[512];
-
 static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
 			       unsigned long flags)
 {
@@ -163,12 +161,12 @@ UEVENT_EXPORT int uevent_perf_open(struct perf_event_attr *attr, int pid, int cp
 	kflags = flags & ~(unsigned long)UEVENT_PERF_FLAG_NO_CLOEXEC;
 	if (!(flags & UEVENT_PERF_FLAG_NO_CLOEXEC))
 		kflags |= PERF_FLAG_FD_CLOEXEC;
-	open_reason[0] = 0;
+	_uevent_reason("%s", "");
 	fd = sys_perf_event_open(attr, pid, cpu, group_fd, kflags);
 	if (fd >= 0)
 		return fd;
 	err = errno;
-	snprintf(open_reason, sizeof(open_reason), "perf_event_open: %s", strerror(err));
+	_uevent_reason("perf_event_open: %s", strerror(err));
 	if ((err != EINVAL && err != E2BIG) || attr->size > sizeof(copy))
 		return _uevent_err(err);
 	/* Which of our features does this kernel refuse? Take each out and ask again. */
@@ -181,22 +179,12 @@ UEVENT_EXPORT int uevent_perf_open(struct perf_event_attr *attr, int pid, int cp
 		fd = sys_perf_event_open(&copy, pid, cpu, group_fd, kflags);
 		if (fd >= 0) {
 			close(fd);
-			snprintf(open_reason, sizeof(open_reason),
-				 "%s is not supported by this kernel (perf_event_open: %s)",
-				 features[i].name, strerror(err));
+			_uevent_reason("%s is not supported by this kernel (perf_event_open: %s)",
+				       features[i].name, strerror(err));
 			return _uevent_err(EOPNOTSUPP);
 		}
 	}
 	return _uevent_err(err);
 }
 
-void _uevent_set_open_reason(const char *why)
-{
-	snprintf(open_reason, sizeof(open_reason), "%s", why);
-}
-
-UEVENT_EXPORT const char *uevent_perf_open_reason(void)
-{
-	return open_reason;
-}
 

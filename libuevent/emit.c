@@ -301,6 +301,8 @@ uint64_t _uevent_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The transport's own reason (process-wide, for uevent_open_reason()), said on the
+ * calling thread's reason channel too. */
 void _uevent_set_reason(const char *fmt, ...)
 {
 	va_list ap;
@@ -308,6 +310,7 @@ void _uevent_set_reason(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
+	_uevent_reason("%s", reason);
 }
 
 static void close_state(int t)

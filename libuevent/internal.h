@@ -159,6 +159,9 @@ size_t _uevent_sample_id_size(uint64_t sample_type);
 void _uevent_read_sample_id(struct _uevent_cur *c, uint64_t sample_type,
 			    struct uevent_sample_id *id);
 
+/* Says why on the calling thread's reason channel (uevent_reason(), reason.c). */
+void _uevent_reason(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* CLOCK_MONOTONIC in ns, the clock of our records (perf record -k mono). */
 uint64_t _uevent_now_ns(void);
 

@@ -803,6 +803,8 @@ UEVENT_EXPORT struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *
 
 	ret = _uevent_opts_copy(&o, sizeof(o), opts, offsetof(struct uevent_jit_opts, dir));
 	if (ret < 0) {
+		_uevent_reason(ret == -E2BIG ? "jit options: a field this library does not know "
+			       "is set (a newer caller)" : "jit options: sz too small");
 		errno = -ret;
 		return NULL;
 	}
@@ -811,6 +813,7 @@ UEVENT_EXPORT struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *
 	flags = o.flags;
 	if (flags & ~(unsigned)(UEVENT_JIT_NO_JITDUMP | UEVENT_JIT_NO_PERF_MAP |
 				UEVENT_JIT_NO_UEVENT | UEVENT_JIT_BUFFER_PERF_MAP)) {
+		_uevent_reason("jit: unknown flags 0x%x", flags);
 		errno = EINVAL;
 		return NULL;
 	}
@@ -828,10 +831,17 @@ UEVENT_EXPORT struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *
 		ret = -ENOMEM;
 		goto fail;
 	}
-	if (!(flags & UEVENT_JIT_NO_JITDUMP) && (ret = make_dir(j, dir)) < 0)
+	if (!(flags & UEVENT_JIT_NO_JITDUMP) && (ret = make_dir(j, dir)) < 0) {
+		_uevent_reason("jit: the jitdump directory %s: %s (a symlink, another user's or "
+			       "not a directory is refused)", dir ? dir : "under $JITDUMPDIR/.debug/jit",
+			       strerror(-ret));
 		goto fail;
-	if ((ret = open_files(j, map_path)) < 0)
+	}
+	if ((ret = open_files(j, map_path)) < 0) {
+		_uevent_reason("jit: the jitdump or perf map file (%s): %s", map_path ? map_path :
+			       "/tmp/perf-PID.map", strerror(-ret));
 		goto fail;
+	}
 	pthread_mutex_lock(&list_lock);
 	j->next = sessions;
 	sessions = j;

@@ -14,6 +14,7 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/transport-file.c \
 	%reldir%/codec.c \
 	%reldir%/probe.c \
+	%reldir%/reason.c \
 	%reldir%/perf-internal.h \
 	%reldir%/attr.c \
 	%reldir%/decode.c \

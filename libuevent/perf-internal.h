@@ -51,7 +51,5 @@ int _uevent_tracepoint_id(const char *sys, const char *ev, char *fmt, size_t fmt
 /* Removes the uprobe events of sessions whose process is gone. */
 void _uevent_reap_stale_groups(void);
 
-/* Sets what uevent_perf_open_reason() says (session open failures too). */
-void _uevent_set_open_reason(const char *why);
 
 #endif

@@ -610,9 +610,8 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 	err = _uevent_opts_copy(&s->o, sizeof(s->o), opts,
 				offsetof(struct uevent_session_opts, flags));
 	if (err < 0) {
-		_uevent_set_open_reason(err == -E2BIG ? "session options: a field this library "
-				       "does not know is set (a newer caller)" : "session options: "
-				       "sz too small");
+		_uevent_reason(err == -E2BIG ? "session options: a field this library does not "
+			       "know is set (a newer caller)" : "session options: sz too small");
 		free(s);
 		errno = -err;
 		return NULL;
@@ -706,7 +705,7 @@ fail:
 
 		memcpy(why, s->reason, sizeof(why));
 		uevent_session__close(s);
-		_uevent_set_open_reason(why);
+		_uevent_reason("%s", why);
 	}
 	errno = -err;
 	return NULL;

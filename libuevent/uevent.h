@@ -431,6 +431,16 @@ int uevent_kernel_abi(struct uevent_kernel_abi *abi);
 /* /proc/sys/kernel/perf_event_paranoid, or -errno. */
 int uevent_perf_paranoid(void);
 
+/*
+ * The reason channel: why the calling thread's last call that had more to say than its
+ * errno did what it did, for people (a thread-local string, valid until the thread's
+ * next such call; "" when there is nothing to add). uevent_open (what it chose or
+ * refused), uevent_perf_open (the feature a kernel lacks), uevent_session__open and
+ * uevent_jit__open say why here; uevent_perf_open_reason() is the same channel, and
+ * uevent_open_reason() keeps the process's transport choice.
+ */
+const char *uevent_reason(void);
+
 /* Library version string, and the error text for a -errno this library returned. */
 const char *uevent_version(void);
 const char *uevent_strerror(int err);
@@ -473,7 +483,8 @@ enum { UEVENT_PERF_FLAG_NO_CLOEXEC = 0x40000000 };
  */
 int uevent_perf_open(struct perf_event_attr *attr, int pid, int cpu, int group_fd,
 		     unsigned long flags);
-/* Why the calling thread's last uevent_perf_open() or uevent_session__open() failed. */
+/* Why the calling thread's last uevent_perf_open() or uevent_session__open() failed: the
+ * reason channel, uevent_reason(). */
 const char *uevent_perf_open_reason(void);
 
 /*

@@ -554,6 +554,12 @@ static void check_vfork(const struct uevent_record *r, void *arg)
 		vc->main_ok += r->id.pid == pid && r->id.tid == (uint32_t)vc->main_tid;
 }
 
+static void *reason_of_new_thread(void *arg)
+{
+	*(const char **)arg = uevent_reason();
+	return NULL;
+}
+
 int main(void)
 {
 	struct uevent_stats st;
@@ -562,7 +568,7 @@ int main(void)
 
 	snprintf(path, sizeof(path), "/tmp/uevent-emit-test-%d.uev", (int)getpid());
 	unlink(path);
-	plan(54);
+	plan(55);
 
 	/* selection */
 	ret = open_file_transport();
@@ -755,6 +761,17 @@ int main(void)
 		setenv("UEVENT_TRANSPORT", "carrier-pigeon", 1);
 		ok(uevent_open(NULL) == -EINVAL && strstr(uevent_open_reason(), "carrier-pigeon"),
 		   "unknown name in $UEVENT_TRANSPORT: -EINVAL, reason names it");
+		{
+			pthread_t th;
+			const char *other = NULL;
+
+			ok(strstr(uevent_reason(), "carrier-pigeon") &&
+			   uevent_reason() == uevent_perf_open_reason() &&
+			   pthread_create(&th, NULL, reason_of_new_thread, &other) == 0 &&
+			   pthread_join(th, NULL) == 0 && other && !*other,
+			   "the reason channel says it too, on this thread only (\"%s\")",
+			   uevent_reason());
+		}
 		setenv("UEVENT_TRANSPORT", "file", 1);
 		setenv("UEVENT_FILE", path, 1);
 		ok(uevent_open(NULL) == UEVENT_TRANSPORT_FILE, "$UEVENT_TRANSPORT=file selects file");

@@ -271,6 +271,12 @@ function M.open_reason()
   local p = lib.uevent_open_reason()
   return p ~= nil and ffi_string(p) or ""
 end
+-- The reason channel: why this thread's last library call that had more to say than its
+-- errno did what it did ("" if nothing).
+function M.reason()
+  local p = lib.uevent_reason()
+  return p ~= nil and ffi_string(p) or ""
+end
 function M.version() return ffi_string(lib.uevent_version()) end
 
 -- open{transport = "file", path = "x.uev", ignore_env = true} or open("usdt").

@@ -365,5 +365,10 @@ else
   tap.skip(2, "JIT disabled")
 end
 
+-- the reason channel: a refused open says why on this thread
+local r0, e0 = uevent.open { transport = "file", path = "/nonexistent-dir/x.uev", ignore_env = true }
+ok(r0 == nil and uevent.reason():find("nonexistent-dir", 1, true) ~= nil,
+   "a refused open: reason() says why (" .. uevent.reason() .. ")")
+
 os.remove(path)
 tap.done(true)

@@ -322,6 +322,11 @@ for i in range(1000):
         pass
 ok(nfds() == fds, "1000 FileReaders in with-blocks: no fd leak")
 
+# the reason channel: a refused open says why on this thread
+e = raises(uevent.Error, uevent.open, "file", path="/nonexistent-dir/x.uev", ignore_env=True)
+ok(e is not None and "nonexistent-dir" in uevent.reason(),
+   f"a refused open: reason() says why ({uevent.reason()})")
+
 import shutil  # noqa: E402
 shutil.rmtree(tmp)
 done()

@@ -28,7 +28,7 @@ from ._uevent import ffi as _ffi, lib as _lib
 
 __all__ = [
     "Error", "InvalidArgument", "mark", "emit", "counter", "trace_context", "range",
-    "async_begin", "async_end", "enabled", "open", "close", "transport", "open_reason",
+    "async_begin", "async_end", "enabled", "open", "close", "transport", "open_reason", "reason",
     "max_payload", "Stats", "stats", "stats_reset", "decode", "decode_record", "Record",
     "FileReader", "Text", "RangeBegin", "RangeEnd", "Counter", "JitCodeLoad", "JitCodeMove",
     "JitCodeUnload", "JitDebugEntry", "JitDebugInfo", "TraceContext", "Raw", "version",
@@ -344,6 +344,13 @@ def transport() -> str:
 def open_reason() -> str:
     """Why the last open chose or refused what it did."""
     p = _lib.uevent_open_reason()
+    return str(_ffi.string(p).decode()) if p != _ffi.NULL else ""
+
+
+def reason() -> str:
+    """The reason channel: why this thread's last library call that had more to say
+    than its errno did what it did ("" if nothing)."""
+    p = _lib.uevent_reason()
     return str(_ffi.string(p).decode()) if p != _ffi.NULL else ""
 
 

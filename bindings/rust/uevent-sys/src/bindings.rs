@@ -2058,6 +2058,9 @@ extern "C" {
     pub fn uevent_perf_paranoid() -> ::std::os::raw::c_int;
 }
 extern "C" {
+    pub fn uevent_reason() -> *const ::std::os::raw::c_char;
+}
+extern "C" {
     pub fn uevent_version() -> *const ::std::os::raw::c_char;
 }
 extern "C" {

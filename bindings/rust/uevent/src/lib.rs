@@ -275,6 +275,12 @@ pub fn open_reason() -> String {
     unsafe { opt_str(sys::uevent_open_reason()) }
 }
 
+/// The reason channel: why this thread's last library call that had more to say than
+/// its errno did what it did ("" if nothing).
+pub fn reason() -> String {
+    unsafe { opt_str(sys::uevent_reason()) }
+}
+
 /// Largest payload the current transport accepts.
 pub fn max_payload() -> usize {
     unsafe { sys::uevent_max_payload() as usize }

@@ -285,6 +285,7 @@ fn session_options_errors() {
     let e = Session::builder().transports(&usdt).usdt_path("/nonexistent/libx.so").open().unwrap_err();
     assert_eq!(perf::errno(&e), Some(19), "{}", e);
     assert!(e.to_string().contains("usdt: No such file or directory"), "{}", e);
+    assert!(uevent::reason().contains("usdt"), "the reason channel says why: {}", uevent::reason());
     let e = Session::builder().transports(&usdt).usdt_path("/bin/true").open().unwrap_err();
     assert_eq!(perf::errno(&e), Some(19), "{}", e);
     assert!(e.to_string().contains("no libuevent:emit16..emit4096 probes"), "{}", e);
