@@ -10,6 +10,19 @@ EXTRA_DIST += %reldir%/README.md %reldir%/luajit/uevent/jit.lua %reldir%/luajit/
 luajithookdir = $(luadir)/uevent
 luajithook_DATA = %reldir%/luajit/uevent/jit.lua
 pyhook_DATA = %reldir%/python/uevent_jit.py
+# ... and beside the header, where `pip install` of the binding finds it for uevent.jit.
+dist_pkgdata_DATA += %reldir%/python/uevent_jit.py
+
+# In the build tree the binding's package has it as uevent.jit (pip install does the same).
+bindings/python/lib/uevent/jit.py: %reldir%/python/uevent_jit.py bindings/python/lib/uevent/.built
+	$(AM_V_GEN)cp $(srcdir)/%reldir%/python/uevent_jit.py $@
+if HAVE_PYTHON_CFFI
+py_jit = bindings/python/lib/uevent/jit.py
+else
+py_jit =
+endif
+all-local: $(py_jit)
+CLEANFILES += bindings/python/lib/uevent/jit.py
 
 # t/jit-install.test installs just these two into a DESTDIR and loads them from there.
 .PHONY: jit-install-dirs

@@ -15,6 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import uevent_build  # noqa: E402
 
 uevent_build.write_records()
+uevent_build.write_jit()
 
 setup(
     name="uevent",

@@ -162,6 +162,23 @@ def write_records(incdirs=None):
         f.write(out)
 
 
+def write_jit(incdirs=None):
+    """uevent/jit.py, the JIT API (jit-hooks/python/uevent_jit.py, also installed by make
+    as the module uevent_jit): from the source tree, or beside an installed header under
+    share/libuevent. Without it the package has no uevent.jit (a warning says so)."""
+    hdir = os.path.dirname(_header(incdirs))
+    hook = next((h for h in (os.path.join(TOP, "jit-hooks", "python", "uevent_jit.py"),
+                             os.path.join(hdir, "..", "jit-hooks", "python", "uevent_jit.py"),
+                             os.path.join(hdir, "..", "share", "libuevent", "uevent_jit.py"))
+                 if os.path.exists(h)), None)
+    out = os.path.join(HERE, "uevent", "jit.py")
+    if hook is None:
+        print("uevent_build.py: warning: no uevent_jit.py found: no uevent.jit", file=sys.stderr)
+        return
+    with open(hook) as f, open(out, "w") as g:
+        g.write(f.read())
+
+
 def main(argv):
     import argparse
 

@@ -30,7 +30,7 @@ def loads(path):
     return out, p.returncode == 0 and last == "close"
 
 
-print("1..9")
+print("1..10")
 mapf = os.path.join(tmp, "py.map")
 with uevent_jit.session(dir=os.path.join(tmp, "jd"), perf_map_path=mapf) as jit:
     dump = jit.dump_path
@@ -61,4 +61,8 @@ except OSError as e:
 s = uevent_jit.session(jitdump=False, perf_map=False)
 ok(s.dump_path is None and s.perf_map_path is None, "jitdump and perf map can be turned off")
 s.close()
+import uevent.jit  # noqa: E402
+ok(uevent.jit.Session.code_load is uevent_jit.Session.code_load or
+   uevent.jit.Session.code_load.__code__.co_code == uevent_jit.Session.code_load.__code__.co_code,
+   "the binding's package has the same JIT API as uevent.jit")
 sys.exit(1 if tap.failed else 0)
