@@ -54,20 +54,23 @@ static inline void perf_record_init(struct uevent_perf_record *r)
 	r->sz = sizeof(*r);
 }
 
+/* A decoded payload of any well-known type. */
+union fuzz_payload {
+	struct uevent_text t;
+	struct uevent_range_begin rb;
+	struct uevent_range_end re;
+	struct uevent_counter c;
+	struct uevent_jit_code_load jl;
+	struct uevent_jit_code_move jm;
+	struct uevent_jit_code_unload ju;
+	struct uevent_jit_debug_info jd;
+	struct uevent_trace_context tc;
+};
+
 /* A payload of a well-known type through its decoder, and what it points at. */
 static inline void touch_payload(uint32_t type, const void *buf, size_t len, int bo)
 {
-	union {
-		struct uevent_text t;
-		struct uevent_range_begin rb;
-		struct uevent_range_end re;
-		struct uevent_counter c;
-		struct uevent_jit_code_load jl;
-		struct uevent_jit_code_move jm;
-		struct uevent_jit_code_unload ju;
-		struct uevent_jit_debug_info jd;
-		struct uevent_trace_context tc;
-	} u;
+	union fuzz_payload u;
 	struct uevent_jit_debug_entry e;
 	uint32_t off = 0, n = 0;
 	const char *name = uevent_type_name(type);

@@ -12,16 +12,7 @@ static uint8_t buf[UEVENT_MAX_PAYLOAD + 4096];
 
 static void round_trip(uint32_t type, const void *p, size_t len, int bo)
 {
-	union {
-		struct uevent_text t;
-		struct uevent_range_begin rb;
-		struct uevent_range_end re;
-		struct uevent_counter c;
-		struct uevent_jit_code_load jl;
-		struct uevent_jit_code_move jm;
-		struct uevent_jit_code_unload ju;
-		struct uevent_trace_context tc;
-	} a, b;
+	union fuzz_payload a, b;
 	ssize_t n;
 
 	if (len > UEVENT_MAX_PAYLOAD)
