@@ -29,7 +29,7 @@ endif
 all-local: $(rust_all)
 clean-local: clean-local-rust
 clean-local-rust:
-	rm -rf %reldir%/target %reldir%/.built %reldir%/cargo-test.out
+	rm -rf %reldir%/target %reldir%/.built %reldir%/cargo-test.out %reldir%/clippy.out
 .PHONY: clean-local-rust rust-bindings
 
 # bindings.rs is committed (cargo builds without bindgen); make regenerates it when
@@ -52,6 +52,6 @@ rust-bindings:
 		> $(srcdir)/%reldir%/uevent-sys/src/bindings.rs.tmp && \
 	mv $(srcdir)/%reldir%/uevent-sys/src/bindings.rs.tmp $(srcdir)/%reldir%/uevent-sys/src/bindings.rs
 
-TESTS += %reldir%/cargo.test %reldir%/bindgen.test
-EXTRA_DIST += $(rust_sources) %reldir%/cargo.test %reldir%/bindgen.test \
+TESTS += %reldir%/cargo.test %reldir%/bindgen.test %reldir%/clippy.test
+EXTRA_DIST += $(rust_sources) %reldir%/cargo.test %reldir%/bindgen.test %reldir%/clippy.test \
 	%reldir%/regen-bindings.sh %reldir%/README.md

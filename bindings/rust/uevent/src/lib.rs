@@ -176,7 +176,7 @@ pub fn trace_context(trace_id: &[u8; 16], span_id: &[u8; 8], flags: u8) -> io::R
 }
 
 /// First payload type free for applications.
-pub const TYPE_USER: u32 = sys::UEVENT_TYPE_USER as u32;
+pub const TYPE_USER: u32 = sys::UEVENT_TYPE_USER;
 /// Largest payload any transport carries.
 pub const MAX_PAYLOAD: usize = sys::UEVENT_MAX_PAYLOAD as usize;
 
@@ -422,23 +422,23 @@ macro_rules! dec {
 pub fn decode(ty: u32, data: &[u8], bo: ByteOrder) -> io::Result<Payload> {
     let b = bo.raw();
     Ok(match ty {
-        x if x == sys::UEVENT_TYPE_TEXT as u32 => {
+        x if x == sys::UEVENT_TYPE_TEXT => {
             let o = dec!(uevent_text_decode, sys::uevent_text, data, b);
             Payload::Text(unsafe { sized_str(o.text, o.len) })
         }
-        x if x == sys::UEVENT_TYPE_RANGE_BEGIN as u32 => {
+        x if x == sys::UEVENT_TYPE_RANGE_BEGIN => {
             let o = dec!(uevent_range_begin_decode, sys::uevent_range_begin, data, b);
             Payload::RangeBegin { id: o.id, parent: o.parent, flags: o.flags, name: unsafe { sized_str(o.name, o.name_len) } }
         }
-        x if x == sys::UEVENT_TYPE_RANGE_END as u32 => {
+        x if x == sys::UEVENT_TYPE_RANGE_END => {
             let o = dec!(uevent_range_end_decode, sys::uevent_range_end, data, b);
             Payload::RangeEnd { id: o.id, flags: o.flags }
         }
-        x if x == sys::UEVENT_TYPE_COUNTER as u32 => {
+        x if x == sys::UEVENT_TYPE_COUNTER => {
             let o = dec!(uevent_counter_decode, sys::uevent_counter, data, b);
             Payload::Counter { name: unsafe { sized_str(o.name, o.name_len) }, value: o.value }
         }
-        x if x == sys::UEVENT_TYPE_JIT_CODE_LOAD as u32 => {
+        x if x == sys::UEVENT_TYPE_JIT_CODE_LOAD => {
             let o = dec!(uevent_jit_code_load_decode, sys::uevent_jit_code_load, data, b);
             Payload::JitCodeLoad {
                 code_addr: o.code_addr,
@@ -447,15 +447,15 @@ pub fn decode(ty: u32, data: &[u8], bo: ByteOrder) -> io::Result<Payload> {
                 name: unsafe { sized_str(o.name, o.name_len) },
             }
         }
-        x if x == sys::UEVENT_TYPE_JIT_CODE_MOVE as u32 => {
+        x if x == sys::UEVENT_TYPE_JIT_CODE_MOVE => {
             let o = dec!(uevent_jit_code_move_decode, sys::uevent_jit_code_move, data, b);
             Payload::JitCodeMove { code_index: o.code_index, old_addr: o.old_addr, new_addr: o.new_addr, code_size: o.code_size }
         }
-        x if x == sys::UEVENT_TYPE_JIT_CODE_UNLOAD as u32 => {
+        x if x == sys::UEVENT_TYPE_JIT_CODE_UNLOAD => {
             let o = dec!(uevent_jit_code_unload_decode, sys::uevent_jit_code_unload, data, b);
             Payload::JitCodeUnload { code_addr: o.code_addr, code_size: o.code_size, code_index: o.code_index }
         }
-        x if x == sys::UEVENT_TYPE_JIT_DEBUG_INFO as u32 => {
+        x if x == sys::UEVENT_TYPE_JIT_DEBUG_INFO => {
             let o = dec!(uevent_jit_debug_info_decode, sys::uevent_jit_debug_info, data, b);
             let mut entries = Vec::new();
             let mut off: u32 = 0;
@@ -471,7 +471,7 @@ pub fn decode(ty: u32, data: &[u8], bo: ByteOrder) -> io::Result<Payload> {
             }
             Payload::JitDebugInfo { code_addr: o.code_addr, entries }
         }
-        x if x == sys::UEVENT_TYPE_TRACE_CONTEXT as u32 => {
+        x if x == sys::UEVENT_TYPE_TRACE_CONTEXT => {
             let o = dec!(uevent_trace_context_decode, sys::uevent_trace_context, data, b);
             Payload::TraceContext { trace_id: o.trace_id, span_id: o.span_id, flags: o.flags }
         }
@@ -543,13 +543,13 @@ pub(crate) fn record_from(r: &sys::uevent_record, bo: ByteOrder) -> Record {
         record_type: r.record_type,
         misc: r.misc,
         record_size: r.record_size,
-        pid: has(sys::UEVENT_ID_TID as u32).then_some(id.pid),
-        tid: has(sys::UEVENT_ID_TID as u32).then_some(id.tid),
-        time: has(sys::UEVENT_ID_TIME as u32).then_some(id.time),
-        id: has(sys::UEVENT_ID_ID as u32).then_some(id.id),
-        stream_id: has(sys::UEVENT_ID_STREAM_ID as u32).then_some(id.stream_id),
-        cpu: has(sys::UEVENT_ID_CPU as u32).then_some(id.cpu),
-        identifier: has(sys::UEVENT_ID_IDENTIFIER as u32).then_some(id.identifier),
+        pid: has(sys::UEVENT_ID_TID).then_some(id.pid),
+        tid: has(sys::UEVENT_ID_TID).then_some(id.tid),
+        time: has(sys::UEVENT_ID_TIME).then_some(id.time),
+        id: has(sys::UEVENT_ID_ID).then_some(id.id),
+        stream_id: has(sys::UEVENT_ID_STREAM_ID).then_some(id.stream_id),
+        cpu: has(sys::UEVENT_ID_CPU).then_some(id.cpu),
+        identifier: has(sys::UEVENT_ID_IDENTIFIER).then_some(id.identifier),
     }
 }
 
