@@ -80,12 +80,10 @@ UEVENT_EXPORT int uevent_attr_set_aux_sample(struct perf_event_attr *attr, uint3
 	return 0;
 }
 
-#define ID_BITS (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | \
-		 PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
 
 UEVENT_EXPORT int uevent_attr_set_sample_id_all(struct perf_event_attr *attr, uint64_t st)
 {
-	if (!attr || (st & ~(uint64_t)ID_BITS))
+	if (!attr || (st & ~(uint64_t)_UEVENT_ID_BITS))
 		return _uevent_err(EINVAL);
 	attr->sample_id_all = 1;
 	attr->sample_type |= st;

@@ -399,12 +399,10 @@ UEVENT_EXPORT const char *uevent_type_name(uint32_t type)
 
 /* ---- PERF_RECORD_UEVENT ---------------------------------------------------------- */
 
-#define ID_BITS (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | \
-		 PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
 
 size_t _uevent_sample_id_size(uint64_t st)
 {
-	return 8 * (size_t)__builtin_popcountll(st & ID_BITS);
+	return 8 * (size_t)__builtin_popcountll(st & _UEVENT_ID_BITS);
 }
 
 void _uevent_read_sample_id(struct _uevent_cur *c, uint64_t st, struct uevent_sample_id *id)

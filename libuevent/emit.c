@@ -36,8 +36,9 @@ UEVENT_EXPORT volatile uint32_t *const uevent_enabled_ptr = &_uevent_word;
 #define SDT_SEMAPHORE(name)							\
 	extern volatile unsigned short libuevent_##name##_semaphore		\
 		__attribute__((alias("_uevent_word")));
-_UEVENT_USDT_PROBES(SDT_SEMAPHORE)
-#define USDT_CLASS_PROBES 5	/* emit16 ... emit4096 */
+#define SDT_CLASS_SEMAPHORE(n) SDT_SEMAPHORE(emit##n)
+SDT_SEMAPHORE(emit)
+_UEVENT_USDT_CLASSES(SDT_CLASS_SEMAPHORE)
 #endif
 
 /* ---- statistics ------------------------------------------------------------------ */
@@ -532,7 +533,7 @@ static void wait_tracer(void)
 		return;
 	for (i = 0; i < ms * 10; i++) {
 		if ((__atomic_load_n(&_uevent_word, __ATOMIC_RELAXED) & _UEVENT_EN_USDT_MASK) >=
-		    USDT_CLASS_PROBES)
+		    _UEVENT_USDT_NCLASSES)
 			return;
 		nanosleep(&ts, NULL);
 	}

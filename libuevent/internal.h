@@ -145,12 +145,25 @@ extern volatile uint32_t _uevent_word __attribute__((visibility("hidden")));
 #define _UEVENT_EN_ALWAYS	0x00010000u	/* transport needs no listener check */
 #define _UEVENT_EN_USER_EVENTS_BIT 31		/* user_events enable bit (kernel) */
 
+/*
+ * The usdt size classes: probe libuevent:emitN fetches N bytes of a zero-padded copy of
+ * the mark (transport-usdt.c fires them, emit.c gives each its semaphore, the session
+ * attaches to them). libuevent:emit, the caller's own pointer, comes on top.
+ */
+#define _UEVENT_USDT_CLASSES(X) X(16) X(64) X(256) X(1024) X(4096)
+#define _UEVENT_COUNT_ONE(n) + 1
+enum { _UEVENT_USDT_NCLASSES = 0 _UEVENT_USDT_CLASSES(_UEVENT_COUNT_ONE) };
+
 /* Magic word that starts every ftrace (trace_marker_raw) record of ours: "uev1". */
 #define _UEVENT_FTRACE_ID	0x31766575u
 
 /* Name and argument format of our user_events tracepoint. */
 #define _UEVENT_USER_EVENT_NAME	"libuevent_v1"
 #define _UEVENT_USER_EVENT_ARGS	"u32 type;__rel_loc u8[] data"
+
+/* The sample_type bits a sample_id trailer carries (PERF_SAMPLE_*, linux/perf_event.h). */
+#define _UEVENT_ID_BITS (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
+			 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
 
 /* Bytes of a sample_id trailer for these sample_type bits. */
 size_t _uevent_sample_id_size(uint64_t sample_type);

@@ -10,7 +10,7 @@
 #include "internal.h"
 
 /* The size-class probes of emit.c, each a kind of event of its own (its raw layout). */
-#define USDT_CLASSES 5
+#define USDT_CLASSES _UEVENT_USDT_NCLASSES
 extern const uint32_t _uevent_usdt_class_size[USDT_CLASSES];
 extern const char *const _uevent_usdt_class_name[USDT_CLASSES];
 

@@ -33,10 +33,10 @@
 /* ---- the session ---------------------------------------------------------------------- */
 
 /* The size-class probes of emit.c, each a kind of event of its own (its raw layout). */
-const uint32_t _uevent_usdt_class_size[USDT_CLASSES] = { 16, 64, 256, 1024, 4096 };
-const char *const _uevent_usdt_class_name[USDT_CLASSES] = {
-	"emit16", "emit64", "emit256", "emit1024", "emit4096",
-};
+#define CLASS_SIZE(n) n,
+#define CLASS_NAME(n) "emit" #n,
+const uint32_t _uevent_usdt_class_size[USDT_CLASSES] = { _UEVENT_USDT_CLASSES(CLASS_SIZE) };
+const char *const _uevent_usdt_class_name[USDT_CLASSES] = { _UEVENT_USDT_CLASSES(CLASS_NAME) };
 
 static struct proc *proc_add(struct uevent_session *s, uint32_t pid, uint32_t cov);
 static void usdt_maps(struct uevent_session *s, uint32_t pid);

@@ -15,13 +15,15 @@
 
 /* The semaphores are the enabled word's low half: defined beside it, in emit.c. */
 #define SDT_SEMAPHORE(name) extern volatile unsigned short libuevent_##name##_semaphore;
-_UEVENT_USDT_PROBES(SDT_SEMAPHORE)
+#define SDT_CLASS_SEMAPHORE(n) SDT_SEMAPHORE(emit##n)
+SDT_SEMAPHORE(emit)
+_UEVENT_USDT_CLASSES(SDT_CLASS_SEMAPHORE)
 
 /*
  * A uprobe fetches a fixed number of bytes from the data pointer, whatever the size:
  * fetching from the caller's buffer would put the process's neighbouring memory into
- * the trace. So each size class has its own probe site, libuevent:emitN (N = 16, 64,
- * 256, 1024, 4096), whose data argument is a copy of the payload zero-padded to N
+ * the trace. So each size class has its own probe site, libuevent:emitN (N: the sizes
+ * of _UEVENT_USDT_CLASSES in internal.h), whose data argument is a copy of the payload zero-padded to N
  * bytes on this thread's stack; a tracer fetches N bytes there, so a record's size
  * follows its payload and holds nothing else. libuevent:emit keeps the caller's
  * pointer for tracers that fetch by size themselves (perf probe, bpftrace).
@@ -39,11 +41,7 @@ static __attribute__((noinline)) void fire_usdt##n(uint32_t type, const void *da
 	__asm__ __volatile__("" : : "r"(buf) : "memory");			\
 	STAP_PROBE3(libuevent, emit##n, type, buf, size);			\
 }
-USDT_CLASS(16)
-USDT_CLASS(64)
-USDT_CLASS(256)
-USDT_CLASS(1024)
-USDT_CLASS(4096)
+_UEVENT_USDT_CLASSES(USDT_CLASS)
 
 /*
  * Out of line so the probe's arguments are the incoming argument registers: a
@@ -53,16 +51,12 @@ USDT_CLASS(4096)
 __attribute__((noinline)) void _uevent_usdt_fire(uint32_t type, const void *data, size_t size)
 {
 	STAP_PROBE3(libuevent, emit, type, data, size);
-	if (size <= 16)
-		fire_usdt16(type, data, size);
-	else if (size <= 64)
-		fire_usdt64(type, data, size);
-	else if (size <= 256)
-		fire_usdt256(type, data, size);
-	else if (size <= 1024)
-		fire_usdt1024(type, data, size);
-	else if (size <= 4096)
-		fire_usdt4096(type, data, size);
+#define FIRE_CLASS(n)						\
+	if (size <= (n)) {					\
+		fire_usdt##n(type, data, size);			\
+		return;						\
+	}
+	_UEVENT_USDT_CLASSES(FIRE_CLASS)
 }
 #else
 void _uevent_usdt_fire(uint32_t type, const void *data, size_t size)

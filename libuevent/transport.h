@@ -42,20 +42,10 @@ void _uevent_set_reason(const char *fmt, ...) __attribute__((format(printf, 1, 2
 /* Opens tracefs file name for transport tname; 0 with *fdp, or -errno (reason set). */
 int _uevent_tracefs_open(const char *name, int flags, int *fdp, const char *tname);
 
-/*
- * The usdt probes: libuevent:emit (the caller's pointer) and the size classes. Every
- * probe's semaphore is the enabled word's low half: emit.c defines each as an alias of
- * the word, transport-usdt.c fires them.
- */
-#define _UEVENT_USDT_PROBES(X) X(emit) X(emit16) X(emit64) X(emit256) X(emit1024) X(emit4096)
-
 /* The usdt probe sites: a tap for any tracer, whatever the transport (transport-usdt.c). */
 void _uevent_usdt_fire(uint32_t type, const void *data, size_t size);
 
 /* A record's tid: cached per thread, the kernel's answer in a vfork child (emit.c). */
 pid_t _uevent_tid(pid_t pid, pid_t owner);
-
-/* Cuts a short append off the end of a file; the errno that explains it (transport-file.c). */
-int _uevent_undo_short_append(int fd, size_t written);
 
 #endif
