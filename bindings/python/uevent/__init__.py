@@ -18,7 +18,6 @@ import errno as _errno
 import functools as _functools
 import operator as _operator
 import os as _os
-import struct as _struct
 import sys as _sys
 from dataclasses import dataclass as _dataclass
 from typing import (Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional,
@@ -600,10 +599,8 @@ def _record(r: Any, bo: int) -> Record:
             payload = dec(_from_buffer(data), len(data), bo)
         except InvalidArgument:
             payload = Raw(r.type, data)
-    i = r.id
-    f = i.fields
     return Record(r.type, payload, data, r.format, r.flags, r.record_type, r.misc,
-                  *[getattr(i, n) if f & b else None for n, b in zip(_ID_NAMES, _ID_BITS)])
+                  *_id_values(r.id))
 
 
 def decode_record(buf: Union[bytes, bytearray, memoryview], byte_order: Union[str, int] = "host",
@@ -693,7 +690,7 @@ class FileReader:
 # valid until the next call). __slots__ is spelled out rather than dataclass(slots=True)
 # so that Python 3.7-3.9 keep working.
 
-from ._helpers import _blob, _cstr, _u64s  # noqa: E402
+from ._helpers import _cstr  # noqa: E402
 from . import _records  # noqa: E402
 from ._records import (SampleId, PerfRecord, PerfRead, Sample, Mmap, Comm, Task,  # noqa: E402
                        Lost, Throttle, Switch, Ksymbol, BpfEvent, Other, SessionStats)
@@ -757,11 +754,14 @@ _ID_NAMES = ("pid", "tid", "time", "id", "stream_id", "cpu", "identifier")
 _NO_ID = SampleId(None, None, None, None, None, None, None)
 
 
-def _perf_record(r: Any, bo: int) -> AnyRecord:
-    i = r.id
+def _id_values(i: Any) -> List[Optional[int]]:
+    """A struct uevent_sample_id's members, None where its fields lack them."""
     f = i.fields
-    sid = _NO_ID if not f else SampleId(
-        *[getattr(i, n) if f & b else None for n, b in zip(_ID_NAMES, _ID_BITS)])
+    return [getattr(i, n) if f & b else None for n, b in zip(_ID_NAMES, _ID_BITS)]
+
+
+def _perf_record(r: Any, bo: int) -> AnyRecord:
+    sid = _NO_ID if not r.id.fields else SampleId(*_id_values(r.id))
     return _MAKERS[r.body]((r.type, r.misc, r.size, sid), r, bo)  # type: ignore[return-value]
 
 

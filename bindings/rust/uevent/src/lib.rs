@@ -532,8 +532,7 @@ pub(crate) fn record_from(r: &sys::uevent_record, bo: ByteOrder) -> Record {
         unsafe { std::slice::from_raw_parts(r.data as *const u8, r.size as usize) }.to_vec()
     };
     let payload = decode(r.type_, &data, bo).unwrap_or_else(|_| Payload::Raw { ty: r.type_, data: data.clone() });
-    let id = &r.id;
-    let has = |bit: u32| id.fields & bit != 0;
+    let id = perf::SampleId::from_c(&r.id);
     Record {
         ty: r.type_,
         payload,
@@ -543,13 +542,13 @@ pub(crate) fn record_from(r: &sys::uevent_record, bo: ByteOrder) -> Record {
         record_type: r.record_type,
         misc: r.misc,
         record_size: r.record_size,
-        pid: has(sys::UEVENT_ID_TID).then_some(id.pid),
-        tid: has(sys::UEVENT_ID_TID).then_some(id.tid),
-        time: has(sys::UEVENT_ID_TIME).then_some(id.time),
-        id: has(sys::UEVENT_ID_ID).then_some(id.id),
-        stream_id: has(sys::UEVENT_ID_STREAM_ID).then_some(id.stream_id),
-        cpu: has(sys::UEVENT_ID_CPU).then_some(id.cpu),
-        identifier: has(sys::UEVENT_ID_IDENTIFIER).then_some(id.identifier),
+        pid: id.pid,
+        tid: id.tid,
+        time: id.time,
+        id: id.id,
+        stream_id: id.stream_id,
+        cpu: id.cpu,
+        identifier: id.identifier,
     }
 }
 

@@ -106,7 +106,7 @@ pub struct SampleId {
 }
 
 impl SampleId {
-    fn from_c(i: &sys::uevent_sample_id) -> SampleId {
+    pub(crate) fn from_c(i: &sys::uevent_sample_id) -> SampleId {
         let has = |bit: sys::uevent_id_field| i.fields & bit != 0;
         SampleId {
             pid: has(sys::UEVENT_ID_TID).then_some(i.pid),
