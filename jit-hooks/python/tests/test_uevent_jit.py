@@ -62,7 +62,10 @@ s = uevent_jit.session(jitdump=False, perf_map=False)
 ok(s.dump_path is None and s.perf_map_path is None, "jitdump and perf map can be turned off")
 s.close()
 import uevent.jit  # noqa: E402
-ok(uevent.jit.Session.code_load is uevent_jit.Session.code_load or
-   uevent.jit.Session.code_load.__code__.co_code == uevent_jit.Session.code_load.__code__.co_code,
-   "the binding's package has the same JIT API as uevent.jit")
+with uevent.jit.session(dir=os.path.join(tmp, "pkg"), perf_map=False) as pj:
+    pdump = pj.dump_path
+    pj.code_load("pkg_fn", addr, len(CODE), CODE)
+precs, pclosed = loads(pdump)
+ok(pclosed and [r[:3] for r in precs] == [("pkg_fn", addr, len(CODE))],
+   "the binding's package carries the JIT API as uevent.jit: its session writes a whole dump")
 sys.exit(1 if tap.failed else 0)
