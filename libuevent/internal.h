@@ -154,8 +154,13 @@ extern volatile uint32_t _uevent_word __attribute__((visibility("hidden")));
 #define _UEVENT_COUNT_ONE(n) + 1
 enum { _UEVENT_USDT_NCLASSES = 0 _UEVENT_USDT_CLASSES(_UEVENT_COUNT_ONE) };
 
-/* Magic word that starts every ftrace (trace_marker_raw) record of ours: "uev1". */
-#define _UEVENT_FTRACE_ID	0x31766575u
+/*
+ * Magic word that starts every ftrace (trace_marker_raw) record of ours: "uev2", then the
+ * u32 type and u32 size. The size is needed: the ring buffer pads an entry to 4 bytes
+ * with whatever was there, so a reader cannot tell the payload's end from the entry's.
+ * ("uev1" entries, type then payload, had no size word.)
+ */
+#define _UEVENT_FTRACE_ID	0x32766575u
 
 /* Name and argument format of our user_events tracepoint. */
 #define _UEVENT_USER_EVENT_NAME	"libuevent_v1"

@@ -42,8 +42,8 @@ static int ftrace_open(struct _uevent_tstate *ts, const char *path)
 	if (err)
 		return err;
 	ts->fd = fd;
-	/* trace_marker_raw takes what fits one ring-buffer event; our id + type first. */
-	ts->max_payload = 4096 - 2 * sizeof(uint32_t) - 64;
+	/* trace_marker_raw takes what fits one ring-buffer event; our id, type, size first. */
+	ts->max_payload = 4096 - 3 * sizeof(uint32_t) - 64;
 	return 0;
 }
 
@@ -51,17 +51,19 @@ static int ftrace_open(struct _uevent_tstate *ts, const char *path)
 static int ftrace_write(struct _uevent_tstate *ts, uint32_t type, const void *data, size_t size,
 			uint32_t word)
 {
-	uint32_t buf[2 + UEVENT_MAX_PAYLOAD / 4];
+	uint32_t buf[3 + UEVENT_MAX_PAYLOAD / 4];
+	size_t len = 3 * sizeof(uint32_t) + size;
 	ssize_t ret;
 
 	(void)word;
 	buf[0] = _UEVENT_FTRACE_ID;
 	buf[1] = type;
-	memcpy(&buf[2], data, size);
-	ret = write(ts->fd, buf, 2 * sizeof(uint32_t) + size);
+	buf[2] = (uint32_t)size;
+	memcpy(&buf[3], data, size);
+	ret = write(ts->fd, buf, len);
 	if (ret < 0)
 		return -errno;
-	return (size_t)ret == 2 * sizeof(uint32_t) + size ? 0 : -EIO;
+	return (size_t)ret == len ? 0 : -EIO;
 }
 
 const struct _uevent_transport_ops _uevent_ftrace_ops = {

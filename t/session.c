@@ -460,7 +460,7 @@ int main(void)
 	/*
 	 * Marks the transport refuses are counted as dropped, and the usdt probes (a tap
 	 * under any transport) must not send them either: too big for any transport, too
-	 * big for ftrace's (4024 bytes, a size class fetches), no data.
+	 * big for ftrace's (4020 bytes, a size class fetches), no data.
 	 */
 	uevent_stats_get(&ust, sizeof(ust));
 	drops = ust.dropped_by[UEVENT_DROP_TOO_BIG] + 1;
