@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -33,12 +34,29 @@ int _uevent_tracefs_open(const char *name, int flags, int *fdp, const char *tnam
 	return 0;
 }
 
+/*
+ * UEVENT_FTRACE_INSTANCE=NAME writes into the tracefs instance NAME (instances/NAME, as
+ * made by `mkdir` there or `trace-cmd record -B NAME`) instead of the top buffer.
+ */
 static int ftrace_open(struct _uevent_tstate *ts, const char *path)
 {
+	const char *inst = getenv("UEVENT_FTRACE_INSTANCE");
+	char name[128];
 	int fd, err;
 
 	(void)path;
-	err = _uevent_tracefs_open("trace_marker_raw", O_WRONLY, &fd, "ftrace");
+	if (inst && *inst) {
+		if (strchr(inst, '/') || !strcmp(inst, ".") || !strcmp(inst, "..") ||
+		    (size_t)snprintf(name, sizeof(name), "instances/%s/trace_marker_raw", inst) >=
+		    sizeof(name)) {
+			_uevent_set_reason("ftrace: UEVENT_FTRACE_INSTANCE=%s is not an instance name",
+					   inst);
+			return -EINVAL;
+		}
+	} else {
+		strcpy(name, "trace_marker_raw");
+	}
+	err = _uevent_tracefs_open(name, O_WRONLY, &fd, "ftrace");
 	if (err)
 		return err;
 	ts->fd = fd;
