@@ -58,7 +58,8 @@ static void usage(FILE *f)
 		"          --system-wide          every process's marks while CMD runs, not only\n"
 		"                                 CMD's (turns libuevent's probes on everywhere)\n"
 		"  export --chrome OUT FILE       write FILE as Trace Event Format JSON (Perfetto,\n"
-		"                                 chrome://tracing): marks, ranges, counters\n"
+		"                                 chrome://tracing): marks, ranges, counters,\n"
+		"                                 thread names (from a record -a file)\n"
 		"  help, --help                   this text\n"
 		"  version, --version             library version\n"
 		"\n"
@@ -755,17 +756,184 @@ static void fjson_str(FILE *f, const char *s, size_t max)
 	fputc('"', f);
 }
 
-/* Trace Event Format: marks are instant events, ranges B/E (async: b/e), counters C. */
+/*
+ * Ranges open in the export, in begin order. A sync range's E goes on its begin's thread,
+ * and ending one ends the ranges begun inside it on that thread first (as the library's
+ * range stack does), so B/E nest on every thread; an end whose begin is not in the file
+ * (or was ended already) is left out and counted.
+ */
+struct open_range {
+	uint64_t	id;
+	uint32_t	pid, tid;
+	int		async;
+	char		*name;
+};
+
+struct open_ranges {
+	struct open_range	*v;
+	size_t			n, cap;
+	unsigned long		unmatched;
+};
+
+static int open_range_push(struct open_ranges *o, uint64_t id, uint32_t pid, uint32_t tid,
+			   int async, const char *name)
+{
+	if (o->n == o->cap) {
+		size_t cap = o->cap ? 2 * o->cap : 64;
+		struct open_range *v = realloc(o->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		o->v = v;
+		o->cap = cap;
+	}
+	o->v[o->n].name = strdup(name);
+	if (!o->v[o->n].name)
+		return -ENOMEM;
+	o->v[o->n].id = id;
+	o->v[o->n].pid = pid;
+	o->v[o->n].tid = tid;
+	o->v[o->n].async = async;
+	o->n++;
+	return 0;
+}
+
+static void open_range_drop(struct open_ranges *o, size_t i)
+{
+	free(o->v[i].name);
+	memmove(&o->v[i], &o->v[i + 1], (o->n - i - 1) * sizeof(o->v[0]));
+	o->n--;
+}
+
+static void open_ranges_free(struct open_ranges *o)
+{
+	while (o->n)
+		open_range_drop(o, o->n - 1);
+	free(o->v);
+}
+
+/*
+ * Thread and process names from COMM records, kept (last one wins) and written as M
+ * events at the end for the threads that have events: a recording with -a holds the
+ * COMM of every task that ran, most of which made no uevent.
+ */
+struct tef_name {
+	uint32_t	pid, tid;
+	int		used;
+	char		comm[32];
+};
+
+struct tef_names {
+	struct tef_name	*v;
+	size_t		n, cap, last;
+};
+
+static struct tef_name *tef_name(struct tef_names *t, uint32_t pid, uint32_t tid)
+{
+	size_t i;
+
+	if (t->last < t->n && t->v[t->last].pid == pid && t->v[t->last].tid == tid)
+		return &t->v[t->last];
+	for (i = t->n; i-- > 0;)
+		if (t->v[i].pid == pid && t->v[i].tid == tid)
+			return &t->v[t->last = i];
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 64;
+		struct tef_name *v = realloc(t->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		t->v = v;
+		t->cap = cap;
+	}
+	memset(&t->v[t->n], 0, sizeof(t->v[0]));
+	t->v[t->n].pid = pid;
+	t->v[t->n].tid = tid;
+	return &t->v[t->last = t->n++];
+}
+
+/* A task with events: it and its process get named. A new thread starts with the name
+ * its process had, as clone() gives it. */
+static int tef_name_use(struct tef_names *t, uint32_t pid, uint32_t tid)
+{
+	struct tef_name *p = tef_name(t, pid, pid), *th;
+
+	if (!p)
+		return -ENOMEM;
+	p->used = 1;
+	if (tid == pid)
+		return 0;
+	th = tef_name(t, pid, tid);
+	if (!th)
+		return -ENOMEM;
+	p = tef_name(t, pid, pid);	/* the table may have moved */
+	if (!th->used && !th->comm[0])
+		memcpy(th->comm, p->comm, sizeof(th->comm));
+	th->used = 1;
+	return 0;
+}
+
+/* Events are separated by ",": the first one gets none. */
+static const char *tef_sep;
+
+static const char *tef_next(void)
+{
+	const char *s = tef_sep;
+
+	tef_sep = ",";
+	return s;
+}
+
+/* A sync range ends on its begin's thread; an async one where it is ended (tid). */
+static void tef_end(FILE *f, const struct open_range *r, uint32_t tid, double ts)
+{
+	fprintf(f, "%s\n{\"ph\": \"%s\", \"ts\": %.3f, \"pid\": %u, \"tid\": %u, \"cat\": \"uevent\", "
+		"\"name\": ", tef_next(), r->async ? "e" : "E", ts, r->pid, r->async ? tid : r->tid);
+	fjson_str(f, r->name, 4096);
+	if (r->async)
+		fprintf(f, ", \"id\": \"0x%" PRIx64 "\"", r->id);
+	fprintf(f, "}");
+}
+
+/* Writes the E (or e) events a range end makes; returns how many. */
+static int tef_range_end(FILE *f, struct open_ranges *o, uint32_t pid, uint32_t tid,
+			 uint64_t id, int async, double ts)
+{
+	size_t i, j;
+	int n = 0;
+
+	for (i = o->n; i-- > 0;)
+		if (o->v[i].id == id && o->v[i].pid == pid && o->v[i].async == async)
+			break;
+	if (i == (size_t)-1) {
+		o->unmatched++;
+		return 0;
+	}
+	if (!async)
+		for (j = o->n; j-- > i + 1;)
+			if (!o->v[j].async && o->v[j].tid == o->v[i].tid && o->v[j].pid == pid) {
+				tef_end(f, &o->v[j], tid, ts);
+				open_range_drop(o, j);
+				n++;
+			}
+	tef_end(f, &o->v[i], tid, ts);
+	open_range_drop(o, i);
+	return n + 1;
+}
+
+/* Trace Event Format: marks are instant events, ranges B/E (async: b/e), counters C,
+ * COMM records name the threads and processes (M). */
 static int cmd_export(int argc, char **argv)
 {
 	const char *out = NULL, *in = NULL;
 	struct uevent_perf_record r = { .sz = sizeof(r) };
 	struct src src;
-	uint64_t names_id[256] = { 0 };
-	char names[256][64];
+	struct open_ranges open = { 0 };
+	struct tef_names names = { 0 };
 	unsigned long n = 0;
+	size_t k;
 	uint64_t cut;
-	int i, ret, first = 1, created;
+	int i, ret, created;
 	FILE *f;
 
 	for (i = 1; i < argc; i++) {
@@ -809,6 +977,7 @@ static int cmd_export(int argc, char **argv)
 			return 1;
 		}
 	}
+	tef_sep = "";
 	fprintf(f, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [");
 	while ((ret = src_next(&src, &r)) > 0) {
 		const struct uevent_record *u = &r.u.uevent;
@@ -818,10 +987,24 @@ static int cmd_export(int argc, char **argv)
 		struct uevent_range_end re;
 		double ts = (double)r.id.time / 1000.0;
 
+		if (r.body == UEVENT_BODY_COMM) {
+			struct tef_name *tn = tef_name(&names, r.u.comm.pid, r.u.comm.tid);
+
+			if (!tn) {
+				ret = -ENOMEM;
+				break;
+			}
+			snprintf(tn->comm, sizeof(tn->comm), "%s", r.u.comm.comm);
+			continue;
+		}
 		if (r.type != PERF_RECORD_UEVENT)
 			continue;
+		if (tef_name_use(&names, r.id.pid, r.id.tid) < 0) {
+			ret = -ENOMEM;
+			break;
+		}
 #define EV_HEAD(ph) fprintf(f, "%s\n{\"ph\": \"%s\", \"ts\": %.3f, \"pid\": %u, \"tid\": %u, " \
-			    "\"cat\": \"uevent\"", first ? "" : ",", ph, ts, r.id.pid, r.id.tid)
+			    "\"cat\": \"uevent\"", tef_next(), ph, ts, r.id.pid, r.id.tid)
 		if (u->type == UEVENT_TYPE_TEXT && !uevent_text_decode(u->data, u->size, src.bo, &t)) {
 			EV_HEAD("i");
 			fprintf(f, ", \"s\": \"t\", \"name\": ");
@@ -838,23 +1021,22 @@ static int cmd_export(int argc, char **argv)
 			   !uevent_range_begin_decode(u->data, u->size, src.bo, &rb)) {
 			int async = rb.flags & UEVENT_RANGE_ASYNC;
 
-			names_id[rb.id % 256] = rb.id;
-			snprintf(names[rb.id % 256], sizeof(names[0]), "%s", rb.name);
+			if (open_range_push(&open, rb.id, r.id.pid, r.id.tid, async, rb.name) < 0) {
+				ret = -ENOMEM;
+				break;
+			}
 			EV_HEAD(async ? "b" : "B");
 			fprintf(f, ", \"name\": ");
 			fjson_str(f, rb.name, 4096);
 			if (async)
 				fprintf(f, ", \"id\": \"0x%" PRIx64 "\"", rb.id);
+			fprintf(f, ", \"args\": {\"id\": \"0x%" PRIx64 "\", \"parent\": \"0x%" PRIx64 "\"}",
+				rb.id, rb.parent);
 		} else if (u->type == UEVENT_TYPE_RANGE_END &&
 			   !uevent_range_end_decode(u->data, u->size, src.bo, &re)) {
-			int async = re.flags & UEVENT_RANGE_ASYNC;
-			const char *nm = names_id[re.id % 256] == re.id ? names[re.id % 256] : "range";
-
-			EV_HEAD(async ? "e" : "E");
-			fprintf(f, ", \"name\": ");
-			fjson_str(f, nm, 64);
-			if (async)
-				fprintf(f, ", \"id\": \"0x%" PRIx64 "\"", re.id);
+			n += (unsigned long)tef_range_end(f, &open, r.id.pid, r.id.tid, re.id,
+							  re.flags & UEVENT_RANGE_ASYNC, ts);
+			continue;
 		} else {
 			const char *tn = uevent_type_name(u->type);
 
@@ -865,12 +1047,31 @@ static int cmd_export(int argc, char **argv)
 		}
 #undef EV_HEAD
 		fprintf(f, "}");
-		first = 0;
 		n++;
 	}
+	for (k = 0; k < names.n; k++) {
+		const struct tef_name *tn = &names.v[k];
+		int m;
+
+		if (!tn->used || !tn->comm[0])
+			continue;
+		for (m = tn->pid == tn->tid ? 0 : 1; m < 2; m++) {
+			fprintf(f, "%s\n{\"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"name\": \"%s\", "
+				"\"args\": {\"name\": ", tef_next(), tn->pid, tn->tid,
+				m ? "thread_name" : "process_name");
+			fjson_str(f, tn->comm, sizeof(tn->comm));
+			fprintf(f, "}}");
+			n++;
+		}
+	}
+	free(names.v);
 	fprintf(f, "\n]}\n");
 	cut = src.pf ? uevent_perf_file__offset(src.pf) : uevent_file_reader__offset(src.fr);
 	src_close(&src);
+	if (open.unmatched)
+		fprintf(stderr, "%s export: %s: %lu range ends without an open begin left out\n",
+			prog, in, open.unmatched);
+	open_ranges_free(&open);
 	if (f != stdout && fclose(f) != 0) {
 		fprintf(stderr, "%s export: %s: %s\n", prog, out, strerror(errno));
 		return 1;
