@@ -4,6 +4,7 @@ hot @njit loop that runs for SECONDS (argv[1], default 0.5). Unchanged by the ho
 test turns it on from outside (UEVENT_JIT_NUMBA=1, or -c 'import uevent.jit.numba').
 Prints "hot ITERATIONS" and the jitted functions' names as the hook should announce them.
 """
+import os
 import sys
 import time
 import warnings
@@ -57,6 +58,7 @@ def hot(n, x):          # the hot loop: a chain the optimiser cannot fold
 
 def main():
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 0.5
+    print("pid", os.getpid(), flush=True)
     assert total(10) == 145
     assert total(10.0) == 145          # a second signature: total(float64), scale(int64)
     a = np.arange(4, dtype=np.float64)
