@@ -55,7 +55,7 @@ TESTS += %reldir%/jit-luajit.test %reldir%/jit-python.test %reldir%/jit-numba.te
 EXTRA_DIST += %reldir%/jit-lib.sh %reldir%/jit-luajit.test %reldir%/jit-python.test \
 	%reldir%/jit-numba.test
 
-TESTS += %reldir%/jit-install.test
-EXTRA_DIST += %reldir%/jit-install.test
+TESTS += %reldir%/jit-install.test %reldir%/jit-clean.test
+EXTRA_DIST += %reldir%/jit-install.test %reldir%/jit-clean.test
 
 include %reldir%/kernel/local.mk
