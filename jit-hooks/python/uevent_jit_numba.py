@@ -412,6 +412,9 @@ def enable(**session_kw) -> _Session:
     with _lock:
         if _state is not None:
             return _state.jit
+        # This import is the one the finder waits for: it must not turn the hook on
+        # with the default options under us.
+        sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _AfterNumba)]
         import numba.core.event  # noqa: F401  (ImportError: no numba here)
         jit = _Session(**session_kw)
         try:

@@ -39,7 +39,7 @@ def dump(path):
     return out, p.returncode == 0 and last == "close"
 
 
-print("1..16")
+print("1..17")
 import uevent.jit.numba as hook  # noqa: E402
 from uevent.jit.numba import demangle  # noqa: E402
 
@@ -56,8 +56,9 @@ ok(demangle("_ZN8__main__3hotB2v1B38c8tJTIcFHzwl2ILiXkcBV0KBSgP9CGZpAgA_3dExd") 
    "demangle: numba's names, wrappers, escapes and templates; others as they are")
 
 import numba  # noqa: E402  (after the hook: it goes on when numba is imported)
-ok(hook.enabled() and hook.session() is not None,
-   "import uevent.jit.numba before numba: on once numba is imported")
+ok(hook.enabled() and hook.session() is not None and
+   not any(type(f).__name__ == "_AfterNumba" for f in sys.meta_path),
+   "import uevent.jit.numba before numba: on once numba is imported, the finder gone")
 hook.disable()
 ok(not hook.enabled(), "disable() turns it off")
 
@@ -154,12 +155,34 @@ except OSError as e:
 # LLVM's descriptor through the ELF symbol table (an llvmlite linking LLVM statically
 # need not export it), in a fresh interpreter.
 env = dict(os.environ, UEVENT_JIT_NUMBA_SYMTAB="1")
-code = ("import uevent.jit.numba as h, numba\n"
-        "j = h.enable(dir=%r, perf_map=False)\n"
+code = ("import uevent.jit.numba as h\n"
+        "j = h.enable(dir=%r, perf_map=False)\nimport numba\n"
         "f = numba.njit(lambda x: x * 2)\nf(3)\n"
         "print(h.stats()['loads'], h._state.desc.version)\n" % os.path.join(tmp, "sym"))
 p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
 ok(p.returncode == 0 and int(p.stdout.split()[0]) >= 3 and p.stdout.split()[1] == "1",
    "LLVM's descriptor is found through the ELF symbol table too (%s)"
    % (p.stdout.strip() or p.stderr.strip()[-200:]))
+# A disk-cache load (cache=True, second run) compiles nothing: no numba:compile event, the
+# code is named by demangling its symbols.
+mod = os.path.join(tmp, "cachemod.py")
+with open(mod, "w") as f:
+    f.write("import numba\n@numba.njit(cache=True)\ndef cached_fn(x):\n    return x * 7 + 1\n")
+code = ("import sys, uevent.jit.numba as h\nsys.path.insert(0, %r)\n"
+        "j = h.enable(dir=sys.argv[1], perf_map=False)\nimport cachemod\ncachemod.cached_fn(3)\n"
+        "print(sum(cachemod.cached_fn.stats.cache_hits.values()), j.dump_path)\n" % tmp)
+env = dict(os.environ, NUMBA_CACHE_DIR=os.path.join(tmp, "numba-cache"))
+runs = [subprocess.run([sys.executable, "-c", code, os.path.join(tmp, "c%d" % i)], env=env,
+                       capture_output=True, text=True) for i in (1, 2)]
+hits = [r.stdout.split() for r in runs]
+cached = dump(hits[1][1])[0] if len(hits[1]) == 2 else []
+ok([h[0] for h in hits] == ["0", "1"] and hits[1][1].startswith(os.path.join(tmp, "c2", "jit-")) and
+   [r[4] for r in cached if r[0] == "cachemod.cached_fn(int64)"] == [None] and
+   any(r[0] == "cachemod.cached_fn(int64) [cpython wrapper]" for r in cached),
+   "enable(dir) before numba's import; a function loaded from Numba's disk cache is "
+   "announced, by its demangled name (%s)"
+   % (hits,))
+# The session test 2 opened wrote the default /tmp/perf-PID.map.
+if os.path.exists("/tmp/perf-%d.map" % os.getpid()):
+    os.remove("/tmp/perf-%d.map" % os.getpid())
 sys.exit(1 if tap.failed else 0)
