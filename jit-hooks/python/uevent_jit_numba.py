@@ -26,6 +26,7 @@ Code compiled before the hook went on is announced when it goes on, named by dem
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 import re
 import struct
@@ -273,7 +274,7 @@ class _Hook:
         self.head = None
         self.loads = 0
         self.unloads = 0
-        self.failed: Optional[BaseException] = None
+        self.errors = 0
         self.pid = os.getpid()
         self.draining = threading.local()
         hook = self
@@ -352,9 +353,17 @@ class _Hook:
                 self.names[fd.llvm_func_name] = (sig, fname, line)
                 self.names[fd.llvm_cpython_wrapper_name] = (sig + " [cpython wrapper]", fname, line)
                 self.names[fd.llvm_cfunc_wrapper_name] = (sig + " [cfunc wrapper]", fname, line)
-        except Exception as e:       # never break a compile: say so at the next drain
-            self.failed = e
+        except Exception as e:       # never break the program's compile: say so
+            self.error(e)
         self.drain()
+
+    def error(self, e: BaseException) -> None:
+        """A failure inside a compile event (a full disk, a closed session) is counted in
+        stats() and said once on stderr; raising it would fail the program's compile."""
+        self.errors += 1
+        if self.errors == 1:
+            print("uevent.jit.numba: %s: %s (announcing goes on; stats() counts errors)"
+                  % (type(e).__name__, e), file=sys.stderr)
 
     def drain(self):
         """Announce objects LLVM loaded since the last call, unload those it dropped."""
@@ -373,7 +382,9 @@ class _Hook:
                     if head == self.head and os.getpid() == self.pid:
                         return
                     entries = self._walk()
-                    new = [(k, self.read(k[1], k[2])) for k in entries if k not in self.seen]
+                    # (a size past 64 MiB is an entry read while LLVM freed it)
+                    new = [(k, self.read(k[1], k[2]) if k[2] <= 1 << 26 else b"")
+                           for k in entries if k not in self.seen]
                 finally:
                     if was:
                         gc.enable()
@@ -384,10 +395,15 @@ class _Hook:
                         try:
                             self.jit.code_unload(addr)
                             self.unloads += 1
-                        except OSError:
-                            pass
+                        except OSError as e:
+                            if e.errno != errno.ENOENT:   # replaced by a later load
+                                self.error(e)
                 for k, buf in new:
-                    self.seen[k] = self.announce(buf)
+                    try:
+                        self.seen[k] = self.announce(buf)
+                    except OSError as e:
+                        self.seen[k] = []
+                        self.error(e)
         finally:
             self.draining.on = False
 
@@ -451,9 +467,11 @@ def session() -> Optional[_Session]:
 
 
 def stats() -> Dict[str, int]:
-    """Functions announced and unloaded so far (while enabled)."""
+    """Functions announced and unloaded, and failures, so far (while enabled)."""
     st = _state
-    return {"loads": st.loads, "unloads": st.unloads} if st is not None else {"loads": 0, "unloads": 0}
+    if st is None:
+        return {"loads": 0, "unloads": 0, "errors": 0}
+    return {"loads": st.loads, "unloads": st.unloads, "errors": st.errors}
 
 
 # ---------------------------------------------------------------------------------------

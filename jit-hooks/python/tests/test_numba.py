@@ -39,7 +39,7 @@ def dump(path):
     return out, p.returncode == 0 and last == "close"
 
 
-print("1..17")
+print("1..18")
 import uevent.jit.numba as hook  # noqa: E402
 from uevent.jit.numba import demangle  # noqa: E402
 
@@ -135,6 +135,18 @@ before = hook.stats()["unloads"]
 st.drain()
 ok(hook.stats()["unloads"] == before + 1 and (1, 2, 3) not in st.seen,
    "an object gone from LLVM's list has its code unloaded")
+
+# A failure while announcing (here the session closed under the hook: EBADF) does not
+# fail the program's compile: counted, said once on stderr.
+hook.session().close()
+import contextlib, io  # noqa: E401,E402
+err = io.StringIO()
+with contextlib.redirect_stderr(err):
+    v = poly(True, 7)                   # a new signature: compiled, announcing fails
+ok(v == 10 and hook.stats()["errors"] >= 1 and
+   "uevent_jit session is closed" in err.getvalue(),
+   "a failure to announce is counted and said, and the compile goes on (%s)"
+   % err.getvalue().strip()[:90])
 
 n_loads = len(loads)
 hook.disable()
