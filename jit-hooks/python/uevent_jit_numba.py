@@ -510,6 +510,9 @@ class _Loader:
 
     def exec_module(self, module):
         self.inner.exec_module(module)
+        module.__loader__ = self.inner        # numba sees its own loader from now on
+        if getattr(module, "__spec__", None) is not None:
+            module.__spec__.loader = self.inner
         try:
             sys.meta_path.remove(self.finder)
         except ValueError:
