@@ -412,7 +412,9 @@ class _Hook:
         for sym, _bind, _shndx, addr, size, _sec in _elf_functions(buf):
             name, fname, line = self.names.get(sym) or (demangle(sym), None, 0)
             if fname and line > 0:
-                self.jit.debug_info(addr, [(addr, line, fname)])
+                # perf inject ends the line table's sequence at the last entry: a second
+                # entry at the end makes the line cover the whole function
+                self.jit.debug_info(addr, [(addr, line, fname), (addr + size, line, fname)])
             self.jit.code_load(name, addr, size)
             self.loads += 1
             done.append(addr)
