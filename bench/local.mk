@@ -34,3 +34,7 @@ bench_jit_CPPFLAGS = $(AM_CPPFLAGS) -DBENCH_SRCDIR='"$(abs_top_srcdir)"' \
 bench_jit_LDADD = libuevent/libuevent.la
 CLEANFILES += %reldir%/jit
 EXTRA_DIST += %reldir%/jit-luajit.lua
+
+# make bench: the Numba hook's cost on compiles and on running code, on against off.
+bench_scripts += %reldir%/jit-numba.sh
+EXTRA_DIST += %reldir%/jit-numba.sh %reldir%/jit-numba.py

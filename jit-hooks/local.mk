@@ -2,27 +2,38 @@
 # libuevent/jit.c is; their tests are t/jit-*, their benchmark bench/jit.
 EXTRA_DIST += %reldir%/README.md %reldir%/luajit/uevent/jit.lua %reldir%/luajit/tests/hot.lua \
 	%reldir%/luajit/tests/test_jit.lua %reldir%/python/uevent_jit.py \
-	%reldir%/python/tests/tinyjit.py %reldir%/python/tests/test_uevent_jit.py
+	%reldir%/python/tests/tinyjit.py %reldir%/python/tests/test_uevent_jit.py \
+	%reldir%/python/uevent_jit_numba.py %reldir%/python/uevent-jit-numba.pth \
+	%reldir%/python/tests/numba_app.py %reldir%/python/tests/test_numba.py
 
 # make install: the LuaJIT module where LuaJIT's package.path looks (luadir, from
 # ./configure --with-luadir, default $(datadir)/lua/5.1) and the Python hook
 # (--with-pythondir, default $(libdir)/pythonX.Y/site-packages).
 luajithookdir = $(luadir)/uevent
 luajithook_DATA = %reldir%/luajit/uevent/jit.lua
-pyhook_DATA = %reldir%/python/uevent_jit.py
-# ... and beside the header, where `pip install` of the binding finds it for uevent.jit.
-dist_pkgdata_DATA += %reldir%/python/uevent_jit.py
+# The Numba hook beside it as uevent_jit_numba, and the .pth that turns it on at start
+# for UEVENT_JIT_NUMBA=1 (read only when pyhookdir is a site directory of the interpreter).
+pyhook_DATA = %reldir%/python/uevent_jit.py %reldir%/python/uevent_jit_numba.py \
+	%reldir%/python/uevent-jit-numba.pth
+# ... and beside the header, where `pip install` of the binding finds them for uevent.jit.
+dist_pkgdata_DATA += %reldir%/python/uevent_jit.py %reldir%/python/uevent_jit_numba.py \
+	%reldir%/python/uevent-jit-numba.pth
 
-# In the build tree the binding's package has it as uevent.jit (pip install does the same).
-bindings/python/lib/uevent/jit.py: %reldir%/python/uevent_jit.py bindings/python/lib/uevent/.built
-	$(AM_V_GEN)cp $(srcdir)/%reldir%/python/uevent_jit.py $@
+# In the build tree the binding's package has them as uevent.jit and uevent.jit.numba
+# (pip install does the same).
+py_jit_pkg = bindings/python/lib/uevent/jit
+$(py_jit_pkg)/.built: %reldir%/python/uevent_jit.py %reldir%/python/uevent_jit_numba.py \
+		bindings/python/lib/uevent/.built
+	$(AM_V_GEN)rm -f bindings/python/lib/uevent/jit.py && $(MKDIR_P) $(py_jit_pkg) && \
+	cp $(srcdir)/%reldir%/python/uevent_jit.py $(py_jit_pkg)/__init__.py && \
+	cp $(srcdir)/%reldir%/python/uevent_jit_numba.py $(py_jit_pkg)/numba.py && \
+	touch $@
 if HAVE_PYTHON_CFFI
-py_jit = bindings/python/lib/uevent/jit.py
+py_jit = $(py_jit_pkg)/.built
 else
 py_jit =
 endif
 all-local: $(py_jit)
-CLEANFILES += bindings/python/lib/uevent/jit.py
 
 # t/jit-install.test installs just these two into a DESTDIR and loads them from there.
 .PHONY: jit-install-dirs
@@ -35,3 +46,5 @@ installcheck-local: installcheck-jit-hooks
 installcheck-jit-hooks:
 	test -f '$(DESTDIR)$(luajithookdir)/jit.lua'
 	test -f '$(DESTDIR)$(pyhookdir)/uevent_jit.py'
+	test -f '$(DESTDIR)$(pyhookdir)/uevent_jit_numba.py'
+	test -f '$(DESTDIR)$(pyhookdir)/uevent-jit-numba.pth'

@@ -74,3 +74,33 @@ jit_check_samples() {
 	}
 	END { printf "injit=%d early=%d misnamed=%d\n", injit, early, bad }' "$1" "$2"
 }
+
+# The python3 that has numba and cffi (Debian's python3-numba serves /usr/bin/python3,
+# which need not be configure's PYTHON): NUMBA_PYTHON, PYTHON, /usr/bin/python3; or empty.
+numba_python() {
+	for _p in ${NUMBA_PYTHON:-} ${PYTHON:-} /usr/bin/python3; do
+		"$_p" -c 'import numba, cffi' 2>/dev/null && { echo "$_p"; return; }
+	done
+}
+
+# binding_for PY DIR: prints the PYTHONPATH entry where `import uevent` (with uevent.jit)
+# works under PY: the build tree's binding when PY is configure's PYTHON, else its
+# CFFI module compiled for PY into DIR (as bindings/python/local.mk does). Fails, with
+# the reason on stderr, when that does not build or import.
+binding_for() {
+	_real() { "$1" -c 'import os, sys; print(os.path.realpath(sys.executable))' 2>/dev/null; }
+	_lib=$top_builddir/bindings/python/lib
+	if [ -n "${PYTHON:-}" ] && [ "$(_real "$1")" = "$(_real "$PYTHON")" ]; then
+		echo "$_lib"; return 0
+	fi
+	mkdir -p "$2/uevent/jit" &&
+	cp "$_lib"/uevent/*.py "$2/uevent/" && cp "$_lib"/uevent/jit/*.py "$2/uevent/jit/" &&
+	"$1" "$top_srcdir/bindings/python/uevent_build.py" --cdef "$top_builddir/bindings/uevent.cdef" \
+		--emit-c "$2/uevent/_uevent.c" --lib "$LIBUEVENT_SO" >/dev/null &&
+	_inc=$("$1" -c 'import sysconfig; print(sysconfig.get_paths()["include"])') &&
+	_ext=$("$1" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))') &&
+	${CC:-cc} -shared -fPIC -O1 -I"$_inc" -I"$top_srcdir/libuevent" -o "$2/uevent/_uevent$_ext" \
+		"$2/uevent/_uevent.c" -L"$top_builddir/libuevent/.libs" -luevent \
+		-Wl,-rpath,"$top_builddir/libuevent/.libs" &&
+	PYTHONPATH=$2 "$1" -c 'import uevent.jit' && echo "$2"
+}

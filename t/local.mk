@@ -53,10 +53,11 @@ t_jit_api_LDADD = libuevent/libuevent.la -lpthread
 TESTS += %reldir%/jit-api %reldir%/jit-perf.test
 EXTRA_DIST += %reldir%/jit-perf.test
 
-TESTS += %reldir%/jit-luajit.test %reldir%/jit-python.test
-EXTRA_DIST += %reldir%/jit-lib.sh %reldir%/jit-luajit.test %reldir%/jit-python.test
+TESTS += %reldir%/jit-luajit.test %reldir%/jit-python.test %reldir%/jit-numba.test
+EXTRA_DIST += %reldir%/jit-lib.sh %reldir%/jit-luajit.test %reldir%/jit-python.test \
+	%reldir%/jit-numba.test
 
-TESTS += %reldir%/jit-install.test
-EXTRA_DIST += %reldir%/jit-install.test
+TESTS += %reldir%/jit-install.test %reldir%/jit-clean.test
+EXTRA_DIST += %reldir%/jit-install.test %reldir%/jit-clean.test
 
 include %reldir%/kernel/local.mk

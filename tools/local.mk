@@ -1,6 +1,7 @@
 # tools/local.mk - the uevent CLI.
 bin_PROGRAMS += tools/uevent
-tools_uevent_SOURCES = %reldir%/uevent.c %reldir%/uevent-json.h
+tools_uevent_SOURCES = %reldir%/uevent.c %reldir%/uevent-json.h %reldir%/jit-clean.c \
+	%reldir%/jit-clean.h
 tools_uevent_LDADD = libuevent/libuevent.la
 
 # uevent-json.h is generated from the record structs of uevent.h and committed (the CLI

@@ -20,6 +20,7 @@
 #include <linux/perf_uevent.h>
 
 #include "uevent.h"
+#include "jit-clean.h"
 
 static const char *prog = "uevent";
 
@@ -60,12 +61,14 @@ static void usage(FILE *f)
 		"  export --chrome OUT FILE       write FILE as Trace Event Format JSON (Perfetto,\n"
 		"                                 chrome://tracing): marks, ranges, counters,\n"
 		"                                 thread names (from a record -a file)\n"
+		, prog);
+	uevent_jit_clean_usage(f);
+	fprintf(f,
 		"  help, --help                   this text\n"
 		"  version, --version             library version\n"
 		"\n"
 		"Environment: UEVENT_TRANSPORT (transport name or comma list), UEVENT_FILE.\n"
-		"Exit status: 0 success, 1 failure, 2 usage error.\n",
-		prog);
+		"Exit status: 0 success, 1 failure, 2 usage error.\n");
 }
 
 /*
@@ -1479,6 +1482,8 @@ int main(int argc, char **argv)
 		return cmd_record(argc - 1, argv + 1);
 	if (!strcmp(cmd, "export"))
 		return cmd_export(argc - 1, argv + 1);
+	if (!strcmp(cmd, "jit-clean"))
+		return uevent_cmd_jit_clean(prog, argc - 1, argv + 1);
 	fprintf(stderr, "%s: unknown command '%s' (try '%s --help')\n", prog, cmd, prog);
 	return 2;
 }

@@ -162,21 +162,38 @@ def write_records(incdirs=None):
         f.write(out)
 
 
-def write_jit(incdirs=None):
-    """uevent/jit.py, the JIT API (jit-hooks/python/uevent_jit.py, also installed by make
-    as the module uevent_jit): from the source tree, or beside an installed header under
-    share/libuevent. Without it the package has no uevent.jit (a warning says so)."""
-    hdir = os.path.dirname(_header(incdirs))
-    hook = next((h for h in (os.path.join(TOP, "jit-hooks", "python", "uevent_jit.py"),
-                             os.path.join(hdir, "..", "jit-hooks", "python", "uevent_jit.py"),
-                             os.path.join(hdir, "..", "share", "libuevent", "uevent_jit.py"))
+def _jit_hook(hdir, name):
+    return next((h for h in (os.path.join(TOP, "jit-hooks", "python", name),
+                             os.path.join(hdir, "..", "jit-hooks", "python", name),
+                             os.path.join(hdir, "..", "share", "libuevent", name))
                  if os.path.exists(h)), None)
-    out = os.path.join(HERE, "uevent", "jit.py")
+
+
+def write_jit(incdirs=None):
+    """The package uevent.jit: uevent/jit/__init__.py, the JIT API (jit-hooks/python/
+    uevent_jit.py, also installed by make as the module uevent_jit), and
+    uevent/jit/numba.py, the Numba hook (uevent_jit_numba.py): from the source tree, or
+    beside an installed header under share/libuevent. Returns the path of
+    uevent-jit-numba.pth (the hook's start-up switch), or None. Without uevent_jit.py
+    the package has no uevent.jit (a warning says so)."""
+    hdir = os.path.dirname(_header(incdirs))
+    hook = _jit_hook(hdir, "uevent_jit.py")
+    pkg = os.path.join(HERE, "uevent", "jit")
+    stale = os.path.join(HERE, "uevent", "jit.py")      # the module uevent.jit once was
+    if os.path.exists(stale):
+        os.remove(stale)
     if hook is None:
         print("uevent_build.py: warning: no uevent_jit.py found: no uevent.jit", file=sys.stderr)
-        return
-    with open(hook) as f, open(out, "w") as g:
-        g.write(f.read())
+        return None
+    os.makedirs(pkg, exist_ok=True)
+    for src, dst in ((hook, "__init__.py"), (_jit_hook(hdir, "uevent_jit_numba.py"), "numba.py")):
+        if src is None:
+            print("uevent_build.py: warning: no uevent_jit_numba.py found: no uevent.jit.numba",
+                  file=sys.stderr)
+            continue
+        with open(src) as f, open(os.path.join(pkg, dst), "w") as g:
+            g.write(f.read())
+    return _jit_hook(hdir, "uevent-jit-numba.pth")
 
 
 def main(argv):
