@@ -30,6 +30,10 @@ static void usage(FILE *f)
 		"\n"
 		"Commands:\n"
 		"  probe [--json]                 what this kernel and machine support, probed live\n"
+		"  probe --perf-event [LIB]       add the uprobe event libuevent:emit (LIB's marks,\n"
+		"                                 default this libuevent's) for plain perf: then\n"
+		"                                 perf record -e libuevent:emit -- CMD; perf script\n"
+		"  probe --perf-event-remove      remove it\n"
 		"  emit [OPTIONS] [TEXT...]       send a mark (the words joined by spaces)\n"
 		"      -t, --transport NAME       prctl, user_events, usdt, ftrace, file, none, auto\n"
 		"      -o, --output FILE          file for the file transport\n"
@@ -136,6 +140,33 @@ static int cmd_probe(int argc, char **argv)
 	int json = 0, f, paranoid;
 	struct uevent_feature_info info;
 
+	if (argc > 1 && !strcmp(argv[1], "--perf-event")) {
+		int err = argc > 3 ? -E2BIG : uevent_perf_event_add(argc > 2 ? argv[2] : NULL);
+
+		if (err == -E2BIG) {
+			fprintf(stderr, "%s probe: --perf-event takes one LIB\n", prog);
+			return 2;
+		}
+		if (err < 0) {
+			fprintf(stderr, "%s probe: cannot add the uprobe event libuevent:emit for %s: %s\n",
+				prog, argc > 2 ? argv[2] : "this libuevent",
+				err == -ENOENT ? "no libuevent:text probe there" :
+				err == -EBUSY ? "the old one is in use by a tracer" : strerror(-err));
+			return 1;
+		}
+		printf("added libuevent:emit: perf record -e libuevent:emit -- CMD; perf script\n");
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "--perf-event-remove")) {
+		int err = uevent_perf_event_remove();
+
+		if (err < 0) {
+			fprintf(stderr, "%s probe: cannot remove libuevent:emit: %s\n", prog,
+				err == -ENOENT ? "there is none" : strerror(-err));
+			return 1;
+		}
+		return 0;
+	}
 	if (argc > 1 && !strcmp(argv[1], "--json"))
 		json = 1;
 	else if (argc > 1) {
