@@ -2,8 +2,9 @@
 t_cflags = $(AM_CFLAGS) -I$(top_srcdir)/t
 t_ldadd = libuevent/libuevent.la
 
-check_PROGRAMS += t/codec t/emit t/mark-loop t/mark-loop-static
+check_PROGRAMS += t/codec t/emit t/mark-loop t/mark-loop-static t/bt-load
 t_mark_loop_LDADD = $(t_ldadd)
+t_bt_load_LDADD = $(t_ldadd)
 # the same program with libuevent.a linked in (t/record.test: probes in an executable)
 t_mark_loop_static_SOURCES = t/mark-loop.c
 t_mark_loop_static_LDADD = $(t_ldadd)
@@ -35,9 +36,9 @@ AM_TESTS_ENVIRONMENT += CC='$(CC)'; export CC;
 .PHONY: check-asan
 check-asan:
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS=t/asan.test
-TESTS += t/perfdata.test t/record.test t/live-vs-perf.test t/perf-event.test
+TESTS += t/perfdata.test t/record.test t/live-vs-perf.test t/perf-event.test t/bpftrace.test
 EXTRA_DIST += %reldir%/perfdata.test %reldir%/record.test %reldir%/live-vs-perf.test \
-	%reldir%/perf-event.test
+	%reldir%/perf-event.test %reldir%/bpftrace.test
 
 # The JIT API (libuevent/jit.c) and the runtime hooks (jit-hooks/).
 jit_t_cflags = $(AM_CFLAGS) -I$(top_srcdir)/t
