@@ -20,9 +20,9 @@ EXTRA_DIST += %reldir%/tap.h %reldir%/data
 
 TESTS += t/records.test t/version.test
 EXTRA_DIST += %reldir%/records.test %reldir%/version.test
-TESTS += t/symbols.test t/cli.test t/usdt.test t/ftrace.test t/perm.test
+TESTS += t/symbols.test t/cli.test t/usdt.test t/ftrace.test t/perm.test t/man.test
 EXTRA_DIST += %reldir%/lib.sh %reldir%/symbols.test %reldir%/cli.test %reldir%/usdt.test \
-	%reldir%/ftrace.test %reldir%/perm.test
+	%reldir%/ftrace.test %reldir%/perm.test %reldir%/man.test
 
 # The reading side: decoders (also built with ASan by t/asan.test), live sessions.
 check_PROGRAMS += t/perfdec t/session t/bpf-prog
