@@ -1,34 +1,72 @@
 """uevent_backend.py - the PEP 517 build backend of bindings/python: setuptools', and a
-wheel of our own where setuptools cannot make one.
+wheel of our own where setuptools cannot make one. Nothing is downloaded when the
+interpreter has setuptools and cffi.
+
+pyproject.toml requires nothing, so pip's build isolation (a plain `pip install`) has
+nothing to fetch; the isolated build then takes setuptools and cffi from the
+interpreter's own site-packages, and asks pip for them only where they are missing.
 
 setuptools before 70.1 makes wheels (and wheel metadata) only through the `wheel`
-package's bdist_wheel, which not every interpreter has (pyenv's do not), and with
-`--no-build-isolation --no-index` nothing can fetch it. Then this backend runs
-`setup.py build` and zips the result into a wheel itself: the format is a zip with a
-.dist-info of METADATA, WHEEL and RECORD (PEP 427, PEP 376).
+package's bdist_wheel, which not every interpreter has (pyenv's do not). Then this
+backend runs `setup.py build` and zips the result into a wheel itself: the format is a
+zip with a .dist-info of METADATA, WHEEL and RECORD (PEP 427, PEP 376).
 """
 import base64
 import csv
 import hashlib
+import importlib
+import importlib.util
 import io
 import os
 import shutil
+import site
 import subprocess
 import sys
 import sysconfig
 import tempfile
 import zipfile
 
-from setuptools import build_meta as _setuptools
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 NAME = "uevent"
 SUMMARY = "Put your own events into the Linux perf stream (libuevent binding)"
 REQUIRES_PYTHON = ">=3.7"
 REQUIRES = ["cffi>=1.15"]
+BUILD_REQUIRES = {"setuptools": "setuptools", "cffi": "cffi>=1.15"}
 
-build_sdist = _setuptools.build_sdist
-get_requires_for_build_sdist = _setuptools.get_requires_for_build_sdist
+
+def _missing():
+    return [m for m in BUILD_REQUIRES if importlib.util.find_spec(m) is None]
+
+
+def _use_interpreter_packages():
+    """Under pip's build isolation, the interpreter's own site-packages, after the
+    isolated environment's (which holds whatever pip did install)."""
+    if not _missing():
+        return
+    try:
+        dirs = site.getsitepackages()
+    except AttributeError:  # an old virtualenv's site.py
+        dirs = [sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]]
+    for d in dirs:
+        if os.path.isdir(d) and d not in sys.path:
+            sys.path.append(d)
+    importlib.invalidate_caches()
+
+
+_use_interpreter_packages()
+
+
+def _setuptools():
+    from setuptools import build_meta
+    return build_meta
+
+
+def get_requires_for_build_sdist(config_settings=None):
+    return [BUILD_REQUIRES[m] for m in _missing()]
+
+
+def build_sdist(sdist_directory, config_settings=None):
+    return _setuptools().build_sdist(sdist_directory, config_settings)
 
 
 def _have_bdist_wheel():
@@ -45,13 +83,14 @@ def _have_bdist_wheel():
 
 
 def get_requires_for_build_wheel(config_settings=None):
-    # setuptools would ask for `wheel`; without it we build the wheel ourselves
-    return [] if not _have_bdist_wheel() else \
-        _setuptools.get_requires_for_build_wheel(config_settings)
+    # not setuptools' answer, `wheel`: without it we build the wheel ourselves
+    return [BUILD_REQUIRES[m] for m in _missing()]
 
 
-if _have_bdist_wheel():
-    prepare_metadata_for_build_wheel = _setuptools.prepare_metadata_for_build_wheel
+if not _missing() and _have_bdist_wheel():
+    def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
+        return _setuptools().prepare_metadata_for_build_wheel(metadata_directory,
+                                                              config_settings)
 # else: no such hook, and pip takes the metadata from the wheel build_wheel makes
 
 
@@ -74,7 +113,7 @@ def _record_line(arc, data):
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     if _have_bdist_wheel():
-        return _setuptools.build_wheel(wheel_directory, config_settings, metadata_directory)
+        return _setuptools().build_wheel(wheel_directory, config_settings, metadata_directory)
     sys.path.insert(0, HERE)
     import uevent_build
 
@@ -85,7 +124,11 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     tmp = tempfile.mkdtemp(prefix="uevent-wheel.")
     try:
         lib = os.path.join(tmp, "lib")
-        subprocess.run([sys.executable, "setup.py", "build", "--build-lib", lib,
+        # setup.py with the packages this process found (pip's isolation hides them
+        # from a plain child): importing this module finds them again
+        boot = ("import sys, runpy; sys.path.insert(0, '.'); import uevent_backend; "
+                "sys.argv = sys.argv[1:]; runpy.run_path('setup.py', run_name='__main__')")
+        subprocess.run([sys.executable, "-c", boot, "setup.py", "build", "--build-lib", lib,
                         "--build-temp", os.path.join(tmp, "temp")], cwd=HERE, check=True,
                        stdout=sys.stderr)
         meta = "".join(["Metadata-Version: 2.1\n", "Name: %s\n" % NAME,
