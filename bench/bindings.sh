@@ -39,6 +39,8 @@ awk '
 			if (p[2] == "enabled" && ce > 0) r = sprintf("%.2fx C uevent_mark", v[k] / ce)
 			else if (p[2] == "disabled" && p[1] == "python" && v["python disabled cffi-noop"] > 0)
 				r = sprintf("%.2fx a CFFI no-op call", v[k] / v["python disabled cffi-noop"])
+			else if (p[2] == "disabled" && p[1] == "rust" && cd > 0)
+				r = sprintf("%.2fx C UEVENT_MARK", v[k] / cd)
 			else if (p[2] == "disabled" && cf > 0) r = sprintf("%.2fx C uevent_mark() call", v[k] / cf)
 			printf "%-40s %10.2f  %s\n", k, v[k], r
 		}

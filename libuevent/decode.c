@@ -502,6 +502,24 @@ int _uevent_raw_to_uevent(struct uevent_perf_record *rec, const struct uevent_pe
 		off = l->data_offset;
 		rec->transport = UEVENT_TRANSPORT_USDT;
 		break;
+	case UEVENT_RAW_USDT_TEXT:
+		if ((uint64_t)l->size_offset + 8 > n || (uint64_t)l->data_offset + 4 > n)
+			return _uevent_err(EINVAL);
+		_uevent_cur_init(&c, raw + l->size_offset, 8, bo);
+		size = _uevent_get64(&c);
+		_uevent_cur_init(&c, raw + l->data_offset, 4, bo);
+		loc = _uevent_get32(&c);
+		/* __data_loc: offset from the start of the raw data (low 16), length (high 16) */
+		off = loc & 0xffff;
+		if ((uint64_t)off + (loc >> 16) > n)
+			return _uevent_err(EINVAL);
+		/* the string stops at the payload's first NUL: a binary payload is cut there */
+		if (size > loc >> 16) {
+			flags = UEVENT_RECORD_TRUNCATED;
+			size = loc >> 16;
+		}
+		rec->transport = UEVENT_TRANSPORT_USDT;
+		break;
 	case UEVENT_RAW_USER_EVENTS:
 		if ((uint64_t)l->data_offset + 4 > n)
 			return _uevent_err(EINVAL);
@@ -563,6 +581,10 @@ UEVENT_EXPORT int uevent_raw_layout_from_format(struct uevent_raw_layout *l, con
 		l->kind = UEVENT_RAW_USDT;
 		l->size_offset = so;
 		l->data_capacity = usdt_capacity(fmt, d, sz);
+	} else if (!_uevent_format_field(fmt, "size", &so, &sz) &&
+		   !_uevent_format_field(fmt, "text", &d, &sz) && strstr(fmt, "__data_loc")) {
+		l->kind = UEVENT_RAW_USDT_TEXT;
+		l->size_offset = so;
 	} else if (!_uevent_format_field(fmt, "data", &d, &sz) && strstr(fmt, "__rel_loc")) {
 		l->kind = UEVENT_RAW_USER_EVENTS;
 	} else {

@@ -38,6 +38,7 @@ UEVENT_EXPORT volatile uint32_t *const uevent_enabled_ptr = &_uevent_word;
 		__attribute__((alias("_uevent_word")));
 #define SDT_CLASS_SEMAPHORE(n) SDT_SEMAPHORE(emit##n)
 SDT_SEMAPHORE(emit)
+SDT_SEMAPHORE(text)
 _UEVENT_USDT_CLASSES(SDT_CLASS_SEMAPHORE)
 #endif
 

@@ -32,3 +32,6 @@ EXTRA_libuevent_libuevent_la_DEPENDENCIES = %reldir%/libuevent.map
 # The record-model generator goes beside the header, for `pip install` of the binding.
 dist_pkgdata_DATA = %reldir%/gen-records.py
 EXTRA_DIST += %reldir%/libuevent.map %reldir%/libuevent.pc.in
+
+# libuevent(3), which t/man.test checks names every exported function
+dist_man3_MANS = %reldir%/libuevent.3

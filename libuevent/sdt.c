@@ -1,7 +1,9 @@
 /* sdt.c - tracefs and SDT notes: event formats, uprobe events, the probes in an ELF file. */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <elf.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -310,4 +312,56 @@ void _uevent_reap_stale_groups(void)
 		_uevent_tracefs_append("uprobe_events", gone[i]);	/* EBUSY if still in use: fine */
 }
 
-/* Fetch arguments of probe p's type, data and size, for a uprobe definition. */
+/* ---- libuevent:emit, the event for plain perf ----------------------------------------- */
+
+#define PERF_EVENT_GROUP "libuevent"
+#define PERF_EVENT_NAME "emit"
+
+UEVENT_EXPORT int uevent_perf_event_remove(void)
+{
+	char fmt[64];
+	int err;
+
+	if (_uevent_tracepoint_id(PERF_EVENT_GROUP, PERF_EVENT_NAME, fmt, sizeof(fmt)) < 0)
+		return _uevent_err(ENOENT);
+	err = _uevent_tracefs_append("uprobe_events", "-:" PERF_EVENT_GROUP "/" PERF_EVENT_NAME);
+	return err < 0 ? _uevent_err(-err) : 0;
+}
+
+UEVENT_EXPORT int uevent_perf_event_add(const char *path)
+{
+	struct _uevent_sdt_probe p[16];
+	char real[PATH_MAX], def[PATH_MAX + 512], sem[32], tok[3][64], f[3][64];
+	Dl_info info;
+	int n, i, err;
+
+	if (!path) {
+		if (!dladdr((const void *)&_uevent_word, &info) || !info.dli_fname)
+			return _uevent_err(ENOENT);
+		path = info.dli_fname;
+	}
+	if (!realpath(path, real))
+		return _uevent_err(errno);
+	n = _uevent_sdt_find_all(real, "libuevent", p, ARRAY_SIZE(p));
+	if (n < 0)
+		return _uevent_err(-n);
+	for (i = 0; i < n && strcmp(p[i].name, "text"); i++)
+		;
+	if (i == n)
+		return _uevent_err(ENOENT);	/* no libuevent, or one before libuevent:text */
+	if (sscanf(p[i].args, "%63s %63s %63s", tok[0], tok[1], tok[2]) != 3 ||
+	    _uevent_sdt_arg_fetch(tok[0], f[0], 64) < 0 ||
+	    _uevent_sdt_arg_fetch(tok[1], f[1], 64) < 0 ||
+	    _uevent_sdt_arg_fetch(tok[2], f[2], 64) < 0)
+		return _uevent_err(EINVAL);
+	/* the semaphore turns the marks on in the processes perf attaches the event to */
+	snprintf(sem, sizeof(sem), "(0x%llx)", (unsigned long long)p[i].sem_offset);
+	snprintf(def, sizeof(def), "p:" PERF_EVENT_GROUP "/" PERF_EVENT_NAME " %s:0x%llx%s "
+		 "type=%s:u32 size=%s:u64 text=+0(%s):string", real,
+		 (unsigned long long)p[i].offset, p[i].sem_offset ? sem : "", f[0], f[2], f[1]);
+	err = uevent_perf_event_remove();
+	if (err < 0 && err != -ENOENT)
+		return err;
+	err = _uevent_tracefs_append("uprobe_events", def);
+	return err < 0 ? _uevent_err(-err) : 0;
+}

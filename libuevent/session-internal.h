@@ -11,6 +11,11 @@
 
 /* The size-class probes of emit.c, each a kind of event of its own (its raw layout). */
 #define USDT_CLASSES _UEVENT_USDT_NCLASSES
+/*
+ * The usdt events' group in a recorded file: the tracefs group (libuevent_PID_N, one
+ * per session) would name them differently in each run.
+ */
+#define _UEVENT_USDT_FILE_GROUP "libuevent"
 extern const uint32_t _uevent_usdt_class_size[USDT_CLASSES];
 extern const char *const _uevent_usdt_class_name[USDT_CLASSES];
 

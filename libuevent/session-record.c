@@ -82,6 +82,44 @@ static void put_file(struct uevent_session *s, const char *name)
 }
 
 /*
+ * A usdt event's format as the file gives it: its payload arrays (d0, d1... of u64) as
+ * one char array d0, and a print fmt showing the text, so that `perf script` prints a
+ * mark's text instead of the arrays' numbers. The layout decoders read is unchanged:
+ * d0 at the same offset, as many bytes. The kernel's format otherwise.
+ */
+static char *usdt_file_format(const char *fmt)
+{
+	struct uevent_raw_layout l;
+	const char *line, *eol;
+	char *out, *o;
+	int d0 = 0;
+
+	if (uevent_raw_layout_from_format(&l, fmt) < 0 || l.kind != UEVENT_RAW_USDT ||
+	    !(out = malloc(strlen(fmt) + 256)))
+		return NULL;
+	o = out;
+	for (line = fmt; *line; line = eol) {
+		const char *f = strstr(line, "field:u64 d");
+
+		eol = strchr(line, '\n');
+		eol = eol ? eol + 1 : line + strlen(line);
+		if (f && f < eol && f[11] >= '0' && f[11] <= '9') {
+			if (!d0++)
+				o += sprintf(o, "\tfield:char d0[%u];\toffset:%u;\tsize:%u;\tsigned:0;\n",
+					     l.data_capacity, l.data_offset, l.data_capacity);
+		} else if (!strncmp(line, "print fmt:", 10)) {
+			o += sprintf(o, "print fmt: \"type=%%u size=%%Lu text=\\\"%%s\\\"\", "
+				     "REC->type, REC->size, REC->d0\n");
+		} else {
+			memcpy(o, line, (size_t)(eol - line));
+			o += eol - line;
+		}
+	}
+	*o = 0;
+	return out;
+}
+
+/*
  * The tracing data (trace-cmd's format, version 0.6) describing the usdt and
  * user_events tracepoints, so that readers turn their samples into uevents.
  */
@@ -114,7 +152,8 @@ static void put_tracing_data(struct uevent_session *s)
 	put_u32(s, nsys);
 	/* the usdt group's events, then user_events' */
 	for (k = K_USDT; k <= K_USER; k++) {
-		const char *sys = is_usdt(k) ? s->usdt_group : "user_events";
+		const char *sys = is_usdt(k) ? _UEVENT_USDT_FILE_GROUP : "user_events";
+		char *fmt;
 
 		if (!s->want[k] || !s->tp_format[k])
 			continue;
@@ -122,8 +161,16 @@ static void put_tracing_data(struct uevent_session *s)
 			rec_put(s, sys, strlen(sys) + 1);
 			put_u32(s, nev[is_usdt(k) ? 0 : 1]);
 		}
-		put_u64(s, strlen(s->tp_format[k]));
-		rec_put(s, s->tp_format[k], strlen(s->tp_format[k]));
+		fmt = is_usdt(k) ? usdt_file_format(s->tp_format[k]) : NULL;
+		if (!fmt)
+			fmt = strdup(s->tp_format[k]);
+		if (!fmt) {
+			s->rec_err = -ENOMEM;
+			return;
+		}
+		put_u64(s, strlen(fmt));
+		rec_put(s, fmt, strlen(fmt));
+		free(fmt);
 	}
 	put_u32(s, 0);				/* kallsyms */
 	put_u32(s, 0);				/* printk formats */
@@ -164,7 +211,7 @@ static void put_event_desc(struct uevent_session *s)
 			n += s->ids[i].kind == k && !s->ids[i].obj;
 		put_u32(s, n);
 		snprintf(name, sizeof(name), "%s%s%s",
-			 k == K_DUMMY ? "dummy" : is_usdt(k) ? s->usdt_group :
+			 k == K_DUMMY ? "dummy" : is_usdt(k) ? _UEVENT_USDT_FILE_GROUP :
 			 k == K_USER ? "user_events:" _UEVENT_USER_EVENT_NAME : "cpu-clock",
 			 is_usdt(k) ? ":" : "", is_usdt(k) ? _uevent_usdt_class_name[k - K_USDT] : "");
 		len = (uint32_t)(strlen(name) + 1 + 63) / 64 * 64;

@@ -352,6 +352,7 @@ void _uevent_session_make_attr(const struct uevent_session *s, int kind, uint64_
 			 */
 			a->task = 1;
 			a->mmap = a->mmap2 = 1;	/* executable mappings: probes */
+			a->comm = 1;		/* names for a recording's readers (perf script) */
 			a->watermark = 1;
 			a->wakeup_watermark = 1;
 		}

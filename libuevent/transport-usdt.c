@@ -17,29 +17,42 @@
 #define SDT_SEMAPHORE(name) extern volatile unsigned short libuevent_##name##_semaphore;
 #define SDT_CLASS_SEMAPHORE(n) SDT_SEMAPHORE(emit##n)
 SDT_SEMAPHORE(emit)
+SDT_SEMAPHORE(text)
 _UEVENT_USDT_CLASSES(SDT_CLASS_SEMAPHORE)
+
+/*
+ * libuevent:text: the payload of every mark in a zero-padded copy that always ends in
+ * a NUL, so a tracer's string fetch of it (`uevent probe --perf-event`, bpftrace's
+ * str()) reads the mark's text and never past the copy. One site for all the size
+ * classes, so one uprobe event sees every mark.
+ */
+static __attribute__((noinline)) void fire_text(uint32_t type, const void *buf, size_t size)
+{
+	STAP_PROBE3(libuevent, text, type, buf, size);
+}
 
 /*
  * A uprobe fetches a fixed number of bytes from the data pointer, whatever the size:
  * fetching from the caller's buffer would put the process's neighbouring memory into
  * the trace. So each size class has its own probe site, libuevent:emitN (N: the sizes
  * of _UEVENT_USDT_CLASSES in internal.h), whose data argument is a copy of the payload zero-padded to N
- * bytes on this thread's stack; a tracer fetches N bytes there, so a record's size
- * follows its payload and holds nothing else. libuevent:emit keeps the caller's
+ * bytes on this thread's stack (and 8 more, for libuevent:text's NUL); a tracer fetches
+ * N bytes there, so a record's size follows its payload and holds nothing else. libuevent:emit keeps the caller's
  * pointer for tracers that fetch by size themselves (perf probe, bpftrace).
  */
 #define USDT_CLASS(n)								\
 static __attribute__((noinline)) void fire_usdt##n(uint32_t type, const void *data,	\
 						     size_t size)			\
 {										\
-	uint64_t buf[(n) / 8];							\
+	uint64_t buf[(n) / 8 + 1];						\
 										\
 	if (size)								\
 		memcpy(buf, data, size);					\
-	memset((uint8_t *)buf + size, 0, (n) - size);				\
+	memset((uint8_t *)buf + size, 0, (n) + 8 - size);			\
 	/* the probe reads buf behind the compiler's back: the stores must be done */	\
 	__asm__ __volatile__("" : : "r"(buf) : "memory");			\
 	STAP_PROBE3(libuevent, emit##n, type, buf, size);			\
+	fire_text(type, buf, size);						\
 }
 _UEVENT_USDT_CLASSES(USDT_CLASS)
 

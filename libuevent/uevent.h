@@ -495,15 +495,18 @@ const char *uevent_perf_open_reason(void);
 struct uevent_raw_layout {
 	uint32_t	kind;			/* UEVENT_RAW_* */
 	uint32_t	type_offset;		/* u32 */
-	uint32_t	size_offset;		/* USDT: u64 size */
-	uint32_t	data_offset;		/* USDT: bytes; USER_EVENTS: the __rel_loc u32 */
+	uint32_t	size_offset;		/* USDT, USDT_TEXT: u64 size */
+	uint32_t	data_offset;		/* USDT: bytes; USER_EVENTS: the __rel_loc u32;
+						   USDT_TEXT: the __data_loc u32 */
 	uint32_t	data_capacity;		/* USDT: bytes fetched */
 };
 
 enum uevent_raw_kind {
 	UEVENT_RAW_NONE		= 0,
 	UEVENT_RAW_USDT		= 1,
-	UEVENT_RAW_USER_EVENTS	= 2
+	UEVENT_RAW_USER_EVENTS	= 2,
+	UEVENT_RAW_USDT_TEXT	= 3	/* uevent_perf_event_add()'s: the payload as a
+					   string, up to its first NUL */
 };
 
 /*
@@ -513,6 +516,18 @@ enum uevent_raw_kind {
  * when the format carries no uevents.
  */
 int uevent_raw_layout_from_format(struct uevent_raw_layout *l, const char *format_text);
+
+/*
+ * For plain perf: the uprobe event libuevent:emit at the libuevent:text probe of the
+ * object at path (NULL: this libuevent), fetching each mark's type, size and payload as
+ * a string (text=..., up to its first NUL). Then `perf record -e libuevent:emit -- CMD`
+ * records CMD's marks, `perf script` prints their text and `uevent dump` reads them as
+ * uevents. An earlier libuevent:emit is replaced. Needs write access to tracefs.
+ * Returns 0 or -errno (-EBUSY: a tracer has the event open, -ENOENT: no probe in path).
+ */
+int uevent_perf_event_add(const char *path);
+/* Removes libuevent:emit: 0, or -errno (-ENOENT: none, -EBUSY: a tracer has it open). */
+int uevent_perf_event_remove(void);
 
 /*
  * Decoding perf records. A record's layout depends on its event's attr: the fields of

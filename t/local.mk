@@ -2,9 +2,10 @@
 t_cflags = $(AM_CFLAGS) -I$(top_srcdir)/t
 t_ldadd = libuevent/libuevent.la
 
-check_PROGRAMS += t/codec t/emit t/mark-loop t/mark-loop-static t/ranges
+check_PROGRAMS += t/codec t/emit t/mark-loop t/mark-loop-static t/ranges t/bt-load
 t_ranges_LDADD = $(t_ldadd) -lpthread
 t_mark_loop_LDADD = $(t_ldadd)
+t_bt_load_LDADD = $(t_ldadd)
 # the same program with libuevent.a linked in (t/record.test: probes in an executable)
 t_mark_loop_static_SOURCES = t/mark-loop.c
 t_mark_loop_static_LDADD = $(t_ldadd)
@@ -20,9 +21,9 @@ EXTRA_DIST += %reldir%/tap.h %reldir%/data
 
 TESTS += t/records.test t/version.test
 EXTRA_DIST += %reldir%/records.test %reldir%/version.test
-TESTS += t/symbols.test t/cli.test t/usdt.test t/ftrace.test t/perm.test
+TESTS += t/symbols.test t/cli.test t/usdt.test t/ftrace.test t/perm.test t/man.test
 EXTRA_DIST += %reldir%/lib.sh %reldir%/symbols.test %reldir%/cli.test %reldir%/usdt.test \
-	%reldir%/ftrace.test %reldir%/perm.test
+	%reldir%/ftrace.test %reldir%/perm.test %reldir%/man.test
 
 # The reading side: decoders (also built with ASan by t/asan.test), live sessions.
 check_PROGRAMS += t/perfdec t/session t/bpf-prog
@@ -36,9 +37,10 @@ AM_TESTS_ENVIRONMENT += CC='$(CC)'; export CC;
 .PHONY: check-asan
 check-asan:
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS=t/asan.test
-TESTS += t/perfdata.test t/record.test t/live-vs-perf.test t/export.test
+TESTS += t/perfdata.test t/record.test t/live-vs-perf.test t/export.test t/perf-event.test \
+	t/bpftrace.test
 EXTRA_DIST += %reldir%/perfdata.test %reldir%/record.test %reldir%/live-vs-perf.test \
-	%reldir%/export.test %reldir%/tef-check.py
+	%reldir%/export.test %reldir%/tef-check.py %reldir%/perf-event.test %reldir%/bpftrace.test
 
 # The JIT API (libuevent/jit.c) and the runtime hooks (jit-hooks/).
 jit_t_cflags = $(AM_CFLAGS) -I$(top_srcdir)/t

@@ -391,6 +391,44 @@ static void check_raw(void)
 		ok(uevent_raw_layout_from_format(&l, "name: x\nformat:\n") == -ENOENT &&
 		   l.kind == UEVENT_RAW_NONE, "a format without our fields is not a carrier");
 	}
+	{
+		/* uevent probe --perf-event's libuevent:emit, as the kernel formats it */
+		static const char text_fmt[] =
+			"name: emit\nID: 2331\nformat:\n"
+			"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+			"\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+			"\tfield:u32 type;\toffset:16;\tsize:4;\tsigned:0;\n"
+			"\tfield:u64 size;\toffset:20;\tsize:8;\tsigned:0;\n"
+			"\tfield:__data_loc char[] text;\toffset:28;\tsize:4;\tsigned:1;\n";
+		struct uevent_raw_layout l;
+
+		ok(uevent_raw_layout_from_format(&l, text_fmt) == 0 &&
+		   l.kind == UEVENT_RAW_USDT_TEXT && l.type_offset == 16 && l.size_offset == 20 &&
+		   l.data_offset == 28, "raw layout of libuevent:emit (a __data_loc text)");
+		/* raw: type 0 at 16, size at 20, __data_loc at 28 -> "perf text" (10) at 32 */
+		memset(raw, 0, sizeof(raw));
+		v64 = 10; memcpy(raw + 20, &v64, 8);
+		v32 = (10u << 16) | 32; memcpy(raw + 28, &v32, 4);
+		memcpy(raw + 32, "perf text", 10);
+		rawsz = 44;		/* the string and 2 bytes of padding: u64-aligned */
+		memcpy(rec + 24, &rawsz, 4);
+		memcpy(rec + 28, raw, rawsz);
+		n = 28 + rawsz;
+		h.size = (uint16_t)n;
+		memcpy(rec, &h, sizeof(h));
+		f.raw = l;
+		ok(uevent_perf_record_decode(rec, n, UEVENT_BO_HOST, &f, &r) == 0 &&
+		   r.transport == UEVENT_TRANSPORT_USDT && u->type == 0 && u->size == 10 &&
+		   !u->flags && !strcmp(u->data, "perf text"),
+		   "libuevent:emit: a text mark decodes whole");
+		v64 = 24; memcpy(rec + 28 + 20, &v64, 8);	/* a binary payload cut at a NUL */
+		ok(uevent_perf_record_decode(rec, n, UEVENT_BO_HOST, &f, &r) == 0 && u->size == 10 &&
+		   (u->flags & UEVENT_RECORD_TRUNCATED),
+		   "libuevent:emit: a payload longer than its string is cut and says so");
+		v32 = (10u << 16) | 40; memcpy(rec + 28 + 28, &v32, 4);
+		ok(uevent_perf_record_decode(rec, n, UEVENT_BO_HOST, &f, &r) == -EINVAL,
+		   "libuevent:emit: a __data_loc past the end is refused");
+	}
 }
 
 static void check_attr(void)
@@ -734,7 +772,7 @@ int main(void)
 	size_t len;
 	uint8_t *le, *be;
 
-	plan(22 * 2 + 2 * 2 + 7 + 12 + 8 + 4 + 4 + 2);
+	plan(22 * 2 + 2 * 2 + 7 + 12 + 8 + 4 + 4 + 2 + 4);
 	le = slurp("perf_records.le.bin", &len);
 	if (le) {
 		check_golden(le, len, UEVENT_BO_LITTLE, "le");

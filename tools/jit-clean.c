@@ -285,18 +285,7 @@ static void clean_arg(struct clean *c, const char *path, int must_exist)
 
 void uevent_jit_clean_usage(FILE *f)
 {
-	fprintf(f,
-		"  jit-clean [OPTIONS] [DIR...]   remove jitdumps, the jitted-PID-N.so perf inject\n"
-		"                                 --jit wrote beside them, and their copies in\n"
-		"                                 perf's build-id cache. DIR: a jitdump directory,\n"
-		"                                 one holding libuevent-jit-*, or a JITDUMPDIR\n"
-		"                                 (default: $JITDUMPDIR/.debug/jit, else\n"
-		"                                 ~/.debug/jit). A directory whose process still\n"
-		"                                 runs is kept; other files in it stay\n"
-		"      -n, --dry-run              say what would go, remove nothing\n"
-		"      -f, --force                also directories of running processes\n"
-		"      -c, --cache-dir DIR        perf's build-id cache (default $PERF_BUILDID_DIR,\n"
-		"                                 else ~/.debug)\n");
+	fputs(UEVENT_JIT_CLEAN_USAGE, f);
 }
 
 int uevent_cmd_jit_clean(const char *prog, int argc, char **argv)

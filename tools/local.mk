@@ -22,3 +22,6 @@ records:
 		> $(top_srcdir)/bindings/rust/uevent/src/perf/records.rs.tmp && \
 	mv $(top_srcdir)/bindings/rust/uevent/src/perf/records.rs.tmp \
 		$(top_srcdir)/bindings/rust/uevent/src/perf/records.rs
+
+# uevent(1), kept true to the commands by t/man.test
+dist_man1_MANS = %reldir%/uevent.1

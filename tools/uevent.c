@@ -24,47 +24,15 @@
 
 static const char *prog = "uevent";
 
+static int command_help(const char *name, FILE *f);
+
+/* All commands' usage: `uevent --help`. */
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: %s COMMAND [OPTIONS]\n"
-		"\n"
-		"Commands:\n"
-		"  probe [--json]                 what this kernel and machine support, probed live\n"
-		"  emit [OPTIONS] [TEXT...]       send a mark (the words joined by spaces)\n"
-		"      -t, --transport NAME       prctl, user_events, usdt, ftrace, file, none, auto\n"
-		"      -o, --output FILE          file for the file transport\n"
-		"      -T, --type N               payload type (default: text)\n"
-		"      -c, --counter NAME=VALUE   emit a counter instead of text\n"
-		"      -n, --count N              emit N times (default 1)\n"
-		"  dump [--json] FILE             print the records of a capture: a file-transport\n"
-		"                                 file, or a perf.data (`perf record`, pipe mode too);\n"
-		"                                 - reads standard input. One cut short (a killed\n"
-		"                                 writer) gives its whole records and a warning\n"
-		"  record [OPTIONS] -- CMD [ARGS...]\n"
-		"                                 run CMD and record its uevents into a perf.data\n"
-		"                                 (pipe mode; perf script reads it too). SIGINT,\n"
-		"                                 SIGTERM, SIGHUP go to CMD (SIGKILL after 2 s or a\n"
-		"                                 second one); the file is completed all the same\n"
-		"      -o, --output FILE          where (default uevent.data; - for stdout)\n"
-		"      -t, --transport LIST       transports to read (prctl,user_events,usdt)\n"
-		"      -n, --usdt-bytes N         payload bytes fetched per usdt mark (default 4096)\n"
-		"      -b, --bpf                  also BPF_EVENT and KSYMBOL records (BPF programs)\n"
-		"      -a, --all                  also COMM, MMAP, FORK, EXIT records\n"
-		"      -F, --sample-ns NS         also cpu-clock samples every NS nanoseconds\n"
-		"          --tls BYTES            with samples: BYTES of the thread's TLS in each\n"
-		"                                 (PERF_SAMPLE_TLS_USER, patched kernel)\n"
-		"      -m, --ring-pages N         data pages per ring buffer (default 256)\n"
-		"      -C, --cpus LIST            only these CPUs, as perf -C: 0-3,7\n"
-		"          --system-wide          every process's marks while CMD runs, not only\n"
-		"                                 CMD's (turns libuevent's probes on everywhere)\n"
-		"  export --chrome OUT FILE       write FILE as Trace Event Format JSON (Perfetto,\n"
-		"                                 chrome://tracing): marks, ranges, counters,\n"
-		"                                 thread names (from a record -a file)\n"
-		, prog);
-	uevent_jit_clean_usage(f);
-	fprintf(f,
-		"  help, --help                   this text\n"
+	fprintf(f, "Usage: %s COMMAND [OPTIONS]   (%s COMMAND --help: that command only)\n"
+		"\nCommands:\n", prog, prog);
+	command_help(NULL, f);
+	fprintf(f, "  help [COMMAND], --help         this text, or COMMAND's\n"
 		"  version, --version             library version\n"
 		"\n"
 		"Environment: UEVENT_TRANSPORT (transport name or comma list), UEVENT_FILE.\n"
@@ -140,6 +108,33 @@ static int cmd_probe(int argc, char **argv)
 	int json = 0, f, paranoid;
 	struct uevent_feature_info info;
 
+	if (argc > 1 && !strcmp(argv[1], "--perf-event")) {
+		int err = argc > 3 ? -E2BIG : uevent_perf_event_add(argc > 2 ? argv[2] : NULL);
+
+		if (err == -E2BIG) {
+			fprintf(stderr, "%s probe: --perf-event takes one LIB\n", prog);
+			return 2;
+		}
+		if (err < 0) {
+			fprintf(stderr, "%s probe: cannot add the uprobe event libuevent:emit for %s: %s\n",
+				prog, argc > 2 ? argv[2] : "this libuevent",
+				err == -ENOENT ? "no libuevent:text probe there" :
+				err == -EBUSY ? "the old one is in use by a tracer" : strerror(-err));
+			return 1;
+		}
+		printf("added libuevent:emit: perf record -e libuevent:emit -- CMD; perf script\n");
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "--perf-event-remove")) {
+		int err = uevent_perf_event_remove();
+
+		if (err < 0) {
+			fprintf(stderr, "%s probe: cannot remove libuevent:emit: %s\n", prog,
+				err == -ENOENT ? "there is none" : strerror(-err));
+			return 1;
+		}
+		return 0;
+	}
 	if (argc > 1 && !strcmp(argv[1], "--json"))
 		json = 1;
 	else if (argc > 1) {
@@ -215,7 +210,7 @@ static int cmd_emit(int argc, char **argv)
 			if (parse_u64("emit", "-n/--count", optarg, 0, INT64_MAX, &count) < 0)
 				return 2;
 			break;
-		case 'h': usage(stdout); return 0;
+		case 'h': return command_help("emit", stdout);
 		default: return 2;
 		}
 	}
@@ -1183,7 +1178,7 @@ static int cmd_record(int argc, char **argv)
 			}
 			so.ring_pages = (unsigned int)v;
 			break;
-		case 'h': usage(stdout); return 0;
+		case 'h': return command_help("record", stdout);
 		default: return 2;
 		}
 	}
@@ -1455,9 +1450,97 @@ static int cmd_dump(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * The commands: name, function, usage. `uevent --help` prints every usage, `uevent CMD
+ * --help` (or `uevent help CMD`) its own. A new command is one entry here.
+ */
+static int cmd_jit_clean(int argc, char **argv)
+{
+	return uevent_cmd_jit_clean(prog, argc, argv);
+}
+
+static const struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *usage;
+} commands[] = {
+	{ "probe", cmd_probe,
+	  "  probe [--json]                 what this kernel and machine support, probed live\n"
+	  "  probe --perf-event [LIB]       add the uprobe event libuevent:emit (LIB's marks,\n"
+	  "                                 default this libuevent's) for plain perf: then\n"
+	  "                                 perf record -e libuevent:emit -- CMD; perf script\n"
+	  "  probe --perf-event-remove      remove it\n" },
+	{ "emit", cmd_emit,
+	  "  emit [OPTIONS] [TEXT...]       send a mark (the words joined by spaces)\n"
+	  "      -t, --transport NAME       prctl, user_events, usdt, ftrace, file, none, auto\n"
+	  "      -o, --output FILE          file for the file transport\n"
+	  "      -T, --type N               payload type (default: text)\n"
+	  "      -c, --counter NAME=VALUE   emit a counter instead of text\n"
+	  "      -n, --count N              emit N times (default 1)\n" },
+	{ "dump", cmd_dump,
+	  "  dump [--json] FILE             print the records of a capture: a file-transport\n"
+	  "                                 file, or a perf.data (`perf record`, pipe mode too);\n"
+	  "                                 - reads standard input. One cut short (a killed\n"
+	  "                                 writer) gives its whole records and a warning\n" },
+	{ "record", cmd_record,
+	  "  record [OPTIONS] -- CMD [ARGS...]\n"
+	  "                                 run CMD and record its uevents into a perf.data\n"
+	  "                                 (pipe mode; perf script reads it too). SIGINT,\n"
+	  "                                 SIGTERM, SIGHUP go to CMD (SIGKILL after 2 s or a\n"
+	  "                                 second one); the file is completed all the same\n"
+	  "      -o, --output FILE          where (default uevent.data; - for stdout)\n"
+	  "      -t, --transport LIST       transports to read (prctl,user_events,usdt)\n"
+	  "      -n, --usdt-bytes N         payload bytes fetched per usdt mark (default 4096)\n"
+	  "      -b, --bpf                  also BPF_EVENT and KSYMBOL records (BPF programs)\n"
+	  "      -a, --all                  also COMM, MMAP, FORK, EXIT records\n"
+	  "      -F, --sample-ns NS         also cpu-clock samples every NS nanoseconds\n"
+	  "          --tls BYTES            with samples: BYTES of the thread's TLS in each\n"
+	  "                                 (PERF_SAMPLE_TLS_USER, patched kernel)\n"
+	  "      -m, --ring-pages N         data pages per ring buffer (default 256)\n"
+	  "      -C, --cpus LIST            only these CPUs, as perf -C: 0-3,7\n"
+	  "          --system-wide          every process's marks while CMD runs, not only\n"
+	  "                                 CMD's (turns libuevent's probes on everywhere)\n" },
+	{ "export", cmd_export,
+	  "  export --chrome OUT FILE       write FILE as Trace Event Format JSON (Perfetto,\n"
+	  "                                 chrome://tracing): marks, ranges, counters,\n"
+	  "                                 thread names (from a record -a file)\n" },
+	{ "jit-clean", cmd_jit_clean, UEVENT_JIT_CLEAN_USAGE },
+};
+
+static const struct command *command_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+/* name's usage (NULL: every command's) on f; 0, or 2 for a command that is not one. */
+static int command_help(const char *name, FILE *f)
+{
+	const struct command *c = name ? command_find(name) : NULL;
+	size_t i;
+
+	if (name && !c) {
+		fprintf(stderr, "%s: unknown command '%s' (try '%s --help')\n", prog, name, prog);
+		return 2;
+	}
+	if (c) {
+		fprintf(f, "Usage:\n%s", c->usage);
+		return 0;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fputs(commands[i].usage, f);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	const struct command *c;
 	const char *cmd;
+	int i;
 
 	if (argc < 2) {
 		usage(stderr);
@@ -1465,6 +1548,8 @@ int main(int argc, char **argv)
 	}
 	cmd = argv[1];
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+		if (argc > 2)
+			return command_help(argv[2], stdout);
 		usage(stdout);
 		return 0;
 	}
@@ -1472,18 +1557,14 @@ int main(int argc, char **argv)
 		printf("uevent %s (library %s)\n", PACKAGE_VERSION, uevent_version());
 		return 0;
 	}
-	if (!strcmp(cmd, "probe"))
-		return cmd_probe(argc - 1, argv + 1);
-	if (!strcmp(cmd, "emit"))
-		return cmd_emit(argc - 1, argv + 1);
-	if (!strcmp(cmd, "dump"))
-		return cmd_dump(argc - 1, argv + 1);
-	if (!strcmp(cmd, "record"))
-		return cmd_record(argc - 1, argv + 1);
-	if (!strcmp(cmd, "export"))
-		return cmd_export(argc - 1, argv + 1);
-	if (!strcmp(cmd, "jit-clean"))
-		return uevent_cmd_jit_clean(prog, argc - 1, argv + 1);
-	fprintf(stderr, "%s: unknown command '%s' (try '%s --help')\n", prog, cmd, prog);
-	return 2;
+	c = command_find(cmd);
+	if (!c) {
+		fprintf(stderr, "%s: unknown command '%s' (try '%s --help')\n", prog, cmd, prog);
+		return 2;
+	}
+	/* CMD --help, before `--` (after it are record's command's arguments) */
+	for (i = 2; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return command_help(cmd, stdout);
+	return c->fn(argc - 1, argv + 1);
 }

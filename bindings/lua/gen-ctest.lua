@@ -20,7 +20,8 @@ p("int main(void)\n{")
 -- system types LuaJIT had to be told about
 for _, t in ipairs { "pid_t", "ssize_t", "size_t" } do
   p("\tCHECK(sizeof(%s), %d);", t, ffi.sizeof(t))
-  p("\tCHECK((%s)-1 < 0, %d);", t, (ffi.new(t, -1) < 0) and 1 or 0)
+  -- signedness: (T)-1 < (T)1, not < 0, which -Wtype-limits calls always false for unsigned T
+  p("\tCHECK((%s)-1 < (%s)1, %d);", t, t, (ffi.new(t, -1) < 0) and 1 or 0)
 end
 
 -- structs and unions: size, alignment, every field's offset

@@ -40,6 +40,6 @@ clean-local-python:
 
 TESTS += %reldir%/python.test %reldir%/reader.test %reldir%/pip.test
 EXTRA_DIST += %reldir%/python.test %reldir%/reader.test %reldir%/pip.test \
-	%reldir%/uevent_build.py %reldir%/setup.py %reldir%/pyproject.toml %reldir%/README.md \
+	%reldir%/uevent_build.py %reldir%/uevent_backend.py %reldir%/setup.py %reldir%/pyproject.toml %reldir%/README.md \
 	$(py_sources) %reldir%/tests/tap.py %reldir%/tests/test_uevent.py \
 	%reldir%/tests/test_reader.py

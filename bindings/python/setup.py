@@ -1,10 +1,12 @@
-"""setup.py - `pip install --no-build-isolation bindings/python` (needs cffi, setuptools,
-wheel and a C compiler; nothing is downloaded with --no-index --no-deps).
+"""setup.py - `pip install --no-build-isolation bindings/python` (needs cffi, setuptools
+and a C compiler; `wheel` is used if there, see uevent_backend.py; nothing is downloaded
+with --no-index --no-deps).
 
 The extension is generated from libuevent's uevent.h: the source tree's (with the library
 in libuevent/.libs, built in place), or the installed one pkg-config names. Override with
-UEVENT_INCLUDE_DIR / UEVENT_LIB_DIR (os.pathsep lists); an in-tree or UEVENT_LIB_DIR
-library is found at run time through the extension's rpath. See uevent_build.py.
+UEVENT_INCLUDE_DIR / UEVENT_LIB_DIR (os.pathsep lists). At run time the extension finds
+libuevent where it is installed: the lib directory of the prefix the package is
+installed into, libuevent's configured libdir, or UEVENT_LIB_DIR. See uevent_build.py.
 """
 import os
 import sys
@@ -14,6 +16,7 @@ from setuptools.command.build_py import build_py
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import uevent_build  # noqa: E402
+from uevent_backend import NAME, REQUIRES, REQUIRES_PYTHON, SUMMARY  # noqa: E402
 
 uevent_build.write_records()
 PTH = uevent_build.write_jit()
@@ -35,14 +38,14 @@ class build_py_pth(build_py):
 
 
 setup(
-    name="uevent",
+    name=NAME,
     version=uevent_build.version(),
-    description="Put your own events into the Linux perf stream (libuevent binding)",
+    description=SUMMARY,
     packages=["uevent", "uevent.jit"],
     cmdclass={"build_py": build_py_pth},
     package_data={"uevent": ["py.typed", "_uevent.pyi"]},
-    python_requires=">=3.7",
-    install_requires=["cffi>=1.15"],
+    python_requires=REQUIRES_PYTHON,
+    install_requires=REQUIRES,
     cffi_modules=["uevent_build.py:ffibuilder"],
     zip_safe=False,
 )

@@ -51,6 +51,37 @@ def _lib_dirs():
         return []
 
 
+def _installed_libdir():
+    """Where `make install` puts libuevent: libdir of the build tree's libuevent.pc (the
+    configured prefix), else of the installed one pkg-config finds."""
+    for env in (dict(os.environ, PKG_CONFIG_PATH=os.path.join(TOP, "libuevent")), None):
+        try:
+            out = subprocess.run(["pkg-config", "--variable=libdir", "libuevent"], env=env,
+                                 check=True, capture_output=True, text=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            continue
+        if out:
+            return out
+    return None
+
+
+def runtime_dirs(libdirs):
+    """The extension's RUNPATH: never the build tree, which the install outlives.
+
+    $ORIGIN/../../.. is the lib directory of the prefix the package is installed into
+    (PREFIX/lib/pythonX.Y/site-packages/uevent/), where `make install` with the same
+    prefix puts libuevent; then libuevent's configured libdir; then UEVENT_LIB_DIR,
+    which the builder named on purpose.
+    """
+    dirs = ["$ORIGIN/../../.."]
+    libdir = _installed_libdir()
+    if libdir:
+        dirs.append(libdir)
+    chosen = [d for d in os.environ.get("UEVENT_LIB_DIR", "").split(os.pathsep) if d]
+    dirs += [os.path.abspath(d) for d in libdirs if d in chosen]
+    return list(dict.fromkeys(dirs))
+
+
 def preprocess(incdirs):
     """`$(CPP) -P -DUEVENT_CDEF uevent.h`, as make does, for builds outside make."""
     header = next((os.path.join(d, "uevent.h") for d in incdirs
@@ -116,11 +147,7 @@ def make_ffi(cdef_text=None, incdirs=None, libdirs=None, rpath=None):
     ffi = cffi.FFI()
     ffi.cdef(api_mode(cdef_text))
     if rpath is None:
-        # An in-tree libuevent, or one UEVENT_LIB_DIR names, is found at run time without
-        # LD_LIBRARY_PATH; one pkg-config found is left to the dynamic linker's paths.
-        chosen = os.environ.get("UEVENT_LIB_DIR", "").split(os.pathsep)
-        rpath = [os.path.abspath(d) for d in libdirs
-                 if d and (d.endswith(".libs") or d in chosen)]
+        rpath = runtime_dirs(libdirs)
     ffi.set_source("uevent._uevent", '#include "uevent.h"',
                    include_dirs=incdirs, library_dirs=libdirs, libraries=["uevent"],
                    runtime_library_dirs=rpath)

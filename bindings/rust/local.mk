@@ -52,6 +52,7 @@ rust-bindings:
 		> $(srcdir)/%reldir%/uevent-sys/src/bindings.rs.tmp && \
 	mv $(srcdir)/%reldir%/uevent-sys/src/bindings.rs.tmp $(srcdir)/%reldir%/uevent-sys/src/bindings.rs
 
-TESTS += %reldir%/cargo.test %reldir%/bindgen.test %reldir%/clippy.test
+TESTS += %reldir%/cargo.test %reldir%/bindgen.test %reldir%/clippy.test %reldir%/outside.test
 EXTRA_DIST += $(rust_sources) %reldir%/cargo.test %reldir%/bindgen.test %reldir%/clippy.test \
+	%reldir%/outside.test \
 	%reldir%/regen-bindings.sh %reldir%/README.md

@@ -52,3 +52,22 @@ CLEANFILES += \
 	%reldir%/build-kernel-*.log \
 	%reldir%/*.build.log
 
+
+# The guest tests build a kernel first when its cache is cold or stale (minutes), and
+# their output shows only at the end: before the tests run (check_SCRIPTS are made
+# first), say so, and for how long. The file is rewritten on every make check.
+check_SCRIPTS += %reldir%/kernel-notice
+CLEANFILES += %reldir%/kernel-notice
+.PHONY: t-kernel-notice-always
+%reldir%/kernel-notice: t-kernel-notice-always
+	@: > $@; test -n '$(QEMU)' && test -n '$(BUSYBOX)' || exit 0; \
+	$(kernel_env) \
+	for f in patched stock; do \
+		case $$f in patched) t=%reldir%/guest.test ;; *) t=%reldir%/guest-stock.test ;; esac; \
+		case ' $(TESTS) ' in *" $$t "*) ;; *) continue ;; esac; \
+		s=`$(SHELL) $(top_srcdir)/kernel/build-kernel --status $$f 2>/dev/null` || continue; \
+		case $$s in \
+		build:*) echo "make check: $$t builds a kernel first:$${s#build:}" \
+			"(progress: tail -f %reldir%/build-kernel-$$f.log)" | tee -a $@ ;; \
+		esac; \
+	done

@@ -2239,12 +2239,19 @@ fn bindgen_test_layout_uevent_raw_layout() {
 pub const UEVENT_RAW_NONE: uevent_raw_kind = 0;
 pub const UEVENT_RAW_USDT: uevent_raw_kind = 1;
 pub const UEVENT_RAW_USER_EVENTS: uevent_raw_kind = 2;
+pub const UEVENT_RAW_USDT_TEXT: uevent_raw_kind = 3;
 pub type uevent_raw_kind = ::std::os::raw::c_uint;
 extern "C" {
     pub fn uevent_raw_layout_from_format(
         l: *mut uevent_raw_layout,
         format_text: *const ::std::os::raw::c_char,
     ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    pub fn uevent_perf_event_add(path: *const ::std::os::raw::c_char) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    pub fn uevent_perf_event_remove() -> ::std::os::raw::c_int;
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]

@@ -26,6 +26,11 @@ pub use uevent_sys as sys;
 pub mod perf;
 pub use perf::{PerfData, Session, SessionBuilder};
 
+/// bindings/rust/README.md, whose examples are compiled as doc-tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
+
 pub(crate) fn err(ret: c_int) -> io::Error {
     io::Error::from_raw_os_error(-ret)
 }
@@ -62,11 +67,15 @@ unsafe fn opt_str(p: *const c_char) -> String {
 /// True when a listener may exist: one relaxed load of the library's enabled word.
 #[inline(always)]
 pub fn enabled() -> bool {
-    // SAFETY: uevent_enabled_ptr is a constant pointer to an aligned u32 inside the
-    // library that the library (and the kernel) update; a volatile read of it is the
-    // relaxed load UEVENT_ENABLED() does. Reading through the pointer, not the
-    // uevent_enabled_word symbol, keeps an executable's copy relocation out of the way.
-    unsafe { std::ptr::read_volatile(sys::uevent_enabled_ptr) != 0 }
+    // SAFETY: uevent_enabled_word is the library's aligned u32 enabled word, which the
+    // library (and the kernel) update with atomics; this is the relaxed load that
+    // UEVENT_ENABLED() does. Rust reaches an extern static through the GOT, never a copy
+    // relocation, so this reads the library's word itself (tests/emit.rs checks it).
+    unsafe {
+        std::sync::atomic::AtomicU32::from_ptr(std::ptr::addr_of_mut!(sys::uevent_enabled_word))
+            .load(std::sync::atomic::Ordering::Relaxed)
+            != 0
+    }
 }
 
 /// Runs `f` with `s` as a NUL-terminated C string, on the stack when it is short.
@@ -91,9 +100,10 @@ fn with_cstr<R>(s: &str, f: impl FnOnce(*const c_char) -> R) -> R {
     }
 }
 
-// Arguments are checked before the enabled check, so a bad call gets the same error
-// whether or not anyone listens (C checks only when it runs). A refused call never
-// reaches the library: stats() does not count it.
+// The enabled check comes first, so a mark nobody listens to costs what UEVENT_MARK()
+// does in C: one load, and a silent no-op even for bad arguments. When enabled,
+// arguments are checked before the library is called: a refused call never reaches it,
+// and stats() does not count it.
 
 /// Bytes a mark's text may take: a payload less its NUL.
 pub const TEXT_MAX: usize = MAX_PAYLOAD - 1;
@@ -115,24 +125,31 @@ fn check_str(s: &str, max: usize) -> io::Result<()> {
     Ok(())
 }
 
-/// A text mark: `EINVAL` for a text with a NUL, `E2BIG` past [`TEXT_MAX`] bytes.
-#[inline]
+/// A text mark: `EINVAL` for a text with a NUL, `E2BIG` past [`TEXT_MAX`] bytes (when
+/// enabled: with nobody listening it is a no-op).
+#[inline(always)]
 pub fn mark(text: &str) -> io::Result<()> {
-    check_str(text, TEXT_MAX)?;
     if !enabled() {
         return Ok(());
     }
+    mark_enabled(text)
+}
+
+#[inline(never)]
+fn mark_enabled(text: &str) -> io::Result<()> {
+    check_str(text, TEXT_MAX)?;
     check(with_cstr(text, |p| unsafe { sys::uevent_mark(p) }))
 }
 
-/// A text mark from a C string, without copying: `E2BIG` past [`TEXT_MAX`] bytes.
-#[inline]
+/// A text mark from a C string, without copying: `E2BIG` past [`TEXT_MAX`] bytes (when
+/// enabled).
+#[inline(always)]
 pub fn mark_cstr(text: &CStr) -> io::Result<()> {
-    if text.to_bytes().len() > TEXT_MAX {
-        return Err(io::Error::from_raw_os_error(E2BIG));
-    }
     if !enabled() {
         return Ok(());
+    }
+    if text.to_bytes().len() > TEXT_MAX {
+        return Err(io::Error::from_raw_os_error(E2BIG));
     }
     check(unsafe { sys::uevent_mark(text.as_ptr()) })
 }
@@ -147,26 +164,26 @@ pub fn markf(args: std::fmt::Arguments<'_>) -> io::Result<()> {
 }
 
 /// Emit a raw payload of type `ty` (a well-known type or >= [`TYPE_USER`]): `E2BIG`
-/// past [`MAX_PAYLOAD`] bytes.
+/// past [`MAX_PAYLOAD`] bytes (when enabled).
 #[inline]
 pub fn emit(ty: u32, data: &[u8]) -> io::Result<()> {
-    if data.len() > MAX_PAYLOAD {
-        return Err(io::Error::from_raw_os_error(E2BIG));
-    }
     if !enabled() {
         return Ok(());
+    }
+    if data.len() > MAX_PAYLOAD {
+        return Err(io::Error::from_raw_os_error(E2BIG));
     }
     check(unsafe { sys::uevent_emit(ty, data.as_ptr().cast(), data.len() as _) })
 }
 
 /// A counter sample, `name` = `value`: `EINVAL` for a name with a NUL, `E2BIG` past
-/// [`COUNTER_NAME_MAX`] bytes.
+/// [`COUNTER_NAME_MAX`] bytes (when enabled).
 #[inline]
 pub fn counter(name: &str, value: i64) -> io::Result<()> {
-    check_str(name, COUNTER_NAME_MAX)?;
     if !enabled() {
         return Ok(());
     }
+    check_str(name, COUNTER_NAME_MAX)?;
     check(with_cstr(name, |p| unsafe { sys::uevent_counter(p, value) }))
 }
 
