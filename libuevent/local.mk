@@ -23,6 +23,7 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/session-internal.h \
 	%reldir%/session.c \
 	%reldir%/session-record.c \
+	%reldir%/session-spawn.c \
 	%reldir%/perfdata.c \
 	%reldir%/jit.c
 libuevent_libuevent_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden

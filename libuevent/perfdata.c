@@ -581,6 +581,10 @@ fail:
 	return NULL;
 }
 
+/*
+ * The event a record belongs to, by the id at perf's id position: NULL when the id
+ * maps to no attr, or cannot be read with several events.
+ */
 static struct pevent *event_of(struct uevent_perf_file *f, const uint8_t *r, uint16_t size,
 			       uint32_t type)
 {
@@ -598,7 +602,7 @@ static struct pevent *event_of(struct uevent_perf_file *f, const uint8_t *r, uin
 		id = fr64(f, r + size - f->id_pos_other * 8);
 		return find_by_id(f, id);
 	}
-	return &f->ev[0];
+	return NULL;
 }
 
 /* A record that runs past the data: the end of a file cut short, or a corrupt size. */
@@ -642,11 +646,13 @@ UEVENT_EXPORT int uevent_perf_file__next(struct uevent_perf_file *f, struct ueve
 			f->off += sz;
 		}
 		e = event_of(f, r, h.size, h.type);
-		if (!e)
-			e = &f->ev[0];
-		err = uevent_perf_record_decode(r, h.size, f->bo, &e->fmt, rec);
+		/* an unknown id: decoded as perf does, by the first event's layout */
+		err = uevent_perf_record_decode(r, h.size, f->bo, e ? &e->fmt : &f->ev[0].fmt,
+						rec);
 		if (err < 0 && err != -EPROTO)
 			return err;
+		if (rec->body == UEVENT_BODY_SAMPLE)
+			rec->u.sample.event_index = e ? (int32_t)(e - f->ev) : -1;
 		f->off += h.size;
 		return err == -EPROTO ? err : 1;
 	}
