@@ -872,6 +872,23 @@ uint64_t uevent_perf_file__offset(const struct uevent_perf_file *f);
  * "" when the file names none). A sample's event_index is such an i. */
 int uevent_perf_file__nr_events(const struct uevent_perf_file *f);
 const char *uevent_perf_file__event_name(const struct uevent_perf_file *f, int i);
+/*
+ * The raw fields of a sample of a tracepoint event (PERF_SAMPLE_RAW), decoded by name
+ * from the format files of the file's tracing data with libtraceevent, as perf script
+ * shows them: "prev_comm=sh prev_pid=42 ...", or with UEVENT_FIELDS_JSON a JSON object
+ * ({"prev_comm": "sh", "prev_pid": 42, ...}: numbers as numbers). Writes at most cap
+ * bytes, NUL-terminated, to buf and returns the length the whole text needs (as
+ * snprintf: retry with a larger buf when it is >= cap). -ENOENT: rec is not such a
+ * sample or the file has no format for its event; -EOPNOTSUPP: libuevent was built
+ * without libtraceevent (configure says); -EINVAL: bad arguments.
+ */
+int uevent_perf_file__raw_fields(struct uevent_perf_file *f, const struct uevent_perf_record *rec,
+				 unsigned int flags, char *buf, size_t cap);
+
+enum uevent_fields_flags {
+	UEVENT_FIELDS_JSON	= 1
+};
+
 /* The events' clock (attr.clockid, or HEADER_CLOCK_DATA), else -1 (perf's clock). */
 int uevent_perf_file__clockid(const struct uevent_perf_file *f);
 /* HEADER_CLOCKID (the clock's resolution in ns) when present, else -1. */

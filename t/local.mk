@@ -35,8 +35,8 @@ AM_TESTS_ENVIRONMENT += CC='$(CC)'; export CC;
 .PHONY: check-asan
 check-asan:
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS=t/asan.test
-TESTS += t/perfdata.test t/record.test t/live-vs-perf.test
-EXTRA_DIST += %reldir%/perfdata.test %reldir%/record.test %reldir%/live-vs-perf.test
+TESTS += t/perfdata.test t/perf-events.test t/record.test t/live-vs-perf.test
+EXTRA_DIST += %reldir%/perfdata.test %reldir%/perf-events.test %reldir%/record.test %reldir%/live-vs-perf.test
 
 # The JIT API (libuevent/jit.c) and the runtime hooks (jit-hooks/).
 jit_t_cflags = $(AM_CFLAGS) -I$(top_srcdir)/t

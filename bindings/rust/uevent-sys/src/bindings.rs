@@ -5207,6 +5207,17 @@ extern "C" {
     ) -> *const ::std::os::raw::c_char;
 }
 extern "C" {
+    pub fn uevent_perf_file__raw_fields(
+        f: *mut uevent_perf_file,
+        rec: *const uevent_perf_record,
+        flags: ::std::os::raw::c_uint,
+        buf: *mut ::std::os::raw::c_char,
+        cap: size_t,
+    ) -> ::std::os::raw::c_int;
+}
+pub const UEVENT_FIELDS_JSON: uevent_fields_flags = 1;
+pub type uevent_fields_flags = ::std::os::raw::c_uint;
+extern "C" {
     pub fn uevent_perf_file__clockid(f: *const uevent_perf_file) -> ::std::os::raw::c_int;
 }
 extern "C" {
