@@ -1,0 +1,62 @@
+"""test_spawn.py - TAP tests of Session.spawn (a program started under the session loses
+none of its first marks) and of the event a sample names (event_index, event_name)."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import done, ok, raises, skip  # noqa: E402
+
+import uevent  # noqa: E402
+
+top_srcdir = os.environ.get("top_srcdir", os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+top_builddir = os.environ.get("top_builddir", top_srcdir)
+mark_loop = os.path.join(top_builddir, "t", "mark-loop")
+
+# a perf.data of one event: each sample's event_index names it
+with uevent.PerfData(os.path.join(top_srcdir, "t", "data", "clock.perf.data")) as f:
+    idx = {r.event_index for r in f if isinstance(r, uevent.Sample)}
+    ok(idx == {0} and f.event_name(0) == "task-clock",
+       f"PerfData: every sample's event_index is 0, event_name(0) task-clock ({idx})")
+
+
+def spawn_quiet(argv, **kw):
+    """Session.spawn with the child's stdout (not TAP) sent to /dev/null."""
+    sys.stdout.flush()
+    saved, null = os.dup(1), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    try:
+        return uevent.Session.spawn(argv, **kw)
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(null)
+
+
+if os.geteuid() != 0 or not os.path.exists("/sys/bus/event_source/devices/uprobe"):
+    skip(4, "needs root and uprobes for a usdt session")
+else:
+    text = b"spawned right away\0"
+    with spawn_quiet([mark_loop, "22", "spawned right away"]) as s:
+        n, idle, status = 0, 0, None
+        while idle < 3:
+            rec = s.next(200)
+            if rec is None:
+                if status is None:
+                    pid, st = os.waitpid(s.pid, os.WNOHANG)
+                    status = st if pid else None
+                idle += status is not None
+                continue
+            n += isinstance(rec, uevent.UEvent) and rec.sample_id.pid == s.pid and \
+                rec.data == text
+        if status is None:
+            status = os.waitpid(s.pid, 0)[1]
+        ok(n == 22 and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0,
+           f"Session.spawn: a program marking at once gives {n} of 22 marks")
+        names = s.event_names
+        ok(s.nr_events == len(names) > 0 and any(nm.endswith(":emit16") for nm in names),
+           f"the session's events are named: {names}")
+        ok(isinstance(raises(IndexError, s.event_name, s.nr_events), IndexError),
+           "event_name past the last event is IndexError")
+    e = raises(FileNotFoundError, uevent.Session.spawn, [os.path.join(top_builddir, "no-such")])
+    ok(isinstance(e, FileNotFoundError), f"spawning a missing program: {e!r}")
+done()
