@@ -1,0 +1,108 @@
+//! spawn.rs - a program started under a session (SessionBuilder::spawn) loses none of its
+//! first marks; a sample's event_index names its event (PerfData, Session).
+//! Tests that cannot run say SKIP with the reason, which cargo.test reports as TAP SKIP.
+use std::io::ErrorKind;
+use std::path::PathBuf;
+use std::time::Duration;
+use uevent::perf::Record;
+use uevent::{Payload, PerfData, Session};
+
+fn top(var: &str) -> PathBuf {
+    std::env::var(var)
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.."))
+}
+
+fn skip(test: &str, reason: &str) {
+    eprintln!("SKIP {}: {}", test, reason);
+    if let Ok(dir) = std::env::var("UEVENT_TAP_SKIP_DIR") {
+        std::fs::write(std::path::Path::new(&dir).join(test), reason).unwrap();
+    }
+}
+
+fn cannot_run() -> Option<&'static str> {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let uid = status.lines().find(|l| l.starts_with("Uid:")).and_then(|l| l.split_whitespace().nth(2));
+    if uid != Some("0") {
+        return Some("needs root to add uprobe events");
+    }
+    if !std::path::Path::new("/sys/bus/event_source/devices/uprobe").exists() {
+        return Some("kernel without uprobes");
+    }
+    None
+}
+
+extern "C" {
+    fn waitpid(pid: i32, status: *mut i32, options: i32) -> i32;
+    fn dup(fd: i32) -> i32;
+    fn dup2(fd: i32, fd2: i32) -> i32;
+    fn close(fd: i32) -> i32;
+}
+
+#[test]
+fn perf_data_samples_name_their_event() {
+    let mut f = PerfData::open(top("top_srcdir").join("t/data/clock.perf.data")).unwrap();
+    let mut n = 0;
+    for r in f.by_ref() {
+        if let Record::Sample(s) = r.unwrap() {
+            assert_eq!(s.body.event_index, 0);
+            n += 1;
+        }
+    }
+    assert!(n > 0);
+    assert_eq!(f.event_name(0).as_deref(), Some("task-clock"));
+    assert_eq!(f.event_name(-1), None, "event_index -1 names no event");
+    assert_eq!(f.event_name(1), None);
+}
+
+#[test]
+fn spawn_missing_program_or_pid_is_an_error() {
+    let e = Session::builder().spawn(&["/nonexistent/program"]).err().unwrap();
+    assert_eq!(e.kind(), ErrorKind::NotFound, "{}", e);
+    let e = Session::builder().pid(1).spawn(&["true"]).err().unwrap();
+    assert_eq!(e.kind(), ErrorKind::InvalidInput, "{}", e);
+    let none: [&str; 0] = [];
+    assert_eq!(Session::builder().spawn(&none).err().unwrap().kind(), ErrorKind::InvalidInput);
+}
+
+#[test]
+fn spawn_hears_every_mark() {
+    if let Some(why) = cannot_run() {
+        return skip("spawn_hears_every_mark", why);
+    }
+    let prog = top("top_builddir").join("t/mark-loop");
+    // the child's "enabled N of 22" line would land in the test harness's report
+    let null = std::fs::OpenOptions::new().write(true).open("/dev/null").unwrap();
+    let saved = unsafe { dup(1) };
+    unsafe { dup2(std::os::fd::AsRawFd::as_raw_fd(&null), 1) };
+    let spawned = Session::builder().spawn(&[prog.as_os_str(), "22".as_ref(), "spawned right away".as_ref()]);
+    unsafe {
+        dup2(saved, 1);
+        close(saved);
+    }
+    let mut s = spawned.unwrap();
+    let pid = s.pid().unwrap();
+    let (mut marks, mut idle, mut status, mut exited) = (0, 0, -1, false);
+    while idle < 3 {
+        match s.next_timeout(Duration::from_millis(200)).unwrap() {
+            None => {
+                exited = exited || unsafe { waitpid(pid as i32, &mut status, 1) } == pid as i32;
+                idle += exited as i32;
+            }
+            Some(Record::UEvent(u)) => {
+                marks += (u.sample_id.pid == Some(pid)
+                    && matches!(&u.body.payload, Payload::Text(t) if t == "spawned right away"))
+                    as i32;
+            }
+            Some(_) => {}
+        }
+    }
+    if !exited {
+        unsafe { waitpid(pid as i32, &mut status, 0) };
+    }
+    assert_eq!((marks, status), (22, 0), "a program marking at once: {} of 22 marks", marks);
+    let names = s.event_names();
+    assert!(names.iter().any(|n| n.ends_with(":emit16")), "{:?}", names);
+    assert_eq!(s.event_name(0).as_deref(), Some(names[0].as_str()));
+    assert_eq!(s.event_name(names.len() as i32), None);
+}
