@@ -10,7 +10,10 @@ import uevent  # noqa: E402
 
 top_srcdir = os.environ.get("top_srcdir", os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 top_builddir = os.environ.get("top_builddir", top_srcdir)
-mark_loop = os.path.join(top_builddir, "t", "mark-loop")
+# an ELF that marks first thing (libtool's t/mark-loop is a wrapper script, slower to start)
+mark_loop = os.path.join(top_builddir, "t", "mark-loop-static")
+if not os.access(mark_loop, os.X_OK):
+    mark_loop = os.path.join(top_builddir, "t", "mark-loop")
 
 # a perf.data of one event: each sample's event_index names it
 with uevent.PerfData(os.path.join(top_srcdir, "t", "data", "clock.perf.data")) as f:
