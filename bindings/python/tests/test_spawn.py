@@ -1,7 +1,11 @@
 """test_spawn.py - TAP tests of Session.spawn (a program started under the session loses
 none of its first marks) and of the event a sample names (event_index, event_name)."""
+import errno
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tap import done, ok, raises, skip  # noqa: E402
@@ -20,6 +24,34 @@ with uevent.PerfData(os.path.join(top_srcdir, "t", "data", "clock.perf.data")) a
     idx = {r.event_index for r in f if isinstance(r, uevent.Sample)}
     ok(idx == {0} and f.event_name(0) == "task-clock",
        f"PerfData: every sample's event_index is 0, event_name(0) task-clock ({idx})")
+with uevent.PerfData(os.path.join(top_srcdir, "t", "data", "clock.perf.data")) as f:
+    smp = next(r for r in f if isinstance(r, uevent.Sample))
+    e = raises(FileNotFoundError, f.raw_fields, smp)
+    ok(isinstance(e, FileNotFoundError), f"raw_fields of a task-clock sample: ENOENT ({e!r})")
+
+# a tracepoint's fields by name (perf record, root; libtraceevent at configure)
+perf = os.environ.get("PERF") or shutil.which("perf")
+data = os.path.join(tempfile.mkdtemp(prefix="uevent-py-spawn-"), "sw.data")
+if os.geteuid() != 0 or not perf or subprocess.run(
+        [perf, "record", "-q", "-e", "sched:sched_switch", "-o", data, "--", "sleep", "0.01"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
+    skip(1, "needs root and perf record -e sched:sched_switch")
+else:
+    with uevent.PerfData(data) as f:
+        sw = [r for r in f if isinstance(r, uevent.Sample)]
+        try:
+            d = [f.raw_fields(r, as_dict=True) for r in sw]
+            t = [f.raw_fields(r) for r in sw]
+            ok(sw and all(x["prev_pid"] == r.pid and isinstance(x["prev_comm"], str)
+                          for x, r in zip(d, sw)) and
+               all(s.startswith(f"prev_comm={x['prev_comm']} prev_pid={r.pid} ")
+                   for s, x, r in zip(t, d, sw)),
+               f"raw_fields of {len(sw)} sched_switch samples by name: {t[0] if t else None}")
+        except uevent.Error as e:
+            if e.errno != errno.EOPNOTSUPP:
+                raise
+            skip(1, f"libuevent built without libtraceevent ({e})")
+    shutil.rmtree(os.path.dirname(data))
 
 
 def spawn_quiet(argv, **kw):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import builtins as _builtins
 import errno as _errno
 import functools as _functools
+import json as _json
 import operator as _operator
 import os as _os
 import sys as _sys
@@ -1114,6 +1115,32 @@ class PerfData:
     @property
     def event_names(self) -> Tuple[Optional[str], ...]:
         return tuple(self.event_name(i) for i in _builtins.range(self.nr_events))
+
+    def raw_fields(self, sample: Sample, as_dict: bool = False) -> Union[str, Dict[str, Any]]:
+        """A tracepoint sample's raw fields by name, from this file's tracing data
+        (libtraceevent): "prev_comm=sh prev_pid=42 ..." as perf script shows them, or with
+        as_dict a dict (numbers as ints). FileNotFoundError (ENOENT) when the sample is
+        not of a tracepoint with a format here; Error(EOPNOTSUPP) when libuevent was
+        built without libtraceevent."""
+        if not isinstance(sample, Sample):
+            raise InvalidArgument(_errno.EINVAL, f"not a Sample: {type(sample).__name__}")
+        rec = _out("struct uevent_perf_record *")
+        rec.body = _lib.UEVENT_BODY_SAMPLE
+        raw = _from_buffer(sample.raw)
+        rec.u.sample.raw = raw
+        rec.u.sample.raw_size = len(sample.raw)
+        rec.u.sample.event_index = sample.event_index
+        flags = _lib.UEVENT_FIELDS_JSON if as_dict else 0
+        n = _check(_lib.uevent_perf_file__raw_fields(self._live(), rec, flags, _ffi.NULL, 0),
+                   f"raw_fields: no tracepoint format here for event {sample.event_index}")
+        buf = _ffi.new("char[]", n + 1)
+        _check(_lib.uevent_perf_file__raw_fields(self._live(), rec, flags, buf, n + 1),
+               "raw_fields")
+        text = _ffi.string(buf).decode("utf-8", "replace")
+        if not as_dict:
+            return text
+        d: Dict[str, Any] = _json.loads(text)
+        return d
 
     @property
     def clockid(self) -> int:
