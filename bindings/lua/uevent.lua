@@ -1079,6 +1079,29 @@ function perf_file.event_name(self, i)
   return cstr(p)
 end
 
+-- raw_fields(rec[, json]) -> a tracepoint sample's fields by name from the file's
+-- formats (libtraceevent): "prev_comm=sh prev_pid=42 ...", or with json the JSON object
+-- text; nil, err, -errno (-ENOENT: no tracepoint format for its event; -EOPNOTSUPP:
+-- libuevent built without libtraceevent).
+function perf_file.raw_fields(self, rec, json)
+  if self.f == nil then return closed("perf.data reader") end
+  local smp = type(rec) == "table" and rec.sample
+  if not smp then return fail(-22, "raw_fields: not a sample record") end
+  local raw = smp.raw or ""
+  local r = out_struct("struct uevent_perf_record")
+  r.body = lib.UEVENT_BODY_SAMPLE
+  r.u.sample.raw = ffi.cast("const void *", raw)    -- raw lives in this frame
+  r.u.sample.raw_size = #raw
+  r.u.sample.event_index = smp.event_index
+  local flags = json and lib.UEVENT_FIELDS_JSON or 0
+  local n = lib.uevent_perf_file__raw_fields(self.f, r, flags, nil, 0)
+  if n < 0 then return fail(n, "raw_fields: event " .. tostring(smp.event_index)) end
+  local buf = ffi_new("char[?]", n + 1)
+  n = lib.uevent_perf_file__raw_fields(self.f, r, flags, buf, n + 1)
+  if n < 0 then return fail(n, "raw_fields") end
+  return ffi.string(buf, n)
+end
+
 -- The clock (attr.clockid) or -1 for perf's, and its resolution in ns or -1.
 function perf_file.clock(self)
   if self.f == nil then return closed("perf.data reader") end

@@ -29,6 +29,44 @@ ok(n > 0 and idx[0] and next(idx, next(idx)) == nil and pf:event_name(0) == "tas
    pf:events()[1] == "task-clock" and select(3, pf:event_name(1)) == -22,
    "perf_data: every sample's event_index is 0, event_name(0) task-clock, event 1 is EINVAL")
 pf:close()
+pf = assert(uevent.perf_data(top_srcdir .. "/t/data/clock.perf.data"))
+local first
+for rec in pf:records() do if rec.sample then first = rec; break end end
+local _, ferr, fcode = pf:raw_fields(first)
+ok(fcode == -2, "raw_fields of a task-clock sample: ENOENT (" .. tostring(ferr) .. ")")
+pf:close()
+
+-- a tracepoint's fields by name (perf record, root; libtraceevent at configure)
+local perf = os.getenv("PERF") or ""
+local swdata = os.tmpname()
+if ffi.C.getuid() ~= 0 or perf == "" or
+   os.execute(perf .. " record -q -e sched:sched_switch -o " .. swdata .. " -- sleep 0.01 >/dev/null 2>&1") ~= 0 then
+  skip(1, "needs root and perf record -e sched:sched_switch")
+else
+  local sf = assert(uevent.perf_data(swdata))
+  local n, good, code, example = 0, 0, nil, nil
+  for rec in sf:records() do
+    if rec.sample then
+      n = n + 1
+      local t, _, c = sf:raw_fields(rec)
+      local j = sf:raw_fields(rec, true)
+      code = code or c
+      example = example or t
+      if t and j and t:match("prev_pid=(%d+)") == tostring(rec.sample.pid) and
+         j:match('"prev_pid": (%d+)') == tostring(rec.sample.pid) then
+        good = good + 1
+      end
+    end
+  end
+  sf:close()
+  if code == -95 then
+    skip(1, "libuevent built without libtraceevent")
+  else
+    ok(n > 0 and good == n, ("raw_fields of %d sched_switch samples by name (%d right): %s")
+       :format(n, good, tostring(example)))
+  end
+end
+os.remove(swdata)
 
 local s, err, code = uevent.spawn({ top_builddir .. "/no-such-program" })
 ok(s == nil and code == -2, "spawning a missing program: " .. tostring(err))
