@@ -783,6 +783,30 @@ impl PerfData {
         (!p.is_null()).then(|| unsafe { cstr(p) })
     }
 
+    /// A tracepoint sample's raw fields by name, from this file's formats (libtraceevent):
+    /// `"prev_comm=sh prev_pid=42 ..."` as perf script shows them, or with `json` a JSON
+    /// object's text. `NotFound` (ENOENT): not a sample of a tracepoint with a format
+    /// here; `Unsupported` (EOPNOTSUPP): libuevent was built without libtraceevent.
+    pub fn raw_fields(&self, sample: &Sample, json: bool) -> io::Result<String> {
+        let mut rec = zeroed_record();
+        rec.body = sys::UEVENT_BODY_SAMPLE;
+        // the sample member is the one body says; raw points into `sample`, which
+        // outlives both calls
+        rec.u.sample.raw = sample.raw.as_ptr() as *const c_void;
+        rec.u.sample.raw_size = sample.raw.len() as u32;
+        rec.u.sample.event_index = sample.event_index;
+        let flags = if json { sys::UEVENT_FIELDS_JSON } else { 0 };
+        let n = unsafe { sys::uevent_perf_file__raw_fields(self.f, &rec, flags, std::ptr::null_mut(), 0) };
+        crate::check(n)?;
+        let mut buf = vec![0u8; n as usize + 1];
+        let n = unsafe {
+            sys::uevent_perf_file__raw_fields(self.f, &rec, flags, buf.as_mut_ptr() as *mut c_char, buf.len() as _)
+        };
+        crate::check(n)?;
+        buf.truncate(n as usize);
+        Ok(String::from_utf8_lossy(&buf).into_owned())
+    }
+
     /// The events' clock id (attr.clockid or HEADER_CLOCK_DATA); `None`: perf's clock.
     pub fn clockid(&self) -> Option<i32> {
         let c = unsafe { sys::uevent_perf_file__clockid(self.f) };

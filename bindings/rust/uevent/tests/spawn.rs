@@ -56,6 +56,57 @@ fn perf_data_samples_name_their_event() {
 }
 
 #[test]
+fn raw_fields_by_name() {
+    let mut f = PerfData::open(top("top_srcdir").join("t/data/clock.perf.data")).unwrap();
+    let Some(Record::Sample(smp)) = f.by_ref().map(|r| r.unwrap()).find(|r| matches!(r, Record::Sample(_))) else {
+        panic!("clock.perf.data has samples")
+    };
+    assert_eq!(f.raw_fields(&smp.body, false).unwrap_err().kind(), ErrorKind::NotFound);
+    // a tracepoint's fields (perf record, root; libtraceevent at configure)
+    let perf = std::env::var("PERF").unwrap_or_default();
+    let dir = std::env::temp_dir().join(format!("uevent-rs-spawn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let data = dir.join("sw.data");
+    let recorded = cannot_run().is_none()
+        && !perf.is_empty()
+        && std::process::Command::new(&perf)
+            .args(["record", "-q", "-e", "sched:sched_switch", "-o"])
+            .arg(&data)
+            .args(["--", "sleep", "0.01"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+    if !recorded {
+        std::fs::remove_dir_all(&dir).ok();
+        return skip("raw_fields_by_name", "needs root and perf record -e sched:sched_switch");
+    }
+    let f = PerfData::open(&data).unwrap();
+    let sw: Vec<_> = PerfData::open(&data)
+        .unwrap()
+        .filter_map(|r| match r.unwrap() {
+            Record::Sample(s) => Some(s),
+            _ => None,
+        })
+        .collect();
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(!sw.is_empty());
+    for s in &sw {
+        match f.raw_fields(&s.body, false) {
+            Err(e) if e.kind() == ErrorKind::Unsupported => {
+                return skip("raw_fields_by_name", "libuevent built without libtraceevent")
+            }
+            r => {
+                let t = r.unwrap();
+                assert!(t.contains(&format!(" prev_pid={} ", s.body.pid)), "{}", t);
+                let j = f.raw_fields(&s.body, true).unwrap();
+                assert!(j.contains(&format!("\"prev_pid\": {},", s.body.pid)), "{}", j);
+            }
+        }
+    }
+}
+
+#[test]
 fn spawn_missing_program_or_pid_is_an_error() {
     let e = Session::builder().spawn(&["/nonexistent/program"]).err().unwrap();
     assert_eq!(e.kind(), ErrorKind::NotFound, "{}", e);
