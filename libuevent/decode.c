@@ -164,6 +164,7 @@ static int decode_sample(struct _uevent_cur *c, const struct uevent_perf_format 
 	struct uevent_perf_sample *s = &rec->u.sample;
 	uint64_t st = f->sample_type;
 
+	s->event_index = -1;		/* the reader that knows the events sets it */
 	if (st & PERF_SAMPLE_IDENTIFIER)
 		s->identifier = _uevent_get64(c);
 	if (st & PERF_SAMPLE_IP)

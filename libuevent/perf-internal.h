@@ -21,6 +21,18 @@ int _uevent_format_field(const char *fmt, const char *name, uint32_t *off, uint3
 int _uevent_raw_to_uevent(struct uevent_perf_record *rec, const struct uevent_perf_format *fmt,
 			  int byte_order);
 
+/*
+ * Tracepoint formats parsed by libtraceevent (tp-fields.c); without it at configure
+ * time new fails (EOPNOTSUPP) and fields is -EOPNOTSUPP.
+ */
+struct _uevent_tep;
+struct _uevent_tep *_uevent_tep_new(int big_endian, int long_size, int page_size);
+int _uevent_tep_add(struct _uevent_tep *t, const char *sys, const char *format, size_t len);
+/* The fields of a raw sample of tracepoint id, as uevent_perf_file__raw_fields() says. */
+int _uevent_tep_fields(struct _uevent_tep *t, uint64_t id, const void *raw, uint32_t size,
+		       unsigned int flags, char *buf, size_t cap);
+void _uevent_tep_free(struct _uevent_tep *t);
+
 /* One SDT note argument ("8@%rsi", "4@12(%rsp)") as a uprobe fetch expression. */
 int _uevent_sdt_arg_fetch(const char *arg, char *out, size_t cap);
 

@@ -47,6 +47,11 @@ struct uevent_perf_file {
 	int clockid;
 	char *tracing;				/* event format texts, NUL separated */
 	size_t tracing_len;
+	char *tracing_sys;			/* the system of each, NUL separated */
+	size_t tracing_sys_len;
+	int td_big, td_long, td_page;		/* the tracing data's byte order, sizes */
+	struct _uevent_tep *tep;		/* the formats parsed, on first use */
+	int tep_err;				/* 0 until tried, then 1 or -errno */
 	int swap;				/* written in the other byte order */
 	int bo;					/* UEVENT_BO_* of the records */
 	int cut;				/* the data may end mid-record (pipe mode, a
@@ -291,9 +296,14 @@ static void parse_tracing(struct uevent_perf_file *f, const uint8_t *p, uint64_t
 
 	if (len < 10 || memcmp(p, "\027\010\104tracing", 10))
 		return;
-	if (td_str(p, len, &off, NULL) < 0)
+	if (td_str(p, len, &off, NULL) < 0 || off + 6 > len)
 		return;
-	off += 2 + 4;				/* endian, long size, page size */
+	f->td_big = p[off];
+	f->td_long = p[off + 1];
+	off += 2;
+	if (td_u32(f, p, len, &off, &n) < 0)
+		return;
+	f->td_page = n <= (1u << 30) ? (int)n : 0;
 	for (i = 0; i < 2; i++)			/* header_page, header_event */
 		if (td_str(p, len, &off, NULL) < 0 || td_blob(f, p, len, &off, &blob, &sz) < 0)
 			return;
@@ -305,13 +315,21 @@ static void parse_tracing(struct uevent_perf_file *f, const uint8_t *p, uint64_t
 	if (td_u32(f, p, len, &off, &nsys) < 0)
 		return;
 	for (s = 0; s < nsys; s++) {
-		if (td_str(p, len, &off, NULL) < 0 || td_u32(f, p, len, &off, &n) < 0)
+		const char *sys;
+
+		if (td_str(p, len, &off, &sys) < 0 || td_u32(f, p, len, &off, &n) < 0)
 			return;
 		for (i = 0; i < n; i++) {
+			size_t sl = strlen(sys);
 			char *t;
 
 			if (td_blob(f, p, len, &off, &blob, &sz) < 0)
 				return;
+			t = realloc(f->tracing_sys, f->tracing_sys_len + sl + 1);
+			if (!t)
+				return;
+			f->tracing_sys = t;
+			memcpy(t + f->tracing_sys_len, sys, sl + 1);
 			t = realloc(f->tracing, f->tracing_len + sz + 1);
 			if (!t)
 				return;
@@ -319,6 +337,7 @@ static void parse_tracing(struct uevent_perf_file *f, const uint8_t *p, uint64_t
 			memcpy(t + f->tracing_len, blob, sz);
 			t[f->tracing_len + sz] = 0;
 			f->tracing_len += sz + 1;
+			f->tracing_sys_len += sl + 1;
 		}
 	}
 }
@@ -581,6 +600,10 @@ fail:
 	return NULL;
 }
 
+/*
+ * The event a record belongs to, by the id at perf's id position: NULL when the id
+ * maps to no attr, or cannot be read with several events.
+ */
 static struct pevent *event_of(struct uevent_perf_file *f, const uint8_t *r, uint16_t size,
 			       uint32_t type)
 {
@@ -598,7 +621,7 @@ static struct pevent *event_of(struct uevent_perf_file *f, const uint8_t *r, uin
 		id = fr64(f, r + size - f->id_pos_other * 8);
 		return find_by_id(f, id);
 	}
-	return &f->ev[0];
+	return NULL;
 }
 
 /* A record that runs past the data: the end of a file cut short, or a corrupt size. */
@@ -642,11 +665,13 @@ UEVENT_EXPORT int uevent_perf_file__next(struct uevent_perf_file *f, struct ueve
 			f->off += sz;
 		}
 		e = event_of(f, r, h.size, h.type);
-		if (!e)
-			e = &f->ev[0];
-		err = uevent_perf_record_decode(r, h.size, f->bo, &e->fmt, rec);
+		/* an unknown id: decoded as perf does, by the first event's layout */
+		err = uevent_perf_record_decode(r, h.size, f->bo, e ? &e->fmt : &f->ev[0].fmt,
+						rec);
 		if (err < 0 && err != -EPROTO)
 			return err;
+		if (rec->body == UEVENT_BODY_SAMPLE)
+			rec->u.sample.event_index = e ? (int32_t)(e - f->ev) : -1;
 		f->off += h.size;
 		return err == -EPROTO ? err : 1;
 	}
@@ -669,6 +694,49 @@ UEVENT_EXPORT const char *uevent_perf_file__event_name(const struct uevent_perf_
 		return NULL;
 	}
 	return f->ev[i].name ? f->ev[i].name : "";
+}
+
+/* libtraceevent's view of the file's tracepoint formats, made on first use. */
+static int tep_ready(struct uevent_perf_file *f)
+{
+	size_t at, sat;
+
+	if (f->tep_err)
+		return f->tep_err;
+	f->tep = _uevent_tep_new(f->td_big, f->td_long, f->td_page);
+	if (!f->tep)
+		return f->tep_err = -errno;
+	for (at = sat = 0; at < f->tracing_len && sat < f->tracing_sys_len;
+	     at += strlen(f->tracing + at) + 1, sat += strlen(f->tracing_sys + sat) + 1)
+		_uevent_tep_add(f->tep, f->tracing_sys + sat, f->tracing + at,
+				strlen(f->tracing + at));	/* a bad one: its events stay raw */
+	return f->tep_err = 1;
+}
+
+UEVENT_EXPORT int uevent_perf_file__raw_fields(struct uevent_perf_file *f,
+					       const struct uevent_perf_record *rec,
+					       unsigned int flags, char *buf, size_t cap)
+{
+	const struct uevent_perf_sample *smp;
+	const struct pevent *e;
+	int err;
+
+	if (!f || !rec || (!buf && cap) || (flags & ~(unsigned int)UEVENT_FIELDS_JSON) ||
+	    !_uevent_out_ok(rec, sizeof(*rec)))
+		return _uevent_err(EINVAL);
+	if (cap)
+		buf[0] = 0;
+	smp = &rec->u.sample;
+	if (rec->body != UEVENT_BODY_SAMPLE || !smp->raw || !smp->raw_size ||
+	    smp->event_index < 0 || smp->event_index >= f->nev)
+		return _uevent_err(ENOENT);
+	e = &f->ev[smp->event_index];
+	if (e->type != PERF_TYPE_TRACEPOINT)
+		return _uevent_err(ENOENT);
+	err = tep_ready(f);
+	if (err < 0)
+		return _uevent_err(-err);
+	return _uevent_tep_fields(f->tep, e->config, smp->raw, smp->raw_size, flags, buf, cap);
 }
 
 UEVENT_EXPORT int uevent_perf_file__clockid(const struct uevent_perf_file *f)
@@ -706,5 +774,7 @@ UEVENT_EXPORT void uevent_perf_file__close(struct uevent_perf_file *f)
 	}
 	free(f->ev);
 	free(f->tracing);
+	free(f->tracing_sys);
+	_uevent_tep_free(f->tep);
 	free(f);
 }

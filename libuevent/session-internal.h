@@ -111,6 +111,10 @@ struct uevent_session {
 	uint64_t config[K_COUNT];
 	int want[K_COUNT];
 	char *tp_format[K_COUNT];
+	/* the events as samples number them (event_index): the wanted kinds, in order */
+	char ev_name[K_COUNT][96];
+	int kind_ev[K_COUNT];		/* kind -> event number, -1 unwanted */
+	int nev;
 	/* uevent_session__record_to(): the pipe-mode perf.data being written */
 	int rec_fd;
 	uint8_t *wbuf;
@@ -126,6 +130,7 @@ void _uevent_session_make_attr(const struct uevent_session *s, int kind, uint64_
 uint64_t _uevent_session_lost_counted(const struct uevent_session *s);
 int _uevent_grow(uint8_t **buf, size_t *cap, size_t need);
 uint64_t _uevent_mono_ns(void);
+void _uevent_session_kind_name(const struct uevent_session *s, int kind, char *buf, size_t n);
 
 /* session-record.c, for the session */
 int _uevent_rec_flush(struct uevent_session *s);

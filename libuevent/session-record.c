@@ -210,10 +210,7 @@ static void put_event_desc(struct uevent_session *s)
 		for (i = 0; i < s->nids; i++)
 			n += s->ids[i].kind == k && !s->ids[i].obj;
 		put_u32(s, n);
-		snprintf(name, sizeof(name), "%s%s%s",
-			 k == K_DUMMY ? "dummy" : is_usdt(k) ? _UEVENT_USDT_FILE_GROUP :
-			 k == K_USER ? "user_events:" _UEVENT_USER_EVENT_NAME : "cpu-clock",
-			 is_usdt(k) ? ":" : "", is_usdt(k) ? _uevent_usdt_class_name[k - K_USDT] : "");
+		_uevent_session_kind_name(s, k, name, sizeof(name));
 		len = (uint32_t)(strlen(name) + 1 + 63) / 64 * 64;
 		put_u32(s, len);
 		rec_put(s, name, strlen(name));

@@ -323,6 +323,32 @@ static int kind_of(const struct uevent_session *s, uint64_t id)
 	return f ? f->kind : -1;
 }
 
+/* An event's name, as perf names it: "dummy", "GROUP:emit16", "user_events:...". */
+void _uevent_session_kind_name(const struct uevent_session *s, int k, char *buf, size_t n)
+{
+	(void)s;	/* usdt events are named by the group record_to writes, not ours */
+	snprintf(buf, n, "%s%s%s",
+		 k == K_DUMMY ? "dummy" : is_usdt(k) ? _UEVENT_USDT_FILE_GROUP :
+		 k == K_USER ? "user_events:" _UEVENT_USER_EVENT_NAME : "cpu-clock",
+		 is_usdt(k) ? ":" : "", is_usdt(k) ? _uevent_usdt_class_name[k - K_USDT] : "");
+}
+
+/* The session's events: the kinds it opens, numbered in order (as record_to lists them). */
+static void number_events(struct uevent_session *s)
+{
+	int k;
+
+	s->nev = 0;
+	for (k = 0; k < K_COUNT; k++) {
+		s->kind_ev[k] = -1;
+		if (!s->want[k])
+			continue;
+		s->kind_ev[k] = s->nev;
+		_uevent_session_kind_name(s, k, s->ev_name[s->nev], sizeof(s->ev_name[0]));
+		s->nev++;
+	}
+}
+
 void _uevent_session_make_attr(const struct uevent_session *s, int kind, uint64_t config,
 		      struct perf_event_attr *a)
 {
@@ -680,6 +706,7 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 	s->o.usdt_path = NULL;		/* the caller's string: only setup_usdt() read it */
 	memcpy(s->config, config, sizeof(config));
 	memcpy(s->want, want, sizeof(want));
+	number_events(s);
 	err = open_events(s, config, want);
 	s->o.cpus = NULL;			/* the caller's string: read only above */
 	if (err < 0)
@@ -720,6 +747,27 @@ UEVENT_EXPORT unsigned int uevent_session__transports(const struct uevent_sessio
 UEVENT_EXPORT const char *uevent_session__reason(const struct uevent_session *s)
 {
 	return s ? s->reason : "";
+}
+
+UEVENT_EXPORT int uevent_session__nr_events(const struct uevent_session *s)
+{
+	return s ? s->nev : _uevent_err(EINVAL);
+}
+
+UEVENT_EXPORT const char *uevent_session__event_name(const struct uevent_session *s, int i)
+{
+	if (!s || i < 0 || i >= s->nev) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return s->ev_name[i];
+}
+
+UEVENT_EXPORT int uevent_session__pid(const struct uevent_session *s)
+{
+	if (!s)
+		return _uevent_err(EINVAL);
+	return s->o.pid > 0 ? s->o.pid : -1;
 }
 
 static int ioctl_all(struct uevent_session *s, unsigned long req)
@@ -1331,6 +1379,8 @@ static int deliver(struct uevent_session *s, uint32_t off, struct uevent_perf_re
 		}
 		_uevent_rec_append(s, r, h.size);
 	}
+	if (rec->body == UEVENT_BODY_SAMPLE)
+		rec->u.sample.event_index = kind < 0 ? -1 : s->kind_ev[kind];
 	switch (rec->type) {
 	case PERF_RECORD_LOST:
 		s->st.lost += rec->u.lost.lost;

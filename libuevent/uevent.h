@@ -606,6 +606,10 @@ struct uevent_perf_sample {
 	uint64_t	tls_user_dyn_size;	/* bytes the kernel could read */
 	uint64_t	aux_size;
 	const void	*aux;			/* [bytes x aux_size] */
+	int32_t		event_index;		/* the event it is a sample of, by its id:
+						   perf.data's attr number, a session's
+						   event number (names: __event_name());
+						   -1 when the id maps to no event */
 };
 
 struct uevent_perf_mmap {		/* MMAP and MMAP2 */
@@ -834,6 +838,30 @@ int uevent_session__stats(const struct uevent_session *s, struct uevent_session_
  * fail with it. The fd stays the caller's.
  */
 int uevent_session__record_to(struct uevent_session *s, int fd);
+/*
+ * The session's events, as a sample's event_index numbers them (and as the file
+ * __record_to() writes lists them): "dummy" (side-band, prctl uevents), the usdt
+ * probes ("GROUP:emit16"...), "user_events:libuevent_v1", "cpu-clock". A string owned
+ * by the session, or NULL (errno EINVAL) for an i out of range.
+ */
+int uevent_session__nr_events(const struct uevent_session *s);
+const char *uevent_session__event_name(const struct uevent_session *s, int i);
+/*
+ * Starts argv[0] (searched in PATH, as execvp) with argv under a new session that
+ * watches it (opts->pid must be 0; NULL opts: defaults): the child is forked, waits
+ * until the session's events are on it, then execs with UEVENT_TRANSPORT set to the
+ * transport the session reads best (and UEVENT_WAIT_TRACER for usdt), as `uevent
+ * record -- CMD` starts CMD; so a program that marks right away loses nothing. The
+ * child's pid is uevent_session__pid(); reap it with waitpid(). Returns NULL with
+ * errno set when the session cannot open (the child is then killed and reaped before
+ * it ran anything) or argv[0] cannot be run (ENOENT, EACCES...: the child's exec
+ * error, the session closed).
+ */
+struct uevent_session *uevent_session__spawn(const struct uevent_session_opts *opts,
+					     char *const argv[]);
+/* The process the session watches (opts.pid resolved; __spawn(): the child), or -1 for
+ * a system-wide session. */
+int uevent_session__pid(const struct uevent_session *s);
 void uevent_session__close(struct uevent_session *s);
 
 /*
@@ -855,9 +883,27 @@ struct uevent_perf_file;
 struct uevent_perf_file *uevent_perf_file__open(const char *path);
 int uevent_perf_file__next(struct uevent_perf_file *f, struct uevent_perf_record *rec);
 uint64_t uevent_perf_file__offset(const struct uevent_perf_file *f);
-/* Number of events (attrs) in the file, and the name of event i (HEADER_EVENT_DESC). */
+/* Number of events (attrs) in the file, and the name of event i (HEADER_EVENT_DESC;
+ * "" when the file names none). A sample's event_index is such an i. */
 int uevent_perf_file__nr_events(const struct uevent_perf_file *f);
 const char *uevent_perf_file__event_name(const struct uevent_perf_file *f, int i);
+/*
+ * The raw fields of a sample of a tracepoint event (PERF_SAMPLE_RAW), decoded by name
+ * from the format files of the file's tracing data with libtraceevent, as perf script
+ * shows them: "prev_comm=sh prev_pid=42 ...", or with UEVENT_FIELDS_JSON a JSON object
+ * ({"prev_comm": "sh", "prev_pid": 42, ...}: numbers as numbers). Writes at most cap
+ * bytes, NUL-terminated, to buf and returns the length the whole text needs (as
+ * snprintf: retry with a larger buf when it is >= cap). -ENOENT: rec is not such a
+ * sample or the file has no format for its event; -EOPNOTSUPP: libuevent was built
+ * without libtraceevent (configure says); -EINVAL: bad arguments.
+ */
+int uevent_perf_file__raw_fields(struct uevent_perf_file *f, const struct uevent_perf_record *rec,
+				 unsigned int flags, char *buf, size_t cap);
+
+enum uevent_fields_flags {
+	UEVENT_FIELDS_JSON	= 1
+};
+
 /* The events' clock (attr.clockid, or HEADER_CLOCK_DATA), else -1 (perf's clock). */
 int uevent_perf_file__clockid(const struct uevent_perf_file *f);
 /* HEADER_CLOCKID (the clock's resolution in ns) when present, else -1. */

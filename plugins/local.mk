@@ -2,11 +2,11 @@
 EXTRA_DIST += %reldir%/trace-cmd.test
 TESTS += %reldir%/trace-cmd.test
 
-if HAVE_TRACEEVENT
+if HAVE_LIBTRACEEVENT
 tepplugin_LTLIBRARIES = %reldir%/plugin_uevent.la
 %canon_reldir%_plugin_uevent_la_SOURCES = %reldir%/plugin_uevent.c
-%canon_reldir%_plugin_uevent_la_CFLAGS = $(AM_CFLAGS) $(TRACEEVENT_CFLAGS)
-%canon_reldir%_plugin_uevent_la_LIBADD = libuevent/libuevent.la $(TRACEEVENT_LIBS)
+%canon_reldir%_plugin_uevent_la_CFLAGS = $(AM_CFLAGS) $(LIBTRACEEVENT_CFLAGS)
+%canon_reldir%_plugin_uevent_la_LIBADD = libuevent/libuevent.la $(LIBTRACEEVENT_LIBS)
 # libtraceevent dlopens plugin_*.so by name: no lib prefix, no version suffix.
 %canon_reldir%_plugin_uevent_la_LDFLAGS = -module -avoid-version -shared
 else

@@ -38,9 +38,10 @@ AM_TESTS_ENVIRONMENT += CC='$(CC)'; export CC;
 check-asan:
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS=t/asan.test
 TESTS += t/perfdata.test t/record.test t/live-vs-perf.test t/export.test t/perf-event.test \
-	t/bpftrace.test
+	t/bpftrace.test t/perf-events.test
 EXTRA_DIST += %reldir%/perfdata.test %reldir%/record.test %reldir%/live-vs-perf.test \
-	%reldir%/export.test %reldir%/tef-check.py %reldir%/perf-event.test %reldir%/bpftrace.test
+	%reldir%/export.test %reldir%/tef-check.py %reldir%/perf-event.test %reldir%/bpftrace.test \
+	%reldir%/perf-events.test
 
 # The JIT API (libuevent/jit.c) and the runtime hooks (jit-hooks/).
 jit_t_cflags = $(AM_CFLAGS) -I$(top_srcdir)/t

@@ -767,12 +767,53 @@ static void check_oversized(void)
 	   "KSYMBOL without a NUL-terminated name: -EINVAL");
 }
 
+/*
+ * A sample's event and the raw-fields call's refusals: event_index from the file (a
+ * bare decode knows none: -1), raw_fields only for a tracepoint sample with raw data
+ * (t/perf-events.test decodes real ones).
+ */
+static void check_event_index(void)
+{
+	const char *top = getenv("top_srcdir");
+	char path[4096], buf[64];
+	struct uevent_perf_record r = { .sz = sizeof(r) };
+	struct uevent_perf_file *f;
+	int ret, samples = 0, zero = 0, enoent = 0;
+
+	snprintf(path, sizeof(path), "%s/t/data/clock.perf.data", top ? top : "..");
+	f = uevent_perf_file__open(path);
+	if (!f) {
+		skip(2, "t/data/clock.perf.data missing");
+		return;
+	}
+	while ((ret = uevent_perf_file__next(f, &r)) == 1) {
+		if (r.body != UEVENT_BODY_SAMPLE)
+			continue;
+		samples++;
+		zero += r.u.sample.event_index == 0;
+		enoent += uevent_perf_file__raw_fields(f, &r, 0, buf, sizeof(buf)) == -ENOENT &&
+			  buf[0] == 0;
+	}
+	ok(ret == 0 && samples > 0 && zero == samples &&
+	   !strcmp(uevent_perf_file__event_name(f, 0), "task-clock") &&
+	   !uevent_perf_file__event_name(f, -1) && errno == EINVAL,
+	   "perf.data: each of %d samples has event_index 0 (task-clock); -1 names none",
+	   samples);
+	r.body = UEVENT_BODY_SAMPLE;
+	ok(enoent == samples && uevent_perf_file__raw_fields(NULL, &r, 0, buf, 8) == -EINVAL &&
+	   uevent_perf_file__raw_fields(f, &r, 2, buf, 8) == -EINVAL &&
+	   uevent_perf_file__raw_fields(f, &r, 0, NULL, 8) == -EINVAL,
+	   "raw_fields: -ENOENT for a sample of a non-tracepoint event (%d of %d), -EINVAL "
+	   "for bad arguments", enoent, samples);
+	uevent_perf_file__close(f);
+}
+
 int main(void)
 {
 	size_t len;
 	uint8_t *le, *be;
 
-	plan(22 * 2 + 2 * 2 + 7 + 12 + 8 + 4 + 4 + 2 + 4);
+	plan(22 * 2 + 2 * 2 + 7 + 12 + 8 + 4 + 4 + 2 + 4 + 2);
 	le = slurp("perf_records.le.bin", &len);
 	if (le) {
 		check_golden(le, len, UEVENT_BO_LITTLE, "le");
@@ -793,6 +834,7 @@ int main(void)
 	check_perf_files();
 	check_cuts();
 	check_oversized();
+	check_event_index();
 	free(le);
 	free(be);
 	return exit_status();

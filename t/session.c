@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
@@ -203,10 +204,11 @@ static void samples_live(void)
 	struct timespec t0, t;
 	volatile uint64_t sink = 0;
 	uint64_t last = 0;
-	int n = 0, backwards = 0, ret;
+	int n = 0, backwards = 0, ret, named = 0, misnamed = 0;
 
 	if (!s) {
 		ok(0, "sampling session opens: %s (%s)", strerror(errno), uevent_perf_open_reason());
+		skip(1, "no session");
 		return;
 	}
 	/* 300 ms of this thread's CPU time, not of the clock: cpu-clock samples count the
@@ -221,11 +223,24 @@ static void samples_live(void)
 			n++;
 			backwards += r.u.sample.time < last;
 			last = r.u.sample.time;
+			{
+				const char *en = uevent_session__event_name(s,
+							r.u.sample.event_index);
+
+				if (en && !strcmp(en, "cpu-clock"))
+					named++;
+				else
+					misnamed++;
+			}
 		}
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
 	} while ((t.tv_sec - t0.tv_sec) * 1000000000 + (t.tv_nsec - t0.tv_nsec) < 300000000);
 	ok(n > 100 && !backwards, "samples of this running process arrive while it runs: %d in "
 	   "300 ms of its CPU time, %d out of time order", n, backwards);
+	ok(named == n && !misnamed && uevent_session__nr_events(s) >= 2 &&
+	   !uevent_session__event_name(s, uevent_session__nr_events(s)) && errno == EINVAL,
+	   "each sample's event_index names its event: %d of %d \"cpu-clock\" (%d events)",
+	   named, n, uevent_session__nr_events(s));
 	uevent_session__close(s);
 }
 
@@ -379,6 +394,67 @@ static void running_static(void)
 	uevent_session__close(s);
 }
 
+/*
+ * A profiler starts a program that marks at once: started under the session with
+ * __spawn(), it runs only once the session watches it, and every mark is heard.
+ * The program is an ELF that marks first thing (libtool's wrapper script for
+ * t/mark-loop would give the session time a bare fork-exec-open would not have:
+ * started that way, the static one has exited before the session opens).
+ */
+static void spawn_marks(void)
+{
+	char *argv[] = { "t/mark-loop-static", "22", "spawned right away", NULL };
+	char *missing[] = { "t/no-such-program", NULL };
+	struct uevent_session_opts so = { .sz = sizeof(so), .pid = 1 };
+	struct uevent_perf_record r = { .sz = sizeof(r) };
+	struct uevent_session *s;
+	int n = 0, idle = 0, ret, status = -1, out, null, err;
+	pid_t pid;
+
+	if (access(argv[0], X_OK) < 0)
+		argv[0] = "t/mark-loop";
+	/* the child's "enabled N of 22" line is not TAP */
+	fflush(stdout);
+	out = dup(1);
+	null = open("/dev/null", O_WRONLY);
+	dup2(null, 1);
+	s = uevent_session__spawn(NULL, argv);
+	err = errno;
+	dup2(out, 1);
+	close(out);
+	close(null);
+	if (!s) {
+		ok(0, "spawn under a session: %s (%s)", strerror(err), uevent_perf_open_reason());
+		skip(2, "no session");
+		return;
+	}
+	pid = uevent_session__pid(s);
+	while (idle < 3 && (ret = uevent_session__next(s, &r, 200)) >= 0) {
+		if (ret == 0) {
+			idle += waitpid(pid, &status, WNOHANG) == pid || status != -1;
+			continue;
+		}
+		n += r.type == PERF_RECORD_UEVENT && r.id.pid == (uint32_t)pid &&
+		     r.u.uevent.size == 19 &&
+		     !memcmp(r.u.uevent.data, "spawned right away", 19);
+	}
+	if (status == -1)
+		waitpid(pid, &status, 0);
+	ok(n == 22 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	   "a program spawned under the session, marking at once: %d of 22 marks (exit %d)",
+	   n, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	uevent_session__close(s);
+	s = uevent_session__spawn(NULL, missing);
+	err = errno;
+	ok(!s && err == ENOENT && waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD,
+	   "spawning a missing program fails with ENOENT, the child reaped (%s)",
+	   strerror(err));
+	uevent_session__close(s);
+	s = uevent_session__spawn(&so, argv);
+	ok(!s && errno == EINVAL, "spawn refuses an opts.pid (the child is the one watched)");
+	uevent_session__close(s);
+}
+
 int main(void)
 {
 	struct uevent_session_opts so = { .sz = sizeof(so), .pid = 0,
@@ -408,7 +484,7 @@ int main(void)
 		plan_skip_all("kernel without uprobes");
 	if (uevent_open(&o) < 0)
 		plan_skip_all("usdt transport unavailable here");
-	plan(24);
+	plan(28);
 
 	pthread_barrier_init(&go, NULL, 2);
 	pthread_create(&early, NULL, early_thread, NULL);
@@ -565,6 +641,7 @@ int main(void)
 	lost_exact();
 	cpu_list();
 	running_static();
+	spawn_marks();
 	(void)n_other;
 	return exit_status();
 }

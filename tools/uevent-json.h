@@ -74,6 +74,7 @@ static void json_uevent_perf_sample(const struct uevent_perf_sample *s, int bo)
 	printf(", \"tls_user_dyn_size\": %" PRIu64, (uint64_t)s->tls_user_dyn_size);
 	printf(", \"aux_size\": %" PRIu64, (uint64_t)s->aux_size);
 	printf(", \"aux\": "); json_bytes(s->aux, s->aux_size);
+	printf(", \"event_index\": %" PRId64, (int64_t)s->event_index);
 	putchar('}');
 }
 

@@ -568,7 +568,13 @@ static void json_perf_body(const struct uevent_perf_record *r, int bo)
 	json_perf_member(r, bo);
 }
 
-static void print_perf_record(const struct uevent_perf_record *r, int json, int bo)
+/*
+ * event: the name of a sample's event (NULL: none known); the line says it as perf
+ * script does, the JSON as "event" and "event_index" (-1: its id maps to no event).
+ * fields: a tracepoint sample's fields by name (NULL: none), "a=1 b=x" or a JSON object.
+ */
+static void print_perf_record(const struct uevent_perf_record *r, int json, int bo,
+			      const char *event, const char *fields)
 {
 	const char *name = uevent_perf_record_name(r->type);
 	static const char *const tnames[] = { "auto", "prctl", "user_events", "usdt", "ftrace",
@@ -595,11 +601,23 @@ static void print_perf_record(const struct uevent_perf_record *r, int json, int 
 		print_payload(&r->u.uevent, json, bo);
 		break;
 	case PERF_RECORD_SAMPLE:
+		if (json) {
+			printf(", \"event\": ");
+			if (event)
+				json_str(event);
+			else
+				printf("null");
+			printf(", \"event_index\": %d", r->u.sample.event_index);
+		} else {
+			printf(" %s:", event && *event ? event : "?");
+		}
 		printf(json ? ", \"ip\": %" PRIu64 ", \"period\": %" PRIu64 : " ip=%#" PRIx64 " period=%" PRIu64,
 		       r->u.sample.ip, r->u.sample.period);
 		if (r->u.sample.tls_user_size)
 			printf(json ? ", \"tls_bytes\": %" PRIu64 : " tls=%" PRIu64 "B",
 			       r->u.sample.tls_user_dyn_size);
+		if (fields)
+			printf(json ? ", \"fields\": %s" : " %s", fields);
 		break;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
@@ -644,8 +662,28 @@ static void print_perf_record(const struct uevent_perf_record *r, int json, int 
 	printf(json ? "}\n" : "\n");
 }
 
+/* A tracepoint sample's fields by name (libtraceevent), or NULL: in *buf, grown. */
+static const char *raw_fields(struct uevent_perf_file *f, const struct uevent_perf_record *r,
+			      int json, char **buf, size_t *cap)
+{
+	int n = uevent_perf_file__raw_fields(f, r, json ? UEVENT_FIELDS_JSON : 0, *buf, *cap);
+
+	if (n >= 0 && (size_t)n >= *cap) {
+		char *p = realloc(*buf, (size_t)n + 1);
+
+		if (!p)
+			return NULL;
+		*buf = p;
+		*cap = (size_t)n + 1;
+		n = uevent_perf_file__raw_fields(f, r, json ? UEVENT_FIELDS_JSON : 0, *buf, *cap);
+	}
+	return n > 0 && (size_t)n < *cap ? *buf : NULL;
+}
+
 static int dump_perf(const char *path, int json)
 {
+	char *fields = NULL;
+	size_t fields_cap = 0;
 	struct uevent_perf_file *f = uevent_perf_file__open(path);
 	struct uevent_perf_record r = { .sz = sizeof(r) };
 	unsigned long n = 0, nu = 0;
@@ -671,6 +709,7 @@ static int dump_perf(const char *path, int json)
 			fprintf(stderr, "%s dump: %s: corrupt record at offset %" PRIu64 ": %s\n",
 				prog, path, uevent_perf_file__offset(f), strerror(-ret));
 			uevent_perf_file__close(f);
+			free(fields);
 			return 1;
 		}
 		if (r.type >= 64 && !json)
@@ -679,9 +718,13 @@ static int dump_perf(const char *path, int json)
 		nu += r.type == PERF_RECORD_UEVENT;
 		if (r.type == PERF_RECORD_LOST || r.type == PERF_RECORD_LOST_SAMPLES)
 			lost += r.u.lost.lost;
-		print_perf_record(&r, json, uevent_perf_file__byte_order(f));
+		print_perf_record(&r, json, uevent_perf_file__byte_order(f),
+				  r.body == UEVENT_BODY_SAMPLE ?
+				  uevent_perf_file__event_name(f, r.u.sample.event_index) : NULL,
+				  raw_fields(f, &r, json, &fields, &fields_cap));
 	}
 	uevent_perf_file__close(f);
+	free(fields);
 	if (!json)
 		fprintf(stderr, "%lu records, %lu uevents, %" PRIu64 " lost\n", n, nu, lost);
 	return 0;

@@ -908,6 +908,30 @@ function session.reason(self)
   return cstr(lib.uevent_session__reason(self.s)) or ""
 end
 
+-- The process watched (spawn(): the child), -1 system-wide.
+function session.pid(self)
+  if self.s == nil then return closed("session") end
+  return tonumber(lib.uevent_session__pid(self.s))
+end
+
+-- The session's events' names, in order: a sample's event_index i is events()[i + 1],
+-- or event_name(i).
+function session.events(self)
+  if self.s == nil then return closed("session") end
+  local t = {}
+  for i = 0, lib.uevent_session__nr_events(self.s) - 1 do
+    t[i + 1] = cstr(lib.uevent_session__event_name(self.s, i))
+  end
+  return t
+end
+
+function session.event_name(self, i)
+  if self.s == nil then return closed("session") end
+  local p = lib.uevent_session__event_name(self.s, i)
+  if p == nil then return fail(-22, "event_name: no event " .. tostring(i)) end
+  return cstr(p)
+end
+
 local Session = ffi.metatype("uevent_lua_session", session)
 
 local session_flags = {
@@ -923,7 +947,7 @@ local session_numbers = { "pid", "ring_pages", "usdt_max_payload", "wakeup_event
 -- transports as names or a mask, ring_pages, usdt_path, usdt_max_payload,
 -- wakeup_events, sample_period_ns, tls_user, cpus as "0-3,7" or {0, 1}) and one boolean
 -- per UEVENT_SESSION_* flag.
-function M.session(opts)
+local function open_session(opts, argv)
   opts = opts or {}
   if type(opts) ~= "table" then return fail(-22, "session options must be a table") end
   local o = ffi_new("struct uevent_session_opts")
@@ -953,12 +977,44 @@ function M.session(opts)
     return fail(-22, "session: cpus must be a list like \"0-3,7\" or a table of numbers")
   end
   o.cpus = cpus            -- the string lives in this frame until open returns
-  local s = lib.uevent_session__open(o)
+  local s
+  if argv then
+    -- the strings and the array live in this frame until spawn returns
+    local keep, cargv = {}, ffi_new("char *[?]", #argv + 1)
+    for i, a in ipairs(argv) do
+      keep[i] = ffi_new("char[?]", #a + 1, a)
+      cargv[i - 1] = keep[i]
+    end
+    s = lib.uevent_session__spawn(o, cargv)
+  else
+    s = lib.uevent_session__open(o)
+  end
   if s == nil then
     local err = -ffi.errno()
     return fail(err, "session: " .. (cstr(lib.uevent_perf_open_reason()) or ""))
   end
   return Session(s)
+end
+
+function M.session(opts)
+  return open_session(opts)
+end
+
+-- spawn({"prog", "arg", ...}[, opts]) -> session handle watching a new child, or nil,
+-- err, -errno. The child (argv[1] searched in PATH) runs only once the session's
+-- events are on it, so its first marks are heard; s:pid() is its pid (reap it with
+-- waitpid). opts as session()'s, without pid.
+function M.spawn(argv, opts)
+  if type(argv) ~= "table" or #argv == 0 then
+    return fail(-22, "spawn: argv must be a non-empty table of strings")
+  end
+  for _, a in ipairs(argv) do
+    if type(a) ~= "string" then return fail(-22, "spawn: argv must be strings") end
+  end
+  if type(opts) == "table" and opts.pid ~= nil then
+    return fail(-22, "spawn: the child is the one watched (no pid)")
+  end
+  return open_session(opts, argv)
 end
 
 -- ---- perf.data files ---------------------------------------------------------------
@@ -1013,6 +1069,37 @@ function perf_file.events(self)
     t[i + 1] = cstr(lib.uevent_perf_file__event_name(self.f, i)) or ""
   end
   return t
+end
+
+-- The name of event i (a sample's event_index): "" when the file names none.
+function perf_file.event_name(self, i)
+  if self.f == nil then return closed("perf.data reader") end
+  local p = lib.uevent_perf_file__event_name(self.f, i)
+  if p == nil then return fail(-22, "event_name: no event " .. tostring(i)) end
+  return cstr(p)
+end
+
+-- raw_fields(rec[, json]) -> a tracepoint sample's fields by name from the file's
+-- formats (libtraceevent): "prev_comm=sh prev_pid=42 ...", or with json the JSON object
+-- text; nil, err, -errno (-ENOENT: no tracepoint format for its event; -EOPNOTSUPP:
+-- libuevent built without libtraceevent).
+function perf_file.raw_fields(self, rec, json)
+  if self.f == nil then return closed("perf.data reader") end
+  local smp = type(rec) == "table" and rec.sample
+  if not smp then return fail(-22, "raw_fields: not a sample record") end
+  local raw = smp.raw or ""
+  local r = out_struct("struct uevent_perf_record")
+  r.body = lib.UEVENT_BODY_SAMPLE
+  r.u.sample.raw = ffi.cast("const void *", raw)    -- raw lives in this frame
+  r.u.sample.raw_size = #raw
+  r.u.sample.event_index = smp.event_index
+  local flags = json and lib.UEVENT_FIELDS_JSON or 0
+  local n = lib.uevent_perf_file__raw_fields(self.f, r, flags, nil, 0)
+  if n < 0 then return fail(n, "raw_fields: event " .. tostring(smp.event_index)) end
+  local buf = ffi_new("char[?]", n + 1)
+  n = lib.uevent_perf_file__raw_fields(self.f, r, flags, buf, n + 1)
+  if n < 0 then return fail(n, "raw_fields") end
+  return ffi.string(buf, n)
 end
 
 -- The clock (attr.clockid) or -1 for perf's, and its resolution in ns or -1.

@@ -13,7 +13,8 @@ rust_sources = %reldir%/Cargo.toml %reldir%/Cargo.lock \
 	%reldir%/uevent/examples/mark.rs \
 	%reldir%/uevent/examples/bench.rs %reldir%/uevent/examples/session.rs \
 	%reldir%/uevent/tests/golden.rs %reldir%/uevent/tests/emit.rs \
-	%reldir%/uevent/tests/perfdata.rs %reldir%/uevent/tests/session.rs
+	%reldir%/uevent/tests/perfdata.rs %reldir%/uevent/tests/session.rs \
+	%reldir%/uevent/tests/spawn.rs
 
 # The crates and the example, built with `make` so `make check` and `make bench` find them.
 %reldir%/.built: $(rust_sources) libuevent/libuevent.la

@@ -186,12 +186,14 @@ end
 
 -- Flat keys C prints beside the members (older output, kept): where each comes from.
 local ALIAS = { task_pid = { "task", "pid" }, bpf_id = { "bpf_event", "id" },
-                bpf_type = { "bpf_event", "type" }, tls_bytes = { "sample", "tls_user_dyn_size" } }
+                bpf_type = { "bpf_event", "type" }, tls_bytes = { "sample", "tls_user_dyn_size" },
+                event_index = { "sample", "event_index" } }
 local PAYLOAD = { type_name = true, text = true, name = true, value = true, id = true,
                   parent = true, async = true, hex = true }
 
--- One record: C's JSON object j against the Lua table r, both ways. nil or a difference.
-local function compare_record(j, r)
+-- One record: C's JSON object j against the Lua table r, both ways (names: the file's
+-- event names, which a sample's "event" is). nil or a difference.
+local function compare_record(j, r, names)
   local member = uevent.record_member(r)
   local body = r[member]
   if j[member] == nil then return member .. ": missing in C's JSON" end
@@ -206,6 +208,8 @@ local function compare_record(j, r)
       d = same(jv, r.sample_id[k] or 0, k, k)      -- 0 when the record lacks it
     elseif k == member then
       d = same(jv, body, k) or extra_keys(jv, body, k, { payload = true })
+    elseif k == "event" and member == "sample" then
+      d = same(jv, names and names[body.event_index + 1], k, k)
     elseif ALIAS[k] and ALIAS[k][1] == member then
       d = same(jv, body[ALIAS[k][2]], k, ALIAS[k][2])
     elseif member == "uevent" and k == "type" then
@@ -280,6 +284,7 @@ for _, fn in ipairs(perf_files) do
   else
     local recs = {}
     for r in pf:records() do recs[#recs + 1] = r end
+    local names = pf:events()
     pf:close()
     decoded[fn] = recs
     local lines = dump_json(path)
@@ -293,7 +298,7 @@ for _, fn in ipairs(perf_files) do
         for i, l in ipairs(lines) do
           local okj, j = pcall(json_decode, l)
           if not okj then diff = "record " .. i .. ": bad JSON: " .. j; break end
-          local d = compare_record(j, recs[i])
+          local d = compare_record(j, recs[i], names)
           if d then diff = "record " .. i .. " (" .. recs[i].record .. "): " .. d; break end
         end
       end
@@ -316,17 +321,18 @@ do
   if not r then
     skip(1, "no perf_records.le.perf.data sample with a full dump --json to check the checker on")
   else
-    local clean = compare_record(j, r)
+    local names = pf:events()
+    local clean = compare_record(j, r, names)
     local v = r.sample.read.values[2][3]
     r.sample.read.values[2][3] = v + 1
-    local changed = compare_record(j, r)
+    local changed = compare_record(j, r, names)
     r.sample.read.values[2][3] = v
     r.sample.extra = 1
-    local extra = compare_record(j, r)
+    local extra = compare_record(j, r, names)
     r.sample.extra = nil
     local aux = r.sample.aux
     r.sample.aux = nil
-    local missing = compare_record(j, r)
+    local missing = compare_record(j, r, names)
     r.sample.aux = aux
     ok(clean == nil and changed and changed:find("read.values") and extra and extra:find("extra")
        and missing and missing:find("aux"),
@@ -395,6 +401,14 @@ for _, tb in ipairs { { "le", "little" }, { "be", "big" } } do
     end
     local diff = #mine ~= #recs and ("%d records, not %d"):format(#mine, #recs) or nil
     for i = 1, #recs do
+      -- a bare decode knows no events: its samples are of event -1, the file's of 0
+      local a, b = recs[i].sample, mine[i] and mine[i].sample
+      if a and b then
+        if a.event_index ~= -1 or b.event_index ~= 0 then
+          diff = diff or ("record %d: event_index %s, the file's %s"):format(i, a.event_index, b.event_index)
+        end
+        a.event_index = b.event_index
+      end
       diff = diff or deep_diff(recs[i], mine[i], "record " .. i)
     end
     ok(diff == nil, fn .. ": the perf.data reader gives the same " .. #recs

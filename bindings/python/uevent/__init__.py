@@ -16,12 +16,13 @@ from __future__ import annotations
 import builtins as _builtins
 import errno as _errno
 import functools as _functools
+import json as _json
 import operator as _operator
 import os as _os
 import sys as _sys
 from dataclasses import dataclass as _dataclass
 from typing import (Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional,
-                    Tuple, TypeVar, Union)
+                    Sequence, Tuple, TypeVar, Union)
 
 from ._uevent import ffi as _ffi, lib as _lib
 
@@ -872,7 +873,8 @@ class Session:
                  usdt_path: Union[str, bytes, "_os.PathLike[str]", None] = None,
                  usdt_max_payload: int = 0, wakeup_events: int = 0,
                  sample_period_ns: int = 0, tls_user: int = 0,
-                 cpus: Union[None, str, Iterable[int]] = None) -> None:
+                 cpus: Union[None, str, Iterable[int]] = None,
+                 _spawn: Optional[Sequence[Union[str, bytes]]] = None) -> None:
         self._s: Any = None
         self._recording: Any = None
         if pid is None:
@@ -915,7 +917,12 @@ class Session:
                 cpus = ",".join(str(c) for c in items)
             keep_cpus = _ffi.new("char[]", cpus.encode())
             o.cpus = keep_cpus
-        p = _lib.uevent_session__open(o)
+        if _spawn is None:
+            p = _lib.uevent_session__open(o)
+        else:
+            args = [_ffi.new("char[]", _os.fsencode(a)) for a in _spawn]
+            p = _lib.uevent_session__spawn(o, _ffi.new("char *[]", args + [_ffi.NULL]))
+            del args
         err = _ffi.errno
         del keep, keep_cpus
         if p == _ffi.NULL:
@@ -923,7 +930,36 @@ class Session:
             raise _error(err or _errno.EINVAL, _cstr(why) or None)
         self._s = _ffi.gc(p, _lib.uevent_session__close)
         self._rec = _out("struct uevent_perf_record *")
-        self.pid = pid
+        self.pid = pid if _spawn is None else int(_lib.uevent_session__pid(p))
+
+    @classmethod
+    def spawn(cls, argv: Sequence[Union[str, bytes, "_os.PathLike[str]"]],
+              **opts: Any) -> "Session":
+        """Start argv (argv[0] searched in PATH) under a new session that watches it:
+        the child runs only once the session's events are on it, so its first marks
+        are heard (as `uevent record -- CMD`). opts are Session's, but pid. The child's
+        pid is `.pid`; reap it with os.waitpid(). A program that cannot run raises
+        (FileNotFoundError...), its child already reaped."""
+        if "pid" in opts:
+            raise InvalidArgument(_errno.EINVAL, "spawn watches the child: no pid")
+        if isinstance(argv, (str, bytes)) or not argv:
+            raise InvalidArgument(_errno.EINVAL, f"argv must be a non-empty list: {argv!r}")
+        return cls(None, _spawn=[_os.fsencode(a) for a in argv], **opts)
+
+    @property
+    def nr_events(self) -> int:
+        """Number of the session's events (a Sample's event_index is one of them)."""
+        return _check(_lib.uevent_session__nr_events(self._live()), "nr_events")
+
+    def event_name(self, i: int) -> str:
+        """The name of the session's event i: "dummy", "GROUP:emit16", "cpu-clock"..."""
+        if not isinstance(i, int) or not 0 <= i < self.nr_events:
+            raise IndexError(f"event {i} of {self.nr_events}")
+        return _cstr(_lib.uevent_session__event_name(self._live(), i))
+
+    @property
+    def event_names(self) -> Tuple[str, ...]:
+        return tuple(self.event_name(i) for i in _builtins.range(self.nr_events))
 
     def _live(self) -> Any:
         if self._s is None:
@@ -1079,6 +1115,32 @@ class PerfData:
     @property
     def event_names(self) -> Tuple[Optional[str], ...]:
         return tuple(self.event_name(i) for i in _builtins.range(self.nr_events))
+
+    def raw_fields(self, sample: Sample, as_dict: bool = False) -> Union[str, Dict[str, Any]]:
+        """A tracepoint sample's raw fields by name, from this file's tracing data
+        (libtraceevent): "prev_comm=sh prev_pid=42 ..." as perf script shows them, or with
+        as_dict a dict (numbers as ints). FileNotFoundError (ENOENT) when the sample is
+        not of a tracepoint with a format here; Error(EOPNOTSUPP) when libuevent was
+        built without libtraceevent."""
+        if not isinstance(sample, Sample):
+            raise InvalidArgument(_errno.EINVAL, f"not a Sample: {type(sample).__name__}")
+        rec = _out("struct uevent_perf_record *")
+        rec.body = _lib.UEVENT_BODY_SAMPLE
+        raw = _from_buffer(sample.raw)
+        rec.u.sample.raw = raw
+        rec.u.sample.raw_size = len(sample.raw)
+        rec.u.sample.event_index = sample.event_index
+        flags = _lib.UEVENT_FIELDS_JSON if as_dict else 0
+        n = _check(_lib.uevent_perf_file__raw_fields(self._live(), rec, flags, _ffi.NULL, 0),
+                   f"raw_fields: no tracepoint format here for event {sample.event_index}")
+        buf = _ffi.new("char[]", n + 1)
+        _check(_lib.uevent_perf_file__raw_fields(self._live(), rec, flags, buf, n + 1),
+               "raw_fields")
+        text = _ffi.string(buf).decode("utf-8", "replace")
+        if not as_dict:
+            return text
+        d: Dict[str, Any] = _json.loads(text)
+        return d
 
     @property
     def clockid(self) -> int:

@@ -6,6 +6,7 @@ pub const UEVENT_VERSION_PATCH: u32 = 0;
 pub type size_t = ::std::os::raw::c_ulong;
 pub type __uint8_t = ::std::os::raw::c_uchar;
 pub type __uint16_t = ::std::os::raw::c_ushort;
+pub type __int32_t = ::std::os::raw::c_int;
 pub type __uint32_t = ::std::os::raw::c_uint;
 pub type __int64_t = ::std::os::raw::c_long;
 pub type __uint64_t = ::std::os::raw::c_ulong;
@@ -2649,12 +2650,13 @@ pub struct uevent_perf_sample {
     pub tls_user_dyn_size: u64,
     pub aux_size: u64,
     pub aux: *const ::std::os::raw::c_void,
+    pub event_index: i32,
 }
 #[test]
 fn bindgen_test_layout_uevent_perf_sample() {
     assert_eq!(
         ::std::mem::size_of::<uevent_perf_sample>(),
-        376usize,
+        384usize,
         concat!("Size of: ", stringify!(uevent_perf_sample))
     );
     assert_eq!(
@@ -3393,6 +3395,23 @@ fn bindgen_test_layout_uevent_perf_sample() {
         );
     }
     test_field_aux();
+    fn test_field_event_index() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_perf_sample>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).event_index) as usize - ptr as usize
+            },
+            376usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_perf_sample),
+                "::",
+                stringify!(event_index)
+            )
+        );
+    }
+    test_field_event_index();
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -4286,7 +4305,7 @@ pub union uevent_perf_body {
 fn bindgen_test_layout_uevent_perf_body() {
     assert_eq!(
         ::std::mem::size_of::<uevent_perf_body>(),
-        376usize,
+        384usize,
         concat!("Size of: ", stringify!(uevent_perf_body))
     );
     assert_eq!(
@@ -4511,7 +4530,7 @@ pub struct uevent_perf_record {
 fn bindgen_test_layout_uevent_perf_record() {
     assert_eq!(
         ::std::mem::size_of::<uevent_perf_record>(),
-        456usize,
+        464usize,
         concat!("Size of: ", stringify!(uevent_perf_record))
     );
     assert_eq!(
@@ -5148,6 +5167,24 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
+    pub fn uevent_session__nr_events(s: *const uevent_session) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    pub fn uevent_session__event_name(
+        s: *const uevent_session,
+        i: ::std::os::raw::c_int,
+    ) -> *const ::std::os::raw::c_char;
+}
+extern "C" {
+    pub fn uevent_session__spawn(
+        opts: *const uevent_session_opts,
+        argv: *const *mut ::std::os::raw::c_char,
+    ) -> *mut uevent_session;
+}
+extern "C" {
+    pub fn uevent_session__pid(s: *const uevent_session) -> ::std::os::raw::c_int;
+}
+extern "C" {
     pub fn uevent_session__close(s: *mut uevent_session);
 }
 #[repr(C)]
@@ -5176,6 +5213,17 @@ extern "C" {
         i: ::std::os::raw::c_int,
     ) -> *const ::std::os::raw::c_char;
 }
+extern "C" {
+    pub fn uevent_perf_file__raw_fields(
+        f: *mut uevent_perf_file,
+        rec: *const uevent_perf_record,
+        flags: ::std::os::raw::c_uint,
+        buf: *mut ::std::os::raw::c_char,
+        cap: size_t,
+    ) -> ::std::os::raw::c_int;
+}
+pub const UEVENT_FIELDS_JSON: uevent_fields_flags = 1;
+pub type uevent_fields_flags = ::std::os::raw::c_uint;
 extern "C" {
     pub fn uevent_perf_file__clockid(f: *const uevent_perf_file) -> ::std::os::raw::c_int;
 }

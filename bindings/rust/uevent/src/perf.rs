@@ -516,6 +516,30 @@ impl SessionBuilder {
     /// Opens the session. The error keeps the errno's kind (`PermissionDenied` for
     /// EACCES/EPERM, `InvalidInput` for EINVAL...) and says what the library tried.
     pub fn open(&self) -> io::Result<Session> {
+        self.start(None)
+    }
+
+    /// Starts `argv` (`argv[0]` searched in PATH) under a new session that watches it:
+    /// the child runs only once the session's events are on it, so its first marks are
+    /// heard (as `uevent record -- CMD`). [`Session::pid`] is the child's pid; reap it
+    /// with waitpid. A `pid` set on the builder is `InvalidInput`; a program that
+    /// cannot run is its exec error (`NotFound`...), the child already reaped.
+    pub fn spawn<S: AsRef<std::ffi::OsStr>>(&self, argv: &[S]) -> io::Result<Session> {
+        let args = argv
+            .iter()
+            .map(|a| CString::new(a.as_ref().as_bytes()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "spawn: a NUL in argv"))?;
+        if args.is_empty() {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "spawn: argv is empty"));
+        }
+        let mut ptrs: Vec<*mut c_char> = args.iter().map(|a| a.as_ptr() as *mut c_char).collect();
+        ptrs.push(std::ptr::null_mut());
+        // args and ptrs outlive the call; C only reads them (the child execs them)
+        self.start(Some(&ptrs))
+    }
+
+    fn start(&self, argv: Option<&[*mut c_char]>) -> io::Result<Session> {
         let path = self.usdt_path.as_deref().map(c_path).transpose()?;
         let cpus = match &self.cpus {
             Some(l) => Some(std::ffi::CString::new(l.as_str()).map_err(|_| {
@@ -538,7 +562,10 @@ impl SessionBuilder {
             // Only read during uevent_session__open, like usdt_path.
             cpus: cpus.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()),
         };
-        let s = unsafe { sys::uevent_session__open(&opts) };
+        let s = match argv {
+            Some(a) => unsafe { sys::uevent_session__spawn(&opts, a.as_ptr()) },
+            None => unsafe { sys::uevent_session__open(&opts) },
+        };
         if s.is_null() {
             let e = io::Error::last_os_error();
             // The reason is thread-local, set by the open that just failed here.
@@ -588,6 +615,24 @@ impl Session {
     /// What the session opened or could not, for people.
     pub fn reason(&self) -> String {
         unsafe { cstr(sys::uevent_session__reason(self.s)) }
+    }
+
+    /// The process watched ([`SessionBuilder::spawn`]: the child); `None` system-wide.
+    pub fn pid(&self) -> Option<u32> {
+        let p = unsafe { sys::uevent_session__pid(self.s) };
+        (p > 0).then_some(p as u32)
+    }
+
+    /// The session's events' names, in the order a sample's `event_index` numbers them.
+    pub fn event_names(&self) -> Vec<String> {
+        let n = unsafe { sys::uevent_session__nr_events(self.s) }.max(0);
+        (0..n).map(|i| unsafe { cstr(sys::uevent_session__event_name(self.s, i)) }).collect()
+    }
+
+    /// The name of event `i` (a sample's `event_index`); `None` when there is no such event.
+    pub fn event_name(&self, i: i32) -> Option<String> {
+        let p = unsafe { sys::uevent_session__event_name(self.s, i) };
+        (!p.is_null()).then(|| unsafe { cstr(p) })
     }
 
     pub fn enable(&mut self) -> io::Result<()> {
@@ -729,6 +774,37 @@ impl PerfData {
     pub fn event_names(&self) -> Vec<String> {
         let n = unsafe { sys::uevent_perf_file__nr_events(self.f) }.max(0);
         (0..n).map(|i| unsafe { cstr(sys::uevent_perf_file__event_name(self.f, i)) }).collect()
+    }
+
+    /// The name of event `i` (a sample's `event_index`; "" when the file names none);
+    /// `None` when there is no such event (as for `event_index` -1).
+    pub fn event_name(&self, i: i32) -> Option<String> {
+        let p = unsafe { sys::uevent_perf_file__event_name(self.f, i) };
+        (!p.is_null()).then(|| unsafe { cstr(p) })
+    }
+
+    /// A tracepoint sample's raw fields by name, from this file's formats (libtraceevent):
+    /// `"prev_comm=sh prev_pid=42 ..."` as perf script shows them, or with `json` a JSON
+    /// object's text. `NotFound` (ENOENT): not a sample of a tracepoint with a format
+    /// here; `Unsupported` (EOPNOTSUPP): libuevent was built without libtraceevent.
+    pub fn raw_fields(&self, sample: &Sample, json: bool) -> io::Result<String> {
+        let mut rec = zeroed_record();
+        rec.body = sys::UEVENT_BODY_SAMPLE;
+        // the sample member is the one body says; raw points into `sample`, which
+        // outlives both calls
+        rec.u.sample.raw = sample.raw.as_ptr() as *const c_void;
+        rec.u.sample.raw_size = sample.raw.len() as u32;
+        rec.u.sample.event_index = sample.event_index;
+        let flags = if json { sys::UEVENT_FIELDS_JSON } else { 0 };
+        let n = unsafe { sys::uevent_perf_file__raw_fields(self.f, &rec, flags, std::ptr::null_mut(), 0) };
+        crate::check(n)?;
+        let mut buf = vec![0u8; n as usize + 1];
+        let n = unsafe {
+            sys::uevent_perf_file__raw_fields(self.f, &rec, flags, buf.as_mut_ptr() as *mut c_char, buf.len() as _)
+        };
+        crate::check(n)?;
+        buf.truncate(n as usize);
+        Ok(String::from_utf8_lossy(&buf).into_owned())
     }
 
     /// The events' clock id (attr.clockid or HEADER_CLOCK_DATA); `None`: perf's clock.

@@ -79,6 +79,7 @@ pub struct Sample {
     pub tls_user: Vec<u8>,
     pub tls_user_dyn_size: u64,
     pub aux: Vec<u8>,
+    pub event_index: i32,
 }
 
 /// Copies a `struct uevent_perf_sample` the library filled.
@@ -124,6 +125,7 @@ pub(crate) unsafe fn sample_from(s: &sys::uevent_perf_sample, bo: c_int) -> Samp
         tls_user: bytes(s.tls_user, (s.tls_user_size) as u64),
         tls_user_dyn_size: s.tls_user_dyn_size,
         aux: bytes(s.aux, (s.aux_size) as u64),
+        event_index: s.event_index,
     }
 }
 

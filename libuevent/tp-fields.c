@@ -1,0 +1,180 @@
+/* tp-fields.c - a tracepoint sample's raw fields by name, from the format files a
+ * perf.data's tracing data carries, parsed by libtraceevent (optional at configure). */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "internal.h"
+#include "perf-internal.h"
+
+#ifdef HAVE_LIBTRACEEVENT
+#include <event-parse.h>
+#include <trace-seq.h>
+
+struct _uevent_tep *_uevent_tep_new(int big_endian, int long_size, int page_size)
+{
+	struct tep_handle *tep = tep_alloc();
+
+	if (!tep)
+		return NULL;
+	tep_set_file_bigendian(tep, big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
+				TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	if (long_size == 4 || long_size == 8)
+		tep_set_long_size(tep, long_size);
+	if (page_size > 0)
+		tep_set_page_size(tep, page_size);
+	return (struct _uevent_tep *)tep;
+}
+
+int _uevent_tep_add(struct _uevent_tep *t, const char *sys, const char *format, size_t len)
+{
+	return tep_parse_event((struct tep_handle *)t, format, len, sys) == 0 ? 0 : -EINVAL;
+}
+
+void _uevent_tep_free(struct _uevent_tep *t)
+{
+	if (t)
+		tep_free((struct tep_handle *)t);
+}
+
+/* Appends to buf as snprintf would, keeping count of what it needed. */
+static void put(char *buf, size_t cap, size_t *at, const char *s, size_t n)
+{
+	if (*at < cap)
+		memcpy(buf + *at, s, *at + n < cap ? n : cap - *at);
+	*at += n;
+}
+
+static void put_json_str(char *buf, size_t cap, size_t *at, const char *s, size_t n)
+{
+	size_t i;
+
+	put(buf, cap, at, "\"", 1);
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char esc[8];
+
+		if (c == '"' || c == '\\') {
+			esc[0] = '\\';
+			esc[1] = (char)c;
+			put(buf, cap, at, esc, 2);
+		} else if (c < 0x20 || c >= 0x7f) {
+			snprintf(esc, sizeof(esc), "\\u%04x", c);
+			put(buf, cap, at, esc, 6);
+		} else {
+			put(buf, cap, at, (const char *)&c, 1);
+		}
+	}
+	put(buf, cap, at, "\"", 1);
+}
+
+/* A field lies inside the raw data (a __data_loc field: its bytes too). */
+static int field_fits(const struct tep_format_field *fl, const uint8_t *raw, uint32_t size,
+		      int swap)
+{
+	uint32_t loc, off, len;
+
+	if (fl->offset < 0 || fl->size < 0 || (uint32_t)fl->offset + (uint32_t)fl->size > size)
+		return 0;
+	if (!(fl->flags & TEP_FIELD_IS_DYNAMIC))
+		return 1;
+	if (fl->size != 4)
+		return 0;
+	memcpy(&loc, raw + fl->offset, 4);
+	if (swap)
+		loc = __builtin_bswap32(loc);
+	off = loc & 0xffff;
+	len = loc >> 16;
+	if (fl->flags & TEP_FIELD_IS_RELATIVE)
+		off += (uint32_t)fl->offset + 4;
+	return off <= size && len <= size - off;
+}
+
+int _uevent_tep_fields(struct _uevent_tep *t, uint64_t id, const void *raw, uint32_t size,
+		       unsigned int flags, char *buf, size_t cap)
+{
+	struct tep_handle *tep = (struct tep_handle *)t;
+	struct tep_event *ev = tep_find_event(tep, (int)id);
+	struct tep_format_field **fields, *fl;
+	int json = !!(flags & UEVENT_FIELDS_JSON), i, swap;
+	size_t at = 0;
+
+	if (!ev)
+		return _uevent_err(ENOENT);
+	fields = tep_event_fields(ev);
+	if (!fields)
+		return _uevent_err(ENOMEM);
+	swap = tep_is_file_bigendian(tep) != tep_is_local_bigendian(tep);
+	if (json)
+		put(buf, cap, &at, "{", 1);
+	for (i = 0; (fl = fields[i]); i++) {
+		struct trace_seq s;
+		unsigned long long v;
+
+		if (!field_fits(fl, raw, size, swap))
+			continue;
+		if (at > (size_t)json)
+			put(buf, cap, &at, json ? ", " : " ", json ? 2 : 1);
+		if (json) {
+			put_json_str(buf, cap, &at, fl->name, strlen(fl->name));
+			put(buf, cap, &at, ": ", 2);
+		} else {
+			put(buf, cap, &at, fl->name, strlen(fl->name));
+			put(buf, cap, &at, "=", 1);
+		}
+		/* numbers as numbers; strings, arrays and pointers as perf prints them */
+		if (json && !(fl->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_STRING |
+					   TEP_FIELD_IS_DYNAMIC | TEP_FIELD_IS_POINTER)) &&
+		    tep_read_number_field(fl, raw, &v) == 0) {
+			char num[32];
+
+			if ((fl->flags & TEP_FIELD_IS_SIGNED) && fl->size < 8 &&
+			    (v >> (fl->size * 8 - 1)) & 1)
+				v |= ~0ull << (fl->size * 8);
+			snprintf(num, sizeof(num), (fl->flags & TEP_FIELD_IS_SIGNED) ? "%lld" : "%llu",
+				 v);
+			put(buf, cap, &at, num, strlen(num));
+			continue;
+		}
+		trace_seq_init(&s);
+		tep_print_field_content(&s, (void *)raw, (int)size, fl);
+		trace_seq_terminate(&s);
+		if (json)
+			put_json_str(buf, cap, &at, s.buffer, s.len);
+		else
+			put(buf, cap, &at, s.buffer, s.len);
+		trace_seq_destroy(&s);
+	}
+	free(fields);
+	if (json)
+		put(buf, cap, &at, "}", 1);
+	if (cap)
+		buf[at < cap ? at : cap - 1] = 0;
+	return at > INT32_MAX ? _uevent_err(E2BIG) : (int)at;
+}
+
+#else /* built without libtraceevent: the fields stay raw bytes */
+
+struct _uevent_tep *_uevent_tep_new(int big_endian, int long_size, int page_size)
+{
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+int _uevent_tep_add(struct _uevent_tep *t, const char *sys, const char *format, size_t len)
+{
+	return _uevent_err(EOPNOTSUPP);
+}
+
+void _uevent_tep_free(struct _uevent_tep *t)
+{
+}
+
+int _uevent_tep_fields(struct _uevent_tep *t, uint64_t id, const void *raw, uint32_t size,
+		       unsigned int flags, char *buf, size_t cap)
+{
+	return _uevent_err(EOPNOTSUPP);
+}
+#endif
