@@ -24,6 +24,7 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/session.c \
 	%reldir%/session-record.c \
 	%reldir%/perfdata.c \
+	%reldir%/symbolize.c \
 	%reldir%/jit.c
 libuevent_libuevent_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 libuevent_libuevent_la_LDFLAGS = -version-info 0:0:0 \
