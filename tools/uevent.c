@@ -50,7 +50,9 @@ static void usage(FILE *f)
 		"      -n, --usdt-bytes N         payload bytes fetched per usdt mark (default 4096)\n"
 		"      -b, --bpf                  also BPF_EVENT and KSYMBOL records (BPF programs)\n"
 		"      -a, --all                  also COMM, MMAP, FORK, EXIT records\n"
-		"      -F, --sample-ns NS         also cpu-clock samples every NS nanoseconds\n"
+		"      -F, --sample-ns NS         also cpu-clock samples every NS nanoseconds, with\n"
+		"                                 their callchains and what names them (COMM,\n"
+		"                                 MMAP2, FORK, EXIT): uevent report, perf report\n"
 		"          --tls BYTES            with samples: BYTES of the thread's TLS in each\n"
 		"                                 (PERF_SAMPLE_TLS_USER, patched kernel)\n"
 		"      -m, --ring-pages N         data pages per ring buffer (default 256)\n"
@@ -970,7 +972,11 @@ static int cmd_record(int argc, char **argv)
 		case 'C': so.cpus = optarg; break;
 		case 'a': so.flags |= UEVENT_SESSION_ALL_RECORDS; break;
 		case 'W': system_wide = 1; break;
-		case 'F': so.sample_period_ns = v; break;
+		case 'F':
+			/* what naming the samples needs: the mappings, names and stacks */
+			so.sample_period_ns = v;
+			so.flags |= UEVENT_SESSION_ALL_RECORDS | UEVENT_SESSION_CALLCHAIN;
+			break;
 		case 'T': so.tls_user = (unsigned int)v; break;
 		case 'm':
 			if (v & (v - 1)) {
