@@ -26,7 +26,8 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/perfdata.c \
 	%reldir%/symbolize.c \
 	%reldir%/jit.c
-libuevent_libuevent_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+libuevent_libuevent_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(LIBDW_CFLAGS)
+libuevent_libuevent_la_LIBADD = $(LIBDW_LIBS)
 libuevent_libuevent_la_LDFLAGS = -version-info 0:0:0 \
 	-Wl,--version-script=$(top_srcdir)/%reldir%/libuevent.map -Wl,-z,relro,-z,now
 EXTRA_libuevent_libuevent_la_DEPENDENCIES = %reldir%/libuevent.map

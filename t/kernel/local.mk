@@ -36,7 +36,7 @@ t_kernel_session_guest_LDADD = libuevent/libuevent.la
 t_kernel_uevent_cli_SOURCES = $(tools_uevent_SOURCES)
 t_kernel_uevent_cli_CFLAGS = $(AM_CFLAGS)
 t_kernel_uevent_cli_LDFLAGS = $(kernel_guest_ldflags)
-t_kernel_uevent_cli_LDADD = libuevent/libuevent.la
+t_kernel_uevent_cli_LDADD = libuevent/libuevent.la $(LIBDW_STATIC_LIBS)
 
 kernel_tests = \
 	%reldir%/uapi-headers.test \
