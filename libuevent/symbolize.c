@@ -68,7 +68,8 @@ struct proc {
 	uint64_t	fork_time;
 	struct map	*maps;
 	size_t		nmaps, maps_cap;
-	struct code_list jit;		/* uevents and jitdump records */
+	struct code_list jit;		/* the JIT uevents */
+	struct code_list jd;		/* jitdump records (no unloads: apart) */
 	struct code_list pmap;		/* perf-PID.map, read on first need */
 	int		pmap_read;
 };
@@ -209,7 +210,7 @@ static void code_end_overlap(struct code_list *l, uint64_t addr, uint64_t size, 
 	for (i = 0; i < l->n; i++) {
 		struct code *c = &l->v[i];
 
-		if (c->end == TIME_MAX && c->addr < addr + (size ? size : 1) &&
+		if (c->end == TIME_MAX && c->start <= t && c->addr < addr + (size ? size : 1) &&
 		    addr < c->addr + (c->size ? c->size : 1))
 			c->end = t;
 	}
@@ -260,14 +261,14 @@ static struct code *code_live(struct code_list *l, uint64_t index, uint64_t addr
 	return NULL;
 }
 
-static int jit_load(struct uevent_symbolizer *s, struct proc *p, uint64_t addr, uint64_t size,
-		    uint64_t index, const char *name, size_t len, uint64_t t, uint32_t source,
-		    const char *dso)
+static int jit_load(struct uevent_symbolizer *s, struct code_list *l, uint64_t addr,
+		    uint64_t size, uint64_t index, const char *name, size_t len, uint64_t t,
+		    uint32_t source, const char *dso)
 {
 	struct code *c;
 
-	code_end_overlap(&p->jit, addr, size, t);
-	c = code_add(&p->jit, addr, size, t, name, len);
+	code_end_overlap(l, addr, size, t);
+	c = code_add(l, addr, size, t, name, len);
 	if (!c)
 		return -ENOMEM;
 	c->index = index;
@@ -276,10 +277,10 @@ static int jit_load(struct uevent_symbolizer *s, struct proc *p, uint64_t addr, 
 	return c->dso ? 1 : -ENOMEM;
 }
 
-static int jit_move(struct uevent_symbolizer *s, struct proc *p, uint64_t index,
+static int jit_move(struct uevent_symbolizer *s, struct code_list *l, uint64_t index,
 		    uint64_t old_addr, uint64_t new_addr, uint64_t size, uint64_t t)
 {
-	struct code *c = code_live(&p->jit, index, old_addr), *n;
+	struct code *c = code_live(l, index, old_addr), *n;
 	char *name, *file;
 	uint32_t line, source;
 	const char *dso;
@@ -292,8 +293,10 @@ static int jit_move(struct uevent_symbolizer *s, struct proc *p, uint64_t index,
 	line = c->line;
 	source = c->source;
 	dso = c->dso;
-	code_end_overlap(&p->jit, new_addr, size, t);
-	n = code_add(&p->jit, new_addr, size ? size : c->size, t, name, strlen(name));
+	code_end_overlap(l, new_addr, size, t);
+	if (!size)
+		size = c->size;
+	n = code_add(l, new_addr, size, t, name, strlen(name));	/* may move l->v */
 	if (!n)
 		return -ENOMEM;
 	n->index = index;
@@ -393,14 +396,14 @@ static int read_jitdump(struct uevent_symbolizer *s, struct proc *p, const char 
 			csz = bswap64_if(csz, swap);
 			index = bswap64_if(index, swap);
 			nlen = strnlen((char *)buf + 40, nlen);
-			if (jit_load(s, p, addr, csz, index, (char *)buf + 40, nlen, t,
+			if (jit_load(s, &p->jd, addr, csz, index, (char *)buf + 40, nlen, t,
 				     UEVENT_SYM_JITDUMP, dso) < 0)
 				break;
 		} else if (id == 1 && size >= sizeof(r) + 48) {		/* CODE_MOVE */
 			uint64_t v[4];
 
 			memcpy(v, buf + 16, sizeof(v));	/* old, new, size, index */
-			if (jit_move(s, p, bswap64_if(v[3], swap), bswap64_if(v[0], swap),
+			if (jit_move(s, &p->jd, bswap64_if(v[3], swap), bswap64_if(v[0], swap),
 				     bswap64_if(v[1], swap), bswap64_if(v[2], swap), t) < 0)
 				break;
 		}
@@ -743,7 +746,7 @@ static int feed_uevent(struct uevent_symbolizer *s, const struct uevent_perf_rec
 
 		if (uevent_jit_code_load_decode(u->data, u->size, bo, &l) < 0)
 			return -EINVAL;
-		return jit_load(s, p, l.code_addr, l.code_size, l.code_index, l.name,
+		return jit_load(s, &p->jit, l.code_addr, l.code_size, l.code_index, l.name,
 				l.name_len, t, UEVENT_SYM_JIT_UEVENT, "[jit]");
 	}
 	if (u->type == UEVENT_TYPE_JIT_CODE_MOVE) {
@@ -752,7 +755,7 @@ static int feed_uevent(struct uevent_symbolizer *s, const struct uevent_perf_rec
 
 		if (uevent_jit_code_move_decode(u->data, u->size, bo, &m) < 0)
 			return -EINVAL;
-		ret = jit_move(s, p, m.code_index, m.old_addr, m.new_addr, m.code_size, t);
+		ret = jit_move(s, &p->jit, m.code_index, m.old_addr, m.new_addr, m.code_size, t);
 		return ret < 0 ? ret : 1;
 	}
 	{
@@ -841,6 +844,9 @@ UEVENT_EXPORT int uevent_symbolizer__feed(struct uevent_symbolizer *s,
 			for (i = 0; p && i < p->jit.n; i++)
 				if (p->jit.v[i].end > t)
 					p->jit.v[i].end = t;
+			for (i = 0; p && i < p->jd.n; i++)
+				if (p->jd.v[i].end > t)
+					p->jd.v[i].end = t;
 		}
 		break;
 	}
@@ -951,6 +957,8 @@ UEVENT_EXPORT int uevent_symbolizer__lookup(struct uevent_symbolizer *s, uint32_
 	/* this process, then the ones it was forked from, as they were at the fork */
 	for (p = self, depth = 0; p && depth < 64; depth++) {
 		c = code_find(&p->jit, addr, t);
+		if (!c)
+			c = code_find(&p->jd, addr, t);
 		if (c) {
 			set_code(out, c, addr);
 			return 0;
@@ -1021,6 +1029,7 @@ UEVENT_EXPORT void uevent_symbolizer__free(struct uevent_symbolizer *s)
 	for (i = 0; i < s->nprocs; i++) {
 		free(s->procs[i]->maps);
 		code_free(&s->procs[i]->jit);
+		code_free(&s->procs[i]->jd);
 		code_free(&s->procs[i]->pmap);
 		free(s->procs[i]);
 	}
