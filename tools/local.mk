@@ -1,6 +1,6 @@
 # tools/local.mk - the uevent CLI.
 bin_PROGRAMS += tools/uevent
-tools_uevent_SOURCES = %reldir%/uevent.c %reldir%/uevent-json.h
+tools_uevent_SOURCES = %reldir%/uevent.c %reldir%/uevent-json.h %reldir%/cli.h %reldir%/report.c
 tools_uevent_LDADD = libuevent/libuevent.la
 
 # uevent-json.h is generated from the record structs of uevent.h and committed (the CLI

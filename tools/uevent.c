@@ -20,6 +20,7 @@
 #include <linux/perf_uevent.h>
 
 #include "uevent.h"
+#include "cli.h"
 
 static const char *prog = "uevent";
 
@@ -60,7 +61,15 @@ static void usage(FILE *f)
 		"          --system-wide          every process's marks while CMD runs, not only\n"
 		"                                 CMD's (turns libuevent's probes on everywhere)\n"
 		"  export --chrome OUT FILE       write FILE as Trace Event Format JSON (Perfetto,\n"
-		"                                 chrome://tracing): marks, ranges, counters\n"
+		"                                 chrome://tracing): marks, ranges, counters\n"		"  export --folded OUT FILE       FILE's samples as folded stacks (flamegraph.pl):\n"
+		"                                 comm;outer;...;leaf COUNT (--ranges: the open\n"
+		"                                 uevent ranges as frames after comm)\n"
+		"  report [OPTIONS] FILE          a perf.data's samples by symbol, as perf report\n"
+		"                                 --stdio, and the samples under each uevent range\n"
+		"      -s, --sort KEYS            comm,pid,dso,sym (default comm,dso,sym)\n"
+		"      -c, --children             with callchains: time in each symbol's callees\n"
+		"      -r, --range NAME           only samples inside uevent range NAME\n"
+		"      -d, --debug-dir DIR        also look in DIR for separate debug files\n"
 		"  help, --help                   this text\n"
 		"  version, --version             library version\n"
 		"\n"
@@ -760,8 +769,9 @@ static void fjson_str(FILE *f, const char *s, size_t max)
 /* Trace Event Format: marks are instant events, ranges B/E (async: b/e), counters C. */
 static int cmd_export(int argc, char **argv)
 {
-	const char *out = NULL, *in = NULL;
+	const char *out = NULL, *in = NULL, *folded = NULL, *debug_dir = NULL;
 	struct uevent_perf_record r = { .sz = sizeof(r) };
+	int ranges = 0;
 	struct src src;
 	uint64_t names_id[256] = { 0 };
 	char names[256][64];
@@ -773,14 +783,23 @@ static int cmd_export(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--chrome") && i + 1 < argc)
 			out = argv[++i];
+		else if (!strcmp(argv[i], "--folded") && i + 1 < argc)
+			folded = argv[++i];
+		else if (!strcmp(argv[i], "--ranges"))
+			ranges = 1;
+		else if (!strcmp(argv[i], "--debug-dir") && i + 1 < argc)
+			debug_dir = argv[++i];
 		else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "%s export: unknown option '%s'\n", prog, argv[i]);
 			return 2;
 		} else
 			in = argv[i];
 	}
-	if (!out || !in) {
-		fprintf(stderr, "%s export: usage: export --chrome OUT.json FILE\n", prog);
+	if (folded && !out && in)
+		return cli_export_folded(folded, in, ranges, debug_dir);
+	if (!out || !in || folded) {
+		fprintf(stderr, "%s export: usage: export --chrome OUT.json FILE, or export "
+			"--folded OUT [--ranges] [--debug-dir DIR] FILE\n", prog);
 		return 2;
 	}
 	if (!strcmp(in, "-") && (ret = stdin_rewindable()) < 0) {
@@ -1257,6 +1276,48 @@ static int cmd_dump(int argc, char **argv)
 	return 0;
 }
 
+/* ---- shared with the command files (cli.h) ------------------------------------- */
+
+const char *const cli_prog = "uevent";
+
+int cli_stdin_rewindable(void)
+{
+	return stdin_rewindable();
+}
+
+int cli_is_perf_data(const char *path)
+{
+	return is_perf_data(path);
+}
+
+const char *cli_open_error(const char *path, int err, int perf)
+{
+	return open_error(path, err, perf);
+}
+
+FILE *cli_open_output_file(const char *cmd, const char *path, int *created)
+{
+	FILE *f;
+	int fd;
+
+	if (!strcmp(path, "-"))
+		return stdout;
+	fd = open_output(cmd, path, created);
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "w");
+	if (!f || ftruncate(fd, 0) < 0) {
+		fprintf(stderr, "%s %s: %s: %s\n", prog, cmd, path, strerror(errno));
+		remove_output(path, fd, *created);
+		if (f)
+			fclose(f);
+		else
+			close(fd);
+		return NULL;
+	}
+	return f;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd;
@@ -1284,6 +1345,8 @@ int main(int argc, char **argv)
 		return cmd_record(argc - 1, argv + 1);
 	if (!strcmp(cmd, "export"))
 		return cmd_export(argc - 1, argv + 1);
+	if (!strcmp(cmd, "report"))
+		return cli_cmd_report(argc - 1, argv + 1);
 	fprintf(stderr, "%s: unknown command '%s' (try '%s --help')\n", prog, cmd, prog);
 	return 2;
 }

@@ -1,0 +1,756 @@
+/* report.c - `uevent report` (overhead by symbol, time per uevent range) and
+ * `uevent export --folded`: a perf.data's samples named by uevent_symbolizer. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+#include <linux/perf_uevent.h>
+
+#include "cli.h"
+#include "uevent.h"
+
+/* ---- the samples of a file, named ---------------------------------------------- */
+
+struct frame {
+	const char	*sym;		/* the symbolizer's, or one of ours (unknowns) */
+	const char	*dso;
+	int		kernel;
+};
+
+struct sample {
+	uint32_t	pid, tid;
+	uint64_t	time, period;
+	const char	*comm;
+	uint32_t	nframes;	/* leaf first */
+	struct frame	*frames;
+	uint32_t	nranges;	/* the uevent ranges open on its thread, outer first */
+	const char	**ranges;
+};
+
+struct open_range {
+	uint64_t	id, begin;
+	const char	*name;
+};
+
+struct thread_ranges {
+	uint32_t	tid;
+	struct open_range *v;
+	size_t		n, cap;
+};
+
+struct range_stat {
+	const char	*name;
+	uint64_t	count, ns, samples, period;
+};
+
+struct profile {
+	struct uevent_symbolizer *sym;
+	struct sample	*s;
+	size_t		n, cap;
+	uint64_t	total_period, with_chain;
+	struct thread_ranges *tr;
+	size_t		ntr;
+	struct range_stat *rs;
+	size_t		nrs;
+	char		**strs;		/* our own strings: names, unknowns */
+	size_t		nstrs;
+	const char	*path;
+	int		cut;		/* the file ended inside a record */
+	unsigned long	bad_jit;	/* JIT uevents that did not decode */
+};
+
+static const char *own(struct profile *p, const char *str)
+{
+	size_t i;
+	char **v;
+
+	for (i = p->nstrs; i-- > 0;)	/* recent ones repeat */
+		if (!strcmp(p->strs[i], str))
+			return p->strs[i];
+	v = realloc(p->strs, (p->nstrs + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	p->strs = v;
+	if (!(v[p->nstrs] = strdup(str)))
+		return NULL;
+	return v[p->nstrs++];
+}
+
+static struct thread_ranges *ranges_of(struct profile *p, uint32_t tid)
+{
+	struct thread_ranges *v;
+	size_t i;
+
+	for (i = 0; i < p->ntr; i++)
+		if (p->tr[i].tid == tid)
+			return &p->tr[i];
+	v = realloc(p->tr, (p->ntr + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	p->tr = v;
+	memset(&v[p->ntr], 0, sizeof(*v));
+	v[p->ntr].tid = tid;
+	return &v[p->ntr++];
+}
+
+static struct range_stat *range_stat(struct profile *p, const char *name)
+{
+	struct range_stat *v;
+	size_t i;
+
+	for (i = 0; i < p->nrs; i++)
+		if (p->rs[i].name == name)
+			return &p->rs[i];
+	v = realloc(p->rs, (p->nrs + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	p->rs = v;
+	memset(&v[p->nrs], 0, sizeof(*v));
+	v[p->nrs].name = name;
+	return &v[p->nrs++];
+}
+
+/* Nested ranges per thread, in time order: what is open when a sample comes. */
+static int take_range(struct profile *p, const struct uevent_perf_record *r, int bo)
+{
+	const struct uevent_record *u = &r->u.uevent;
+	struct uevent_range_begin b;
+	struct uevent_range_end e;
+	struct thread_ranges *t;
+	size_t i;
+
+	if (u->type == UEVENT_TYPE_RANGE_BEGIN && !uevent_range_begin_decode(u->data, u->size,
+									bo, &b)) {
+		if (b.flags & UEVENT_RANGE_ASYNC)
+			return 0;	/* not the thread's: not attributed */
+		t = ranges_of(p, r->id.tid);
+		if (!t)
+			return -ENOMEM;
+		if (t->n == t->cap) {
+			struct open_range *v = realloc(t->v, (t->cap = t->cap ? t->cap * 2 : 8) *
+						       sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			t->v = v;
+		}
+		t->v[t->n].id = b.id;
+		t->v[t->n].begin = r->id.time;
+		t->v[t->n].name = own(p, b.name);
+		if (!t->v[t->n].name)
+			return -ENOMEM;
+		t->n++;
+	} else if (u->type == UEVENT_TYPE_RANGE_END &&
+		   !uevent_range_end_decode(u->data, u->size, bo, &e) &&
+		   !(e.flags & UEVENT_RANGE_ASYNC)) {
+		t = ranges_of(p, r->id.tid);
+		if (!t)
+			return -ENOMEM;
+		for (i = t->n; i-- > 0;) {
+			if (t->v[i].id != e.id)
+				continue;
+			{
+				struct range_stat *rs = range_stat(p, t->v[i].name);
+
+				if (!rs)
+					return -ENOMEM;
+				rs->count++;
+				rs->ns += r->id.time - t->v[i].begin;
+			}
+			t->n = i;	/* ends those left open inside it too */
+			break;
+		}
+	}
+	return 0;
+}
+
+static int add_frame(struct profile *p, struct frame *f, uint32_t pid, uint64_t addr,
+		     uint64_t time)
+{
+	struct uevent_symbol s = { .sz = sizeof(s) };
+	char buf[64];
+
+	f->kernel = addr >= 0xffff800000000000ull;
+	if (uevent_symbolizer__lookup(p->sym, pid, addr, time, &s) == 0) {
+		f->sym = s.name;
+		f->dso = s.dso ? s.dso : "[unknown]";
+		return 0;
+	}
+	/* as perf: the address (in its object, when one is known) */
+	snprintf(buf, sizeof(buf), "0x%016" PRIx64, s.dso ? s.offset : addr);
+	f->sym = own(p, buf);
+	f->dso = s.dso ? s.dso : "[unknown]";
+	return f->sym ? 0 : -ENOMEM;
+}
+
+static int take_sample(struct profile *p, const struct uevent_perf_record *r, int bo)
+{
+	const struct uevent_perf_sample *smp = &r->u.sample;
+	struct thread_ranges *t = NULL;
+	struct sample *s;
+	uint64_t i, n = 0;
+	size_t k;
+
+	if (p->n == p->cap) {
+		struct sample *v = realloc(p->s, (p->cap = p->cap ? p->cap * 2 : 1024) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->s = v;
+	}
+	s = &p->s[p->n];
+	memset(s, 0, sizeof(*s));
+	s->pid = smp->pid;
+	s->tid = smp->tid;
+	s->time = smp->time;
+	s->period = smp->period ? smp->period : 1;
+	s->comm = uevent_symbolizer__comm(p->sym, smp->tid, smp->time);
+	if (!s->comm)
+		s->comm = ":unknown";
+	s->frames = calloc(smp->callchain_nr + 1, sizeof(*s->frames));
+	if (!s->frames)
+		return -ENOMEM;
+	/* the callchain starts with the sampled ip; return addresses are named by the call
+	 * (addr - 1), as perf does. Context markers (PERF_CONTEXT_*) are skipped. */
+	for (i = 0; i < smp->callchain_nr; i++) {
+		uint64_t a = uevent_perf_u64(smp->callchain, i, bo);
+
+		if (a >= (uint64_t)PERF_CONTEXT_MAX)
+			continue;
+		if (add_frame(p, &s->frames[n], s->pid, n ? a - 1 : a, s->time) < 0)
+			return -ENOMEM;
+		n++;
+	}
+	if (!n) {
+		if (add_frame(p, &s->frames[0], s->pid, smp->ip, s->time) < 0)
+			return -ENOMEM;
+		n = 1;
+	} else {
+		p->with_chain++;
+	}
+	s->nframes = (uint32_t)n;
+	for (k = 0; k < p->ntr; k++)
+		if (p->tr[k].tid == s->tid)
+			t = &p->tr[k];
+	if (t && t->n) {
+		s->ranges = malloc(t->n * sizeof(*s->ranges));
+		if (!s->ranges)
+			return -ENOMEM;
+		for (k = 0; k < t->n; k++)
+			s->ranges[k] = t->v[k].name;
+		s->nranges = (uint32_t)t->n;
+	}
+	p->total_period += s->period;
+	p->n++;
+	return 0;
+}
+
+/* Reads path whole: the side-band into the symbolizer, the samples named as of their
+ * time. Returns 0, or 1 after saying why. */
+static int profile_read(struct profile *p, const char *cmd, const char *path,
+			const struct uevent_symbolizer_opts *so_in)
+{
+	struct uevent_perf_record r = { .sz = sizeof(r) };
+	struct uevent_symbolizer_opts so = *so_in;
+	struct uevent_perf_file *f;
+	int ret, bo;
+
+	memset(p, 0, sizeof(*p));
+	p->path = path;
+	if (!strcmp(path, "-") && (ret = cli_stdin_rewindable()) < 0) {
+		fprintf(stderr, "%s %s: standard input: %s\n", cli_prog, cmd, strerror(-ret));
+		return 1;
+	}
+	if (!cli_is_perf_data(path)) {
+		fprintf(stderr, "%s %s: %s: not a perf.data (uevent record -F writes one)\n",
+			cli_prog, cmd, path);
+		return 1;
+	}
+	f = uevent_perf_file__open(path);
+	if (!f) {
+		fprintf(stderr, "%s %s: %s\n", cli_prog, cmd, cli_open_error(path, errno, 1));
+		return 1;
+	}
+	bo = uevent_perf_file__byte_order(f);
+	so.byte_order = bo;
+	p->sym = uevent_symbolizer__new(&so);
+	if (!p->sym) {
+		fprintf(stderr, "%s %s: %s\n", cli_prog, cmd, strerror(errno));
+		uevent_perf_file__close(f);
+		return 1;
+	}
+	while ((ret = uevent_perf_file__next(f, &r)) != 0) {
+		if (ret == -EPROTO)
+			continue;
+		if (ret == -ENODATA) {
+			p->cut = 1;
+			fprintf(stderr, "%s %s: %s: warning: truncated at offset %" PRIu64 "\n",
+				cli_prog, cmd, path, uevent_perf_file__offset(f));
+			break;
+		}
+		if (ret < 0) {
+			fprintf(stderr, "%s %s: %s: corrupt record at offset %" PRIu64 ": %s\n",
+				cli_prog, cmd, path, uevent_perf_file__offset(f), strerror(-ret));
+			uevent_perf_file__close(f);
+			return 1;
+		}
+		if (r.type == PERF_RECORD_SAMPLE)
+			ret = take_sample(p, &r, bo);
+		else if (r.type == PERF_RECORD_UEVENT &&
+			 (ret = uevent_symbolizer__feed(p->sym, &r)) >= 0)
+			ret = take_range(p, &r, bo);
+		else
+			ret = uevent_symbolizer__feed(p->sym, &r);
+		if (ret == -EINVAL) {
+			p->bad_jit++;
+			ret = 0;
+		}
+		if (ret < 0) {
+			fprintf(stderr, "%s %s: %s\n", cli_prog, cmd, strerror(-ret));
+			uevent_perf_file__close(f);
+			return 1;
+		}
+	}
+	uevent_perf_file__close(f);
+	if (p->bad_jit)
+		fprintf(stderr, "%s %s: %s: %lu JIT uevents did not decode (skipped)\n", cli_prog,
+			cmd, path, p->bad_jit);
+	return 0;
+}
+
+static void profile_free(struct profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		free(p->s[i].frames);
+		free(p->s[i].ranges);
+	}
+	for (i = 0; i < p->ntr; i++)
+		free(p->tr[i].v);
+	for (i = 0; i < p->nstrs; i++)
+		free(p->strs[i]);
+	free(p->s);
+	free(p->tr);
+	free(p->rs);
+	free(p->strs);
+	uevent_symbolizer__free(p->sym);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b && b[1] ? b + 1 : path;
+}
+
+/* ---- report ------------------------------------------------------------------- */
+
+enum { KEY_COMM = 1, KEY_PID = 2, KEY_DSO = 4, KEY_SYM = 8 };
+
+struct row {
+	char		*key;		/* the sort keys' text, tab-separated */
+	uint64_t	self, children;
+	uint64_t	seen;		/* the sample that last counted it (children) */
+};
+
+struct table {
+	struct row	*v;
+	size_t		n, cap;		/* open addressing, cap a power of two */
+};
+
+static uint64_t hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static struct row *row_get(struct table *t, const char *key)
+{
+	size_t i;
+
+	if ((t->n + 1) * 2 > t->cap) {
+		struct table nt = { NULL, 0, t->cap ? t->cap * 2 : 1024 };
+
+		nt.v = calloc(nt.cap, sizeof(*nt.v));
+		if (!nt.v)
+			return NULL;
+		for (i = 0; i < t->cap; i++) {
+			size_t k;
+
+			if (!t->v[i].key)
+				continue;
+			for (k = hash(t->v[i].key) & (nt.cap - 1); nt.v[k].key;
+			     k = (k + 1) & (nt.cap - 1))
+				;
+			nt.v[k] = t->v[i];
+		}
+		free(t->v);
+		nt.n = t->n;
+		*t = nt;
+	}
+	for (i = hash(key) & (t->cap - 1); t->v[i].key; i = (i + 1) & (t->cap - 1))
+		if (!strcmp(t->v[i].key, key))
+			return &t->v[i];
+	t->v[i].key = strdup(key);
+	if (!t->v[i].key)
+		return NULL;
+	t->n++;
+	return &t->v[i];
+}
+
+static void row_key(char *buf, size_t cap, unsigned int keys, const struct sample *s,
+		    const struct frame *f)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	if (keys & KEY_COMM)
+		n += (size_t)snprintf(buf + n, cap - n, "%s\t", s->comm);
+	if ((keys & KEY_PID) && n < cap)
+		n += (size_t)snprintf(buf + n, cap - n, "%u\t", s->pid);
+	if ((keys & KEY_DSO) && n < cap)
+		n += (size_t)snprintf(buf + n, cap - n, "%s\t", base_name(f->dso));
+	if ((keys & KEY_SYM) && n < cap)
+		snprintf(buf + n, cap - n, "[%c] %s\t", f->kernel ? 'k' : '.', f->sym);
+}
+
+static uint64_t sort_by;	/* 0: self, 1: children */
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	uint64_t vx = sort_by ? x->children : x->self, vy = sort_by ? y->children : y->self;
+
+	if (vx != vy)
+		return vx < vy ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+static int in_range(const struct sample *s, const char *range)
+{
+	uint32_t i;
+
+	if (!range)
+		return 1;
+	for (i = 0; i < s->nranges; i++)
+		if (!strcmp(s->ranges[i], range))
+			return 1;
+	return 0;
+}
+
+static int parse_sort(const char *list, unsigned int *keys)
+{
+	char tmp[128], *tok, *save = NULL;
+
+	*keys = 0;
+	snprintf(tmp, sizeof(tmp), "%s", list);
+	for (tok = strtok_r(tmp, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "comm"))
+			*keys |= KEY_COMM;
+		else if (!strcmp(tok, "pid"))
+			*keys |= KEY_PID;
+		else if (!strcmp(tok, "dso"))
+			*keys |= KEY_DSO;
+		else if (!strcmp(tok, "sym") || !strcmp(tok, "symbol"))
+			*keys |= KEY_SYM;
+		else
+			return -1;
+	}
+	return *keys ? 0 : -1;
+}
+
+static void print_header(unsigned int keys, int children)
+{
+	printf("#\n# %s%s", children ? "Children      Self" : "Overhead",
+	       keys & KEY_COMM ? "  Command        " : "");
+	if (keys & KEY_PID)
+		printf("  Pid    ");
+	if (keys & KEY_DSO)
+		printf("  Shared Object        ");
+	if (keys & KEY_SYM)
+		printf("  Symbol");
+	printf("\n#\n");
+}
+
+static void print_row(const struct row *r, uint64_t total, unsigned int keys, int children)
+{
+	char *k = r->key, *tok;
+	unsigned int bit;
+
+	if (children)
+		printf("  %7.2f%%  %7.2f%%", 100.0 * (double)r->children / (double)total,
+		       100.0 * (double)r->self / (double)total);
+	else
+		printf("  %7.2f%%", 100.0 * (double)r->self / (double)total);
+	for (bit = KEY_COMM; bit <= KEY_SYM; bit <<= 1) {
+		if (!(keys & bit))
+			continue;
+		tok = k;
+		k = strchr(k, '\t');
+		if (k)
+			*k++ = 0;
+		printf(bit == KEY_SYM ? "  %s" : bit == KEY_PID ? "  %-7s" :
+		       bit == KEY_COMM ? "  %-15s" : "  %-21s", tok);
+		if (!k)
+			break;
+	}
+	putchar('\n');
+}
+
+static void report_ranges(const struct profile *p)
+{
+	size_t i;
+	uint32_t k;
+
+	/* samples under each range (nested: each open range counts them) */
+	for (i = 0; i < p->n; i++) {
+		const struct sample *s = &p->s[i];
+
+		for (k = 0; k < s->nranges; k++) {
+			uint32_t j;
+			int dup = 0;
+
+			for (j = 0; j < k; j++)
+				dup |= s->ranges[j] == s->ranges[k];
+			if (!dup) {
+				struct range_stat *rs = range_stat((struct profile *)p, s->ranges[k]);
+
+				if (rs) {
+					rs->samples++;
+					rs->period += s->period;
+				}
+			}
+		}
+	}
+	if (!p->nrs)
+		return;
+	printf("\n# Time per uevent range: samples taken on the thread while it was open\n"
+	       "# (uevent report --range NAME: where that range spent its time)\n#\n"
+	       "# %8s  %9s  %7s  %12s  %s\n#\n", "Overhead", "Samples", "Count", "Wall ms",
+	       "Range");
+	for (i = 0; i < p->nrs; i++) {
+		const struct range_stat *rs = &p->rs[i];
+
+		printf("  %7.2f%%  %9" PRIu64 "  %7" PRIu64 "  %12.3f  %s\n",
+		       p->total_period ? 100.0 * (double)rs->period / (double)p->total_period : 0.0,
+		       rs->samples, rs->count, (double)rs->ns / 1e6, rs->name);
+	}
+}
+
+int cli_cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "sort", required_argument, NULL, 's' },
+		{ "children", no_argument, NULL, 'c' },
+		{ "range", required_argument, NULL, 'r' },
+		{ "debug-dir", required_argument, NULL, 'd' },
+		{ "input", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	UEVENT_SYMBOLIZER_OPTS(so);
+	const char *path = NULL, *range = NULL;
+	unsigned int keys = KEY_COMM | KEY_DSO | KEY_SYM;
+	struct table t = { NULL, 0, 0 };
+	struct profile p;
+	uint64_t total = 0, nsel = 0;
+	int c, children = 0, ret = 0;
+	size_t i;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "s:cr:d:i:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (parse_sort(optarg, &keys) < 0) {
+				fprintf(stderr, "%s report: --sort wants a list of comm, pid, dso, "
+					"sym, not '%s'\n", cli_prog, optarg);
+				return 2;
+			}
+			break;
+		case 'c': children = 1; break;
+		case 'r': range = optarg; break;
+		case 'd': so.debug_dir = optarg; break;
+		case 'i': path = optarg; break;
+		case 'h':
+			printf("Usage: %s report [--sort comm,pid,dso,sym] [--children] "
+			       "[--range NAME] [--debug-dir DIR] FILE\n", cli_prog);
+			return 0;
+		default: return 2;
+		}
+	}
+	if (optind < argc && !path)
+		path = argv[optind++];
+	if (!path || optind < argc) {
+		fprintf(stderr, "%s report: which file? (uevent report [OPTIONS] FILE)\n", cli_prog);
+		return 2;
+	}
+	if (profile_read(&p, "report", path, &so))
+		return 1;
+	for (i = 0; i < p.n; i++)
+		if (in_range(&p.s[i], range)) {
+			nsel++;
+			total += p.s[i].period;
+		}
+	printf("# uevent report of %s\n# Samples: %zu, %" PRIu64 " with callchains\n", path,
+	       p.n, p.with_chain);
+	if (range)
+		printf("# Range: %s (%" PRIu64 " samples taken inside it)\n", range, nsel);
+	if (!p.n) {
+		fprintf(stderr, "%s report: %s: no samples (record with uevent record -F NS)\n",
+			cli_prog, path);
+		profile_free(&p);
+		return 1;
+	}
+	if (children && !p.with_chain)
+		fprintf(stderr, "%s report: %s: no callchains: children are self\n", cli_prog, path);
+	for (i = 0; i < p.n && ret == 0; i++) {
+		const struct sample *s = &p.s[i];
+		char key[1024];
+		uint32_t k;
+
+		if (!in_range(s, range))
+			continue;
+		for (k = 0; k < (children ? s->nframes : 1); k++) {
+			struct row *r;
+
+			row_key(key, sizeof(key), keys, s, &s->frames[k]);
+			r = row_get(&t, key);
+			if (!r) {
+				ret = -ENOMEM;
+				break;
+			}
+			if (!k)
+				r->self += s->period;
+			if (r->seen != i + 1) {		/* once per sample: recursion */
+				r->children += s->period;
+				r->seen = i + 1;
+			}
+		}
+	}
+	if (ret < 0) {
+		fprintf(stderr, "%s report: %s\n", cli_prog, strerror(-ret));
+		profile_free(&p);
+		return 1;
+	}
+	/* packed to the front, sorted by overhead */
+	{
+		size_t n = 0;
+
+		for (i = 0; i < t.cap; i++)
+			if (t.v[i].key)
+				t.v[n++] = t.v[i];
+		sort_by = children;
+		qsort(t.v, n, sizeof(*t.v), row_cmp);
+		print_header(keys, children);
+		for (i = 0; i < n && total; i++) {
+			print_row(&t.v[i], total, keys, children);
+			free(t.v[i].key);
+		}
+		for (; i < n; i++)
+			free(t.v[i].key);
+	}
+	free(t.v);
+	if (!range)
+		report_ranges(&p);
+	profile_free(&p);
+	return 0;
+}
+
+/* ---- export --folded ---------------------------------------------------------- */
+
+/*
+ * Brendan Gregg's folded stacks (flamegraph.pl, speedscope, inferno): one line per
+ * distinct stack, "comm;outer;...;leaf COUNT", frames named as report names them.
+ * ranges: the uevent ranges open on the thread as frames between comm and the stack.
+ */
+int cli_export_folded(const char *out, const char *in, int ranges, const char *debug_dir)
+{
+	UEVENT_SYMBOLIZER_OPTS(so, .debug_dir = debug_dir);
+	struct table t = { NULL, 0, 0 };
+	struct profile p;
+	size_t i, n = 0, cap = 0;
+	char *line = NULL;
+	int created = 0, ret = 0;
+	FILE *f;
+
+	if (profile_read(&p, "export", in, &so))
+		return 1;
+	for (i = 0; i < p.n && ret == 0; i++) {
+		const struct sample *s = &p.s[i];
+		struct row *r;
+		uint32_t k;
+
+		n = 0;
+#define PUT(str) do {								\
+		size_t l_ = strlen(str);					\
+		if (n + l_ + 2 > cap) {						\
+			char *nl_ = realloc(line, cap = (n + l_ + 2) * 2);	\
+			if (!nl_) { ret = -ENOMEM; break; }			\
+			line = nl_;						\
+		}								\
+		memcpy(line + n, str, l_);					\
+		n += l_;							\
+		line[n++] = ';';						\
+		line[n] = 0;							\
+	} while (0)
+		PUT(s->comm);
+		for (k = 0; ranges && k < s->nranges && !ret; k++) {
+			char rn[300];
+
+			snprintf(rn, sizeof(rn), "[%s]", s->ranges[k]);
+			PUT(rn);
+		}
+		for (k = s->nframes; k-- > 0 && !ret;)
+			PUT(s->frames[k].sym);
+#undef PUT
+		if (ret)
+			break;
+		line[n - 1] = 0;
+		r = row_get(&t, line);
+		if (!r)
+			ret = -ENOMEM;
+		else
+			r->self++;
+	}
+	free(line);
+	if (ret < 0) {
+		fprintf(stderr, "%s export: %s\n", cli_prog, strerror(-ret));
+		profile_free(&p);
+		return 1;
+	}
+	f = cli_open_output_file("export", out, &created);
+	if (!f) {
+		profile_free(&p);
+		return 1;
+	}
+	n = 0;
+	for (i = 0; i < t.cap; i++)
+		if (t.v[i].key)
+			t.v[n++] = t.v[i];
+	sort_by = 0;
+	qsort(t.v, n, sizeof(*t.v), row_cmp);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%s %" PRIu64 "\n", t.v[i].key, t.v[i].self);
+		free(t.v[i].key);
+	}
+	free(t.v);
+	if (f != stdout && fclose(f) != 0) {
+		fprintf(stderr, "%s export: %s: %s\n", cli_prog, out, strerror(errno));
+		profile_free(&p);
+		return 1;
+	}
+	fprintf(stderr, "%zu stacks of %zu samples written to %s\n", n, p.n, out);
+	profile_free(&p);
+	return 0;
+}
