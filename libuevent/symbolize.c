@@ -726,6 +726,22 @@ uevent_symbolizer__new(const struct uevent_symbolizer_opts *opts)
 		errno = -err;
 		return NULL;
 	}
+	/* the paths are ours (a failed strdup leaves NULL): the caller's strings need
+	 * not outlive this call */
+	{
+		const char **v[] = { &s->o.debug_dir, &s->o.kallsyms, &s->o.perf_map_dir,
+				     &s->o.root };
+		size_t i;
+
+		for (i = 0; i < 4; i++)
+			if (*v[i] && !(*v[i] = strdup(*v[i])))
+				err = -ENOMEM;
+	}
+	if (err < 0) {
+		uevent_symbolizer__free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
 	return s;
 }
 
@@ -1055,5 +1071,9 @@ UEVENT_EXPORT void uevent_symbolizer__free(struct uevent_symbolizer *s)
 	free(s->files);
 	free(s->strs);
 	free(s->jitdumps);
+	free((char *)s->o.debug_dir);
+	free((char *)s->o.kallsyms);
+	free((char *)s->o.perf_map_dir);
+	free((char *)s->o.root);
 	free(s);
 }

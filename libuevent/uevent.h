@@ -869,16 +869,17 @@ void uevent_perf_file__close(struct uevent_perf_file *f);
  * .gnu_debuglink, also in opts->debug_dir), jitdump files a process mapped
  * (jit-PID.dump, named by their CLOCK_MONOTONIC timestamps: the clock sessions use),
  * /tmp/perf-PID.map (no times: its last line for an address wins) and the kernel's
- * symbols (/proc/kallsyms, and KSYMBOL records). Not thread-safe.
+ * symbols (/proc/kallsyms, and KSYMBOL records). The option paths are copied. Not
+ * thread-safe.
  */
 struct uevent_symbolizer_opts {
 	size_t		sz;		/* sizeof(struct uevent_symbolizer_opts) */
 	unsigned int	flags;		/* UEVENT_SYMBOLIZER_* */
 	int		byte_order;	/* enum uevent_byte_order of the uevent payloads fed
 					   (uevent_perf_file__byte_order()); 0: host */
-	const char	*debug_dir;	/* also look here for separate debug files (by
-					   .gnu_debuglink name, and DIR/.build-id/); NULL:
-					   only the system's places (/usr/lib/debug) */
+	const char	*debug_dir;	/* also look here for separate debug files (DIR/
+					   the .gnu_debuglink name); NULL: only beside the
+					   file, its .debug/ and /usr/lib/debug */
 	const char	*kallsyms;	/* kernel symbols; NULL: /proc/kallsyms */
 	const char	*perf_map_dir;	/* where perf-PID.map files are; NULL: /tmp */
 	const char	*root;		/* prefix for the paths the stream names (a
