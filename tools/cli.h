@@ -18,5 +18,6 @@ FILE *cli_open_output_file(const char *cmd, const char *path, int *created);
 /* tools/report.c */
 int cli_cmd_report(int argc, char **argv);
 int cli_export_folded(const char *out, const char *in, int ranges, const char *debug_dir);
+int cli_export_pprof(const char *out, const char *in, const char *debug_dir);
 
 #endif

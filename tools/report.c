@@ -754,3 +754,227 @@ int cli_export_folded(const char *out, const char *in, int ranges, const char *d
 	profile_free(&p);
 	return 0;
 }
+
+/* ---- export --pprof ----------------------------------------------------------- */
+
+#ifdef HAVE_PROTOBUF_C
+#include <protobuf-c/protobuf-c.h>
+
+#include "profile.pb-c.h"
+
+/* pprof's string table: index 0 is "" */
+struct strtab {
+	struct table	t;
+	char		**v;
+	size_t		n, cap;
+};
+
+static int64_t str_id(struct strtab *st, const char *s)
+{
+	struct row *r = row_get(&st->t, s);
+
+	if (!r)
+		return -1;
+	if (!r->seen) {
+		if (st->n == st->cap) {
+			char **v = realloc(st->v, (st->cap = st->cap ? st->cap * 2 : 64) *
+					   sizeof(*v));
+
+			if (!v)
+				return -1;
+			st->v = v;
+		}
+		r->seen = 1;
+		r->self = st->n;
+		st->v[st->n++] = r->key;	/* the table's copy, freed with it */
+	}
+	return (int64_t)r->self;
+}
+
+/*
+ * pprof's profile.proto: every sample with its stack (leaf first), values samples/count
+ * and cpu/nanoseconds, labels "range" (each uevent range open on the thread, outer
+ * first) and "thread" (its command name). One function and one location per symbol.
+ */
+int cli_export_pprof(const char *out, const char *in, const char *debug_dir)
+{
+	UEVENT_SYMBOLIZER_OPTS(so, .debug_dir = debug_dir);
+	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
+	Perftools__Profiles__ValueType vt[2] = { PERFTOOLS__PROFILES__VALUE_TYPE__INIT,
+						 PERFTOOLS__PROFILES__VALUE_TYPE__INIT };
+	Perftools__Profiles__ValueType pt = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+	Perftools__Profiles__ValueType *vtp[2] = { &vt[0], &vt[1] };
+	struct strtab st = { { NULL, 0, 0 }, NULL, 0, 0 };
+	struct table funcs = { NULL, 0, 0 };
+	Perftools__Profiles__Function *fn = NULL, **fnp = NULL;
+	Perftools__Profiles__Location *loc = NULL, **locp = NULL;
+	Perftools__Profiles__Line *line = NULL, **linep = NULL;
+	Perftools__Profiles__Sample *smp = NULL, **smpp = NULL;
+	Perftools__Profiles__Label *lab = NULL, **labp = NULL;
+	uint64_t *ids = NULL;
+	int64_t *vals = NULL;
+	size_t i, nfn = 0, nids = 0, nlab = 0, fcap = 0;
+	uint8_t *buf = NULL;
+	struct profile p;
+	int created = 0, ret = -ENOMEM;
+	FILE *f = NULL;
+
+	if (profile_read(&p, "export", in, &so))
+		return 1;
+	for (i = 0; i < p.n; i++) {
+		nids += p.s[i].nframes;
+		nlab += p.s[i].nranges + 1;
+	}
+	smp = calloc(p.n + 1, sizeof(*smp));
+	smpp = calloc(p.n + 1, sizeof(*smpp));
+	ids = calloc(nids + 1, sizeof(*ids));
+	vals = calloc(2 * p.n + 1, sizeof(*vals));
+	lab = calloc(nlab + 1, sizeof(*lab));
+	labp = calloc(nlab + 1, sizeof(*labp));
+	if (!smp || !smpp || !ids || !vals || !lab || !labp || str_id(&st, "") != 0)
+		goto out;
+	vt[0].type = str_id(&st, "samples");
+	vt[0].unit = str_id(&st, "count");
+	vt[1].type = pt.type = str_id(&st, "cpu");
+	vt[1].unit = pt.unit = str_id(&st, "nanoseconds");
+	prof.n_sample_type = 2;
+	prof.sample_type = vtp;
+	prof.period_type = &pt;
+	prof.period = p.n ? (int64_t)p.s[0].period : 0;
+	nids = nlab = 0;
+	for (i = 0; i < p.n; i++) {
+		const struct sample *s = &p.s[i];
+		Perftools__Profiles__Sample *o = &smp[i];
+		uint32_t k;
+
+		perftools__profiles__sample__init(o);
+		smpp[i] = o;
+		o->location_id = &ids[nids];
+		o->n_location_id = s->nframes;
+		for (k = 0; k < s->nframes; k++) {
+			char key[1024];
+			struct row *r;
+
+			snprintf(key, sizeof(key), "%s\t%s", s->frames[k].sym, s->frames[k].dso);
+			r = row_get(&funcs, key);
+			if (!r)
+				goto out;
+			if (!r->seen) {		/* a new function, and its one location */
+				if (nfn == fcap) {
+					size_t c = fcap ? fcap * 2 : 256;
+					void *a = realloc(fn, c * sizeof(*fn)), *b, *d;
+
+					if (a)
+						fn = a;
+					b = a ? realloc(loc, c * sizeof(*loc)) : NULL;
+					if (b)
+						loc = b;
+					d = b ? realloc(line, c * sizeof(*line)) : NULL;
+					if (!d)
+						goto out;
+					line = d;
+					fcap = c;
+				}
+				perftools__profiles__function__init(&fn[nfn]);
+				perftools__profiles__location__init(&loc[nfn]);
+				perftools__profiles__line__init(&line[nfn]);
+				fn[nfn].id = loc[nfn].id = line[nfn].function_id = nfn + 1;
+				fn[nfn].name = fn[nfn].system_name = str_id(&st, s->frames[k].sym);
+				fn[nfn].filename = str_id(&st, s->frames[k].dso);
+				if (fn[nfn].name < 0 || fn[nfn].filename < 0)
+					goto out;
+				r->seen = 1;
+				r->self = ++nfn;
+			}
+			ids[nids++] = r->self;
+		}
+		o->value = &vals[2 * i];
+		o->n_value = 2;
+		vals[2 * i] = 1;
+		vals[2 * i + 1] = (int64_t)s->period;
+		o->label = &labp[nlab];
+		for (k = 0; k <= s->nranges; k++) {
+			Perftools__Profiles__Label *l = &lab[nlab];
+
+			perftools__profiles__label__init(l);
+			l->key = str_id(&st, k < s->nranges ? "range" : "thread");
+			l->str = str_id(&st, k < s->nranges ? s->ranges[k] : s->comm);
+			if (l->key < 0 || l->str < 0)
+				goto out;
+			labp[nlab++] = l;
+		}
+		o->n_label = s->nranges + 1;
+	}
+	/* pointers into the arrays only now: they moved while they grew */
+	fnp = calloc(nfn + 1, sizeof(*fnp));
+	locp = calloc(nfn + 1, sizeof(*locp));
+	linep = calloc(nfn + 1, sizeof(*linep));
+	if (!fnp || !locp || !linep)
+		goto out;
+	for (i = 0; i < nfn; i++) {
+		fnp[i] = &fn[i];
+		locp[i] = &loc[i];
+		linep[i] = &line[i];
+		loc[i].n_line = 1;
+		loc[i].line = &linep[i];
+	}
+	prof.n_sample = p.n;
+	prof.sample = smpp;
+	prof.n_function = prof.n_location = nfn;
+	prof.function = fnp;
+	prof.location = locp;
+	prof.n_string_table = st.n;
+	prof.string_table = st.v;
+	buf = malloc(perftools__profiles__profile__get_packed_size(&prof) + 1);
+	if (!buf)
+		goto out;
+	i = perftools__profiles__profile__pack(&prof, buf);
+	f = cli_open_output_file("export", out, &created);
+	if (!f) {
+		ret = 1;
+		goto out;
+	}
+	if (fwrite(buf, 1, i, f) != i || (f != stdout && fclose(f) != 0) ||
+	    (f == stdout && fflush(f) != 0)) {
+		fprintf(stderr, "%s export: %s: %s\n", cli_prog, out, strerror(errno));
+		ret = 1;
+		goto out;
+	}
+	fprintf(stderr, "%zu samples, %zu functions written to %s\n", p.n, nfn, out);
+	ret = 0;
+out:
+	if (ret < 0)
+		fprintf(stderr, "%s export: %s\n", cli_prog, strerror(-ret));
+	for (i = 0; i < st.t.cap; i++)
+		free(st.t.v[i].key);
+	for (i = 0; i < funcs.cap; i++)
+		free(funcs.v[i].key);
+	free(st.t.v);
+	free(st.v);
+	free(funcs.v);
+	free(fn);
+	free(fnp);
+	free(loc);
+	free(locp);
+	free(line);
+	free(linep);
+	free(smp);
+	free(smpp);
+	free(ids);
+	free(vals);
+	free(lab);
+	free(labp);
+	free(buf);
+	profile_free(&p);
+	return ret ? 1 : 0;
+}
+#else
+int cli_export_pprof(const char *out, const char *in, const char *debug_dir)
+{
+	(void)in;
+	(void)debug_dir;
+	fprintf(stderr, "%s export: --pprof %s: built without protobuf-c (Debian: "
+		"libprotobuf-c-dev protobuf-c-compiler)\n", cli_prog, out);
+	return 1;
+}
+#endif

@@ -64,6 +64,9 @@ static void usage(FILE *f)
 		"                                 chrome://tracing): marks, ranges, counters\n"		"  export --folded OUT FILE       FILE's samples as folded stacks (flamegraph.pl):\n"
 		"                                 comm;outer;...;leaf COUNT (--ranges: the open\n"
 		"                                 uevent ranges as frames after comm)\n"
+		"  export --pprof OUT FILE        FILE's samples as pprof's profile.proto, the\n"
+		"                                 uevent ranges open as labels (range=NAME):\n"
+		"                                 go tool pprof -top -tagfocus=range=parse OUT\n"
 		"  report [OPTIONS] FILE          a perf.data's samples by symbol, as perf report\n"
 		"                                 --stdio, and the samples under each uevent range\n"
 		"      -s, --sort KEYS            comm,pid,dso,sym (default comm,dso,sym)\n"
@@ -769,7 +772,7 @@ static void fjson_str(FILE *f, const char *s, size_t max)
 /* Trace Event Format: marks are instant events, ranges B/E (async: b/e), counters C. */
 static int cmd_export(int argc, char **argv)
 {
-	const char *out = NULL, *in = NULL, *folded = NULL, *debug_dir = NULL;
+	const char *out = NULL, *in = NULL, *folded = NULL, *pprof = NULL, *debug_dir = NULL;
 	struct uevent_perf_record r = { .sz = sizeof(r) };
 	int ranges = 0;
 	struct src src;
@@ -785,6 +788,8 @@ static int cmd_export(int argc, char **argv)
 			out = argv[++i];
 		else if (!strcmp(argv[i], "--folded") && i + 1 < argc)
 			folded = argv[++i];
+		else if (!strcmp(argv[i], "--pprof") && i + 1 < argc)
+			pprof = argv[++i];
 		else if (!strcmp(argv[i], "--ranges"))
 			ranges = 1;
 		else if (!strcmp(argv[i], "--debug-dir") && i + 1 < argc)
@@ -795,11 +800,14 @@ static int cmd_export(int argc, char **argv)
 		} else
 			in = argv[i];
 	}
-	if (folded && !out && in)
+	if (folded && !out && !pprof && in)
 		return cli_export_folded(folded, in, ranges, debug_dir);
-	if (!out || !in || folded) {
-		fprintf(stderr, "%s export: usage: export --chrome OUT.json FILE, or export "
-			"--folded OUT [--ranges] [--debug-dir DIR] FILE\n", prog);
+	if (pprof && !out && !folded && in)
+		return cli_export_pprof(pprof, in, debug_dir);
+	if (!out || !in || folded || pprof) {
+		fprintf(stderr, "%s export: usage: export --chrome OUT.json FILE, export "
+			"--folded OUT [--ranges] [--debug-dir DIR] FILE, or export --pprof OUT "
+			"[--debug-dir DIR] FILE\n", prog);
 		return 2;
 	}
 	if (!strcmp(in, "-") && (ret = stdin_rewindable()) < 0) {
