@@ -19,5 +19,7 @@ FILE *cli_open_output_file(const char *cmd, const char *path, int *created);
 int cli_cmd_report(int argc, char **argv);
 int cli_export_folded(const char *out, const char *in, int ranges, const char *debug_dir);
 int cli_export_pprof(const char *out, const char *in, const char *debug_dir);
+long cli_chrome_extras(FILE *f, const char *in, int first);
+void cli_chrome_frames(FILE *f);
 
 #endif

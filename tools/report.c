@@ -61,6 +61,8 @@ struct profile {
 	size_t		nrs;
 	char		**strs;		/* our own strings: names, unknowns */
 	size_t		nstrs;
+	struct task_name { uint32_t pid, tid; const char *name; } *names;	/* last COMMs */
+	size_t		nnames;
 	const char	*path;
 	int		cut;		/* the file ended inside a record */
 	unsigned long	bad_jit;	/* JIT uevents that did not decode */
@@ -252,6 +254,31 @@ static int take_sample(struct profile *p, const struct uevent_perf_record *r, in
 	return 0;
 }
 
+/* The thread's name, as its last COMM says. */
+static int take_name(struct profile *p, const struct uevent_perf_record *r)
+{
+	const char *name = own(p, r->u.comm.comm ? r->u.comm.comm : "");
+	struct task_name *v;
+	size_t i;
+
+	if (!name)
+		return -ENOMEM;
+	for (i = 0; i < p->nnames; i++)
+		if (p->names[i].tid == r->u.comm.tid) {
+			p->names[i].pid = r->u.comm.pid;
+			p->names[i].name = name;
+			return uevent_symbolizer__feed(p->sym, r);
+		}
+	v = realloc(p->names, (p->nnames + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	p->names = v;
+	v[p->nnames].pid = r->u.comm.pid;
+	v[p->nnames].tid = r->u.comm.tid;
+	v[p->nnames++].name = name;
+	return uevent_symbolizer__feed(p->sym, r);
+}
+
 /* Reads path whole: the side-band into the symbolizer, the samples named as of their
  * time. Returns 0, or 1 after saying why. */
 static int profile_read(struct profile *p, const char *cmd, const char *path,
@@ -301,7 +328,9 @@ static int profile_read(struct profile *p, const char *cmd, const char *path,
 			uevent_perf_file__close(f);
 			return 1;
 		}
-		if (r.type == PERF_RECORD_SAMPLE)
+		if (r.type == PERF_RECORD_COMM && (ret = take_name(p, &r)) < 0)
+			;
+		else if (r.type == PERF_RECORD_SAMPLE)
 			ret = take_sample(p, &r, bo);
 		else if (r.type == PERF_RECORD_UEVENT &&
 			 (ret = uevent_symbolizer__feed(p->sym, &r)) >= 0)
@@ -338,6 +367,7 @@ static void profile_free(struct profile *p)
 	for (i = 0; i < p->nstrs; i++)
 		free(p->strs[i]);
 	free(p->s);
+	free(p->names);
 	free(p->tr);
 	free(p->rs);
 	free(p->strs);
@@ -753,6 +783,125 @@ int cli_export_folded(const char *out, const char *in, int ranges, const char *d
 	fprintf(stderr, "%zu stacks of %zu samples written to %s\n", n, p.n, out);
 	profile_free(&p);
 	return 0;
+}
+
+/* ---- export --chrome: thread names and CPU samples ---------------------------- */
+
+/* The stack frames the samples written refer to ("sf"), a tree: "parent\tname" -> id. */
+static struct table chrome_frames;
+static size_t chrome_nframes;
+
+static void fjson(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/*
+ * Writes, after the uevents of a perf.data (first: none were written), an M event
+ * naming each process and thread (process_name, thread_name) and each CPU sample as an
+ * instant event named by its leaf, its stack in "sf". Returns the events written, or
+ * -1 after saying why.
+ */
+long cli_chrome_extras(FILE *f, const char *in, int first)
+{
+	UEVENT_SYMBOLIZER_OPTS(so);
+	struct profile p;
+	long n = 0;
+	size_t i;
+
+	if (!strcmp(in, "-") && lseek(0, 0, SEEK_SET) != 0)
+		return 0;	/* standard input not rewindable: the uevents only */
+	if (profile_read(&p, "export", in, &so))
+		return -1;
+	for (i = 0; i < p.nnames; i++) {
+		const struct task_name *t = &p.names[i];
+
+		if (t->pid == t->tid) {
+			fprintf(f, "%s\n{\"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"name\": "
+				"\"process_name\", \"args\": {\"name\": ", first ? "" : ",", t->pid,
+				t->tid);
+			fjson(f, t->name);
+			fprintf(f, "}}");
+			first = 0;
+			n++;
+		}
+		fprintf(f, "%s\n{\"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"name\": "
+			"\"thread_name\", \"args\": {\"name\": ", first ? "" : ",", t->pid, t->tid);
+		fjson(f, t->name);
+		fprintf(f, "}}");
+		first = 0;
+		n++;
+	}
+	for (i = 0; i < p.n; i++) {
+		const struct sample *s = &p.s[i];
+		size_t parent = 0;
+		uint32_t k;
+
+		for (k = s->nframes; k-- > 0;) {	/* root first */
+			char key[1024];
+			struct row *r;
+
+			snprintf(key, sizeof(key), "%zu\t%s", parent, s->frames[k].sym);
+			r = row_get(&chrome_frames, key);
+			if (!r)
+				break;
+			if (!r->seen) {
+				r->seen = 1;
+				r->self = ++chrome_nframes;
+				r->children = parent;
+			}
+			parent = r->self;
+		}
+		fprintf(f, "%s\n{\"ph\": \"i\", \"s\": \"t\", \"ts\": %.3f, \"pid\": %u, "
+			"\"tid\": %u, \"cat\": \"sample\", \"name\": ", first ? "" : ",",
+			(double)s->time / 1000.0, s->pid, s->tid);
+		fjson(f, s->nframes ? s->frames[0].sym : "[unknown]");
+		if (parent)
+			fprintf(f, ", \"sf\": \"%zu\"", parent);
+		fprintf(f, ", \"args\": {\"period_ns\": %" PRIu64 "}}", s->period);
+		first = 0;
+		n++;
+	}
+	profile_free(&p);
+	return n;
+}
+
+/* The "stackFrames" member (after traceEvents' closing bracket). */
+void cli_chrome_frames(FILE *f)
+{
+	size_t i;
+	int first = 1;
+
+	fprintf(f, ", \"stackFrames\": {");
+	for (i = 0; i < chrome_frames.cap; i++) {
+		struct row *r = &chrome_frames.v[i];
+		char *name;
+
+		if (!r->key)
+			continue;
+		name = strchr(r->key, '\t');
+		fprintf(f, "%s\n\"%" PRIu64 "\": {\"name\": ", first ? "" : ",", r->self);
+		fjson(f, name ? name + 1 : r->key);
+		if (r->children)
+			fprintf(f, ", \"parent\": \"%" PRIu64 "\"", r->children);
+		fprintf(f, "}");
+		first = 0;
+		free(r->key);
+	}
+	fprintf(f, "}");
+	free(chrome_frames.v);
+	memset(&chrome_frames, 0, sizeof(chrome_frames));
 }
 
 /* ---- export --pprof ----------------------------------------------------------- */

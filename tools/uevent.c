@@ -61,7 +61,8 @@ static void usage(FILE *f)
 		"          --system-wide          every process's marks while CMD runs, not only\n"
 		"                                 CMD's (turns libuevent's probes on everywhere)\n"
 		"  export --chrome OUT FILE       write FILE as Trace Event Format JSON (Perfetto,\n"
-		"                                 chrome://tracing): marks, ranges, counters\n"		"  export --folded OUT FILE       FILE's samples as folded stacks (flamegraph.pl):\n"
+		"                                 chrome://tracing): marks, ranges, counters; of a\n"
+		"                                 perf.data also thread names and CPU samples\n"		"  export --folded OUT FILE       FILE's samples as folded stacks (flamegraph.pl):\n"
 		"                                 comm;outer;...;leaf COUNT (--ranges: the open\n"
 		"                                 uevent ranges as frames after comm)\n"
 		"  export --pprof OUT FILE        FILE's samples as pprof's profile.proto, the\n"
@@ -897,7 +898,16 @@ static int cmd_export(int argc, char **argv)
 		first = 0;
 		n++;
 	}
-	fprintf(f, "\n]}\n");
+	if (src.pf && ret >= 0) {	/* thread names, CPU samples and their stacks */
+		long x = cli_chrome_extras(f, in, first);
+
+		if (x > 0)
+			n += (unsigned long)x;
+	}
+	fprintf(f, "\n]");
+	if (src.pf)
+		cli_chrome_frames(f);
+	fprintf(f, "}\n");
 	cut = src.pf ? uevent_perf_file__offset(src.pf) : uevent_file_reader__offset(src.fr);
 	src_close(&src);
 	if (f != stdout && fclose(f) != 0) {
