@@ -25,6 +25,8 @@ pub use uevent_sys as sys;
 
 pub mod perf;
 pub use perf::{PerfData, Session, SessionBuilder};
+pub mod symbolize;
+pub use symbolize::{Symbol, Symbolizer, SymbolizerOpts};
 
 pub(crate) fn err(ret: c_int) -> io::Error {
     io::Error::from_raw_os_error(-ret)
