@@ -26,8 +26,9 @@ endif
 all-local: $(lua_all)
 CLEANFILES += %reldir%/uevent/cdef.lua %reldir%/ctest.c
 
-TESTS += %reldir%/lua.test %reldir%/lua-reader.test %reldir%/lua-abi.test
+TESTS += %reldir%/lua.test %reldir%/lua-reader.test %reldir%/lua-abi.test %reldir%/lua-symbolize.test
 EXTRA_DIST += %reldir%/uevent.lua %reldir%/gen-ctest.lua %reldir%/lua.test \
 	%reldir%/lua-abi.test %reldir%/lua-reader.test %reldir%/tests/test_uevent.lua \
 	%reldir%/tests/tap.lua \
-	%reldir%/tests/test_reader.lua %reldir%/README.md
+	%reldir%/tests/test_reader.lua %reldir%/README.md %reldir%/lua-symbolize.test \
+	%reldir%/uevent/symbolize.lua %reldir%/tests/test_symbolize.lua
