@@ -34,6 +34,17 @@ struct sample {
 	const char	**ranges;
 };
 
+struct row {
+	char		*key;		/* the sort keys' text, tab-separated */
+	uint64_t	self, children;
+	uint64_t	seen;		/* the sample that last counted it (children) */
+};
+
+struct table {
+	struct row	*v;
+	size_t		n, cap;		/* open addressing, cap a power of two */
+};
+
 struct open_range {
 	uint64_t	id, begin;
 	const char	*name;
@@ -59,8 +70,7 @@ struct profile {
 	size_t		ntr;
 	struct range_stat *rs;
 	size_t		nrs;
-	char		**strs;		/* our own strings: names, unknowns */
-	size_t		nstrs;
+	struct table	strs;		/* our own strings: names, unknowns */
 	struct task_name { uint32_t pid, tid; const char *name; } *names;	/* last COMMs */
 	size_t		nnames;
 	const char	*path;
@@ -68,21 +78,14 @@ struct profile {
 	unsigned long	bad_jit;	/* JIT uevents that did not decode */
 };
 
+static struct row *row_get(struct table *t, const char *key);
+
+/* Our copy of str, one per distinct string (names, unknown addresses). */
 static const char *own(struct profile *p, const char *str)
 {
-	size_t i;
-	char **v;
+	struct row *r = row_get(&p->strs, str);
 
-	for (i = p->nstrs; i-- > 0;)	/* recent ones repeat */
-		if (!strcmp(p->strs[i], str))
-			return p->strs[i];
-	v = realloc(p->strs, (p->nstrs + 1) * sizeof(*v));
-	if (!v)
-		return NULL;
-	p->strs = v;
-	if (!(v[p->nstrs] = strdup(str)))
-		return NULL;
-	return v[p->nstrs++];
+	return r ? r->key : NULL;
 }
 
 static struct thread_ranges *ranges_of(struct profile *p, uint32_t tid)
@@ -364,13 +367,13 @@ static void profile_free(struct profile *p)
 	}
 	for (i = 0; i < p->ntr; i++)
 		free(p->tr[i].v);
-	for (i = 0; i < p->nstrs; i++)
-		free(p->strs[i]);
+	for (i = 0; i < p->strs.cap; i++)
+		free(p->strs.v[i].key);
 	free(p->s);
 	free(p->names);
 	free(p->tr);
 	free(p->rs);
-	free(p->strs);
+	free(p->strs.v);
 	uevent_symbolizer__free(p->sym);
 }
 
@@ -384,17 +387,6 @@ static const char *base_name(const char *path)
 /* ---- report ------------------------------------------------------------------- */
 
 enum { KEY_COMM = 1, KEY_PID = 2, KEY_DSO = 4, KEY_SYM = 8 };
-
-struct row {
-	char		*key;		/* the sort keys' text, tab-separated */
-	uint64_t	self, children;
-	uint64_t	seen;		/* the sample that last counted it (children) */
-};
-
-struct table {
-	struct row	*v;
-	size_t		n, cap;		/* open addressing, cap a power of two */
-};
 
 static uint64_t hash(const char *s)
 {
