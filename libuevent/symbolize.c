@@ -39,6 +39,12 @@ struct code_list {
 	size_t		n, cap;
 };
 
+struct fsym {
+	uint64_t	addr, size;
+	const char	*name;		/* libdwfl's, valid while the Dwfl is */
+	int		global;
+};
+
 /* An ELF file, opened once, named through libdwfl. */
 struct file {
 	char		*path;		/* as the stream names it */
@@ -50,6 +56,9 @@ struct file {
 	GElf_Addr	bias;
 	size_t		nload;
 	struct { uint64_t off, vaddr, filesz; } *load;
+	struct fsym	*syms;		/* its functions by address, for a binary search
+					   (libdwfl's own lookup walks the whole table) */
+	size_t		nsyms;
 #endif
 };
 
@@ -579,6 +588,81 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	return fd;
 }
 
+static int fsym_cmp(const void *a, const void *b)
+{
+	const struct fsym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* at one address the global, sized one is kept: first after the sort */
+	if (x->global != y->global)
+		return y->global - x->global;
+	return (y->size > 0) - (x->size > 0);
+}
+
+/* The file's function symbols (its .symtab, else its debug file's, else .dynsym). */
+static int read_syms(struct file *f)
+{
+	int n = dwfl_module_getsymtab(f->mod), i;
+	size_t k = 0;
+
+	if (n <= 0)
+		return 0;
+	f->syms = calloc((size_t)n, sizeof(*f->syms));
+	if (!f->syms)
+		return -ENOMEM;
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *name = dwfl_module_getsym_info(f->mod, i, &sym, &addr, NULL, NULL,
+							   NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+
+		if (!name || !*name || !addr || sym.st_shndx == SHN_UNDEF ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC))
+			continue;
+		f->syms[k].addr = addr;
+		f->syms[k].size = sym.st_size;
+		f->syms[k].name = name;
+		f->syms[k].global = GELF_ST_BIND(sym.st_info) != STB_LOCAL;
+		k++;
+	}
+	qsort(f->syms, k, sizeof(*f->syms), fsym_cmp);
+	{	/* one per address */
+		size_t w = 0;
+
+		for (i = 0; (size_t)i < k; i++)
+			if (!w || f->syms[w - 1].addr != f->syms[i].addr)
+				f->syms[w++] = f->syms[i];
+		k = w;
+	}
+	f->nsyms = k;
+	return 0;
+}
+
+/* The function at vaddr: the last starting at or below it, if vaddr is inside it (an
+ * unsized one: up to the next). */
+static const struct fsym *fsym_find(const struct file *f, uint64_t vaddr)
+{
+	size_t lo = 0, hi = f->nsyms;
+	const struct fsym *c;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (f->syms[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	c = &f->syms[lo - 1];
+	if (c->size ? vaddr - c->addr < c->size : lo < f->nsyms)
+		return c;
+	return NULL;
+}
+
 static int file_open(struct uevent_symbolizer *s, struct file *f)
 {
 	static const Dwfl_Callbacks cb_base = {
@@ -640,7 +724,7 @@ static int file_open(struct uevent_symbolizer *s, struct file *f)
 		f->nload++;
 	}
 	f->ok = 1;
-	return 0;
+	return read_syms(f);
 }
 
 /* Names the byte at file offset off of f. */
@@ -667,9 +751,15 @@ static int file_lookup(struct uevent_symbolizer *s, struct file *f, uint64_t off
 	}
 	if (!found)
 		return -ENOENT;
-	name = dwfl_module_addrinfo(f->mod, vaddr, &soff, &sym, NULL, NULL, NULL);
-	if (!name)
-		return -ENOENT;
+	{
+		const struct fsym *fs = fsym_find(f, vaddr);
+
+		if (!fs)
+			return -ENOENT;
+		name = fs->name;
+		soff = vaddr - fs->addr;
+		sym.st_size = fs->size;
+	}
 	out->name = name;
 	out->offset = soff;
 	out->sym_addr = addr - soff;
@@ -693,6 +783,7 @@ static void file_close(struct file *f)
 	if (f->dwfl)
 		dwfl_end(f->dwfl);
 	free(f->cb);
+	free(f->syms);
 	free(f->load);
 }
 #else
