@@ -201,6 +201,7 @@ static int take_sample(struct profile *p, const struct uevent_perf_record *r, in
 	struct thread_ranges *t = NULL;
 	struct sample *s;
 	uint64_t i, n = 0;
+	int user;
 	size_t k;
 
 	if (p->n == p->cap) {
@@ -224,13 +225,22 @@ static int take_sample(struct profile *p, const struct uevent_perf_record *r, in
 		return -ENOMEM;
 	/* the callchain starts with the sampled ip; return addresses are named by the call
 	 * (addr - 1), as perf does. Context markers (PERF_CONTEXT_*) are skipped. */
-	for (i = 0; i < smp->callchain_nr; i++) {
+	for (i = 0, user = 0; i < smp->callchain_nr; i++) {
 		uint64_t a = uevent_perf_u64(smp->callchain, i, bo);
 
-		if (a >= (uint64_t)PERF_CONTEXT_MAX)
+		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
+			user = a == (uint64_t)PERF_CONTEXT_USER;
 			continue;
-		if (add_frame(p, &s->frames[n], s->pid, n ? a - 1 : a, s->time) < 0)
+		}
+		if (!a)
+			continue;	/* the end of a frame-pointer chain */
+		if (user && a >= 0xffff800000000000ull) {
+			/* a user stack walk gone astray (code without frame pointers) */
+			s->frames[n].sym = "[unknown]";
+			s->frames[n].dso = "[unknown]";
+		} else if (add_frame(p, &s->frames[n], s->pid, n ? a - 1 : a, s->time) < 0) {
 			return -ENOMEM;
+		}
 		n++;
 	}
 	if (!n) {
@@ -581,7 +591,7 @@ int cli_cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	UEVENT_SYMBOLIZER_OPTS(so);
+	UEVENT_SYMBOLIZER_OPTS(so, .flags = UEVENT_SYMBOLIZER_NO_LINES);
 	const char *path = NULL, *range = NULL;
 	unsigned int keys = KEY_COMM | KEY_DSO | KEY_SYM;
 	struct table t = { NULL, 0, 0 };
@@ -698,7 +708,7 @@ int cli_cmd_report(int argc, char **argv)
  */
 int cli_export_folded(const char *out, const char *in, int ranges, const char *debug_dir)
 {
-	UEVENT_SYMBOLIZER_OPTS(so, .debug_dir = debug_dir);
+	UEVENT_SYMBOLIZER_OPTS(so, .debug_dir = debug_dir, .flags = UEVENT_SYMBOLIZER_NO_LINES);
 	struct table t = { NULL, 0, 0 };
 	struct profile p;
 	size_t i, n = 0, cap = 0;
@@ -807,7 +817,7 @@ static void fjson(FILE *f, const char *s)
  */
 long cli_chrome_extras(FILE *f, const char *in, int first)
 {
-	UEVENT_SYMBOLIZER_OPTS(so);
+	UEVENT_SYMBOLIZER_OPTS(so, .flags = UEVENT_SYMBOLIZER_NO_LINES);
 	struct profile p;
 	long n = 0;
 	size_t i;
@@ -939,7 +949,7 @@ static int64_t str_id(struct strtab *st, const char *s)
  */
 int cli_export_pprof(const char *out, const char *in, const char *debug_dir)
 {
-	UEVENT_SYMBOLIZER_OPTS(so, .debug_dir = debug_dir);
+	UEVENT_SYMBOLIZER_OPTS(so, .debug_dir = debug_dir, .flags = UEVENT_SYMBOLIZER_NO_LINES);
 	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
 	Perftools__Profiles__ValueType vt[2] = { PERFTOOLS__PROFILES__VALUE_TYPE__INIT,
 						 PERFTOOLS__PROFILES__VALUE_TYPE__INIT };
