@@ -35,8 +35,12 @@ struct code {
 };
 
 struct code_list {
-	struct code	*v;
+	struct code	*v;		/* in the order added (time order) */
 	size_t		n, cap;
+	size_t		*by_addr;	/* indexes into v sorted by address, for lookups */
+	size_t		idx_cap;
+	uint64_t	max_size;	/* the largest code: how far back a search looks */
+	int		no_index;	/* kallsyms: sorted whole instead */
 };
 
 struct fsym {
@@ -207,6 +211,26 @@ static struct code *code_add(struct code_list *l, uint64_t addr, uint64_t size,
 	c->size = size;
 	c->start = start;
 	c->end = TIME_MAX;
+	if (!l->no_index) {
+		size_t lo = 0, hi = l->n;
+
+		if (grow((void **)&l->by_addr, &l->idx_cap, l->n, sizeof(*l->by_addr)) < 0) {
+			free(c->name);
+			return NULL;
+		}
+		while (lo < hi) {	/* after the last one at or below addr */
+			size_t mid = (lo + hi) / 2;
+
+			if (l->v[l->by_addr[mid]].addr <= addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		memmove(&l->by_addr[lo + 1], &l->by_addr[lo], (l->n - lo) * sizeof(*l->by_addr));
+		l->by_addr[lo] = l->n;
+		if (size > l->max_size)
+			l->max_size = size;
+	}
 	l->n++;
 	return c;
 }
@@ -229,13 +253,24 @@ static void code_end_overlap(struct code_list *l, uint64_t addr, uint64_t size, 
 static const struct code *code_find(const struct code_list *l, uint64_t addr, uint64_t t)
 {
 	const struct code *best = NULL;
-	size_t i;
+	size_t lo = 0, hi = l->n, span = l->max_size ? l->max_size : 1;
 
-	for (i = 0; i < l->n; i++) {
-		const struct code *c = &l->v[i];
+	/* the codes starting at or below addr, back as far as the largest one reaches */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
 
-		if (addr >= c->addr && addr - c->addr < (c->size ? c->size : 1) &&
-		    c->start <= t && t < c->end && (!best || c->start >= best->start))
+		if (l->v[l->by_addr[mid]].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo-- > 0) {
+		const struct code *c = &l->v[l->by_addr[lo]];
+
+		if (addr - c->addr >= span)
+			break;
+		if (addr - c->addr < (c->size ? c->size : 1) && c->start <= t && t < c->end &&
+		    (!best || c->start >= best->start))
 			best = c;
 	}
 	return best;
@@ -250,6 +285,7 @@ static void code_free(struct code_list *l)
 		free(l->v[i].file);
 	}
 	free(l->v);
+	free(l->by_addr);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -487,6 +523,7 @@ static void read_kallsyms(struct uevent_symbolizer *s)
 	size_t i;
 
 	s->kern_read = 1;
+	s->kern.no_index = 1;	/* sorted whole below, searched by kern_find */
 	if (s->o.flags & UEVENT_SYMBOLIZER_NO_KERNEL)
 		return;
 	dso = intern(s, "[kernel.kallsyms]");

@@ -19,6 +19,7 @@
 #include "uevent.h"
 
 /* A function with a name and a line to find. */
+int symtest_known_function(int x);
 __attribute__((noinline, used)) int symtest_known_function(int x)
 {
 	return x * 3 + 1;	/* SYMTEST_LINE */
@@ -185,6 +186,32 @@ static void test_jit_uevents(void)
 	uevent_symbolizer__free(s);
 }
 
+/* Many codes, one large: each found by address and time (the by-address index). */
+static void test_many(void)
+{
+	struct uevent_symbolizer *s = uevent_symbolizer__new(NULL);
+	const uint64_t base = 0x7f1000000000;
+	char name[32];
+	int i, bad = 0;
+
+	jit_load(s, 7, 1, base - 0x100000, 0x200000, 99999, "big_code");	/* 2 MiB */
+	for (i = 2999; i >= 0; i--) {		/* loaded from the top down */
+		snprintf(name, sizeof(name), "code_%d", i);
+		jit_load(s, 7, 10 + (uint64_t)(3000 - i), base + 0x200000 + (uint64_t)i * 64, 64,
+			 (uint64_t)i + 1, name);
+	}
+	for (i = 0; i < 3000; i++) {
+		snprintf(name, sizeof(name), "code_%d", i);
+		if (!is(name_at(s, 7, base + 0x200000 + (uint64_t)i * 64 + 63, 100000), name))
+			bad++;
+	}
+	ok(!bad, "3000 codes, each named at its last byte (%d wrong)", bad);
+	ok(is(name_at(s, 7, base + 0xfff00, 5), "big_code") &&
+	   is(name_at(s, 7, base + 0x200000, 5), "(none)"),
+	   "a 2 MiB code named far from its start; past it, nothing");
+	uevent_symbolizer__free(s);
+}
+
 static void test_comm(void)
 {
 	struct uevent_symbolizer *s = uevent_symbolizer__new(NULL);
@@ -329,7 +356,7 @@ int main(void)
 	char tmp[] = "/tmp/uevent-symtest-XXXXXX";
 	char cmd[128];
 
-	plan(26);
+	plan(28);
 	symtest_known_function(1);
 	ok(!uevent_symbolizer__new(&(struct uevent_symbolizer_opts){ .sz = 4 }) && errno == EINVAL,
 	   "new: opts with a short sz are EINVAL");
@@ -343,6 +370,7 @@ int main(void)
 		uevent_symbolizer__free(s);
 	}
 	test_jit_uevents();
+	test_many();
 	test_comm();
 	if (!mkdtemp(tmp)) {
 		skip(10, "mkdtemp failed");
