@@ -85,6 +85,7 @@ struct proc {
 	struct code_list jd;		/* jitdump records (no unloads: apart) */
 	struct code_list pmap;		/* perf-PID.map, read on first need */
 	int		pmap_read;
+	int		proc_maps_read;	/* UEVENT_SYMBOLIZER_PROC_MAPS */
 };
 
 struct thread {
@@ -839,6 +840,9 @@ static void file_close(struct file *f)
 
 /* ---- the API ------------------------------------------------------------------ */
 
+static int add_map(struct uevent_symbolizer *s, struct proc *p, uint64_t addr, uint64_t len,
+		   uint64_t pgoff, const char *path, uint64_t t);
+
 UEVENT_EXPORT struct uevent_symbolizer *
 uevent_symbolizer__new(const struct uevent_symbolizer_opts *opts)
 {
@@ -929,8 +933,6 @@ UEVENT_EXPORT int uevent_symbolizer__feed(struct uevent_symbolizer *s,
 	case PERF_RECORD_MMAP2: {
 		const struct uevent_perf_mmap *m = &rec->u.mmap;
 		struct proc *p = proc_get(s, m->pid, 1);
-		struct map *mp;
-		size_t i;
 
 		if (!p)
 			return _uevent_err(ENOMEM);
@@ -943,26 +945,9 @@ UEVENT_EXPORT int uevent_symbolizer__feed(struct uevent_symbolizer *s,
 		if (!(m->prot & 4) && rec->type == PERF_RECORD_MMAP2 &&
 		    (rec->misc & PERF_RECORD_MISC_MMAP_DATA))
 			return 1;	/* data: never sampled code */
-		if (grow((void **)&p->maps, &p->maps_cap, p->nmaps, sizeof(*p->maps)) < 0)
+		if (add_map(s, p, m->addr, m->len, m->pgoff, m->filename ? m->filename : "//anon",
+			    t) < 0)
 			return _uevent_err(ENOMEM);
-		mp = &p->maps[p->nmaps];
-		mp->addr = m->addr;
-		mp->len = m->len;
-		mp->pgoff = m->pgoff;
-		mp->start = t;
-		mp->file = file_get(s, m->filename ? m->filename : "//anon");
-		if (!mp->file)
-			return _uevent_err(ENOMEM);
-		for (i = 0; i < p->nmaps; i++)	/* keep them in time order for lookup */
-			if (p->maps[i].start > t)
-				break;
-		if (i < p->nmaps) {
-			struct map tmp = *mp;
-
-			memmove(&p->maps[i + 1], &p->maps[i], (p->nmaps - i) * sizeof(*mp));
-			p->maps[i] = tmp;
-		}
-		p->nmaps++;
 		break;
 	}
 	case PERF_RECORD_COMM: {
@@ -1069,6 +1054,58 @@ static const struct map *map_find(const struct proc *p, uint64_t addr, uint64_t 
 	return NULL;
 }
 
+static int add_map(struct uevent_symbolizer *s, struct proc *p, uint64_t addr, uint64_t len,
+		   uint64_t pgoff, const char *path, uint64_t t)
+{
+	struct map *mp;
+	size_t i;
+
+	if (grow((void **)&p->maps, &p->maps_cap, p->nmaps, sizeof(*p->maps)) < 0)
+		return -ENOMEM;
+	for (i = 0; i < p->nmaps; i++)	/* kept in time order for lookup */
+		if (p->maps[i].start > t)
+			break;
+	memmove(&p->maps[i + 1], &p->maps[i], (p->nmaps - i) * sizeof(*p->maps));
+	mp = &p->maps[i];
+	mp->addr = addr;
+	mp->len = len;
+	mp->pgoff = pgoff;
+	mp->start = t;
+	mp->file = file_get(s, path);
+	if (!mp->file) {
+		memmove(&p->maps[i], &p->maps[i + 1], (p->nmaps - i) * sizeof(*p->maps));
+		return -ENOMEM;
+	}
+	p->nmaps++;
+	return 0;
+}
+
+/* A live process's executable mappings, as made before the recording (time 0). */
+static void read_proc_maps(struct uevent_symbolizer *s, struct proc *p)
+{
+	char path[64], line[4096];
+	FILE *f;
+
+	p->proc_maps_read = 1;
+	snprintf(path, sizeof(path), "/proc/%u/maps", p->pid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a, b, off;
+		char perms[8];
+		int n = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &a, &b, perms, &off, &n) < 4 ||
+		    perms[2] != 'x')
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		if (add_map(s, p, a, b - a, off, n && line[n] ? line + n : "//anon", 0) < 0)
+			break;
+	}
+	fclose(f);
+}
+
 static int is_anon(const char *path)
 {
 	return !strncmp(path, "//anon", 6) || !strncmp(path, "[anon", 5) ||
@@ -1097,7 +1134,7 @@ UEVENT_EXPORT int uevent_symbolizer__lookup(struct uevent_symbolizer *s, uint32_
 		set_code(out, c, addr);
 		return 0;
 	}
-	self = proc_get(s, pid, 0);
+	self = proc_get(s, pid, !!(s->o.flags & UEVENT_SYMBOLIZER_PROC_MAPS));
 	/* this process, then the ones it was forked from, as they were at the fork */
 	for (p = self, depth = 0; p && depth < 64; depth++) {
 		c = code_find(&p->jit, addr, t);
@@ -1108,6 +1145,10 @@ UEVENT_EXPORT int uevent_symbolizer__lookup(struct uevent_symbolizer *s, uint32_
 			return 0;
 		}
 		m = map_find(p, addr, t);
+		if (!m && (s->o.flags & UEVENT_SYMBOLIZER_PROC_MAPS) && !p->proc_maps_read) {
+			read_proc_maps(s, p);
+			m = map_find(p, addr, t);
+		}
 		if (m || p->ppid == p->pid)
 			break;
 		if (p->fork_time && p->fork_time < t)

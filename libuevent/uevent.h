@@ -891,7 +891,10 @@ enum uevent_symbolizer_flags {
 	UEVENT_SYMBOLIZER_NO_LINES	= 1,	/* do not read DWARF line tables */
 	UEVENT_SYMBOLIZER_NO_KERNEL	= 2,	/* do not read kallsyms */
 	UEVENT_SYMBOLIZER_NO_PERF_MAP	= 4,	/* do not read perf-PID.map files */
-	UEVENT_SYMBOLIZER_NO_JITDUMP	= 8	/* do not read jitdump files */
+	UEVENT_SYMBOLIZER_NO_JITDUMP	= 8,	/* do not read jitdump files */
+	UEVENT_SYMBOLIZER_PROC_MAPS	= 16	/* the processes are alive here (a live
+						   session): what they mapped before the
+						   recording began comes from /proc/PID/maps */
 };
 
 /* Where a symbol's name came from. */

@@ -296,11 +296,11 @@ static void test_files(const char *tmp)
 	}
 
 	if (self_map(addr, &start, &len, &pgoff, exe, sizeof(exe)) < 0 || exe[0] != '/') {
-		skip(6, "this program's mapping not in /proc/self/maps");
+		skip(7, "this program's mapping not in /proc/self/maps");
 		return;
 	}
 #ifndef HAVE_LIBDW
-	skip(6, "built without libdw (Debian: libdw-dev)");
+	skip(7, "built without libdw (Debian: libdw-dev)");
 	return;
 #endif
 	s = uevent_symbolizer__new(NULL);
@@ -316,6 +316,14 @@ static void test_files(const char *tmp)
 	ok(uevent_symbolizer__lookup(s, 9, addr, 50, &sym) == -ENOENT && !sym.dso,
 	   "before its MMAP the address is nobody's");
 	uevent_symbolizer__free(s);
+	{
+		UEVENT_SYMBOLIZER_OPTS(o, .flags = UEVENT_SYMBOLIZER_PROC_MAPS);
+
+		s = uevent_symbolizer__new(&o);
+		ok(is(name_at(s, (uint32_t)getpid(), addr, 5), "symtest_known_function"),
+		   "PROC_MAPS: a live process's mappings from before the recording");
+		uevent_symbolizer__free(s);
+	}
 
 	/* a stripped copy whose .gnu_debuglink names a debug file kept elsewhere */
 	snprintf(dbgdir, sizeof(dbgdir), "%s/debug", tmp);
@@ -356,7 +364,7 @@ int main(void)
 	char tmp[] = "/tmp/uevent-symtest-XXXXXX";
 	char cmd[128];
 
-	plan(28);
+	plan(29);
 	symtest_known_function(1);
 	ok(!uevent_symbolizer__new(&(struct uevent_symbolizer_opts){ .sz = 4 }) && errno == EINVAL,
 	   "new: opts with a short sz are EINVAL");
@@ -373,7 +381,7 @@ int main(void)
 	test_many();
 	test_comm();
 	if (!mkdtemp(tmp)) {
-		skip(10, "mkdtemp failed");
+		skip(11, "mkdtemp failed");
 		return exit_status();
 	}
 	test_files(tmp);

@@ -5329,6 +5329,7 @@ pub const UEVENT_SYMBOLIZER_NO_LINES: uevent_symbolizer_flags = 1;
 pub const UEVENT_SYMBOLIZER_NO_KERNEL: uevent_symbolizer_flags = 2;
 pub const UEVENT_SYMBOLIZER_NO_PERF_MAP: uevent_symbolizer_flags = 4;
 pub const UEVENT_SYMBOLIZER_NO_JITDUMP: uevent_symbolizer_flags = 8;
+pub const UEVENT_SYMBOLIZER_PROC_MAPS: uevent_symbolizer_flags = 16;
 pub type uevent_symbolizer_flags = ::std::os::raw::c_uint;
 pub const UEVENT_SYM_NONE: uevent_symbol_source = 0;
 pub const UEVENT_SYM_ELF: uevent_symbol_source = 1;
