@@ -913,7 +913,7 @@ local Session = ffi.metatype("uevent_lua_session", session)
 local session_flags = {
   all_records = lib.UEVENT_SESSION_ALL_RECORDS, overwrite = lib.UEVENT_SESSION_OVERWRITE,
   no_inherit = lib.UEVENT_SESSION_NO_INHERIT, bpf_events = lib.UEVENT_SESSION_BPF_EVENTS,
-  disabled = lib.UEVENT_SESSION_DISABLED,
+  disabled = lib.UEVENT_SESSION_DISABLED, callchain = lib.UEVENT_SESSION_CALLCHAIN,
 }
 local session_numbers = { "pid", "ring_pages", "usdt_max_payload", "wakeup_events",
                           "sample_period_ns", "tls_user" }

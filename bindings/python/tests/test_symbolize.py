@@ -44,8 +44,30 @@ try:
             "define HAVE_LIBDW 1" not in open(os.path.join(top_builddir, "config.h")).read():
         why = "built without libdw"
     if why:
-        skip(4, why)
+        skip(5, why)
     else:
+        # a live session with callchain=True, named as it goes (this process mapped its
+        # code before the session: proc_maps)
+        import time
+        s = Symbolizer(proc_maps=True)
+        chains, named = 0, 0
+        with uevent.Session(sample_period_ns=1000000, callchain=True, all_records=True,
+                            transports="usdt") as sess:
+            end = time.monotonic() + 0.3
+            x = 0
+            while time.monotonic() < end:
+                x = (x * 31 + 7) % 1000003
+            for _ in range(100000):
+                rec = sess.next(0)
+                if rec is None:
+                    break
+                s.feed_from(sess)
+                if isinstance(rec, uevent.Sample):
+                    chains += len(rec.callchain) > 2
+                    named += s.lookup(rec.pid, rec.ip, rec.time).name is not None
+        ok(chains > 0 and named > 0,
+           f"Session(callchain=True): {chains} samples with stacks, {named} named live")
+        s.close()
         env = dict(os.environ)
         burn = os.path.join(top_builddir, "t", ".libs", "burn")
         data = os.path.join(tmp, "b.data")

@@ -46,15 +46,20 @@ def _s(p: Any) -> Optional[str]:
 
 
 class Symbolizer:
-    """An uevent_symbolizer (see uevent.h). Not thread-safe; free it with close()."""
+    """An uevent_symbolizer (see uevent.h). Not thread-safe; free it with close().
+
+    proc_maps=True: the processes are alive (a live Session): what they mapped before
+    the session began is read from /proc/PID/maps.
+    """
 
     def __init__(self, debug_dir: Optional[Path] = None, kallsyms: Optional[Path] = None,
                  perf_map_dir: Optional[Path] = None, root: Optional[Path] = None,
-                 lines: bool = True, byte_order: int = 0) -> None:
+                 lines: bool = True, byte_order: int = 0, proc_maps: bool = False) -> None:
         self._s: Any = None
         o = _ffi.new("struct uevent_symbolizer_opts *")
         o.sz = _ffi.sizeof(o[0])
-        o.flags = 0 if lines else _lib.UEVENT_SYMBOLIZER_NO_LINES
+        o.flags = ((0 if lines else _lib.UEVENT_SYMBOLIZER_NO_LINES)
+                   | (_lib.UEVENT_SYMBOLIZER_PROC_MAPS if proc_maps else 0))
         o.byte_order = byte_order
         keep = []   # alive through the call (the library copies the paths)
         for name, v in (("debug_dir", debug_dir), ("kallsyms", kallsyms),
