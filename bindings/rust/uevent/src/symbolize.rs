@@ -109,6 +109,15 @@ impl Symbolizer {
         Ok(Symbolizer { s })
     }
 
+    /// Feeds the record a reader just gave (`PerfData::next_ref`, `Session::next_ref`),
+    /// in time order; true if it was side-band the symbolizer keeps.
+    pub fn feed(&mut self, rec: &crate::perf::RecordRef<'_>) -> io::Result<bool> {
+        // SAFETY: the record is the reader's, valid for the borrow; self.s is live.
+        let ret = unsafe { sys::uevent_symbolizer__feed(self.s, rec.raw()) };
+        check(ret)?;
+        Ok(ret > 0)
+    }
+
     /// Feeds every record of a perf.data (side-band and JIT uevents); returns how many
     /// were used. A JIT uevent that does not decode is skipped.
     pub fn feed_file<P: AsRef<Path>>(&mut self, path: P) -> io::Result<u64> {

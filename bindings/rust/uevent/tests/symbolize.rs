@@ -53,7 +53,15 @@ fn golden_perf_data_feeds() {
         let p = e.unwrap().path();
         if p.to_string_lossy().ends_with(".perf.data") {
             let mut s = Symbolizer::new(&SymbolizerOpts::default()).unwrap();
-            s.feed_file(&p).unwrap();
+            let whole = s.feed_file(&p).unwrap();
+            // the same records one by one, as a reading loop feeds them
+            let mut one = Symbolizer::new(&SymbolizerOpts::default()).unwrap();
+            let mut f = uevent::PerfData::open(&p).unwrap();
+            let mut used = 0;
+            while let Some(r) = f.next_ref().unwrap() {
+                used += one.feed(&r).unwrap() as u64;
+            }
+            assert_eq!(used, whole, "{}", p.display());
             n += 1;
         }
     }
