@@ -735,6 +735,9 @@ end
 M._perf_record_table = perf_record_table
 
 local scratch_rec = out_struct("struct uevent_perf_record")
+-- The C record behind the table the last session/perf_data next() returned (for
+-- uevent.symbolize: valid until the next call).
+M._last_perf_record = function() return scratch_rec end
 
 -- perf_format{sample_type = ..., sample_id_all = true, read_format = ..., ...}: the
 -- struct uevent_perf_format a decoder needs for records of one event.

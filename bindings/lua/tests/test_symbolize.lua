@@ -27,6 +27,17 @@ local r2, _, code2 = symbolize.new{ debug_dir = 42 }
 ok(r2 == nil and code2 == -22, "a bad option: nil, err, -EINVAL")
 local fed = s:feed_file(top_srcdir .. "/t/data/clock.perf.data")
 ok(type(fed) == "number", "a golden perf.data feeds (" .. tostring(fed) .. " side-band records)")
+local uevent = require "uevent"
+local one = assert(symbolize.new())
+local pf = assert(uevent.perf_data(top_srcdir .. "/t/data/clock.perf.data"))
+local used = 0
+while true do
+  local rec = pf:next()
+  if not rec then break end
+  if one:feed_last() then used = used + 1 end
+end
+ok(used == fed, "feed_last after each next(): as many used as feed_file (" .. used .. ")")
+one:close()
 s:close()
 ok(not pcall(s.lookup, s, 1, 1), "a closed symbolizer raises")
 os.execute("rm -rf '" .. tmp .. "'")
