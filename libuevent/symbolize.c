@@ -323,7 +323,7 @@ static int jit_load(struct uevent_symbolizer *s, struct code_list *l, uint64_t a
 	return c->dso ? 1 : -ENOMEM;
 }
 
-static int jit_move(struct uevent_symbolizer *s, struct code_list *l, uint64_t index,
+static int jit_move(struct code_list *l, uint64_t index,
 		    uint64_t old_addr, uint64_t new_addr, uint64_t size, uint64_t t)
 {
 	struct code *c = code_live(l, index, old_addr), *n;
@@ -350,7 +350,6 @@ static int jit_move(struct uevent_symbolizer *s, struct code_list *l, uint64_t i
 	n->dso = dso;
 	n->line = line;
 	n->file = file ? strdup(file) : NULL;
-	(void)s;
 	return 1;
 }
 
@@ -429,8 +428,8 @@ static int read_jitdump(struct uevent_symbolizer *s, struct proc *p, const char 
 			buf = nb;
 			cap = size;
 		}
-		if (fread(buf, size - sizeof(r), 1, f) != 1 && size > sizeof(r))
-			break;
+		if (size > sizeof(r) && fread(buf, size - sizeof(r), 1, f) != 1)
+			break;		/* cut short: the writer is still at it, or died */
 		if (id == 0 && size >= sizeof(r) + 40) {		/* CODE_LOAD */
 			uint64_t addr, csz, index;
 			size_t nlen = size - sizeof(r) - 40;
@@ -449,7 +448,7 @@ static int read_jitdump(struct uevent_symbolizer *s, struct proc *p, const char 
 			uint64_t v[4];
 
 			memcpy(v, buf + 16, sizeof(v));	/* old, new, size, index */
-			if (jit_move(s, &p->jd, bswap64_if(v[3], swap), bswap64_if(v[0], swap),
+			if (jit_move(&p->jd, bswap64_if(v[3], swap), bswap64_if(v[0], swap),
 				     bswap64_if(v[1], swap), bswap64_if(v[2], swap), t) < 0)
 				break;
 		}
@@ -903,7 +902,7 @@ static int feed_uevent(struct uevent_symbolizer *s, const struct uevent_perf_rec
 
 		if (uevent_jit_code_move_decode(u->data, u->size, bo, &m) < 0)
 			return -EINVAL;
-		ret = jit_move(s, &p->jit, m.code_index, m.old_addr, m.new_addr, m.code_size, t);
+		ret = jit_move(&p->jit, m.code_index, m.old_addr, m.new_addr, m.code_size, t);
 		return ret < 0 ? ret : 1;
 	}
 	{
