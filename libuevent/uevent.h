@@ -877,8 +877,9 @@ struct uevent_symbolizer_opts {
 	unsigned int	flags;		/* UEVENT_SYMBOLIZER_* */
 	int		byte_order;	/* enum uevent_byte_order of the uevent payloads fed
 					   (uevent_perf_file__byte_order()); 0: host */
-	const char	*debug_dir;	/* also look here for separate debug files (DIR/
-					   the .gnu_debuglink name); NULL: only beside the
+	const char	*debug_dir;	/* also look here for separate debug files:
+					   DIR/.build-id/xx/rest.debug, DIR/the
+					   .gnu_debuglink name; NULL: only beside the
 					   file, its .debug/ and /usr/lib/debug */
 	const char	*kallsyms;	/* kernel symbols; NULL: /proc/kallsyms */
 	const char	*perf_map_dir;	/* where perf-PID.map files are; NULL: /tmp */
