@@ -394,6 +394,10 @@ void _uevent_session_make_attr(const struct uevent_session *s, int kind, uint64_
 		a->sample_period = s->o.sample_period_ns;
 		a->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD;
 		a->exclude_kernel = 1;
+		if (s->o.flags & UEVENT_SESSION_CALLCHAIN) {
+			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+			a->exclude_callchain_kernel = 1;
+		}
 		if (s->o.tls_user)
 			uevent_attr_set_tls_user(a, s->o.tls_user);
 		break;

@@ -771,7 +771,9 @@ enum uevent_session_flags {
 	UEVENT_SESSION_OVERWRITE	= 2,	/* flight recorder: read the rings on demand */
 	UEVENT_SESSION_NO_INHERIT	= 4,	/* do not follow new children and threads */
 	UEVENT_SESSION_BPF_EVENTS	= 8,	/* ask for BPF_EVENT and KSYMBOL records */
-	UEVENT_SESSION_DISABLED		= 16	/* start disabled: call __enable() */
+	UEVENT_SESSION_DISABLED		= 16,	/* start disabled: call __enable() */
+	UEVENT_SESSION_CALLCHAIN	= 32	/* samples carry the user stack's callchain
+						   (PERF_SAMPLE_CALLCHAIN; frame pointers) */
 };
 
 struct uevent_session_stats {
@@ -914,6 +916,103 @@ int64_t uevent_perf_file__clock_res_ns(const struct uevent_perf_file *f);
  */
 int uevent_perf_file__byte_order(const struct uevent_perf_file *f);
 void uevent_perf_file__close(struct uevent_perf_file *f);
+
+/* ---------------------------------------------------------------------------------- */
+/* Symbolization: name (pid, address, time) from a recording's side-band.              */
+/*
+ * A symbolizer is fed a recording's records in time order (MMAP, MMAP2, COMM, FORK,
+ * EXIT, KSYMBOL and the UEVENT_TYPE_JIT_* uevents; other records are ignored) and then
+ * names addresses as they were at a given time: the code that was live there then. JIT
+ * code announced in the stream (uevent_jit__code_load/move/unload) is named for the
+ * time it was live, so an address reused by a later load gets the later name without
+ * `perf inject`. Also read, when the stream points at them: ELF symbols and DWARF lines
+ * of mapped files (through elfutils' libdwfl, separate debug files found by build-id or
+ * .gnu_debuglink, also in opts->debug_dir), jitdump files a process mapped
+ * (jit-PID.dump, named by their CLOCK_MONOTONIC timestamps: the clock sessions use),
+ * /tmp/perf-PID.map (no times: its last line for an address wins) and the kernel's
+ * symbols (/proc/kallsyms, and KSYMBOL records). The option paths are copied. Not
+ * thread-safe.
+ */
+struct uevent_symbolizer_opts {
+	size_t		sz;		/* sizeof(struct uevent_symbolizer_opts) */
+	unsigned int	flags;		/* UEVENT_SYMBOLIZER_* */
+	int		byte_order;	/* enum uevent_byte_order of the uevent payloads fed
+					   (uevent_perf_file__byte_order()); 0: host */
+	const char	*debug_dir;	/* also look here for separate debug files:
+					   DIR/.build-id/xx/rest.debug, DIR/the
+					   .gnu_debuglink name; NULL: only beside the
+					   file, its .debug/ and /usr/lib/debug */
+	const char	*kallsyms;	/* kernel symbols; NULL: /proc/kallsyms */
+	const char	*perf_map_dir;	/* where perf-PID.map files are; NULL: /tmp */
+	const char	*root;		/* prefix for the paths the stream names (a
+					   recording of a container or another machine's
+					   copy); NULL: / */
+};
+
+enum uevent_symbolizer_flags {
+	UEVENT_SYMBOLIZER_NO_LINES	= 1,	/* do not read DWARF line tables */
+	UEVENT_SYMBOLIZER_NO_KERNEL	= 2,	/* do not read kallsyms */
+	UEVENT_SYMBOLIZER_NO_PERF_MAP	= 4,	/* do not read perf-PID.map files */
+	UEVENT_SYMBOLIZER_NO_JITDUMP	= 8,	/* do not read jitdump files */
+	UEVENT_SYMBOLIZER_PROC_MAPS	= 16	/* the processes are alive here (a live
+						   session): what they mapped before the
+						   recording began comes from /proc/PID/maps */
+};
+
+/* Where a symbol's name came from. */
+enum uevent_symbol_source {
+	UEVENT_SYM_NONE		= 0,	/* not named (dso may still be known) */
+	UEVENT_SYM_ELF		= 1,	/* an ELF symbol table (the file's or its debug file's) */
+	UEVENT_SYM_KERNEL	= 2,	/* kallsyms or a KSYMBOL record */
+	UEVENT_SYM_JIT_UEVENT	= 3,	/* a UEVENT_TYPE_JIT_CODE_LOAD in the stream */
+	UEVENT_SYM_JITDUMP	= 4,	/* a jitdump file */
+	UEVENT_SYM_PERF_MAP	= 5	/* a perf-PID.map file */
+};
+
+/*
+ * An output struct (set sz = sizeof(struct uevent_symbol)). The strings belong to the
+ * symbolizer and stay valid until uevent_symbolizer__free().
+ */
+struct uevent_symbol {
+	size_t		sz;
+	const char	*name;		/* [str] the symbol, NULL if not named */
+	const char	*dso;		/* [str] the object: a path, "[kernel.kallsyms]",
+					   "[jit]", or NULL when no mapping covers it */
+	uint64_t	offset;		/* addr - the symbol's start (name set), else the
+					   offset in the dso's file */
+	uint64_t	sym_addr;	/* the symbol's start, in the process */
+	uint64_t	sym_size;	/* its size, 0 if unknown */
+	const char	*file;		/* [str] source file (DWARF, jitdump), else NULL */
+	uint32_t	line;		/* its line, 0 if unknown */
+	uint32_t	source;		/* enum uevent_symbol_source */
+};
+
+struct uevent_symbolizer;
+/* NULL opts: defaults. Returns NULL with errno set (EINVAL: a newer caller's opts). */
+struct uevent_symbolizer *uevent_symbolizer__new(const struct uevent_symbolizer_opts *opts);
+/*
+ * Takes what rec says about the address space (in time order). Returns 1 if the
+ * record was used, 0 if it is not side-band, or -errno (-ENOMEM; -EINVAL for a JIT
+ * uevent whose payload does not decode: the rest is kept).
+ */
+int uevent_symbolizer__feed(struct uevent_symbolizer *sym, const struct uevent_perf_record *rec);
+/*
+ * Names addr in process pid at time (the recording's clock; UINT64_MAX: the latest).
+ * Returns 0 with out->name set, or -ENOENT when nothing names it (out->dso and
+ * out->offset are still set if a mapping covers it), -EINVAL for bad arguments.
+ */
+int uevent_symbolizer__lookup(struct uevent_symbolizer *sym, uint32_t pid, uint64_t addr,
+			      uint64_t time, struct uevent_symbol *out);
+/* The thread's command name at time (COMM records, a FORK's parent), or NULL. */
+const char *uevent_symbolizer__comm(struct uevent_symbolizer *sym, uint32_t tid,
+				    uint64_t time);
+void uevent_symbolizer__free(struct uevent_symbolizer *sym);
+
+#ifndef UEVENT_CDEF
+#define UEVENT_SYMBOLIZER_OPTS(name, ...) \
+	struct uevent_symbolizer_opts name = { .sz = sizeof(struct uevent_symbolizer_opts), \
+					       __VA_ARGS__ }
+#endif
 
 /* ---------------------------------------------------------------------------------- */
 /* JIT hooks: announce generated code before it first runs.                              */

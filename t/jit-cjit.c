@@ -1,5 +1,6 @@
 /* jit-cjit.c - a tiny C JIT for the perf end-to-end tests: hot loops announced via
- * uevent_jit__code_load, optionally unloaded and replaced at the same address. */
+ * uevent_jit__code_load, optionally unloaded and replaced at the same address ("reuse"),
+ * or moved, unloaded, and its first address reused ("move"). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,7 @@ int main(int argc, char **argv)
 	struct uevent_jit_debug_entry e = { 0, 42, 0, "cjit.c", 0 };
 	double secs = argc > 1 ? atof(argv[1]) : 0.5;
 	int reuse = argc > 2 && !strcmp(argv[2], "reuse");
+	int move = argc > 2 && !strcmp(argv[2], "move");
 	struct uevent_jit *j;
 	unsigned char *mem;
 	uint64_t addr;
@@ -95,7 +97,33 @@ int main(int argc, char **argv)
 	}
 	printf("load a 0x%llx\n", (unsigned long long)addr);
 	fflush(stdout);
-	run(mem, secs);
+	run(mem, move ? 2 * secs : secs);	/* move: a's first address is mostly a's */
+	if (move) {
+		/* a moves to a second page and is unloaded there; b reuses a's first address */
+		unsigned char *mem2 = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+					   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		uint64_t addr2 = (uint64_t)(uintptr_t)mem2;
+
+		if (mem2 == MAP_FAILED || install(mem2, code_a, sizeof(code_a)) < 0 ||
+		    (ret = uevent_jit__code_move(j, addr, addr2, sizeof(code_a))) < 0) {
+			fprintf(stderr, "move: %s\n", strerror(ret < 0 ? -ret : errno));
+			return 1;
+		}
+		printf("move a 0x%llx\n", (unsigned long long)addr2);
+		fflush(stdout);
+		run(mem2, secs);
+		ret = uevent_jit__code_unload(j, addr2, sizeof(code_a));
+		if (ret == 0 && install(mem, code_b, sizeof(code_b)) == 0)
+			ret = uevent_jit__code_load(j, "uevent_cjit_hot_b", addr, sizeof(code_b),
+						    NULL);
+		if (ret < 0) {
+			fprintf(stderr, "unload/load: %s\n", strerror(-ret));
+			return 1;
+		}
+		printf("load b 0x%llx\n", (unsigned long long)addr);
+		fflush(stdout);
+		run(mem, secs);
+	}
 	if (reuse) {
 		ret = uevent_jit__code_unload(j, addr, sizeof(code_a));
 		if (ret == 0 && install(mem, code_b, sizeof(code_b)) == 0)

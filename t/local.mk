@@ -42,6 +42,14 @@ TESTS += t/perfdata.test t/record.test t/live-vs-perf.test t/export.test t/perf-
 EXTRA_DIST += %reldir%/perfdata.test %reldir%/record.test %reldir%/live-vs-perf.test \
 	%reldir%/export.test %reldir%/tef-check.py %reldir%/perf-event.test %reldir%/bpftrace.test \
 	%reldir%/perf-events.test
+# Symbolization (libuevent/symbolize.c) and what reads it: uevent report, export --folded.
+check_PROGRAMS += t/symbolize t/burn
+t_symbolize_CFLAGS = $(t_cflags) -DSRCDIR='"$(abs_top_srcdir)"' -g -fno-inline
+t_symbolize_LDADD = $(t_ldadd)
+t_burn_CFLAGS = $(t_cflags) -g -O1 -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls
+t_burn_LDADD = $(t_ldadd)
+TESTS += t/symbolize t/report.test
+EXTRA_DIST += %reldir%/report.test
 
 # The JIT API (libuevent/jit.c) and the runtime hooks (jit-hooks/).
 jit_t_cflags = $(AM_CFLAGS) -I$(top_srcdir)/t

@@ -1,8 +1,21 @@
 # tools/local.mk - the uevent CLI.
 bin_PROGRAMS += tools/uevent
-tools_uevent_SOURCES = %reldir%/uevent.c %reldir%/uevent-json.h %reldir%/jit-clean.c \
-	%reldir%/jit-clean.h
+tools_uevent_SOURCES = %reldir%/uevent.c %reldir%/uevent-json.h %reldir%/cli.h %reldir%/report.c \
+	%reldir%/jit-clean.c %reldir%/jit-clean.h
 tools_uevent_LDADD = libuevent/libuevent.la
+EXTRA_DIST += %reldir%/profile.proto
+
+# export --pprof: pprof's profile.proto through protobuf-c, generated at build time
+if HAVE_PPROF
+nodist_tools_uevent_SOURCES = %reldir%/profile.pb-c.c %reldir%/profile.pb-c.h
+tools_uevent_LDADD += $(PROTOBUF_C_LIBS)
+tools_uevent_CPPFLAGS = $(AM_CPPFLAGS) -I$(builddir)/%reldir% $(PROTOBUF_C_CFLAGS)
+%reldir%/profile.pb-c.c %reldir%/profile.pb-c.h: %reldir%/profile.proto
+	$(AM_V_GEN)$(MKDIR_P) %reldir% && $(PROTOC_C) --c_out=%reldir% \
+		--proto_path=$(srcdir)/%reldir% $(srcdir)/%reldir%/profile.proto
+%reldir%/uevent-report.$(OBJEXT): %reldir%/profile.pb-c.h
+CLEANFILES += %reldir%/profile.pb-c.c %reldir%/profile.pb-c.h
+endif
 
 # uevent-json.h is generated from the record structs of uevent.h and committed (the CLI
 # builds without Python), as is the Rust crate's records.rs (cargo builds without it);

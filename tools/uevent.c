@@ -21,6 +21,7 @@
 
 #include "uevent.h"
 #include "jit-clean.h"
+#include "cli.h"
 
 static const char *prog = "uevent";
 
@@ -966,8 +967,9 @@ static int tef_range_end(FILE *f, struct open_ranges *o, uint32_t pid, uint32_t 
  * COMM records name the threads and processes (M). */
 static int cmd_export(int argc, char **argv)
 {
-	const char *out = NULL, *in = NULL;
+	const char *out = NULL, *in = NULL, *folded = NULL, *pprof = NULL, *debug_dir = NULL;
 	struct uevent_perf_record r = { .sz = sizeof(r) };
+	int ranges = 0;
 	struct src src;
 	struct open_ranges open = { 0 };
 	struct tef_names names = { 0 };
@@ -980,14 +982,28 @@ static int cmd_export(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--chrome") && i + 1 < argc)
 			out = argv[++i];
+		else if (!strcmp(argv[i], "--folded") && i + 1 < argc)
+			folded = argv[++i];
+		else if (!strcmp(argv[i], "--pprof") && i + 1 < argc)
+			pprof = argv[++i];
+		else if (!strcmp(argv[i], "--ranges"))
+			ranges = 1;
+		else if (!strcmp(argv[i], "--debug-dir") && i + 1 < argc)
+			debug_dir = argv[++i];
 		else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "%s export: unknown option '%s'\n", prog, argv[i]);
 			return 2;
 		} else
 			in = argv[i];
 	}
-	if (!out || !in) {
-		fprintf(stderr, "%s export: usage: export --chrome OUT.json FILE\n", prog);
+	if (folded && !out && !pprof && in)
+		return cli_export_folded(folded, in, ranges, debug_dir);
+	if (pprof && !out && !folded && in)
+		return cli_export_pprof(pprof, in, debug_dir);
+	if (!out || !in || folded || pprof) {
+		fprintf(stderr, "%s export: usage: export --chrome OUT.json FILE, export "
+			"--folded OUT [--ranges] [--debug-dir DIR] FILE, or export --pprof OUT "
+			"[--debug-dir DIR] FILE\n", prog);
 		return 2;
 	}
 	if (!strcmp(in, "-") && (ret = stdin_rewindable()) < 0) {
@@ -1037,6 +1053,11 @@ static int cmd_export(int argc, char **argv)
 			}
 			snprintf(tn->comm, sizeof(tn->comm), "%s", r.u.comm.comm);
 			continue;
+		}
+		if (r.body == UEVENT_BODY_SAMPLE &&
+		    tef_name_use(&names, r.u.sample.pid, r.u.sample.tid) < 0) {
+			ret = -ENOMEM;
+			break;
 		}
 		if (r.type != PERF_RECORD_UEVENT)
 			continue;
@@ -1090,6 +1111,14 @@ static int cmd_export(int argc, char **argv)
 		fprintf(f, "}");
 		n++;
 	}
+	if (src.pf && ret >= 0) {	/* CPU samples and their stacks */
+		long x = cli_chrome_extras(f, in, !*tef_sep);
+
+		if (x > 0) {
+			n += (unsigned long)x;
+			tef_sep = ",";
+		}
+	}
 	for (k = 0; k < names.n; k++) {
 		const struct tef_name *tn = &names.v[k];
 		int m;
@@ -1106,7 +1135,10 @@ static int cmd_export(int argc, char **argv)
 		}
 	}
 	free(names.v);
-	fprintf(f, "\n]}\n");
+	fprintf(f, "\n]");
+	if (src.pf)
+		cli_chrome_frames(f);
+	fprintf(f, "}\n");
 	cut = src.pf ? uevent_perf_file__offset(src.pf) : uevent_file_reader__offset(src.fr);
 	src_close(&src);
 	if (open.unmatched)
@@ -1212,7 +1244,11 @@ static int cmd_record(int argc, char **argv)
 		case 'C': so.cpus = optarg; break;
 		case 'a': so.flags |= UEVENT_SESSION_ALL_RECORDS; break;
 		case 'W': system_wide = 1; break;
-		case 'F': so.sample_period_ns = v; break;
+		case 'F':
+			/* what naming the samples needs: the mappings, names and stacks */
+			so.sample_period_ns = v;
+			so.flags |= UEVENT_SESSION_ALL_RECORDS | UEVENT_SESSION_CALLCHAIN;
+			break;
 		case 'T': so.tls_user = (unsigned int)v; break;
 		case 'm':
 			if (v & (v - 1)) {
@@ -1493,6 +1529,48 @@ static int cmd_dump(int argc, char **argv)
 	return 0;
 }
 
+/* ---- shared with the command files (cli.h) ------------------------------------- */
+
+const char *const cli_prog = "uevent";
+
+int cli_stdin_rewindable(void)
+{
+	return stdin_rewindable();
+}
+
+int cli_is_perf_data(const char *path)
+{
+	return is_perf_data(path);
+}
+
+const char *cli_open_error(const char *path, int err, int perf)
+{
+	return open_error(path, err, perf);
+}
+
+FILE *cli_open_output_file(const char *cmd, const char *path, int *created)
+{
+	FILE *f;
+	int fd;
+
+	if (!strcmp(path, "-"))
+		return stdout;
+	fd = open_output(cmd, path, created);
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "w");
+	if (!f || ftruncate(fd, 0) < 0) {
+		fprintf(stderr, "%s %s: %s: %s\n", prog, cmd, path, strerror(errno));
+		remove_output(path, fd, *created);
+		if (f)
+			fclose(f);
+		else
+			close(fd);
+		return NULL;
+	}
+	return f;
+}
+
 /*
  * The commands: name, function, usage. `uevent --help` prints every usage, `uevent CMD
  * --help` (or `uevent help CMD`) its own. A new command is one entry here.
@@ -1536,7 +1614,9 @@ static const struct command {
 	  "      -n, --usdt-bytes N         payload bytes fetched per usdt mark (default 4096)\n"
 	  "      -b, --bpf                  also BPF_EVENT and KSYMBOL records (BPF programs)\n"
 	  "      -a, --all                  also COMM, MMAP, FORK, EXIT records\n"
-	  "      -F, --sample-ns NS         also cpu-clock samples every NS nanoseconds\n"
+	  "      -F, --sample-ns NS         also cpu-clock samples every NS nanoseconds, with\n"
+	  "                                 their callchains and what names them (COMM,\n"
+	  "                                 MMAP2, FORK, EXIT): uevent report, perf report\n"
 	  "          --tls BYTES            with samples: BYTES of the thread's TLS in each\n"
 	  "                                 (PERF_SAMPLE_TLS_USER, patched kernel)\n"
 	  "      -m, --ring-pages N         data pages per ring buffer (default 256)\n"
@@ -1546,7 +1626,22 @@ static const struct command {
 	{ "export", cmd_export,
 	  "  export --chrome OUT FILE       write FILE as Trace Event Format JSON (Perfetto,\n"
 	  "                                 chrome://tracing): marks, ranges, counters,\n"
-	  "                                 thread names (from a record -a file)\n" },
+	  "                                 thread names (from COMM records), and of a\n"
+	  "                                 perf.data the CPU samples with their stacks\n"
+	  "  export --folded OUT FILE       FILE's samples as folded stacks (flamegraph.pl):\n"
+	  "                                 comm;outer;...;leaf COUNT (--ranges: the open\n"
+	  "                                 uevent ranges as frames after comm)\n"
+	  "  export --pprof OUT FILE        FILE's samples as pprof's profile.proto, the\n"
+	  "                                 uevent ranges open as labels (range=NAME):\n"
+	  "                                 go tool pprof -top -tagfocus=range=parse OUT\n"
+	  "      --debug-dir DIR            also look in DIR for separate debug files\n" },
+	{ "report", cli_cmd_report,
+	  "  report [OPTIONS] FILE          a perf.data's samples by symbol, as perf report\n"
+	  "                                 --stdio, and the samples under each uevent range\n"
+	  "      -s, --sort KEYS            comm,pid,dso,sym (default comm,dso,sym)\n"
+	  "      -c, --children             with callchains: time in each symbol's callees\n"
+	  "      -r, --range NAME           only samples inside uevent range NAME\n"
+	  "      -d, --debug-dir DIR        also look in DIR for separate debug files\n" },
 	{ "jit-clean", cmd_jit_clean, UEVENT_JIT_CLEAN_USAGE },
 };
 

@@ -26,9 +26,11 @@ endif
 all-local: $(lua_all)
 CLEANFILES += %reldir%/uevent/cdef.lua %reldir%/ctest.c
 
-TESTS += %reldir%/lua.test %reldir%/lua-reader.test %reldir%/lua-spawn.test %reldir%/lua-abi.test
+TESTS += %reldir%/lua.test %reldir%/lua-reader.test %reldir%/lua-spawn.test %reldir%/lua-abi.test \
+	%reldir%/lua-symbolize.test
 EXTRA_DIST += %reldir%/uevent.lua %reldir%/gen-ctest.lua %reldir%/lua.test \
 	%reldir%/lua-abi.test %reldir%/lua-reader.test %reldir%/tests/test_uevent.lua \
 	%reldir%/tests/tap.lua \
 	%reldir%/tests/test_reader.lua %reldir%/tests/test_spawn.lua %reldir%/lua-spawn.test \
-	%reldir%/README.md
+	%reldir%/README.md %reldir%/lua-symbolize.test \
+	%reldir%/uevent/symbolize.lua %reldir%/tests/test_symbolize.lua

@@ -735,6 +735,9 @@ end
 M._perf_record_table = perf_record_table
 
 local scratch_rec = out_struct("struct uevent_perf_record")
+-- The C record behind the table the last session/perf_data next() returned (for
+-- uevent.symbolize: valid until the next call).
+M._last_perf_record = function() return scratch_rec end
 
 -- perf_format{sample_type = ..., sample_id_all = true, read_format = ..., ...}: the
 -- struct uevent_perf_format a decoder needs for records of one event.
@@ -937,7 +940,7 @@ local Session = ffi.metatype("uevent_lua_session", session)
 local session_flags = {
   all_records = lib.UEVENT_SESSION_ALL_RECORDS, overwrite = lib.UEVENT_SESSION_OVERWRITE,
   no_inherit = lib.UEVENT_SESSION_NO_INHERIT, bpf_events = lib.UEVENT_SESSION_BPF_EVENTS,
-  disabled = lib.UEVENT_SESSION_DISABLED,
+  disabled = lib.UEVENT_SESSION_DISABLED, callchain = lib.UEVENT_SESSION_CALLCHAIN,
 }
 local session_numbers = { "pid", "ring_pages", "usdt_max_payload", "wakeup_events",
                           "sample_period_ns", "tls_user" }

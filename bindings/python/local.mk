@@ -5,7 +5,7 @@
 # The importable package in the build tree: PYTHONPATH=$(top_builddir)/bindings/python/lib
 py_pkg = %reldir%/lib/uevent
 py_sources = %reldir%/uevent/__init__.py %reldir%/uevent/py.typed %reldir%/uevent/_uevent.pyi \
-	%reldir%/uevent/_helpers.py
+	%reldir%/uevent/_helpers.py %reldir%/uevent/symbolize.py
 # The record classes are generated from uevent.h's record structs (libuevent/gen-records.py).
 $(py_pkg)/.built: $(UEVENT_CDEF) %reldir%/uevent_build.py $(py_sources) libuevent/libuevent.la \
 		$(top_srcdir)/libuevent/gen-records.py
@@ -38,8 +38,10 @@ clean-local-python:
 	rm -rf %reldir%/lib
 .PHONY: clean-local-python
 
-TESTS += %reldir%/python.test %reldir%/reader.test %reldir%/spawn.test %reldir%/pip.test
+TESTS += %reldir%/python.test %reldir%/reader.test %reldir%/spawn.test %reldir%/pip.test \
+	%reldir%/symbolize.test
 EXTRA_DIST += %reldir%/python.test %reldir%/reader.test %reldir%/spawn.test %reldir%/pip.test \
+	%reldir%/symbolize.test %reldir%/tests/test_symbolize.py \
 	%reldir%/uevent_build.py %reldir%/uevent_backend.py %reldir%/setup.py %reldir%/pyproject.toml %reldir%/README.md \
 	$(py_sources) %reldir%/tests/tap.py %reldir%/tests/test_uevent.py \
 	%reldir%/tests/test_reader.py %reldir%/tests/test_spawn.py

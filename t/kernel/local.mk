@@ -36,7 +36,13 @@ t_kernel_session_guest_LDADD = libuevent/libuevent.la
 t_kernel_uevent_cli_SOURCES = $(tools_uevent_SOURCES)
 t_kernel_uevent_cli_CFLAGS = $(AM_CFLAGS)
 t_kernel_uevent_cli_LDFLAGS = $(kernel_guest_ldflags)
-t_kernel_uevent_cli_LDADD = libuevent/libuevent.la
+t_kernel_uevent_cli_LDADD = libuevent/libuevent.la $(LIBDW_STATIC_LIBS)
+if HAVE_PPROF
+nodist_t_kernel_uevent_cli_SOURCES = $(nodist_tools_uevent_SOURCES)
+t_kernel_uevent_cli_LDADD += $(PROTOBUF_C_LIBS)
+t_kernel_uevent_cli_CPPFLAGS = $(tools_uevent_CPPFLAGS)
+tools/t_kernel_uevent_cli-report.$(OBJEXT): tools/profile.pb-c.h
+endif
 
 kernel_tests = \
 	%reldir%/uapi-headers.test \

@@ -872,7 +872,7 @@ class Session:
                  bpf_events: bool = False, enabled: bool = True, ring_pages: int = 0,
                  usdt_path: Union[str, bytes, "_os.PathLike[str]", None] = None,
                  usdt_max_payload: int = 0, wakeup_events: int = 0,
-                 sample_period_ns: int = 0, tls_user: int = 0,
+                 sample_period_ns: int = 0, tls_user: int = 0, callchain: bool = False,
                  cpus: Union[None, str, Iterable[int]] = None,
                  _spawn: Optional[Sequence[Union[str, bytes]]] = None) -> None:
         self._s: Any = None
@@ -903,7 +903,8 @@ class Session:
                    | (_lib.UEVENT_SESSION_OVERWRITE if overwrite else 0)
                    | (0 if inherit else _lib.UEVENT_SESSION_NO_INHERIT)
                    | (_lib.UEVENT_SESSION_BPF_EVENTS if bpf_events else 0)
-                   | (0 if enabled else _lib.UEVENT_SESSION_DISABLED))
+                   | (0 if enabled else _lib.UEVENT_SESSION_DISABLED)
+                   | (_lib.UEVENT_SESSION_CALLCHAIN if callchain else 0))
         keep = None
         if usdt_path is not None:
             keep = _ffi.new("char[]", _os.fsencode(usdt_path))

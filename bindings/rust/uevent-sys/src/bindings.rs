@@ -4922,6 +4922,7 @@ pub const UEVENT_SESSION_OVERWRITE: uevent_session_flags = 2;
 pub const UEVENT_SESSION_NO_INHERIT: uevent_session_flags = 4;
 pub const UEVENT_SESSION_BPF_EVENTS: uevent_session_flags = 8;
 pub const UEVENT_SESSION_DISABLED: uevent_session_flags = 16;
+pub const UEVENT_SESSION_CALLCHAIN: uevent_session_flags = 32;
 pub type uevent_session_flags = ::std::os::raw::c_uint;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -5235,6 +5236,374 @@ extern "C" {
 }
 extern "C" {
     pub fn uevent_perf_file__close(f: *mut uevent_perf_file);
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct uevent_symbolizer_opts {
+    pub sz: size_t,
+    pub flags: ::std::os::raw::c_uint,
+    pub byte_order: ::std::os::raw::c_int,
+    pub debug_dir: *const ::std::os::raw::c_char,
+    pub kallsyms: *const ::std::os::raw::c_char,
+    pub perf_map_dir: *const ::std::os::raw::c_char,
+    pub root: *const ::std::os::raw::c_char,
+}
+#[test]
+fn bindgen_test_layout_uevent_symbolizer_opts() {
+    assert_eq!(
+        ::std::mem::size_of::<uevent_symbolizer_opts>(),
+        48usize,
+        concat!("Size of: ", stringify!(uevent_symbolizer_opts))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<uevent_symbolizer_opts>(),
+        8usize,
+        concat!("Alignment of ", stringify!(uevent_symbolizer_opts))
+    );
+    fn test_field_sz() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_symbolizer_opts>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).sz) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_symbolizer_opts),
+                "::",
+                stringify!(sz)
+            )
+        );
+    }
+    test_field_sz();
+    fn test_field_flags() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_symbolizer_opts>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).flags) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_symbolizer_opts),
+                "::",
+                stringify!(flags)
+            )
+        );
+    }
+    test_field_flags();
+    fn test_field_byte_order() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_symbolizer_opts>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).byte_order) as usize - ptr as usize
+            },
+            12usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_symbolizer_opts),
+                "::",
+                stringify!(byte_order)
+            )
+        );
+    }
+    test_field_byte_order();
+    fn test_field_debug_dir() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_symbolizer_opts>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).debug_dir) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_symbolizer_opts),
+                "::",
+                stringify!(debug_dir)
+            )
+        );
+    }
+    test_field_debug_dir();
+    fn test_field_kallsyms() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_symbolizer_opts>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).kallsyms) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_symbolizer_opts),
+                "::",
+                stringify!(kallsyms)
+            )
+        );
+    }
+    test_field_kallsyms();
+    fn test_field_perf_map_dir() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_symbolizer_opts>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).perf_map_dir) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_symbolizer_opts),
+                "::",
+                stringify!(perf_map_dir)
+            )
+        );
+    }
+    test_field_perf_map_dir();
+    fn test_field_root() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_symbolizer_opts>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).root) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_symbolizer_opts),
+                "::",
+                stringify!(root)
+            )
+        );
+    }
+    test_field_root();
+}
+pub const UEVENT_SYMBOLIZER_NO_LINES: uevent_symbolizer_flags = 1;
+pub const UEVENT_SYMBOLIZER_NO_KERNEL: uevent_symbolizer_flags = 2;
+pub const UEVENT_SYMBOLIZER_NO_PERF_MAP: uevent_symbolizer_flags = 4;
+pub const UEVENT_SYMBOLIZER_NO_JITDUMP: uevent_symbolizer_flags = 8;
+pub const UEVENT_SYMBOLIZER_PROC_MAPS: uevent_symbolizer_flags = 16;
+pub type uevent_symbolizer_flags = ::std::os::raw::c_uint;
+pub const UEVENT_SYM_NONE: uevent_symbol_source = 0;
+pub const UEVENT_SYM_ELF: uevent_symbol_source = 1;
+pub const UEVENT_SYM_KERNEL: uevent_symbol_source = 2;
+pub const UEVENT_SYM_JIT_UEVENT: uevent_symbol_source = 3;
+pub const UEVENT_SYM_JITDUMP: uevent_symbol_source = 4;
+pub const UEVENT_SYM_PERF_MAP: uevent_symbol_source = 5;
+pub type uevent_symbol_source = ::std::os::raw::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct uevent_symbol {
+    pub sz: size_t,
+    pub name: *const ::std::os::raw::c_char,
+    pub dso: *const ::std::os::raw::c_char,
+    pub offset: u64,
+    pub sym_addr: u64,
+    pub sym_size: u64,
+    pub file: *const ::std::os::raw::c_char,
+    pub line: u32,
+    pub source: u32,
+}
+#[test]
+fn bindgen_test_layout_uevent_symbol() {
+    assert_eq!(
+        ::std::mem::size_of::<uevent_symbol>(),
+        64usize,
+        concat!("Size of: ", stringify!(uevent_symbol))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<uevent_symbol>(),
+        8usize,
+        concat!("Alignment of ", stringify!(uevent_symbol))
+    );
+    fn test_field_sz() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_symbol>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).sz) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_symbol),
+                "::",
+                stringify!(sz)
+            )
+        );
+    }
+    test_field_sz();
+    fn test_field_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_symbol>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).name) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_symbol),
+                "::",
+                stringify!(name)
+            )
+        );
+    }
+    test_field_name();
+    fn test_field_dso() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_symbol>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).dso) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_symbol),
+                "::",
+                stringify!(dso)
+            )
+        );
+    }
+    test_field_dso();
+    fn test_field_offset() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_symbol>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).offset) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_symbol),
+                "::",
+                stringify!(offset)
+            )
+        );
+    }
+    test_field_offset();
+    fn test_field_sym_addr() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_symbol>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).sym_addr) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_symbol),
+                "::",
+                stringify!(sym_addr)
+            )
+        );
+    }
+    test_field_sym_addr();
+    fn test_field_sym_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_symbol>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).sym_size) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_symbol),
+                "::",
+                stringify!(sym_size)
+            )
+        );
+    }
+    test_field_sym_size();
+    fn test_field_file() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_symbol>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).file) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_symbol),
+                "::",
+                stringify!(file)
+            )
+        );
+    }
+    test_field_file();
+    fn test_field_line() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_symbol>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).line) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_symbol),
+                "::",
+                stringify!(line)
+            )
+        );
+    }
+    test_field_line();
+    fn test_field_source() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_symbol>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).source) as usize - ptr as usize
+            },
+            60usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_symbol),
+                "::",
+                stringify!(source)
+            )
+        );
+    }
+    test_field_source();
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct uevent_symbolizer {
+    _unused: [u8; 0],
+}
+extern "C" {
+    pub fn uevent_symbolizer__new(opts: *const uevent_symbolizer_opts) -> *mut uevent_symbolizer;
+}
+extern "C" {
+    pub fn uevent_symbolizer__feed(
+        sym: *mut uevent_symbolizer,
+        rec: *const uevent_perf_record,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    pub fn uevent_symbolizer__lookup(
+        sym: *mut uevent_symbolizer,
+        pid: u32,
+        addr: u64,
+        time: u64,
+        out: *mut uevent_symbol,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    pub fn uevent_symbolizer__comm(
+        sym: *mut uevent_symbolizer,
+        tid: u32,
+        time: u64,
+    ) -> *const ::std::os::raw::c_char;
+}
+extern "C" {
+    pub fn uevent_symbolizer__free(sym: *mut uevent_symbolizer);
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]

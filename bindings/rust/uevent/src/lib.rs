@@ -25,6 +25,8 @@ pub use uevent_sys as sys;
 
 pub mod perf;
 pub use perf::{PerfData, Session, SessionBuilder};
+pub mod symbolize;
+pub use symbolize::{Symbol, Symbolizer, SymbolizerOpts};
 
 /// bindings/rust/README.md, whose examples are compiled as doc-tests.
 #[cfg(doctest)]

@@ -461,6 +461,10 @@ impl SessionBuilder {
     pub fn all_records(self, on: bool) -> Self {
         self.flag(sys::UEVENT_SESSION_ALL_RECORDS, on)
     }
+    /// Samples carry the user stack's callchain (frame pointers).
+    pub fn callchain(self, on: bool) -> Self {
+        self.flag(sys::UEVENT_SESSION_CALLCHAIN, on)
+    }
     /// Flight recorder: the rings overwrite; read them with [`Session::snapshot`].
     pub fn overwrite(self, on: bool) -> Self {
         self.flag(sys::UEVENT_SESSION_OVERWRITE, on)

@@ -1,0 +1,204 @@
+//! symbolize.rs - names for (pid, address, time) from a recording: `uevent_symbolizer`.
+//!
+//! ```no_run
+//! let mut s = uevent::Symbolizer::new(&uevent::SymbolizerOpts::default()).unwrap();
+//! s.feed_file("run.data").unwrap();
+//! let sym = s.lookup(1234, 0x5555_5555_1234, u64::MAX).unwrap();
+//! println!("{:?} in {:?}", sym.name, sym.dso);
+//! ```
+//!
+//! JIT code announced in the stream is named as it was at the time asked, so an address
+//! a later load reuses gets the later name.
+use std::ffi::{CStr, CString};
+use std::io;
+use std::os::raw::c_char;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use crate::{check, sys};
+
+const ENOENT: i32 = 2;
+const EINVAL: i32 = 22;
+
+/// Options (`struct uevent_symbolizer_opts`); the paths are copied by the library.
+#[derive(Debug, Clone, Default)]
+pub struct SymbolizerOpts {
+    /// Also look here for separate debug files, by their .gnu_debuglink name.
+    pub debug_dir: Option<PathBuf>,
+    /// Kernel symbols (default /proc/kallsyms).
+    pub kallsyms: Option<PathBuf>,
+    /// Where perf-PID.map files are (default /tmp).
+    pub perf_map_dir: Option<PathBuf>,
+    /// Prefix for the paths the stream names.
+    pub root: Option<PathBuf>,
+    /// Do not read DWARF line tables.
+    pub no_lines: bool,
+}
+
+/// Where a name came from (`enum uevent_symbol_source`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    None,
+    Elf,
+    Kernel,
+    JitUevent,
+    Jitdump,
+    PerfMap,
+    Other(u32),
+}
+
+/// What names an address; `name` is None when nothing does (`dso` may still be known).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Symbol {
+    pub name: Option<String>,
+    pub dso: Option<String>,
+    /// From the symbol's start when named, else in the dso's file.
+    pub offset: u64,
+    pub sym_addr: u64,
+    pub sym_size: u64,
+    pub file: Option<String>,
+    pub line: u32,
+    pub source: Source,
+}
+
+/// A `uevent_symbolizer`: fed a recording's side-band, then asked for names.
+pub struct Symbolizer {
+    s: *mut sys::uevent_symbolizer,
+}
+
+// SAFETY: the symbolizer is a heap object with no thread affinity; it is only used
+// through &mut self (it is not thread-safe, so it is not Sync).
+unsafe impl Send for Symbolizer {}
+
+fn c_path(p: &Option<PathBuf>) -> io::Result<Option<CString>> {
+    p.as_ref()
+        .map(|p| CString::new(p.as_os_str().as_bytes()).map_err(|_| io::Error::from_raw_os_error(EINVAL)))
+        .transpose()
+}
+
+fn ptr(c: &Option<CString>) -> *const c_char {
+    c.as_ref().map_or(std::ptr::null(), |c| c.as_ptr())
+}
+
+unsafe fn string(p: *const c_char) -> Option<String> {
+    if p.is_null() {
+        None
+    } else {
+        Some(CStr::from_ptr(p).to_string_lossy().into_owned())
+    }
+}
+
+impl Symbolizer {
+    pub fn new(opts: &SymbolizerOpts) -> io::Result<Symbolizer> {
+        let (d, k, m, r) = (c_path(&opts.debug_dir)?, c_path(&opts.kallsyms)?, c_path(&opts.perf_map_dir)?, c_path(&opts.root)?);
+        let o = sys::uevent_symbolizer_opts {
+            sz: std::mem::size_of::<sys::uevent_symbolizer_opts>() as _,
+            flags: if opts.no_lines { sys::UEVENT_SYMBOLIZER_NO_LINES } else { 0 },
+            byte_order: 0,
+            debug_dir: ptr(&d),
+            kallsyms: ptr(&k),
+            perf_map_dir: ptr(&m),
+            root: ptr(&r),
+        };
+        // SAFETY: o and the strings it points at live through the call (the library
+        // copies them).
+        let s = unsafe { sys::uevent_symbolizer__new(&o) };
+        if s.is_null() {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Symbolizer { s })
+    }
+
+    /// Feeds the record a reader just gave (`PerfData::next_ref`, `Session::next_ref`),
+    /// in time order; true if it was side-band the symbolizer keeps.
+    pub fn feed(&mut self, rec: &crate::perf::RecordRef<'_>) -> io::Result<bool> {
+        // SAFETY: the record is the reader's, valid for the borrow; self.s is live.
+        let ret = unsafe { sys::uevent_symbolizer__feed(self.s, rec.raw()) };
+        check(ret)?;
+        Ok(ret > 0)
+    }
+
+    /// Feeds every record of a perf.data (side-band and JIT uevents); returns how many
+    /// were used. A JIT uevent that does not decode is skipped.
+    pub fn feed_file<P: AsRef<Path>>(&mut self, path: P) -> io::Result<u64> {
+        let c = CString::new(path.as_ref().as_os_str().as_bytes()).map_err(|_| io::Error::from_raw_os_error(EINVAL))?;
+        // SAFETY: c is a NUL-terminated path; the file is closed on every path below.
+        let f = unsafe { sys::uevent_perf_file__open(c.as_ptr()) };
+        if f.is_null() {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: an all-zero uevent_perf_record is valid (integers and null pointers).
+        let mut rec: Box<sys::uevent_perf_record> = Box::new(unsafe { std::mem::zeroed() });
+        rec.sz = std::mem::size_of::<sys::uevent_perf_record>() as _;
+        let mut n = 0;
+        let res = loop {
+            // SAFETY: f is open, rec is ours with sz set.
+            let ret = unsafe { sys::uevent_perf_file__next(f, &mut *rec) };
+            if ret == 0 {
+                break Ok(n);
+            }
+            if ret < 0 && ret != -71 {
+                break Err(io::Error::from_raw_os_error(-ret));
+            }
+            if ret < 0 {
+                continue; // EPROTO: a uevent of an unknown format
+            }
+            // SAFETY: the record the reader just filled, valid until its next call.
+            let used = unsafe { sys::uevent_symbolizer__feed(self.s, &*rec) };
+            if used < 0 && used != -EINVAL {
+                break Err(io::Error::from_raw_os_error(-used));
+            }
+            n += (used > 0) as u64;
+        };
+        // SAFETY: f came from uevent_perf_file__open.
+        unsafe { sys::uevent_perf_file__close(f) };
+        res
+    }
+
+    /// Names addr in process pid at time (u64::MAX: the latest).
+    pub fn lookup(&mut self, pid: u32, addr: u64, time: u64) -> io::Result<Symbol> {
+        // SAFETY: an all-zero uevent_symbol is valid; sz says how much the library fills.
+        let mut o: sys::uevent_symbol = unsafe { std::mem::zeroed() };
+        o.sz = std::mem::size_of::<sys::uevent_symbol>() as _;
+        // SAFETY: self.s is live, o ours.
+        let ret = unsafe { sys::uevent_symbolizer__lookup(self.s, pid, addr, time, &mut o) };
+        if ret < 0 && ret != -ENOENT {
+            check(ret)?;
+        }
+        let source = match o.source {
+            sys::UEVENT_SYM_NONE => Source::None,
+            sys::UEVENT_SYM_ELF => Source::Elf,
+            sys::UEVENT_SYM_KERNEL => Source::Kernel,
+            sys::UEVENT_SYM_JIT_UEVENT => Source::JitUevent,
+            sys::UEVENT_SYM_JITDUMP => Source::Jitdump,
+            sys::UEVENT_SYM_PERF_MAP => Source::PerfMap,
+            n => Source::Other(n),
+        };
+        // SAFETY: the strings are the symbolizer's, valid while it lives; copied here.
+        unsafe {
+            Ok(Symbol {
+                name: if ret == 0 { string(o.name) } else { None },
+                dso: string(o.dso),
+                offset: o.offset,
+                sym_addr: o.sym_addr,
+                sym_size: o.sym_size,
+                file: string(o.file),
+                line: o.line,
+                source,
+            })
+        }
+    }
+
+    /// The thread's command name at time, from the COMM records fed.
+    pub fn comm(&mut self, tid: u32, time: u64) -> Option<String> {
+        // SAFETY: self.s is live; the string is copied before the next call.
+        unsafe { string(sys::uevent_symbolizer__comm(self.s, tid, time)) }
+    }
+}
+
+impl Drop for Symbolizer {
+    fn drop(&mut self) {
+        // SAFETY: self.s came from uevent_symbolizer__new and is freed once.
+        unsafe { sys::uevent_symbolizer__free(self.s) }
+    }
+}

@@ -1,0 +1,392 @@
+/* symbolize.c - uevent_symbolizer against this very program (ELF, DWARF, a stripped
+ * copy with a .gnu_debuglink), JIT code that moves, unloads and is replaced, jitdump,
+ * perf maps and a kallsyms file. Needs no privileges: records are made up here. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+#include <linux/perf_uevent.h>
+
+#include "tap.h"
+#include "uevent.h"
+
+/* A function with a name and a line to find. */
+int symtest_known_function(int x);
+__attribute__((noinline, used)) int symtest_known_function(int x)
+{
+	return x * 3 + 1;	/* SYMTEST_LINE */
+}
+
+static int symtest_line(void)
+{
+	FILE *f = fopen(SRCDIR "/t/symbolize.c", "r");
+	char buf[512];
+	int n = 0;
+
+	while (f && fgets(buf, sizeof(buf), f)) {
+		n++;
+		if (strstr(buf, "/* SYMTEST_LINE */") && !strstr(buf, "strstr"))
+			break;
+	}
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* This program's mapping of the bytes at addr, from /proc/self/maps. */
+static int self_map(uint64_t addr, uint64_t *start, uint64_t *len, uint64_t *pgoff,
+		    char *path, size_t cap)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096];
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long a, b, off;
+		char perms[8];
+		int n = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &a, &b, perms, &off, &n) < 4)
+			continue;
+		if (addr >= a && addr < b) {
+			*start = a;
+			*len = b - a;
+			*pgoff = off;
+			snprintf(path, cap, "%s", line + n);
+			path[strcspn(path, "\n")] = 0;
+			fclose(f);
+			return 0;
+		}
+	}
+	if (f)
+		fclose(f);
+	return -1;
+}
+
+static void mk_mmap(struct uevent_perf_record *r, uint32_t pid, uint64_t t, uint64_t addr,
+		    uint64_t len, uint64_t pgoff, const char *path)
+{
+	memset(r, 0, sizeof(*r));
+	r->sz = sizeof(*r);
+	r->type = PERF_RECORD_MMAP2;
+	r->body = UEVENT_BODY_MMAP;
+	r->id.fields = UEVENT_ID_TID | UEVENT_ID_TIME;
+	r->id.pid = r->id.tid = pid;
+	r->id.time = t;
+	r->u.mmap.pid = r->u.mmap.tid = pid;
+	r->u.mmap.addr = addr;
+	r->u.mmap.len = len;
+	r->u.mmap.pgoff = pgoff;
+	r->u.mmap.prot = PROT_READ | PROT_EXEC;
+	r->u.mmap.filename = path;
+}
+
+static unsigned char payload[512];
+
+static void mk_uevent(struct uevent_perf_record *r, uint32_t pid, uint64_t t, uint32_t type,
+		      ssize_t n)
+{
+	memset(r, 0, sizeof(*r));
+	r->sz = sizeof(*r);
+	r->type = PERF_RECORD_UEVENT;
+	r->body = UEVENT_BODY_UEVENT;
+	r->id.fields = UEVENT_ID_TID | UEVENT_ID_TIME;
+	r->id.pid = r->id.tid = pid;
+	r->id.time = t;
+	r->u.uevent.sz = sizeof(r->u.uevent);
+	r->u.uevent.type = type;
+	r->u.uevent.size = n > 0 ? (uint32_t)n : 0;
+	r->u.uevent.data = payload;
+	r->u.uevent.id = r->id;
+}
+
+static void jit_load(struct uevent_symbolizer *s, uint32_t pid, uint64_t t, uint64_t addr,
+		     uint64_t size, uint64_t index, const char *name)
+{
+	struct uevent_jit_code_load l = { addr, size, index, name, 0 };
+	struct uevent_perf_record r;
+
+	mk_uevent(&r, pid, t, UEVENT_TYPE_JIT_CODE_LOAD,
+		  uevent_jit_code_load_encode(payload, sizeof(payload), &l));
+	uevent_symbolizer__feed(s, &r);
+}
+
+static const char *name_at(struct uevent_symbolizer *s, uint32_t pid, uint64_t addr,
+			   uint64_t t)
+{
+	struct uevent_symbol sym = { .sz = sizeof(sym) };
+
+	return uevent_symbolizer__lookup(s, pid, addr, t, &sym) == 0 ? sym.name : "(none)";
+}
+
+static int is(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+static void test_jit_uevents(void)
+{
+	struct uevent_symbolizer *s = uevent_symbolizer__new(NULL);
+	struct uevent_perf_record r;
+	const uint64_t X = 0x7f0000001000, Y = 0x7f0000009000;
+	struct uevent_jit_code_move m = { 1, X, Y, 64 };
+	struct uevent_jit_code_unload u = { Y, 64, 1 };
+
+	/* t=100 A at X; 200 A moves to Y; 300 A unloaded; 400 B loaded at X (reused) */
+	jit_load(s, 42, 100, X, 64, 1, "jit_fn_a");
+	mk_uevent(&r, 42, 200, UEVENT_TYPE_JIT_CODE_MOVE,
+		  uevent_jit_code_move_encode(payload, sizeof(payload), &m));
+	ok(uevent_symbolizer__feed(s, &r) == 1, "a JIT move is taken");
+	mk_uevent(&r, 42, 300, UEVENT_TYPE_JIT_CODE_UNLOAD,
+		  uevent_jit_code_unload_encode(payload, sizeof(payload), &u));
+	ok(uevent_symbolizer__feed(s, &r) == 1, "a JIT unload is taken");
+	jit_load(s, 42, 400, X, 32, 2, "jit_fn_b");
+
+	/* asked out of time order on purpose: each answer is the code live then */
+	ok(is(name_at(s, 42, X + 10, 450), "jit_fn_b"), "X at 450: the later load (jit_fn_b)");
+	ok(is(name_at(s, 42, X + 10, 150), "jit_fn_a"), "X at 150: jit_fn_a, before it moved");
+	ok(is(name_at(s, 42, X + 10, 250), "(none)"), "X at 250: nothing (A moved away)");
+	ok(is(name_at(s, 42, Y + 10, 250), "jit_fn_a"), "Y at 250: jit_fn_a, moved there");
+	ok(is(name_at(s, 42, Y + 10, 350), "(none)"), "Y at 350: nothing (A unloaded)");
+	ok(is(name_at(s, 42, X + 40, 450), "(none)"), "X+40 at 450: past B's 32 bytes");
+	ok(is(name_at(s, 43, X + 10, 450), "(none)"), "another process does not see it");
+	{
+		struct uevent_symbol sym = { .sz = sizeof(sym) };
+
+		ok(uevent_symbolizer__lookup(s, 42, X + 10, 450, &sym) == 0 &&
+		   sym.offset == 10 && sym.sym_addr == X && sym.source == UEVENT_SYM_JIT_UEVENT &&
+		   is(sym.dso, "[jit]"), "offset, start, source and dso of a JIT symbol");
+	}
+	/* a child forked at 250 sees its parent's code as it was then, for good */
+	memset(&r, 0, sizeof(r));
+	r.sz = sizeof(r);
+	r.type = PERF_RECORD_FORK;
+	r.body = UEVENT_BODY_TASK;
+	r.id.fields = UEVENT_ID_TIME;
+	r.id.time = 250;
+	r.u.task = (struct uevent_perf_task){ 77, 42, 77, 42, 250 };
+	uevent_symbolizer__feed(s, &r);
+	ok(is(name_at(s, 77, X + 10, 500), "(none)") && is(name_at(s, 77, Y + 1, 500), "jit_fn_a"),
+	   "a forked child: its parent's code at the fork");
+	{
+		struct uevent_perf_record bad;
+
+		mk_uevent(&bad, 42, 500, UEVENT_TYPE_JIT_CODE_LOAD, 3);
+		ok(uevent_symbolizer__feed(s, &bad) == -EINVAL &&
+		   is(name_at(s, 42, X + 10, 600), "jit_fn_b"),
+		   "a JIT load that does not decode is -EINVAL and loses nothing");
+	}
+	uevent_symbolizer__free(s);
+}
+
+/* Many codes, one large: each found by address and time (the by-address index). */
+static void test_many(void)
+{
+	struct uevent_symbolizer *s = uevent_symbolizer__new(NULL);
+	const uint64_t base = 0x7f1000000000;
+	char name[32];
+	int i, bad = 0;
+
+	jit_load(s, 7, 1, base - 0x100000, 0x200000, 99999, "big_code");	/* 2 MiB */
+	for (i = 2999; i >= 0; i--) {		/* loaded from the top down */
+		snprintf(name, sizeof(name), "code_%d", i);
+		jit_load(s, 7, 10 + (uint64_t)(3000 - i), base + 0x200000 + (uint64_t)i * 64, 64,
+			 (uint64_t)i + 1, name);
+	}
+	for (i = 0; i < 3000; i++) {
+		snprintf(name, sizeof(name), "code_%d", i);
+		if (!is(name_at(s, 7, base + 0x200000 + (uint64_t)i * 64 + 63, 100000), name))
+			bad++;
+	}
+	ok(!bad, "3000 codes, each named at its last byte (%d wrong)", bad);
+	ok(is(name_at(s, 7, base + 0xfff00, 5), "big_code") &&
+	   is(name_at(s, 7, base + 0x200000, 5), "(none)"),
+	   "a 2 MiB code named far from its start; past it, nothing");
+	uevent_symbolizer__free(s);
+}
+
+static void test_comm(void)
+{
+	struct uevent_symbolizer *s = uevent_symbolizer__new(NULL);
+	struct uevent_perf_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.sz = sizeof(r);
+	r.type = PERF_RECORD_COMM;
+	r.body = UEVENT_BODY_COMM;
+	r.id.fields = UEVENT_ID_TIME;
+	r.id.time = 10;
+	r.u.comm.pid = r.u.comm.tid = 5;
+	r.u.comm.comm = "sh";
+	uevent_symbolizer__feed(s, &r);
+	r.id.time = 20;
+	r.misc = PERF_RECORD_MISC_COMM_EXEC;
+	r.u.comm.comm = "burn";
+	uevent_symbolizer__feed(s, &r);
+	ok(is(uevent_symbolizer__comm(s, 5, 15), "sh") && is(uevent_symbolizer__comm(s, 5, 25),
+	   "burn") && !uevent_symbolizer__comm(s, 6, 25), "COMM: the name a thread had then");
+	uevent_symbolizer__free(s);
+}
+
+static void test_files(const char *tmp)
+{
+	char path[512], exe[2048], cmd[8192], dbgdir[600];
+	uint64_t start, len, pgoff, addr = (uint64_t)(uintptr_t)&symtest_known_function;
+	struct uevent_symbolizer *s;
+	struct uevent_symbol sym = { .sz = sizeof(sym) };
+	struct uevent_perf_record r;
+	FILE *f;
+	int ret;
+
+	/* kallsyms: a file of ours */
+	snprintf(path, sizeof(path), "%s/kallsyms", tmp);
+	f = fopen(path, "w");
+	fprintf(f, "ffffffff81000000 T _stext\nffffffff81000100 t kfunc_one\n"
+		"ffffffff81000200 d kdata\nffffffff81000300 T kfunc_two\n");
+	fclose(f);
+	{
+		UEVENT_SYMBOLIZER_OPTS(o, .kallsyms = path);
+
+		s = uevent_symbolizer__new(&o);
+		ret = uevent_symbolizer__lookup(s, 1, 0xffffffff81000110ull, 5, &sym);
+		ok(ret == 0 && is(sym.name, "kfunc_one") && sym.offset == 0x10 &&
+		   is(sym.dso, "[kernel.kallsyms]"), "kallsyms: a kernel text symbol");
+		ok(is(name_at(s, 1, 0xffffffff81000250ull, 5), "kfunc_one"),
+		   "kallsyms: data symbols are not code");
+		uevent_symbolizer__free(s);
+	}
+	/* perf map: no times, the last line for an address wins */
+	snprintf(path, sizeof(path), "%s/perf-%d.map", tmp, 4242);
+	f = fopen(path, "w");
+	fprintf(f, "7f0000100000 40 old map name\n7f0000100000 40 Lua:hot loop.lua:3\n");
+	fclose(f);
+	{
+		UEVENT_SYMBOLIZER_OPTS(o, .perf_map_dir = tmp);
+
+		s = uevent_symbolizer__new(&o);
+		ok(is(name_at(s, 4242, 0x7f0000100010ull, 5), "Lua:hot loop.lua:3"),
+		   "perf map: its last line for the address, spaces kept");
+		uevent_symbolizer__free(s);
+	}
+	/* jitdump: written by our own JIT API, found through its MMAP */
+	{
+		UEVENT_JIT_OPTS(jo, .dir = tmp, .flags = UEVENT_JIT_NO_UEVENT | UEVENT_JIT_NO_PERF_MAP);
+		struct uevent_jit *j = uevent_jit__open(&jo);
+		static const unsigned char code[16] = { 0xc3 };
+		const uint64_t X = 0x7f0000200000;
+		char dump[600];
+
+		ret = j ? uevent_jit__code_load(j, "dumped_fn", X, 16, code) : -1;
+		snprintf(dump, sizeof(dump), "%s", j ? uevent_jit__dump_path(j) : "");
+		uevent_jit__close(j);
+		s = uevent_symbolizer__new(NULL);
+		mk_mmap(&r, (uint32_t)getpid(), 1, 0x10000, 4096, 0, dump);
+		ok(ret == 0 && uevent_symbolizer__feed(s, &r) == 1 &&
+		   is(name_at(s, (uint32_t)getpid(), X + 4, UINT64_MAX), "dumped_fn") &&
+		   is(name_at(s, (uint32_t)getpid(), X + 4, 0), "(none)"),
+		   "jitdump: a load named from its time on");
+		uevent_symbolizer__free(s);
+	}
+
+	if (self_map(addr, &start, &len, &pgoff, exe, sizeof(exe)) < 0 || exe[0] != '/') {
+		skip(7, "this program's mapping not in /proc/self/maps");
+		return;
+	}
+#ifndef HAVE_LIBDW
+	skip(7, "built without libdw (Debian: libdw-dev)");
+	return;
+#endif
+	s = uevent_symbolizer__new(NULL);
+	mk_mmap(&r, 9, 100, start, len, pgoff, exe);
+	uevent_symbolizer__feed(s, &r);
+	ret = uevent_symbolizer__lookup(s, 9, addr + 1, 200, &sym);
+	ok(ret == 0 && is(sym.name, "symtest_known_function") && sym.offset == 1 &&
+	   sym.source == UEVENT_SYM_ELF && is(sym.dso, exe), "ELF: this program's function");
+	ok(sym.file && strstr(sym.file, "symbolize.c") && sym.line > 0 &&
+	   (int)sym.line <= symtest_line() && (int)sym.line >= symtest_line() - 2,
+	   "DWARF: its file and line (%s:%u, want about %d)", sym.file ? sym.file : "-",
+	   sym.line, symtest_line());
+	ok(uevent_symbolizer__lookup(s, 9, addr, 50, &sym) == -ENOENT && !sym.dso,
+	   "before its MMAP the address is nobody's");
+	uevent_symbolizer__free(s);
+	{
+		UEVENT_SYMBOLIZER_OPTS(o, .flags = UEVENT_SYMBOLIZER_PROC_MAPS);
+
+		s = uevent_symbolizer__new(&o);
+		ok(is(name_at(s, (uint32_t)getpid(), addr, 5), "symtest_known_function"),
+		   "PROC_MAPS: a live process's mappings from before the recording");
+		uevent_symbolizer__free(s);
+	}
+
+	/* a stripped copy whose .gnu_debuglink names a debug file kept elsewhere */
+	snprintf(dbgdir, sizeof(dbgdir), "%s/debug", tmp);
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p '%s' && objcopy --only-keep-debug '%s' '%s/symtest.debug' && "
+		 "cp '%s' '%s/symtest' && strip --strip-all '%s/symtest' && cd '%s' && "
+		 "objcopy --add-gnu-debuglink=symtest.debug ../symtest",
+		 dbgdir, exe, dbgdir, exe, tmp, tmp, dbgdir);
+	if (system(cmd) != 0) {
+		skip(3, "objcopy/strip failed");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/symtest", tmp);
+	s = uevent_symbolizer__new(NULL);
+	mk_mmap(&r, 9, 100, start, len, pgoff, path);
+	uevent_symbolizer__feed(s, &r);
+	ret = uevent_symbolizer__lookup(s, 9, addr + 1, 200, &sym);
+	ok(ret == -ENOENT && is(sym.dso, path), "stripped, debug file not found: not named, "
+	   "dso known (%s)", sym.name ? sym.name : "-");
+	uevent_symbolizer__free(s);
+	{
+		UEVENT_SYMBOLIZER_OPTS(o, .debug_dir = dbgdir);
+
+		s = uevent_symbolizer__new(&o);
+		mk_mmap(&r, 9, 100, start, len, pgoff, path);
+		uevent_symbolizer__feed(s, &r);
+		ret = uevent_symbolizer__lookup(s, 9, addr + 1, 200, &sym);
+		ok(ret == 0 && is(sym.name, "symtest_known_function") && sym.offset == 1,
+		   "stripped + .gnu_debuglink in debug_dir: named");
+		ok(sym.file && strstr(sym.file, "symbolize.c") && sym.line > 0,
+		   "stripped + debug file: lines too");
+		uevent_symbolizer__free(s);
+	}
+}
+
+int main(void)
+{
+	char tmp[] = "/tmp/uevent-symtest-XXXXXX";
+	char cmd[128];
+
+	plan(29);
+	symtest_known_function(1);
+	ok(!uevent_symbolizer__new(&(struct uevent_symbolizer_opts){ .sz = 4 }) && errno == EINVAL,
+	   "new: opts with a short sz are EINVAL");
+	{
+		struct uevent_symbol sym = { .sz = 8 };
+		struct uevent_symbolizer *s = uevent_symbolizer__new(NULL);
+
+		ok(uevent_symbolizer__lookup(s, 1, 1, 1, &sym) == -EINVAL,
+		   "lookup: an output struct too small is EINVAL");
+		ok(uevent_symbolizer__feed(s, NULL) == -EINVAL, "feed: NULL is EINVAL");
+		uevent_symbolizer__free(s);
+	}
+	test_jit_uevents();
+	test_many();
+	test_comm();
+	if (!mkdtemp(tmp)) {
+		skip(11, "mkdtemp failed");
+		return exit_status();
+	}
+	test_files(tmp);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	if (system(cmd) != 0)
+		diag("could not remove %s", tmp);
+	return exit_status();
+}

@@ -1,0 +1,1111 @@
+/* report.c - `uevent report` (overhead by symbol, time per uevent range) and
+ * `uevent export --folded`: a perf.data's samples named by uevent_symbolizer. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+#include <linux/perf_uevent.h>
+
+#include "cli.h"
+#include "uevent.h"
+
+/* ---- the samples of a file, named ---------------------------------------------- */
+
+struct frame {
+	const char	*sym;		/* the symbolizer's, or one of ours (unknowns) */
+	const char	*dso;
+	int		kernel;
+};
+
+struct sample {
+	uint32_t	pid, tid;
+	uint64_t	time, period;
+	const char	*comm;
+	uint32_t	nframes;	/* leaf first */
+	struct frame	*frames;
+	uint32_t	nranges;	/* the uevent ranges open on its thread, outer first */
+	const char	**ranges;
+};
+
+struct row {
+	char		*key;		/* the sort keys' text, tab-separated */
+	uint64_t	self, children;
+	uint64_t	seen;		/* the sample that last counted it (children) */
+};
+
+struct table {
+	struct row	*v;
+	size_t		n, cap;		/* open addressing, cap a power of two */
+};
+
+struct open_range {
+	uint64_t	id, begin;
+	const char	*name;
+};
+
+struct thread_ranges {
+	uint32_t	tid;
+	struct open_range *v;
+	size_t		n, cap;
+};
+
+struct range_stat {
+	const char	*name;
+	uint64_t	count, ns, samples, period;
+};
+
+struct profile {
+	struct uevent_symbolizer *sym;
+	struct sample	*s;
+	size_t		n, cap;
+	uint64_t	total_period, with_chain;
+	struct thread_ranges *tr;
+	size_t		ntr;
+	struct range_stat *rs;
+	size_t		nrs;
+	struct table	strs;		/* our own strings: names, unknowns */
+	struct task_name { uint32_t pid, tid; const char *name; } *names;	/* last COMMs */
+	size_t		nnames;
+	const char	*path;
+	int		cut;		/* the file ended inside a record */
+	unsigned long	bad_jit;	/* JIT uevents that did not decode */
+};
+
+static struct row *row_get(struct table *t, const char *key);
+
+/* Our copy of str, one per distinct string (names, unknown addresses). */
+static const char *own(struct profile *p, const char *str)
+{
+	struct row *r = row_get(&p->strs, str);
+
+	return r ? r->key : NULL;
+}
+
+static struct thread_ranges *ranges_of(struct profile *p, uint32_t tid)
+{
+	struct thread_ranges *v;
+	size_t i;
+
+	for (i = 0; i < p->ntr; i++)
+		if (p->tr[i].tid == tid)
+			return &p->tr[i];
+	v = realloc(p->tr, (p->ntr + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	p->tr = v;
+	memset(&v[p->ntr], 0, sizeof(*v));
+	v[p->ntr].tid = tid;
+	return &v[p->ntr++];
+}
+
+static struct range_stat *range_stat(struct profile *p, const char *name)
+{
+	struct range_stat *v;
+	size_t i;
+
+	for (i = 0; i < p->nrs; i++)
+		if (p->rs[i].name == name)
+			return &p->rs[i];
+	v = realloc(p->rs, (p->nrs + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	p->rs = v;
+	memset(&v[p->nrs], 0, sizeof(*v));
+	v[p->nrs].name = name;
+	return &v[p->nrs++];
+}
+
+/* Nested ranges per thread, in time order: what is open when a sample comes. */
+static int take_range(struct profile *p, const struct uevent_perf_record *r, int bo)
+{
+	const struct uevent_record *u = &r->u.uevent;
+	struct uevent_range_begin b;
+	struct uevent_range_end e;
+	struct thread_ranges *t;
+	size_t i;
+
+	if (u->type == UEVENT_TYPE_RANGE_BEGIN && !uevent_range_begin_decode(u->data, u->size,
+									bo, &b)) {
+		if (b.flags & UEVENT_RANGE_ASYNC)
+			return 0;	/* not the thread's: not attributed */
+		t = ranges_of(p, r->id.tid);
+		if (!t)
+			return -ENOMEM;
+		if (t->n == t->cap) {
+			struct open_range *v = realloc(t->v, (t->cap = t->cap ? t->cap * 2 : 8) *
+						       sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			t->v = v;
+		}
+		t->v[t->n].id = b.id;
+		t->v[t->n].begin = r->id.time;
+		t->v[t->n].name = own(p, b.name);
+		if (!t->v[t->n].name)
+			return -ENOMEM;
+		t->n++;
+	} else if (u->type == UEVENT_TYPE_RANGE_END &&
+		   !uevent_range_end_decode(u->data, u->size, bo, &e) &&
+		   !(e.flags & UEVENT_RANGE_ASYNC)) {
+		t = ranges_of(p, r->id.tid);
+		if (!t)
+			return -ENOMEM;
+		for (i = t->n; i-- > 0;) {
+			if (t->v[i].id != e.id)
+				continue;
+			{
+				struct range_stat *rs = range_stat(p, t->v[i].name);
+
+				if (!rs)
+					return -ENOMEM;
+				rs->count++;
+				rs->ns += r->id.time - t->v[i].begin;
+			}
+			t->n = i;	/* ends those left open inside it too */
+			break;
+		}
+	}
+	return 0;
+}
+
+static int add_frame(struct profile *p, struct frame *f, uint32_t pid, uint64_t addr,
+		     uint64_t time)
+{
+	struct uevent_symbol s = { .sz = sizeof(s) };
+	char buf[64];
+
+	f->kernel = addr >= 0xffff800000000000ull;
+	if (uevent_symbolizer__lookup(p->sym, pid, addr, time, &s) == 0) {
+		f->sym = s.name;
+		f->dso = s.dso ? s.dso : "[unknown]";
+		return 0;
+	}
+	/* as perf: the address (in its object, when one is known) */
+	snprintf(buf, sizeof(buf), "0x%016" PRIx64, s.dso ? s.offset : addr);
+	f->sym = own(p, buf);
+	f->dso = s.dso ? s.dso : "[unknown]";
+	return f->sym ? 0 : -ENOMEM;
+}
+
+static int take_sample(struct profile *p, const struct uevent_perf_record *r, int bo)
+{
+	const struct uevent_perf_sample *smp = &r->u.sample;
+	struct thread_ranges *t = NULL;
+	struct sample *s;
+	uint64_t i, n = 0;
+	int user;
+	size_t k;
+
+	if (p->n == p->cap) {
+		struct sample *v = realloc(p->s, (p->cap = p->cap ? p->cap * 2 : 1024) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->s = v;
+	}
+	s = &p->s[p->n];
+	memset(s, 0, sizeof(*s));
+	s->pid = smp->pid;
+	s->tid = smp->tid;
+	s->time = smp->time;
+	s->period = smp->period ? smp->period : 1;
+	s->comm = uevent_symbolizer__comm(p->sym, smp->tid, smp->time);
+	if (!s->comm)
+		s->comm = ":unknown";
+	s->frames = calloc(smp->callchain_nr + 1, sizeof(*s->frames));
+	if (!s->frames)
+		return -ENOMEM;
+	/* the callchain starts with the sampled ip; return addresses are named by the call
+	 * (addr - 1), as perf does. Context markers (PERF_CONTEXT_*) are skipped. */
+	for (i = 0, user = 0; i < smp->callchain_nr; i++) {
+		uint64_t a = uevent_perf_u64(smp->callchain, i, bo);
+
+		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
+			user = a == (uint64_t)PERF_CONTEXT_USER;
+			continue;
+		}
+		if (!a)
+			continue;	/* the end of a frame-pointer chain */
+		if (user && a >= 0xffff800000000000ull) {
+			/* a user stack walk gone astray (code without frame pointers) */
+			s->frames[n].sym = "[unknown]";
+			s->frames[n].dso = "[unknown]";
+		} else if (add_frame(p, &s->frames[n], s->pid, n ? a - 1 : a, s->time) < 0) {
+			return -ENOMEM;
+		}
+		n++;
+	}
+	if (!n) {
+		if (add_frame(p, &s->frames[0], s->pid, smp->ip, s->time) < 0)
+			return -ENOMEM;
+		n = 1;
+	} else {
+		p->with_chain++;
+	}
+	s->nframes = (uint32_t)n;
+	for (k = 0; k < p->ntr; k++)
+		if (p->tr[k].tid == s->tid)
+			t = &p->tr[k];
+	if (t && t->n) {
+		s->ranges = malloc(t->n * sizeof(*s->ranges));
+		if (!s->ranges)
+			return -ENOMEM;
+		for (k = 0; k < t->n; k++)
+			s->ranges[k] = t->v[k].name;
+		s->nranges = (uint32_t)t->n;
+	}
+	p->total_period += s->period;
+	p->n++;
+	return 0;
+}
+
+/* The thread's name, as its last COMM says. */
+static int take_name(struct profile *p, const struct uevent_perf_record *r)
+{
+	const char *name = own(p, r->u.comm.comm ? r->u.comm.comm : "");
+	struct task_name *v;
+	size_t i;
+
+	if (!name)
+		return -ENOMEM;
+	for (i = 0; i < p->nnames; i++)
+		if (p->names[i].tid == r->u.comm.tid) {
+			p->names[i].pid = r->u.comm.pid;
+			p->names[i].name = name;
+			return uevent_symbolizer__feed(p->sym, r);
+		}
+	v = realloc(p->names, (p->nnames + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	p->names = v;
+	v[p->nnames].pid = r->u.comm.pid;
+	v[p->nnames].tid = r->u.comm.tid;
+	v[p->nnames++].name = name;
+	return uevent_symbolizer__feed(p->sym, r);
+}
+
+/* Reads path whole: the side-band into the symbolizer, the samples named as of their
+ * time. Returns 0, or 1 after saying why. */
+static int profile_read(struct profile *p, const char *cmd, const char *path,
+			const struct uevent_symbolizer_opts *so_in)
+{
+	struct uevent_perf_record r = { .sz = sizeof(r) };
+	struct uevent_symbolizer_opts so = *so_in;
+	struct uevent_perf_file *f;
+	int ret, bo;
+
+	memset(p, 0, sizeof(*p));
+	p->path = path;
+	if (!strcmp(path, "-") && (ret = cli_stdin_rewindable()) < 0) {
+		fprintf(stderr, "%s %s: standard input: %s\n", cli_prog, cmd, strerror(-ret));
+		return 1;
+	}
+	if (!cli_is_perf_data(path)) {
+		fprintf(stderr, "%s %s: %s: not a perf.data (uevent record -F writes one)\n",
+			cli_prog, cmd, path);
+		return 1;
+	}
+	f = uevent_perf_file__open(path);
+	if (!f) {
+		fprintf(stderr, "%s %s: %s\n", cli_prog, cmd, cli_open_error(path, errno, 1));
+		return 1;
+	}
+	bo = uevent_perf_file__byte_order(f);
+	so.byte_order = bo;
+	p->sym = uevent_symbolizer__new(&so);
+	if (!p->sym) {
+		fprintf(stderr, "%s %s: %s\n", cli_prog, cmd, strerror(errno));
+		uevent_perf_file__close(f);
+		return 1;
+	}
+	while ((ret = uevent_perf_file__next(f, &r)) != 0) {
+		if (ret == -EPROTO)
+			continue;
+		if (ret == -ENODATA) {
+			p->cut = 1;
+			fprintf(stderr, "%s %s: %s: warning: truncated at offset %" PRIu64 "\n",
+				cli_prog, cmd, path, uevent_perf_file__offset(f));
+			break;
+		}
+		if (ret < 0) {
+			fprintf(stderr, "%s %s: %s: corrupt record at offset %" PRIu64 ": %s\n",
+				cli_prog, cmd, path, uevent_perf_file__offset(f), strerror(-ret));
+			uevent_perf_file__close(f);
+			return 1;
+		}
+		if (r.type == PERF_RECORD_COMM && (ret = take_name(p, &r)) < 0)
+			;
+		else if (r.type == PERF_RECORD_SAMPLE)
+			ret = take_sample(p, &r, bo);
+		else if (r.type == PERF_RECORD_UEVENT &&
+			 (ret = uevent_symbolizer__feed(p->sym, &r)) >= 0)
+			ret = take_range(p, &r, bo);
+		else
+			ret = uevent_symbolizer__feed(p->sym, &r);
+		if (ret == -EINVAL) {
+			p->bad_jit++;
+			ret = 0;
+		}
+		if (ret < 0) {
+			fprintf(stderr, "%s %s: %s\n", cli_prog, cmd, strerror(-ret));
+			uevent_perf_file__close(f);
+			return 1;
+		}
+	}
+	uevent_perf_file__close(f);
+	if (p->bad_jit)
+		fprintf(stderr, "%s %s: %s: %lu JIT uevents did not decode (skipped)\n", cli_prog,
+			cmd, path, p->bad_jit);
+	return 0;
+}
+
+static void profile_free(struct profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		free(p->s[i].frames);
+		free(p->s[i].ranges);
+	}
+	for (i = 0; i < p->ntr; i++)
+		free(p->tr[i].v);
+	for (i = 0; i < p->strs.cap; i++)
+		free(p->strs.v[i].key);
+	free(p->s);
+	free(p->names);
+	free(p->tr);
+	free(p->rs);
+	free(p->strs.v);
+	uevent_symbolizer__free(p->sym);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b && b[1] ? b + 1 : path;
+}
+
+/* ---- report ------------------------------------------------------------------- */
+
+enum { KEY_COMM = 1, KEY_PID = 2, KEY_DSO = 4, KEY_SYM = 8 };
+
+static uint64_t hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static struct row *row_get(struct table *t, const char *key)
+{
+	size_t i;
+
+	if ((t->n + 1) * 2 > t->cap) {
+		struct table nt = { NULL, 0, t->cap ? t->cap * 2 : 1024 };
+
+		nt.v = calloc(nt.cap, sizeof(*nt.v));
+		if (!nt.v)
+			return NULL;
+		for (i = 0; i < t->cap; i++) {
+			size_t k;
+
+			if (!t->v[i].key)
+				continue;
+			for (k = hash(t->v[i].key) & (nt.cap - 1); nt.v[k].key;
+			     k = (k + 1) & (nt.cap - 1))
+				;
+			nt.v[k] = t->v[i];
+		}
+		free(t->v);
+		nt.n = t->n;
+		*t = nt;
+	}
+	for (i = hash(key) & (t->cap - 1); t->v[i].key; i = (i + 1) & (t->cap - 1))
+		if (!strcmp(t->v[i].key, key))
+			return &t->v[i];
+	t->v[i].key = strdup(key);
+	if (!t->v[i].key)
+		return NULL;
+	t->n++;
+	return &t->v[i];
+}
+
+static void row_key(char *buf, size_t cap, unsigned int keys, const struct sample *s,
+		    const struct frame *f)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	if (keys & KEY_COMM)
+		n += (size_t)snprintf(buf + n, cap - n, "%s\t", s->comm);
+	if ((keys & KEY_PID) && n < cap)
+		n += (size_t)snprintf(buf + n, cap - n, "%u\t", s->pid);
+	if ((keys & KEY_DSO) && n < cap)
+		n += (size_t)snprintf(buf + n, cap - n, "%s\t", base_name(f->dso));
+	if ((keys & KEY_SYM) && n < cap)
+		snprintf(buf + n, cap - n, "[%c] %s\t", f->kernel ? 'k' : '.', f->sym);
+}
+
+static uint64_t sort_by;	/* 0: self, 1: children */
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	uint64_t vx = sort_by ? x->children : x->self, vy = sort_by ? y->children : y->self;
+
+	if (vx != vy)
+		return vx < vy ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+static int in_range(const struct sample *s, const char *range)
+{
+	uint32_t i;
+
+	if (!range)
+		return 1;
+	for (i = 0; i < s->nranges; i++)
+		if (!strcmp(s->ranges[i], range))
+			return 1;
+	return 0;
+}
+
+static int parse_sort(const char *list, unsigned int *keys)
+{
+	char tmp[128], *tok, *save = NULL;
+
+	*keys = 0;
+	snprintf(tmp, sizeof(tmp), "%s", list);
+	for (tok = strtok_r(tmp, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "comm"))
+			*keys |= KEY_COMM;
+		else if (!strcmp(tok, "pid"))
+			*keys |= KEY_PID;
+		else if (!strcmp(tok, "dso"))
+			*keys |= KEY_DSO;
+		else if (!strcmp(tok, "sym") || !strcmp(tok, "symbol"))
+			*keys |= KEY_SYM;
+		else
+			return -1;
+	}
+	return *keys ? 0 : -1;
+}
+
+static void print_header(unsigned int keys, int children)
+{
+	printf("#\n# %s%s", children ? "Children      Self" : "Overhead",
+	       keys & KEY_COMM ? "  Command        " : "");
+	if (keys & KEY_PID)
+		printf("  Pid    ");
+	if (keys & KEY_DSO)
+		printf("  Shared Object        ");
+	if (keys & KEY_SYM)
+		printf("  Symbol");
+	printf("\n#\n");
+}
+
+static void print_row(const struct row *r, uint64_t total, unsigned int keys, int children)
+{
+	char *k = r->key, *tok;
+	unsigned int bit;
+
+	if (children)
+		printf("  %7.2f%%  %7.2f%%", 100.0 * (double)r->children / (double)total,
+		       100.0 * (double)r->self / (double)total);
+	else
+		printf("  %7.2f%%", 100.0 * (double)r->self / (double)total);
+	for (bit = KEY_COMM; bit <= KEY_SYM; bit <<= 1) {
+		if (!(keys & bit))
+			continue;
+		tok = k;
+		k = strchr(k, '\t');
+		if (k)
+			*k++ = 0;
+		printf(bit == KEY_SYM ? "  %s" : bit == KEY_PID ? "  %-7s" :
+		       bit == KEY_COMM ? "  %-15s" : "  %-21s", tok);
+		if (!k)
+			break;
+	}
+	putchar('\n');
+}
+
+static void report_ranges(const struct profile *p)
+{
+	size_t i;
+	uint32_t k;
+
+	/* samples under each range (nested: each open range counts them) */
+	for (i = 0; i < p->n; i++) {
+		const struct sample *s = &p->s[i];
+
+		for (k = 0; k < s->nranges; k++) {
+			uint32_t j;
+			int dup = 0;
+
+			for (j = 0; j < k; j++)
+				dup |= s->ranges[j] == s->ranges[k];
+			if (!dup) {
+				struct range_stat *rs = range_stat((struct profile *)p, s->ranges[k]);
+
+				if (rs) {
+					rs->samples++;
+					rs->period += s->period;
+				}
+			}
+		}
+	}
+	if (!p->nrs)
+		return;
+	printf("\n# Time per uevent range: samples taken on the thread while it was open\n"
+	       "# (uevent report --range NAME: where that range spent its time)\n#\n"
+	       "# %8s  %9s  %7s  %12s  %s\n#\n", "Overhead", "Samples", "Count", "Wall ms",
+	       "Range");
+	for (i = 0; i < p->nrs; i++) {
+		const struct range_stat *rs = &p->rs[i];
+
+		printf("  %7.2f%%  %9" PRIu64 "  %7" PRIu64 "  %12.3f  %s\n",
+		       p->total_period ? 100.0 * (double)rs->period / (double)p->total_period : 0.0,
+		       rs->samples, rs->count, (double)rs->ns / 1e6, rs->name);
+	}
+}
+
+int cli_cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "sort", required_argument, NULL, 's' },
+		{ "children", no_argument, NULL, 'c' },
+		{ "range", required_argument, NULL, 'r' },
+		{ "debug-dir", required_argument, NULL, 'd' },
+		{ "input", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	UEVENT_SYMBOLIZER_OPTS(so, .flags = UEVENT_SYMBOLIZER_NO_LINES);
+	const char *path = NULL, *range = NULL;
+	unsigned int keys = KEY_COMM | KEY_DSO | KEY_SYM;
+	struct table t = { NULL, 0, 0 };
+	struct profile p;
+	uint64_t total = 0, nsel = 0;
+	int c, children = 0, ret = 0;
+	size_t i;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "s:cr:d:i:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (parse_sort(optarg, &keys) < 0) {
+				fprintf(stderr, "%s report: --sort wants a list of comm, pid, dso, "
+					"sym, not '%s'\n", cli_prog, optarg);
+				return 2;
+			}
+			break;
+		case 'c': children = 1; break;
+		case 'r': range = optarg; break;
+		case 'd': so.debug_dir = optarg; break;
+		case 'i': path = optarg; break;
+		case 'h':
+			printf("Usage: %s report [--sort comm,pid,dso,sym] [--children] "
+			       "[--range NAME] [--debug-dir DIR] FILE\n", cli_prog);
+			return 0;
+		default: return 2;
+		}
+	}
+	if (optind < argc && !path)
+		path = argv[optind++];
+	if (!path || optind < argc) {
+		fprintf(stderr, "%s report: which file? (uevent report [OPTIONS] FILE)\n", cli_prog);
+		return 2;
+	}
+	if (profile_read(&p, "report", path, &so))
+		return 1;
+	for (i = 0; i < p.n; i++)
+		if (in_range(&p.s[i], range)) {
+			nsel++;
+			total += p.s[i].period;
+		}
+	printf("# uevent report of %s\n# Samples: %zu, %" PRIu64 " with callchains\n", path,
+	       p.n, p.with_chain);
+	if (range)
+		printf("# Range: %s (%" PRIu64 " samples taken inside it)\n", range, nsel);
+	if (!p.n) {
+		fprintf(stderr, "%s report: %s: no samples (record with uevent record -F NS)\n",
+			cli_prog, path);
+		profile_free(&p);
+		return 1;
+	}
+	if (children && !p.with_chain)
+		fprintf(stderr, "%s report: %s: no callchains: children are self\n", cli_prog, path);
+	for (i = 0; i < p.n && ret == 0; i++) {
+		const struct sample *s = &p.s[i];
+		char key[1024];
+		uint32_t k;
+
+		if (!in_range(s, range))
+			continue;
+		for (k = 0; k < (children ? s->nframes : 1); k++) {
+			struct row *r;
+
+			row_key(key, sizeof(key), keys, s, &s->frames[k]);
+			r = row_get(&t, key);
+			if (!r) {
+				ret = -ENOMEM;
+				break;
+			}
+			if (!k)
+				r->self += s->period;
+			if (r->seen != i + 1) {		/* once per sample: recursion */
+				r->children += s->period;
+				r->seen = i + 1;
+			}
+		}
+	}
+	if (ret < 0) {
+		fprintf(stderr, "%s report: %s\n", cli_prog, strerror(-ret));
+		profile_free(&p);
+		return 1;
+	}
+	/* packed to the front, sorted by overhead */
+	{
+		size_t n = 0;
+
+		for (i = 0; i < t.cap; i++)
+			if (t.v[i].key)
+				t.v[n++] = t.v[i];
+		sort_by = children;
+		qsort(t.v, n, sizeof(*t.v), row_cmp);
+		print_header(keys, children);
+		for (i = 0; i < n && total; i++) {
+			print_row(&t.v[i], total, keys, children);
+			free(t.v[i].key);
+		}
+		for (; i < n; i++)
+			free(t.v[i].key);
+	}
+	free(t.v);
+	if (!range)
+		report_ranges(&p);
+	profile_free(&p);
+	return 0;
+}
+
+/* ---- export --folded ---------------------------------------------------------- */
+
+/*
+ * Brendan Gregg's folded stacks (flamegraph.pl, speedscope, inferno): one line per
+ * distinct stack, "comm;outer;...;leaf COUNT", frames named as report names them.
+ * ranges: the uevent ranges open on the thread as frames between comm and the stack.
+ */
+int cli_export_folded(const char *out, const char *in, int ranges, const char *debug_dir)
+{
+	UEVENT_SYMBOLIZER_OPTS(so, .debug_dir = debug_dir, .flags = UEVENT_SYMBOLIZER_NO_LINES);
+	struct table t = { NULL, 0, 0 };
+	struct profile p;
+	size_t i, n = 0, cap = 0;
+	char *line = NULL;
+	int created = 0, ret = 0;
+	FILE *f;
+
+	if (profile_read(&p, "export", in, &so))
+		return 1;
+	for (i = 0; i < p.n && ret == 0; i++) {
+		const struct sample *s = &p.s[i];
+		struct row *r;
+		uint32_t k;
+
+		n = 0;
+#define PUT(str) do {								\
+		size_t l_ = strlen(str);					\
+		if (n + l_ + 2 > cap) {						\
+			char *nl_ = realloc(line, cap = (n + l_ + 2) * 2);	\
+			if (!nl_) { ret = -ENOMEM; break; }			\
+			line = nl_;						\
+		}								\
+		memcpy(line + n, str, l_);					\
+		n += l_;							\
+		line[n++] = ';';						\
+		line[n] = 0;							\
+	} while (0)
+		PUT(s->comm);
+		for (k = 0; ranges && k < s->nranges && !ret; k++) {
+			char rn[300];
+
+			snprintf(rn, sizeof(rn), "[%s]", s->ranges[k]);
+			PUT(rn);
+		}
+		for (k = s->nframes; k-- > 0 && !ret;)
+			PUT(s->frames[k].sym);
+#undef PUT
+		if (ret)
+			break;
+		line[n - 1] = 0;
+		r = row_get(&t, line);
+		if (!r)
+			ret = -ENOMEM;
+		else
+			r->self++;
+	}
+	free(line);
+	if (ret < 0) {
+		fprintf(stderr, "%s export: %s\n", cli_prog, strerror(-ret));
+		profile_free(&p);
+		return 1;
+	}
+	f = cli_open_output_file("export", out, &created);
+	if (!f) {
+		profile_free(&p);
+		return 1;
+	}
+	n = 0;
+	for (i = 0; i < t.cap; i++)
+		if (t.v[i].key)
+			t.v[n++] = t.v[i];
+	sort_by = 0;
+	qsort(t.v, n, sizeof(*t.v), row_cmp);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%s %" PRIu64 "\n", t.v[i].key, t.v[i].self);
+		free(t.v[i].key);
+	}
+	free(t.v);
+	if (f != stdout && fclose(f) != 0) {
+		fprintf(stderr, "%s export: %s: %s\n", cli_prog, out, strerror(errno));
+		profile_free(&p);
+		return 1;
+	}
+	fprintf(stderr, "%zu stacks of %zu samples written to %s\n", n, p.n, out);
+	profile_free(&p);
+	return 0;
+}
+
+/* ---- export --chrome: thread names and CPU samples ---------------------------- */
+
+/* The stack frames the samples written refer to ("sf"), a tree: "parent\tname" -> id. */
+static struct table chrome_frames;
+static size_t chrome_nframes;
+
+static void fjson(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/*
+ * Writes, after the uevents of a perf.data (first: none were written), each CPU sample
+ * as an instant event named by its leaf, its stack in "sf" (export names the threads
+ * itself). Returns the events written, or -1 after saying why.
+ */
+long cli_chrome_extras(FILE *f, const char *in, int first)
+{
+	UEVENT_SYMBOLIZER_OPTS(so, .flags = UEVENT_SYMBOLIZER_NO_LINES);
+	struct profile p;
+	long n = 0;
+	size_t i;
+
+	if (!strcmp(in, "-") && lseek(0, 0, SEEK_SET) != 0)
+		return 0;	/* standard input not rewindable: the uevents only */
+	if (profile_read(&p, "export", in, &so))
+		return -1;
+	for (i = 0; i < p.n; i++) {
+		const struct sample *s = &p.s[i];
+		size_t parent = 0;
+		uint32_t k;
+
+		for (k = s->nframes; k-- > 0;) {	/* root first */
+			char key[1024];
+			struct row *r;
+
+			snprintf(key, sizeof(key), "%zu\t%s", parent, s->frames[k].sym);
+			r = row_get(&chrome_frames, key);
+			if (!r)
+				break;
+			if (!r->seen) {
+				r->seen = 1;
+				r->self = ++chrome_nframes;
+				r->children = parent;
+			}
+			parent = r->self;
+		}
+		fprintf(f, "%s\n{\"ph\": \"i\", \"s\": \"t\", \"ts\": %.3f, \"pid\": %u, "
+			"\"tid\": %u, \"cat\": \"sample\", \"name\": ", first ? "" : ",",
+			(double)s->time / 1000.0, s->pid, s->tid);
+		fjson(f, s->nframes ? s->frames[0].sym : "[unknown]");
+		if (parent)
+			fprintf(f, ", \"sf\": \"%zu\"", parent);
+		fprintf(f, ", \"args\": {\"period_ns\": %" PRIu64 "}}", s->period);
+		first = 0;
+		n++;
+	}
+	profile_free(&p);
+	return n;
+}
+
+/* The "stackFrames" member (after traceEvents' closing bracket). */
+void cli_chrome_frames(FILE *f)
+{
+	size_t i;
+	int first = 1;
+
+	fprintf(f, ", \"stackFrames\": {");
+	for (i = 0; i < chrome_frames.cap; i++) {
+		struct row *r = &chrome_frames.v[i];
+		char *name;
+
+		if (!r->key)
+			continue;
+		name = strchr(r->key, '\t');
+		fprintf(f, "%s\n\"%" PRIu64 "\": {\"name\": ", first ? "" : ",", r->self);
+		fjson(f, name ? name + 1 : r->key);
+		if (r->children)
+			fprintf(f, ", \"parent\": \"%" PRIu64 "\"", r->children);
+		fprintf(f, "}");
+		first = 0;
+		free(r->key);
+	}
+	fprintf(f, "}");
+	free(chrome_frames.v);
+	memset(&chrome_frames, 0, sizeof(chrome_frames));
+}
+
+/* ---- export --pprof ----------------------------------------------------------- */
+
+#ifdef HAVE_PROTOBUF_C
+#include <protobuf-c/protobuf-c.h>
+
+#include "profile.pb-c.h"
+
+/* pprof's string table: index 0 is "" */
+struct strtab {
+	struct table	t;
+	char		**v;
+	size_t		n, cap;
+};
+
+static int64_t str_id(struct strtab *st, const char *s)
+{
+	struct row *r = row_get(&st->t, s);
+
+	if (!r)
+		return -1;
+	if (!r->seen) {
+		if (st->n == st->cap) {
+			char **v = realloc(st->v, (st->cap = st->cap ? st->cap * 2 : 64) *
+					   sizeof(*v));
+
+			if (!v)
+				return -1;
+			st->v = v;
+		}
+		r->seen = 1;
+		r->self = st->n;
+		st->v[st->n++] = r->key;	/* the table's copy, freed with it */
+	}
+	return (int64_t)r->self;
+}
+
+/*
+ * pprof's profile.proto: every sample with its stack (leaf first), values samples/count
+ * and cpu/nanoseconds, labels "range" (each uevent range open on the thread, outer
+ * first) and "thread" (its command name). One function and one location per symbol.
+ */
+int cli_export_pprof(const char *out, const char *in, const char *debug_dir)
+{
+	UEVENT_SYMBOLIZER_OPTS(so, .debug_dir = debug_dir, .flags = UEVENT_SYMBOLIZER_NO_LINES);
+	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
+	Perftools__Profiles__ValueType vt[2] = { PERFTOOLS__PROFILES__VALUE_TYPE__INIT,
+						 PERFTOOLS__PROFILES__VALUE_TYPE__INIT };
+	Perftools__Profiles__ValueType pt = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+	Perftools__Profiles__ValueType *vtp[2] = { &vt[0], &vt[1] };
+	struct strtab st = { { NULL, 0, 0 }, NULL, 0, 0 };
+	struct table funcs = { NULL, 0, 0 };
+	Perftools__Profiles__Function *fn = NULL, **fnp = NULL;
+	Perftools__Profiles__Location *loc = NULL, **locp = NULL;
+	Perftools__Profiles__Line *line = NULL, **linep = NULL;
+	Perftools__Profiles__Sample *smp = NULL, **smpp = NULL;
+	Perftools__Profiles__Label *lab = NULL, **labp = NULL;
+	uint64_t *ids = NULL;
+	int64_t *vals = NULL;
+	size_t i, nfn = 0, nids = 0, nlab = 0, fcap = 0;
+	uint8_t *buf = NULL;
+	struct profile p;
+	int created = 0, ret = -ENOMEM;
+	FILE *f = NULL;
+
+	if (profile_read(&p, "export", in, &so))
+		return 1;
+	for (i = 0; i < p.n; i++) {
+		nids += p.s[i].nframes;
+		nlab += p.s[i].nranges + 1;
+	}
+	smp = calloc(p.n + 1, sizeof(*smp));
+	smpp = calloc(p.n + 1, sizeof(*smpp));
+	ids = calloc(nids + 1, sizeof(*ids));
+	vals = calloc(2 * p.n + 1, sizeof(*vals));
+	lab = calloc(nlab + 1, sizeof(*lab));
+	labp = calloc(nlab + 1, sizeof(*labp));
+	if (!smp || !smpp || !ids || !vals || !lab || !labp || str_id(&st, "") != 0)
+		goto out;
+	vt[0].type = str_id(&st, "samples");
+	vt[0].unit = str_id(&st, "count");
+	vt[1].type = pt.type = str_id(&st, "cpu");
+	vt[1].unit = pt.unit = str_id(&st, "nanoseconds");
+	prof.n_sample_type = 2;
+	prof.sample_type = vtp;
+	prof.period_type = &pt;
+	prof.period = p.n ? (int64_t)p.s[0].period : 0;
+	nids = nlab = 0;
+	for (i = 0; i < p.n; i++) {
+		const struct sample *s = &p.s[i];
+		Perftools__Profiles__Sample *o = &smp[i];
+		uint32_t k;
+
+		perftools__profiles__sample__init(o);
+		smpp[i] = o;
+		o->location_id = &ids[nids];
+		o->n_location_id = s->nframes;
+		for (k = 0; k < s->nframes; k++) {
+			char key[1024];
+			struct row *r;
+
+			snprintf(key, sizeof(key), "%s\t%s", s->frames[k].sym, s->frames[k].dso);
+			r = row_get(&funcs, key);
+			if (!r)
+				goto out;
+			if (!r->seen) {		/* a new function, and its one location */
+				if (nfn == fcap) {
+					size_t c = fcap ? fcap * 2 : 256;
+					void *a = realloc(fn, c * sizeof(*fn)), *b, *d;
+
+					if (a)
+						fn = a;
+					b = a ? realloc(loc, c * sizeof(*loc)) : NULL;
+					if (b)
+						loc = b;
+					d = b ? realloc(line, c * sizeof(*line)) : NULL;
+					if (!d)
+						goto out;
+					line = d;
+					fcap = c;
+				}
+				perftools__profiles__function__init(&fn[nfn]);
+				perftools__profiles__location__init(&loc[nfn]);
+				perftools__profiles__line__init(&line[nfn]);
+				fn[nfn].id = loc[nfn].id = line[nfn].function_id = nfn + 1;
+				fn[nfn].name = fn[nfn].system_name = str_id(&st, s->frames[k].sym);
+				fn[nfn].filename = str_id(&st, s->frames[k].dso);
+				if (fn[nfn].name < 0 || fn[nfn].filename < 0)
+					goto out;
+				r->seen = 1;
+				r->self = ++nfn;
+			}
+			ids[nids++] = r->self;
+		}
+		o->value = &vals[2 * i];
+		o->n_value = 2;
+		vals[2 * i] = 1;
+		vals[2 * i + 1] = (int64_t)s->period;
+		o->label = &labp[nlab];
+		for (k = 0; k <= s->nranges; k++) {
+			Perftools__Profiles__Label *l = &lab[nlab];
+
+			perftools__profiles__label__init(l);
+			l->key = str_id(&st, k < s->nranges ? "range" : "thread");
+			l->str = str_id(&st, k < s->nranges ? s->ranges[k] : s->comm);
+			if (l->key < 0 || l->str < 0)
+				goto out;
+			labp[nlab++] = l;
+		}
+		o->n_label = s->nranges + 1;
+	}
+	/* pointers into the arrays only now: they moved while they grew */
+	fnp = calloc(nfn + 1, sizeof(*fnp));
+	locp = calloc(nfn + 1, sizeof(*locp));
+	linep = calloc(nfn + 1, sizeof(*linep));
+	if (!fnp || !locp || !linep)
+		goto out;
+	for (i = 0; i < nfn; i++) {
+		fnp[i] = &fn[i];
+		locp[i] = &loc[i];
+		linep[i] = &line[i];
+		loc[i].n_line = 1;
+		loc[i].line = &linep[i];
+	}
+	prof.n_sample = p.n;
+	prof.sample = smpp;
+	prof.n_function = prof.n_location = nfn;
+	prof.function = fnp;
+	prof.location = locp;
+	prof.n_string_table = st.n;
+	prof.string_table = st.v;
+	buf = malloc(perftools__profiles__profile__get_packed_size(&prof) + 1);
+	if (!buf)
+		goto out;
+	i = perftools__profiles__profile__pack(&prof, buf);
+	f = cli_open_output_file("export", out, &created);
+	if (!f) {
+		ret = 1;
+		goto out;
+	}
+	if (fwrite(buf, 1, i, f) != i || (f != stdout && fclose(f) != 0) ||
+	    (f == stdout && fflush(f) != 0)) {
+		fprintf(stderr, "%s export: %s: %s\n", cli_prog, out, strerror(errno));
+		ret = 1;
+		goto out;
+	}
+	fprintf(stderr, "%zu samples, %zu functions written to %s\n", p.n, nfn, out);
+	ret = 0;
+out:
+	if (ret < 0)
+		fprintf(stderr, "%s export: %s\n", cli_prog, strerror(-ret));
+	for (i = 0; i < st.t.cap; i++)
+		free(st.t.v[i].key);
+	for (i = 0; i < funcs.cap; i++)
+		free(funcs.v[i].key);
+	free(st.t.v);
+	free(st.v);
+	free(funcs.v);
+	free(fn);
+	free(fnp);
+	free(loc);
+	free(locp);
+	free(line);
+	free(linep);
+	free(smp);
+	free(smpp);
+	free(ids);
+	free(vals);
+	free(lab);
+	free(labp);
+	free(buf);
+	profile_free(&p);
+	return ret ? 1 : 0;
+}
+#else
+int cli_export_pprof(const char *out, const char *in, const char *debug_dir)
+{
+	(void)in;
+	(void)debug_dir;
+	fprintf(stderr, "%s export: --pprof %s: built without protobuf-c (Debian: "
+		"libprotobuf-c-dev protobuf-c-compiler)\n", cli_prog, out);
+	return 1;
+}
+#endif
