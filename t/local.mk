@@ -38,10 +38,10 @@ AM_TESTS_ENVIRONMENT += CC='$(CC)'; export CC;
 check-asan:
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS=t/asan.test
 TESTS += t/perfdata.test t/record.test t/live-vs-perf.test t/export.test t/perf-event.test \
-	t/bpftrace.test t/perf-events.test
+	t/bpftrace.test t/event-names.test
 EXTRA_DIST += %reldir%/perfdata.test %reldir%/record.test %reldir%/live-vs-perf.test \
 	%reldir%/export.test %reldir%/tef-check.py %reldir%/perf-event.test %reldir%/bpftrace.test \
-	%reldir%/perf-events.test
+	%reldir%/event-names.test
 # Symbolization (libuevent/symbolize.c) and what reads it: uevent report, export --folded.
 check_PROGRAMS += t/symbolize t/burn
 t_symbolize_CFLAGS = $(t_cflags) -DSRCDIR='"$(abs_top_srcdir)"' -g -fno-inline
