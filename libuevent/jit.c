@@ -686,7 +686,8 @@ static void map_flush_all(void)
 	pthread_mutex_unlock(&list_lock);
 }
 
-static int map_line(struct uevent_jit *j, uint64_t addr, uint64_t size, const char *name)
+static int map_line(struct uevent_jit *j, uint64_t addr, uint64_t size, const char *name,
+		    uint64_t now)
 {
 	char small[512], *buf = small, *p;
 	size_t cap = sizeof(small), len = strlen(name) + 64;
@@ -710,9 +711,9 @@ static int map_line(struct uevent_jit *j, uint64_t addr, uint64_t size, const ch
 		*p++ = '\n';
 		n = p - (j->mapbuf + j->maplen);
 		if (!j->maplen)
-			j->map_t0 = _uevent_now_ns();
+			j->map_t0 = now;
 		j->maplen += (size_t)n;
-		if (_uevent_now_ns() - j->map_t0 > MAP_BUF_AGE_NS)
+		if (now - j->map_t0 > MAP_BUF_AGE_NS)
 			ret = map_flush(j);
 		return ret;
 	}
@@ -884,10 +885,12 @@ static struct pending *take_pending(struct uevent_jit *j, uint64_t addr)
 /*
  * The load, lock held: info's records, then CODE_LOAD, in one append; the perf-map line;
  * the table entry (which keeps name and info for a fork child's replay). Takes
- * ownership of name and info.
+ * ownership of name and info. now stamps the record (one clock read per load: the LuaJIT
+ * hook makes one for every trace compiled).
  */
 static int write_load(struct uevent_jit *j, const char *name, uint64_t addr, uint64_t size,
-		      const void *code, uint64_t index, const struct pending *info)
+		      const void *code, uint64_t index, const struct pending *info,
+		      uint64_t now)
 {
 	struct iovec iov[16];
 	struct jd_load rec;
@@ -911,22 +914,22 @@ static int write_load(struct uevent_jit *j, const char *name, uint64_t addr, uin
 		rec.code_addr = addr;
 		rec.code_size = size;
 		rec.code_index = index;
-		rec.p.timestamp = _uevent_now_ns();
+		rec.p.timestamp = now;
 		iov[cnt++] = (struct iovec){ &rec, sizeof(rec) };
 		iov[cnt++] = (struct iovec){ (void *)name, nlen + 1 };
 		iov[cnt++] = (struct iovec){ (void *)code, (size_t)size };
 		iov[cnt++] = (struct iovec){ (void *)zeros, pad8(sizeof(rec) + nlen + 1 + size) };
 		ret = dump_append(j, iov, cnt);
 	}
-	if (ret == 0 && (ret = map_line(j, addr, size, name)) < 0 && j->dump_fd >= 0)
+	if (ret == 0 && (ret = map_line(j, addr, size, name, now)) < 0 && j->dump_fd >= 0)
 		dump_undo(j, off);	/* a failed call leaves no trace */
 	return ret;
 }
 
 static int load_locked(struct uevent_jit *j, char *name, uint64_t addr, uint64_t size,
-		       const void *code, uint64_t index, struct pending *info)
+		       const void *code, uint64_t index, struct pending *info, uint64_t now)
 {
-	int ret = write_load(j, name, addr, size, code, index, info);
+	int ret = write_load(j, name, addr, size, code, index, info, now);
 
 	if (ret < 0) {
 		free(name);
@@ -974,7 +977,7 @@ static int replay(struct uevent_jit *j)
 		now = _uevent_now_ns();
 		for (p = c->info; p; p = p->next)
 			memcpy(p->rec + offsetof(struct jd_prefix, timestamp), &now, 8);
-		ret = write_load(j, c->name, c->addr, c->size, buf, c->index, c->info);
+		ret = write_load(j, c->name, c->addr, c->size, buf, c->index, c->info, now);
 		free(buf);
 		if (ret < 0)
 			return ret;
@@ -1011,7 +1014,7 @@ UEVENT_EXPORT int uevent_jit__code_load(struct uevent_jit *j, const char *name,
 		goto out;
 	}
 	index = __atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED);
-	ret = load_locked(j, copy, addr, size, code, index, take_pending(j, addr));
+	ret = load_locked(j, copy, addr, size, code, index, take_pending(j, addr), _uevent_now_ns());
 	if (ret == 0 && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
 		marker_load(addr, size, index, name);
 out:
@@ -1021,7 +1024,7 @@ out:
 
 /* A DEBUG_INFO record for nr entries at code_addr, unlinked; NULL on ENOMEM. */
 static struct pending *debug_record(uint64_t code_addr, const struct uevent_jit_debug_entry *e,
-				    uint32_t nr, size_t len)
+				    uint32_t nr, size_t len, uint64_t now)
 {
 	struct pending *p = malloc(sizeof(*p) + len + 8);
 	struct jd_debug *rec;
@@ -1037,7 +1040,7 @@ static struct pending *debug_record(uint64_t code_addr, const struct uevent_jit_
 	rec = (struct jd_debug *)(void *)p->rec;
 	rec->p.id = JIT_CODE_DEBUG_INFO;
 	rec->p.total_size = (uint32_t)(len + pad8(len));
-	rec->p.timestamp = _uevent_now_ns();
+	rec->p.timestamp = now;
 	rec->code_addr = code_addr;
 	rec->nr_entry = nr;
 	w = p->rec + sizeof(*rec);
@@ -1053,49 +1056,67 @@ static struct pending *debug_record(uint64_t code_addr, const struct uevent_jit_
 	return p;
 }
 
-UEVENT_EXPORT int uevent_jit__code_load_line(struct uevent_jit *j, const char *name,
-					     uint64_t addr, uint64_t size, const void *code,
-					     const char *file, uint32_t line)
+/* Name building without printf (this runs for every trace a JIT compiles): each
+ * returns the end of what it wrote. */
+static char *put_str(char *w, const char *s, size_t n)
+{
+	memcpy(w, s, n);
+	return w + n;
+}
+
+static char *put_line(char *w, uint32_t line)
+{
+	char t[10];
+	int k = 0;
+
+	do {
+		t[k++] = (char)('0' + line % 10);
+		line /= 10;
+	} while (line);
+	*w++ = ':';
+	while (k)
+		*w++ = t[--k];
+	return w;
+}
+
+UEVENT_EXPORT int uevent_jit__code_load_func(struct uevent_jit *j, const char *name,
+					     const char *func, uint64_t addr, uint64_t size,
+					     const void *code, const char *file, uint32_t line)
 {
 	struct uevent_jit_debug_entry e = { addr, line, 0, file, 0 };
 	struct pending *info = NULL, **pp;
-	uint64_t index;
-	size_t nlen, flen;
-	char *full;
+	uint64_t index, now;
+	size_t nlen, flen, fnlen;
+	char *full, *w;
 	int ret;
 
-	if (!file)
+	if (!file && !(func && *func))
 		return uevent_jit__code_load(j, name, addr, size, code);
 	if ((ret = check_load_args(j, name, addr, size)) < 0)
 		return _uevent_err(-ret);
 	if (!code)
 		code = (const void *)(uintptr_t)addr;
 	nlen = strlen(name);
-	flen = strlen(file);
-	if (flen > UINT32_MAX / 4)
+	flen = file ? strlen(file) : 0;
+	fnlen = func ? strlen(func) : 0;
+	if (flen > UINT32_MAX / 4 || fnlen > UINT32_MAX / 4)
 		return _uevent_err(EINVAL);
-	/* "NAME FILE:LINE", built here so the caller (an interpreted hook) need not */
-	if (!(full = malloc(nlen + flen + 13)))
+	/* "NAME FUNC FILE:LINE", built here so the caller (an interpreted hook) need not
+	 * build a string for every trace */
+	if (!(full = malloc(nlen + fnlen + flen + 14)))
 		return _uevent_err(ENOMEM);
-	memcpy(full, name, nlen);
-	full[nlen] = ' ';
-	memcpy(full + nlen + 1, file, flen);
-	{
-		char t[10], *w = full + nlen + 1 + flen;
-		uint32_t v = line;
-		int k = 0;
-
-		do {
-			t[k++] = (char)('0' + v % 10);
-			v /= 10;
-		} while (v);
-		*w++ = ':';
-		while (k)
-			*w++ = t[--k];
-		*w = 0;
+	w = put_str(full, name, nlen);
+	if (fnlen) {
+		*w++ = ' ';
+		w = put_str(w, func, fnlen);
 	}
-	if (!(j->flags & UEVENT_JIT_NO_JITDUMP) &&
-	    !(info = debug_record(addr, &e, 1, sizeof(struct jd_debug) + 16 + flen + 1))) {
+	if (file) {
+		*w++ = ' ';
+		w = put_line(put_str(w, file, flen), line);
+	}
+	*w = 0;
+	if (file && !(j->flags & UEVENT_JIT_NO_JITDUMP) &&
+	    !(info = debug_record(addr, &e, 1, sizeof(struct jd_debug) + 16 + flen + 1, 0))) {
 		free(full);
 		return _uevent_err(ENOMEM);
 	}
@@ -1106,9 +1127,12 @@ UEVENT_EXPORT int uevent_jit__code_load_line(struct uevent_jit *j, const char *n
 		goto out;
 	}
 	index = __atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED);
+	/* One clock read for both records, under the lock: timestamps rise in file order. */
+	now = _uevent_now_ns();
+	if (info)
+		memcpy(info->rec + offsetof(struct jd_prefix, timestamp), &now, 8);
 	/* Ours goes last: of several DEBUG_INFO records perf keeps the one before the load. */
-	pp = &info;
-	if (info) {
+	{
 		struct pending *earlier = take_pending(j, addr);
 
 		if (earlier) {
@@ -1118,14 +1142,21 @@ UEVENT_EXPORT int uevent_jit__code_load_line(struct uevent_jit *j, const char *n
 			info = earlier;
 		}
 	}
-	if (!(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
+	if (file && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
 		marker_debug(addr, &e, 1);
-	ret = load_locked(j, full, addr, size, code, index, info);
+	ret = load_locked(j, full, addr, size, code, index, info, now);
 	if (ret == 0 && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
 		marker_load(addr, size, index, code_find(j, addr)->name);
 out:
 	pthread_mutex_unlock(&j->lock);
 	return ret < 0 ? _uevent_err(-ret) : 0;
+}
+
+UEVENT_EXPORT int uevent_jit__code_load_line(struct uevent_jit *j, const char *name,
+					     uint64_t addr, uint64_t size, const void *code,
+					     const char *file, uint32_t line)
+{
+	return uevent_jit__code_load_func(j, name, NULL, addr, size, code, file, line);
 }
 
 /* A kept record follows its code to new_addr: DEBUG_INFO addresses shift with it. */
@@ -1155,7 +1186,7 @@ UEVENT_EXPORT int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr,
 	struct iovec iov;
 	struct code *c;
 	char *name;
-	uint64_t index;
+	uint64_t index, now;
 	int ret = 0;
 
 	if (!j)
@@ -1172,11 +1203,12 @@ UEVENT_EXPORT int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr,
 	if (!size)
 		size = c->size;
 	index = c->index;
+	now = _uevent_now_ns();
 	if (j->dump_fd >= 0) {
 		memset(&rec, 0, sizeof(rec));
 		rec.p.id = JIT_CODE_MOVE;
 		rec.p.total_size = sizeof(rec);
-		rec.p.timestamp = _uevent_now_ns();
+		rec.p.timestamp = now;
 		rec.pid = (uint32_t)j->pid;
 		rec.tid = (uint32_t)gettid_();
 		rec.vma = new_addr;
@@ -1188,7 +1220,7 @@ UEVENT_EXPORT int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr,
 		if ((ret = dump_append(j, &iov, 1)) < 0)
 			goto out;
 	}
-	if ((ret = map_line(j, new_addr, size, c->name)) < 0) {
+	if ((ret = map_line(j, new_addr, size, c->name, now)) < 0) {
 		if (j->dump_fd >= 0)
 			dump_undo(j, j->dump_off - sizeof(rec));
 		goto out;
@@ -1311,7 +1343,8 @@ UEVENT_EXPORT int uevent_jit__debug_info(struct uevent_jit *j, uint64_t code_add
 		if (len > UINT32_MAX / 2)
 			return _uevent_err(E2BIG);
 	}
-	if (!(j->flags & UEVENT_JIT_NO_JITDUMP) && !(p = debug_record(code_addr, e, nr, len)))
+	if (!(j->flags & UEVENT_JIT_NO_JITDUMP) && !(p = debug_record(code_addr, e, nr, len,
+								       _uevent_now_ns())))
 		return _uevent_err(ENOMEM);
 	pthread_mutex_lock(&j->lock);
 	if ((ret = check_fork(j)) < 0) {

@@ -921,6 +921,15 @@ int uevent_jit__code_load_line(struct uevent_jit *j, const char *name, uint64_t 
 			       uint64_t size, const void *code, const char *file,
 			       uint32_t line);
 
+/*
+ * code_load_line with the function the code belongs to: announces it as
+ * "NAME FUNC FILE:LINE" (the LuaJIT hook: "TRACE_46 mix app.lua:4"). func NULL or "":
+ * code_load_line; file NULL: "NAME FUNC" with no line record.
+ */
+int uevent_jit__code_load_func(struct uevent_jit *j, const char *name, const char *func,
+			       uint64_t addr, uint64_t size, const void *code,
+			       const char *file, uint32_t line);
+
 /* Code loaded at old_addr now lives at new_addr. -ENOENT if old_addr is not loaded. */
 int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr, uint64_t new_addr,
 			  uint64_t size);

@@ -693,7 +693,7 @@ static void test_line_and_batch(void)
 {
 	static unsigned char c[32];
 	const unsigned char *r, *prev = NULL;
-	char map[512], dump[512], want[128];
+	char map[512], dump[512], want[256];
 	unsigned char *buf;
 	uintptr_t a = (uintptr_t)c;
 	struct uevent_jit *j;
@@ -705,6 +705,10 @@ static void test_line_and_batch(void)
 	ok(j && uevent_jit__code_load_line(j, "TRACE_7", a, 8, c, "app.lua", 34) == 0 &&
 	   uevent_jit__code_load_line(j, "plain", a + 8, 8, c, NULL, 0) == 0,
 	   "code_load_line, with and without a file");
+	ok(j && uevent_jit__code_load_func(j, "TRACE_46", "mix", a + 16, 8, c, "app.lua", 4) == 0 &&
+	   uevent_jit__code_load_func(j, "TRACE_47", "mix", a + 24, 8, NULL, NULL, 0) == 0 &&
+	   uevent_jit__code_load_func(j, "TRACE_48", "", a + 32, 8, c, "app.lua", 5) == 0,
+	   "code_load_func: with a file, without, with an empty function name");
 	ok(stat(map, &st) == 0 && st.st_size == 0, "batched perf-map: nothing written yet");
 	ok(j && uevent_jit__code_unload_all(j) == 0 && uevent_jit__code_move(j, a, a + 16, 0) ==
 	   -ENOENT && uevent_jit__code_unload(j, a + 8, 0) == -ENOENT,
@@ -712,16 +716,24 @@ static void test_line_and_batch(void)
 	snprintf(dump, sizeof(dump), "%s", j ? uevent_jit__dump_path(j) : "");
 	uevent_jit__close(j);
 	buf = slurp(map, &len);
-	snprintf(want, sizeof(want), "%lx 8 TRACE_7 app.lua:34\n%lx 8 plain\n", (unsigned long)a,
-		 (unsigned long)a + 8);
+	snprintf(want, sizeof(want),
+		 "%lx 8 TRACE_7 app.lua:34\n%lx 8 plain\n%lx 8 TRACE_46 mix app.lua:4\n"
+		 "%lx 8 TRACE_47 mix\n%lx 8 TRACE_48 app.lua:5\n", (unsigned long)a,
+		 (unsigned long)a + 8, (unsigned long)a + 16, (unsigned long)a + 24,
+		 (unsigned long)a + 32);
 	ok(buf && len == strlen(want) && !memcmp(buf, want, len),
-	   "close writes the batched lines: 'TRACE_7 app.lua:34', 'plain'");
+	   "close writes the batched lines: 'TRACE_7 app.lua:34', 'plain', 'TRACE_46 mix app.lua:4'...");
 	free(buf);
 	buf = slurp(dump, &len);
 	r = buf ? find_load(buf, len, "TRACE_7 app.lua:34", &prev) : NULL;
 	ok(r && prev && u32(prev) == 2 && u64(prev + 16) == a && u64(prev + 24) == 1 &&
 	   u64(prev + 32) == a && u32(prev + 40) == 34 && !strcmp((const char *)prev + 48, "app.lua"),
 	   "jitdump: DEBUG_INFO (addr, line 34, app.lua) right before the load it names");
+	prev = NULL;
+	r = buf ? find_load(buf, len, "TRACE_46 mix app.lua:4", &prev) : NULL;
+	ok(r && prev && u32(prev) == 2 && u64(prev + 16) == a + 16 && u32(prev + 40) == 4 &&
+	   !strcmp((const char *)prev + 48, "app.lua") && u64(r + 8) == u64(prev + 8),
+	   "jitdump: code_load_func's DEBUG_INFO before its load, with the load's timestamp");
 	free(buf);
 }
 
@@ -997,7 +1009,7 @@ int main(void)
 	if (!mkdtemp(tmp))
 		plan_skip_all("no temporary directory");
 	self = getpid();
-	plan(91);
+	plan(93);
 	test_format();
 	test_marker();
 	test_safety();

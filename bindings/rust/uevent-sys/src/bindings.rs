@@ -5304,6 +5304,18 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
+    pub fn uevent_jit__code_load_func(
+        j: *mut uevent_jit,
+        name: *const ::std::os::raw::c_char,
+        func: *const ::std::os::raw::c_char,
+        addr: u64,
+        size: u64,
+        code: *const ::std::os::raw::c_void,
+        file: *const ::std::os::raw::c_char,
+        line: u32,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
     pub fn uevent_jit__code_move(
         j: *mut uevent_jit,
         old_addr: u64,
