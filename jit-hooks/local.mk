@@ -1,6 +1,7 @@
 # jit-hooks/local.mk - the runtime hooks (LuaJIT, Python) on the C JIT API that
 # libuevent/jit.c is; their tests are t/jit-*, their benchmark bench/jit.
-EXTRA_DIST += %reldir%/README.md %reldir%/luajit/uevent/jit.lua %reldir%/luajit/tests/hot.lua \
+EXTRA_DIST += %reldir%/README.md %reldir%/luajit/uevent/jit.lua %reldir%/luajit/jit/uevent.lua \
+	%reldir%/luajit/tests/hot.lua \
 	%reldir%/luajit/tests/test_jit.lua %reldir%/python/uevent_jit.py \
 	%reldir%/python/tests/tinyjit.py %reldir%/python/tests/test_uevent_jit.py
 
