@@ -125,6 +125,10 @@ struct uevent_jit {
 	size_t dump_map_len;
 	unsigned char *win;		/* MAP_SHARED window over the whole reserved file */
 	uint64_t dump_off;		/* end of the last whole record */
+	unsigned char *dumpbuf;		/* UEVENT_JIT_BUFFER_JITDUMP: records not yet written */
+	size_t dumplen, dumpcap;
+	uint64_t dump_file;		/* ... and the bytes before them, in the file */
+	uint64_t dump_t0;		/* when the oldest of them was added */
 	uint64_t dump_cap;		/* bytes reserved (fallocated) and mapped */
 	char *mapbuf;			/* UEVENT_JIT_BUFFER_PERF_MAP: lines not yet written */
 	size_t maplen;
@@ -143,6 +147,7 @@ static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 /* Hold every session across fork() so the child never inherits a lock held by a
  * thread that does not exist there; the child then marks each session for reopening. */
 static int map_flush(struct uevent_jit *j);
+static int dump_flush(struct uevent_jit *j);
 
 static void fork_prepare(void)
 {
@@ -151,8 +156,10 @@ static void fork_prepare(void)
 	pthread_mutex_lock(&list_lock);
 	for (j = sessions; j; j = j->next) {
 		pthread_mutex_lock(&j->lock);
-		if (!j->forked)	/* the parent's lines, written once, by the parent */
+		if (!j->forked) {	/* the parent's records, written once, by the parent */
+			dump_flush(j);
 			map_flush(j);
+		}
 	}
 }
 
@@ -175,6 +182,7 @@ static void fork_child(void)
 	for (j = sessions; j; j = j->next) {
 		j->forked = 1;
 		j->maplen = 0;
+		j->dumplen = 0;
 		pthread_mutex_unlock(&j->lock);
 	}
 	pthread_mutex_unlock(&list_lock);
@@ -366,14 +374,85 @@ static int dump_reserve(struct uevent_jit *j, uint64_t need)
 	return ret;
 }
 
+#define DUMP_BUF_MAX	((size_t)64 * 1024)
+#define DUMP_BUF_AGE_NS	((uint64_t)100 * 1000 * 1000)
+
+/*
+ * UEVENT_JIT_BUFFER_JITDUMP: writes the records held in memory with pwrite at the end
+ * of the file. A batch the file does not take whole is cut off again (no torn record
+ * is left for perf) and lost, and the call that wrote it fails.
+ */
+static int dump_flush(struct uevent_jit *j)
+{
+	size_t len = j->dumplen, done = 0;
+	ssize_t n;
+	int err;
+
+	if (!len || j->dump_fd < 0)
+		return 0;
+	j->dumplen = 0;
+	while (done < len) {
+		n = pwrite(j->dump_fd, j->dumpbuf + done, len - done, (off_t)(j->dump_file + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? errno : EIO;
+			if (ftruncate(j->dump_fd, (off_t)j->dump_file) < 0) {
+				/* nothing more to do: perf stops at the torn record */
+			}
+			j->dump_off = j->dump_file;
+			return -err;
+		}
+		done += (size_t)n;
+	}
+	j->dump_file += len;
+	return 0;
+}
+
+/*
+ * UEVENT_JIT_BUFFER_JITDUMP's append: into memory, written when 64 KiB pile up or the
+ * oldest record is 100 ms old, and at fork, close and exit. On ext4 this costs a
+ * quarter of a store into the shared mapping (page faults, page_mkwrite per page).
+ */
+static int dump_buffer(struct uevent_jit *j, const struct iovec *iov, int cnt, uint64_t len,
+		       uint64_t now)
+{
+	unsigned char *w;
+	int i, ret;
+
+	if (j->dumplen + len > j->dumpcap) {
+		if ((ret = dump_flush(j)) < 0)
+			return ret;
+		if (len > j->dumpcap) {	/* a group bigger than the buffer: room for it */
+			if (len > UINT32_MAX || !(w = realloc(j->dumpbuf, (size_t)len)))
+				return -ENOMEM;
+			j->dumpbuf = w;
+			j->dumpcap = (size_t)len;
+		}
+	}
+	if (!j->dumplen)
+		j->dump_t0 = now;
+	w = j->dumpbuf + j->dumplen;
+	for (i = 0; i < cnt; i++) {
+		memcpy(w, iov[i].iov_base, iov[i].iov_len);
+		w += iov[i].iov_len;
+	}
+	j->dumplen += (size_t)len;
+	j->dump_off += len;
+	if (now - j->dump_t0 > DUMP_BUF_AGE_NS || j->dumplen >= DUMP_BUF_MAX)
+		return dump_flush(j);
+	return 0;
+}
+
 /*
  * Appends a record group at the end of the dump through the shared mapping: the bytes
  * are in the file (the page cache) when this returns, without a syscall. The group's
  * first 8 bytes (id, total_size) are stored last, so a reader of the file, or the file
  * left by a crash, holds whole records followed by zeros, never a torn record; perf
- * stops reading at a total_size of 0. close() trims the reserved tail.
+ * stops reading at a total_size of 0. close() trims the reserved tail. (Buffered:
+ * dump_buffer.) now: the records' timestamp, for the buffer's age.
  */
-static int dump_append(struct uevent_jit *j, const struct iovec *iov, int cnt)
+static int dump_append(struct uevent_jit *j, const struct iovec *iov, int cnt, uint64_t now)
 {
 	unsigned char *w;
 	uint64_t len = 0, head;
@@ -381,6 +460,8 @@ static int dump_append(struct uevent_jit *j, const struct iovec *iov, int cnt)
 
 	for (i = 0; i < cnt; i++)
 		len += iov[i].iov_len;
+	if (j->dumpbuf)
+		return dump_buffer(j, iov, cnt, len, now);
 	if ((ret = dump_reserve(j, len)) < 0)
 		return ret;
 	w = j->win + j->dump_off;
@@ -405,6 +486,17 @@ static void dump_undo(struct uevent_jit *j, uint64_t off)
 {
 	if (off >= j->dump_off)
 		return;
+	if (j->dumpbuf) {
+		if (off < j->dump_file) {	/* written already (the batch was due) */
+			if (ftruncate(j->dump_fd, (off_t)off) < 0) {
+				/* perf reads it as a load not taken back: the name is right */
+			}
+			j->dump_file = off;
+		}
+		j->dumplen = (size_t)(off - j->dump_file);
+		j->dump_off = off;
+		return;
+	}
 	__atomic_store_n((uint64_t *)(void *)(j->win + off), 0, __ATOMIC_RELEASE);
 	memset(j->win + off + 8, 0, (size_t)(j->dump_off - off - 8));
 	j->dump_off = off;
@@ -532,7 +624,8 @@ static int open_dump(struct uevent_jit *j)
 			    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (j->dump_fd < 0)
 		return -errno;
-	j->dump_off = j->dump_cap = 0;
+	j->dump_off = j->dump_cap = j->dump_file = 0;
+	j->dumplen = 0;
 	j->win = NULL;
 	memset(&h, 0, sizeof(h));
 	h.magic = JITDUMP_MAGIC;
@@ -542,7 +635,7 @@ static int open_dump(struct uevent_jit *j)
 	h.pid = (uint32_t)j->pid;
 	h.timestamp = _uevent_now_ns();
 	iov = (struct iovec){ &h, sizeof(h) };
-	if ((ret = dump_append(j, &iov, 1)) < 0)
+	if ((ret = dump_append(j, &iov, 1, h.timestamp)) < 0 || (ret = dump_flush(j)) < 0)
 		return ret;
 	/* perf record logs executable mappings only; this one is how perf inject --jit
 	 * finds the file (by its name jit-PID.dump) and the process it belongs to. */
@@ -595,7 +688,8 @@ static void close_files(struct uevent_jit *j)
 	if (j->win)
 		munmap(j->win, (size_t)j->dump_cap);
 	j->win = NULL;
-	j->dump_off = j->dump_cap = 0;
+	j->dump_off = j->dump_cap = j->dump_file = 0;
+	j->dumplen = 0;
 	if (j->dump_fd >= 0)
 		close(j->dump_fd);
 	if (j->map_fd >= 0)
@@ -670,7 +764,8 @@ static int map_flush(struct uevent_jit *j)
 	return (size_t)n == len ? 0 : -_uevent_undo_short_append(j->map_fd, (size_t)n);
 }
 
-/* At exit: the lines still buffered (a session never closed, or the process ends first). */
+/* At exit: the records and lines still buffered (a session never closed, or the process
+ * ends first). */
 static void map_flush_all(void)
 {
 	struct uevent_jit *j;
@@ -679,8 +774,10 @@ static void map_flush_all(void)
 		return;
 	for (j = sessions; j; j = j->next)
 		if (!pthread_mutex_trylock(&j->lock)) {
-			if (!j->forked)
+			if (!j->forked) {
+				dump_flush(j);
 				map_flush(j);
+			}
 			pthread_mutex_unlock(&j->lock);
 		}
 	pthread_mutex_unlock(&list_lock);
@@ -813,7 +910,8 @@ UEVENT_EXPORT struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *
 	map_path = o.perf_map_path;
 	flags = o.flags;
 	if (flags & ~(unsigned)(UEVENT_JIT_NO_JITDUMP | UEVENT_JIT_NO_PERF_MAP |
-				UEVENT_JIT_NO_UEVENT | UEVENT_JIT_BUFFER_PERF_MAP)) {
+				UEVENT_JIT_NO_UEVENT | UEVENT_JIT_BUFFER_PERF_MAP |
+				UEVENT_JIT_BUFFER_JITDUMP)) {
 		_uevent_reason("jit: unknown flags 0x%x", flags);
 		errno = EINVAL;
 		return NULL;
@@ -831,6 +929,13 @@ UEVENT_EXPORT struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *
 	    !(j->mapbuf = malloc(MAP_BUF_MAX))) {
 		ret = -ENOMEM;
 		goto fail;
+	}
+	if ((flags & UEVENT_JIT_BUFFER_JITDUMP) && !(flags & UEVENT_JIT_NO_JITDUMP)) {
+		if (!(j->dumpbuf = malloc(DUMP_BUF_MAX))) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		j->dumpcap = DUMP_BUF_MAX;
 	}
 	if (!(flags & UEVENT_JIT_NO_JITDUMP) && (ret = make_dir(j, dir)) < 0) {
 		_uevent_reason("jit: the jitdump directory %s: %s (a symlink, another user's or "
@@ -860,6 +965,7 @@ fail:
 	}
 	pthread_mutex_destroy(&j->lock);
 	free(j->mapbuf);
+	free(j->dumpbuf);
 	free(j);
 	errno = -ret;
 	return NULL;
@@ -919,7 +1025,7 @@ static int write_load(struct uevent_jit *j, const char *name, uint64_t addr, uin
 		iov[cnt++] = (struct iovec){ (void *)name, nlen + 1 };
 		iov[cnt++] = (struct iovec){ (void *)code, (size_t)size };
 		iov[cnt++] = (struct iovec){ (void *)zeros, pad8(sizeof(rec) + nlen + 1 + size) };
-		ret = dump_append(j, iov, cnt);
+		ret = dump_append(j, iov, cnt, now);
 	}
 	if (ret == 0 && (ret = map_line(j, addr, size, name, now)) < 0 && j->dump_fd >= 0)
 		dump_undo(j, off);	/* a failed call leaves no trace */
@@ -1217,7 +1323,7 @@ UEVENT_EXPORT int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr,
 		rec.code_size = size;
 		rec.code_index = index;
 		iov = (struct iovec){ &rec, sizeof(rec) };
-		if ((ret = dump_append(j, &iov, 1)) < 0)
+		if ((ret = dump_append(j, &iov, 1, now)) < 0)
 			goto out;
 	}
 	if ((ret = map_line(j, new_addr, size, c->name, now)) < 0) {
@@ -1443,7 +1549,9 @@ UEVENT_EXPORT int uevent_jit__close(struct uevent_jit *j)
 	if (!j->forked && j->dump_fd >= 0) {
 		rec = (struct jd_prefix){ JIT_CODE_CLOSE, sizeof(rec), _uevent_now_ns() };
 		iov = (struct iovec){ &rec, sizeof(rec) };
-		if ((err = dump_append(j, &iov, 1)) < 0 && ret == 0)
+		if ((err = dump_append(j, &iov, 1, rec.timestamp)) < 0 && ret == 0)
+			ret = err;
+		if ((err = dump_flush(j)) < 0 && ret == 0)
 			ret = err;
 		/* drop the reserved tail: the file ends with its last record */
 		if (ftruncate(j->dump_fd, (off_t)j->dump_off) < 0 && ret == 0)
@@ -1465,6 +1573,7 @@ UEVENT_EXPORT int uevent_jit__close(struct uevent_jit *j)
 	free(j->codes);
 	free_pending(j->pending);
 	free(j->mapbuf);
+	free(j->dumpbuf);
 	free(j);
 	return ret < 0 ? _uevent_err(-ret) : 0;
 }

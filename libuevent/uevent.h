@@ -880,9 +880,13 @@ enum uevent_jit_flags {
 	UEVENT_JIT_NO_JITDUMP	= 1,	/* do not write the jitdump file */
 	UEVENT_JIT_NO_PERF_MAP	= 2,	/* do not write /tmp/perf-PID.map */
 	UEVENT_JIT_NO_UEVENT	= 4,	/* do not emit uevent markers */
-	UEVENT_JIT_BUFFER_PERF_MAP = 8	/* batch perf-map lines: written when 64 KiB pile
+	UEVENT_JIT_BUFFER_PERF_MAP = 8,	/* batch perf-map lines: written when 64 KiB pile
 					   up or the oldest is 100 ms old, and at fork,
-					   close and exit (the jitdump is never batched) */
+					   close and exit */
+	UEVENT_JIT_BUFFER_JITDUMP = 16	/* batch jitdump records the same way (written
+					   with pwrite, not stored through the shared
+					   mapping: a quarter of the cost on ext4); a
+					   process killed before loses them */
 };
 
 /* Options for uevent_jit__open(); zero-fill with UEVENT_JIT_OPTS(). */

@@ -737,6 +737,69 @@ static void test_line_and_batch(void)
 	free(buf);
 }
 
+/* UEVENT_JIT_BUFFER_JITDUMP: records wait in memory, and are in the file, whole, after
+ * close, and at exit for a session never closed. */
+static void test_buffered_dump(void)
+{
+	static unsigned char c[64];
+	const unsigned char *r, *prev = NULL;
+	char dump[512], cdump[512];
+	unsigned char *buf;
+	uintptr_t a = (uintptr_t)c;
+	struct uevent_jit *j;
+	struct stat st;
+	size_t len;
+	pid_t pid;
+	int status, i, ok1 = 1;
+
+	j = open_in("bufdump", NULL, UEVENT_JIT_BUFFER_JITDUMP | UEVENT_JIT_NO_PERF_MAP);
+	snprintf(dump, sizeof(dump), "%s", j ? uevent_jit__dump_path(j) : "");
+	for (i = 0; j && i < 8; i++)
+		ok1 &= uevent_jit__code_load_func(j, "TRACE_1", "f", a + 8 * (uintptr_t)i, 8, c,
+						  "b.lua", 10 + (uint32_t)i) == 0;
+	ok(j && ok1 && stat(dump, &st) == 0 && st.st_size == 40,
+	   "buffered jitdump: 8 loads, the file holds only its header until written");
+	ok(uevent_jit__close(j) == 0, "close writes them");
+	buf = slurp(dump, &len);
+	r = buf ? find_load(buf, len, "TRACE_1 f b.lua:17", &prev) : NULL;
+	ok(r && prev && u32(prev) == 2 && u32(prev + 40) == 17 && len == (size_t)(r - buf) +
+	   u32(r + 4) + 16 && u32(r + u32(r + 4)) == 3,
+	   "... whole: the last load with its DEBUG_INFO, then CODE_CLOSE, then the end");
+	free(buf);
+
+	/* A child that opens a buffered session and exits without closing it. */
+	snprintf(cdump, sizeof(cdump), "%s/bufexit", tmp);
+	pid = fork();
+	if (pid == 0) {
+		UEVENT_JIT_OPTS(o, .dir = cdump, .flags = UEVENT_JIT_BUFFER_JITDUMP |
+			       UEVENT_JIT_NO_PERF_MAP);
+		struct uevent_jit *cj = uevent_jit__open(&o);
+
+		_exit(cj && uevent_jit__code_load(cj, "at_exit_fn", a, 8, c) == 0 ? 0 : 1);
+	}
+	/* _exit skips atexit: the child above checks nothing is written without it */
+	status = -1;
+	waitpid(pid, &status, 0);
+	snprintf(dump, sizeof(dump), "%s/jit-%d.dump", cdump, (int)pid);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0 && stat(dump, &st) == 0 &&
+	   st.st_size == 40, "_exit (no atexit): the batch is lost, the header is there");
+	pid = fork();
+	if (pid == 0) {
+		UEVENT_JIT_OPTS(o, .dir = cdump, .flags = UEVENT_JIT_BUFFER_JITDUMP |
+			       UEVENT_JIT_NO_PERF_MAP);
+		struct uevent_jit *cj = uevent_jit__open(&o);
+
+		exit(cj && uevent_jit__code_load(cj, "at_exit_fn", a, 8, c) == 0 ? 0 : 1);
+	}
+	status = -1;
+	waitpid(pid, &status, 0);
+	snprintf(dump, sizeof(dump), "%s/jit-%d.dump", cdump, (int)pid);
+	buf = slurp(dump, &len);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0 && buf &&
+	   find_load(buf, len, "at_exit_fn", &prev), "exit() without close writes the batch");
+	free(buf);
+}
+
 static void test_errors(void)
 {
 	static unsigned char c[4096];
@@ -1009,7 +1072,7 @@ int main(void)
 	if (!mkdtemp(tmp))
 		plan_skip_all("no temporary directory");
 	self = getpid();
-	plan(93);
+	plan(98);
 	test_format();
 	test_marker();
 	test_safety();
@@ -1017,6 +1080,7 @@ int main(void)
 	test_threads();
 	test_fork();
 	test_line_and_batch();
+	test_buffered_dump();
 	test_errors();
 	test_default_dir();
 	test_enospc();

@@ -5190,6 +5190,7 @@ pub const UEVENT_JIT_NO_JITDUMP: uevent_jit_flags = 1;
 pub const UEVENT_JIT_NO_PERF_MAP: uevent_jit_flags = 2;
 pub const UEVENT_JIT_NO_UEVENT: uevent_jit_flags = 4;
 pub const UEVENT_JIT_BUFFER_PERF_MAP: uevent_jit_flags = 8;
+pub const UEVENT_JIT_BUFFER_JITDUMP: uevent_jit_flags = 16;
 pub type uevent_jit_flags = ::std::os::raw::c_uint;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
