@@ -8,14 +8,15 @@
 --     map=PATH       the perf map file (default /tmp/perf-PID.map)
 --     nomap          no perf map          nojitdump   no jitdump file
 --     nouevent       no uevent markers    nolines     no DEBUG_INFO line records
---     unbuffered     one write per perf-map line (default: batched)
+--     unbuffered     each jitdump record and perf-map line in the file before its trace
+--                    runs (default: batched, written at 64 KiB, 100 ms and exit)
 local J = require "uevent.jit"
 
 local M = {}
 
 local flags = {
-  nomap = "perf_map", nojitdump = "jitdump", nouevent = "uevent", nolines = "lines",
-  unbuffered = "perf_map_buffered",
+  nomap = { "perf_map" }, nojitdump = { "jitdump" }, nouevent = { "uevent" },
+  nolines = { "lines" }, unbuffered = { "perf_map_buffered", "jitdump_buffered" },
 }
 local values = { dir = "dir", map = "perf_map_path" }
 
@@ -34,7 +35,7 @@ function M.parse(...)
         if v == "" then error(("uevent.jit: option '%s' needs a value"):format(k), 0) end
         opts[values[k]] = v
       elseif flags[a] then
-        opts[flags[a]] = false
+        for _, o in ipairs(flags[a]) do opts[o] = false end
       else
         error(("uevent.jit: unknown option '%s' (options: dir=DIR, map=PATH, nomap, "
           .. "nojitdump, nouevent, nolines, unbuffered)"):format(a), 0)

@@ -6,7 +6,7 @@ local tmp = assert(arg[1], "usage: test_jit.lua TMPDIR")
 
 local tap = require "tests.tap"
 local ok, skip = tap.ok, tap.skip
-tap.plan(20)
+tap.plan(21)
 
 local have_uevent, uevent = pcall(require, "uevent")
 local uev_path = tmp .. "/lua.uev"
@@ -20,7 +20,10 @@ jutil.funcinfo = function(...) nfuncinfo = nfuncinfo + 1; return funcinfo0(...) 
 local J = require "uevent.jit"
 jutil.funcinfo = funcinfo0
 local map = tmp .. "/lua.map"
-ok(J.start { dir = tmp .. "/jd", perf_map_path = map }, "start() with dir and perf-map overrides")
+-- jitdump_buffered = false: each record is in the file before its trace runs, so this
+-- test can read the dump while the session is open (the default batches them).
+ok(J.start { dir = tmp .. "/jd", perf_map_path = map, jitdump_buffered = false },
+   "start() with dir and perf-map overrides")
 print("# C declarations via " .. J.via())
 local dump = J.dump_path()
 ok(dump and dump:match("/jd/jit%-%d+%.dump$"), "dump path " .. tostring(dump))
@@ -32,8 +35,8 @@ for _ = 1, 3 do loop1(10000) end
 ok(J.counts.loaded >= 1 and J.counts.errors == 0, "a trace was announced (" .. J.counts.loaded .. ")")
 
 -- Parse the dump: load records with their address, size, name.
-local function loads()
-  local f = assert(io.open(dump, "rb")); local s = f:read("*a"); f:close()
+local function loads(path)
+  local f = assert(io.open(path or dump, "rb")); local s = f:read("*a"); f:close()
   local p = ffi.cast("const uint8_t *", s)
   local out, off = {}, 40
   while off + 16 <= #s do
@@ -113,6 +116,20 @@ for _ = 1, 3 do loop2(10000) end
 ok(J.counts.loaded == c, "no announcements after stop()")
 ok(J.start { dir = tmp .. "/jd2", perf_map = false } and J.stop(), "start() again after stop()")
 
+-- The default: jitdump records batched in memory, in the file after stop().
+J.start { dir = tmp .. "/jd3", perf_map = false }
+local dump3 = J.dump_path()
+local function loop3(k) local s = 2; for i = 1, k do s = (s * 5 + i) % 65521 end; return s end
+for _ = 1, 3 do loop3(10000) end
+local during = #select(1, loads(dump3))
+J.stop()
+local named = false
+for _, r in ipairs(loads(dump3)) do
+  if r.name:match("^TRACE_%d+ loop3 test_jit%.lua:%d+$") then named = true end
+end
+ok(during == 0 and named, "buffered jitdump (the default): no load in the file while running ("
+   .. during .. "), TRACE_n loop3 test_jit.lua:N after stop()")
+
 -- A hook that cannot start raises (a one-liner must not drop a nil, err) and says why.
 local f2 = io.open(tmp .. "/afile", "w"); f2:write("x"); f2:close()
 local ok2, err2 = pcall(J.start, { dir = tmp .. "/afile/jd" })
@@ -123,7 +140,8 @@ ok(not ok2 and tostring(err2):match("uevent%.jit: cannot start: .*afile") and no
 local JU = require "jit.uevent"
 local o = JU.parse("dir=/x/y", "map=/m.map", "nojitdump", "nouevent", "nolines", "unbuffered")
 ok(o.dir == "/x/y" and o.perf_map_path == "/m.map" and o.jitdump == false and o.uevent == false
-   and o.lines == false and o.perf_map_buffered == false and JU.parse("nomap").perf_map == false,
+   and o.lines == false and o.perf_map_buffered == false and o.jitdump_buffered == false
+   and JU.parse("nomap").perf_map == false,
    "-juevent options: dir=, map=, nomap, nojitdump, nouevent, nolines, unbuffered")
 local bad1, e1 = pcall(JU.parse, "bogus")
 local bad2, e2 = pcall(JU.parse, "dir=")

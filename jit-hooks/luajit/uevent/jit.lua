@@ -168,11 +168,15 @@ end
 -- ---- API ---------------------------------------------------------------------------
 
 -- start{dir=, perf_map=false, jitdump=false, uevent=false, perf_map_path=, lines=false,
---       perf_map_buffered=false}
+--       perf_map_buffered=false, jitdump_buffered=false}
 -- (lines=false: no DEBUG_INFO record; the name still says file:line.
---  perf_map_buffered=false: one write per perf-map line, as the C API does by default;
---  the hook batches them (UEVENT_JIT_BUFFER_PERF_MAP) since the jitdump, written before
---  each trace runs, is what perf inject reads and the map is read after the run.)
+--  perf_map_buffered=false, jitdump_buffered=false: each perf-map line written, each
+--  jitdump record stored in the file, before the trace runs, as the C API does by
+--  default. The hook batches both (UEVENT_JIT_BUFFER_PERF_MAP, _JITDUMP: written at
+--  64 KiB, 100 ms, fork, stop and exit) since perf reads them after the run, and
+--  storing each record in the file costs more than all the rest of the hook on ext4;
+--  the uevent marker, which orders the load in the perf stream, is never batched. A
+--  process killed by a signal loses the batch.)
 -- Returns true; raises with the reason when the hook cannot start (a hook that is not
 -- running is not something to carry on without noticing: `luajit -juevent` then fails).
 function M.start(opts)
@@ -192,6 +196,7 @@ function M.start(opts)
   if opts.perf_map == false then flags = bor(flags, l.UEVENT_JIT_NO_PERF_MAP) end
   if opts.uevent == false then flags = bor(flags, l.UEVENT_JIT_NO_UEVENT) end
   if opts.perf_map_buffered ~= false then flags = bor(flags, l.UEVENT_JIT_BUFFER_PERF_MAP) end
+  if opts.jitdump_buffered ~= false then flags = bor(flags, l.UEVENT_JIT_BUFFER_JITDUMP) end
   o.flags = flags
   local s = lib.uevent_jit__open(o)
   if s == nil then
