@@ -28,6 +28,11 @@ nodist_luabindcdef_DATA = %reldir%/install/uevent/cdef.lua
 	echo 'header = [==['; cat $(top_srcdir)/libuevent/uevent.h; echo ']==] }'; \
 	} > $@.tmp && mv $@.tmp $@
 CLEANFILES += %reldir%/install/uevent/cdef.lua
+installcheck-local: installcheck-lua-binding
+.PHONY: installcheck-lua-binding
+installcheck-lua-binding:
+	test -f '$(DESTDIR)$(luabinddir)/uevent.lua'
+	test -f '$(DESTDIR)$(luabindcdefdir)/cdef.lua'
 
 # The C program checking LuaJIT's view of every struct, field offset and constant.
 %reldir%/ctest.c: $(UEVENT_CDEF) %reldir%/gen-ctest.lua
