@@ -34,8 +34,9 @@ local function bind()
     lib, via = uevent.lib, "binding"
     return lib
   end
-  return nil, "uevent.jit needs the LuaJIT binding (require \"uevent\": put bindings/lua on "
-    .. "LUA_PATH): " .. tostring(uevent)
+  return nil, "uevent.jit needs the LuaJIT binding (require \"uevent\": make install puts "
+    .. "it beside uevent/jit.lua; in the build tree put bindings/lua on LUA_PATH): "
+    .. tostring(uevent)
 end
 
 -- ---- state -------------------------------------------------------------------------
