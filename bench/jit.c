@@ -16,7 +16,8 @@ static char tmp[256];
 static unsigned char code[256];
 
 /* Best of 5 sessions of n loads (fresh directory each), in µs per load. */
-/* with_debug: 1 = debug_info then code_load, 2 = code_load_line (one call) */
+/* with_debug: 1 = debug_info then code_load, 2 = code_load_line (one call),
+ * 3 = code_load_func (one call, as the LuaJIT hook makes it) */
 static double per_load(const char *what, unsigned int flags, int n, int with_debug)
 {
 	struct uevent_jit_debug_entry e = { 0, 1, 0, "bench.lua", 0 };
@@ -42,6 +43,12 @@ static double per_load(const char *what, unsigned int flags, int n, int with_deb
 			if (with_debug == 2) {
 				snprintf(name, sizeof(name), "TRACE_%d", i);
 				uevent_jit__code_load_line(j, name, addr, 200, code, "bench.lua", i);
+				continue;
+			}
+			if (with_debug == 3) {
+				snprintf(name, sizeof(name), "TRACE_%d", i);
+				uevent_jit__code_load_func(j, name, "mix", addr, 200, code, "bench.lua",
+							   (uint32_t)i);
 				continue;
 			}
 			if (with_debug) {
@@ -75,8 +82,10 @@ int main(void)
 	printf("%-40s %7.2f us\n", "code_load: jitdump + perf map + uevent",
 	       per_load("all", 0, n, 0));
 	printf("%-40s %7.2f us\n", "code_load + debug_info (1 line)", per_load("dbg", 0, n, 1));
-	printf("%-40s %7.2f us\n", "code_load_line, perf map batched (hook)",
+	printf("%-40s %7.2f us\n", "code_load_line, perf map batched",
 	       per_load("line", UEVENT_JIT_BUFFER_PERF_MAP, n, 2));
+	printf("%-40s %7.2f us\n", "code_load_func, both batched (hook)",
+	       per_load("func", UEVENT_JIT_BUFFER_PERF_MAP | UEVENT_JIT_BUFFER_JITDUMP, n, 3));
 	printf("%-40s %7.2f us\n", "code_load: jitdump only",
 	       per_load("dump", UEVENT_JIT_NO_PERF_MAP | UEVENT_JIT_NO_UEVENT, n, 0));
 	printf("%-40s %7.2f us\n", "code_load: perf map only",

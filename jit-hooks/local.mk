@@ -1,16 +1,21 @@
 # jit-hooks/local.mk - the runtime hooks (LuaJIT, Python) on the C JIT API that
 # libuevent/jit.c is; their tests are t/jit-*, their benchmark bench/jit.
-EXTRA_DIST += %reldir%/README.md %reldir%/luajit/uevent/jit.lua %reldir%/luajit/tests/hot.lua \
+EXTRA_DIST += %reldir%/README.md %reldir%/luajit/uevent/jit.lua %reldir%/luajit/jit/uevent.lua \
+	%reldir%/luajit/tests/hot.lua \
 	%reldir%/luajit/tests/test_jit.lua %reldir%/python/uevent_jit.py \
 	%reldir%/python/tests/tinyjit.py %reldir%/python/tests/test_uevent_jit.py \
 	%reldir%/python/uevent_jit_numba.py %reldir%/python/uevent-jit-numba.pth \
 	%reldir%/python/tests/numba_app.py %reldir%/python/tests/test_numba.py
 
 # make install: the LuaJIT module where LuaJIT's package.path looks (luadir, from
-# ./configure --with-luadir, default $(datadir)/lua/5.1) and the Python hook
+# ./configure --with-luadir, default LuaJIT's INSTALL_LMOD under $(prefix); the binding
+# it needs goes there too, from bindings/lua/local.mk) and the Python hook
 # (--with-pythondir, default $(libdir)/pythonX.Y/site-packages).
 luajithookdir = $(luadir)/uevent
 luajithook_DATA = %reldir%/luajit/uevent/jit.lua
+# ... and jit/uevent.lua, which `luajit -juevent` loads as LuaJIT's -j modules (jit/v.lua).
+luajitjdir = $(luadir)/jit
+luajitj_DATA = %reldir%/luajit/jit/uevent.lua
 # The Numba hook beside it as uevent_jit_numba, and the .pth that turns it on at start
 # for UEVENT_JIT_NUMBA=1 (read only when pyhookdir is a site directory of the interpreter).
 pyhook_DATA = %reldir%/python/uevent_jit.py %reldir%/python/uevent_jit_numba.py \
@@ -38,13 +43,14 @@ all-local: $(py_jit)
 # t/jit-install.test installs just these two into a DESTDIR and loads them from there.
 .PHONY: jit-install-dirs
 jit-install-dirs:
-	@echo '$(luajithookdir)'; echo '$(pyhookdir)'
+	@echo '$(luajithookdir)'; echo '$(pyhookdir)'; echo '$(luadir)'; echo '$(libdir)'
 
 # make installcheck (and so distcheck): both modules are where they were put.
 installcheck-local: installcheck-jit-hooks
 .PHONY: installcheck-jit-hooks
 installcheck-jit-hooks:
 	test -f '$(DESTDIR)$(luajithookdir)/jit.lua'
+	test -f '$(DESTDIR)$(luajitjdir)/uevent.lua'
 	test -f '$(DESTDIR)$(pyhookdir)/uevent_jit.py'
 	test -f '$(DESTDIR)$(pyhookdir)/uevent_jit_numba.py'
 	test -f '$(DESTDIR)$(pyhookdir)/uevent-jit-numba.pth'

@@ -125,6 +125,10 @@ struct uevent_jit {
 	size_t dump_map_len;
 	unsigned char *win;		/* MAP_SHARED window over the whole reserved file */
 	uint64_t dump_off;		/* end of the last whole record */
+	unsigned char *dumpbuf;		/* UEVENT_JIT_BUFFER_JITDUMP: records not yet written */
+	size_t dumplen, dumpcap;
+	uint64_t dump_file;		/* ... and the bytes before them, in the file */
+	uint64_t dump_t0;		/* when the oldest of them was added */
 	uint64_t dump_cap;		/* bytes reserved (fallocated) and mapped */
 	char *mapbuf;			/* UEVENT_JIT_BUFFER_PERF_MAP: lines not yet written */
 	size_t maplen;
@@ -143,6 +147,7 @@ static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 /* Hold every session across fork() so the child never inherits a lock held by a
  * thread that does not exist there; the child then marks each session for reopening. */
 static int map_flush(struct uevent_jit *j);
+static int dump_flush(struct uevent_jit *j);
 
 static void fork_prepare(void)
 {
@@ -151,8 +156,10 @@ static void fork_prepare(void)
 	pthread_mutex_lock(&list_lock);
 	for (j = sessions; j; j = j->next) {
 		pthread_mutex_lock(&j->lock);
-		if (!j->forked)	/* the parent's lines, written once, by the parent */
+		if (!j->forked) {	/* the parent's records, written once, by the parent */
+			dump_flush(j);
 			map_flush(j);
+		}
 	}
 }
 
@@ -175,6 +182,7 @@ static void fork_child(void)
 	for (j = sessions; j; j = j->next) {
 		j->forked = 1;
 		j->maplen = 0;
+		j->dumplen = 0;
 		pthread_mutex_unlock(&j->lock);
 	}
 	pthread_mutex_unlock(&list_lock);
@@ -366,14 +374,85 @@ static int dump_reserve(struct uevent_jit *j, uint64_t need)
 	return ret;
 }
 
+#define DUMP_BUF_MAX	((size_t)64 * 1024)
+#define DUMP_BUF_AGE_NS	((uint64_t)100 * 1000 * 1000)
+
+/*
+ * UEVENT_JIT_BUFFER_JITDUMP: writes the records held in memory with pwrite at the end
+ * of the file. A batch the file does not take whole is cut off again (no torn record
+ * is left for perf) and lost, and the call that wrote it fails.
+ */
+static int dump_flush(struct uevent_jit *j)
+{
+	size_t len = j->dumplen, done = 0;
+	ssize_t n;
+	int err;
+
+	if (!len || j->dump_fd < 0)
+		return 0;
+	j->dumplen = 0;
+	while (done < len) {
+		n = pwrite(j->dump_fd, j->dumpbuf + done, len - done, (off_t)(j->dump_file + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? errno : EIO;
+			if (ftruncate(j->dump_fd, (off_t)j->dump_file) < 0) {
+				/* nothing more to do: perf stops at the torn record */
+			}
+			j->dump_off = j->dump_file;
+			return -err;
+		}
+		done += (size_t)n;
+	}
+	j->dump_file += len;
+	return 0;
+}
+
+/*
+ * UEVENT_JIT_BUFFER_JITDUMP's append: into memory, written when 64 KiB pile up or the
+ * oldest record is 100 ms old, and at fork, close and exit. On ext4 this costs a
+ * quarter of a store into the shared mapping (page faults, page_mkwrite per page).
+ */
+static int dump_buffer(struct uevent_jit *j, const struct iovec *iov, int cnt, uint64_t len,
+		       uint64_t now)
+{
+	unsigned char *w;
+	int i, ret;
+
+	if (j->dumplen + len > j->dumpcap) {
+		if ((ret = dump_flush(j)) < 0)
+			return ret;
+		if (len > j->dumpcap) {	/* a group bigger than the buffer: room for it */
+			if (len > UINT32_MAX || !(w = realloc(j->dumpbuf, (size_t)len)))
+				return -ENOMEM;
+			j->dumpbuf = w;
+			j->dumpcap = (size_t)len;
+		}
+	}
+	if (!j->dumplen)
+		j->dump_t0 = now;
+	w = j->dumpbuf + j->dumplen;
+	for (i = 0; i < cnt; i++) {
+		memcpy(w, iov[i].iov_base, iov[i].iov_len);
+		w += iov[i].iov_len;
+	}
+	j->dumplen += (size_t)len;
+	j->dump_off += len;
+	if (now - j->dump_t0 > DUMP_BUF_AGE_NS || j->dumplen >= DUMP_BUF_MAX)
+		return dump_flush(j);
+	return 0;
+}
+
 /*
  * Appends a record group at the end of the dump through the shared mapping: the bytes
  * are in the file (the page cache) when this returns, without a syscall. The group's
  * first 8 bytes (id, total_size) are stored last, so a reader of the file, or the file
  * left by a crash, holds whole records followed by zeros, never a torn record; perf
- * stops reading at a total_size of 0. close() trims the reserved tail.
+ * stops reading at a total_size of 0. close() trims the reserved tail. (Buffered:
+ * dump_buffer.) now: the records' timestamp, for the buffer's age.
  */
-static int dump_append(struct uevent_jit *j, const struct iovec *iov, int cnt)
+static int dump_append(struct uevent_jit *j, const struct iovec *iov, int cnt, uint64_t now)
 {
 	unsigned char *w;
 	uint64_t len = 0, head;
@@ -381,6 +460,8 @@ static int dump_append(struct uevent_jit *j, const struct iovec *iov, int cnt)
 
 	for (i = 0; i < cnt; i++)
 		len += iov[i].iov_len;
+	if (j->dumpbuf)
+		return dump_buffer(j, iov, cnt, len, now);
 	if ((ret = dump_reserve(j, len)) < 0)
 		return ret;
 	w = j->win + j->dump_off;
@@ -405,6 +486,17 @@ static void dump_undo(struct uevent_jit *j, uint64_t off)
 {
 	if (off >= j->dump_off)
 		return;
+	if (j->dumpbuf) {
+		if (off < j->dump_file) {	/* written already (the batch was due) */
+			if (ftruncate(j->dump_fd, (off_t)off) < 0) {
+				/* perf reads it as a load not taken back: the name is right */
+			}
+			j->dump_file = off;
+		}
+		j->dumplen = (size_t)(off - j->dump_file);
+		j->dump_off = off;
+		return;
+	}
 	__atomic_store_n((uint64_t *)(void *)(j->win + off), 0, __ATOMIC_RELEASE);
 	memset(j->win + off + 8, 0, (size_t)(j->dump_off - off - 8));
 	j->dump_off = off;
@@ -532,7 +624,8 @@ static int open_dump(struct uevent_jit *j)
 			    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (j->dump_fd < 0)
 		return -errno;
-	j->dump_off = j->dump_cap = 0;
+	j->dump_off = j->dump_cap = j->dump_file = 0;
+	j->dumplen = 0;
 	j->win = NULL;
 	memset(&h, 0, sizeof(h));
 	h.magic = JITDUMP_MAGIC;
@@ -542,7 +635,7 @@ static int open_dump(struct uevent_jit *j)
 	h.pid = (uint32_t)j->pid;
 	h.timestamp = _uevent_now_ns();
 	iov = (struct iovec){ &h, sizeof(h) };
-	if ((ret = dump_append(j, &iov, 1)) < 0)
+	if ((ret = dump_append(j, &iov, 1, h.timestamp)) < 0 || (ret = dump_flush(j)) < 0)
 		return ret;
 	/* perf record logs executable mappings only; this one is how perf inject --jit
 	 * finds the file (by its name jit-PID.dump) and the process it belongs to. */
@@ -595,7 +688,8 @@ static void close_files(struct uevent_jit *j)
 	if (j->win)
 		munmap(j->win, (size_t)j->dump_cap);
 	j->win = NULL;
-	j->dump_off = j->dump_cap = 0;
+	j->dump_off = j->dump_cap = j->dump_file = 0;
+	j->dumplen = 0;
 	if (j->dump_fd >= 0)
 		close(j->dump_fd);
 	if (j->map_fd >= 0)
@@ -670,7 +764,8 @@ static int map_flush(struct uevent_jit *j)
 	return (size_t)n == len ? 0 : -_uevent_undo_short_append(j->map_fd, (size_t)n);
 }
 
-/* At exit: the lines still buffered (a session never closed, or the process ends first). */
+/* At exit: the records and lines still buffered (a session never closed, or the process
+ * ends first). */
 static void map_flush_all(void)
 {
 	struct uevent_jit *j;
@@ -679,14 +774,17 @@ static void map_flush_all(void)
 		return;
 	for (j = sessions; j; j = j->next)
 		if (!pthread_mutex_trylock(&j->lock)) {
-			if (!j->forked)
+			if (!j->forked) {
+				dump_flush(j);
 				map_flush(j);
+			}
 			pthread_mutex_unlock(&j->lock);
 		}
 	pthread_mutex_unlock(&list_lock);
 }
 
-static int map_line(struct uevent_jit *j, uint64_t addr, uint64_t size, const char *name)
+static int map_line(struct uevent_jit *j, uint64_t addr, uint64_t size, const char *name,
+		    uint64_t now)
 {
 	char small[512], *buf = small, *p;
 	size_t cap = sizeof(small), len = strlen(name) + 64;
@@ -710,9 +808,9 @@ static int map_line(struct uevent_jit *j, uint64_t addr, uint64_t size, const ch
 		*p++ = '\n';
 		n = p - (j->mapbuf + j->maplen);
 		if (!j->maplen)
-			j->map_t0 = _uevent_now_ns();
+			j->map_t0 = now;
 		j->maplen += (size_t)n;
-		if (_uevent_now_ns() - j->map_t0 > MAP_BUF_AGE_NS)
+		if (now - j->map_t0 > MAP_BUF_AGE_NS)
 			ret = map_flush(j);
 		return ret;
 	}
@@ -812,7 +910,8 @@ UEVENT_EXPORT struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *
 	map_path = o.perf_map_path;
 	flags = o.flags;
 	if (flags & ~(unsigned)(UEVENT_JIT_NO_JITDUMP | UEVENT_JIT_NO_PERF_MAP |
-				UEVENT_JIT_NO_UEVENT | UEVENT_JIT_BUFFER_PERF_MAP)) {
+				UEVENT_JIT_NO_UEVENT | UEVENT_JIT_BUFFER_PERF_MAP |
+				UEVENT_JIT_BUFFER_JITDUMP)) {
 		_uevent_reason("jit: unknown flags 0x%x", flags);
 		errno = EINVAL;
 		return NULL;
@@ -830,6 +929,13 @@ UEVENT_EXPORT struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *
 	    !(j->mapbuf = malloc(MAP_BUF_MAX))) {
 		ret = -ENOMEM;
 		goto fail;
+	}
+	if ((flags & UEVENT_JIT_BUFFER_JITDUMP) && !(flags & UEVENT_JIT_NO_JITDUMP)) {
+		if (!(j->dumpbuf = malloc(DUMP_BUF_MAX))) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		j->dumpcap = DUMP_BUF_MAX;
 	}
 	if (!(flags & UEVENT_JIT_NO_JITDUMP) && (ret = make_dir(j, dir)) < 0) {
 		_uevent_reason("jit: the jitdump directory %s: %s (a symlink, another user's or "
@@ -859,6 +965,7 @@ fail:
 	}
 	pthread_mutex_destroy(&j->lock);
 	free(j->mapbuf);
+	free(j->dumpbuf);
 	free(j);
 	errno = -ret;
 	return NULL;
@@ -884,10 +991,12 @@ static struct pending *take_pending(struct uevent_jit *j, uint64_t addr)
 /*
  * The load, lock held: info's records, then CODE_LOAD, in one append; the perf-map line;
  * the table entry (which keeps name and info for a fork child's replay). Takes
- * ownership of name and info.
+ * ownership of name and info. now stamps the record (one clock read per load: the LuaJIT
+ * hook makes one for every trace compiled).
  */
 static int write_load(struct uevent_jit *j, const char *name, uint64_t addr, uint64_t size,
-		      const void *code, uint64_t index, const struct pending *info)
+		      const void *code, uint64_t index, const struct pending *info,
+		      uint64_t now)
 {
 	struct iovec iov[16];
 	struct jd_load rec;
@@ -911,22 +1020,22 @@ static int write_load(struct uevent_jit *j, const char *name, uint64_t addr, uin
 		rec.code_addr = addr;
 		rec.code_size = size;
 		rec.code_index = index;
-		rec.p.timestamp = _uevent_now_ns();
+		rec.p.timestamp = now;
 		iov[cnt++] = (struct iovec){ &rec, sizeof(rec) };
 		iov[cnt++] = (struct iovec){ (void *)name, nlen + 1 };
 		iov[cnt++] = (struct iovec){ (void *)code, (size_t)size };
 		iov[cnt++] = (struct iovec){ (void *)zeros, pad8(sizeof(rec) + nlen + 1 + size) };
-		ret = dump_append(j, iov, cnt);
+		ret = dump_append(j, iov, cnt, now);
 	}
-	if (ret == 0 && (ret = map_line(j, addr, size, name)) < 0 && j->dump_fd >= 0)
+	if (ret == 0 && (ret = map_line(j, addr, size, name, now)) < 0 && j->dump_fd >= 0)
 		dump_undo(j, off);	/* a failed call leaves no trace */
 	return ret;
 }
 
 static int load_locked(struct uevent_jit *j, char *name, uint64_t addr, uint64_t size,
-		       const void *code, uint64_t index, struct pending *info)
+		       const void *code, uint64_t index, struct pending *info, uint64_t now)
 {
-	int ret = write_load(j, name, addr, size, code, index, info);
+	int ret = write_load(j, name, addr, size, code, index, info, now);
 
 	if (ret < 0) {
 		free(name);
@@ -974,7 +1083,7 @@ static int replay(struct uevent_jit *j)
 		now = _uevent_now_ns();
 		for (p = c->info; p; p = p->next)
 			memcpy(p->rec + offsetof(struct jd_prefix, timestamp), &now, 8);
-		ret = write_load(j, c->name, c->addr, c->size, buf, c->index, c->info);
+		ret = write_load(j, c->name, c->addr, c->size, buf, c->index, c->info, now);
 		free(buf);
 		if (ret < 0)
 			return ret;
@@ -1011,7 +1120,7 @@ UEVENT_EXPORT int uevent_jit__code_load(struct uevent_jit *j, const char *name,
 		goto out;
 	}
 	index = __atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED);
-	ret = load_locked(j, copy, addr, size, code, index, take_pending(j, addr));
+	ret = load_locked(j, copy, addr, size, code, index, take_pending(j, addr), _uevent_now_ns());
 	if (ret == 0 && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
 		marker_load(addr, size, index, name);
 out:
@@ -1021,7 +1130,7 @@ out:
 
 /* A DEBUG_INFO record for nr entries at code_addr, unlinked; NULL on ENOMEM. */
 static struct pending *debug_record(uint64_t code_addr, const struct uevent_jit_debug_entry *e,
-				    uint32_t nr, size_t len)
+				    uint32_t nr, size_t len, uint64_t now)
 {
 	struct pending *p = malloc(sizeof(*p) + len + 8);
 	struct jd_debug *rec;
@@ -1037,7 +1146,7 @@ static struct pending *debug_record(uint64_t code_addr, const struct uevent_jit_
 	rec = (struct jd_debug *)(void *)p->rec;
 	rec->p.id = JIT_CODE_DEBUG_INFO;
 	rec->p.total_size = (uint32_t)(len + pad8(len));
-	rec->p.timestamp = _uevent_now_ns();
+	rec->p.timestamp = now;
 	rec->code_addr = code_addr;
 	rec->nr_entry = nr;
 	w = p->rec + sizeof(*rec);
@@ -1053,49 +1162,67 @@ static struct pending *debug_record(uint64_t code_addr, const struct uevent_jit_
 	return p;
 }
 
-UEVENT_EXPORT int uevent_jit__code_load_line(struct uevent_jit *j, const char *name,
-					     uint64_t addr, uint64_t size, const void *code,
-					     const char *file, uint32_t line)
+/* Name building without printf (this runs for every trace a JIT compiles): each
+ * returns the end of what it wrote. */
+static char *put_str(char *w, const char *s, size_t n)
+{
+	memcpy(w, s, n);
+	return w + n;
+}
+
+static char *put_line(char *w, uint32_t line)
+{
+	char t[10];
+	int k = 0;
+
+	do {
+		t[k++] = (char)('0' + line % 10);
+		line /= 10;
+	} while (line);
+	*w++ = ':';
+	while (k)
+		*w++ = t[--k];
+	return w;
+}
+
+UEVENT_EXPORT int uevent_jit__code_load_func(struct uevent_jit *j, const char *name,
+					     const char *func, uint64_t addr, uint64_t size,
+					     const void *code, const char *file, uint32_t line)
 {
 	struct uevent_jit_debug_entry e = { addr, line, 0, file, 0 };
 	struct pending *info = NULL, **pp;
-	uint64_t index;
-	size_t nlen, flen;
-	char *full;
+	uint64_t index, now;
+	size_t nlen, flen, fnlen;
+	char *full, *w;
 	int ret;
 
-	if (!file)
+	if (!file && !(func && *func))
 		return uevent_jit__code_load(j, name, addr, size, code);
 	if ((ret = check_load_args(j, name, addr, size)) < 0)
 		return _uevent_err(-ret);
 	if (!code)
 		code = (const void *)(uintptr_t)addr;
 	nlen = strlen(name);
-	flen = strlen(file);
-	if (flen > UINT32_MAX / 4)
+	flen = file ? strlen(file) : 0;
+	fnlen = func ? strlen(func) : 0;
+	if (flen > UINT32_MAX / 4 || fnlen > UINT32_MAX / 4)
 		return _uevent_err(EINVAL);
-	/* "NAME FILE:LINE", built here so the caller (an interpreted hook) need not */
-	if (!(full = malloc(nlen + flen + 13)))
+	/* "NAME FUNC FILE:LINE", built here so the caller (an interpreted hook) need not
+	 * build a string for every trace */
+	if (!(full = malloc(nlen + fnlen + flen + 14)))
 		return _uevent_err(ENOMEM);
-	memcpy(full, name, nlen);
-	full[nlen] = ' ';
-	memcpy(full + nlen + 1, file, flen);
-	{
-		char t[10], *w = full + nlen + 1 + flen;
-		uint32_t v = line;
-		int k = 0;
-
-		do {
-			t[k++] = (char)('0' + v % 10);
-			v /= 10;
-		} while (v);
-		*w++ = ':';
-		while (k)
-			*w++ = t[--k];
-		*w = 0;
+	w = put_str(full, name, nlen);
+	if (fnlen) {
+		*w++ = ' ';
+		w = put_str(w, func, fnlen);
 	}
-	if (!(j->flags & UEVENT_JIT_NO_JITDUMP) &&
-	    !(info = debug_record(addr, &e, 1, sizeof(struct jd_debug) + 16 + flen + 1))) {
+	if (file) {
+		*w++ = ' ';
+		w = put_line(put_str(w, file, flen), line);
+	}
+	*w = 0;
+	if (file && !(j->flags & UEVENT_JIT_NO_JITDUMP) &&
+	    !(info = debug_record(addr, &e, 1, sizeof(struct jd_debug) + 16 + flen + 1, 0))) {
 		free(full);
 		return _uevent_err(ENOMEM);
 	}
@@ -1106,9 +1233,12 @@ UEVENT_EXPORT int uevent_jit__code_load_line(struct uevent_jit *j, const char *n
 		goto out;
 	}
 	index = __atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED);
+	/* One clock read for both records, under the lock: timestamps rise in file order. */
+	now = _uevent_now_ns();
+	if (info)
+		memcpy(info->rec + offsetof(struct jd_prefix, timestamp), &now, 8);
 	/* Ours goes last: of several DEBUG_INFO records perf keeps the one before the load. */
-	pp = &info;
-	if (info) {
+	{
 		struct pending *earlier = take_pending(j, addr);
 
 		if (earlier) {
@@ -1118,14 +1248,21 @@ UEVENT_EXPORT int uevent_jit__code_load_line(struct uevent_jit *j, const char *n
 			info = earlier;
 		}
 	}
-	if (!(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
+	if (file && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
 		marker_debug(addr, &e, 1);
-	ret = load_locked(j, full, addr, size, code, index, info);
+	ret = load_locked(j, full, addr, size, code, index, info, now);
 	if (ret == 0 && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
 		marker_load(addr, size, index, code_find(j, addr)->name);
 out:
 	pthread_mutex_unlock(&j->lock);
 	return ret < 0 ? _uevent_err(-ret) : 0;
+}
+
+UEVENT_EXPORT int uevent_jit__code_load_line(struct uevent_jit *j, const char *name,
+					     uint64_t addr, uint64_t size, const void *code,
+					     const char *file, uint32_t line)
+{
+	return uevent_jit__code_load_func(j, name, NULL, addr, size, code, file, line);
 }
 
 /* A kept record follows its code to new_addr: DEBUG_INFO addresses shift with it. */
@@ -1155,7 +1292,7 @@ UEVENT_EXPORT int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr,
 	struct iovec iov;
 	struct code *c;
 	char *name;
-	uint64_t index;
+	uint64_t index, now;
 	int ret = 0;
 
 	if (!j)
@@ -1172,11 +1309,12 @@ UEVENT_EXPORT int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr,
 	if (!size)
 		size = c->size;
 	index = c->index;
+	now = _uevent_now_ns();
 	if (j->dump_fd >= 0) {
 		memset(&rec, 0, sizeof(rec));
 		rec.p.id = JIT_CODE_MOVE;
 		rec.p.total_size = sizeof(rec);
-		rec.p.timestamp = _uevent_now_ns();
+		rec.p.timestamp = now;
 		rec.pid = (uint32_t)j->pid;
 		rec.tid = (uint32_t)gettid_();
 		rec.vma = new_addr;
@@ -1185,10 +1323,10 @@ UEVENT_EXPORT int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr,
 		rec.code_size = size;
 		rec.code_index = index;
 		iov = (struct iovec){ &rec, sizeof(rec) };
-		if ((ret = dump_append(j, &iov, 1)) < 0)
+		if ((ret = dump_append(j, &iov, 1, now)) < 0)
 			goto out;
 	}
-	if ((ret = map_line(j, new_addr, size, c->name)) < 0) {
+	if ((ret = map_line(j, new_addr, size, c->name, now)) < 0) {
 		if (j->dump_fd >= 0)
 			dump_undo(j, j->dump_off - sizeof(rec));
 		goto out;
@@ -1311,7 +1449,8 @@ UEVENT_EXPORT int uevent_jit__debug_info(struct uevent_jit *j, uint64_t code_add
 		if (len > UINT32_MAX / 2)
 			return _uevent_err(E2BIG);
 	}
-	if (!(j->flags & UEVENT_JIT_NO_JITDUMP) && !(p = debug_record(code_addr, e, nr, len)))
+	if (!(j->flags & UEVENT_JIT_NO_JITDUMP) && !(p = debug_record(code_addr, e, nr, len,
+								       _uevent_now_ns())))
 		return _uevent_err(ENOMEM);
 	pthread_mutex_lock(&j->lock);
 	if ((ret = check_fork(j)) < 0) {
@@ -1410,7 +1549,9 @@ UEVENT_EXPORT int uevent_jit__close(struct uevent_jit *j)
 	if (!j->forked && j->dump_fd >= 0) {
 		rec = (struct jd_prefix){ JIT_CODE_CLOSE, sizeof(rec), _uevent_now_ns() };
 		iov = (struct iovec){ &rec, sizeof(rec) };
-		if ((err = dump_append(j, &iov, 1)) < 0 && ret == 0)
+		if ((err = dump_append(j, &iov, 1, rec.timestamp)) < 0 && ret == 0)
+			ret = err;
+		if ((err = dump_flush(j)) < 0 && ret == 0)
 			ret = err;
 		/* drop the reserved tail: the file ends with its last record */
 		if (ftruncate(j->dump_fd, (off_t)j->dump_off) < 0 && ret == 0)
@@ -1432,6 +1573,7 @@ UEVENT_EXPORT int uevent_jit__close(struct uevent_jit *j)
 	free(j->codes);
 	free_pending(j->pending);
 	free(j->mapbuf);
+	free(j->dumpbuf);
 	free(j);
 	return ret < 0 ? _uevent_err(-ret) : 0;
 }

@@ -1040,9 +1040,13 @@ enum uevent_jit_flags {
 	UEVENT_JIT_NO_JITDUMP	= 1,	/* do not write the jitdump file */
 	UEVENT_JIT_NO_PERF_MAP	= 2,	/* do not write /tmp/perf-PID.map */
 	UEVENT_JIT_NO_UEVENT	= 4,	/* do not emit uevent markers */
-	UEVENT_JIT_BUFFER_PERF_MAP = 8	/* batch perf-map lines: written when 64 KiB pile
+	UEVENT_JIT_BUFFER_PERF_MAP = 8,	/* batch perf-map lines: written when 64 KiB pile
 					   up or the oldest is 100 ms old, and at fork,
-					   close and exit (the jitdump is never batched) */
+					   close and exit */
+	UEVENT_JIT_BUFFER_JITDUMP = 16	/* batch jitdump records the same way (written
+					   with pwrite, not stored through the shared
+					   mapping: a quarter of the cost on ext4); a
+					   process killed before loses them */
 };
 
 /* Options for uevent_jit__open(); zero-fill with UEVENT_JIT_OPTS(). */
@@ -1080,6 +1084,15 @@ int uevent_jit__code_load(struct uevent_jit *j, const char *name, uint64_t addr,
 int uevent_jit__code_load_line(struct uevent_jit *j, const char *name, uint64_t addr,
 			       uint64_t size, const void *code, const char *file,
 			       uint32_t line);
+
+/*
+ * code_load_line with the function the code belongs to: announces it as
+ * "NAME FUNC FILE:LINE" (the LuaJIT hook: "TRACE_46 mix app.lua:4"). func NULL or "":
+ * code_load_line; file NULL: "NAME FUNC" with no line record.
+ */
+int uevent_jit__code_load_func(struct uevent_jit *j, const char *name, const char *func,
+			       uint64_t addr, uint64_t size, const void *code,
+			       const char *file, uint32_t line);
 
 /* Code loaded at old_addr now lives at new_addr. -ENOENT if old_addr is not loaded. */
 int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr, uint64_t new_addr,

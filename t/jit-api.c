@@ -693,7 +693,7 @@ static void test_line_and_batch(void)
 {
 	static unsigned char c[32];
 	const unsigned char *r, *prev = NULL;
-	char map[512], dump[512], want[128];
+	char map[512], dump[512], want[256];
 	unsigned char *buf;
 	uintptr_t a = (uintptr_t)c;
 	struct uevent_jit *j;
@@ -705,6 +705,10 @@ static void test_line_and_batch(void)
 	ok(j && uevent_jit__code_load_line(j, "TRACE_7", a, 8, c, "app.lua", 34) == 0 &&
 	   uevent_jit__code_load_line(j, "plain", a + 8, 8, c, NULL, 0) == 0,
 	   "code_load_line, with and without a file");
+	ok(j && uevent_jit__code_load_func(j, "TRACE_46", "mix", a + 16, 8, c, "app.lua", 4) == 0 &&
+	   uevent_jit__code_load_func(j, "TRACE_47", "mix", a + 24, 8, NULL, NULL, 0) == 0 &&
+	   uevent_jit__code_load_func(j, "TRACE_48", "", a + 32, 8, c, "app.lua", 5) == 0,
+	   "code_load_func: with a file, without, with an empty function name");
 	ok(stat(map, &st) == 0 && st.st_size == 0, "batched perf-map: nothing written yet");
 	ok(j && uevent_jit__code_unload_all(j) == 0 && uevent_jit__code_move(j, a, a + 16, 0) ==
 	   -ENOENT && uevent_jit__code_unload(j, a + 8, 0) == -ENOENT,
@@ -712,16 +716,87 @@ static void test_line_and_batch(void)
 	snprintf(dump, sizeof(dump), "%s", j ? uevent_jit__dump_path(j) : "");
 	uevent_jit__close(j);
 	buf = slurp(map, &len);
-	snprintf(want, sizeof(want), "%lx 8 TRACE_7 app.lua:34\n%lx 8 plain\n", (unsigned long)a,
-		 (unsigned long)a + 8);
+	snprintf(want, sizeof(want),
+		 "%lx 8 TRACE_7 app.lua:34\n%lx 8 plain\n%lx 8 TRACE_46 mix app.lua:4\n"
+		 "%lx 8 TRACE_47 mix\n%lx 8 TRACE_48 app.lua:5\n", (unsigned long)a,
+		 (unsigned long)a + 8, (unsigned long)a + 16, (unsigned long)a + 24,
+		 (unsigned long)a + 32);
 	ok(buf && len == strlen(want) && !memcmp(buf, want, len),
-	   "close writes the batched lines: 'TRACE_7 app.lua:34', 'plain'");
+	   "close writes the batched lines: 'TRACE_7 app.lua:34', 'plain', 'TRACE_46 mix app.lua:4'...");
 	free(buf);
 	buf = slurp(dump, &len);
 	r = buf ? find_load(buf, len, "TRACE_7 app.lua:34", &prev) : NULL;
 	ok(r && prev && u32(prev) == 2 && u64(prev + 16) == a && u64(prev + 24) == 1 &&
 	   u64(prev + 32) == a && u32(prev + 40) == 34 && !strcmp((const char *)prev + 48, "app.lua"),
 	   "jitdump: DEBUG_INFO (addr, line 34, app.lua) right before the load it names");
+	prev = NULL;
+	r = buf ? find_load(buf, len, "TRACE_46 mix app.lua:4", &prev) : NULL;
+	ok(r && prev && u32(prev) == 2 && u64(prev + 16) == a + 16 && u32(prev + 40) == 4 &&
+	   !strcmp((const char *)prev + 48, "app.lua") && u64(r + 8) == u64(prev + 8),
+	   "jitdump: code_load_func's DEBUG_INFO before its load, with the load's timestamp");
+	free(buf);
+}
+
+/* UEVENT_JIT_BUFFER_JITDUMP: records wait in memory, and are in the file, whole, after
+ * close, and at exit for a session never closed. */
+static void test_buffered_dump(void)
+{
+	static unsigned char c[64];
+	const unsigned char *r, *prev = NULL;
+	char dump[512], cdump[512];
+	unsigned char *buf;
+	uintptr_t a = (uintptr_t)c;
+	struct uevent_jit *j;
+	struct stat st;
+	size_t len;
+	pid_t pid;
+	int status, i, ok1 = 1;
+
+	j = open_in("bufdump", NULL, UEVENT_JIT_BUFFER_JITDUMP | UEVENT_JIT_NO_PERF_MAP);
+	snprintf(dump, sizeof(dump), "%s", j ? uevent_jit__dump_path(j) : "");
+	for (i = 0; j && i < 8; i++)
+		ok1 &= uevent_jit__code_load_func(j, "TRACE_1", "f", a + 8 * (uintptr_t)i, 8, c,
+						  "b.lua", 10 + (uint32_t)i) == 0;
+	ok(j && ok1 && stat(dump, &st) == 0 && st.st_size == 40,
+	   "buffered jitdump: 8 loads, the file holds only its header until written");
+	ok(uevent_jit__close(j) == 0, "close writes them");
+	buf = slurp(dump, &len);
+	r = buf ? find_load(buf, len, "TRACE_1 f b.lua:17", &prev) : NULL;
+	ok(r && prev && u32(prev) == 2 && u32(prev + 40) == 17 && len == (size_t)(r - buf) +
+	   u32(r + 4) + 16 && u32(r + u32(r + 4)) == 3,
+	   "... whole: the last load with its DEBUG_INFO, then CODE_CLOSE, then the end");
+	free(buf);
+
+	/* A child that opens a buffered session and exits without closing it. */
+	snprintf(cdump, sizeof(cdump), "%s/bufexit", tmp);
+	pid = fork();
+	if (pid == 0) {
+		UEVENT_JIT_OPTS(o, .dir = cdump, .flags = UEVENT_JIT_BUFFER_JITDUMP |
+			       UEVENT_JIT_NO_PERF_MAP);
+		struct uevent_jit *cj = uevent_jit__open(&o);
+
+		_exit(cj && uevent_jit__code_load(cj, "at_exit_fn", a, 8, c) == 0 ? 0 : 1);
+	}
+	/* _exit skips atexit: the child above checks nothing is written without it */
+	status = -1;
+	waitpid(pid, &status, 0);
+	snprintf(dump, sizeof(dump), "%s/jit-%d.dump", cdump, (int)pid);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0 && stat(dump, &st) == 0 &&
+	   st.st_size == 40, "_exit (no atexit): the batch is lost, the header is there");
+	pid = fork();
+	if (pid == 0) {
+		UEVENT_JIT_OPTS(o, .dir = cdump, .flags = UEVENT_JIT_BUFFER_JITDUMP |
+			       UEVENT_JIT_NO_PERF_MAP);
+		struct uevent_jit *cj = uevent_jit__open(&o);
+
+		exit(cj && uevent_jit__code_load(cj, "at_exit_fn", a, 8, c) == 0 ? 0 : 1);
+	}
+	status = -1;
+	waitpid(pid, &status, 0);
+	snprintf(dump, sizeof(dump), "%s/jit-%d.dump", cdump, (int)pid);
+	buf = slurp(dump, &len);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0 && buf &&
+	   find_load(buf, len, "at_exit_fn", &prev), "exit() without close writes the batch");
 	free(buf);
 }
 
@@ -997,7 +1072,7 @@ int main(void)
 	if (!mkdtemp(tmp))
 		plan_skip_all("no temporary directory");
 	self = getpid();
-	plan(91);
+	plan(98);
 	test_format();
 	test_marker();
 	test_safety();
@@ -1005,6 +1080,7 @@ int main(void)
 	test_threads();
 	test_fork();
 	test_line_and_batch();
+	test_buffered_dump();
 	test_errors();
 	test_default_dir();
 	test_enospc();

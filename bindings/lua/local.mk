@@ -12,6 +12,29 @@
 	echo 'header = [==['; cat $(top_srcdir)/libuevent/uevent.h; echo ']==] }'; \
 	} > $@.tmp && mv $@.tmp $@
 
+# make install: the binding beside the JIT hook that needs it, where LuaJIT looks
+# (luadir, see jit-hooks/local.mk), with its own cdef.lua: the same declarations, no
+# build-tree library; the library is libuevent on the loader's path, else the installed
+# one in libdir.
+luabinddir = $(luadir)
+luabind_DATA = %reldir%/uevent.lua
+luabindcdefdir = $(luadir)/uevent
+nodist_luabindcdef_DATA = %reldir%/install/uevent/cdef.lua
+luabindcdef_DATA = %reldir%/uevent/symbolize.lua
+%reldir%/install/uevent/cdef.lua: $(UEVENT_CDEF) $(top_srcdir)/libuevent/uevent.h
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && { \
+	echo '-- cdef.lua - generated from libuevent/uevent.h by make; do not edit.'; \
+	echo 'return { installed_library = "$(libdir)/libuevent.so",'; \
+	echo 'declarations = [==['; cat $(UEVENT_CDEF); echo ']==],'; \
+	echo 'header = [==['; cat $(top_srcdir)/libuevent/uevent.h; echo ']==] }'; \
+	} > $@.tmp && mv $@.tmp $@
+CLEANFILES += %reldir%/install/uevent/cdef.lua
+installcheck-local: installcheck-lua-binding
+.PHONY: installcheck-lua-binding
+installcheck-lua-binding:
+	test -f '$(DESTDIR)$(luabinddir)/uevent.lua'
+	test -f '$(DESTDIR)$(luabindcdefdir)/cdef.lua'
+
 # The C program checking LuaJIT's view of every struct, field offset and constant.
 %reldir%/ctest.c: $(UEVENT_CDEF) %reldir%/gen-ctest.lua
 	$(AM_V_GEN)$(LUAJIT) $(srcdir)/%reldir%/gen-ctest.lua $(UEVENT_CDEF) > $@.tmp && mv $@.tmp $@

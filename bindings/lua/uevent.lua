@@ -18,7 +18,8 @@ ffi.cdef(cdef.declarations)
 
 local function load_lib()
   local tried = {}
-  for _, name in ipairs { os.getenv("UEVENT_LIB") or false, cdef.build_library or false, "uevent" } do
+  for _, name in ipairs { os.getenv("UEVENT_LIB") or false, cdef.build_library or false, "uevent",
+                          cdef.installed_library or false } do
     if name then
       local ok, lib = pcall(ffi.load, name)
       if ok then return lib end

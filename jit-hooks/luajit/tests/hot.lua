@@ -9,7 +9,7 @@ end
 
 local function hot(n)
   local s = 0
-  for i = 1, n do s = s + (i * 7) % 13 end   -- the hot loop: TRACE_n hot.lua:12
+  for i = 1, n do s = s + (i * 7) % 13 end   -- the hot loop: TRACE_n hot hot.lua:12
   return s
 end
 

@@ -6,7 +6,7 @@ local tmp = assert(arg[1], "usage: test_jit.lua TMPDIR")
 
 local tap = require "tests.tap"
 local ok, skip = tap.ok, tap.skip
-tap.plan(16)
+tap.plan(21)
 
 local have_uevent, uevent = pcall(require, "uevent")
 local uev_path = tmp .. "/lua.uev"
@@ -20,20 +20,23 @@ jutil.funcinfo = function(...) nfuncinfo = nfuncinfo + 1; return funcinfo0(...) 
 local J = require "uevent.jit"
 jutil.funcinfo = funcinfo0
 local map = tmp .. "/lua.map"
-ok(J.start { dir = tmp .. "/jd", perf_map_path = map }, "start() with dir and perf-map overrides")
+-- jitdump_buffered = false: each record is in the file before its trace runs, so this
+-- test can read the dump while the session is open (the default batches them).
+ok(J.start { dir = tmp .. "/jd", perf_map_path = map, jitdump_buffered = false },
+   "start() with dir and perf-map overrides")
 print("# C declarations via " .. J.via())
 local dump = J.dump_path()
 ok(dump and dump:match("/jd/jit%-%d+%.dump$"), "dump path " .. tostring(dump))
 
 local function loop1(k) local s = 0; for i = 1, k do s = s + i % 3 end; return s end
 local LINE = debug.getinfo(loop1, "S").linedefined
-local PAT = "^TRACE_%d+ test_jit%.lua:" .. LINE .. "$"
+local PAT = "^TRACE_%d+ loop1 test_jit%.lua:" .. LINE .. "$"
 for _ = 1, 3 do loop1(10000) end
 ok(J.counts.loaded >= 1 and J.counts.errors == 0, "a trace was announced (" .. J.counts.loaded .. ")")
 
 -- Parse the dump: load records with their address, size, name.
-local function loads()
-  local f = assert(io.open(dump, "rb")); local s = f:read("*a"); f:close()
+local function loads(path)
+  local f = assert(io.open(path or dump, "rb")); local s = f:read("*a"); f:close()
   local p = ffi.cast("const uint8_t *", s)
   local out, off = {}, 40
   while off + 16 <= #s do
@@ -48,13 +51,20 @@ local function loads()
   end
   return out, #s, off, s
 end
+-- A loop in a main chunk: a chunk has no name, so the trace is "TRACE_n chunk.lua:1".
+assert(loadstring("local s = 0 for i = 1, 100000 do s = s + i % 5 end return s", "=chunk.lua"))()
+
 local l, len, off, s = loads()
 -- while the session is open the file ends in the zeros of its reserved space
 ok(off == len or not s:sub(off + 1):find("[^%z]"),
    "dump is whole records, then zeros (" .. off .. " of " .. len .. " bytes)")
 local found
 for _, r in ipairs(l) do if r.name:match(PAT) then found = r end end
-ok(found, "loop trace named TRACE_n test_jit.lua:" .. LINE .. (found and (" (" .. found.name .. ")") or ""))
+ok(found, "loop trace named TRACE_n loop1 test_jit.lua:" .. LINE .. (found and (" (" .. found.name .. ")") or ""))
+local chunkname
+for _, r in ipairs(l) do if r.name:match("chunk%.lua") then chunkname = r.name end end
+ok(chunkname and chunkname:match("^TRACE_%d+ chunk%.lua:1$"),
+   "a main chunk's trace has no function name (" .. tostring(chunkname) .. ")")
 local tr = found and tonumber(found.name:match("^TRACE_(%d+)"))
 local mc, addr = nil, nil
 if tr then mc, addr = jutil.tracemc(tr) end
@@ -71,7 +81,7 @@ ok(loaded_after > before, "traces after the flush announced again")
 -- The same loop compiled again: same name, and its line comes from the hook's cache.
 local again = 0
 for i, r in ipairs(loads()) do if i > #l and r.name:match(PAT) then again = again + 1 end end
-ok(again >= 1, "the loop's new trace is named TRACE_n test_jit.lua:" .. LINE .. " again ("
+ok(again >= 1, "the loop's new trace is named TRACE_n loop1 test_jit.lua:" .. LINE .. " again ("
    .. again .. ")")
 -- The root trace starts where it did before the flush: served from the cache. A side
 -- trace may start at an exit not seen before, which asks funcinfo once.
@@ -105,4 +115,36 @@ local function loop2(k) local s = 1; for i = 1, k do s = s * 3 % 1000003 end; re
 for _ = 1, 3 do loop2(10000) end
 ok(J.counts.loaded == c, "no announcements after stop()")
 ok(J.start { dir = tmp .. "/jd2", perf_map = false } and J.stop(), "start() again after stop()")
+
+-- The default: jitdump records batched in memory, in the file after stop().
+J.start { dir = tmp .. "/jd3", perf_map = false }
+local dump3 = J.dump_path()
+local function loop3(k) local s = 2; for i = 1, k do s = (s * 5 + i) % 65521 end; return s end
+for _ = 1, 3 do loop3(10000) end
+local during = #select(1, loads(dump3))
+J.stop()
+local named = false
+for _, r in ipairs(loads(dump3)) do
+  if r.name:match("^TRACE_%d+ loop3 test_jit%.lua:%d+$") then named = true end
+end
+ok(during == 0 and named, "buffered jitdump (the default): no load in the file while running ("
+   .. during .. "), TRACE_n loop3 test_jit.lua:N after stop()")
+
+-- A hook that cannot start raises (a one-liner must not drop a nil, err) and says why.
+local f2 = io.open(tmp .. "/afile", "w"); f2:write("x"); f2:close()
+local ok2, err2 = pcall(J.start, { dir = tmp .. "/afile/jd" })
+ok(not ok2 and tostring(err2):match("uevent%.jit: cannot start: .*afile") and not J.running(),
+   "start() raises when the jitdump directory cannot be made: " .. tostring(err2))
+
+-- jit/uevent.lua, what `luajit -juevent=...` calls: its options, and bad ones refused.
+local JU = require "jit.uevent"
+local o = JU.parse("dir=/x/y", "map=/m.map", "nojitdump", "nouevent", "nolines", "unbuffered")
+ok(o.dir == "/x/y" and o.perf_map_path == "/m.map" and o.jitdump == false and o.uevent == false
+   and o.lines == false and o.perf_map_buffered == false and o.jitdump_buffered == false
+   and JU.parse("nomap").perf_map == false,
+   "-juevent options: dir=, map=, nomap, nojitdump, nouevent, nolines, unbuffered")
+local bad1, e1 = pcall(JU.parse, "bogus")
+local bad2, e2 = pcall(JU.parse, "dir=")
+ok(not bad1 and e1:match("unknown option 'bogus'") and not bad2 and e2:match("needs a value"),
+   "-juevent refuses an unknown option and an empty value: " .. tostring(e1))
 tap.done()

@@ -5614,6 +5614,7 @@ pub const UEVENT_JIT_NO_JITDUMP: uevent_jit_flags = 1;
 pub const UEVENT_JIT_NO_PERF_MAP: uevent_jit_flags = 2;
 pub const UEVENT_JIT_NO_UEVENT: uevent_jit_flags = 4;
 pub const UEVENT_JIT_BUFFER_PERF_MAP: uevent_jit_flags = 8;
+pub const UEVENT_JIT_BUFFER_JITDUMP: uevent_jit_flags = 16;
 pub type uevent_jit_flags = ::std::os::raw::c_uint;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -5720,6 +5721,18 @@ extern "C" {
     pub fn uevent_jit__code_load_line(
         j: *mut uevent_jit,
         name: *const ::std::os::raw::c_char,
+        addr: u64,
+        size: u64,
+        code: *const ::std::os::raw::c_void,
+        file: *const ::std::os::raw::c_char,
+        line: u32,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    pub fn uevent_jit__code_load_func(
+        j: *mut uevent_jit,
+        name: *const ::std::os::raw::c_char,
+        func: *const ::std::os::raw::c_char,
         addr: u64,
         size: u64,
         code: *const ::std::os::raw::c_void,
