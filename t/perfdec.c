@@ -288,7 +288,7 @@ static void check_ring(void)
 static void check_raw(void)
 {
 	/* A user_events sample as perf writes it: common fields, u32 type, __rel_loc u8[] data */
-	uint8_t rec[96] = { 0 }, raw[40] = { 0 };
+	uint8_t rec[96] = { 0 }, raw[48] = { 0 };	/* the text layout below takes 44 */
 	struct uevent_perf_format f = { .sz = sizeof(f), .sample_type = PERF_SAMPLE_TID |
 					PERF_SAMPLE_TIME | PERF_SAMPLE_RAW };
 	struct uevent_raw_layout ue = { .kind = UEVENT_RAW_USER_EVENTS,
