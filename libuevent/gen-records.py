@@ -28,6 +28,9 @@ HAND_MADE = {"uevent"}
 # PerfRecord's own fields, which a body member must not shadow in Python.
 PY_BASE = ("type", "misc", "size", "sample_id")
 
+# struct -> the bindings' field order where a [order a, b] note gives one
+ORDER = {}
+
 ANN = re.compile(r"^\[(bytes|u64|str)(?:\s+x\s+([^\]]+?))?\]")
 
 
@@ -43,6 +46,9 @@ class Field:
                     parts = m.group(2).split(" of ")
                     self.count = parts[0].strip()
                     self.per = parts[1].strip() if len(parts) > 1 else None
+        m = re.match(r"^\[(each (\w+)|length)\]", ann or "")
+        self.each = m.group(2) if m else None       # [each S]: entries walked with S_next
+        self.length = bool(m) and m.group(1) == "length"
         self.nested = ctype[len("struct "):] if ctype.startswith("struct ") and not ptr else None
         self.union = ctype[len("union "):] if ctype.startswith("union ") else None
 
@@ -69,6 +75,9 @@ def parse(text):
                 nm = re.match(r"[\s*]*(\w+)\s*(\[\w*\])?", dn)
                 fields.append(Field(nm.group(1), ctype, ptr, bool(nm.group(2)), ann))
         out[m.group(2)] = fields
+        order = re.match(r"\s*/\*\s*\[order ([^\]]+)\]", body)
+        if order:
+            ORDER[m.group(2)] = [n.strip() for n in order.group(1).split(",")]
     return out
 
 
@@ -162,6 +171,38 @@ def c_json(model):
     return "\n".join(out) + "\n"
 
 
+# ---- payloads: the codec structs of the well-known payload types ------------------------
+
+HEADER = ""     # the header's text, for the enums the structs do not hold
+
+
+def payloads(model):
+    """(UEVENT_TYPE_ suffix, struct) of each well-known payload type: UEVENT_TYPE_X is a
+    struct uevent_x, decoded by uevent_x_decode()."""
+    return [(t, "uevent_" + t.lower()) for t in re.findall(r"\bUEVENT_TYPE_(\w+)\s*=", HEADER)
+            if "uevent_" + t.lower() in model]
+
+
+def entry_structs(model):
+    """Structs whose entries a payload's [each S] member holds."""
+    return [f.each for _, st in payloads(model) for f in model[st] if f.each]
+
+
+def payload_fields(model, st):
+    """A payload struct's members as the bindings have them: without the members that
+    only give another's length, in [order] where one is given."""
+    counts = {f.count for f in model[st] if f.count}
+    keep = [f for f in model[st] if not f.length and f.name not in counts]
+    if st in ORDER:
+        by = {f.name: f for f in keep}
+        keep = [by[n] for n in ORDER[st]]
+    return keep
+
+
+def pay_class(st):
+    return "".join(w.capitalize() for w in st[len("uevent_"):].split("_"))
+
+
 # ---- Python: the binding's record classes ------------------------------------------------
 
 def py_class(name):
@@ -185,9 +226,10 @@ def python(model):
            'change uevent.h."""',
            "# flake8: noqa",
            "from dataclasses import dataclass as _dataclass",
-           "from typing import Any, Callable, Dict, Optional, Tuple, cast as _cast",
+           "from typing import Any, Callable, Dict, NamedTuple, Optional, Tuple, Union, cast as _cast",
            "",
-           "from ._helpers import _blob, _cstr, _groups, _u64s",
+           "from ._helpers import _blob, _cstr, _groups, _str, _u64s",
+           "from ._uevent import ffi as _ffi, lib as _lib",
            "",
            "",
            "@_dataclass(frozen=True)",
@@ -265,6 +307,7 @@ def python(model):
             out.append(f"def _mk_{name}(s: Any, bo: int) -> {cls}:")
             out.append(f"    return {cls}(" + ", ".join(e for _, _, e in fl) + ")")
         out.append("")
+    out += python_payloads(model)
     out += ["", "# union member -> maker of its record object, taking the whole C record",
             "MAKERS: Dict[str, Callable[[Tuple[int, int, int, SampleId], Any, int], Any]] = {"]
     for m, st in members:
@@ -274,6 +317,52 @@ def python(model):
     out.append("BODY_CLASSES = (" + ", ".join(py_class(st) for m, st in members
                                                if st in bodies) + ",)")
     return "\n".join(out) + "\n"
+
+
+def python_payloads(model):
+    """The payload classes (named tuples, fields as the [order] note says) and decoders."""
+    def val(f, o):
+        if f.kind == "str":
+            return "str", f"_str({o}.{f.name}, {o}.{f.count})"
+        if f.kind == "bytes":
+            return "bytes", f"_blob({o}.{f.name}, {f.count})"
+        if f.each:
+            return f"Tuple[{pay_class(f.each)}, ...]", f"_each_{f.each}({o}, bo)"
+        return "int", f"{o}.{f.name}"
+    out = ["", "", "# ---- payloads", "",
+           "# the package's check of a C call's return (raises its exceptions): set by it",
+           "_check: Callable[[int, str], int] = lambda ret, what: ret", ""]
+    for st in entry_structs(model):
+        cls = pay_class(st)
+        fl = [(f.name,) + val(f, "e") for f in payload_fields(model, st)]
+        out += ["", f"class {cls}(NamedTuple):", f'    """struct {st}."""']
+        out += [f"    {n}: {t}" for n, t, _ in fl]
+        out += ["", "", f"def _each_{st}(info: Any, bo: int) -> Tuple[{cls}, ...]:",
+                f'    off, e = _ffi.new("uint32_t *"), _ffi.new("struct {st} *")',
+                f"    out = []",
+                f'    while _check(_lib.{st}_next(info, bo, off, e), "{st[7:]}"):',
+                f"        out.append({cls}(" + ", ".join(e for _, _, e in fl) + "))",
+                "    return tuple(out)", ""]
+    for t, st in payloads(model):
+        cls = pay_class(st)
+        fl = [(f.name,) + val(f, "o") for f in payload_fields(model, st)]
+        out += ["", f"class {cls}(NamedTuple):", f'    """A {st[7:]} payload: struct {st}."""']
+        out += [f"    {n}: {ty}" for n, ty, _ in fl]
+        out += ["", "", f"def _dec_{st[7:]}(buf: Any, n: int, bo: int) -> {cls}:",
+                f'    o = _ffi.new("struct {st} *")',
+                f'    _check(_lib.{st}_decode(buf, n, bo, o), "{st[7:]} payload")',
+                f"    return {cls}(" + ", ".join(e for _, _, e in fl) + ")", ""]
+    out += ["", "class Raw(NamedTuple):",
+            '    """A payload of a type this binding does not decode (an application\'s own)."""',
+            "    type: int", "    data: bytes", "", "",
+            "Payload = Union[" + ", ".join(pay_class(st) for _, st in payloads(model)) + ", Raw]",
+            "PAYLOAD_CLASSES = (" + ", ".join(pay_class(st) for st in entry_structs(model)
+                                              + [st for _, st in payloads(model)]) + ", Raw)",
+            "# payload type -> its decoder(buffer, size, byte order)",
+            "DECODERS: Dict[int, Callable[[Any, int, int], Payload]] = {"]
+    out += [f"    _lib.UEVENT_TYPE_{t}: _dec_{st[7:]}," for t, st in payloads(model)]
+    out += ["}", ""]
+    return out
 
 
 # ---- Rust: the crate's owned records -----------------------------------------------------
@@ -371,8 +460,10 @@ def main():
     emit = {"--c-json": c_json, "--python": python, "--rust": rust}
     if len(sys.argv) != 3 or sys.argv[1] not in emit:
         raise SystemExit("usage: gen-records.py --c-json|--python|--rust uevent.h")
+    global HEADER
     with open(sys.argv[2], encoding="utf-8") as f:
-        model = parse(f.read())
+        HEADER = f.read()
+    model = parse(HEADER)
     sys.stdout.write(emit[sys.argv[1]](model))
 
 

@@ -20,10 +20,16 @@ import operator as _operator
 import os as _os
 import sys as _sys
 from dataclasses import dataclass as _dataclass
-from typing import (Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional,
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional,
                     Tuple, TypeVar, Union)
 
 from ._uevent import ffi as _ffi, lib as _lib
+from . import _records
+from ._helpers import _cstr
+from ._records import (SampleId, PerfRecord, PerfRead, Sample, Mmap, Comm, Task, Lost, Throttle,
+                       Switch, Ksymbol, BpfEvent, Other, SessionStats, Text, RangeBegin, RangeEnd,
+                       Counter, JitCodeLoad, JitCodeMove, JitCodeUnload, JitDebugEntry,
+                       JitDebugInfo, TraceContext, Raw, Payload)
 
 __all__ = [
     "Error", "InvalidArgument", "mark", "emit", "counter", "trace_context", "range",
@@ -70,6 +76,9 @@ def _check(ret: int, what: Optional[str] = None) -> int:
     if ret < 0:
         raise _error(-ret, what)
     return ret
+
+
+_records._check = _check
 
 
 def _out(ctype: str) -> Any:
@@ -392,74 +401,6 @@ def stats_reset() -> None:
 # ---- decoding -------------------------------------------------------------------------
 
 
-class Text(NamedTuple):
-    text: str
-
-
-class RangeBegin(NamedTuple):
-    id: int
-    parent: int
-    flags: int
-    name: str
-
-
-class RangeEnd(NamedTuple):
-    id: int
-    flags: int
-
-
-class Counter(NamedTuple):
-    name: str
-    value: int
-
-
-class JitCodeLoad(NamedTuple):
-    code_addr: int
-    code_size: int
-    code_index: int
-    name: str
-
-
-class JitCodeMove(NamedTuple):
-    code_index: int
-    old_addr: int
-    new_addr: int
-    code_size: int
-
-
-class JitCodeUnload(NamedTuple):
-    code_addr: int
-    code_size: int
-    code_index: int
-
-
-class JitDebugEntry(NamedTuple):
-    addr: int
-    line: int
-    discrim: int
-    file: str
-
-
-class JitDebugInfo(NamedTuple):
-    code_addr: int
-    entries: Tuple[JitDebugEntry, ...]
-
-
-class TraceContext(NamedTuple):
-    trace_id: bytes
-    span_id: bytes
-    flags: int
-
-
-class Raw(NamedTuple):
-    """A payload of a type this binding does not decode (an application's own)."""
-    type: int
-    data: bytes
-
-
-Payload = Union[Text, RangeBegin, RangeEnd, Counter, JitCodeLoad, JitCodeMove, JitCodeUnload,
-                JitDebugInfo, TraceContext, Raw]
-
 _BO = {"host": _lib.UEVENT_BO_HOST, "little": _lib.UEVENT_BO_LITTLE, "big": _lib.UEVENT_BO_BIG}
 
 
@@ -472,83 +413,7 @@ def _bo(byte_order: Union[str, int]) -> int:
         raise InvalidArgument(_errno.EINVAL, f"byte order {byte_order!r}") from None
 
 
-def _str(p: Any, n: int) -> str:
-    return str(_ffi.unpack(p, n).decode("utf-8", "replace"))
-
-
-def _dec_text(buf: Any, n: int, bo: int) -> Text:
-    o = _ffi.new("struct uevent_text *")
-    _check(_lib.uevent_text_decode(buf, n, bo, o), "text payload")
-    return Text(_str(o.text, o.len))
-
-
-def _dec_range_begin(buf: Any, n: int, bo: int) -> RangeBegin:
-    o = _ffi.new("struct uevent_range_begin *")
-    _check(_lib.uevent_range_begin_decode(buf, n, bo, o), "range_begin payload")
-    return RangeBegin(o.id, o.parent, o.flags, _str(o.name, o.name_len))
-
-
-def _dec_range_end(buf: Any, n: int, bo: int) -> RangeEnd:
-    o = _ffi.new("struct uevent_range_end *")
-    _check(_lib.uevent_range_end_decode(buf, n, bo, o), "range_end payload")
-    return RangeEnd(o.id, o.flags)
-
-
-def _dec_counter(buf: Any, n: int, bo: int) -> Counter:
-    o = _ffi.new("struct uevent_counter *")
-    _check(_lib.uevent_counter_decode(buf, n, bo, o), "counter payload")
-    return Counter(_str(o.name, o.name_len), o.value)
-
-
-def _dec_jit_code_load(buf: Any, n: int, bo: int) -> JitCodeLoad:
-    o = _ffi.new("struct uevent_jit_code_load *")
-    _check(_lib.uevent_jit_code_load_decode(buf, n, bo, o), "jit_code_load payload")
-    return JitCodeLoad(o.code_addr, o.code_size, o.code_index, _str(o.name, o.name_len))
-
-
-def _dec_jit_code_move(buf: Any, n: int, bo: int) -> JitCodeMove:
-    o = _ffi.new("struct uevent_jit_code_move *")
-    _check(_lib.uevent_jit_code_move_decode(buf, n, bo, o), "jit_code_move payload")
-    return JitCodeMove(o.code_index, o.old_addr, o.new_addr, o.code_size)
-
-
-def _dec_jit_code_unload(buf: Any, n: int, bo: int) -> JitCodeUnload:
-    o = _ffi.new("struct uevent_jit_code_unload *")
-    _check(_lib.uevent_jit_code_unload_decode(buf, n, bo, o), "jit_code_unload payload")
-    return JitCodeUnload(o.code_addr, o.code_size, o.code_index)
-
-
-def _dec_jit_debug_info(buf: Any, n: int, bo: int) -> JitDebugInfo:
-    o = _ffi.new("struct uevent_jit_debug_info *")
-    _check(_lib.uevent_jit_debug_info_decode(buf, n, bo, o), "jit_debug_info payload")
-    off = _ffi.new("uint32_t *")
-    e = _ffi.new("struct uevent_jit_debug_entry *")
-    entries = []
-    while True:
-        r = _check(_lib.uevent_jit_debug_entry_next(o, bo, off, e), "jit_debug_info entry")
-        if r == 0:
-            break
-        entries.append(JitDebugEntry(e.addr, e.line, e.discrim, _str(e.file, e.file_len)))
-    return JitDebugInfo(o.code_addr, tuple(entries))
-
-
-def _dec_trace_context(buf: Any, n: int, bo: int) -> TraceContext:
-    o = _ffi.new("struct uevent_trace_context *")
-    _check(_lib.uevent_trace_context_decode(buf, n, bo, o), "trace_context payload")
-    return TraceContext(bytes(_ffi.buffer(o.trace_id)), bytes(_ffi.buffer(o.span_id)), o.flags)
-
-
-_DECODERS: Dict[int, Callable[[Any, int, int], Payload]] = {
-    _lib.UEVENT_TYPE_TEXT: _dec_text,
-    _lib.UEVENT_TYPE_RANGE_BEGIN: _dec_range_begin,
-    _lib.UEVENT_TYPE_RANGE_END: _dec_range_end,
-    _lib.UEVENT_TYPE_COUNTER: _dec_counter,
-    _lib.UEVENT_TYPE_JIT_CODE_LOAD: _dec_jit_code_load,
-    _lib.UEVENT_TYPE_JIT_CODE_MOVE: _dec_jit_code_move,
-    _lib.UEVENT_TYPE_JIT_CODE_UNLOAD: _dec_jit_code_unload,
-    _lib.UEVENT_TYPE_JIT_DEBUG_INFO: _dec_jit_debug_info,
-    _lib.UEVENT_TYPE_TRACE_CONTEXT: _dec_trace_context,
-}
+_DECODERS = _records.DECODERS
 
 
 def decode(type: int, data: Union[bytes, bytearray, memoryview],
@@ -690,10 +555,6 @@ class FileReader:
 # valid until the next call). __slots__ is spelled out rather than dataclass(slots=True)
 # so that Python 3.7-3.9 keep working.
 
-from ._helpers import _cstr  # noqa: E402
-from . import _records  # noqa: E402
-from ._records import (SampleId, PerfRecord, PerfRead, Sample, Mmap, Comm, Task,  # noqa: E402
-                       Lost, Throttle, Switch, Ksymbol, BpfEvent, Other, SessionStats)
 
 
 @_dataclass(frozen=True)
