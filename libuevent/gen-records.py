@@ -9,10 +9,12 @@
 #   --python   the Python binding's record classes and their makers
 #   --rust     the Rust crate's owned record structs and their makers (committed, like
 #              bindgen's output: cargo builds without Python)
-# (LuaJIT reads the same notes from the header itself when it loads.)
+#   --lua      the LuaJIT binding's record converters and payload decoders
+# The payload codec structs (struct uevent_counter, ...) carry notes of their own and
+# become each binding's payload types and decoders.
 # So a member added to a record struct is a one-line change to uevent.h.
 #
-# usage: gen-records.py --c-json|--python|--rust libuevent/uevent.h > OUT
+# usage: gen-records.py --c-json|--python|--rust|--lua libuevent/uevent.h > OUT
 import re
 import sys
 
@@ -456,10 +458,93 @@ def rust(model):
     return "\n".join(out)
 
 
+# ---- Lua: the LuaJIT binding's converters and payload decoders --------------------------
+
+def lua(model):
+    members = union_members(model)
+    union = next(f.union for f in model[ROOT] if f.union)
+    out = ["-- _records.lua - generated from libuevent/uevent.h by libuevent/gen-records.py: the",
+           "-- record structs as Lua tables (one converter per struct, members as named in C),",
+           "-- the payload decoders, and which union member each record body sets. Do not edit:",
+           "-- change uevent.h. uevent.lua calls this with the library and its helpers.",
+           "return function(lib, ffi, h)",
+           "local u64s, bytes, cstr, fail, tnew = h.u64s, h.bytes, h.cstr, h.fail, h.tnew",
+           "local ffi_new, ffi_string, sizeof, math_min = ffi.new, ffi.string, ffi.sizeof, math.min",
+           "local R = { convert = {}, decoders = {}, body_struct = {}, member_of_body = {} }",
+           "local convert = R.convert",
+           "",
+           "-- 64-bit members stay uint64_t/int64_t cdata (addresses do not fit a double); narrower",
+           "-- ones are numbers; byte blobs are Lua strings; u64 arrays are Lua arrays of cdata.",
+           ]
+    for name in [s for s in reachable(model) if s not in (ROOT, union)]:
+        fl = [f for f in model[name] if f.name != "sz"]
+        out.append(f"convert.{name} = function(s, bo)")
+        out.append(f"  local t = tnew(0, {len(fl) + 1})")
+        for f in fl:
+            m = "s." + f.name
+            if f.kind == "str":
+                e = f"cstr({m})"
+            elif f.kind == "bytes" and f.array:
+                e = f"bytes({m}, math_min({expr(f.count, 's.')}, sizeof({m})))"
+            elif f.kind == "bytes":
+                e = f"bytes({m}, {expr(f.count, 's.')})"
+            elif f.kind == "u64":
+                e = f"u64s({m}, {expr(f.count, 's.')}, {expr(f.per, 's.') if f.per else '1'}, bo)"
+            elif f.nested:
+                e = f"convert.{f.nested}({m}, bo)"
+            elif f.ctype.endswith("int64_t"):
+                e = m
+            else:
+                e = f"tonumber({m})"
+            out.append(f"  t.{f.name} = {e}")
+        out += ["  return t", "end"]
+    out += ["", "-- union uevent_perf_body: member -> struct; enum uevent_perf_body_kind -> member"]
+    for m, st in members:
+        out.append(f'R.body_struct.{m} = "{st}"')
+        out.append(f'R.member_of_body[tonumber(lib.UEVENT_BODY_{m.upper()})] = "{m}"')
+    out.append("R.stats_fields = { " + ", ".join(f'"{f.name}"' for f in model["uevent_session_stats"])
+               + " }")
+
+    def val(f, o):
+        if f.kind == "str":
+            return f"ffi_string({o}.{f.name}, {o}.{f.count})"
+        if f.kind == "bytes":
+            return f"ffi_string({o}.{f.name}, {f.count})"
+        if f.each:
+            return f"each_{f.each}({o}, bo)"
+        return f"{o}.{f.name}"
+    out += ["", "-- payload decoders: (buffer, size, byte order) -> table with .kind, or nil, err"]
+    for st in entry_structs(model):
+        fl = payload_fields(model, st)
+        out += [f"local function each_{st}(info, bo)",
+                f'  local off, e, t = ffi_new("uint32_t[1]"), ffi_new("struct {st}"), {{}}',
+                "  while true do",
+                f"    local r = lib.{st}_next(info, bo, off, e)",
+                f'    if r < 0 then return fail(r, "{st[7:]}") end',
+                "    if r == 0 then return t end",
+                "    t[#t + 1] = { " + ", ".join(f"{f.name} = {val(f, 'e')}" for f in fl) + " }",
+                "  end", "end"]
+    for t, st in payloads(model):
+        fl = payload_fields(model, st)
+        out += [f"R.decoders[tonumber(lib.UEVENT_TYPE_{t})] = function(buf, n, bo)",
+                f'  local o = ffi_new("struct {st}")',
+                f"  local r = lib.{st}_decode(buf, n, bo, o)",
+                f'  if r < 0 then return fail(r, "{st[7:]} payload") end']
+        for f in fl:
+            if f.each:
+                out += [f"  local {f.name}, err, code = {val(f, 'o')}",
+                        f"  if not {f.name} then return nil, err, code end"]
+        out.append(f'  return {{ kind = "{st[7:]}", ' + ", ".join(
+            f"{f.name} = {f.name if f.each else val(f, 'o')}" for f in fl) + " }")
+        out.append("end")
+    out += ["return R", "end"]
+    return "\n".join(out) + "\n"
+
+
 def main():
-    emit = {"--c-json": c_json, "--python": python, "--rust": rust}
+    emit = {"--c-json": c_json, "--python": python, "--rust": rust, "--lua": lua}
     if len(sys.argv) != 3 or sys.argv[1] not in emit:
-        raise SystemExit("usage: gen-records.py --c-json|--python|--rust uevent.h")
+        raise SystemExit("usage: gen-records.py --c-json|--python|--rust|--lua uevent.h")
     global HEADER
     with open(sys.argv[2], encoding="utf-8") as f:
         HEADER = f.read()

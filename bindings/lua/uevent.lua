@@ -328,79 +328,52 @@ function M.stats_reset() lib.uevent_stats_reset() end
 
 local BO = { host = lib.UEVENT_BO_HOST, little = lib.UEVENT_BO_LITTLE, big = lib.UEVENT_BO_BIG }
 M.byte_orders = BO
+local host_bo = ffi.abi("le") and BO.little or BO.big
+local swap_bo = ffi.abi("le") and BO.big or BO.little
 
-local function str(p, n) return ffi_string(p, n) end
-
-local decoders = {}
-local function out(t) return ffi_new(t) end
-
-decoders[tonumber(lib.UEVENT_TYPE_TEXT)] = function(buf, n, bo)
-  local o = out("struct uevent_text")
-  local r = lib.uevent_text_decode(buf, n, bo, o)
-  if r < 0 then return fail(r, "text payload") end
-  return { kind = "text", text = str(o.text, o.len) }
+local table_new = select(2, pcall(require, "table.new"))
+if type(table_new) ~= "function" then table_new = function() return {} end end
+local function bytes(p, n)
+  n = tonumber(n)
+  if p == nil or n == 0 then return "" end
+  return ffi_string(p, n)
 end
-decoders[tonumber(lib.UEVENT_TYPE_RANGE_BEGIN)] = function(buf, n, bo)
-  local o = out("struct uevent_range_begin")
-  local r = lib.uevent_range_begin_decode(buf, n, bo, o)
-  if r < 0 then return fail(r, "range_begin payload") end
-  return { kind = "range_begin", id = o.id, parent = o.parent, flags = o.flags,
-           name = str(o.name, o.name_len) }
-end
-decoders[tonumber(lib.UEVENT_TYPE_RANGE_END)] = function(buf, n, bo)
-  local o = out("struct uevent_range_end")
-  local r = lib.uevent_range_end_decode(buf, n, bo, o)
-  if r < 0 then return fail(r, "range_end payload") end
-  return { kind = "range_end", id = o.id, flags = o.flags }
-end
-decoders[tonumber(lib.UEVENT_TYPE_COUNTER)] = function(buf, n, bo)
-  local o = out("struct uevent_counter")
-  local r = lib.uevent_counter_decode(buf, n, bo, o)
-  if r < 0 then return fail(r, "counter payload") end
-  return { kind = "counter", name = str(o.name, o.name_len), value = o.value }
-end
-decoders[tonumber(lib.UEVENT_TYPE_JIT_CODE_LOAD)] = function(buf, n, bo)
-  local o = out("struct uevent_jit_code_load")
-  local r = lib.uevent_jit_code_load_decode(buf, n, bo, o)
-  if r < 0 then return fail(r, "jit_code_load payload") end
-  return { kind = "jit_code_load", code_addr = o.code_addr, code_size = o.code_size,
-           code_index = o.code_index, name = str(o.name, o.name_len) }
-end
-decoders[tonumber(lib.UEVENT_TYPE_JIT_CODE_MOVE)] = function(buf, n, bo)
-  local o = out("struct uevent_jit_code_move")
-  local r = lib.uevent_jit_code_move_decode(buf, n, bo, o)
-  if r < 0 then return fail(r, "jit_code_move payload") end
-  return { kind = "jit_code_move", code_index = o.code_index, old_addr = o.old_addr,
-           new_addr = o.new_addr, code_size = o.code_size }
-end
-decoders[tonumber(lib.UEVENT_TYPE_JIT_CODE_UNLOAD)] = function(buf, n, bo)
-  local o = out("struct uevent_jit_code_unload")
-  local r = lib.uevent_jit_code_unload_decode(buf, n, bo, o)
-  if r < 0 then return fail(r, "jit_code_unload payload") end
-  return { kind = "jit_code_unload", code_addr = o.code_addr, code_size = o.code_size,
-           code_index = o.code_index }
-end
-decoders[tonumber(lib.UEVENT_TYPE_JIT_DEBUG_INFO)] = function(buf, n, bo)
-  local o = out("struct uevent_jit_debug_info")
-  local r = lib.uevent_jit_debug_info_decode(buf, n, bo, o)
-  if r < 0 then return fail(r, "jit_debug_info payload") end
-  local off, e, entries = ffi_new("uint32_t[1]"), out("struct uevent_jit_debug_entry"), {}
-  while true do
-    r = lib.uevent_jit_debug_entry_next(o, bo, off, e)
-    if r < 0 then return fail(r, "jit_debug_info entry") end
-    if r == 0 then break end
-    entries[#entries + 1] = { addr = e.addr, line = e.line, discrim = e.discrim,
-                              file = str(e.file, e.file_len) }
+local function cstr(p) return p ~= nil and ffi_string(p) or nil end
+-- n entries of per u64s each: a flat array when per == 1, else an array of arrays.
+-- Read in place (what uevent_perf_u64() does), swapped when the record's order is not ours.
+local u64p = ffi.typeof("const uint64_t *")
+local bswap = bit.bswap
+local function u64s(p, n, per, bo)
+  local t = {}
+  n, per = tonumber(n), tonumber(per)
+  if p == nil or n == 0 or per == 0 then return t end
+  local a = ffi_cast(u64p, p)
+  local swap = bo ~= BO.host and bo ~= host_bo
+  if per == 1 then
+    for i = 0, n - 1 do
+      local v = a[i]
+      t[i + 1] = swap and bswap(v) or v
+    end
+  else
+    for i = 0, n - 1 do
+      local e = {}
+      for j = 0, per - 1 do
+        local v = a[i * per + j]
+        e[j + 1] = swap and bswap(v) or v
+      end
+      t[i + 1] = e
+    end
   end
-  return { kind = "jit_debug_info", code_addr = o.code_addr, entries = entries }
+  return t
 end
-decoders[tonumber(lib.UEVENT_TYPE_TRACE_CONTEXT)] = function(buf, n, bo)
-  local o = out("struct uevent_trace_context")
-  local r = lib.uevent_trace_context_decode(buf, n, bo, o)
-  if r < 0 then return fail(r, "trace_context payload") end
-  return { kind = "trace_context", trace_id = str(o.trace_id, ffi.sizeof(o.trace_id)),
-           span_id = str(o.span_id, ffi.sizeof(o.span_id)), flags = o.flags }
-end
+
+
+-- The converters, payload decoders and body members, generated from uevent.h's structs
+-- and their bracket notes (libuevent/gen-records.py --lua).
+local R = require "uevent._records"(lib, ffi, { u64s = u64s, bytes = bytes, cstr = cstr,
+                                               fail = fail, tnew = table_new })
+local decoders, convert, body_struct, member_of_body = R.decoders, R.convert, R.body_struct,
+                                                       R.member_of_body
 
 local function bo_of(byte_order)
   if byte_order == nil then return BO.host end
@@ -420,9 +393,20 @@ function M.decode(ptype, data, size, byte_order)
   return dec(data, size, bo)
 end
 
-local ID = { tid = lib.UEVENT_ID_TID, time = lib.UEVENT_ID_TIME, id = lib.UEVENT_ID_ID,
-             stream_id = lib.UEVENT_ID_STREAM_ID, cpu = lib.UEVENT_ID_CPU,
-             identifier = lib.UEVENT_ID_IDENTIFIER }
+-- The sample_id members present, as id.fields says (narrow ones as numbers).
+local ID_TID, ID_TIME, ID_ID = lib.UEVENT_ID_TID, lib.UEVENT_ID_TIME, lib.UEVENT_ID_ID
+local ID_STREAM, ID_CPU, ID_IDENT = lib.UEVENT_ID_STREAM_ID, lib.UEVENT_ID_CPU, lib.UEVENT_ID_IDENTIFIER
+local band = bit.band
+local function sample_id(id)
+  local t, f = {}, id.fields
+  if band(f, ID_TID) ~= 0 then t.pid, t.tid = tonumber(id.pid), tonumber(id.tid) end
+  if band(f, ID_TIME) ~= 0 then t.time = id.time end
+  if band(f, ID_ID) ~= 0 then t.id = id.id end
+  if band(f, ID_STREAM) ~= 0 then t.stream_id = id.stream_id end
+  if band(f, ID_CPU) ~= 0 then t.cpu = tonumber(id.cpu) end
+  if band(f, ID_IDENT) ~= 0 then t.identifier = id.identifier end
+  return t
+end
 
 -- A struct uevent_record (whose data points into a buffer) as a Lua table.
 local function record_table(r, bo)
@@ -432,14 +416,7 @@ local function record_table(r, bo)
   local t = { type = tonumber(r.type), payload = payload, data = data,
               format = tonumber(r.format), flags = tonumber(r.flags),
               record_type = tonumber(r.record_type), misc = tonumber(r.misc) }
-  local id = r.id
-  local f = id.fields
-  if bit.band(f, ID.tid) ~= 0 then t.pid, t.tid = tonumber(id.pid), tonumber(id.tid) end
-  if bit.band(f, ID.time) ~= 0 then t.time = id.time end
-  if bit.band(f, ID.id) ~= 0 then t.id = id.id end
-  if bit.band(f, ID.stream_id) ~= 0 then t.stream_id = id.stream_id end
-  if bit.band(f, ID.cpu) ~= 0 then t.cpu = tonumber(id.cpu) end
-  if bit.band(f, ID.identifier) ~= 0 then t.identifier = id.identifier end
+  for k, v in pairs(sample_id(r.id)) do t[k] = v end
   return t
 end
 M._record_table = record_table
@@ -472,8 +449,6 @@ typedef struct { struct uevent_file_reader *r; int byte_order; } uevent_lua_file
 ]]
 
 local scratch = out_struct("struct uevent_record")
-local host_bo = ffi.abi("le") and BO.little or BO.big
-local swap_bo = ffi.abi("le") and BO.big or BO.little
 
 local reader = {}
 reader.__index = reader
@@ -531,158 +506,14 @@ end
 
 -- ---- reading perf records: sessions, perf.data, rings ------------------------------
 -- A decoded record is copied into plain Lua tables before the next C call can reuse
--- its buffer. The tables mirror the C structs: the converters below are generated
--- from the struct bodies in the cdef, so a member added to uevent.h shows up here by
--- itself. Only what a pointer member points at needs a rule (how many bytes or u64s);
--- a pointer member without one is an error when the module loads.
+-- its buffer. The tables mirror the C structs: the converters (uevent._records) are
+-- generated from uevent.h, so a member added there shows up here by itself.
 --   record      = { record = "SAMPLE", record_type = 9, misc = 2, size = 120,
 --                   sample_id = { pid, tid, time, ... only those present },
 --                   sample = { ip = ..., callchain = { ... }, raw = "bytes", ... } }
 -- 64-bit members stay uint64_t cdata (addresses do not fit a double); narrower ones are
 -- numbers; byte blobs are Lua strings; u64 arrays are Lua arrays of uint64_t cdata.
 
--- struct name -> list of { name, kind, base } from the cdef text
-local function parse_structs(src)
-  local structs = {}
-  for kind, name, body in src:gmatch("%f[%w_](%a+)%s+([%w_]+)%s*(%b{})") do
-    if kind == "struct" or kind == "union" then
-      local fields = {}
-      for decl in body:sub(2, -2):gmatch("([^;]+);") do
-        decl = decl:gsub("%s+", " "):gsub("^ ", ""):gsub(" $", "")
-        local first, rest = decl:match("^([^,]+)(.*)$")
-        local base = first:match("^(.-)[%s%*]*[%a_][%w_]*%s*%b[]$")
-                     or first:match("^(.-)[%s%*]*[%a_][%w_]*$")
-        local decls = { first:sub(#base + 1) }
-        for d in rest:gmatch("[^,]+") do decls[#decls + 1] = d end
-        for _, d in ipairs(decls) do
-          local ptr = d:find("*", 1, true) ~= nil
-          local fname = d:match("([%a_][%w_]*)%s*%b[]%s*$") or d:match("([%a_][%w_]*)%s*$")
-          local arr = d:find("[", 1, true) ~= nil
-          fields[#fields + 1] = { name = fname, base = base:gsub("^%s+", ""),
-                                  ptr = ptr, arr = arr }
-        end
-      end
-      structs[name] = fields
-    end
-  end
-  return structs
-end
-
--- Pointer and array members: how much they hold, as a Lua expression over s (the struct),
--- from the bracket note each one's comment starts with in uevent.h: [bytes x N],
--- [u64 x N], [u64 x N of K], [str] (N and K: members of the struct, or numbers).
-local function extents(header)
-  local out = {}
-  for sname, body in header:gmatch("struct%s+([%w_]+)%s*(%b{})") do
-    local t = {}
-    for member, arr, note in body:gmatch("([%a_][%w_]*)%s*(%[?%w*%]?)%s*;[ \t]*/%*%s*(%b[])") do
-      local kind, n, k = note:match("^%[(%w+)%s+x%s+(.-)%s+of%s+(.-)%]$")
-      if not kind then kind, n = note:match("^%[(%w+)%s+x%s+(.-)%]$") end
-      kind = kind or note:match("^%[(%w+)%]$")
-      local function over_s(e) return (e:gsub("([%a_][%w_]*)", "s.%1")) end
-      local m = "s." .. member
-      if kind == "str" then
-        t[member] = ("cstr(%s)"):format(m)
-      elseif kind == "bytes" and arr ~= "" then
-        t[member] = ("bytes(%s, math_min(%s, sizeof(%s)))"):format(m, over_s(n), m)
-      elseif kind == "bytes" then
-        t[member] = ("bytes(%s, %s)"):format(m, over_s(n))
-      elseif kind == "u64" then
-        t[member] = ("u64s(%s, %s, %s, bo)"):format(m, over_s(n), k and over_s(k) or "1")
-      end
-    end
-    out[sname] = t
-  end
-  return out
-end
-local extent = extents(assert(cdef.header, "uevent: cdef.lua has no header (rebuild it)"))
-
-local table_new = select(2, pcall(require, "table.new"))
-if type(table_new) ~= "function" then table_new = function() return {} end end
-local function bytes(p, n)
-  n = tonumber(n)
-  if p == nil or n == 0 then return "" end
-  return ffi_string(p, n)
-end
-local function cstr(p) return p ~= nil and ffi_string(p) or nil end
--- n entries of per u64s each: a flat array when per == 1, else an array of arrays.
--- Read in place (what uevent_perf_u64() does), swapped when the record's order is not ours.
-local u64p = ffi.typeof("const uint64_t *")
-local bswap = bit.bswap
-local function u64s(p, n, per, bo)
-  local t = {}
-  n, per = tonumber(n), tonumber(per)
-  if p == nil or n == 0 or per == 0 then return t end
-  local a = ffi_cast(u64p, p)
-  local swap = bo ~= BO.host and bo ~= host_bo
-  if per == 1 then
-    for i = 0, n - 1 do
-      local v = a[i]
-      t[i + 1] = swap and bswap(v) or v
-    end
-  else
-    for i = 0, n - 1 do
-      local e = {}
-      for j = 0, per - 1 do
-        local v = a[i * per + j]
-        e[j + 1] = swap and bswap(v) or v
-      end
-      t[i + 1] = e
-    end
-  end
-  return t
-end
-
-local structs = parse_structs(cdef.declarations)
-local convert = {}
-local function converter(sname)
-  if convert[sname] then return convert[sname] end
-  local fields = assert(structs[sname], "uevent: no struct " .. sname .. " in the cdef")
-  local rules = extent[sname] or {}
-  local src, nested = { "local u64s, bytes, cstr, tonumber, sizeof, math_min, nested, tnew = ...",
-                        ("return function(s, bo) local t = tnew(0, %d)"):format(#fields + 1) }, {}
-  for _, f in ipairs(fields) do
-    local e = rules[f.name]
-    if f.name == "sz" then
-      e = false   -- the struct's own size, not data
-    elseif not e then
-      if f.ptr or f.arr then
-        error("uevent: no extent rule for pointer/array member " .. sname .. "." .. f.name)
-      elseif f.base:match("^struct ") then
-        local sub = f.base:match("^struct ([%w_]+)")
-        nested[sub] = true
-        e = ("nested.%s(s.%s, bo)"):format(sub, f.name)
-      elseif f.base:match("int64_t$") then
-        e = "s." .. f.name
-      else
-        e = ("tonumber(s.%s)"):format(f.name)
-      end
-    end
-    if e then src[#src + 1] = ("t.%s = %s"):format(f.name, e) end
-  end
-  src[#src + 1] = "return t end"
-  local nest = {}
-  for sub in pairs(nested) do nest[sub] = converter(sub) end
-  local fn = assert(loadstring(table.concat(src, "\n"), "=uevent." .. sname))(
-    u64s, bytes, cstr, tonumber, ffi.sizeof, math.min, nest, table_new)
-  convert[sname] = fn
-  return fn
-end
-
--- Which union member a record sets: the record's body, enum uevent_perf_body_kind,
--- whose UEVENT_BODY_X sets member x (read from the cdef: nothing restated here).
-local body_struct, member_of_body = {}, {}
-for _, f in ipairs(structs.uevent_perf_body) do
-  body_struct[f.name] = f.base:match("^struct ([%w_]+)")
-  converter(body_struct[f.name])
-end
-for name, v in cdef.declarations:gmatch("UEVENT_BODY_([%u_]+)%s*=%s*(%d+)") do
-  if name ~= "COUNT" then
-    local m = name:lower()
-    assert(body_struct[m], "uevent: no union member " .. m)
-    member_of_body[tonumber(v)] = m
-  end
-end
 -- The member a record table carries its body in ("sample", "uevent", "other"...).
 function M.record_member(rec)
   for m in pairs(body_struct) do
@@ -691,20 +522,6 @@ function M.record_member(rec)
   return nil
 end
 
--- The sample_id members present, as id.fields says (narrow ones as numbers).
-local ID_TID, ID_TIME, ID_ID = lib.UEVENT_ID_TID, lib.UEVENT_ID_TIME, lib.UEVENT_ID_ID
-local ID_STREAM, ID_CPU, ID_IDENT = lib.UEVENT_ID_STREAM_ID, lib.UEVENT_ID_CPU, lib.UEVENT_ID_IDENTIFIER
-local band = bit.band
-local function sample_id(id)
-  local t, f = {}, id.fields
-  if band(f, ID_TID) ~= 0 then t.pid, t.tid = tonumber(id.pid), tonumber(id.tid) end
-  if band(f, ID_TIME) ~= 0 then t.time = id.time end
-  if band(f, ID_ID) ~= 0 then t.id = id.id end
-  if band(f, ID_STREAM) ~= 0 then t.stream_id = id.stream_id end
-  if band(f, ID_CPU) ~= 0 then t.cpu = tonumber(id.cpu) end
-  if band(f, ID_IDENT) ~= 0 then t.identifier = id.identifier end
-  return t
-end
 
 local record_names = {}
 local function record_name(rtype)
@@ -885,8 +702,6 @@ session.enable = int_call(lib.uevent_session__enable, "enable")
 session.disable = int_call(lib.uevent_session__disable, "disable")
 session.snapshot = int_call(lib.uevent_session__snapshot, "snapshot")
 
-local stats_fields = {}
-for _, f in ipairs(structs.uevent_session_stats) do stats_fields[#stats_fields + 1] = f.name end
 
 function session.stats(self)
   if self.s == nil then return closed("session") end
@@ -894,7 +709,7 @@ function session.stats(self)
   local ret = lib.uevent_session__stats(self.s, st, ffi.sizeof(st))
   if ret < 0 then return fail(ret, "stats") end
   local t = {}
-  for _, k in ipairs(stats_fields) do t[k] = tonumber(st[k]) end
+  for _, k in ipairs(R.stats_fields) do t[k] = tonumber(st[k]) end
   return t
 end
 
