@@ -401,9 +401,12 @@ def rust(model):
            "// change uevent.h and run `make records`.",
            "#![allow(clippy::all)]",
            "",
+           "use std::io;",
+           "use std::mem::MaybeUninit;",
            "use std::os::raw::c_int;",
            "",
-           "use super::{bytes, cstr, groups, groups_of, u64s};",
+           "use super::{bytes, cstr, groups, groups_of, u64s, Header, Rec, SampleId, Transport};",
+           "use crate::{check, sized_str, ByteOrder};",
            "use uevent_sys as sys;",
            ""]
     for name in order:
@@ -455,7 +458,124 @@ def rust(model):
                 f"    {t} {{"]
         out += [f"        {n}: {e}," for n, _, e in fields]
         out += ["    }", "}", ""]
+    out += rust_record_enum(model) + rust_payloads(model)
     return "\n".join(out)
+
+
+# The union members whose Record variant is not a generated struct: (type, maker)
+RUST_BODY = {"uevent": ("crate::Record", "crate::record_from(&r.u.uevent, bo)"),
+             "other": ("Vec<u8>", "bytes(r.u.other.data, r.u.other.size as u64)")}
+RUST_VARIANT = {"uevent": "UEvent", "other": "Other"}
+RUST_BOXED = {"sample"}     # several times larger than any other record
+
+
+def rust_record_enum(model):
+    members = union_members(model)
+    vs = []
+    for m, st in members:
+        v = RUST_VARIANT.get(m, rust_type(st))
+        t, mk = RUST_BODY.get(m, (rust_type(st), f"{rust_short(st)}_from(&r.u.{m}, b)"))
+        if m in RUST_BOXED:
+            t, mk = f"Box<{t}>", f"Box::new({mk})"
+        vs.append((m, v, t, mk))
+    out = ["/// One decoded perf record, owned. The variant is the `union uevent_perf_body` member",
+           "/// the C library filled: `UEvent` also covers uevents that came as usdt or user_events",
+           "/// tracepoint samples; `Other` holds the body of any other record type (perf's own",
+           "/// records, numbers 64 and up, included).",
+           "#[derive(Debug, Clone, PartialEq, Eq)]",
+           "pub enum Record {"]
+    for m, v, t, _ in vs:
+        out += [f"    /// Union member `{m}`.", f"    {v}(Rec<{t}>),"]
+    out += ["}", "", "impl Record {", "    pub fn header(&self) -> Header {", "        match self {"]
+    out += [f"            Record::{v}(r) => r.header," for _, v, _, _ in vs]
+    out += ["        }", "    }", "    pub fn sample_id(&self) -> SampleId {", "        match self {"]
+    out += [f"            Record::{v}(r) => r.sample_id," for _, v, _, _ in vs]
+    out += ["        }", "    }",
+            "    /// The name of the C union member this record's body mirrors (\"sample\", \"sw\", ...).",
+            "    pub fn member(&self) -> &'static str {", "        match self {"]
+    out += [f'            Record::{v}(_) => "{m}",' for m, v, _, _ in vs]
+    out += ["        }", "    }", "}", "",
+            "/// Copies the body the C record's `body` says is set (`enum uevent_perf_body_kind`).",
+            "///", "/// # Safety",
+            "/// That member's pointers must be as the C decoder left them, checked against the record.",
+            "pub(crate) unsafe fn record_of(r: &sys::uevent_perf_record, header: Header,",
+            "                               transport: Option<Transport>, sample_id: SampleId,",
+            "                               bo: ByteOrder) -> Record {",
+            "    let b = bo.raw();",
+            "    let _ = b;",
+            "    match r.body as sys::uevent_perf_body_kind {"]
+    for m, v, _, mk in vs:
+        pat = "_" if m == "other" else f"sys::UEVENT_BODY_{m.upper()}"
+        out.append(f"        {pat} => Record::{v}(Rec {{ header, transport, sample_id, body: {mk} }}),")
+    out += ["    }", "}", ""]
+    return out
+
+
+def rust_payloads(model):
+    def val(f, o):
+        if f.kind == "str":
+            return "String", f"sized_str({o}.{f.name}, {o}.{f.count})"
+        if f.kind == "bytes":
+            return f"[u8; {f.count}]", f"{o}.{f.name}"
+        if f.each:
+            return f"Vec<{rust_type(f.each)}>", f"each_{f.each}(&{o}, b)?"
+        return RUST_INT[f.ctype], f"{o}.{f.name}"
+    out = []
+    for st in entry_structs(model):
+        parent = next(p for _, p in payloads(model) if any(f.each == st for f in model[p]))
+        fl = [(f.name,) + val(f, "e") for f in payload_fields(model, st)]
+        out += [f"/// `struct {st}`.", "#[derive(Debug, Clone, PartialEq, Eq)]",
+                f"pub struct {rust_type(st)} {{"]
+        out += [f"    pub {n}: {t}," for n, t, _ in fl]
+        out += ["}", "",
+                f"unsafe fn each_{st}(info: &sys::{parent}, b: c_int)"
+                f" -> io::Result<Vec<{rust_type(st)}>> {{",
+                "    let mut out = Vec::new();", "    let mut off: u32 = 0;", "    loop {",
+                f"        let mut e = MaybeUninit::<sys::{st}>::zeroed();",
+                f"        let r = sys::{st}_next(info, b, &mut off, e.as_mut_ptr());",
+                "        check(r)?;", "        if r == 0 {", "            return Ok(out);", "        }",
+                "        let e = e.assume_init();",
+                f"        out.push({rust_type(st)} {{ " + ", ".join(f"{n}: {e}" for n, _, e in fl)
+                + " });", "    }", "}", ""]
+    out += ["/// A decoded payload: one variant per well-known payload type, with the members of",
+            "/// its codec struct in uevent.h.",
+            "#[derive(Debug, Clone, PartialEq, Eq)]", "pub enum Payload {"]
+    pays = []
+    for t, st in payloads(model):
+        fl = [(f.name,) + val(f, "o") for f in payload_fields(model, st)]
+        pays.append((t, st, fl))
+        out.append(f"    /// `struct {st}`.")
+        if len(fl) == 1:
+            out.append(f"    {rust_type(st)}({fl[0][1]}),")
+        else:
+            out.append(f"    {rust_type(st)} {{ " + ", ".join(f"{n}: {ty}" for n, ty, _ in fl) + " },")
+    out += ["    /// A type this crate does not decode (an application's own), as bytes.",
+            "    Raw { ty: u32, data: Vec<u8> },", "}", "",
+            "/// Decodes a payload of type `ty` with libuevent's decoders.",
+            "pub fn decode(ty: u32, data: &[u8], bo: ByteOrder) -> io::Result<Payload> {",
+            "    let b = bo.raw();",
+            "    macro_rules! dec {",
+            "        ($st:ident, $f:ident) => {{",
+            "            let mut o = MaybeUninit::<sys::$st>::zeroed();",
+            "            check(sys::$f(data.as_ptr().cast(), data.len() as _, b, o.as_mut_ptr()))?;",
+            "            o.assume_init()",
+            "        }};",
+            "    }",
+            "    // SAFETY: each decoder fills its struct from data alone, and its pointers point",
+            "    // into data (or at entries the walk checks) while they are copied out here.",
+            "    unsafe {",
+            "        Ok(match ty {"]
+    for t, st, fl in pays:
+        out.append(f"            sys::UEVENT_TYPE_{t} => {{")
+        out.append(f"                let o = dec!({st}, {st}_decode);")
+        if len(fl) == 1:
+            out.append(f"                Payload::{rust_type(st)}({fl[0][2]})")
+        else:
+            out.append(f"                Payload::{rust_type(st)} {{ "
+                       + ", ".join(f"{n}: {e}" for n, _, e in fl) + " }")
+        out.append("            }")
+    out += ["            _ => Payload::Raw { ty, data: data.to_vec() },", "        })", "    }", "}", ""]
+    return out
 
 
 # ---- Lua: the LuaJIT binding's converters and payload decoders --------------------------

@@ -24,7 +24,7 @@ use std::path::Path;
 pub use uevent_sys as sys;
 
 pub mod perf;
-pub use perf::{PerfData, Session, SessionBuilder};
+pub use perf::{decode, JitDebugEntry, Payload, PerfData, Session, SessionBuilder};
 
 pub(crate) fn err(ret: c_int) -> io::Error {
     io::Error::from_raw_os_error(-ret)
@@ -379,104 +379,11 @@ impl ByteOrder {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JitDebugEntry {
-    pub addr: u64,
-    pub line: u32,
-    pub discrim: u32,
-    pub file: String,
-}
-
-/// A decoded payload.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Payload {
-    Text(String),
-    RangeBegin { id: u64, parent: u64, flags: u32, name: String },
-    RangeEnd { id: u64, flags: u32 },
-    Counter { name: String, value: i64 },
-    JitCodeLoad { code_addr: u64, code_size: u64, code_index: u64, name: String },
-    JitCodeMove { code_index: u64, old_addr: u64, new_addr: u64, code_size: u64 },
-    JitCodeUnload { code_addr: u64, code_size: u64, code_index: u64 },
-    JitDebugInfo { code_addr: u64, entries: Vec<JitDebugEntry> },
-    TraceContext { trace_id: [u8; 16], span_id: [u8; 8], flags: u8 },
-    /// A type this crate does not decode (an application's own), as bytes.
-    Raw { ty: u32, data: Vec<u8> },
-}
-
-unsafe fn sized_str(p: *const c_char, n: u32) -> String {
+pub(crate) unsafe fn sized_str(p: *const c_char, n: u32) -> String {
     if p.is_null() {
         return String::new();
     }
     String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, n as usize)).into_owned()
-}
-
-macro_rules! dec {
-    ($f:ident, $t:ty, $data:expr, $bo:expr) => {{
-        let mut o = MaybeUninit::<$t>::zeroed();
-        check(unsafe { sys::$f($data.as_ptr().cast(), $data.len() as _, $bo, o.as_mut_ptr()) })?;
-        unsafe { o.assume_init() }
-    }};
-}
-
-/// Decodes a payload of type `ty` with libuevent's decoders.
-pub fn decode(ty: u32, data: &[u8], bo: ByteOrder) -> io::Result<Payload> {
-    let b = bo.raw();
-    Ok(match ty {
-        x if x == sys::UEVENT_TYPE_TEXT => {
-            let o = dec!(uevent_text_decode, sys::uevent_text, data, b);
-            Payload::Text(unsafe { sized_str(o.text, o.len) })
-        }
-        x if x == sys::UEVENT_TYPE_RANGE_BEGIN => {
-            let o = dec!(uevent_range_begin_decode, sys::uevent_range_begin, data, b);
-            Payload::RangeBegin { id: o.id, parent: o.parent, flags: o.flags, name: unsafe { sized_str(o.name, o.name_len) } }
-        }
-        x if x == sys::UEVENT_TYPE_RANGE_END => {
-            let o = dec!(uevent_range_end_decode, sys::uevent_range_end, data, b);
-            Payload::RangeEnd { id: o.id, flags: o.flags }
-        }
-        x if x == sys::UEVENT_TYPE_COUNTER => {
-            let o = dec!(uevent_counter_decode, sys::uevent_counter, data, b);
-            Payload::Counter { name: unsafe { sized_str(o.name, o.name_len) }, value: o.value }
-        }
-        x if x == sys::UEVENT_TYPE_JIT_CODE_LOAD => {
-            let o = dec!(uevent_jit_code_load_decode, sys::uevent_jit_code_load, data, b);
-            Payload::JitCodeLoad {
-                code_addr: o.code_addr,
-                code_size: o.code_size,
-                code_index: o.code_index,
-                name: unsafe { sized_str(o.name, o.name_len) },
-            }
-        }
-        x if x == sys::UEVENT_TYPE_JIT_CODE_MOVE => {
-            let o = dec!(uevent_jit_code_move_decode, sys::uevent_jit_code_move, data, b);
-            Payload::JitCodeMove { code_index: o.code_index, old_addr: o.old_addr, new_addr: o.new_addr, code_size: o.code_size }
-        }
-        x if x == sys::UEVENT_TYPE_JIT_CODE_UNLOAD => {
-            let o = dec!(uevent_jit_code_unload_decode, sys::uevent_jit_code_unload, data, b);
-            Payload::JitCodeUnload { code_addr: o.code_addr, code_size: o.code_size, code_index: o.code_index }
-        }
-        x if x == sys::UEVENT_TYPE_JIT_DEBUG_INFO => {
-            let o = dec!(uevent_jit_debug_info_decode, sys::uevent_jit_debug_info, data, b);
-            let mut entries = Vec::new();
-            let mut off: u32 = 0;
-            loop {
-                let mut e = MaybeUninit::<sys::uevent_jit_debug_entry>::zeroed();
-                let r = unsafe { sys::uevent_jit_debug_entry_next(&o, b, &mut off, e.as_mut_ptr()) };
-                check(r)?;
-                if r == 0 {
-                    break;
-                }
-                let e = unsafe { e.assume_init() };
-                entries.push(JitDebugEntry { addr: e.addr, line: e.line, discrim: e.discrim, file: unsafe { sized_str(e.file, e.file_len) } });
-            }
-            Payload::JitDebugInfo { code_addr: o.code_addr, entries }
-        }
-        x if x == sys::UEVENT_TYPE_TRACE_CONTEXT => {
-            let o = dec!(uevent_trace_context_decode, sys::uevent_trace_context, data, b);
-            Payload::TraceContext { trace_id: o.trace_id, span_id: o.span_id, flags: o.flags }
-        }
-        _ => Payload::Raw { ty, data: data.to_vec() },
-    })
 }
 
 /// One PERF_RECORD_UEVENT (or file-transport record), decoded. Sample-id fields the

@@ -40,7 +40,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::{err, record_from, sys, ByteOrder};
+use crate::{err, sys, ByteOrder};
 
 /// A transport that carries uevents (`enum uevent_transport`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -135,70 +135,12 @@ pub struct Rec<T> {
 mod records;
 pub use records::*;
 
-/// One decoded perf record, owned. The variant is the `union uevent_perf_body` member
-/// the C library filled: `UEvent` also covers uevents that came as usdt or user_events
-/// tracepoint samples; `Other` holds the body of any other record type (perf's own
-/// records, numbers 64 and up, included).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Record {
-    /// Boxed: a sample is several times larger than any other record.
-    Sample(Rec<Box<Sample>>),
-    Mmap(Rec<Mmap>),
-    Comm(Rec<Comm>),
-    Task(Rec<Task>),
-    Lost(Rec<Lost>),
-    Throttle(Rec<Throttle>),
-    Switch(Rec<Switch>),
-    Ksymbol(Rec<Ksymbol>),
-    BpfEvent(Rec<BpfEvent>),
-    UEvent(Rec<crate::Record>),
-    Other(Rec<Vec<u8>>),
-}
-
-macro_rules! each_variant {
-    ($self:expr, $r:ident => $e:expr) => {
-        match $self {
-            Record::Sample($r) => $e,
-            Record::Mmap($r) => $e,
-            Record::Comm($r) => $e,
-            Record::Task($r) => $e,
-            Record::Lost($r) => $e,
-            Record::Throttle($r) => $e,
-            Record::Switch($r) => $e,
-            Record::Ksymbol($r) => $e,
-            Record::BpfEvent($r) => $e,
-            Record::UEvent($r) => $e,
-            Record::Other($r) => $e,
-        }
-    };
-}
-
+// Record (one variant per union member), its header(), sample_id() and member(), and
+// payload decoding (Payload, decode) are generated too.
 impl Record {
-    pub fn header(&self) -> Header {
-        each_variant!(self, r => r.header)
-    }
-    pub fn sample_id(&self) -> SampleId {
-        each_variant!(self, r => r.sample_id)
-    }
     /// The record type's name ("SAMPLE", "MMAP2", "UEVENT", ...) or "" if unknown.
     pub fn name(&self) -> &'static str {
         record_name(self.header().ty)
-    }
-    /// The name of the C union member this record's body mirrors ("sample", "sw", ...).
-    pub fn member(&self) -> &'static str {
-        match self {
-            Record::Sample(_) => "sample",
-            Record::Mmap(_) => "mmap",
-            Record::Comm(_) => "comm",
-            Record::Task(_) => "task",
-            Record::Lost(_) => "lost",
-            Record::Throttle(_) => "throttle",
-            Record::Switch(_) => "sw",
-            Record::Ksymbol(_) => "ksymbol",
-            Record::BpfEvent(_) => "bpf_event",
-            Record::UEvent(_) => "uevent",
-            Record::Other(_) => "other",
-        }
     }
     /// The uevent this record carries, if it is one.
     pub fn uevent(&self) -> Option<&crate::Record> {
@@ -218,39 +160,6 @@ pub fn record_name(ty: u32) -> &'static str {
         ""
     } else {
         unsafe { CStr::from_ptr(p) }.to_str().unwrap_or("")
-    }
-}
-
-/// Which member of the C record's union is set: its `body`
-/// (`enum uevent_perf_body_kind`), as the decoder says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Sample,
-    Mmap,
-    Comm,
-    Task,
-    Lost,
-    Throttle,
-    Switch,
-    Ksymbol,
-    BpfEvent,
-    UEvent,
-    Other,
-}
-
-fn kind_of(r: &sys::uevent_perf_record) -> Kind {
-    match r.body as sys::uevent_perf_body_kind {
-        sys::UEVENT_BODY_SAMPLE => Kind::Sample,
-        sys::UEVENT_BODY_MMAP => Kind::Mmap,
-        sys::UEVENT_BODY_COMM => Kind::Comm,
-        sys::UEVENT_BODY_TASK => Kind::Task,
-        sys::UEVENT_BODY_LOST => Kind::Lost,
-        sys::UEVENT_BODY_THROTTLE => Kind::Throttle,
-        sys::UEVENT_BODY_SW => Kind::Switch,
-        sys::UEVENT_BODY_KSYMBOL => Kind::Ksymbol,
-        sys::UEVENT_BODY_BPF_EVENT => Kind::BpfEvent,
-        sys::UEVENT_BODY_UEVENT => Kind::UEvent,
-        _ => Kind::Other,
     }
 }
 
@@ -316,7 +225,7 @@ impl<'a> RecordRef<'a> {
     }
     /// For a uevent: its payload type and bytes, without copying.
     pub fn uevent_payload(&self) -> Option<(u32, &'a [u8])> {
-        if kind_of(self.rec) != Kind::UEvent {
+        if self.rec.body != sys::UEVENT_BODY_UEVENT {
             return None;
         }
         // SAFETY: type says u.uevent is the member set; data has size bytes inside the
@@ -339,31 +248,7 @@ impl<'a> RecordRef<'a> {
     }
 
     unsafe fn to_record_unchecked(self) -> Record {
-        let r = self.rec;
-        let bo = self.bo.raw();
-        macro_rules! rec {
-            ($v:ident, $body:expr) => {
-                Record::$v(Rec {
-                    header: self.header(),
-                    transport: self.transport(),
-                    sample_id: self.sample_id(),
-                    body: $body,
-                })
-            };
-        }
-        match kind_of(r) {
-            Kind::Sample => rec!(Sample, Box::new(sample_from(&r.u.sample, bo))),
-            Kind::Mmap => rec!(Mmap, mmap_from(&r.u.mmap, bo)),
-            Kind::Comm => rec!(Comm, comm_from(&r.u.comm, bo)),
-            Kind::Task => rec!(Task, task_from(&r.u.task, bo)),
-            Kind::Lost => rec!(Lost, lost_from(&r.u.lost, bo)),
-            Kind::Throttle => rec!(Throttle, throttle_from(&r.u.throttle, bo)),
-            Kind::Switch => rec!(Switch, switch_from(&r.u.sw, bo)),
-            Kind::Ksymbol => rec!(Ksymbol, ksymbol_from(&r.u.ksymbol, bo)),
-            Kind::BpfEvent => rec!(BpfEvent, bpf_event_from(&r.u.bpf_event, bo)),
-            Kind::UEvent => rec!(UEvent, record_from(&r.u.uevent, self.bo)),
-            Kind::Other => rec!(Other, bytes(r.u.other.data, r.u.other.size as u64)),
-        }
+        record_of(self.rec, self.header(), self.transport(), self.sample_id(), self.bo)
     }
 }
 

@@ -4,9 +4,12 @@
 // change uevent.h and run `make records`.
 #![allow(clippy::all)]
 
+use std::io;
+use std::mem::MaybeUninit;
 use std::os::raw::c_int;
 
-use super::{bytes, cstr, groups, groups_of, u64s};
+use super::{bytes, cstr, groups, groups_of, u64s, Header, Rec, SampleId, Transport};
+use crate::{check, sized_str, ByteOrder};
 use uevent_sys as sys;
 
 /// `struct uevent_perf_read`.
@@ -362,5 +365,213 @@ pub(crate) unsafe fn session_stats_from(s: &sys::uevent_session_stats, bo: c_int
         trimmed: s.trimmed,
         lost_counted: s.lost_counted,
         usdt_objects: s.usdt_objects,
+    }
+}
+
+/// One decoded perf record, owned. The variant is the `union uevent_perf_body` member
+/// the C library filled: `UEvent` also covers uevents that came as usdt or user_events
+/// tracepoint samples; `Other` holds the body of any other record type (perf's own
+/// records, numbers 64 and up, included).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Record {
+    /// Union member `sample`.
+    Sample(Rec<Box<Sample>>),
+    /// Union member `mmap`.
+    Mmap(Rec<Mmap>),
+    /// Union member `comm`.
+    Comm(Rec<Comm>),
+    /// Union member `task`.
+    Task(Rec<Task>),
+    /// Union member `lost`.
+    Lost(Rec<Lost>),
+    /// Union member `throttle`.
+    Throttle(Rec<Throttle>),
+    /// Union member `sw`.
+    Switch(Rec<Switch>),
+    /// Union member `ksymbol`.
+    Ksymbol(Rec<Ksymbol>),
+    /// Union member `bpf_event`.
+    BpfEvent(Rec<BpfEvent>),
+    /// Union member `uevent`.
+    UEvent(Rec<crate::Record>),
+    /// Union member `other`.
+    Other(Rec<Vec<u8>>),
+}
+
+impl Record {
+    pub fn header(&self) -> Header {
+        match self {
+            Record::Sample(r) => r.header,
+            Record::Mmap(r) => r.header,
+            Record::Comm(r) => r.header,
+            Record::Task(r) => r.header,
+            Record::Lost(r) => r.header,
+            Record::Throttle(r) => r.header,
+            Record::Switch(r) => r.header,
+            Record::Ksymbol(r) => r.header,
+            Record::BpfEvent(r) => r.header,
+            Record::UEvent(r) => r.header,
+            Record::Other(r) => r.header,
+        }
+    }
+    pub fn sample_id(&self) -> SampleId {
+        match self {
+            Record::Sample(r) => r.sample_id,
+            Record::Mmap(r) => r.sample_id,
+            Record::Comm(r) => r.sample_id,
+            Record::Task(r) => r.sample_id,
+            Record::Lost(r) => r.sample_id,
+            Record::Throttle(r) => r.sample_id,
+            Record::Switch(r) => r.sample_id,
+            Record::Ksymbol(r) => r.sample_id,
+            Record::BpfEvent(r) => r.sample_id,
+            Record::UEvent(r) => r.sample_id,
+            Record::Other(r) => r.sample_id,
+        }
+    }
+    /// The name of the C union member this record's body mirrors ("sample", "sw", ...).
+    pub fn member(&self) -> &'static str {
+        match self {
+            Record::Sample(_) => "sample",
+            Record::Mmap(_) => "mmap",
+            Record::Comm(_) => "comm",
+            Record::Task(_) => "task",
+            Record::Lost(_) => "lost",
+            Record::Throttle(_) => "throttle",
+            Record::Switch(_) => "sw",
+            Record::Ksymbol(_) => "ksymbol",
+            Record::BpfEvent(_) => "bpf_event",
+            Record::UEvent(_) => "uevent",
+            Record::Other(_) => "other",
+        }
+    }
+}
+
+/// Copies the body the C record's `body` says is set (`enum uevent_perf_body_kind`).
+///
+/// # Safety
+/// That member's pointers must be as the C decoder left them, checked against the record.
+pub(crate) unsafe fn record_of(r: &sys::uevent_perf_record, header: Header,
+                               transport: Option<Transport>, sample_id: SampleId,
+                               bo: ByteOrder) -> Record {
+    let b = bo.raw();
+    let _ = b;
+    match r.body as sys::uevent_perf_body_kind {
+        sys::UEVENT_BODY_SAMPLE => Record::Sample(Rec { header, transport, sample_id, body: Box::new(sample_from(&r.u.sample, b)) }),
+        sys::UEVENT_BODY_MMAP => Record::Mmap(Rec { header, transport, sample_id, body: mmap_from(&r.u.mmap, b) }),
+        sys::UEVENT_BODY_COMM => Record::Comm(Rec { header, transport, sample_id, body: comm_from(&r.u.comm, b) }),
+        sys::UEVENT_BODY_TASK => Record::Task(Rec { header, transport, sample_id, body: task_from(&r.u.task, b) }),
+        sys::UEVENT_BODY_LOST => Record::Lost(Rec { header, transport, sample_id, body: lost_from(&r.u.lost, b) }),
+        sys::UEVENT_BODY_THROTTLE => Record::Throttle(Rec { header, transport, sample_id, body: throttle_from(&r.u.throttle, b) }),
+        sys::UEVENT_BODY_SW => Record::Switch(Rec { header, transport, sample_id, body: switch_from(&r.u.sw, b) }),
+        sys::UEVENT_BODY_KSYMBOL => Record::Ksymbol(Rec { header, transport, sample_id, body: ksymbol_from(&r.u.ksymbol, b) }),
+        sys::UEVENT_BODY_BPF_EVENT => Record::BpfEvent(Rec { header, transport, sample_id, body: bpf_event_from(&r.u.bpf_event, b) }),
+        sys::UEVENT_BODY_UEVENT => Record::UEvent(Rec { header, transport, sample_id, body: crate::record_from(&r.u.uevent, bo) }),
+        _ => Record::Other(Rec { header, transport, sample_id, body: bytes(r.u.other.data, r.u.other.size as u64) }),
+    }
+}
+
+/// `struct uevent_jit_debug_entry`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JitDebugEntry {
+    pub addr: u64,
+    pub line: u32,
+    pub discrim: u32,
+    pub file: String,
+}
+
+unsafe fn each_uevent_jit_debug_entry(info: &sys::uevent_jit_debug_info, b: c_int) -> io::Result<Vec<JitDebugEntry>> {
+    let mut out = Vec::new();
+    let mut off: u32 = 0;
+    loop {
+        let mut e = MaybeUninit::<sys::uevent_jit_debug_entry>::zeroed();
+        let r = sys::uevent_jit_debug_entry_next(info, b, &mut off, e.as_mut_ptr());
+        check(r)?;
+        if r == 0 {
+            return Ok(out);
+        }
+        let e = e.assume_init();
+        out.push(JitDebugEntry { addr: e.addr, line: e.line, discrim: e.discrim, file: sized_str(e.file, e.file_len) });
+    }
+}
+
+/// A decoded payload: one variant per well-known payload type, with the members of
+/// its codec struct in uevent.h.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Payload {
+    /// `struct uevent_text`.
+    Text(String),
+    /// `struct uevent_range_begin`.
+    RangeBegin { id: u64, parent: u64, flags: u32, name: String },
+    /// `struct uevent_range_end`.
+    RangeEnd { id: u64, flags: u32 },
+    /// `struct uevent_counter`.
+    Counter { name: String, value: i64 },
+    /// `struct uevent_jit_code_load`.
+    JitCodeLoad { code_addr: u64, code_size: u64, code_index: u64, name: String },
+    /// `struct uevent_jit_code_move`.
+    JitCodeMove { code_index: u64, old_addr: u64, new_addr: u64, code_size: u64 },
+    /// `struct uevent_jit_code_unload`.
+    JitCodeUnload { code_addr: u64, code_size: u64, code_index: u64 },
+    /// `struct uevent_jit_debug_info`.
+    JitDebugInfo { code_addr: u64, entries: Vec<JitDebugEntry> },
+    /// `struct uevent_trace_context`.
+    TraceContext { trace_id: [u8; 16], span_id: [u8; 8], flags: u8 },
+    /// A type this crate does not decode (an application's own), as bytes.
+    Raw { ty: u32, data: Vec<u8> },
+}
+
+/// Decodes a payload of type `ty` with libuevent's decoders.
+pub fn decode(ty: u32, data: &[u8], bo: ByteOrder) -> io::Result<Payload> {
+    let b = bo.raw();
+    macro_rules! dec {
+        ($st:ident, $f:ident) => {{
+            let mut o = MaybeUninit::<sys::$st>::zeroed();
+            check(sys::$f(data.as_ptr().cast(), data.len() as _, b, o.as_mut_ptr()))?;
+            o.assume_init()
+        }};
+    }
+    // SAFETY: each decoder fills its struct from data alone, and its pointers point
+    // into data (or at entries the walk checks) while they are copied out here.
+    unsafe {
+        Ok(match ty {
+            sys::UEVENT_TYPE_TEXT => {
+                let o = dec!(uevent_text, uevent_text_decode);
+                Payload::Text(sized_str(o.text, o.len))
+            }
+            sys::UEVENT_TYPE_RANGE_BEGIN => {
+                let o = dec!(uevent_range_begin, uevent_range_begin_decode);
+                Payload::RangeBegin { id: o.id, parent: o.parent, flags: o.flags, name: sized_str(o.name, o.name_len) }
+            }
+            sys::UEVENT_TYPE_RANGE_END => {
+                let o = dec!(uevent_range_end, uevent_range_end_decode);
+                Payload::RangeEnd { id: o.id, flags: o.flags }
+            }
+            sys::UEVENT_TYPE_COUNTER => {
+                let o = dec!(uevent_counter, uevent_counter_decode);
+                Payload::Counter { name: sized_str(o.name, o.name_len), value: o.value }
+            }
+            sys::UEVENT_TYPE_JIT_CODE_LOAD => {
+                let o = dec!(uevent_jit_code_load, uevent_jit_code_load_decode);
+                Payload::JitCodeLoad { code_addr: o.code_addr, code_size: o.code_size, code_index: o.code_index, name: sized_str(o.name, o.name_len) }
+            }
+            sys::UEVENT_TYPE_JIT_CODE_MOVE => {
+                let o = dec!(uevent_jit_code_move, uevent_jit_code_move_decode);
+                Payload::JitCodeMove { code_index: o.code_index, old_addr: o.old_addr, new_addr: o.new_addr, code_size: o.code_size }
+            }
+            sys::UEVENT_TYPE_JIT_CODE_UNLOAD => {
+                let o = dec!(uevent_jit_code_unload, uevent_jit_code_unload_decode);
+                Payload::JitCodeUnload { code_addr: o.code_addr, code_size: o.code_size, code_index: o.code_index }
+            }
+            sys::UEVENT_TYPE_JIT_DEBUG_INFO => {
+                let o = dec!(uevent_jit_debug_info, uevent_jit_debug_info_decode);
+                Payload::JitDebugInfo { code_addr: o.code_addr, entries: each_uevent_jit_debug_entry(&o, b)? }
+            }
+            sys::UEVENT_TYPE_TRACE_CONTEXT => {
+                let o = dec!(uevent_trace_context, uevent_trace_context_decode);
+                Payload::TraceContext { trace_id: o.trace_id, span_id: o.span_id, flags: o.flags }
+            }
+            _ => Payload::Raw { ty, data: data.to_vec() },
+        })
     }
 }
