@@ -51,6 +51,8 @@ class Field:
         m = re.match(r"^\[(each (\w+)|length)\]", ann or "")
         self.each = m.group(2) if m else None       # [each S]: entries walked with S_next
         self.length = bool(m) and m.group(1) == "length"
+        m = re.match(r"^\[id (\w+)\]", ann or "")
+        self.idbit = m.group(1) if m else name.upper()    # sample_id: UEVENT_ID_<bit>
         self.nested = ctype[len("struct "):] if ctype.startswith("struct ") and not ptr else None
         self.union = ctype[len("union "):] if ctype.startswith("union ") else None
 
@@ -185,6 +187,11 @@ def payloads(model):
             if "uevent_" + t.lower() in model]
 
 
+def id_fields(model):
+    """(member, UEVENT_ID_ suffix of the bit saying it is there) of struct uevent_sample_id."""
+    return [(f.name, f.idbit) for f in model["uevent_sample_id"] if f.name != "fields"]
+
+
 def entry_structs(model):
     """Structs whose entries a payload's [each S] member holds."""
     return [f.each for _, st in payloads(model) for f in model[st] if f.each]
@@ -242,6 +249,13 @@ def python(model):
     out.append(f"    __slots__ = {tuple(sid)!r}")
     for n in sid:
         out.append(f"    {n}: Optional[int]")
+    out += ["", "", "# the sample_id members and the UEVENT_ID_* bit saying each is there",
+            "ID_FIELDS = (" + " ".join(f'("{n}", _lib.UEVENT_ID_{b}),' for n, b in id_fields(model))
+            + ")", "NO_ID = SampleId(" + ", ".join("None" for _ in sid) + ")", "", "",
+            "def id_values(i: Any) -> Tuple[Optional[int], ...]:",
+            '    """A struct uevent_sample_id\'s members, None where its fields lack them."""',
+            "    f = i.fields",
+            "    return tuple(getattr(i, n) if f & b else None for n, b in ID_FIELDS)"]
     out += ["", "", "@_dataclass(frozen=True)", "class PerfRecord:",
             '    """A decoded perf record: `type` is perf_event_header.type (PERF_RECORD_*), '
             '`misc`',
@@ -405,7 +419,7 @@ def rust(model):
            "use std::mem::MaybeUninit;",
            "use std::os::raw::c_int;",
            "",
-           "use super::{bytes, cstr, groups, groups_of, u64s, Header, Rec, SampleId, Transport};",
+           "use super::{bytes, cstr, groups, groups_of, u64s, Header, Rec, Transport};",
            "use crate::{check, sized_str, ByteOrder};",
            "use uevent_sys as sys;",
            ""]
@@ -458,8 +472,22 @@ def rust(model):
                 f"    {t} {{"]
         out += [f"        {n}: {e}," for n, _, e in fields]
         out += ["    }", "}", ""]
-    out += rust_record_enum(model) + rust_payloads(model)
+    out += rust_sample_id(model) + rust_record_enum(model) + rust_payloads(model)
     return "\n".join(out)
+
+
+def rust_sample_id(model):
+    fl = [f for f in model["uevent_sample_id"] if f.name != "fields"]
+    out = ["/// The sample_id fields of a record (a sample's own, or the trailer of the others);",
+           "/// those the event did not ask for are `None`.",
+           "#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]", "pub struct SampleId {"]
+    out += [f"    pub {f.name}: Option<{RUST_INT[f.ctype]}>," for f in fl]
+    out += ["}", "", "impl SampleId {",
+            "    pub(crate) fn from_c(i: &sys::uevent_sample_id) -> SampleId {",
+            "        let has = |bit: sys::uevent_id_field| i.fields & bit != 0;", "        SampleId {"]
+    out += [f"            {f.name}: has(sys::UEVENT_ID_{f.idbit}).then_some(i.{f.name})," for f in fl]
+    out += ["        }", "    }", "}", ""]
+    return out
 
 
 # The union members whose Record variant is not a generated struct: (type, maker)
@@ -590,6 +618,7 @@ def lua(model):
            "return function(lib, ffi, h)",
            "local u64s, bytes, cstr, fail, tnew = h.u64s, h.bytes, h.cstr, h.fail, h.tnew",
            "local ffi_new, ffi_string, sizeof, math_min = ffi.new, ffi.string, ffi.sizeof, math.min",
+           "local bit = require \"bit\"",
            "local R = { convert = {}, decoders = {}, body_struct = {}, member_of_body = {} }",
            "local convert = R.convert",
            "",
@@ -622,6 +651,13 @@ def lua(model):
     for m, st in members:
         out.append(f'R.body_struct.{m} = "{st}"')
         out.append(f'R.member_of_body[tonumber(lib.UEVENT_BODY_{m.upper()})] = "{m}"')
+    out += ["", "-- The sample_id members present, as id.fields says (narrow ones as numbers).",
+            "function R.sample_id(id)", "  local t, f = {}, id.fields"]
+    for f in model["uevent_sample_id"]:
+        if f.name != "fields":
+            v = f"id.{f.name}" if f.ctype.endswith("int64_t") else f"tonumber(id.{f.name})"
+            out.append(f"  if bit.band(f, lib.UEVENT_ID_{f.idbit}) ~= 0 then t.{f.name} = {v} end")
+    out += ["  return t", "end"]
     out.append("R.stats_fields = { " + ", ".join(f'"{f.name}"' for f in model["uevent_session_stats"])
                + " }")
 

@@ -300,7 +300,7 @@ const char *uevent_type_name(uint32_t type);
 /* The sample_id trailer of non-sample records, or the same fields of a sample. */
 struct uevent_sample_id {
 	uint32_t	fields;			/* UEVENT_ID_* present */
-	uint32_t	pid, tid;
+	uint32_t	pid, tid;		/* [id TID]; each other member: UEVENT_ID_<ITS NAME> */
 	uint64_t	time;
 	uint64_t	id, stream_id;
 	uint32_t	cpu;

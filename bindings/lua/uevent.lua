@@ -393,20 +393,7 @@ function M.decode(ptype, data, size, byte_order)
   return dec(data, size, bo)
 end
 
--- The sample_id members present, as id.fields says (narrow ones as numbers).
-local ID_TID, ID_TIME, ID_ID = lib.UEVENT_ID_TID, lib.UEVENT_ID_TIME, lib.UEVENT_ID_ID
-local ID_STREAM, ID_CPU, ID_IDENT = lib.UEVENT_ID_STREAM_ID, lib.UEVENT_ID_CPU, lib.UEVENT_ID_IDENTIFIER
-local band = bit.band
-local function sample_id(id)
-  local t, f = {}, id.fields
-  if band(f, ID_TID) ~= 0 then t.pid, t.tid = tonumber(id.pid), tonumber(id.tid) end
-  if band(f, ID_TIME) ~= 0 then t.time = id.time end
-  if band(f, ID_ID) ~= 0 then t.id = id.id end
-  if band(f, ID_STREAM) ~= 0 then t.stream_id = id.stream_id end
-  if band(f, ID_CPU) ~= 0 then t.cpu = tonumber(id.cpu) end
-  if band(f, ID_IDENT) ~= 0 then t.identifier = id.identifier end
-  return t
-end
+local sample_id = R.sample_id
 
 -- A struct uevent_record (whose data points into a buffer) as a Lua table.
 local function record_table(r, bo)

@@ -465,7 +465,7 @@ def _record(r: Any, bo: int) -> Record:
         except InvalidArgument:
             payload = Raw(r.type, data)
     return Record(r.type, payload, data, r.format, r.flags, r.record_type, r.misc,
-                  *_id_values(r.id))
+                  *_records.id_values(r.id))
 
 
 def decode_record(buf: Union[bytes, bytearray, memoryview], byte_order: Union[str, int] = "host",
@@ -609,20 +609,8 @@ _MAKERS: Tuple[_Maker, ...] = tuple(
         key=lambda m: int(getattr(_lib, "UEVENT_BODY_" + m.upper()))))
 assert len(_MAKERS) == _lib.UEVENT_BODY_COUNT
 
-_ID_BITS = tuple(int(getattr(_lib, "UEVENT_ID_" + n)) for n in
-                 ("TID", "TID", "TIME", "ID", "STREAM_ID", "CPU", "IDENTIFIER"))
-_ID_NAMES = ("pid", "tid", "time", "id", "stream_id", "cpu", "identifier")
-_NO_ID = SampleId(None, None, None, None, None, None, None)
-
-
-def _id_values(i: Any) -> List[Optional[int]]:
-    """A struct uevent_sample_id's members, None where its fields lack them."""
-    f = i.fields
-    return [getattr(i, n) if f & b else None for n, b in zip(_ID_NAMES, _ID_BITS)]
-
-
 def _perf_record(r: Any, bo: int) -> AnyRecord:
-    sid = _NO_ID if not r.id.fields else SampleId(*_id_values(r.id))
+    sid = _records.NO_ID if not r.id.fields else SampleId(*_records.id_values(r.id))
     return _MAKERS[r.body]((r.type, r.misc, r.size, sid), r, bo)  # type: ignore[return-value]
 
 

@@ -92,34 +92,6 @@ pub struct Header {
     pub size: u16,
 }
 
-/// The sample_id fields of a record (a sample's own, or the trailer of the others);
-/// those the event did not ask for are `None`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct SampleId {
-    pub pid: Option<u32>,
-    pub tid: Option<u32>,
-    pub time: Option<u64>,
-    pub id: Option<u64>,
-    pub stream_id: Option<u64>,
-    pub cpu: Option<u32>,
-    pub identifier: Option<u64>,
-}
-
-impl SampleId {
-    pub(crate) fn from_c(i: &sys::uevent_sample_id) -> SampleId {
-        let has = |bit: sys::uevent_id_field| i.fields & bit != 0;
-        SampleId {
-            pid: has(sys::UEVENT_ID_TID).then_some(i.pid),
-            tid: has(sys::UEVENT_ID_TID).then_some(i.tid),
-            time: has(sys::UEVENT_ID_TIME).then_some(i.time),
-            id: has(sys::UEVENT_ID_ID).then_some(i.id),
-            stream_id: has(sys::UEVENT_ID_STREAM_ID).then_some(i.stream_id),
-            cpu: has(sys::UEVENT_ID_CPU).then_some(i.cpu),
-            identifier: has(sys::UEVENT_ID_IDENTIFIER).then_some(i.identifier),
-        }
-    }
-}
-
 /// A record's header, sample_id and body. `transport` is the transport that carried a
 /// uevent (`None` for other records).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -130,8 +102,8 @@ pub struct Rec<T> {
     pub body: T,
 }
 
-// The owned bodies (Sample, Read, Mmap, Comm, Task, Lost, Throttle, Switch, Ksymbol,
-// BpfEvent) and their makers are generated from uevent.h's record structs.
+// SampleId, the owned bodies (Sample, Read, Mmap, Comm, Task, Lost, Throttle, Switch,
+// Ksymbol, BpfEvent) and their makers are generated from uevent.h's record structs.
 mod records;
 pub use records::*;
 

@@ -8,7 +8,7 @@ use std::io;
 use std::mem::MaybeUninit;
 use std::os::raw::c_int;
 
-use super::{bytes, cstr, groups, groups_of, u64s, Header, Rec, SampleId, Transport};
+use super::{bytes, cstr, groups, groups_of, u64s, Header, Rec, Transport};
 use crate::{check, sized_str, ByteOrder};
 use uevent_sys as sys;
 
@@ -365,6 +365,34 @@ pub(crate) unsafe fn session_stats_from(s: &sys::uevent_session_stats, bo: c_int
         trimmed: s.trimmed,
         lost_counted: s.lost_counted,
         usdt_objects: s.usdt_objects,
+    }
+}
+
+/// The sample_id fields of a record (a sample's own, or the trailer of the others);
+/// those the event did not ask for are `None`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SampleId {
+    pub pid: Option<u32>,
+    pub tid: Option<u32>,
+    pub time: Option<u64>,
+    pub id: Option<u64>,
+    pub stream_id: Option<u64>,
+    pub cpu: Option<u32>,
+    pub identifier: Option<u64>,
+}
+
+impl SampleId {
+    pub(crate) fn from_c(i: &sys::uevent_sample_id) -> SampleId {
+        let has = |bit: sys::uevent_id_field| i.fields & bit != 0;
+        SampleId {
+            pid: has(sys::UEVENT_ID_TID).then_some(i.pid),
+            tid: has(sys::UEVENT_ID_TID).then_some(i.tid),
+            time: has(sys::UEVENT_ID_TIME).then_some(i.time),
+            id: has(sys::UEVENT_ID_ID).then_some(i.id),
+            stream_id: has(sys::UEVENT_ID_STREAM_ID).then_some(i.stream_id),
+            cpu: has(sys::UEVENT_ID_CPU).then_some(i.cpu),
+            identifier: has(sys::UEVENT_ID_IDENTIFIER).then_some(i.identifier),
+        }
     }
 }
 
