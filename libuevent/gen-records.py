@@ -384,7 +384,8 @@ def python_payloads(model):
 # ---- Rust: the crate's owned records -----------------------------------------------------
 
 RUST_INT = {"uint8_t": "u8", "uint16_t": "u16", "uint32_t": "u32", "uint64_t": "u64",
-            "int64_t": "i64", "int32_t": "i32", "size_t": "usize"}
+            "int64_t": "i64", "int32_t": "i32", "size_t": "usize", "int": "i32",
+            "unsigned int": "u32"}
 # Union members the crate makes by hand (the uevent's payload codecs; Other is a Vec<u8>).
 RUST_HAND_MADE = {"uevent", "other"}
 RUST_NAME = {"type": "ty"}
@@ -418,8 +419,9 @@ def rust(model):
            "use std::io;",
            "use std::mem::MaybeUninit;",
            "use std::os::raw::c_int;",
+           "use std::path::{Path, PathBuf};",
            "",
-           "use super::{bytes, cstr, groups, groups_of, u64s, Header, Rec, Transport};",
+           "use super::{bytes, cstr, groups, groups_of, u64s, Header, Rec};",
            "use crate::{check, sized_str, ByteOrder};",
            "use uevent_sys as sys;",
            ""]
@@ -473,6 +475,7 @@ def rust(model):
         out += [f"        {n}: {e}," for n, _, e in fields]
         out += ["    }", "}", ""]
     out += rust_sample_id(model) + rust_record_enum(model) + rust_payloads(model)
+    out += rust_transports() + rust_session_opts(model)
     return "\n".join(out)
 
 
@@ -487,6 +490,72 @@ def rust_sample_id(model):
             "        let has = |bit: sys::uevent_id_field| i.fields & bit != 0;", "        SampleId {"]
     out += [f"            {f.name}: has(sys::UEVENT_ID_{f.idbit}).then_some(i.{f.name})," for f in fl]
     out += ["        }", "    }", "}", ""]
+    return out
+
+
+def enum_members(prefix):
+    """(suffix, comment) of each constant PREFIX_X of the header's enums, in order."""
+    return re.findall(r"\b%s(\w+)\s*=\s*\w+,?\s*(?:/\*\s*(.*?)\s*\*/)?" % prefix, HEADER, re.S)
+
+
+def rust_transports():
+    # the transports that carry events: all but AUTO (a way to choose), NONE and COUNT
+    ts = [t for t, _ in enum_members("UEVENT_TRANSPORT_") if t not in ("AUTO", "NONE", "COUNT")]
+    name = {t: "".join(w.capitalize() for w in t.lower().split("_")) for t in ts}
+    out = ["/// A transport that carries uevents (`enum uevent_transport`).",
+           "#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]", "pub enum Transport {"]
+    out += [f"    {name[t]}," for t in ts]
+    out += ["}", "", "impl Transport {",
+            f"    pub(super) const ALL: [Transport; {len(ts)}] = ["]
+    out += [f"        Transport::{name[t]}," for t in ts]
+    out += ["    ];", "", "    /// The C enum value.", "    pub fn raw(self) -> u32 {", "        match self {"]
+    out += [f"            Transport::{name[t]} => sys::UEVENT_TRANSPORT_{t}," for t in ts]
+    out += ["        }", "    }", "}", ""]
+    return out
+
+
+# Options of struct uevent_session_opts whose SessionBuilder setter is written by hand.
+RUST_OPT_HAND = {"pid", "transports", "sample_period_ns"}
+
+
+def rust_session_opts(model):
+    fl = [f for f in model["uevent_session_opts"] if f.name != "sz"]
+
+    def ty(f):
+        if f.ptr:
+            return "Option<PathBuf>" if f.name.endswith("_path") else "Option<String>"
+        return RUST_INT[f.ctype]
+    doc = {f.name: c for f, c in zip(fl, [None] * len(fl))}
+    for m in re.finditer(r"^\s*[\w ]+?[\s*]+(\w+);\s*/\*\s*(.*?)\s*\*/", re.search(
+            r"struct uevent_session_opts \{(.*?)\n\};", HEADER, re.S).group(1), re.M | re.S):
+        doc[m.group(1)] = re.sub(r"\s+", " ", m.group(2))
+    out = ["/// Options of a live session (`struct uevent_session_opts`); `open()` starts it.",
+           "#[derive(Debug, Clone, Default)]", "pub struct SessionBuilder {"]
+    out += [f"    pub(super) {f.name}: {ty(f)}," for f in fl]
+    out += ["}", "", "impl SessionBuilder {"]
+    for f in fl:
+        if f.name in RUST_OPT_HAND or f.name == "flags":
+            continue
+        out.append(f"    /// `{f.name}`: {doc[f.name]}")
+        if ty(f) == "Option<PathBuf>":
+            out += [f"    pub fn {f.name}<P: AsRef<Path>>(mut self, p: P) -> Self {{",
+                    f"        self.{f.name} = Some(p.as_ref().to_path_buf());"]
+        elif f.ptr:
+            out += [f"    pub fn {f.name}(mut self, s: &str) -> Self {{",
+                    f"        self.{f.name} = Some(s.to_owned());"]
+        else:
+            out += [f"    pub fn {f.name}(mut self, n: {ty(f)}) -> Self {{", f"        self.{f.name} = n;"]
+        out += ["        self", "    }"]
+    for flag, c in enum_members("UEVENT_SESSION_"):
+        c = re.sub(r"\s+", " ", c)
+        out += [f"    /// `UEVENT_SESSION_{flag}`: {c}",
+                f"    pub fn {flag.lower()}(mut self, on: bool) -> Self {{",
+                f"        self.flags = if on {{ self.flags | sys::UEVENT_SESSION_{flag} }} "
+                f"else {{ self.flags & !sys::UEVENT_SESSION_{flag} }};", "        self", "    }"]
+    out += ["    /// Sets the numbers of `o` (its strings are the caller's to set).",
+            "    pub(super) fn numbers_into(&self, o: &mut sys::uevent_session_opts) {"]
+    out += [f"        o.{f.name} = self.{f.name};" for f in fl if not f.ptr]
+    out += ["    }", "}", ""]
     return out
 
 

@@ -422,7 +422,7 @@ macro_rules! out_struct {
         }
     )*};
 }
-out_struct!(sys::uevent_record, sys::uevent_perf_record);
+out_struct!(sys::uevent_record, sys::uevent_perf_record, sys::uevent_session_opts);
 
 pub(crate) fn zeroed_out<T: OutStruct>() -> T {
     // SAFETY: the output structs are integers, null pointers and unions of them: all-zero

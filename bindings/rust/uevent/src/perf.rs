@@ -37,36 +37,14 @@ use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::os::raw::{c_char, c_int, c_void};
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use crate::{err, sys, ByteOrder};
 
-/// A transport that carries uevents (`enum uevent_transport`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Transport {
-    Prctl,
-    UserEvents,
-    Usdt,
-    Ftrace,
-    File,
-}
-
+// Transport (enum uevent_transport's carriers) and SessionBuilder (struct
+// uevent_session_opts) with its setters are generated as well, in records.rs.
 impl Transport {
-    const ALL: [Transport; 5] =
-        [Transport::Prctl, Transport::UserEvents, Transport::Usdt, Transport::Ftrace, Transport::File];
-
-    /// The C enum value.
-    pub fn raw(self) -> u32 {
-        match self {
-            Transport::Prctl => sys::UEVENT_TRANSPORT_PRCTL,
-            Transport::UserEvents => sys::UEVENT_TRANSPORT_USER_EVENTS,
-            Transport::Usdt => sys::UEVENT_TRANSPORT_USDT,
-            Transport::Ftrace => sys::UEVENT_TRANSPORT_FTRACE,
-            Transport::File => sys::UEVENT_TRANSPORT_FILE,
-        }
-    }
-
     /// The transport of C enum value `t`, if it is one that carries events.
     pub fn from_raw(t: u32) -> Option<Transport> {
         Transport::ALL.into_iter().find(|x| x.raw() == t)
@@ -274,30 +252,7 @@ fn with_reason(e: io::Error, why: &str) -> io::Error {
 
 // ---- live sessions ---------------------------------------------------------------------
 
-/// Options of a live session (`struct uevent_session_opts`); `open()` starts it.
-#[derive(Debug, Clone, Default)]
-pub struct SessionBuilder {
-    pid: i32,
-    flags: u32,
-    transports: u32,
-    ring_pages: u32,
-    usdt_path: Option<PathBuf>,
-    usdt_max_payload: u32,
-    wakeup_events: u32,
-    sample_period_ns: u64,
-    tls_user: u32,
-    cpus: Option<String>,
-}
-
 impl SessionBuilder {
-    fn flag(mut self, f: sys::uevent_session_flags, on: bool) -> Self {
-        if on {
-            self.flags |= f;
-        } else {
-            self.flags &= !f;
-        }
-        self
-    }
     /// Watch process `pid` (and, unless `no_inherit`, its new threads and children).
     /// The default is this process.
     pub fn pid(mut self, pid: u32) -> Self {
@@ -314,59 +269,9 @@ impl SessionBuilder {
         self.transports = ts.iter().fold(0, |m, t| m | 1 << t.raw());
         self
     }
-    /// Also return COMM, FORK, EXIT, samples and the other side-band records.
-    pub fn all_records(self, on: bool) -> Self {
-        self.flag(sys::UEVENT_SESSION_ALL_RECORDS, on)
-    }
-    /// Flight recorder: the rings overwrite; read them with [`Session::snapshot`].
-    pub fn overwrite(self, on: bool) -> Self {
-        self.flag(sys::UEVENT_SESSION_OVERWRITE, on)
-    }
-    /// Do not follow new children and threads.
-    pub fn no_inherit(self, on: bool) -> Self {
-        self.flag(sys::UEVENT_SESSION_NO_INHERIT, on)
-    }
-    /// Ask for BPF_EVENT and KSYMBOL records.
-    pub fn bpf_events(self, on: bool) -> Self {
-        self.flag(sys::UEVENT_SESSION_BPF_EVENTS, on)
-    }
-    /// Start disabled; [`Session::enable`] starts it.
-    pub fn disabled(self, on: bool) -> Self {
-        self.flag(sys::UEVENT_SESSION_DISABLED, on)
-    }
-    /// Data pages per ring, a power of 2 (default 256).
-    pub fn ring_pages(mut self, n: u32) -> Self {
-        self.ring_pages = n;
-        self
-    }
-    /// The object with the `libuevent:emit` note (default: the libuevent this process uses).
-    pub fn usdt_path<P: AsRef<Path>>(mut self, p: P) -> Self {
-        self.usdt_path = Some(p.as_ref().to_path_buf());
-        self
-    }
-    /// Payload bytes fetched per usdt mark (default 4096, cut to what the kernel takes).
-    pub fn usdt_max_payload(mut self, n: u32) -> Self {
-        self.usdt_max_payload = n;
-        self
-    }
-    /// Wake the reader every `n` records (default 1).
-    pub fn wakeup_events(mut self, n: u32) -> Self {
-        self.wakeup_events = n;
-        self
-    }
     /// Also take cpu-clock samples at this period.
     pub fn sample_period(mut self, d: Duration) -> Self {
         self.sample_period_ns = d.as_nanos().min(u64::MAX as u128) as u64;
-        self
-    }
-    /// With samples: `PERF_SAMPLE_TLS_USER` of this many bytes.
-    pub fn tls_user(mut self, bytes: u32) -> Self {
-        self.tls_user = bytes;
-        self
-    }
-    /// Only these CPUs, as perf -C takes them: `"0-3,7"` (default: every CPU).
-    pub fn cpus(mut self, list: &str) -> Self {
-        self.cpus = Some(list.to_owned());
         self
     }
 
@@ -380,21 +285,11 @@ impl SessionBuilder {
             })?),
             None => None,
         };
-        let opts = sys::uevent_session_opts {
-            sz: std::mem::size_of::<sys::uevent_session_opts>() as _,
-            pid: self.pid,
-            flags: self.flags,
-            transports: self.transports,
-            ring_pages: self.ring_pages,
-            // Only read during uevent_session__open (it resolves the path there).
-            usdt_path: path.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()),
-            usdt_max_payload: self.usdt_max_payload,
-            wakeup_events: self.wakeup_events,
-            sample_period_ns: self.sample_period_ns,
-            tls_user: self.tls_user,
-            // Only read during uevent_session__open, like usdt_path.
-            cpus: cpus.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()),
-        };
+        let mut opts = crate::zeroed_out::<sys::uevent_session_opts>();
+        self.numbers_into(&mut opts);
+        // Only read during uevent_session__open (it resolves the path there).
+        opts.usdt_path = path.as_ref().map_or(std::ptr::null(), |c| c.as_ptr());
+        opts.cpus = cpus.as_ref().map_or(std::ptr::null(), |c| c.as_ptr());
         let s = unsafe { sys::uevent_session__open(&opts) };
         if s.is_null() {
             let e = io::Error::last_os_error();

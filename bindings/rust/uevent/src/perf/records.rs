@@ -7,8 +7,9 @@
 use std::io;
 use std::mem::MaybeUninit;
 use std::os::raw::c_int;
+use std::path::{Path, PathBuf};
 
-use super::{bytes, cstr, groups, groups_of, u64s, Header, Rec, Transport};
+use super::{bytes, cstr, groups, groups_of, u64s, Header, Rec};
 use crate::{check, sized_str, ByteOrder};
 use uevent_sys as sys;
 
@@ -601,5 +602,120 @@ pub fn decode(ty: u32, data: &[u8], bo: ByteOrder) -> io::Result<Payload> {
             }
             _ => Payload::Raw { ty, data: data.to_vec() },
         })
+    }
+}
+
+/// A transport that carries uevents (`enum uevent_transport`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Transport {
+    Prctl,
+    UserEvents,
+    Usdt,
+    Ftrace,
+    File,
+}
+
+impl Transport {
+    pub(super) const ALL: [Transport; 5] = [
+        Transport::Prctl,
+        Transport::UserEvents,
+        Transport::Usdt,
+        Transport::Ftrace,
+        Transport::File,
+    ];
+
+    /// The C enum value.
+    pub fn raw(self) -> u32 {
+        match self {
+            Transport::Prctl => sys::UEVENT_TRANSPORT_PRCTL,
+            Transport::UserEvents => sys::UEVENT_TRANSPORT_USER_EVENTS,
+            Transport::Usdt => sys::UEVENT_TRANSPORT_USDT,
+            Transport::Ftrace => sys::UEVENT_TRANSPORT_FTRACE,
+            Transport::File => sys::UEVENT_TRANSPORT_FILE,
+        }
+    }
+}
+
+/// Options of a live session (`struct uevent_session_opts`); `open()` starts it.
+#[derive(Debug, Clone, Default)]
+pub struct SessionBuilder {
+    pub(super) pid: i32,
+    pub(super) flags: u32,
+    pub(super) transports: u32,
+    pub(super) ring_pages: u32,
+    pub(super) usdt_path: Option<PathBuf>,
+    pub(super) usdt_max_payload: u32,
+    pub(super) wakeup_events: u32,
+    pub(super) sample_period_ns: u64,
+    pub(super) tls_user: u32,
+    pub(super) cpus: Option<String>,
+}
+
+impl SessionBuilder {
+    /// `ring_pages`: data pages per ring, a power of 2; 0: 256
+    pub fn ring_pages(mut self, n: u32) -> Self {
+        self.ring_pages = n;
+        self
+    }
+    /// `usdt_path`: object with the libuevent:emitN notes; NULL: ours
+    pub fn usdt_path<P: AsRef<Path>>(mut self, p: P) -> Self {
+        self.usdt_path = Some(p.as_ref().to_path_buf());
+        self
+    }
+    /// `usdt_max_payload`: most bytes fetched per usdt mark (a mark's size class, 16..4096, caps it too); 0: 4096, cut to what the kernel takes (3056 on 6.x)
+    pub fn usdt_max_payload(mut self, n: u32) -> Self {
+        self.usdt_max_payload = n;
+        self
+    }
+    /// `wakeup_events`: 0: 1 (wake on every record)
+    pub fn wakeup_events(mut self, n: u32) -> Self {
+        self.wakeup_events = n;
+        self
+    }
+    /// `tls_user`: with samples: PERF_SAMPLE_TLS_USER bytes
+    pub fn tls_user(mut self, n: u32) -> Self {
+        self.tls_user = n;
+        self
+    }
+    /// `cpus`: CPUs to watch, as perf -C: "0-3,7"; NULL: all (-EINVAL for a bad list)
+    pub fn cpus(mut self, s: &str) -> Self {
+        self.cpus = Some(s.to_owned());
+        self
+    }
+    /// `UEVENT_SESSION_ALL_RECORDS`: also return COMM, FORK, EXIT, samples...
+    pub fn all_records(mut self, on: bool) -> Self {
+        self.flags = if on { self.flags | sys::UEVENT_SESSION_ALL_RECORDS } else { self.flags & !sys::UEVENT_SESSION_ALL_RECORDS };
+        self
+    }
+    /// `UEVENT_SESSION_OVERWRITE`: flight recorder: read the rings on demand
+    pub fn overwrite(mut self, on: bool) -> Self {
+        self.flags = if on { self.flags | sys::UEVENT_SESSION_OVERWRITE } else { self.flags & !sys::UEVENT_SESSION_OVERWRITE };
+        self
+    }
+    /// `UEVENT_SESSION_NO_INHERIT`: do not follow new children and threads
+    pub fn no_inherit(mut self, on: bool) -> Self {
+        self.flags = if on { self.flags | sys::UEVENT_SESSION_NO_INHERIT } else { self.flags & !sys::UEVENT_SESSION_NO_INHERIT };
+        self
+    }
+    /// `UEVENT_SESSION_BPF_EVENTS`: ask for BPF_EVENT and KSYMBOL records
+    pub fn bpf_events(mut self, on: bool) -> Self {
+        self.flags = if on { self.flags | sys::UEVENT_SESSION_BPF_EVENTS } else { self.flags & !sys::UEVENT_SESSION_BPF_EVENTS };
+        self
+    }
+    /// `UEVENT_SESSION_DISABLED`: start disabled: call __enable()
+    pub fn disabled(mut self, on: bool) -> Self {
+        self.flags = if on { self.flags | sys::UEVENT_SESSION_DISABLED } else { self.flags & !sys::UEVENT_SESSION_DISABLED };
+        self
+    }
+    /// Sets the numbers of `o` (its strings are the caller's to set).
+    pub(super) fn numbers_into(&self, o: &mut sys::uevent_session_opts) {
+        o.pid = self.pid;
+        o.flags = self.flags;
+        o.transports = self.transports;
+        o.ring_pages = self.ring_pages;
+        o.usdt_max_payload = self.usdt_max_payload;
+        o.wakeup_events = self.wakeup_events;
+        o.sample_period_ns = self.sample_period_ns;
+        o.tls_user = self.tls_user;
     }
 }
