@@ -21,10 +21,10 @@ import sys
 # The struct each record member of union uevent_perf_body is, and what they nest.
 ROOT = "uevent_perf_record"
 # Other structs the bindings mirror field for field: the session's counters.
-EXTRA = ["uevent_session_stats"]
+EXTRA = ["uevent_session_stats", "uevent_stats"]
 # Python class names where the struct's own name would change the binding's API.
 PY_CLASS = {"uevent_perf_bytes": "Other", "uevent_perf_read": "PerfRead",
-            "uevent_session_stats": "SessionStats"}
+            "uevent_session_stats": "SessionStats", "uevent_stats": "Stats"}
 # Members of the union that the bindings make by hand (they need the payload codecs).
 HAND_MADE = {"uevent"}
 # PerfRecord's own fields, which a body member must not shadow in Python.
@@ -51,6 +51,8 @@ class Field:
         m = re.match(r"^\[(each (\w+)|length)\]", ann or "")
         self.each = m.group(2) if m else None       # [each S]: entries walked with S_next
         self.length = bool(m) and m.group(1) == "length"
+        m = re.match(r"^\[by (\w+)\]", ann or "")
+        self.by = m.group(1) if m else None     # [by F]: counts by the name F(index) gives
         m = re.match(r"^\[id (\w+)\]", ann or "")
         self.idbit = m.group(1) if m else name.upper()    # sample_id: UEVENT_ID_<bit>
         self.nested = ctype[len("struct "):] if ctype.startswith("struct ") and not ptr else None
@@ -284,6 +286,9 @@ def python(model):
             s = "s." + f.name
             if f.nested:
                 res.append((pn, py_class(f.nested), f"_mk_{f.nested}({s}, bo)"))
+            elif f.by:
+                res.append((pn, "Dict[str, int]",
+                            f"{{_cstr(_lib.{f.by}(i)) or str(i): v for i, v in enumerate({s})}}"))
             elif f.kind == "str":
                 res.append((pn, "str", f"_cstr({s})"))
             elif f.kind == "bytes":
@@ -438,6 +443,9 @@ def rust(model):
             c = "s." + f.name + ("_" if f.name in RUST_KEYWORDS else "")
             if f.nested:
                 fields.append((rn, rust_type(f.nested), f"{rust_short(f.nested)}_from(&{c}, bo)"))
+            elif f.by:
+                fields.append((rn, "Vec<(String, u64)>", f"{c}.iter().enumerate()"
+                               f".map(|(i, n)| (cstr(sys::{f.by}(i as c_int)), *n)).collect()"))
             elif f.kind == "str":
                 fields.append((rn, "String", f"cstr({c})"))
             elif f.kind == "bytes" and f.array:

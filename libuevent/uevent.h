@@ -155,7 +155,8 @@ struct uevent_stats {
 	uint64_t	bytes;			/* payload bytes in them */
 	uint64_t	unobserved;		/* of emitted: the kernel said nobody listened */
 	uint64_t	dropped;		/* sum of dropped_by[] */
-	uint64_t	dropped_by[6];		/* indexed by enum uevent_drop_reason */
+	uint64_t	dropped_by[6];		/* [by uevent_drop_reason_name] indexed by
+						   enum uevent_drop_reason */
 };
 
 /* Copies the counters (sz = sizeof(*stats) for growth); returns 0 or -EINVAL. */

@@ -27,7 +27,7 @@ from ._uevent import ffi as _ffi, lib as _lib
 from . import _records
 from ._helpers import _cstr
 from ._records import (SampleId, PerfRecord, PerfRead, Sample, Mmap, Comm, Task, Lost, Throttle,
-                       Switch, Ksymbol, BpfEvent, Other, SessionStats, Text, RangeBegin, RangeEnd,
+                       Switch, Ksymbol, BpfEvent, Other, SessionStats, Stats, Text, RangeBegin, RangeEnd,
                        Counter, JitCodeLoad, JitCodeMove, JitCodeUnload, JitDebugEntry,
                        JitDebugInfo, TraceContext, Raw, Payload)
 
@@ -374,24 +374,14 @@ def version() -> str:
 # ---- statistics -----------------------------------------------------------------------
 
 
-@_dataclass(frozen=True)
-class Stats:
-    emitted: int
-    bytes: int
-    unobserved: int
-    dropped: int
-    dropped_by: Dict[str, int]
+# Stats (struct uevent_stats, dropped_by by reason name) is generated: _records.
 
 
 def stats() -> Stats:
     """Process-wide counters since load: emitted, and dropped by reason."""
     s = _ffi.new("struct uevent_stats *")
     _check(_lib.uevent_stats_get(s, _ffi.sizeof(s[0])), "stats")
-    by = {}
-    for i in _builtins.range(len(s.dropped_by)):
-        p = _lib.uevent_drop_reason_name(i)
-        by[_ffi.string(p).decode() if p != _ffi.NULL else str(i)] = s.dropped_by[i]
-    return Stats(s.emitted, s.bytes, s.unobserved, s.dropped, by)
+    return _records._mk_uevent_stats(s, 0)
 
 
 def stats_reset() -> None:

@@ -24,7 +24,7 @@ use std::path::Path;
 pub use uevent_sys as sys;
 
 pub mod perf;
-pub use perf::{decode, JitDebugEntry, Payload, PerfData, Session, SessionBuilder};
+pub use perf::{decode, JitDebugEntry, Payload, PerfData, Session, SessionBuilder, Stats};
 
 pub(crate) fn err(ret: c_int) -> io::Error {
     io::Error::from_raw_os_error(-ret)
@@ -322,17 +322,7 @@ pub fn close() -> io::Result<()> {
 
 // ---- statistics -----------------------------------------------------------------------
 
-/// Process-wide counters since load.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Stats {
-    pub emitted: u64,
-    pub bytes: u64,
-    pub unobserved: u64,
-    pub dropped: u64,
-    /// (reason name, count), indexed by `enum uevent_drop_reason`.
-    pub dropped_by: Vec<(String, u64)>,
-}
-
+// Stats (struct uevent_stats, dropped_by by reason name) is generated, in perf::records.
 impl Stats {
     /// The drop count for a reason name ("too_big", "io", ...).
     pub fn dropped_for(&self, reason: &str) -> u64 {
@@ -340,19 +330,14 @@ impl Stats {
     }
 }
 
+/// Process-wide counters since load.
 pub fn stats() -> io::Result<Stats> {
     let mut s = MaybeUninit::<sys::uevent_stats>::zeroed();
     check(unsafe {
         sys::uevent_stats_get(s.as_mut_ptr(), std::mem::size_of::<sys::uevent_stats>() as _)
     })?;
-    let s = unsafe { s.assume_init() };
-    let dropped_by = s
-        .dropped_by
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (unsafe { opt_str(sys::uevent_drop_reason_name(i as c_int)) }, *c))
-        .collect();
-    Ok(Stats { emitted: s.emitted, bytes: s.bytes, unobserved: s.unobserved, dropped: s.dropped, dropped_by })
+    // SAFETY: zeroed, then filled by the library; it has no pointer members.
+    Ok(unsafe { perf::stats_from(&s.assume_init(), 0) })
 }
 
 pub fn stats_reset() {

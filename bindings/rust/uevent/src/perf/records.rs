@@ -369,6 +369,32 @@ pub(crate) unsafe fn session_stats_from(s: &sys::uevent_session_stats, bo: c_int
     }
 }
 
+/// `struct uevent_stats`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub emitted: u64,
+    pub bytes: u64,
+    pub unobserved: u64,
+    pub dropped: u64,
+    pub dropped_by: Vec<(String, u64)>,
+}
+
+/// Copies a `struct uevent_stats` the library filled.
+///
+/// # Safety
+/// Its pointer members must point at as many elements as its notes say (the C
+/// decoder checked them against the record).
+pub(crate) unsafe fn stats_from(s: &sys::uevent_stats, bo: c_int) -> Stats {
+    let _ = bo;
+    Stats {
+        emitted: s.emitted,
+        bytes: s.bytes,
+        unobserved: s.unobserved,
+        dropped: s.dropped,
+        dropped_by: s.dropped_by.iter().enumerate().map(|(i, n)| (cstr(sys::uevent_drop_reason_name(i as c_int)), *n)).collect(),
+    }
+}
+
 /// The sample_id fields of a record (a sample's own, or the trailer of the others);
 /// those the event did not ask for are `None`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
