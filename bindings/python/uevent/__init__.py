@@ -485,29 +485,59 @@ def _file_byte_order(path: Union[str, bytes]) -> int:
     return int(_HOST_BO if h.byte_order == 0x01020304 else _SWAP_BO)
 
 
-class FileReader:
+class _Handle:
+    """What the readers share: a C object that close() frees (again: nothing), as do the
+    end of a `with` and garbage collection."""
+    _h: Any = None
+    _what = "handle"
+
+    def _live(self) -> Any:
+        if self._h is None:
+            raise ValueError(f"I/O operation on a closed {self._what}")
+        return self._h
+
+    @property
+    def closed(self) -> bool:
+        return self._h is None
+
+    def close(self) -> None:
+        """Close it; calling it again does nothing."""
+        if self._h is not None:
+            h, self._h = self._h, None
+            _ffi.release(h)
+
+    def __enter__(self: _H) -> _H:
+        return self
+
+    def __iter__(self: _H) -> _H:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+_H = TypeVar("_H", bound=_Handle)
+
+
+class FileReader(_Handle):
     """Iterates the records of a file-transport file as Record objects.
 
     A context manager; the descriptor is closed by close(), at the end of a `with`,
     or when the reader is garbage-collected.
     """
+    _what = "FileReader"
 
     def __init__(self, path: Union[str, bytes, "_os.PathLike[str]"]) -> None:
         self.path = _os.fspath(path)
         p = _lib.uevent_file_reader__open(_os.fsencode(self.path))
         if p == _ffi.NULL:
             raise _error(_ffi.errno, repr(self.path))
-        self._r: Any = _ffi.gc(p, _lib.uevent_file_reader__close)
+        self._h = _ffi.gc(p, _lib.uevent_file_reader__close)
         self._rec = _out("struct uevent_record *")
         self.byte_order = _file_byte_order(self.path)
 
-    def __iter__(self) -> Iterator[Record]:
-        return self
-
     def __next__(self) -> Record:
-        if self._r is None:
-            raise ValueError("I/O operation on a closed FileReader")
-        ret = _lib.uevent_file_reader__next(self._r, self._rec)
+        ret = _lib.uevent_file_reader__next(self._live(), self._rec)
         if ret == 0:
             raise StopIteration
         if ret < 0:
@@ -517,25 +547,8 @@ class FileReader:
     @property
     def offset(self) -> int:
         """Byte offset of the next record (or of the corrupt one after an error)."""
-        if self._r is None:
-            raise ValueError("I/O operation on a closed FileReader")
-        return int(_lib.uevent_file_reader__offset(self._r))
+        return int(_lib.uevent_file_reader__offset(self._live()))
 
-    @property
-    def closed(self) -> bool:
-        return self._r is None
-
-    def close(self) -> None:
-        """Close the file; calling it again does nothing."""
-        if self._r is not None:
-            r, self._r = self._r, None
-            _ffi.release(r)
-
-    def __enter__(self) -> "FileReader":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
 
 
 # ---- reading perf records: sessions, perf.data, rings ---------------------------------
@@ -689,7 +702,7 @@ def _uint(name: str, v: Any, bits: int = 32) -> int:
     return v
 
 
-class Session:
+class Session(_Handle):
     """A live perf session reading uevents (and, on request, other records).
 
         with uevent.Session() as s:            # this process
@@ -712,7 +725,6 @@ class Session:
                  usdt_max_payload: int = 0, wakeup_events: int = 0,
                  sample_period_ns: int = 0, tls_user: int = 0,
                  cpus: Union[None, str, Iterable[int]] = None) -> None:
-        self._s: Any = None
         self._recording: Any = None
         if pid is None:
             pid = 0
@@ -760,14 +772,11 @@ class Session:
         if p == _ffi.NULL:
             why = _lib.uevent_perf_open_reason()
             raise _error(err or _errno.EINVAL, _cstr(why) or None)
-        self._s = _ffi.gc(p, _lib.uevent_session__close)
+        self._h = _ffi.gc(p, _lib.uevent_session__close)
         self._rec = _out("struct uevent_perf_record *")
         self.pid = pid
 
-    def _live(self) -> Any:
-        if self._s is None:
-            raise ValueError("operation on a closed Session")
-        return self._s
+    _what = "Session"
 
     def next(self, timeout_ms: int = -1) -> Optional[AnyRecord]:
         """The next record in time order, or None when none came within timeout_ms
@@ -780,9 +789,6 @@ class Session:
         if ret < 0:
             raise _error(-ret, "session next")
         return _perf_record(self._rec, _lib.UEVENT_BO_HOST)
-
-    def __iter__(self) -> Iterator[AnyRecord]:
-        return self
 
     def __next__(self) -> AnyRecord:
         rec = self.next(0)
@@ -833,32 +839,20 @@ class Session:
         """What the session opened or could not, for people."""
         return _cstr(_lib.uevent_session__reason(self._live()))
 
-    @property
-    def closed(self) -> bool:
-        return self._s is None
-
     def close(self) -> None:
         """Close every fd and mapping (and remove the usdt probe); again does nothing."""
-        if self._s is not None:
-            s, self._s = self._s, None
-            _ffi.release(s)
-            self._recording = None
-
-    def __enter__(self) -> "Session":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
+        super().close()
+        self._recording = None
 
     def __repr__(self) -> str:
-        if self._s is None:
+        if self._h is None:
             return "<uevent.Session closed>"
         return f"<uevent.Session pid={self.pid} transports={','.join(self.transports)}>"
 
 
 # ---- perf.data files ------------------------------------------------------------------
 
-class PerfData:
+class PerfData(_Handle):
     """Iterates the records of a perf.data file (file or pipe mode; "-": standard input).
 
         with uevent.PerfData("perf.data") as f:
@@ -871,23 +865,16 @@ class PerfData:
     """
 
     def __init__(self, path: Union[str, bytes, "_os.PathLike[str]"]) -> None:
-        self._f: Any = None
         self.path = _os.fsdecode(_os.fspath(path))
         p = _lib.uevent_perf_file__open(_os.fsencode(self.path))
         if p == _ffi.NULL:
             raise _error(_ffi.errno, repr(self.path))
-        self._f = _ffi.gc(p, _lib.uevent_perf_file__close)
+        self._h = _ffi.gc(p, _lib.uevent_perf_file__close)
         self._rec = _out("struct uevent_perf_record *")
         # the order of the numbers behind the records' pointer members
         self.byte_order: int = _lib.uevent_perf_file__byte_order(p)
 
-    def _live(self) -> Any:
-        if self._f is None:
-            raise ValueError("I/O operation on a closed PerfData")
-        return self._f
-
-    def __iter__(self) -> Iterator[AnyRecord]:
-        return self
+    _what = "PerfData"
 
     def __next__(self) -> AnyRecord:
         f = self._live()
@@ -929,18 +916,3 @@ class PerfData:
         """HEADER_CLOCKID (the clock's resolution in ns), -1 when absent."""
         return int(_lib.uevent_perf_file__clock_res_ns(self._live()))
 
-    @property
-    def closed(self) -> bool:
-        return self._f is None
-
-    def close(self) -> None:
-        """Close the file; calling it again does nothing."""
-        if self._f is not None:
-            f, self._f = self._f, None
-            _ffi.release(f)
-
-    def __enter__(self) -> "PerfData":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
