@@ -735,6 +735,13 @@ def lua(model):
             v = f"id.{f.name}" if f.ctype.endswith("int64_t") else f"tonumber(id.{f.name})"
             out.append(f"  if bit.band(f, lib.UEVENT_ID_{f.idbit}) ~= 0 then t.{f.name} = {v} end")
     out += ["  return t", "end"]
+    out += ["", "-- session options: one boolean per UEVENT_SESSION_* flag, the numbers of the struct",
+            "R.session_flags = {"]
+    out += [f"  {fl.lower()} = lib.UEVENT_SESSION_{fl}," for fl, _ in enum_members("UEVENT_SESSION_")]
+    out.append("}")
+    out.append("R.session_numbers = { " + ", ".join(
+        f'"{f.name}"' for f in model["uevent_session_opts"]
+        if not f.ptr and f.name not in ("sz", "flags", "transports")) + " }")
     out.append("R.stats_fields = { " + ", ".join(f'"{f.name}"' for f in model["uevent_session_stats"])
                + " }")
 

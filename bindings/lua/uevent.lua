@@ -329,7 +329,6 @@ function M.stats_reset() lib.uevent_stats_reset() end
 local BO = { host = lib.UEVENT_BO_HOST, little = lib.UEVENT_BO_LITTLE, big = lib.UEVENT_BO_BIG }
 M.byte_orders = BO
 local host_bo = ffi.abi("le") and BO.little or BO.big
-local swap_bo = ffi.abi("le") and BO.big or BO.little
 
 local table_new = select(2, pcall(require, "table.new"))
 if type(table_new) ~= "function" then table_new = function() return {} end end
@@ -428,67 +427,66 @@ function M.decode_record(buf, byte_order, sample_type, v0_layout)
 end
 
 -- ---- file reader -------------------------------------------------------------------
--- A handle is a metatype'd struct holding the C reader; __gc and close() share one
--- idempotent function, so closing early and collecting later is safe.
+-- A handle is a metatype'd struct holding the C object (h); __gc and close() share one
+-- idempotent function, so closing early and collecting later is safe. records(a)
+-- iterates next(a) until it gives false, raising on an error (but for errno skip).
 
 ffi.cdef [[
-typedef struct { struct uevent_file_reader *r; int byte_order; } uevent_lua_file_reader;
+typedef struct { struct uevent_file_reader *h; int byte_order; } uevent_lua_file_reader;
+typedef struct { struct uevent_session *h; } uevent_lua_session;
+typedef struct { struct uevent_perf_file *h; int byte_order; } uevent_lua_perf_file;
 ]]
 
-local scratch = out_struct("struct uevent_record")
-
-local reader = {}
-reader.__index = reader
-
-function reader.close(self)
-  if self.r ~= nil then
-    lib.uevent_file_reader__close(self.r)
-    self.r = nil
+local function closed(what) return fail(-9, what .. " is closed") end
+local function handle(what, close_c, skip)
+  local mt = {}
+  mt.__index = mt
+  function mt.close(self)
+    if self.h ~= nil then
+      close_c(self.h)
+      self.h = nil
+    end
   end
+  mt.__gc = mt.close
+  function mt.__tostring(self)
+    return "uevent." .. what .. ": " .. (self.h ~= nil and tostring(self.h):match("0x%x+") or "closed")
+  end
+  function mt.records(self, a)
+    return function()
+      while true do
+        local rec, err, code = self:next(a)
+        if rec ~= nil then return rec or nil end
+        if code ~= skip then error(err, 2) end
+      end
+    end
+  end
+  return mt
 end
-reader.__gc = reader.close
+
+local scratch = out_struct("struct uevent_record")
+local reader = handle("file_reader", lib.uevent_file_reader__close)
 
 -- next() -> record table, or false at the end, or nil, err, -errno.
 function reader.next(self)
-  if self.r == nil then return fail(-9, "file reader is closed") end
-  local ret = lib.uevent_file_reader__next(self.r, scratch)
+  if self.h == nil then return closed("file reader") end
+  local ret = lib.uevent_file_reader__next(self.h, scratch)
   if ret == 0 then return false end
   if ret < 0 then
-    return fail(ret, "at offset " .. tonumber(lib.uevent_file_reader__offset(self.r)))
+    return fail(ret, "at offset " .. tonumber(lib.uevent_file_reader__offset(self.h)))
   end
   return record_table(scratch, self.byte_order)
 end
 
--- for rec in rd:records() do ... end; raises on a corrupt record.
-function reader.records(self)
-  return function()
-    local rec, err = self:next()
-    if rec == nil then error(err, 2) end
-    return rec or nil
-  end
-end
-
 function reader.offset(self)
-  return self.r ~= nil and tonumber(lib.uevent_file_reader__offset(self.r)) or nil
+  return self.h ~= nil and tonumber(lib.uevent_file_reader__offset(self.h)) or nil
 end
 
 local FileReader = ffi.metatype("uevent_lua_file_reader", reader)
 
--- The payloads stay in the file's byte order, which only the header's mark tells.
-local function file_byte_order(path)
-  local f = io.open(path, "rb")
-  if not f then return host_bo end
-  local raw = f:read(ffi.sizeof("struct uevent_file_header")) or ""
-  f:close()
-  local h = ffi_new("struct uevent_file_header")
-  ffi.copy(h, raw, math.min(#raw, ffi.sizeof(h)))
-  return h.byte_order == 0x01020304 and host_bo or swap_bo
-end
-
 function M.file_reader(path)
   local p = lib.uevent_file_reader__open(path)
   if p == nil then return fail(-ffi.errno(), path) end
-  return FileReader(p, file_byte_order(path))
+  return FileReader(p, lib.uevent_file_reader__byte_order(p))
 end
 
 -- ---- reading perf records: sessions, perf.data, rings ------------------------------
@@ -598,10 +596,6 @@ end
 
 -- ---- live sessions -----------------------------------------------------------------
 
-ffi.cdef [[
-typedef struct { struct uevent_session *s; } uevent_lua_session;
-typedef struct { struct uevent_perf_file *f; int byte_order; } uevent_lua_perf_file;
-]]
 
 local function transport_mask(t)
   if t == nil then return 0 end
@@ -624,63 +618,43 @@ local function transport_names(mask)
   return t
 end
 
-local session = {}
-session.__index = session
+local session = handle("session", lib.uevent_session__close)
 
-function session.close(self)
-  if self.s ~= nil then
-    lib.uevent_session__close(self.s)
-    self.s = nil
-  end
-end
-session.__gc = session.close
-function session.__tostring(self)
-  return "uevent.session: " .. (self.s ~= nil and tostring(self.s):match("0x%x+") or "closed")
-end
-
-local function closed(what) return fail(-9, what .. " is closed") end
 
 -- next([timeout_ms]) -> record table; false when none came within timeout_ms (default
 -- 0: do not wait; -1: wait forever); nil, err, -errno.
 function session.next(self, timeout_ms)
-  if self.s == nil then return closed("session") end
-  local ret = lib.uevent_session__next(self.s, scratch_rec, timeout_ms or 0)
+  if self.h == nil then return closed("session") end
+  local ret = lib.uevent_session__next(self.h, scratch_rec, timeout_ms or 0)
   if ret == 0 then return false end
   if ret < 0 then return fail(ret, "session") end
   return perf_record_table(scratch_rec, host_bo)
 end
 
 -- for rec in s:records([timeout_ms]) do ... end: until none comes within timeout_ms.
-function session.records(self, timeout_ms)
-  return function()
-    local rec, err = self:next(timeout_ms)
-    if rec == nil then error(err, 2) end
-    return rec or nil
-  end
-end
 
 function session.fd(self)
-  if self.s == nil then return closed("session") end
-  return tonumber(lib.uevent_session__fd(self.s))
+  if self.h == nil then return closed("session") end
+  return tonumber(lib.uevent_session__fd(self.h))
 end
 
 -- record_to(fd): from now on also write every record read, as a pipe-mode perf.data
 -- stream, to fd (an integer file descriptor that stays yours: keep it open until the
 -- session is closed). perf_data() and perf script read what it wrote.
 function session.record_to(self, fd)
-  if self.s == nil then return closed("session") end
+  if self.h == nil then return closed("session") end
   if type(fd) ~= "number" or fd < 0 or fd % 1 ~= 0 then
     return fail(-22, "record_to: fd must be a file descriptor number")
   end
-  local ret = lib.uevent_session__record_to(self.s, fd)
+  local ret = lib.uevent_session__record_to(self.h, fd)
   if ret < 0 then return fail(ret, "record_to") end
   return true
 end
 
 local function int_call(fn, what)
   return function(self)
-    if self.s == nil then return closed("session") end
-    local ret = fn(self.s)
+    if self.h == nil then return closed("session") end
+    local ret = fn(self.h)
     if ret < 0 then return fail(ret, what) end
     return true
   end
@@ -691,9 +665,9 @@ session.snapshot = int_call(lib.uevent_session__snapshot, "snapshot")
 
 
 function session.stats(self)
-  if self.s == nil then return closed("session") end
+  if self.h == nil then return closed("session") end
   local st = ffi_new("struct uevent_session_stats")
-  local ret = lib.uevent_session__stats(self.s, st, ffi.sizeof(st))
+  local ret = lib.uevent_session__stats(self.h, st, ffi.sizeof(st))
   if ret < 0 then return fail(ret, "stats") end
   local t = {}
   for _, k in ipairs(R.stats_fields) do t[k] = tonumber(st[k]) end
@@ -701,24 +675,16 @@ function session.stats(self)
 end
 
 function session.transports(self)
-  if self.s == nil then return closed("session") end
-  return transport_names(lib.uevent_session__transports(self.s))
+  if self.h == nil then return closed("session") end
+  return transport_names(lib.uevent_session__transports(self.h))
 end
 
 function session.reason(self)
-  if self.s == nil then return closed("session") end
-  return cstr(lib.uevent_session__reason(self.s)) or ""
+  if self.h == nil then return closed("session") end
+  return cstr(lib.uevent_session__reason(self.h)) or ""
 end
 
 local Session = ffi.metatype("uevent_lua_session", session)
-
-local session_flags = {
-  all_records = lib.UEVENT_SESSION_ALL_RECORDS, overwrite = lib.UEVENT_SESSION_OVERWRITE,
-  no_inherit = lib.UEVENT_SESSION_NO_INHERIT, bpf_events = lib.UEVENT_SESSION_BPF_EVENTS,
-  disabled = lib.UEVENT_SESSION_DISABLED,
-}
-local session_numbers = { "pid", "ring_pages", "usdt_max_payload", "wakeup_events",
-                          "sample_period_ns", "tls_user" }
 
 -- session{pid = 0, transports = {"usdt"}, ring_pages = 64, all_records = true, ...}
 -- -> handle, or nil, err, -errno. Keys: the struct uevent_session_opts members (pid,
@@ -733,7 +699,7 @@ function M.session(opts)
   local mask, bad = transport_mask(opts.transports)
   if not mask then return fail(-22, "session: unknown transport '" .. tostring(bad) .. "'") end
   o.transports = mask
-  for _, k in ipairs(session_numbers) do
+  for _, k in ipairs(R.session_numbers) do
     local v = opts[k]
     if v ~= nil then
       if type(v) ~= "number" and type(v) ~= "cdata" then
@@ -744,7 +710,7 @@ function M.session(opts)
     end
   end
   local flags = 0
-  for k, f in pairs(session_flags) do
+  for k, f in pairs(R.session_flags) do
     if opts[k] then flags = bit.bor(flags, f) end
   end
   o.flags = flags
@@ -765,63 +731,42 @@ end
 
 -- ---- perf.data files ---------------------------------------------------------------
 
-local perf_file = {}
-perf_file.__index = perf_file
-
-function perf_file.close(self)
-  if self.f ~= nil then
-    lib.uevent_perf_file__close(self.f)
-    self.f = nil
-  end
-end
-perf_file.__gc = perf_file.close
-function perf_file.__tostring(self)
-  return "uevent.perf_data: " .. (self.f ~= nil and tostring(self.f):match("0x%x+") or "closed")
-end
+local perf_file = handle("perf_data", lib.uevent_perf_file__close, -71) -- EPROTO: skippable
 
 -- next() -> record table, false at the end, or nil, err, -errno (-EPROTO: a uevent of
 -- an unknown format, which can be skipped: call next() again).
 function perf_file.next(self)
-  if self.f == nil then return closed("perf.data reader") end
-  local ret = lib.uevent_perf_file__next(self.f, scratch_rec)
+  if self.h == nil then return closed("perf.data reader") end
+  local ret = lib.uevent_perf_file__next(self.h, scratch_rec)
   if ret == 0 then return false end
   if ret < 0 then
-    return fail(ret, "at offset " .. tonumber(lib.uevent_perf_file__offset(self.f)))
+    return fail(ret, "at offset " .. tonumber(lib.uevent_perf_file__offset(self.h)))
   end
   return perf_record_table(scratch_rec, self.byte_order)
 end
 
 -- for rec in pf:records() do ... end: skips uevents of unknown formats as `uevent
 -- dump` does; raises on a corrupt record.
-function perf_file.records(self)
-  return function()
-    while true do
-      local rec, err, code = self:next()
-      if rec ~= nil then return rec or nil end
-      if code ~= -71 then error(err, 2) end -- EPROTO: skippable
-    end
-  end
-end
 
 function perf_file.offset(self)
-  return self.f ~= nil and tonumber(lib.uevent_perf_file__offset(self.f)) or nil
+  return self.h ~= nil and tonumber(lib.uevent_perf_file__offset(self.h)) or nil
 end
 
 -- The events' names, in attr order.
 function perf_file.events(self)
-  if self.f == nil then return closed("perf.data reader") end
+  if self.h == nil then return closed("perf.data reader") end
   local t = {}
-  for i = 0, lib.uevent_perf_file__nr_events(self.f) - 1 do
-    t[i + 1] = cstr(lib.uevent_perf_file__event_name(self.f, i)) or ""
+  for i = 0, lib.uevent_perf_file__nr_events(self.h) - 1 do
+    t[i + 1] = cstr(lib.uevent_perf_file__event_name(self.h, i)) or ""
   end
   return t
 end
 
 -- The clock (attr.clockid) or -1 for perf's, and its resolution in ns or -1.
 function perf_file.clock(self)
-  if self.f == nil then return closed("perf.data reader") end
-  return tonumber(lib.uevent_perf_file__clockid(self.f)),
-         tonumber(lib.uevent_perf_file__clock_res_ns(self.f))
+  if self.h == nil then return closed("perf.data reader") end
+  return tonumber(lib.uevent_perf_file__clockid(self.h)),
+         tonumber(lib.uevent_perf_file__clock_res_ns(self.h))
 end
 
 local PerfFile = ffi.metatype("uevent_lua_perf_file", perf_file)

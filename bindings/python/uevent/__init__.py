@@ -18,7 +18,6 @@ import errno as _errno
 import functools as _functools
 import operator as _operator
 import os as _os
-import sys as _sys
 from dataclasses import dataclass as _dataclass
 from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional,
                     Tuple, TypeVar, Union)
@@ -471,20 +470,6 @@ def decode_record(buf: Union[bytes, bytearray, memoryview], byte_order: Union[st
     return _record(r, bo)
 
 
-_HOST_BO = _lib.UEVENT_BO_LITTLE if _sys.byteorder == "little" else _lib.UEVENT_BO_BIG
-_SWAP_BO = _lib.UEVENT_BO_BIG if _sys.byteorder == "little" else _lib.UEVENT_BO_LITTLE
-
-
-def _file_byte_order(path: Union[str, bytes]) -> int:
-    # The reader decodes the records' own fields; payloads stay in the file's order,
-    # which only the header's byte-order mark tells (libuevent has no getter for it).
-    h = _ffi.new("struct uevent_file_header *")
-    with _builtins.open(path, "rb") as f:
-        raw = f.read(_ffi.sizeof(h[0]))
-    _ffi.memmove(h, raw, min(len(raw), _ffi.sizeof(h[0])))
-    return int(_HOST_BO if h.byte_order == 0x01020304 else _SWAP_BO)
-
-
 class _Handle:
     """What the readers share: a C object that close() frees (again: nothing), as do the
     end of a `with` and garbage collection."""
@@ -534,7 +519,8 @@ class FileReader(_Handle):
             raise _error(_ffi.errno, repr(self.path))
         self._h = _ffi.gc(p, _lib.uevent_file_reader__close)
         self._rec = _out("struct uevent_record *")
-        self.byte_order = _file_byte_order(self.path)
+        # the order the file was written in, which its payloads keep
+        self.byte_order: int = _lib.uevent_file_reader__byte_order(p)
 
     def __next__(self) -> Record:
         ret = _lib.uevent_file_reader__next(self._live(), self._rec)
