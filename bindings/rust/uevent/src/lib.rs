@@ -18,7 +18,6 @@ use std::io;
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 use std::os::raw::{c_char, c_int};
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 pub use uevent_sys as sys;
@@ -49,7 +48,8 @@ const fn libc_einval() -> i32 {
 
 const E2BIG: i32 = 7;
 
-unsafe fn opt_str(p: *const c_char) -> String {
+/// A C string the library owns, copied; "" for NULL.
+pub(crate) unsafe fn cstr(p: *const c_char) -> String {
     if p.is_null() {
         String::new()
     } else {
@@ -262,7 +262,7 @@ impl Drop for AsyncRange {
 
 /// The name of transport number `t` ("usdt", "file", ...).
 pub fn transport_name(t: i32) -> String {
-    unsafe { opt_str(sys::uevent_transport_name(t)) }
+    unsafe { cstr(sys::uevent_transport_name(t)) }
 }
 
 /// The transport in use.
@@ -272,13 +272,13 @@ pub fn transport() -> String {
 
 /// Why the last open chose or refused what it did.
 pub fn open_reason() -> String {
-    unsafe { opt_str(sys::uevent_open_reason()) }
+    unsafe { cstr(sys::uevent_open_reason()) }
 }
 
 /// The reason channel: why this thread's last library call that had more to say than
 /// its errno did what it did ("" if nothing).
 pub fn reason() -> String {
-    unsafe { opt_str(sys::uevent_reason()) }
+    unsafe { cstr(sys::uevent_reason()) }
 }
 
 /// Largest payload the current transport accepts.
@@ -298,7 +298,7 @@ pub fn open(transport: &str, path: Option<&Path>, ignore_env: bool) -> io::Resul
         ));
     }
     let cpath = match path {
-        Some(p) => Some(CString::new(p.as_os_str().as_bytes()).map_err(|_| err(-libc_einval()))?),
+        Some(p) => Some(perf::c_path(p)?),
         None => None,
     };
     let opts = sys::uevent_open_opts {
@@ -361,6 +361,15 @@ impl ByteOrder {
             ByteOrder::Little => sys::UEVENT_BO_LITTLE,
             ByteOrder::Big => sys::UEVENT_BO_BIG,
         }) as c_int
+    }
+
+    /// The byte order a reader reports (`enum uevent_byte_order`).
+    pub(crate) fn from_raw(bo: c_int) -> ByteOrder {
+        match bo as sys::uevent_byte_order {
+            sys::UEVENT_BO_BIG => ByteOrder::Big,
+            sys::UEVENT_BO_LITTLE => ByteOrder::Little,
+            _ => ByteOrder::Host,
+        }
     }
 }
 
@@ -463,17 +472,14 @@ pub struct FileReader {
 impl FileReader {
     pub fn open<P: AsRef<Path>>(path: P) -> io::Result<FileReader> {
         let path = path.as_ref();
-        let c = CString::new(path.as_os_str().as_bytes()).map_err(|_| err(-libc_einval()))?;
+        let c = perf::c_path(path)?;
         let r = unsafe { sys::uevent_file_reader__open(c.as_ptr()) };
         if r.is_null() {
             return Err(io::Error::last_os_error());
         }
         // Payloads stay in the file's byte order.
-        let bo = match unsafe { sys::uevent_file_reader__byte_order(r) } as sys::uevent_byte_order {
-            sys::UEVENT_BO_BIG => ByteOrder::Big,
-            sys::UEVENT_BO_LITTLE => ByteOrder::Little,
-            _ => ByteOrder::Host,
-        };
+        // Payloads stay in the file's byte order.
+        let bo = ByteOrder::from_raw(unsafe { sys::uevent_file_reader__byte_order(r) });
         Ok(FileReader { r, bo, done: false })
     }
 
@@ -519,5 +525,5 @@ impl Drop for FileReader {
 
 /// The library's version string.
 pub fn version() -> String {
-    unsafe { opt_str(sys::uevent_version()) }
+    unsafe { cstr(sys::uevent_version()) }
 }

@@ -35,12 +35,12 @@ use std::ffi::{CStr, CString};
 use std::io;
 use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
-use std::os::raw::{c_char, c_int, c_void};
+use std::os::raw::{c_int, c_void};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::{err, sys, ByteOrder};
+use crate::{cstr, err, sys, ByteOrder};
 
 // Transport (enum uevent_transport's carriers) and SessionBuilder (struct
 // uevent_session_opts) with its setters are generated as well, in records.rs.
@@ -142,14 +142,6 @@ unsafe fn groups(p: *const c_void, n: u64, per: u64, bo: c_int) -> Vec<Vec<u64>>
     u64s(p, n * per, bo).chunks(per as usize).map(|c| c.to_vec()).collect()
 }
 
-unsafe fn cstr(p: *const c_char) -> String {
-    if p.is_null() {
-        String::new()
-    } else {
-        CStr::from_ptr(p).to_string_lossy().into_owned()
-    }
-}
-
 /// A decoded record still inside the reader's buffer: valid until the reader's next
 /// call, which the borrow checker enforces. [`RecordRef::to_record`] copies it out.
 #[derive(Clone, Copy)]
@@ -215,10 +207,10 @@ fn zeroed_record() -> sys::uevent_perf_record {
     crate::zeroed_out()
 }
 
-fn c_path(path: &Path) -> io::Result<CString> {
-    CString::new(path.as_os_str().as_bytes()).map_err(|_| {
-        io::Error::new(io::ErrorKind::InvalidInput, format!("{}: path contains a NUL byte", path.display()))
-    })
+/// A path as C takes it: EINVAL (saying so) for one with a NUL byte.
+pub(crate) fn c_path(path: &Path) -> io::Result<CString> {
+    CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| with_reason(err(-22), &format!("{}: path contains a NUL byte", path.display())))
 }
 
 /// The error inside an `io::Error` that carries context as well as an errno: the kind
@@ -459,11 +451,7 @@ impl PerfData {
             let e = io::Error::last_os_error();
             return Err(with_reason(e, &path.display().to_string()));
         }
-        let bo = match unsafe { sys::uevent_perf_file__byte_order(f) } as sys::uevent_byte_order {
-            sys::UEVENT_BO_BIG => ByteOrder::Big,
-            sys::UEVENT_BO_LITTLE => ByteOrder::Little,
-            _ => ByteOrder::Host,
-        };
+        let bo = ByteOrder::from_raw(unsafe { sys::uevent_perf_file__byte_order(f) });
         Ok(PerfData { f, rec: Box::new(zeroed_record()), bo, done: false })
     }
 
