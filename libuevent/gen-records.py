@@ -335,6 +335,9 @@ def python(model):
         if st in bodies:
             out.append(f'    "{m}": lambda h, r, bo: _mk_{st}(h, r.u.{m}, bo),')
     out.append("}")
+    out.append("# enum uevent_perf_body_kind -> the union member it sets")
+    out.append("MEMBER_OF_BODY = {" + " ".join(f'_lib.UEVENT_BODY_{m.upper()}: "{m}",'
+                                               for m, _ in members) + "}")
     out.append("BODY_CLASSES = (" + ", ".join(py_class(st) for m, st in members
                                                if st in bodies) + ",)")
     return "\n".join(out) + "\n"

@@ -18,7 +18,7 @@ import errno as _errno
 import functools as _functools
 import operator as _operator
 import os as _os
-from dataclasses import dataclass as _dataclass
+from dataclasses import asdict as _asdict, dataclass as _dataclass
 from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional,
                     Tuple, TypeVar, Union)
 
@@ -305,8 +305,7 @@ def async_end(rid: int) -> None:
 
 
 def _tname(t: int) -> str:
-    p = _lib.uevent_transport_name(t)
-    return str(_ffi.string(p).decode()) if p != _ffi.NULL else str(t)
+    return _cstr(_lib.uevent_transport_name(t)) or str(t)
 
 
 def open(transport: Union[str, int] = "auto", path: Union[str, bytes, None] = None,
@@ -322,8 +321,7 @@ def open(transport: Union[str, int] = "auto", path: Union[str, bytes, None] = No
             raise InvalidArgument(_errno.EINVAL, f"unknown transport {transport!r}")
     else:
         t = transport
-    opts = _ffi.new("struct uevent_open_opts *")
-    opts.sz = _ffi.sizeof("struct uevent_open_opts")
+    opts = _out("struct uevent_open_opts *")
     opts.transport = t
     keep = None
     if path is not None:
@@ -350,15 +348,13 @@ def transport() -> str:
 
 def open_reason() -> str:
     """Why the last open chose or refused what it did."""
-    p = _lib.uevent_open_reason()
-    return str(_ffi.string(p).decode()) if p != _ffi.NULL else ""
+    return _cstr(_lib.uevent_open_reason())
 
 
 def reason() -> str:
     """The reason channel: why this thread's last library call that had more to say
     than its errno did what it did ("" if nothing)."""
-    p = _lib.uevent_reason()
-    return str(_ffi.string(p).decode()) if p != _ffi.NULL else ""
+    return _cstr(_lib.uevent_reason())
 
 
 def max_payload() -> int:
@@ -574,8 +570,7 @@ _Head = Tuple[int, int, int, SampleId]      # PerfRecord's fields: type, misc, s
 def _record_name(t: int) -> str:
     n = _names.get(t)
     if n is None:
-        p = _lib.uevent_perf_record_name(t)
-        n = _names[t] = _ffi.string(p).decode() if p != _ffi.NULL else str(t)
+        n = _names[t] = _cstr(_lib.uevent_perf_record_name(t)) or str(t)
     return n
 
 
@@ -591,12 +586,8 @@ def _uevent(h: _Head, r: Any, bo: int) -> UEvent:
 # The C record's `body` says which member is set (UEVENT_BODY_X sets member x).
 _BODY: Dict[str, _Maker] = dict(_records.MAKERS, uevent=_uevent)
 _records.record_name = _record_name
-_MAKERS: Tuple[_Maker, ...] = tuple(
-    _BODY[n] for n in sorted(
-        (n[len("UEVENT_BODY_"):].lower() for n in dir(_lib)
-         if n.startswith("UEVENT_BODY_") and n != "UEVENT_BODY_COUNT"),
-        key=lambda m: int(getattr(_lib, "UEVENT_BODY_" + m.upper()))))
-assert len(_MAKERS) == _lib.UEVENT_BODY_COUNT
+_MAKERS: Tuple[_Maker, ...] = tuple(_BODY[_records.MEMBER_OF_BODY[i]]
+                                    for i in _builtins.range(_lib.UEVENT_BODY_COUNT))
 
 def _perf_record(r: Any, bo: int) -> AnyRecord:
     sid = _records.NO_ID if not r.id.fields else SampleId(*_records.id_values(r.id))
@@ -616,13 +607,9 @@ class PerfFormat:
 
 
 def _format(fmt: Optional[PerfFormat]) -> Any:
-    f = _ffi.new("struct uevent_perf_format *")
-    f.sz = _ffi.sizeof("struct uevent_perf_format")
-    if fmt is not None:
-        f.sample_type, f.read_format = fmt.sample_type, fmt.read_format
-        f.branch_sample_type = fmt.branch_sample_type
-        f.sample_regs_user, f.sample_regs_intr = fmt.sample_regs_user, fmt.sample_regs_intr
-        f.sample_id_all, f.flags = int(fmt.sample_id_all), fmt.flags
+    f = _out("struct uevent_perf_format *")
+    for k, v in _asdict(fmt or PerfFormat()).items():     # its members, named as in C
+        setattr(f, k, int(v))
     return f
 
 
@@ -725,8 +712,7 @@ class Session(_Handle):
                 mask |= _transport_bit(t)
         if ring_pages and ring_pages & (ring_pages - 1):
             raise InvalidArgument(_errno.EINVAL, f"ring_pages must be a power of 2: {ring_pages}")
-        o = _ffi.new("struct uevent_session_opts *")
-        o.sz = _ffi.sizeof("struct uevent_session_opts")
+        o = _out("struct uevent_session_opts *")
         o.pid = pid
         o.transports = mask
         o.ring_pages = _uint("ring_pages", ring_pages)
