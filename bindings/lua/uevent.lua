@@ -35,6 +35,9 @@ local M = { lib = lib, ffi = ffi }
 local tostring, type, select, error = tostring, type, select, error
 local ffi_string, ffi_new, ffi_cast = ffi.string, ffi.new, ffi.cast
 
+-- A C string the library owns, as a Lua string; nil for NULL.
+local function cstr(p) return p ~= nil and ffi_string(p) or nil end
+
 -- Error convention: nil, message, -errno.
 local function fail(ret, what)
   local msg = ffi_string(lib.uevent_strerror(ret))
@@ -218,30 +221,26 @@ local function range_id(id, what)
   end
   return true
 end
-function M.range_begin(name)
-  local ok, err, code = str_arg(name, "range_begin: name", RANGE_ROOM)
-  if not ok then return nil, err, code end
-  return lib.uevent_range_begin(name)
+local function begin(fn, what)
+  return function(name)
+    local ok, err, code = str_arg(name, what .. ": name", RANGE_ROOM)
+    if not ok then return nil, err, code end
+    return fn(name)
+  end
 end
-function M.range_end(id)
-  local ok, err, code = range_id(id, "range_end")
-  if not ok then return nil, err, code end
-  local ret = lib.uevent_range_end(id)
-  if ret < 0 then return fail(ret, "range_end") end
-  return true
+local function ender(fn, what)
+  return function(id)
+    local ok, err, code = range_id(id, what)
+    if not ok then return nil, err, code end
+    local ret = fn(id)
+    if ret < 0 then return fail(ret, what) end
+    return true
+  end
 end
-function M.async_begin(name)
-  local ok, err, code = str_arg(name, "async_begin: name", RANGE_ROOM)
-  if not ok then return nil, err, code end
-  return lib.uevent_async_begin(name)
-end
-function M.async_end(id)
-  local ok, err, code = range_id(id, "async_end")
-  if not ok then return nil, err, code end
-  local ret = lib.uevent_async_end(id)
-  if ret < 0 then return fail(ret, "async_end") end
-  return true
-end
+M.range_begin = begin(lib.uevent_range_begin, "range_begin")
+M.range_end = ender(lib.uevent_range_end, "range_end")
+M.async_begin = begin(lib.uevent_async_begin, "async_begin")
+M.async_end = ender(lib.uevent_async_end, "async_end")
 
 -- range(name, fn, ...): runs fn(...) inside a range, ends it even if fn errors, and
 -- returns fn's results (or rethrows its error). A bad name raises: fn's results leave
@@ -260,23 +259,14 @@ end
 
 -- ---- transports --------------------------------------------------------------------
 
-local function tname(t)
-  local p = lib.uevent_transport_name(t)
-  return p ~= nil and ffi_string(p) or tostring(t)
-end
+local function tname(t) return cstr(lib.uevent_transport_name(t)) or tostring(t) end
 
 function M.transport() return tname(lib.uevent_transport()) end
 function M.max_payload() return tonumber(lib.uevent_max_payload()) end
-function M.open_reason()
-  local p = lib.uevent_open_reason()
-  return p ~= nil and ffi_string(p) or ""
-end
+function M.open_reason() return cstr(lib.uevent_open_reason()) or "" end
 -- The reason channel: why this thread's last library call that had more to say than its
 -- errno did what it did ("" if nothing).
-function M.reason()
-  local p = lib.uevent_reason()
-  return p ~= nil and ffi_string(p) or ""
-end
+function M.reason() return cstr(lib.uevent_reason()) or "" end
 function M.version() return ffi_string(lib.uevent_version()) end
 
 -- open{transport = "file", path = "x.uev", ignore_env = true} or open("usdt").
@@ -312,8 +302,7 @@ function M.stats()
   lib.uevent_stats_get(s, ffi.sizeof(s))
   local by = {}
   for i = 0, ffi.sizeof(s.dropped_by) / ffi.sizeof(s.dropped_by[0]) - 1 do
-    local p = lib.uevent_drop_reason_name(i)
-    by[p ~= nil and ffi_string(p) or tostring(i)] = tonumber(s.dropped_by[i])
+    by[cstr(lib.uevent_drop_reason_name(i)) or tostring(i)] = tonumber(s.dropped_by[i])
   end
   return { emitted = tonumber(s.emitted), bytes = tonumber(s.bytes),
            unobserved = tonumber(s.unobserved), dropped = tonumber(s.dropped), dropped_by = by }
@@ -337,7 +326,6 @@ local function bytes(p, n)
   if p == nil or n == 0 then return "" end
   return ffi_string(p, n)
 end
-local function cstr(p) return p ~= nil and ffi_string(p) or nil end
 -- n entries of per u64s each: a flat array when per == 1, else an array of arrays.
 -- Read in place (what uevent_perf_u64() does), swapped when the record's order is not ours.
 local u64p = ffi.typeof("const uint64_t *")
@@ -512,8 +500,7 @@ local record_names = {}
 local function record_name(rtype)
   local n = record_names[rtype]
   if not n then
-    local p = lib.uevent_perf_record_name(rtype)
-    n = p ~= nil and ffi_string(p) or "unknown"
+    n = cstr(lib.uevent_perf_record_name(rtype)) or "unknown"
     record_names[rtype] = n
   end
   return n
