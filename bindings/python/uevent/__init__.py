@@ -304,6 +304,16 @@ def async_end(rid: int) -> None:
 # ---- transports -----------------------------------------------------------------------
 
 
+def _transport_number(t: Union[str, int]) -> int:
+    """A transport by name or number, as its number."""
+    if isinstance(t, str):
+        n = _lib.uevent_transport_from_name(t.encode())
+        if n < 0:
+            raise InvalidArgument(_errno.EINVAL, f"unknown transport {t!r}")
+        return int(n)
+    return t
+
+
 def _tname(t: int) -> str:
     return _cstr(_lib.uevent_transport_name(t)) or str(t)
 
@@ -315,12 +325,7 @@ def open(transport: Union[str, int] = "auto", path: Union[str, bytes, None] = No
     `transport` is a name ("auto", "prctl", "user_events", "usdt", "ftrace", "file",
     "none") or number; `path` is the file transport's output file.
     """
-    if isinstance(transport, str):
-        t = _lib.uevent_transport_from_name(transport.encode())
-        if t < 0:
-            raise InvalidArgument(_errno.EINVAL, f"unknown transport {transport!r}")
-    else:
-        t = transport
+    t = _transport_number(transport)
     opts = _out("struct uevent_open_opts *")
     opts.transport = t
     keep = None
@@ -659,11 +664,7 @@ def ring_read(mapping: Union[bytearray, memoryview, Any], cap: Optional[int] = N
 
 
 def _transport_bit(t: Union[str, int]) -> int:
-    if isinstance(t, str):
-        n = _lib.uevent_transport_from_name(t.encode())
-        if n < 0:
-            raise InvalidArgument(_errno.EINVAL, f"unknown transport {t!r}")
-        t = n
+    t = _transport_number(t)
     if not isinstance(t, int) or not 0 < t < _lib.UEVENT_TRANSPORT_COUNT:
         raise InvalidArgument(_errno.EINVAL, f"not a transport: {t!r}")
     return 1 << t

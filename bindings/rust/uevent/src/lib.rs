@@ -427,11 +427,8 @@ pub(crate) fn zeroed_out<T: OutStruct>() -> T {
 }
 
 pub(crate) fn record_from(r: &sys::uevent_record, bo: ByteOrder) -> Record {
-    let data = if r.size == 0 || r.data.is_null() {
-        Vec::new()
-    } else {
-        unsafe { std::slice::from_raw_parts(r.data as *const u8, r.size as usize) }.to_vec()
-    };
+    // SAFETY: data has size bytes inside the record the decoder checked.
+    let data = unsafe { perf::bytes(r.data, r.size as u64) };
     let payload = decode(r.type_, &data, bo).unwrap_or_else(|_| Payload::Raw { ty: r.type_, data: data.clone() });
     let id = perf::SampleId::from_c(&r.id);
     Record {

@@ -113,7 +113,7 @@ pub fn record_name(ty: u32) -> &'static str {
     }
 }
 
-unsafe fn bytes(p: *const c_void, n: u64) -> Vec<u8> {
+pub(crate) unsafe fn bytes(p: *const c_void, n: u64) -> Vec<u8> {
     if p.is_null() || n == 0 {
         Vec::new()
     } else {
@@ -203,10 +203,6 @@ impl std::fmt::Debug for RecordRef<'_> {
     }
 }
 
-fn zeroed_record() -> sys::uevent_perf_record {
-    crate::zeroed_out()
-}
-
 /// A path as C takes it: EINVAL (saying so) for one with a NUL byte.
 pub(crate) fn c_path(path: &Path) -> io::Result<CString> {
     CString::new(path.as_os_str().as_bytes())
@@ -289,7 +285,7 @@ impl SessionBuilder {
             let why = unsafe { cstr(sys::uevent_perf_open_reason()) };
             return Err(with_reason(e, &why));
         }
-        Ok(Session { s, rec: Box::new(zeroed_record()), recording: None })
+        Ok(Session { s, rec: Box::new(crate::zeroed_out()), recording: None })
     }
 }
 
@@ -452,7 +448,7 @@ impl PerfData {
             return Err(with_reason(e, &path.display().to_string()));
         }
         let bo = ByteOrder::from_raw(unsafe { sys::uevent_perf_file__byte_order(f) });
-        Ok(PerfData { f, rec: Box::new(zeroed_record()), bo, done: false })
+        Ok(PerfData { f, rec: Box::new(crate::zeroed_out()), bo, done: false })
     }
 
     /// The byte order the file was written in (its payloads and arrays are in it).
@@ -569,7 +565,7 @@ pub fn decode_records(buf: &[u8], bo: ByteOrder, format: &Format) -> io::Result<
     let fmt = format.raw();
     let mut out = Vec::new();
     let mut off = 0usize;
-    let mut rec = zeroed_record();
+    let mut rec: sys::uevent_perf_record = crate::zeroed_out();
     while off < buf.len() {
         let ret = unsafe {
             sys::uevent_perf_record_decode(
