@@ -38,6 +38,13 @@ local ffi_string, ffi_new, ffi_cast = ffi.string, ffi.new, ffi.cast
 -- A C string the library owns, as a Lua string; nil for NULL.
 local function cstr(p) return p ~= nil and ffi_string(p) or nil end
 
+-- An output (or options) struct for the C library: zeroed, its sz set.
+local function out_struct(ctype)
+  local p = ffi_new(ctype)
+  p.sz = ffi.sizeof(p)
+  return p
+end
+
 -- Error convention: nil, message, -errno.
 local function fail(ret, what)
   local msg = ffi_string(lib.uevent_strerror(ret))
@@ -274,14 +281,10 @@ function M.version() return ffi_string(lib.uevent_version()) end
 function M.open(opts)
   if type(opts) ~= "table" then opts = { transport = opts } end
   local t = opts.transport or "auto"
-  if type(t) == "string" then
-    local n = lib.uevent_transport_from_name(t)
-    if n < 0 then return fail(n, "unknown transport '" .. t .. "'") end
-    t = n
-  end
-  local o = ffi_new("struct uevent_open_opts")
-  o.sz = ffi.sizeof(o)
-  o.transport = t
+  local n = type(t) == "string" and lib.uevent_transport_from_name(t) or t
+  if type(t) == "string" and n < 0 then return fail(n, "unknown transport '" .. t .. "'") end
+  local o = out_struct("struct uevent_open_opts")
+  o.transport = n
   o.path = opts.path
   if opts.ignore_env then o.flags = lib.UEVENT_OPEN_IGNORE_ENV end
   local ret = lib.uevent_open(o)
@@ -395,12 +398,6 @@ local function record_table(r, bo)
 end
 M._record_table = record_table
 
--- An output struct for the C library to fill: zeroed, its sz set.
-local function out_struct(ctype)
-  local p = ffi_new(ctype)
-  p.sz = ffi.sizeof(p)
-  return p
-end
 
 -- decode_record(bytes [, byte_order [, sample_type [, v0_layout]]]) -> table or nil, err
 -- v0_layout: the V0 layout (type, size, data: no format word).
@@ -528,8 +525,7 @@ local scratch_rec = out_struct("struct uevent_perf_record")
 -- perf_format{sample_type = ..., sample_id_all = true, read_format = ..., ...}: the
 -- struct uevent_perf_format a decoder needs for records of one event.
 function M.perf_format(o)
-  local f = ffi_new("struct uevent_perf_format")
-  f.sz = ffi.sizeof(f)
+  local f = out_struct("struct uevent_perf_format")
   o = o or {}
   for _, k in ipairs { "sample_type", "read_format", "branch_sample_type",
                        "sample_regs_user", "sample_regs_intr", "flags" } do
@@ -681,8 +677,7 @@ local Session = ffi.metatype("uevent_lua_session", session)
 function M.session(opts)
   opts = opts or {}
   if type(opts) ~= "table" then return fail(-22, "session options must be a table") end
-  local o = ffi_new("struct uevent_session_opts")
-  o.sz = ffi.sizeof(o)
+  local o = out_struct("struct uevent_session_opts")
   local mask, bad = transport_mask(opts.transports)
   if not mask then return fail(-22, "session: unknown transport '" .. tostring(bad) .. "'") end
   o.transports = mask

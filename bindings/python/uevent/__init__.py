@@ -403,9 +403,6 @@ def _bo(byte_order: Union[str, int]) -> int:
         raise InvalidArgument(_errno.EINVAL, f"byte order {byte_order!r}") from None
 
 
-_DECODERS = _records.DECODERS
-
-
 def decode(type: int, data: Union[bytes, bytearray, memoryview],
            byte_order: Union[str, int] = "host") -> Payload:
     """Decode a payload of `type` with libuevent's decoders.
@@ -413,7 +410,7 @@ def decode(type: int, data: Union[bytes, bytearray, memoryview],
     Returns a named tuple (Text, Counter, ...), or Raw for types it does not know.
     Raises InvalidArgument (a ValueError) for a malformed payload.
     """
-    dec = _DECODERS.get(type)
+    dec = _records.DECODERS.get(type)
     if dec is None:
         return Raw(type, bytes(data))
     buf = _from_buffer(data)
@@ -445,15 +442,11 @@ class Record:
 
 def _record(r: Any, bo: int) -> Record:
     data = _ffi.unpack(_ffi.cast("const char *", r.data), r.size) if r.size else b""
-    dec = _DECODERS.get(r.type)
     payload: Payload
-    if dec is None:
+    try:
+        payload = decode(r.type, data, bo)
+    except InvalidArgument:     # a payload that does not decode stays bytes
         payload = Raw(r.type, data)
-    else:
-        try:
-            payload = dec(_from_buffer(data), len(data), bo)
-        except InvalidArgument:
-            payload = Raw(r.type, data)
     return Record(r.type, payload, data, r.format, r.flags, r.record_type, r.misc,
                   *_records.id_values(r.id))
 
