@@ -745,8 +745,19 @@ def lua(model):
     out.append("R.session_numbers = { " + ", ".join(
         f'"{f.name}"' for f in model["uevent_session_opts"]
         if not f.ptr and f.name not in ("sz", "flags", "transports")) + " }")
-    out.append("R.stats_fields = { " + ", ".join(f'"{f.name}"' for f in model["uevent_session_stats"])
-               + " }")
+    out += ["", "-- the counter structs as tables of numbers (a [by F] array: by the name F gives)",
+            "R.counters = {}"]
+    for name in EXTRA:
+        out += [f"R.counters.{name} = function(s)", "  local t = {}"]
+        for f in model[name]:
+            if f.by:
+                out += [f"  t.{f.name} = {{}}",
+                        f"  for i = 0, sizeof(s.{f.name}) / sizeof(s.{f.name}[0]) - 1 do",
+                        f"    t.{f.name}[cstr(lib.{f.by}(i)) or tostring(i)] = tonumber(s.{f.name}[i])",
+                        "  end"]
+            else:
+                out.append(f"  t.{f.name} = tonumber(s.{f.name})")
+        out += ["  return t", "end"]
 
     def val(f, o):
         if f.kind == "str":

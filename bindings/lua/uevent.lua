@@ -298,21 +298,6 @@ function M.close()
   return true
 end
 
--- ---- statistics --------------------------------------------------------------------
-
-function M.stats()
-  local s = ffi_new("struct uevent_stats")
-  lib.uevent_stats_get(s, ffi.sizeof(s))
-  local by = {}
-  for i = 0, ffi.sizeof(s.dropped_by) / ffi.sizeof(s.dropped_by[0]) - 1 do
-    by[cstr(lib.uevent_drop_reason_name(i)) or tostring(i)] = tonumber(s.dropped_by[i])
-  end
-  return { emitted = tonumber(s.emitted), bytes = tonumber(s.bytes),
-           unobserved = tonumber(s.unobserved), dropped = tonumber(s.dropped), dropped_by = by }
-end
-
-function M.stats_reset() lib.uevent_stats_reset() end
-
 -- ---- decoding ----------------------------------------------------------------------
 -- decode(type, data [, size [, byte_order]]) -> table with .kind and the fields, or
 -- nil, err. data: a Lua string or a pointer with size. byte_order: "host" (default),
@@ -410,6 +395,16 @@ function M.decode_record(buf, byte_order, sample_type, v0_layout)
   if ret < 0 then return fail(ret, "record") end
   return record_table(r, bo)
 end
+
+-- ---- statistics --------------------------------------------------------------------
+
+function M.stats()
+  local s = ffi_new("struct uevent_stats")
+  lib.uevent_stats_get(s, ffi.sizeof(s))
+  return R.counters.uevent_stats(s)
+end
+
+function M.stats_reset() lib.uevent_stats_reset() end
 
 -- ---- file reader -------------------------------------------------------------------
 -- A handle is a metatype'd struct holding the C object (h); __gc and close() share one
@@ -652,9 +647,7 @@ function session.stats(self)
   local st = ffi_new("struct uevent_session_stats")
   local ret = lib.uevent_session__stats(self.h, st, ffi.sizeof(st))
   if ret < 0 then return fail(ret, "stats") end
-  local t = {}
-  for _, k in ipairs(R.stats_fields) do t[k] = tonumber(st[k]) end
-  return t
+  return R.counters.uevent_session_stats(st)
 end
 
 function session.transports(self)
