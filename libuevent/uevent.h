@@ -791,6 +791,7 @@ struct uevent_session_stats {
 };
 
 struct uevent_session;
+/* NULL with errno set (ESRCH: opts->pid names no process); uevent_reason() says why. */
 struct uevent_session *uevent_session__open(const struct uevent_session_opts *opts);
 /* Transports the session listens on, 1 << enum uevent_transport each. */
 unsigned int uevent_session__transports(const struct uevent_session *s);

@@ -473,7 +473,8 @@ else:
 
     # a process that does not exist
     e = raises(uevent.Error, uevent.Session, 0x3ffffff0, transports="usdt")
-    ok(e is not None and e.errno in (errno.ESRCH, errno.ENOENT), f"a missing pid is an OSError ({e!r})")
+    ok(isinstance(e, ProcessLookupError) and e.errno == errno.ESRCH,
+       f"a missing pid is ProcessLookupError, ESRCH ({e!r})")
 
     # refused by perf_event_paranoid / tracefs: a child that gives up root
     if os.geteuid() != 0:
