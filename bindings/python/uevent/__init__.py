@@ -18,6 +18,7 @@ import errno as _errno
 import functools as _functools
 import operator as _operator
 import os as _os
+import warnings as _warnings
 from dataclasses import asdict as _asdict, dataclass as _dataclass
 from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional,
                     Tuple, TypeVar, Union)
@@ -31,14 +32,16 @@ from ._records import (SampleId, PerfRecord, PerfRead, Sample, Mmap, Comm, Task,
                        JitDebugInfo, TraceContext, Raw, Payload)
 
 __all__ = [
-    "Error", "InvalidArgument", "mark", "emit", "counter", "trace_context", "range",
-    "async_begin", "async_end", "enabled", "open", "close", "transport", "open_reason", "reason",
+    # not "range" and "open": `from uevent import *` leaves the builtins alone
+    "Error", "InvalidArgument", "mark", "emit", "counter", "trace_context",
+    "async_begin", "async_end", "enabled", "close", "transport", "open_reason", "reason",
     "max_payload", "Stats", "stats", "stats_reset", "decode", "decode_record", "Record",
     "FileReader", "Text", "RangeBegin", "RangeEnd", "Counter", "JitCodeLoad", "JitCodeMove",
     "JitCodeUnload", "JitDebugEntry", "JitDebugInfo", "TraceContext", "Raw", "version",
     "SampleId", "PerfRecord", "PerfRead", "Sample", "Mmap", "Comm", "Task", "Lost", "Throttle",
     "Switch", "Ksymbol", "BpfEvent", "UEvent", "Other", "AnyRecord", "PerfFormat",
-    "decode_perf_records", "ring_read", "SessionStats", "Session", "PerfData", "ffi", "lib",
+    "decode_perf_records", "ring_read", "SessionStats", "Session", "PerfData", "open_capture",
+    "ffi", "lib",
 ]
 
 ffi = _ffi
@@ -677,22 +680,29 @@ class Session(_Handle):
             rec = s.next(1000)                 # a UEvent, or None after 1 s
 
     pid: None or 0 for this process, > 0 for that one (following its children unless
-    inherit=False), -1 for every process. transports: names (or numbers) to listen on,
+    no_inherit=True), -1 for every process. transports: names (or numbers) to listen on,
     default every usable one. `fileno()` polls readable when records may be waiting, so
-    a Session works with select/selectors; iterating yields the records waiting now.
+    a Session works with select/selectors. Iterating waits for records and ends when
+    every watched task has exited; records(0) yields those waiting now.
     Closing (close(), the end of a `with`, or garbage collection) releases every fd.
         cpus: the CPUs to watch, "0-3,7" (as perf -C) or numbers; default every CPU.
     """
 
     def __init__(self, pid: Optional[int] = None, *,
                  transports: Union[None, str, int, Iterable[Union[str, int]]] = None,
-                 all_records: bool = False, overwrite: bool = False, inherit: bool = True,
-                 bpf_events: bool = False, enabled: bool = True, ring_pages: int = 0,
+                 all_records: bool = False, overwrite: bool = False, no_inherit: bool = False,
+                 bpf_events: bool = False, disabled: bool = False, ring_pages: int = 0,
                  usdt_path: Union[str, bytes, "_os.PathLike[str]", None] = None,
                  usdt_max_payload: int = 0, wakeup_events: int = 0,
                  sample_period_ns: int = 0, tls_user: int = 0,
-                 cpus: Union[None, str, Iterable[int]] = None) -> None:
+                 cpus: Union[None, str, Iterable[int]] = None,
+                 inherit: Optional[bool] = None, enabled: Optional[bool] = None) -> None:
         self._recording: Any = None
+        if inherit is not None or enabled is not None:      # the 0.1 spellings
+            _warnings.warn("Session(inherit=, enabled=) are deprecated: use no_inherit=, "
+                           "disabled= (as C, Lua and Rust spell them)", DeprecationWarning, 2)
+            no_inherit = no_inherit or inherit is False
+            disabled = disabled or enabled is False
         if pid is None:
             pid = 0
         if not isinstance(pid, int) or isinstance(pid, bool) or pid < -1 or pid >= 1 << 31:
@@ -716,9 +726,9 @@ class Session(_Handle):
         o.tls_user = _uint("tls_user", tls_user, 16)
         o.flags = ((_lib.UEVENT_SESSION_ALL_RECORDS if all_records else 0)
                    | (_lib.UEVENT_SESSION_OVERWRITE if overwrite else 0)
-                   | (0 if inherit else _lib.UEVENT_SESSION_NO_INHERIT)
+                   | (_lib.UEVENT_SESSION_NO_INHERIT if no_inherit else 0)
                    | (_lib.UEVENT_SESSION_BPF_EVENTS if bpf_events else 0)
-                   | (0 if enabled else _lib.UEVENT_SESSION_DISABLED))
+                   | (_lib.UEVENT_SESSION_DISABLED if disabled else 0))
         keep = None
         if usdt_path is not None:
             keep = _ffi.new("char[]", _os.fsencode(usdt_path))
@@ -757,10 +767,20 @@ class Session(_Handle):
         return _perf_record(self._rec, _lib.UEVENT_BO_HOST)
 
     def __next__(self) -> AnyRecord:
-        rec = self.next(0)
+        """`for rec in session` waits as long as it takes, and ends when every watched
+        task has exited (as Rust's Session does): for this process, never. records(0)
+        takes what is waiting now."""
+        rec = self.next(-1)
         if rec is None:
             raise StopIteration
         return rec
+
+    def records(self, timeout_ms: int = -1) -> Iterator[AnyRecord]:
+        """The records until none comes within timeout_ms (0: those waiting now)."""
+        rec = self.next(timeout_ms)
+        while rec is not None:
+            yield rec
+            rec = self.next(timeout_ms)
 
     def fileno(self) -> int:
         """An fd that polls readable when records may be waiting (owned by the session)."""
@@ -882,3 +902,21 @@ class PerfData(_Handle):
         """HEADER_CLOCKID (the clock's resolution in ns), -1 when absent."""
         return int(_lib.uevent_perf_file__clock_res_ns(self._live()))
 
+
+def open_capture(path: Union[str, bytes, "_os.PathLike[str]"]) -> Union[FileReader, PerfData]:
+    """Opens a capture of either format, told by its first bytes: a file-transport file
+    (.uev: a FileReader of Records) or a perf.data file (a PerfData of perf records).
+    "-" reads a perf.data stream from standard input. Errors as FileReader's and PerfData's.
+    """
+    p = _os.fspath(path)
+    if p in ("-", b"-"):
+        return PerfData(p)
+    h = _ffi.new("struct uevent_file_header *")
+    _lib.uevent_file_header_init(h)     # our files' magic, as the library writes it
+    try:
+        with _builtins.open(p, "rb") as f:
+            if f.read(len(h.magic)) == bytes(h.magic):
+                return FileReader(p)
+    except OSError:
+        pass                            # PerfData says what is wrong, as a uevent.Error
+    return PerfData(p)
