@@ -486,8 +486,45 @@ def rust(model):
         out += [f"        {n}: {e}," for n, _, e in fields]
         out += ["    }", "}", ""]
     out += rust_sample_id(model) + rust_record_enum(model) + rust_payloads(model)
-    out += rust_transports() + rust_session_opts(model)
+    out += rust_transports() + rust_session_opts(model) + rust_uevent_record(model)
     return "\n".join(out)
+
+
+def rust_uevent_record(model):
+    """struct uevent_record as the crate's Record: `type` as `ty`, its payload decoded
+    beside `data`, the sample_id members flattened (None where the record lacks them)."""
+    fl = [f for f in model["uevent_record"] if f.name != "sz" and f.name != "size"]
+    sid = [f for f in model["uevent_sample_id"] if f.name != "fields"]
+    out = ["/// The crate's `Record`, in a module of its own (perf's Record is the perf record).",
+           "pub(crate) mod uevent_record {", "    use super::*;", "",
+           "    /// One PERF_RECORD_UEVENT (or file-transport record), decoded (`struct uevent_record`).",
+           "    /// Sample-id fields the record lacks are `None`; `payload` is `Raw` for types that",
+           "    /// did not decode.",
+           "    #[derive(Debug, Clone, PartialEq, Eq)]", "    pub struct Record {"]
+    for f in fl:
+        if f.kind == "bytes":
+            out += [f"        pub {f.name}: Vec<u8>,", "        pub payload: Payload,"]
+        elif f.nested:
+            out += [f"        pub {g.name}: Option<{RUST_INT[g.ctype]}>," for g in sid]
+        else:
+            out.append(f"        pub {RUST_NAME.get(f.name, f.name)}: {RUST_INT[f.ctype]},")
+    out += ["    }", "",
+            "    pub(crate) fn record_from(r: &sys::uevent_record, bo: ByteOrder) -> Record {",
+            "        // SAFETY: data has size bytes inside the record the decoder checked.",
+            "        let data = unsafe { bytes(r.data, r.size as u64) };",
+            "        let payload = decode(r.type_, &data, bo)",
+            "            .unwrap_or_else(|_| Payload::Raw { ty: r.type_, data: data.clone() });",
+            "        let id = SampleId::from_c(&r.id);", "        Record {"]
+    for f in fl:
+        if f.kind == "bytes":
+            out += [f"            {f.name},", "            payload,"]
+        elif f.nested:
+            out += [f"            {g.name}: id.{g.name}," for g in sid]
+        else:
+            c = f.name + ("_" if f.name in RUST_KEYWORDS else "")
+            out.append(f"            {RUST_NAME.get(f.name, f.name)}: r.{c},")
+    out += ["        }", "    }", "}", ""]
+    return out
 
 
 def rust_sample_id(model):
@@ -571,7 +608,7 @@ def rust_session_opts(model):
 
 
 # The union members whose Record variant is not a generated struct: (type, maker)
-RUST_BODY = {"uevent": ("crate::Record", "crate::record_from(&r.u.uevent, bo)"),
+RUST_BODY = {"uevent": ("crate::Record", "uevent_record::record_from(&r.u.uevent, bo)"),
              "other": ("Vec<u8>", "bytes(r.u.other.data, r.u.other.size as u64)")}
 RUST_VARIANT = {"uevent": "UEvent", "other": "Other"}
 RUST_BOXED = {"sample"}     # several times larger than any other record

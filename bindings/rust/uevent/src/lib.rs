@@ -23,6 +23,8 @@ use std::path::Path;
 pub use uevent_sys as sys;
 
 pub mod perf;
+pub use perf::uevent_record::Record;
+use perf::uevent_record::record_from;
 pub use perf::{decode, JitDebugEntry, Payload, PerfData, Session, SessionBuilder, Stats};
 
 pub(crate) fn err(ret: c_int) -> io::Error {
@@ -380,28 +382,6 @@ pub(crate) unsafe fn sized_str(p: *const c_char, n: u32) -> String {
     String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, n as usize)).into_owned()
 }
 
-/// One PERF_RECORD_UEVENT (or file-transport record), decoded. Sample-id fields the
-/// record lacks are `None`; `payload` is `Raw` for types that did not decode.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Record {
-    pub ty: u32,
-    pub payload: Payload,
-    pub data: Vec<u8>,
-    pub format: u32,
-    pub flags: u32,
-    pub record_type: u32,
-    pub misc: u16,
-    /// perf_event_header.size of the record it came in.
-    pub record_size: u16,
-    pub pid: Option<u32>,
-    pub tid: Option<u32>,
-    pub time: Option<u64>,
-    pub id: Option<u64>,
-    pub stream_id: Option<u64>,
-    pub cpu: Option<u32>,
-    pub identifier: Option<u64>,
-}
-
 /// An output struct the C library fills: zeroed, its leading `sz` set to its size.
 pub(crate) trait OutStruct {
     fn set_sz(&mut self);
@@ -424,30 +404,6 @@ pub(crate) fn zeroed_out<T: OutStruct>() -> T {
     let mut v: T = unsafe { MaybeUninit::zeroed().assume_init() };
     v.set_sz();
     v
-}
-
-pub(crate) fn record_from(r: &sys::uevent_record, bo: ByteOrder) -> Record {
-    // SAFETY: data has size bytes inside the record the decoder checked.
-    let data = unsafe { perf::bytes(r.data, r.size as u64) };
-    let payload = decode(r.type_, &data, bo).unwrap_or_else(|_| Payload::Raw { ty: r.type_, data: data.clone() });
-    let id = perf::SampleId::from_c(&r.id);
-    Record {
-        ty: r.type_,
-        payload,
-        data,
-        format: r.format,
-        flags: r.flags,
-        record_type: r.record_type,
-        misc: r.misc,
-        record_size: r.record_size,
-        pid: id.pid,
-        tid: id.tid,
-        time: id.time,
-        id: id.id,
-        stream_id: id.stream_id,
-        cpu: id.cpu,
-        identifier: id.identifier,
-    }
 }
 
 /// Decodes one PERF_RECORD_UEVENT (header included). `sample_type` is the event's

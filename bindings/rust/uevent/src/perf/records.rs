@@ -521,7 +521,7 @@ pub(crate) unsafe fn record_of(r: &sys::uevent_perf_record, header: Header,
         sys::UEVENT_BODY_SW => Record::Switch(Rec { header, transport, sample_id, body: switch_from(&r.u.sw, b) }),
         sys::UEVENT_BODY_KSYMBOL => Record::Ksymbol(Rec { header, transport, sample_id, body: ksymbol_from(&r.u.ksymbol, b) }),
         sys::UEVENT_BODY_BPF_EVENT => Record::BpfEvent(Rec { header, transport, sample_id, body: bpf_event_from(&r.u.bpf_event, b) }),
-        sys::UEVENT_BODY_UEVENT => Record::UEvent(Rec { header, transport, sample_id, body: crate::record_from(&r.u.uevent, bo) }),
+        sys::UEVENT_BODY_UEVENT => Record::UEvent(Rec { header, transport, sample_id, body: uevent_record::record_from(&r.u.uevent, bo) }),
         _ => Record::Other(Rec { header, transport, sample_id, body: bytes(r.u.other.data, r.u.other.size as u64) }),
     }
 }
@@ -743,5 +743,57 @@ impl SessionBuilder {
         o.wakeup_events = self.wakeup_events;
         o.sample_period_ns = self.sample_period_ns;
         o.tls_user = self.tls_user;
+    }
+}
+
+/// The crate's `Record`, in a module of its own (perf's Record is the perf record).
+pub(crate) mod uevent_record {
+    use super::*;
+
+    /// One PERF_RECORD_UEVENT (or file-transport record), decoded (`struct uevent_record`).
+    /// Sample-id fields the record lacks are `None`; `payload` is `Raw` for types that
+    /// did not decode.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct Record {
+        pub record_type: u32,
+        pub misc: u16,
+        pub record_size: u16,
+        pub format: u32,
+        pub ty: u32,
+        pub flags: u32,
+        pub data: Vec<u8>,
+        pub payload: Payload,
+        pub pid: Option<u32>,
+        pub tid: Option<u32>,
+        pub time: Option<u64>,
+        pub id: Option<u64>,
+        pub stream_id: Option<u64>,
+        pub cpu: Option<u32>,
+        pub identifier: Option<u64>,
+    }
+
+    pub(crate) fn record_from(r: &sys::uevent_record, bo: ByteOrder) -> Record {
+        // SAFETY: data has size bytes inside the record the decoder checked.
+        let data = unsafe { bytes(r.data, r.size as u64) };
+        let payload = decode(r.type_, &data, bo)
+            .unwrap_or_else(|_| Payload::Raw { ty: r.type_, data: data.clone() });
+        let id = SampleId::from_c(&r.id);
+        Record {
+            record_type: r.record_type,
+            misc: r.misc,
+            record_size: r.record_size,
+            format: r.format,
+            ty: r.type_,
+            flags: r.flags,
+            data,
+            payload,
+            pid: id.pid,
+            tid: id.tid,
+            time: id.time,
+            id: id.id,
+            stream_id: id.stream_id,
+            cpu: id.cpu,
+            identifier: id.identifier,
+        }
     }
 }
