@@ -9,24 +9,29 @@
 #   --python   the Python binding's record classes and their makers
 #   --rust     the Rust crate's owned record structs and their makers (committed, like
 #              bindgen's output: cargo builds without Python)
-# (LuaJIT reads the same notes from the header itself when it loads.)
+#   --lua      the LuaJIT binding's record converters and payload decoders
+# The payload codec structs (struct uevent_counter, ...) carry notes of their own and
+# become each binding's payload types and decoders.
 # So a member added to a record struct is a one-line change to uevent.h.
 #
-# usage: gen-records.py --c-json|--python|--rust libuevent/uevent.h > OUT
+# usage: gen-records.py --c-json|--python|--rust|--lua libuevent/uevent.h > OUT
 import re
 import sys
 
 # The struct each record member of union uevent_perf_body is, and what they nest.
 ROOT = "uevent_perf_record"
 # Other structs the bindings mirror field for field: the session's counters.
-EXTRA = ["uevent_session_stats"]
+EXTRA = ["uevent_session_stats", "uevent_stats"]
 # Python class names where the struct's own name would change the binding's API.
 PY_CLASS = {"uevent_perf_bytes": "Other", "uevent_perf_read": "PerfRead",
-            "uevent_session_stats": "SessionStats"}
+            "uevent_session_stats": "SessionStats", "uevent_stats": "Stats"}
 # Members of the union that the bindings make by hand (they need the payload codecs).
 HAND_MADE = {"uevent"}
 # PerfRecord's own fields, which a body member must not shadow in Python.
 PY_BASE = ("type", "misc", "size", "sample_id")
+
+# struct -> the bindings' field order where a [order a, b] note gives one
+ORDER = {}
 
 ANN = re.compile(r"^\[(bytes|u64|str)(?:\s+x\s+([^\]]+?))?\]")
 
@@ -43,6 +48,13 @@ class Field:
                     parts = m.group(2).split(" of ")
                     self.count = parts[0].strip()
                     self.per = parts[1].strip() if len(parts) > 1 else None
+        m = re.match(r"^\[(each (\w+)|length)\]", ann or "")
+        self.each = m.group(2) if m else None       # [each S]: entries walked with S_next
+        self.length = bool(m) and m.group(1) == "length"
+        m = re.match(r"^\[by (\w+)\]", ann or "")
+        self.by = m.group(1) if m else None     # [by F]: counts by the name F(index) gives
+        m = re.match(r"^\[id (\w+)\]", ann or "")
+        self.idbit = m.group(1) if m else name.upper()    # sample_id: UEVENT_ID_<bit>
         self.nested = ctype[len("struct "):] if ctype.startswith("struct ") and not ptr else None
         self.union = ctype[len("union "):] if ctype.startswith("union ") else None
 
@@ -69,6 +81,9 @@ def parse(text):
                 nm = re.match(r"[\s*]*(\w+)\s*(\[\w*\])?", dn)
                 fields.append(Field(nm.group(1), ctype, ptr, bool(nm.group(2)), ann))
         out[m.group(2)] = fields
+        order = re.match(r"\s*/\*\s*\[order ([^\]]+)\]", body)
+        if order:
+            ORDER[m.group(2)] = [n.strip() for n in order.group(1).split(",")]
     return out
 
 
@@ -162,6 +177,43 @@ def c_json(model):
     return "\n".join(out) + "\n"
 
 
+# ---- payloads: the codec structs of the well-known payload types ------------------------
+
+HEADER = ""     # the header's text, for the enums the structs do not hold
+
+
+def payloads(model):
+    """(UEVENT_TYPE_ suffix, struct) of each well-known payload type: UEVENT_TYPE_X is a
+    struct uevent_x, decoded by uevent_x_decode()."""
+    return [(t, "uevent_" + t.lower()) for t in re.findall(r"\bUEVENT_TYPE_(\w+)\s*=", HEADER)
+            if "uevent_" + t.lower() in model]
+
+
+def id_fields(model):
+    """(member, UEVENT_ID_ suffix of the bit saying it is there) of struct uevent_sample_id."""
+    return [(f.name, f.idbit) for f in model["uevent_sample_id"] if f.name != "fields"]
+
+
+def entry_structs(model):
+    """Structs whose entries a payload's [each S] member holds."""
+    return [f.each for _, st in payloads(model) for f in model[st] if f.each]
+
+
+def payload_fields(model, st):
+    """A payload struct's members as the bindings have them: without the members that
+    only give another's length, in [order] where one is given."""
+    counts = {f.count for f in model[st] if f.count}
+    keep = [f for f in model[st] if not f.length and f.name not in counts]
+    if st in ORDER:
+        by = {f.name: f for f in keep}
+        keep = [by[n] for n in ORDER[st]]
+    return keep
+
+
+def pay_class(st):
+    return "".join(w.capitalize() for w in st[len("uevent_"):].split("_"))
+
+
 # ---- Python: the binding's record classes ------------------------------------------------
 
 def py_class(name):
@@ -185,9 +237,10 @@ def python(model):
            'change uevent.h."""',
            "# flake8: noqa",
            "from dataclasses import dataclass as _dataclass",
-           "from typing import Any, Callable, Dict, Optional, Tuple, cast as _cast",
+           "from typing import Any, Callable, Dict, NamedTuple, Optional, Tuple, Union, cast as _cast",
            "",
-           "from ._helpers import _blob, _cstr, _groups, _u64s",
+           "from ._helpers import _blob, _cstr, _groups, _str, _u64s",
+           "from ._uevent import ffi as _ffi, lib as _lib",
            "",
            "",
            "@_dataclass(frozen=True)",
@@ -198,6 +251,13 @@ def python(model):
     out.append(f"    __slots__ = {tuple(sid)!r}")
     for n in sid:
         out.append(f"    {n}: Optional[int]")
+    out += ["", "", "# the sample_id members and the UEVENT_ID_* bit saying each is there",
+            "ID_FIELDS = (" + " ".join(f'("{n}", _lib.UEVENT_ID_{b}),' for n, b in id_fields(model))
+            + ")", "NO_ID = SampleId(" + ", ".join("None" for _ in sid) + ")", "", "",
+            "def id_values(i: Any) -> Tuple[Optional[int], ...]:",
+            '    """A struct uevent_sample_id\'s members, None where its fields lack them."""',
+            "    f = i.fields",
+            "    return tuple(getattr(i, n) if f & b else None for n, b in ID_FIELDS)"]
     out += ["", "", "@_dataclass(frozen=True)", "class PerfRecord:",
             '    """A decoded perf record: `type` is perf_event_header.type (PERF_RECORD_*), '
             '`misc`',
@@ -226,6 +286,9 @@ def python(model):
             s = "s." + f.name
             if f.nested:
                 res.append((pn, py_class(f.nested), f"_mk_{f.nested}({s}, bo)"))
+            elif f.by:
+                res.append((pn, "Dict[str, int]",
+                            f"{{_cstr(_lib.{f.by}(i)) or str(i): v for i, v in enumerate({s})}}"))
             elif f.kind == "str":
                 res.append((pn, "str", f"_cstr({s})"))
             elif f.kind == "bytes":
@@ -265,21 +328,72 @@ def python(model):
             out.append(f"def _mk_{name}(s: Any, bo: int) -> {cls}:")
             out.append(f"    return {cls}(" + ", ".join(e for _, _, e in fl) + ")")
         out.append("")
+    out += python_payloads(model)
     out += ["", "# union member -> maker of its record object, taking the whole C record",
             "MAKERS: Dict[str, Callable[[Tuple[int, int, int, SampleId], Any, int], Any]] = {"]
     for m, st in members:
         if st in bodies:
             out.append(f'    "{m}": lambda h, r, bo: _mk_{st}(h, r.u.{m}, bo),')
     out.append("}")
+    out.append("# enum uevent_perf_body_kind -> the union member it sets")
+    out.append("MEMBER_OF_BODY = {" + " ".join(f'_lib.UEVENT_BODY_{m.upper()}: "{m}",'
+                                               for m, _ in members) + "}")
     out.append("BODY_CLASSES = (" + ", ".join(py_class(st) for m, st in members
                                                if st in bodies) + ",)")
     return "\n".join(out) + "\n"
 
 
+def python_payloads(model):
+    """The payload classes (named tuples, fields as the [order] note says) and decoders."""
+    def val(f, o):
+        if f.kind == "str":
+            return "str", f"_str({o}.{f.name}, {o}.{f.count})"
+        if f.kind == "bytes":
+            return "bytes", f"_blob({o}.{f.name}, {f.count})"
+        if f.each:
+            return f"Tuple[{pay_class(f.each)}, ...]", f"_each_{f.each}({o}, bo)"
+        return "int", f"{o}.{f.name}"
+    out = ["", "", "# ---- payloads", "",
+           "# the package's check of a C call's return (raises its exceptions): set by it",
+           "_check: Callable[[int, str], int] = lambda ret, what: ret", ""]
+    for st in entry_structs(model):
+        cls = pay_class(st)
+        fl = [(f.name,) + val(f, "e") for f in payload_fields(model, st)]
+        out += ["", f"class {cls}(NamedTuple):", f'    """struct {st}."""']
+        out += [f"    {n}: {t}" for n, t, _ in fl]
+        out += ["", "", f"def _each_{st}(info: Any, bo: int) -> Tuple[{cls}, ...]:",
+                f'    off, e = _ffi.new("uint32_t *"), _ffi.new("struct {st} *")',
+                f"    out = []",
+                f'    while _check(_lib.{st}_next(info, bo, off, e), "{st[7:]}"):',
+                f"        out.append({cls}(" + ", ".join(e for _, _, e in fl) + "))",
+                "    return tuple(out)", ""]
+    for t, st in payloads(model):
+        cls = pay_class(st)
+        fl = [(f.name,) + val(f, "o") for f in payload_fields(model, st)]
+        out += ["", f"class {cls}(NamedTuple):", f'    """A {st[7:]} payload: struct {st}."""']
+        out += [f"    {n}: {ty}" for n, ty, _ in fl]
+        out += ["", "", f"def _dec_{st[7:]}(buf: Any, n: int, bo: int) -> {cls}:",
+                f'    o = _ffi.new("struct {st} *")',
+                f'    _check(_lib.{st}_decode(buf, n, bo, o), "{st[7:]} payload")',
+                f"    return {cls}(" + ", ".join(e for _, _, e in fl) + ")", ""]
+    out += ["", "class Raw(NamedTuple):",
+            '    """A payload of a type this binding does not decode (an application\'s own)."""',
+            "    type: int", "    data: bytes", "", "",
+            "Payload = Union[" + ", ".join(pay_class(st) for _, st in payloads(model)) + ", Raw]",
+            "PAYLOAD_CLASSES = (" + ", ".join(pay_class(st) for st in entry_structs(model)
+                                              + [st for _, st in payloads(model)]) + ", Raw)",
+            "# payload type -> its decoder(buffer, size, byte order)",
+            "DECODERS: Dict[int, Callable[[Any, int, int], Payload]] = {"]
+    out += [f"    _lib.UEVENT_TYPE_{t}: _dec_{st[7:]}," for t, st in payloads(model)]
+    out += ["}", ""]
+    return out
+
+
 # ---- Rust: the crate's owned records -----------------------------------------------------
 
 RUST_INT = {"uint8_t": "u8", "uint16_t": "u16", "uint32_t": "u32", "uint64_t": "u64",
-            "int64_t": "i64", "int32_t": "i32", "size_t": "usize"}
+            "int64_t": "i64", "int32_t": "i32", "size_t": "usize", "int": "i32",
+            "unsigned int": "u32"}
 # Union members the crate makes by hand (the uevent's payload codecs; Other is a Vec<u8>).
 RUST_HAND_MADE = {"uevent", "other"}
 RUST_NAME = {"type": "ty"}
@@ -310,9 +424,13 @@ def rust(model):
            "// change uevent.h and run `make records`.",
            "#![allow(clippy::all)]",
            "",
+           "use std::io;",
+           "use std::mem::MaybeUninit;",
            "use std::os::raw::c_int;",
+           "use std::path::{Path, PathBuf};",
            "",
-           "use super::{bytes, cstr, groups, groups_of, u64s};",
+           "use super::{bytes, cstr, groups, groups_of, u64s, Header, Rec};",
+           "use crate::{check, sized_str, ByteOrder};",
            "use uevent_sys as sys;",
            ""]
     for name in order:
@@ -328,6 +446,9 @@ def rust(model):
             c = "s." + f.name + ("_" if f.name in RUST_KEYWORDS else "")
             if f.nested:
                 fields.append((rn, rust_type(f.nested), f"{rust_short(f.nested)}_from(&{c}, bo)"))
+            elif f.by:
+                fields.append((rn, "Vec<(String, u64)>", f"{c}.iter().enumerate()"
+                               f".map(|(i, n)| (cstr(sys::{f.by}(i as c_int)), *n)).collect()"))
             elif f.kind == "str":
                 fields.append((rn, "String", f"cstr({c})"))
             elif f.kind == "bytes" and f.array:
@@ -364,15 +485,361 @@ def rust(model):
                 f"    {t} {{"]
         out += [f"        {n}: {e}," for n, _, e in fields]
         out += ["    }", "}", ""]
+    out += rust_sample_id(model) + rust_record_enum(model) + rust_payloads(model)
+    out += rust_transports() + rust_session_opts(model) + rust_uevent_record(model)
     return "\n".join(out)
 
 
+def rust_uevent_record(model):
+    """struct uevent_record as the crate's Record: `type` as `ty`, its payload decoded
+    beside `data`, the sample_id members flattened (None where the record lacks them)."""
+    fl = [f for f in model["uevent_record"] if f.name != "sz" and f.name != "size"]
+    sid = [f for f in model["uevent_sample_id"] if f.name != "fields"]
+    out = ["/// The crate's `Record`, in a module of its own (perf's Record is the perf record).",
+           "pub(crate) mod uevent_record {", "    use super::*;", "",
+           "    /// One PERF_RECORD_UEVENT (or file-transport record), decoded (`struct uevent_record`).",
+           "    /// Sample-id fields the record lacks are `None`; `payload` is `Raw` for types that",
+           "    /// did not decode.",
+           "    #[derive(Debug, Clone, PartialEq, Eq)]", "    pub struct Record {"]
+    for f in fl:
+        if f.kind == "bytes":
+            out += [f"        pub {f.name}: Vec<u8>,", "        pub payload: Payload,"]
+        elif f.nested:
+            out += [f"        pub {g.name}: Option<{RUST_INT[g.ctype]}>," for g in sid]
+        else:
+            out.append(f"        pub {RUST_NAME.get(f.name, f.name)}: {RUST_INT[f.ctype]},")
+    out += ["    }", "",
+            "    pub(crate) fn record_from(r: &sys::uevent_record, bo: ByteOrder) -> Record {",
+            "        // SAFETY: data has size bytes inside the record the decoder checked.",
+            "        let data = unsafe { bytes(r.data, r.size as u64) };",
+            "        let payload = decode(r.type_, &data, bo)",
+            "            .unwrap_or_else(|_| Payload::Raw { ty: r.type_, data: data.clone() });",
+            "        let id = SampleId::from_c(&r.id);", "        Record {"]
+    for f in fl:
+        if f.kind == "bytes":
+            out += [f"            {f.name},", "            payload,"]
+        elif f.nested:
+            out += [f"            {g.name}: id.{g.name}," for g in sid]
+        else:
+            c = f.name + ("_" if f.name in RUST_KEYWORDS else "")
+            out.append(f"            {RUST_NAME.get(f.name, f.name)}: r.{c},")
+    out += ["        }", "    }", "}", ""]
+    return out
+
+
+def rust_sample_id(model):
+    fl = [f for f in model["uevent_sample_id"] if f.name != "fields"]
+    out = ["/// The sample_id fields of a record (a sample's own, or the trailer of the others);",
+           "/// those the event did not ask for are `None`.",
+           "#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]", "pub struct SampleId {"]
+    out += [f"    pub {f.name}: Option<{RUST_INT[f.ctype]}>," for f in fl]
+    out += ["}", "", "impl SampleId {",
+            "    pub(crate) fn from_c(i: &sys::uevent_sample_id) -> SampleId {",
+            "        let has = |bit: sys::uevent_id_field| i.fields & bit != 0;", "        SampleId {"]
+    out += [f"            {f.name}: has(sys::UEVENT_ID_{f.idbit}).then_some(i.{f.name})," for f in fl]
+    out += ["        }", "    }", "}", ""]
+    return out
+
+
+def enum_members(prefix):
+    """(suffix, comment) of each constant PREFIX_X of the header's enums, in order."""
+    return re.findall(r"\b%s(\w+)\s*=\s*\w+,?\s*(?:/\*\s*(.*?)\s*\*/)?" % prefix, HEADER, re.S)
+
+
+def rust_transports():
+    # the transports that carry events: all but AUTO (a way to choose), NONE and COUNT
+    ts = [t for t, _ in enum_members("UEVENT_TRANSPORT_") if t not in ("AUTO", "NONE", "COUNT")]
+    name = {t: "".join(w.capitalize() for w in t.lower().split("_")) for t in ts}
+    out = ["/// A transport that carries uevents (`enum uevent_transport`).",
+           "#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]", "pub enum Transport {"]
+    out += [f"    {name[t]}," for t in ts]
+    out += ["}", "", "impl Transport {",
+            f"    pub(super) const ALL: [Transport; {len(ts)}] = ["]
+    out += [f"        Transport::{name[t]}," for t in ts]
+    out += ["    ];", "", "    /// The C enum value.", "    pub fn raw(self) -> u32 {", "        match self {"]
+    out += [f"            Transport::{name[t]} => sys::UEVENT_TRANSPORT_{t}," for t in ts]
+    out += ["        }", "    }", "}", ""]
+    return out
+
+
+# Options of struct uevent_session_opts whose SessionBuilder setter is written by hand.
+RUST_OPT_HAND = {"pid", "transports", "sample_period_ns"}
+
+
+def rust_session_opts(model):
+    fl = [f for f in model["uevent_session_opts"] if f.name != "sz"]
+
+    def ty(f):
+        if f.ptr:
+            return "Option<PathBuf>" if f.name.endswith("_path") else "Option<String>"
+        return RUST_INT[f.ctype]
+    doc = {f.name: c for f, c in zip(fl, [None] * len(fl))}
+    for m in re.finditer(r"^\s*[\w ]+?[\s*]+(\w+);\s*/\*\s*(.*?)\s*\*/", re.search(
+            r"struct uevent_session_opts \{(.*?)\n\};", HEADER, re.S).group(1), re.M | re.S):
+        doc[m.group(1)] = re.sub(r"\s+", " ", m.group(2))
+    out = ["/// Options of a live session (`struct uevent_session_opts`); `open()` starts it.",
+           "#[derive(Debug, Clone, Default)]", "pub struct SessionBuilder {"]
+    out += [f"    pub(super) {f.name}: {ty(f)}," for f in fl]
+    out += ["}", "", "impl SessionBuilder {"]
+    for f in fl:
+        if f.name in RUST_OPT_HAND or f.name == "flags":
+            continue
+        out.append(f"    /// `{f.name}`: {doc[f.name]}")
+        if ty(f) == "Option<PathBuf>":
+            out += [f"    pub fn {f.name}<P: AsRef<Path>>(mut self, p: P) -> Self {{",
+                    f"        self.{f.name} = Some(p.as_ref().to_path_buf());"]
+        elif f.ptr:
+            out += [f"    pub fn {f.name}(mut self, s: &str) -> Self {{",
+                    f"        self.{f.name} = Some(s.to_owned());"]
+        else:
+            out += [f"    pub fn {f.name}(mut self, n: {ty(f)}) -> Self {{", f"        self.{f.name} = n;"]
+        out += ["        self", "    }"]
+    for flag, c in enum_members("UEVENT_SESSION_"):
+        c = re.sub(r"\s+", " ", c)
+        out += [f"    /// `UEVENT_SESSION_{flag}`: {c}",
+                f"    pub fn {flag.lower()}(mut self, on: bool) -> Self {{",
+                f"        self.flags = if on {{ self.flags | sys::UEVENT_SESSION_{flag} }} "
+                f"else {{ self.flags & !sys::UEVENT_SESSION_{flag} }};", "        self", "    }"]
+    out += ["    /// Sets the numbers of `o` (its strings are the caller's to set).",
+            "    pub(super) fn numbers_into(&self, o: &mut sys::uevent_session_opts) {"]
+    out += [f"        o.{f.name} = self.{f.name};" for f in fl if not f.ptr]
+    out += ["    }", "}", ""]
+    return out
+
+
+# The union members whose Record variant is not a generated struct: (type, maker)
+RUST_BODY = {"uevent": ("crate::Record", "uevent_record::record_from(&r.u.uevent, bo)"),
+             "other": ("Vec<u8>", "bytes(r.u.other.data, r.u.other.size as u64)")}
+RUST_VARIANT = {"uevent": "UEvent", "other": "Other"}
+RUST_BOXED = {"sample"}     # several times larger than any other record
+
+
+def rust_record_enum(model):
+    members = union_members(model)
+    vs = []
+    for m, st in members:
+        v = RUST_VARIANT.get(m, rust_type(st))
+        t, mk = RUST_BODY.get(m, (rust_type(st), f"{rust_short(st)}_from(&r.u.{m}, b)"))
+        if m in RUST_BOXED:
+            t, mk = f"Box<{t}>", f"Box::new({mk})"
+        vs.append((m, v, t, mk))
+    out = ["/// One decoded perf record, owned. The variant is the `union uevent_perf_body` member",
+           "/// the C library filled: `UEvent` also covers uevents that came as usdt or user_events",
+           "/// tracepoint samples; `Other` holds the body of any other record type (perf's own",
+           "/// records, numbers 64 and up, included).",
+           "#[derive(Debug, Clone, PartialEq, Eq)]",
+           "pub enum Record {"]
+    for m, v, t, _ in vs:
+        out += [f"    /// Union member `{m}`.", f"    {v}(Rec<{t}>),"]
+    out += ["}", "", "impl Record {", "    pub fn header(&self) -> Header {", "        match self {"]
+    out += [f"            Record::{v}(r) => r.header," for _, v, _, _ in vs]
+    out += ["        }", "    }", "    pub fn sample_id(&self) -> SampleId {", "        match self {"]
+    out += [f"            Record::{v}(r) => r.sample_id," for _, v, _, _ in vs]
+    out += ["        }", "    }",
+            "    /// The name of the C union member this record's body mirrors (\"sample\", \"sw\", ...).",
+            "    pub fn member(&self) -> &'static str {", "        match self {"]
+    out += [f'            Record::{v}(_) => "{m}",' for m, v, _, _ in vs]
+    out += ["        }", "    }", "}", "",
+            "/// Copies the body the C record's `body` says is set (`enum uevent_perf_body_kind`).",
+            "///", "/// # Safety",
+            "/// That member's pointers must be as the C decoder left them, checked against the record.",
+            "pub(crate) unsafe fn record_of(r: &sys::uevent_perf_record, header: Header,",
+            "                               transport: Option<Transport>, sample_id: SampleId,",
+            "                               bo: ByteOrder) -> Record {",
+            "    let b = bo.raw();",
+            "    let _ = b;",
+            "    match r.body as sys::uevent_perf_body_kind {"]
+    for m, v, _, mk in vs:
+        pat = "_" if m == "other" else f"sys::UEVENT_BODY_{m.upper()}"
+        out.append(f"        {pat} => Record::{v}(Rec {{ header, transport, sample_id, body: {mk} }}),")
+    out += ["    }", "}", ""]
+    return out
+
+
+def rust_payloads(model):
+    def val(f, o):
+        if f.kind == "str":
+            return "String", f"sized_str({o}.{f.name}, {o}.{f.count})"
+        if f.kind == "bytes":
+            return f"[u8; {f.count}]", f"{o}.{f.name}"
+        if f.each:
+            return f"Vec<{rust_type(f.each)}>", f"each_{f.each}(&{o}, b)?"
+        return RUST_INT[f.ctype], f"{o}.{f.name}"
+    out = []
+    for st in entry_structs(model):
+        parent = next(p for _, p in payloads(model) if any(f.each == st for f in model[p]))
+        fl = [(f.name,) + val(f, "e") for f in payload_fields(model, st)]
+        out += [f"/// `struct {st}`.", "#[derive(Debug, Clone, PartialEq, Eq)]",
+                f"pub struct {rust_type(st)} {{"]
+        out += [f"    pub {n}: {t}," for n, t, _ in fl]
+        out += ["}", "",
+                f"unsafe fn each_{st}(info: &sys::{parent}, b: c_int)"
+                f" -> io::Result<Vec<{rust_type(st)}>> {{",
+                "    let mut out = Vec::new();", "    let mut off: u32 = 0;", "    loop {",
+                f"        let mut e = MaybeUninit::<sys::{st}>::zeroed();",
+                f"        let r = sys::{st}_next(info, b, &mut off, e.as_mut_ptr());",
+                "        check(r)?;", "        if r == 0 {", "            return Ok(out);", "        }",
+                "        let e = e.assume_init();",
+                f"        out.push({rust_type(st)} {{ " + ", ".join(f"{n}: {e}" for n, _, e in fl)
+                + " });", "    }", "}", ""]
+    out += ["/// A decoded payload: one variant per well-known payload type, with the members of",
+            "/// its codec struct in uevent.h.",
+            "#[derive(Debug, Clone, PartialEq, Eq)]", "pub enum Payload {"]
+    pays = []
+    for t, st in payloads(model):
+        fl = [(f.name,) + val(f, "o") for f in payload_fields(model, st)]
+        pays.append((t, st, fl))
+        out.append(f"    /// `struct {st}`.")
+        if len(fl) == 1:
+            out.append(f"    {rust_type(st)}({fl[0][1]}),")
+        else:
+            out.append(f"    {rust_type(st)} {{ " + ", ".join(f"{n}: {ty}" for n, ty, _ in fl) + " },")
+    out += ["    /// A type this crate does not decode (an application's own), as bytes.",
+            "    Raw { ty: u32, data: Vec<u8> },", "}", "",
+            "/// Decodes a payload of type `ty` with libuevent's decoders.",
+            "pub fn decode(ty: u32, data: &[u8], bo: ByteOrder) -> io::Result<Payload> {",
+            "    let b = bo.raw();",
+            "    macro_rules! dec {",
+            "        ($st:ident, $f:ident) => {{",
+            "            let mut o = MaybeUninit::<sys::$st>::zeroed();",
+            "            check(sys::$f(data.as_ptr().cast(), data.len() as _, b, o.as_mut_ptr()))?;",
+            "            o.assume_init()",
+            "        }};",
+            "    }",
+            "    // SAFETY: each decoder fills its struct from data alone, and its pointers point",
+            "    // into data (or at entries the walk checks) while they are copied out here.",
+            "    unsafe {",
+            "        Ok(match ty {"]
+    for t, st, fl in pays:
+        out.append(f"            sys::UEVENT_TYPE_{t} => {{")
+        out.append(f"                let o = dec!({st}, {st}_decode);")
+        if len(fl) == 1:
+            out.append(f"                Payload::{rust_type(st)}({fl[0][2]})")
+        else:
+            out.append(f"                Payload::{rust_type(st)} {{ "
+                       + ", ".join(f"{n}: {e}" for n, _, e in fl) + " }")
+        out.append("            }")
+    out += ["            _ => Payload::Raw { ty, data: data.to_vec() },", "        })", "    }", "}", ""]
+    return out
+
+
+# ---- Lua: the LuaJIT binding's converters and payload decoders --------------------------
+
+def lua(model):
+    members = union_members(model)
+    union = next(f.union for f in model[ROOT] if f.union)
+    out = ["-- _records.lua - generated from libuevent/uevent.h by libuevent/gen-records.py: the",
+           "-- record structs as Lua tables (one converter per struct, members as named in C),",
+           "-- the payload decoders, and which union member each record body sets. Do not edit:",
+           "-- change uevent.h. uevent.lua calls this with the library and its helpers.",
+           "return function(lib, ffi, h)",
+           "local u64s, bytes, cstr, fail, tnew = h.u64s, h.bytes, h.cstr, h.fail, h.tnew",
+           "local ffi_new, ffi_string, sizeof, math_min = ffi.new, ffi.string, ffi.sizeof, math.min",
+           "local bit = require \"bit\"",
+           "local R = { convert = {}, decoders = {}, body_struct = {}, member_of_body = {} }",
+           "local convert = R.convert",
+           "",
+           "-- 64-bit members stay uint64_t/int64_t cdata (addresses do not fit a double); narrower",
+           "-- ones are numbers; byte blobs are Lua strings; u64 arrays are Lua arrays of cdata.",
+           ]
+    for name in [s for s in reachable(model) if s not in (ROOT, union)]:
+        fl = [f for f in model[name] if f.name != "sz"]
+        out.append(f"convert.{name} = function(s, bo)")
+        out.append(f"  local t = tnew(0, {len(fl) + 1})")
+        for f in fl:
+            m = "s." + f.name
+            if f.kind == "str":
+                e = f"cstr({m})"
+            elif f.kind == "bytes" and f.array:
+                e = f"bytes({m}, math_min({expr(f.count, 's.')}, sizeof({m})))"
+            elif f.kind == "bytes":
+                e = f"bytes({m}, {expr(f.count, 's.')})"
+            elif f.kind == "u64":
+                e = f"u64s({m}, {expr(f.count, 's.')}, {expr(f.per, 's.') if f.per else '1'}, bo)"
+            elif f.nested:
+                e = f"convert.{f.nested}({m}, bo)"
+            elif f.ctype.endswith("int64_t"):
+                e = m
+            else:
+                e = f"tonumber({m})"
+            out.append(f"  t.{f.name} = {e}")
+        out += ["  return t", "end"]
+    out += ["", "-- union uevent_perf_body: member -> struct; enum uevent_perf_body_kind -> member"]
+    for m, st in members:
+        out.append(f'R.body_struct.{m} = "{st}"')
+        out.append(f'R.member_of_body[tonumber(lib.UEVENT_BODY_{m.upper()})] = "{m}"')
+    out += ["", "-- The sample_id members present, as id.fields says (narrow ones as numbers).",
+            "function R.sample_id(id)", "  local t, f = {}, id.fields"]
+    for f in model["uevent_sample_id"]:
+        if f.name != "fields":
+            v = f"id.{f.name}" if f.ctype.endswith("int64_t") else f"tonumber(id.{f.name})"
+            out.append(f"  if bit.band(f, lib.UEVENT_ID_{f.idbit}) ~= 0 then t.{f.name} = {v} end")
+    out += ["  return t", "end"]
+    out += ["", "-- session options: one boolean per UEVENT_SESSION_* flag, the numbers of the struct",
+            "R.session_flags = {"]
+    out += [f"  {fl.lower()} = lib.UEVENT_SESSION_{fl}," for fl, _ in enum_members("UEVENT_SESSION_")]
+    out.append("}")
+    out.append("R.session_numbers = { " + ", ".join(
+        f'"{f.name}"' for f in model["uevent_session_opts"]
+        if not f.ptr and f.name not in ("sz", "flags", "transports")) + " }")
+    out += ["", "-- the counter structs as tables of numbers (a [by F] array: by the name F gives)",
+            "R.counters = {}"]
+    for name in EXTRA:
+        out += [f"R.counters.{name} = function(s)", "  local t = {}"]
+        for f in model[name]:
+            if f.by:
+                out += [f"  t.{f.name} = {{}}",
+                        f"  for i = 0, sizeof(s.{f.name}) / sizeof(s.{f.name}[0]) - 1 do",
+                        f"    t.{f.name}[cstr(lib.{f.by}(i)) or tostring(i)] = tonumber(s.{f.name}[i])",
+                        "  end"]
+            else:
+                out.append(f"  t.{f.name} = tonumber(s.{f.name})")
+        out += ["  return t", "end"]
+
+    def val(f, o):
+        if f.kind == "str":
+            return f"ffi_string({o}.{f.name}, {o}.{f.count})"
+        if f.kind == "bytes":
+            return f"ffi_string({o}.{f.name}, {f.count})"
+        if f.each:
+            return f"each_{f.each}({o}, bo)"
+        return f"{o}.{f.name}"
+    out += ["", "-- payload decoders: (buffer, size, byte order) -> table with .kind, or nil, err"]
+    for st in entry_structs(model):
+        fl = payload_fields(model, st)
+        out += [f"local function each_{st}(info, bo)",
+                f'  local off, e, t = ffi_new("uint32_t[1]"), ffi_new("struct {st}"), {{}}',
+                "  while true do",
+                f"    local r = lib.{st}_next(info, bo, off, e)",
+                f'    if r < 0 then return fail(r, "{st[7:]}") end',
+                "    if r == 0 then return t end",
+                "    t[#t + 1] = { " + ", ".join(f"{f.name} = {val(f, 'e')}" for f in fl) + " }",
+                "  end", "end"]
+    for t, st in payloads(model):
+        fl = payload_fields(model, st)
+        out += [f"R.decoders[tonumber(lib.UEVENT_TYPE_{t})] = function(buf, n, bo)",
+                f'  local o = ffi_new("struct {st}")',
+                f"  local r = lib.{st}_decode(buf, n, bo, o)",
+                f'  if r < 0 then return fail(r, "{st[7:]} payload") end']
+        for f in fl:
+            if f.each:
+                out += [f"  local {f.name}, err, code = {val(f, 'o')}",
+                        f"  if not {f.name} then return nil, err, code end"]
+        out.append(f'  return {{ kind = "{st[7:]}", ' + ", ".join(
+            f"{f.name} = {f.name if f.each else val(f, 'o')}" for f in fl) + " }")
+        out.append("end")
+    out += ["return R", "end"]
+    return "\n".join(out) + "\n"
+
+
 def main():
-    emit = {"--c-json": c_json, "--python": python, "--rust": rust}
+    emit = {"--c-json": c_json, "--python": python, "--rust": rust, "--lua": lua}
     if len(sys.argv) != 3 or sys.argv[1] not in emit:
-        raise SystemExit("usage: gen-records.py --c-json|--python|--rust uevent.h")
+        raise SystemExit("usage: gen-records.py --c-json|--python|--rust|--lua uevent.h")
+    global HEADER
     with open(sys.argv[2], encoding="utf-8") as f:
-        model = parse(f.read())
+        HEADER = f.read()
+    model = parse(HEADER)
     sys.stdout.write(emit[sys.argv[1]](model))
 
 

@@ -422,7 +422,7 @@ static int list_tasks(int pid, int **out)
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	dir = opendir(path);
 	if (!dir)
-		return -errno;
+		return errno == ENOENT ? -ESRCH : -errno;	/* no such process */
 	while ((d = readdir(dir))) {
 		if (d->d_name[0] < '0' || d->d_name[0] > '9')
 			continue;

@@ -155,7 +155,8 @@ struct uevent_stats {
 	uint64_t	bytes;			/* payload bytes in them */
 	uint64_t	unobserved;		/* of emitted: the kernel said nobody listened */
 	uint64_t	dropped;		/* sum of dropped_by[] */
-	uint64_t	dropped_by[6];		/* indexed by enum uevent_drop_reason */
+	uint64_t	dropped_by[6];		/* [by uevent_drop_reason_name] indexed by
+						   enum uevent_drop_reason */
 };
 
 /* Copies the counters (sz = sizeof(*stats) for growth); returns 0 or -EINVAL. */
@@ -168,6 +169,14 @@ const char *uevent_drop_reason_name(int reason);
 /* size, or -E2BIG if cap is too small / a field too long, -EINVAL for bad input.       */
 /* Decoders never read past len; string and array fields point into buf.                */
 /* byte_order is the order the payload was written in.                                  */
+/*
+ * The bindings' payload types are generated from the structs below (gen-records.py), by
+ * the bracket notes that start a member's comment, as for the record structs further
+ * down: [str x N] (N bytes of text), [bytes x N], [each S] (encoded entries, walked
+ * with S_next()), [length] (only another member's length: no field of
+ * its own). [order a, b] after a struct's brace: the bindings' field order, where it
+ * is not the struct's.
+ */
 
 enum uevent_byte_order {
 	UEVENT_BO_HOST		= 0,
@@ -176,7 +185,7 @@ enum uevent_byte_order {
 };
 
 struct uevent_text {
-	const char	*text;		/* NUL-terminated, inside the payload */
+	const char	*text;		/* [str x len] NUL-terminated, inside the payload */
 	uint32_t	len;		/* strlen(text) */
 };
 
@@ -184,7 +193,7 @@ struct uevent_range_begin {
 	uint64_t	id;
 	uint64_t	parent;		/* enclosing range on the same thread, 0 if none */
 	uint32_t	flags;		/* UEVENT_RANGE_ASYNC */
-	const char	*name;
+	const char	*name;		/* [str x name_len] */
 	uint32_t	name_len;
 };
 
@@ -195,9 +204,9 @@ struct uevent_range_end {
 
 enum { UEVENT_RANGE_ASYNC = 1 };
 
-struct uevent_counter {
+struct uevent_counter {		/* [order name, value] in the bindings */
 	int64_t		value;
-	const char	*name;
+	const char	*name;		/* [str x name_len] */
 	uint32_t	name_len;
 };
 
@@ -206,7 +215,7 @@ struct uevent_jit_code_load {
 	uint64_t	code_addr;
 	uint64_t	code_size;
 	uint64_t	code_index;
-	const char	*name;
+	const char	*name;		/* [str x name_len] */
 	uint32_t	name_len;
 };
 
@@ -228,20 +237,21 @@ struct uevent_jit_debug_entry {
 	uint64_t	addr;
 	uint32_t	line;
 	uint32_t	discrim;
-	const char	*file;
+	const char	*file;		/* [str x file_len] */
 	uint32_t	file_len;
 };
 
 struct uevent_jit_debug_info {
 	uint64_t	code_addr;
-	uint32_t	nr_entry;
-	const void	*entries;	/* encoded entries, walk with uevent_jit_debug_entry_next */
-	uint32_t	entries_len;
+	uint32_t	nr_entry;	/* [length] of entries */
+	const void	*entries;	/* [each uevent_jit_debug_entry] encoded entries, walk
+					   with uevent_jit_debug_entry_next */
+	uint32_t	entries_len;	/* [length] of entries, in bytes */
 };
 
 struct uevent_trace_context {
-	uint8_t		trace_id[16];	/* W3C trace-id */
-	uint8_t		span_id[8];	/* W3C parent-id */
+	uint8_t		trace_id[16];	/* [bytes x 16] W3C trace-id */
+	uint8_t		span_id[8];	/* [bytes x 8] W3C parent-id */
 	uint8_t		flags;		/* W3C trace-flags */
 };
 
@@ -291,7 +301,7 @@ const char *uevent_type_name(uint32_t type);
 /* The sample_id trailer of non-sample records, or the same fields of a sample. */
 struct uevent_sample_id {
 	uint32_t	fields;			/* UEVENT_ID_* present */
-	uint32_t	pid, tid;
+	uint32_t	pid, tid;		/* [id TID]; each other member: UEVENT_ID_<ITS NAME> */
 	uint64_t	time;
 	uint64_t	id, stream_id;
 	uint32_t	cpu;
@@ -802,6 +812,7 @@ struct uevent_session_stats {
 };
 
 struct uevent_session;
+/* NULL with errno set (ESRCH: opts->pid names no process); uevent_reason() says why. */
 struct uevent_session *uevent_session__open(const struct uevent_session_opts *opts);
 /* Transports the session listens on, 1 << enum uevent_transport each. */
 unsigned int uevent_session__transports(const struct uevent_session *s);

@@ -1,15 +1,12 @@
-# bindings/lua/local.mk - the LuaJIT binding: a generated cdef module plus uevent.lua.
+# bindings/lua/local.mk - the LuaJIT binding: generated cdef and _records modules plus uevent.lua.
 # From the build tree: LUA_PATH="$(srcdir)/bindings/lua/?.lua;$(builddir)/bindings/lua/?.lua;;"
 
 # uevent/cdef.lua wraps the preprocessed header (and where the in-tree library is).
-# The header itself rides along: its record structs' bracket notes say what each pointer
-# member holds, which the Lua record converters read.
-%reldir%/uevent/cdef.lua: $(UEVENT_CDEF) $(top_srcdir)/libuevent/uevent.h
+%reldir%/uevent/cdef.lua: $(UEVENT_CDEF)
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && { \
 	echo '-- cdef.lua - generated from libuevent/uevent.h by make; do not edit.'; \
 	echo 'return { build_library = "$(abs_top_builddir)/libuevent/.libs/libuevent.so",'; \
-	echo 'declarations = [==['; cat $(UEVENT_CDEF); echo ']==],'; \
-	echo 'header = [==['; cat $(top_srcdir)/libuevent/uevent.h; echo ']==] }'; \
+	echo 'declarations = [==['; cat $(UEVENT_CDEF); echo ']==] }'; \
 	} > $@.tmp && mv $@.tmp $@
 
 # make install: the binding beside the JIT hook that needs it, where LuaJIT looks
@@ -19,7 +16,7 @@
 luabinddir = $(luadir)
 luabind_DATA = %reldir%/uevent.lua
 luabindcdefdir = $(luadir)/uevent
-nodist_luabindcdef_DATA = %reldir%/install/uevent/cdef.lua
+nodist_luabindcdef_DATA = %reldir%/install/uevent/cdef.lua %reldir%/uevent/_records.lua
 luabindcdef_DATA = %reldir%/uevent/symbolize.lua
 %reldir%/install/uevent/cdef.lua: $(UEVENT_CDEF) $(top_srcdir)/libuevent/uevent.h
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && { \
@@ -34,20 +31,26 @@ installcheck-local: installcheck-lua-binding
 installcheck-lua-binding:
 	test -f '$(DESTDIR)$(luabinddir)/uevent.lua'
 	test -f '$(DESTDIR)$(luabindcdefdir)/cdef.lua'
+	test -f '$(DESTDIR)$(luabindcdefdir)/_records.lua'
+# uevent/_records.lua: the record converters and payload decoders, generated from the
+# header's structs and their bracket notes (libuevent/gen-records.py).
+%reldir%/uevent/_records.lua: $(top_srcdir)/libuevent/uevent.h $(top_srcdir)/libuevent/gen-records.py
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(PYTHON) $(top_srcdir)/libuevent/gen-records.py --lua \
+		$(top_srcdir)/libuevent/uevent.h > $@.tmp && mv $@.tmp $@
 
 # The C program checking LuaJIT's view of every struct, field offset and constant.
 %reldir%/ctest.c: $(UEVENT_CDEF) %reldir%/gen-ctest.lua
 	$(AM_V_GEN)$(LUAJIT) $(srcdir)/%reldir%/gen-ctest.lua $(UEVENT_CDEF) > $@.tmp && mv $@.tmp $@
 
 if HAVE_LUAJIT
-lua_all = %reldir%/uevent/cdef.lua
+lua_all = %reldir%/uevent/cdef.lua %reldir%/uevent/_records.lua
 check_PROGRAMS += %reldir%/ctest
 nodist_bindings_lua_ctest_SOURCES = %reldir%/ctest.c
 else
 lua_all =
 endif
 all-local: $(lua_all)
-CLEANFILES += %reldir%/uevent/cdef.lua %reldir%/ctest.c
+CLEANFILES += %reldir%/uevent/cdef.lua %reldir%/uevent/_records.lua %reldir%/ctest.c
 
 TESTS += %reldir%/lua.test %reldir%/lua-reader.test %reldir%/lua-spawn.test %reldir%/lua-abi.test \
 	%reldir%/lua-symbolize.test

@@ -36,6 +36,16 @@ local M = { lib = lib, ffi = ffi }
 local tostring, type, select, error = tostring, type, select, error
 local ffi_string, ffi_new, ffi_cast = ffi.string, ffi.new, ffi.cast
 
+-- A C string the library owns, as a Lua string; nil for NULL.
+local function cstr(p) return p ~= nil and ffi_string(p) or nil end
+
+-- An output (or options) struct for the C library: zeroed, its sz set.
+local function out_struct(ctype)
+  local p = ffi_new(ctype)
+  p.sz = ffi.sizeof(p)
+  return p
+end
+
 -- Error convention: nil, message, -errno.
 local function fail(ret, what)
   local msg = ffi_string(lib.uevent_strerror(ret))
@@ -219,30 +229,26 @@ local function range_id(id, what)
   end
   return true
 end
-function M.range_begin(name)
-  local ok, err, code = str_arg(name, "range_begin: name", RANGE_ROOM)
-  if not ok then return nil, err, code end
-  return lib.uevent_range_begin(name)
+local function begin(fn, what)
+  return function(name)
+    local ok, err, code = str_arg(name, what .. ": name", RANGE_ROOM)
+    if not ok then return nil, err, code end
+    return fn(name)
+  end
 end
-function M.range_end(id)
-  local ok, err, code = range_id(id, "range_end")
-  if not ok then return nil, err, code end
-  local ret = lib.uevent_range_end(id)
-  if ret < 0 then return fail(ret, "range_end") end
-  return true
+local function ender(fn, what)
+  return function(id)
+    local ok, err, code = range_id(id, what)
+    if not ok then return nil, err, code end
+    local ret = fn(id)
+    if ret < 0 then return fail(ret, what) end
+    return true
+  end
 end
-function M.async_begin(name)
-  local ok, err, code = str_arg(name, "async_begin: name", RANGE_ROOM)
-  if not ok then return nil, err, code end
-  return lib.uevent_async_begin(name)
-end
-function M.async_end(id)
-  local ok, err, code = range_id(id, "async_end")
-  if not ok then return nil, err, code end
-  local ret = lib.uevent_async_end(id)
-  if ret < 0 then return fail(ret, "async_end") end
-  return true
-end
+M.range_begin = begin(lib.uevent_range_begin, "range_begin")
+M.range_end = ender(lib.uevent_range_end, "range_end")
+M.async_begin = begin(lib.uevent_async_begin, "async_begin")
+M.async_end = ender(lib.uevent_async_end, "async_end")
 
 -- range(name, fn, ...): runs fn(...) inside a range, ends it even if fn errors, and
 -- returns fn's results (or rethrows its error). A bad name raises: fn's results leave
@@ -261,23 +267,14 @@ end
 
 -- ---- transports --------------------------------------------------------------------
 
-local function tname(t)
-  local p = lib.uevent_transport_name(t)
-  return p ~= nil and ffi_string(p) or tostring(t)
-end
+local function tname(t) return cstr(lib.uevent_transport_name(t)) or tostring(t) end
 
 function M.transport() return tname(lib.uevent_transport()) end
 function M.max_payload() return tonumber(lib.uevent_max_payload()) end
-function M.open_reason()
-  local p = lib.uevent_open_reason()
-  return p ~= nil and ffi_string(p) or ""
-end
+function M.open_reason() return cstr(lib.uevent_open_reason()) or "" end
 -- The reason channel: why this thread's last library call that had more to say than its
 -- errno did what it did ("" if nothing).
-function M.reason()
-  local p = lib.uevent_reason()
-  return p ~= nil and ffi_string(p) or ""
-end
+function M.reason() return cstr(lib.uevent_reason()) or "" end
 function M.version() return ffi_string(lib.uevent_version()) end
 
 -- open{transport = "file", path = "x.uev", ignore_env = true} or open("usdt").
@@ -285,14 +282,10 @@ function M.version() return ffi_string(lib.uevent_version()) end
 function M.open(opts)
   if type(opts) ~= "table" then opts = { transport = opts } end
   local t = opts.transport or "auto"
-  if type(t) == "string" then
-    local n = lib.uevent_transport_from_name(t)
-    if n < 0 then return fail(n, "unknown transport '" .. t .. "'") end
-    t = n
-  end
-  local o = ffi_new("struct uevent_open_opts")
-  o.sz = ffi.sizeof(o)
-  o.transport = t
+  local n = type(t) == "string" and lib.uevent_transport_from_name(t) or t
+  if type(t) == "string" and n < 0 then return fail(n, "unknown transport '" .. t .. "'") end
+  local o = out_struct("struct uevent_open_opts")
+  o.transport = n
   o.path = opts.path
   if opts.ignore_env then o.flags = lib.UEVENT_OPEN_IGNORE_ENV end
   local ret = lib.uevent_open(o)
@@ -306,22 +299,6 @@ function M.close()
   return true
 end
 
--- ---- statistics --------------------------------------------------------------------
-
-function M.stats()
-  local s = ffi_new("struct uevent_stats")
-  lib.uevent_stats_get(s, ffi.sizeof(s))
-  local by = {}
-  for i = 0, ffi.sizeof(s.dropped_by) / ffi.sizeof(s.dropped_by[0]) - 1 do
-    local p = lib.uevent_drop_reason_name(i)
-    by[p ~= nil and ffi_string(p) or tostring(i)] = tonumber(s.dropped_by[i])
-  end
-  return { emitted = tonumber(s.emitted), bytes = tonumber(s.bytes),
-           unobserved = tonumber(s.unobserved), dropped = tonumber(s.dropped), dropped_by = by }
-end
-
-function M.stats_reset() lib.uevent_stats_reset() end
-
 -- ---- decoding ----------------------------------------------------------------------
 -- decode(type, data [, size [, byte_order]]) -> table with .kind and the fields, or
 -- nil, err. data: a Lua string or a pointer with size. byte_order: "host" (default),
@@ -329,274 +306,7 @@ function M.stats_reset() lib.uevent_stats_reset() end
 
 local BO = { host = lib.UEVENT_BO_HOST, little = lib.UEVENT_BO_LITTLE, big = lib.UEVENT_BO_BIG }
 M.byte_orders = BO
-
-local function str(p, n) return ffi_string(p, n) end
-
-local decoders = {}
-local function out(t) return ffi_new(t) end
-
-decoders[tonumber(lib.UEVENT_TYPE_TEXT)] = function(buf, n, bo)
-  local o = out("struct uevent_text")
-  local r = lib.uevent_text_decode(buf, n, bo, o)
-  if r < 0 then return fail(r, "text payload") end
-  return { kind = "text", text = str(o.text, o.len) }
-end
-decoders[tonumber(lib.UEVENT_TYPE_RANGE_BEGIN)] = function(buf, n, bo)
-  local o = out("struct uevent_range_begin")
-  local r = lib.uevent_range_begin_decode(buf, n, bo, o)
-  if r < 0 then return fail(r, "range_begin payload") end
-  return { kind = "range_begin", id = o.id, parent = o.parent, flags = o.flags,
-           name = str(o.name, o.name_len) }
-end
-decoders[tonumber(lib.UEVENT_TYPE_RANGE_END)] = function(buf, n, bo)
-  local o = out("struct uevent_range_end")
-  local r = lib.uevent_range_end_decode(buf, n, bo, o)
-  if r < 0 then return fail(r, "range_end payload") end
-  return { kind = "range_end", id = o.id, flags = o.flags }
-end
-decoders[tonumber(lib.UEVENT_TYPE_COUNTER)] = function(buf, n, bo)
-  local o = out("struct uevent_counter")
-  local r = lib.uevent_counter_decode(buf, n, bo, o)
-  if r < 0 then return fail(r, "counter payload") end
-  return { kind = "counter", name = str(o.name, o.name_len), value = o.value }
-end
-decoders[tonumber(lib.UEVENT_TYPE_JIT_CODE_LOAD)] = function(buf, n, bo)
-  local o = out("struct uevent_jit_code_load")
-  local r = lib.uevent_jit_code_load_decode(buf, n, bo, o)
-  if r < 0 then return fail(r, "jit_code_load payload") end
-  return { kind = "jit_code_load", code_addr = o.code_addr, code_size = o.code_size,
-           code_index = o.code_index, name = str(o.name, o.name_len) }
-end
-decoders[tonumber(lib.UEVENT_TYPE_JIT_CODE_MOVE)] = function(buf, n, bo)
-  local o = out("struct uevent_jit_code_move")
-  local r = lib.uevent_jit_code_move_decode(buf, n, bo, o)
-  if r < 0 then return fail(r, "jit_code_move payload") end
-  return { kind = "jit_code_move", code_index = o.code_index, old_addr = o.old_addr,
-           new_addr = o.new_addr, code_size = o.code_size }
-end
-decoders[tonumber(lib.UEVENT_TYPE_JIT_CODE_UNLOAD)] = function(buf, n, bo)
-  local o = out("struct uevent_jit_code_unload")
-  local r = lib.uevent_jit_code_unload_decode(buf, n, bo, o)
-  if r < 0 then return fail(r, "jit_code_unload payload") end
-  return { kind = "jit_code_unload", code_addr = o.code_addr, code_size = o.code_size,
-           code_index = o.code_index }
-end
-decoders[tonumber(lib.UEVENT_TYPE_JIT_DEBUG_INFO)] = function(buf, n, bo)
-  local o = out("struct uevent_jit_debug_info")
-  local r = lib.uevent_jit_debug_info_decode(buf, n, bo, o)
-  if r < 0 then return fail(r, "jit_debug_info payload") end
-  local off, e, entries = ffi_new("uint32_t[1]"), out("struct uevent_jit_debug_entry"), {}
-  while true do
-    r = lib.uevent_jit_debug_entry_next(o, bo, off, e)
-    if r < 0 then return fail(r, "jit_debug_info entry") end
-    if r == 0 then break end
-    entries[#entries + 1] = { addr = e.addr, line = e.line, discrim = e.discrim,
-                              file = str(e.file, e.file_len) }
-  end
-  return { kind = "jit_debug_info", code_addr = o.code_addr, entries = entries }
-end
-decoders[tonumber(lib.UEVENT_TYPE_TRACE_CONTEXT)] = function(buf, n, bo)
-  local o = out("struct uevent_trace_context")
-  local r = lib.uevent_trace_context_decode(buf, n, bo, o)
-  if r < 0 then return fail(r, "trace_context payload") end
-  return { kind = "trace_context", trace_id = str(o.trace_id, ffi.sizeof(o.trace_id)),
-           span_id = str(o.span_id, ffi.sizeof(o.span_id)), flags = o.flags }
-end
-
-local function bo_of(byte_order)
-  if byte_order == nil then return BO.host end
-  if type(byte_order) == "number" then return byte_order end
-  return BO[byte_order]
-end
-
-function M.decode(ptype, data, size, byte_order)
-  size = size or #data
-  local bo = bo_of(byte_order)
-  if not bo then return fail(-22, "byte order '" .. tostring(byte_order) .. "'") end
-  local dec = decoders[tonumber(ptype)]
-  if not dec then
-    return { kind = "raw", type = tonumber(ptype), data = type(data) == "string" and data
-             or ffi_string(data, size) }
-  end
-  return dec(data, size, bo)
-end
-
-local ID = { tid = lib.UEVENT_ID_TID, time = lib.UEVENT_ID_TIME, id = lib.UEVENT_ID_ID,
-             stream_id = lib.UEVENT_ID_STREAM_ID, cpu = lib.UEVENT_ID_CPU,
-             identifier = lib.UEVENT_ID_IDENTIFIER }
-
--- A struct uevent_record (whose data points into a buffer) as a Lua table.
-local function record_table(r, bo)
-  local data = r.size > 0 and ffi_string(r.data, r.size) or ""
-  local payload = M.decode(r.type, data, #data, bo)
-  if not payload then payload = { kind = "raw", type = tonumber(r.type), data = data } end
-  local t = { type = tonumber(r.type), payload = payload, data = data,
-              format = tonumber(r.format), flags = tonumber(r.flags),
-              record_type = tonumber(r.record_type), misc = tonumber(r.misc) }
-  local id = r.id
-  local f = id.fields
-  if bit.band(f, ID.tid) ~= 0 then t.pid, t.tid = tonumber(id.pid), tonumber(id.tid) end
-  if bit.band(f, ID.time) ~= 0 then t.time = id.time end
-  if bit.band(f, ID.id) ~= 0 then t.id = id.id end
-  if bit.band(f, ID.stream_id) ~= 0 then t.stream_id = id.stream_id end
-  if bit.band(f, ID.cpu) ~= 0 then t.cpu = tonumber(id.cpu) end
-  if bit.band(f, ID.identifier) ~= 0 then t.identifier = id.identifier end
-  return t
-end
-M._record_table = record_table
-
--- An output struct for the C library to fill: zeroed, its sz set.
-local function out_struct(ctype)
-  local p = ffi_new(ctype)
-  p.sz = ffi.sizeof(p)
-  return p
-end
-
--- decode_record(bytes [, byte_order [, sample_type [, v0_layout]]]) -> table or nil, err
--- v0_layout: the V0 layout (type, size, data: no format word).
-function M.decode_record(buf, byte_order, sample_type, v0_layout)
-  local bo = bo_of(byte_order)
-  if not bo then return fail(-22, "byte order '" .. tostring(byte_order) .. "'") end
-  local r = out_struct("struct uevent_record")
-  local ret = lib.uevent_record_decode(buf, #buf, bo, sample_type or 0,
-                                       v0_layout and lib.UEVENT_RECORD_V0_LAYOUT or 0, r)
-  if ret < 0 then return fail(ret, "record") end
-  return record_table(r, bo)
-end
-
--- ---- file reader -------------------------------------------------------------------
--- A handle is a metatype'd struct holding the C reader; __gc and close() share one
--- idempotent function, so closing early and collecting later is safe.
-
-ffi.cdef [[
-typedef struct { struct uevent_file_reader *r; int byte_order; } uevent_lua_file_reader;
-]]
-
-local scratch = out_struct("struct uevent_record")
 local host_bo = ffi.abi("le") and BO.little or BO.big
-local swap_bo = ffi.abi("le") and BO.big or BO.little
-
-local reader = {}
-reader.__index = reader
-
-function reader.close(self)
-  if self.r ~= nil then
-    lib.uevent_file_reader__close(self.r)
-    self.r = nil
-  end
-end
-reader.__gc = reader.close
-
--- next() -> record table, or false at the end, or nil, err, -errno.
-function reader.next(self)
-  if self.r == nil then return fail(-9, "file reader is closed") end
-  local ret = lib.uevent_file_reader__next(self.r, scratch)
-  if ret == 0 then return false end
-  if ret < 0 then
-    return fail(ret, "at offset " .. tonumber(lib.uevent_file_reader__offset(self.r)))
-  end
-  return record_table(scratch, self.byte_order)
-end
-
--- for rec in rd:records() do ... end; raises on a corrupt record.
-function reader.records(self)
-  return function()
-    local rec, err = self:next()
-    if rec == nil then error(err, 2) end
-    return rec or nil
-  end
-end
-
-function reader.offset(self)
-  return self.r ~= nil and tonumber(lib.uevent_file_reader__offset(self.r)) or nil
-end
-
-local FileReader = ffi.metatype("uevent_lua_file_reader", reader)
-
--- The payloads stay in the file's byte order, which only the header's mark tells.
-local function file_byte_order(path)
-  local f = io.open(path, "rb")
-  if not f then return host_bo end
-  local raw = f:read(ffi.sizeof("struct uevent_file_header")) or ""
-  f:close()
-  local h = ffi_new("struct uevent_file_header")
-  ffi.copy(h, raw, math.min(#raw, ffi.sizeof(h)))
-  return h.byte_order == 0x01020304 and host_bo or swap_bo
-end
-
-function M.file_reader(path)
-  local p = lib.uevent_file_reader__open(path)
-  if p == nil then return fail(-ffi.errno(), path) end
-  return FileReader(p, file_byte_order(path))
-end
-
--- ---- reading perf records: sessions, perf.data, rings ------------------------------
--- A decoded record is copied into plain Lua tables before the next C call can reuse
--- its buffer. The tables mirror the C structs: the converters below are generated
--- from the struct bodies in the cdef, so a member added to uevent.h shows up here by
--- itself. Only what a pointer member points at needs a rule (how many bytes or u64s);
--- a pointer member without one is an error when the module loads.
---   record      = { record = "SAMPLE", record_type = 9, misc = 2, size = 120,
---                   sample_id = { pid, tid, time, ... only those present },
---                   sample = { ip = ..., callchain = { ... }, raw = "bytes", ... } }
--- 64-bit members stay uint64_t cdata (addresses do not fit a double); narrower ones are
--- numbers; byte blobs are Lua strings; u64 arrays are Lua arrays of uint64_t cdata.
-
--- struct name -> list of { name, kind, base } from the cdef text
-local function parse_structs(src)
-  local structs = {}
-  for kind, name, body in src:gmatch("%f[%w_](%a+)%s+([%w_]+)%s*(%b{})") do
-    if kind == "struct" or kind == "union" then
-      local fields = {}
-      for decl in body:sub(2, -2):gmatch("([^;]+);") do
-        decl = decl:gsub("%s+", " "):gsub("^ ", ""):gsub(" $", "")
-        local first, rest = decl:match("^([^,]+)(.*)$")
-        local base = first:match("^(.-)[%s%*]*[%a_][%w_]*%s*%b[]$")
-                     or first:match("^(.-)[%s%*]*[%a_][%w_]*$")
-        local decls = { first:sub(#base + 1) }
-        for d in rest:gmatch("[^,]+") do decls[#decls + 1] = d end
-        for _, d in ipairs(decls) do
-          local ptr = d:find("*", 1, true) ~= nil
-          local fname = d:match("([%a_][%w_]*)%s*%b[]%s*$") or d:match("([%a_][%w_]*)%s*$")
-          local arr = d:find("[", 1, true) ~= nil
-          fields[#fields + 1] = { name = fname, base = base:gsub("^%s+", ""),
-                                  ptr = ptr, arr = arr }
-        end
-      end
-      structs[name] = fields
-    end
-  end
-  return structs
-end
-
--- Pointer and array members: how much they hold, as a Lua expression over s (the struct),
--- from the bracket note each one's comment starts with in uevent.h: [bytes x N],
--- [u64 x N], [u64 x N of K], [str] (N and K: members of the struct, or numbers).
-local function extents(header)
-  local out = {}
-  for sname, body in header:gmatch("struct%s+([%w_]+)%s*(%b{})") do
-    local t = {}
-    for member, arr, note in body:gmatch("([%a_][%w_]*)%s*(%[?%w*%]?)%s*;[ \t]*/%*%s*(%b[])") do
-      local kind, n, k = note:match("^%[(%w+)%s+x%s+(.-)%s+of%s+(.-)%]$")
-      if not kind then kind, n = note:match("^%[(%w+)%s+x%s+(.-)%]$") end
-      kind = kind or note:match("^%[(%w+)%]$")
-      local function over_s(e) return (e:gsub("([%a_][%w_]*)", "s.%1")) end
-      local m = "s." .. member
-      if kind == "str" then
-        t[member] = ("cstr(%s)"):format(m)
-      elseif kind == "bytes" and arr ~= "" then
-        t[member] = ("bytes(%s, math_min(%s, sizeof(%s)))"):format(m, over_s(n), m)
-      elseif kind == "bytes" then
-        t[member] = ("bytes(%s, %s)"):format(m, over_s(n))
-      elseif kind == "u64" then
-        t[member] = ("u64s(%s, %s, %s, bo)"):format(m, over_s(n), k and over_s(k) or "1")
-      end
-    end
-    out[sname] = t
-  end
-  return out
-end
-local extent = extents(assert(cdef.header, "uevent: cdef.lua has no header (rebuild it)"))
 
 local table_new = select(2, pcall(require, "table.new"))
 if type(table_new) ~= "function" then table_new = function() return {} end end
@@ -605,7 +315,6 @@ local function bytes(p, n)
   if p == nil or n == 0 then return "" end
   return ffi_string(p, n)
 end
-local function cstr(p) return p ~= nil and ffi_string(p) or nil end
 -- n entries of per u64s each: a flat array when per == 1, else an array of arrays.
 -- Read in place (what uevent_perf_u64() does), swapped when the record's order is not ours.
 local u64p = ffi.typeof("const uint64_t *")
@@ -634,56 +343,143 @@ local function u64s(p, n, per, bo)
   return t
 end
 
-local structs = parse_structs(cdef.declarations)
-local convert = {}
-local function converter(sname)
-  if convert[sname] then return convert[sname] end
-  local fields = assert(structs[sname], "uevent: no struct " .. sname .. " in the cdef")
-  local rules = extent[sname] or {}
-  local src, nested = { "local u64s, bytes, cstr, tonumber, sizeof, math_min, nested, tnew = ...",
-                        ("return function(s, bo) local t = tnew(0, %d)"):format(#fields + 1) }, {}
-  for _, f in ipairs(fields) do
-    local e = rules[f.name]
-    if f.name == "sz" then
-      e = false   -- the struct's own size, not data
-    elseif not e then
-      if f.ptr or f.arr then
-        error("uevent: no extent rule for pointer/array member " .. sname .. "." .. f.name)
-      elseif f.base:match("^struct ") then
-        local sub = f.base:match("^struct ([%w_]+)")
-        nested[sub] = true
-        e = ("nested.%s(s.%s, bo)"):format(sub, f.name)
-      elseif f.base:match("int64_t$") then
-        e = "s." .. f.name
-      else
-        e = ("tonumber(s.%s)"):format(f.name)
-      end
-    end
-    if e then src[#src + 1] = ("t.%s = %s"):format(f.name, e) end
-  end
-  src[#src + 1] = "return t end"
-  local nest = {}
-  for sub in pairs(nested) do nest[sub] = converter(sub) end
-  local fn = assert(loadstring(table.concat(src, "\n"), "=uevent." .. sname))(
-    u64s, bytes, cstr, tonumber, ffi.sizeof, math.min, nest, table_new)
-  convert[sname] = fn
-  return fn
+
+-- The converters, payload decoders and body members, generated from uevent.h's structs
+-- and their bracket notes (libuevent/gen-records.py --lua).
+local R = require "uevent._records"(lib, ffi, { u64s = u64s, bytes = bytes, cstr = cstr,
+                                               fail = fail, tnew = table_new })
+local decoders, convert, body_struct, member_of_body = R.decoders, R.convert, R.body_struct,
+                                                       R.member_of_body
+
+local function bo_of(byte_order)
+  if byte_order == nil then return BO.host end
+  if type(byte_order) == "number" then return byte_order end
+  return BO[byte_order]
 end
 
--- Which union member a record sets: the record's body, enum uevent_perf_body_kind,
--- whose UEVENT_BODY_X sets member x (read from the cdef: nothing restated here).
-local body_struct, member_of_body = {}, {}
-for _, f in ipairs(structs.uevent_perf_body) do
-  body_struct[f.name] = f.base:match("^struct ([%w_]+)")
-  converter(body_struct[f.name])
-end
-for name, v in cdef.declarations:gmatch("UEVENT_BODY_([%u_]+)%s*=%s*(%d+)") do
-  if name ~= "COUNT" then
-    local m = name:lower()
-    assert(body_struct[m], "uevent: no union member " .. m)
-    member_of_body[tonumber(v)] = m
+function M.decode(ptype, data, size, byte_order)
+  size = size or #data
+  local bo = bo_of(byte_order)
+  if not bo then return fail(-22, "byte order '" .. tostring(byte_order) .. "'") end
+  local dec = decoders[tonumber(ptype)]
+  if not dec then
+    return { kind = "raw", type = tonumber(ptype), data = type(data) == "string" and data
+             or ffi_string(data, size) }
   end
+  return dec(data, size, bo)
 end
+
+local sample_id = R.sample_id
+
+-- A struct uevent_record (whose data points into a buffer) as a Lua table.
+local function record_table(r, bo)
+  local data = r.size > 0 and ffi_string(r.data, r.size) or ""
+  local payload = M.decode(r.type, data, #data, bo)
+  if not payload then payload = { kind = "raw", type = tonumber(r.type), data = data } end
+  local t = { type = tonumber(r.type), payload = payload, data = data,
+              format = tonumber(r.format), flags = tonumber(r.flags),
+              record_type = tonumber(r.record_type), misc = tonumber(r.misc) }
+  for k, v in pairs(sample_id(r.id)) do t[k] = v end
+  return t
+end
+M._record_table = record_table
+
+
+-- decode_record(bytes [, byte_order [, sample_type [, v0_layout]]]) -> table or nil, err
+-- v0_layout: the V0 layout (type, size, data: no format word).
+function M.decode_record(buf, byte_order, sample_type, v0_layout)
+  local bo = bo_of(byte_order)
+  if not bo then return fail(-22, "byte order '" .. tostring(byte_order) .. "'") end
+  local r = out_struct("struct uevent_record")
+  local ret = lib.uevent_record_decode(buf, #buf, bo, sample_type or 0,
+                                       v0_layout and lib.UEVENT_RECORD_V0_LAYOUT or 0, r)
+  if ret < 0 then return fail(ret, "record") end
+  return record_table(r, bo)
+end
+
+-- ---- statistics --------------------------------------------------------------------
+
+function M.stats()
+  local s = ffi_new("struct uevent_stats")
+  lib.uevent_stats_get(s, ffi.sizeof(s))
+  return R.counters.uevent_stats(s)
+end
+
+function M.stats_reset() lib.uevent_stats_reset() end
+
+-- ---- file reader -------------------------------------------------------------------
+-- A handle is a metatype'd struct holding the C object (h); __gc and close() share one
+-- idempotent function, so closing early and collecting later is safe. records(a)
+-- iterates next(a) until it gives false, raising on an error (but for errno skip).
+
+ffi.cdef [[
+typedef struct { struct uevent_file_reader *h; int byte_order; } uevent_lua_file_reader;
+typedef struct { struct uevent_session *h; } uevent_lua_session;
+typedef struct { struct uevent_perf_file *h; int byte_order; } uevent_lua_perf_file;
+]]
+
+local function closed(what) return fail(-9, what .. " is closed") end
+local function handle(what, close_c, skip)
+  local mt = {}
+  mt.__index = mt
+  function mt.close(self)
+    if self.h ~= nil then
+      close_c(self.h)
+      self.h = nil
+    end
+  end
+  mt.__gc = mt.close
+  function mt.__tostring(self)
+    return "uevent." .. what .. ": " .. (self.h ~= nil and tostring(self.h):match("0x%x+") or "closed")
+  end
+  function mt.records(self, a)
+    return function()
+      while true do
+        local rec, err, code = self:next(a)
+        if rec ~= nil then return rec or nil end
+        if code ~= skip then error(err, 2) end
+      end
+    end
+  end
+  return mt
+end
+
+local scratch = out_struct("struct uevent_record")
+local reader = handle("file_reader", lib.uevent_file_reader__close)
+
+-- next() -> record table, or false at the end, or nil, err, -errno.
+function reader.next(self)
+  if self.h == nil then return closed("file reader") end
+  local ret = lib.uevent_file_reader__next(self.h, scratch)
+  if ret == 0 then return false end
+  if ret < 0 then
+    return fail(ret, "at offset " .. tonumber(lib.uevent_file_reader__offset(self.h)))
+  end
+  return record_table(scratch, self.byte_order)
+end
+
+function reader.offset(self)
+  return self.h ~= nil and tonumber(lib.uevent_file_reader__offset(self.h)) or nil
+end
+
+local FileReader = ffi.metatype("uevent_lua_file_reader", reader)
+
+function M.file_reader(path)
+  local p = lib.uevent_file_reader__open(path)
+  if p == nil then return fail(-ffi.errno(), path) end
+  return FileReader(p, lib.uevent_file_reader__byte_order(p))
+end
+
+-- ---- reading perf records: sessions, perf.data, rings ------------------------------
+-- A decoded record is copied into plain Lua tables before the next C call can reuse
+-- its buffer. The tables mirror the C structs: the converters (uevent._records) are
+-- generated from uevent.h, so a member added there shows up here by itself.
+--   record      = { record = "SAMPLE", record_type = 9, misc = 2, size = 120,
+--                   sample_id = { pid, tid, time, ... only those present },
+--                   sample = { ip = ..., callchain = { ... }, raw = "bytes", ... } }
+-- 64-bit members stay uint64_t cdata (addresses do not fit a double); narrower ones are
+-- numbers; byte blobs are Lua strings; u64 arrays are Lua arrays of uint64_t cdata.
+
 -- The member a record table carries its body in ("sample", "uevent", "other"...).
 function M.record_member(rec)
   for m in pairs(body_struct) do
@@ -692,27 +488,12 @@ function M.record_member(rec)
   return nil
 end
 
--- The sample_id members present, as id.fields says (narrow ones as numbers).
-local ID_TID, ID_TIME, ID_ID = lib.UEVENT_ID_TID, lib.UEVENT_ID_TIME, lib.UEVENT_ID_ID
-local ID_STREAM, ID_CPU, ID_IDENT = lib.UEVENT_ID_STREAM_ID, lib.UEVENT_ID_CPU, lib.UEVENT_ID_IDENTIFIER
-local band = bit.band
-local function sample_id(id)
-  local t, f = {}, id.fields
-  if band(f, ID_TID) ~= 0 then t.pid, t.tid = tonumber(id.pid), tonumber(id.tid) end
-  if band(f, ID_TIME) ~= 0 then t.time = id.time end
-  if band(f, ID_ID) ~= 0 then t.id = id.id end
-  if band(f, ID_STREAM) ~= 0 then t.stream_id = id.stream_id end
-  if band(f, ID_CPU) ~= 0 then t.cpu = tonumber(id.cpu) end
-  if band(f, ID_IDENT) ~= 0 then t.identifier = id.identifier end
-  return t
-end
 
 local record_names = {}
 local function record_name(rtype)
   local n = record_names[rtype]
   if not n then
-    local p = lib.uevent_perf_record_name(rtype)
-    n = p ~= nil and ffi_string(p) or "unknown"
+    n = cstr(lib.uevent_perf_record_name(rtype)) or "unknown"
     record_names[rtype] = n
   end
   return n
@@ -743,8 +524,7 @@ M._last_perf_record = function() return scratch_rec end
 -- perf_format{sample_type = ..., sample_id_all = true, read_format = ..., ...}: the
 -- struct uevent_perf_format a decoder needs for records of one event.
 function M.perf_format(o)
-  local f = ffi_new("struct uevent_perf_format")
-  f.sz = ffi.sizeof(f)
+  local f = out_struct("struct uevent_perf_format")
   o = o or {}
   for _, k in ipairs { "sample_type", "read_format", "branch_sample_type",
                        "sample_regs_user", "sample_regs_intr", "flags" } do
@@ -798,10 +578,6 @@ end
 
 -- ---- live sessions -----------------------------------------------------------------
 
-ffi.cdef [[
-typedef struct { struct uevent_session *s; } uevent_lua_session;
-typedef struct { struct uevent_perf_file *f; int byte_order; } uevent_lua_perf_file;
-]]
 
 local function transport_mask(t)
   if t == nil then return 0 end
@@ -824,63 +600,43 @@ local function transport_names(mask)
   return t
 end
 
-local session = {}
-session.__index = session
+local session = handle("session", lib.uevent_session__close)
 
-function session.close(self)
-  if self.s ~= nil then
-    lib.uevent_session__close(self.s)
-    self.s = nil
-  end
-end
-session.__gc = session.close
-function session.__tostring(self)
-  return "uevent.session: " .. (self.s ~= nil and tostring(self.s):match("0x%x+") or "closed")
-end
-
-local function closed(what) return fail(-9, what .. " is closed") end
 
 -- next([timeout_ms]) -> record table; false when none came within timeout_ms (default
 -- 0: do not wait; -1: wait forever); nil, err, -errno.
 function session.next(self, timeout_ms)
-  if self.s == nil then return closed("session") end
-  local ret = lib.uevent_session__next(self.s, scratch_rec, timeout_ms or 0)
+  if self.h == nil then return closed("session") end
+  local ret = lib.uevent_session__next(self.h, scratch_rec, timeout_ms or 0)
   if ret == 0 then return false end
   if ret < 0 then return fail(ret, "session") end
   return perf_record_table(scratch_rec, host_bo)
 end
 
 -- for rec in s:records([timeout_ms]) do ... end: until none comes within timeout_ms.
-function session.records(self, timeout_ms)
-  return function()
-    local rec, err = self:next(timeout_ms)
-    if rec == nil then error(err, 2) end
-    return rec or nil
-  end
-end
 
 function session.fd(self)
-  if self.s == nil then return closed("session") end
-  return tonumber(lib.uevent_session__fd(self.s))
+  if self.h == nil then return closed("session") end
+  return tonumber(lib.uevent_session__fd(self.h))
 end
 
 -- record_to(fd): from now on also write every record read, as a pipe-mode perf.data
 -- stream, to fd (an integer file descriptor that stays yours: keep it open until the
 -- session is closed). perf_data() and perf script read what it wrote.
 function session.record_to(self, fd)
-  if self.s == nil then return closed("session") end
+  if self.h == nil then return closed("session") end
   if type(fd) ~= "number" or fd < 0 or fd % 1 ~= 0 then
     return fail(-22, "record_to: fd must be a file descriptor number")
   end
-  local ret = lib.uevent_session__record_to(self.s, fd)
+  local ret = lib.uevent_session__record_to(self.h, fd)
   if ret < 0 then return fail(ret, "record_to") end
   return true
 end
 
 local function int_call(fn, what)
   return function(self)
-    if self.s == nil then return closed("session") end
-    local ret = fn(self.s)
+    if self.h == nil then return closed("session") end
+    local ret = fn(self.h)
     if ret < 0 then return fail(ret, what) end
     return true
   end
@@ -889,62 +645,50 @@ session.enable = int_call(lib.uevent_session__enable, "enable")
 session.disable = int_call(lib.uevent_session__disable, "disable")
 session.snapshot = int_call(lib.uevent_session__snapshot, "snapshot")
 
-local stats_fields = {}
-for _, f in ipairs(structs.uevent_session_stats) do stats_fields[#stats_fields + 1] = f.name end
 
 function session.stats(self)
-  if self.s == nil then return closed("session") end
+  if self.h == nil then return closed("session") end
   local st = ffi_new("struct uevent_session_stats")
-  local ret = lib.uevent_session__stats(self.s, st, ffi.sizeof(st))
+  local ret = lib.uevent_session__stats(self.h, st, ffi.sizeof(st))
   if ret < 0 then return fail(ret, "stats") end
-  local t = {}
-  for _, k in ipairs(stats_fields) do t[k] = tonumber(st[k]) end
-  return t
+  return R.counters.uevent_session_stats(st)
 end
 
 function session.transports(self)
-  if self.s == nil then return closed("session") end
-  return transport_names(lib.uevent_session__transports(self.s))
+  if self.h == nil then return closed("session") end
+  return transport_names(lib.uevent_session__transports(self.h))
 end
 
 function session.reason(self)
-  if self.s == nil then return closed("session") end
-  return cstr(lib.uevent_session__reason(self.s)) or ""
+  if self.h == nil then return closed("session") end
+  return cstr(lib.uevent_session__reason(self.h)) or ""
 end
 
 -- The process watched (spawn(): the child), -1 system-wide.
 function session.pid(self)
-  if self.s == nil then return closed("session") end
-  return tonumber(lib.uevent_session__pid(self.s))
+  if self.h == nil then return closed("session") end
+  return tonumber(lib.uevent_session__pid(self.h))
 end
 
 -- The session's events' names, in order: a sample's event_index i is events()[i + 1],
 -- or event_name(i).
 function session.events(self)
-  if self.s == nil then return closed("session") end
+  if self.h == nil then return closed("session") end
   local t = {}
-  for i = 0, lib.uevent_session__nr_events(self.s) - 1 do
-    t[i + 1] = cstr(lib.uevent_session__event_name(self.s, i))
+  for i = 0, lib.uevent_session__nr_events(self.h) - 1 do
+    t[i + 1] = cstr(lib.uevent_session__event_name(self.h, i))
   end
   return t
 end
 
 function session.event_name(self, i)
-  if self.s == nil then return closed("session") end
-  local p = lib.uevent_session__event_name(self.s, i)
+  if self.h == nil then return closed("session") end
+  local p = lib.uevent_session__event_name(self.h, i)
   if p == nil then return fail(-22, "event_name: no event " .. tostring(i)) end
   return cstr(p)
 end
 
 local Session = ffi.metatype("uevent_lua_session", session)
-
-local session_flags = {
-  all_records = lib.UEVENT_SESSION_ALL_RECORDS, overwrite = lib.UEVENT_SESSION_OVERWRITE,
-  no_inherit = lib.UEVENT_SESSION_NO_INHERIT, bpf_events = lib.UEVENT_SESSION_BPF_EVENTS,
-  disabled = lib.UEVENT_SESSION_DISABLED, callchain = lib.UEVENT_SESSION_CALLCHAIN,
-}
-local session_numbers = { "pid", "ring_pages", "usdt_max_payload", "wakeup_events",
-                          "sample_period_ns", "tls_user" }
 
 -- session{pid = 0, transports = {"usdt"}, ring_pages = 64, all_records = true, ...}
 -- -> handle, or nil, err, -errno. Keys: the struct uevent_session_opts members (pid,
@@ -954,12 +698,11 @@ local session_numbers = { "pid", "ring_pages", "usdt_max_payload", "wakeup_event
 local function open_session(opts, argv)
   opts = opts or {}
   if type(opts) ~= "table" then return fail(-22, "session options must be a table") end
-  local o = ffi_new("struct uevent_session_opts")
-  o.sz = ffi.sizeof(o)
+  local o = out_struct("struct uevent_session_opts")
   local mask, bad = transport_mask(opts.transports)
   if not mask then return fail(-22, "session: unknown transport '" .. tostring(bad) .. "'") end
   o.transports = mask
-  for _, k in ipairs(session_numbers) do
+  for _, k in ipairs(R.session_numbers) do
     local v = opts[k]
     if v ~= nil then
       if type(v) ~= "number" and type(v) ~= "cdata" then
@@ -970,7 +713,7 @@ local function open_session(opts, argv)
     end
   end
   local flags = 0
-  for k, f in pairs(session_flags) do
+  for k, f in pairs(R.session_flags) do
     if opts[k] then flags = bit.bor(flags, f) end
   end
   o.flags = flags
@@ -1023,62 +766,41 @@ end
 
 -- ---- perf.data files ---------------------------------------------------------------
 
-local perf_file = {}
-perf_file.__index = perf_file
-
-function perf_file.close(self)
-  if self.f ~= nil then
-    lib.uevent_perf_file__close(self.f)
-    self.f = nil
-  end
-end
-perf_file.__gc = perf_file.close
-function perf_file.__tostring(self)
-  return "uevent.perf_data: " .. (self.f ~= nil and tostring(self.f):match("0x%x+") or "closed")
-end
+local perf_file = handle("perf_data", lib.uevent_perf_file__close, -71) -- EPROTO: skippable
 
 -- next() -> record table, false at the end, or nil, err, -errno (-EPROTO: a uevent of
 -- an unknown format, which can be skipped: call next() again).
 function perf_file.next(self)
-  if self.f == nil then return closed("perf.data reader") end
-  local ret = lib.uevent_perf_file__next(self.f, scratch_rec)
+  if self.h == nil then return closed("perf.data reader") end
+  local ret = lib.uevent_perf_file__next(self.h, scratch_rec)
   if ret == 0 then return false end
   if ret < 0 then
-    return fail(ret, "at offset " .. tonumber(lib.uevent_perf_file__offset(self.f)))
+    return fail(ret, "at offset " .. tonumber(lib.uevent_perf_file__offset(self.h)))
   end
   return perf_record_table(scratch_rec, self.byte_order)
 end
 
 -- for rec in pf:records() do ... end: skips uevents of unknown formats as `uevent
 -- dump` does; raises on a corrupt record.
-function perf_file.records(self)
-  return function()
-    while true do
-      local rec, err, code = self:next()
-      if rec ~= nil then return rec or nil end
-      if code ~= -71 then error(err, 2) end -- EPROTO: skippable
-    end
-  end
-end
 
 function perf_file.offset(self)
-  return self.f ~= nil and tonumber(lib.uevent_perf_file__offset(self.f)) or nil
+  return self.h ~= nil and tonumber(lib.uevent_perf_file__offset(self.h)) or nil
 end
 
 -- The events' names, in attr order.
 function perf_file.events(self)
-  if self.f == nil then return closed("perf.data reader") end
+  if self.h == nil then return closed("perf.data reader") end
   local t = {}
-  for i = 0, lib.uevent_perf_file__nr_events(self.f) - 1 do
-    t[i + 1] = cstr(lib.uevent_perf_file__event_name(self.f, i)) or ""
+  for i = 0, lib.uevent_perf_file__nr_events(self.h) - 1 do
+    t[i + 1] = cstr(lib.uevent_perf_file__event_name(self.h, i)) or ""
   end
   return t
 end
 
 -- The name of event i (a sample's event_index): "" when the file names none.
 function perf_file.event_name(self, i)
-  if self.f == nil then return closed("perf.data reader") end
-  local p = lib.uevent_perf_file__event_name(self.f, i)
+  if self.h == nil then return closed("perf.data reader") end
+  local p = lib.uevent_perf_file__event_name(self.h, i)
   if p == nil then return fail(-22, "event_name: no event " .. tostring(i)) end
   return cstr(p)
 end
@@ -1088,7 +810,7 @@ end
 -- text; nil, err, -errno (-ENOENT: no tracepoint format for its event; -EOPNOTSUPP:
 -- libuevent built without libtraceevent).
 function perf_file.raw_fields(self, rec, json)
-  if self.f == nil then return closed("perf.data reader") end
+  if self.h == nil then return closed("perf.data reader") end
   local smp = type(rec) == "table" and rec.sample
   if not smp then return fail(-22, "raw_fields: not a sample record") end
   local raw = smp.raw or ""
@@ -1098,19 +820,19 @@ function perf_file.raw_fields(self, rec, json)
   r.u.sample.raw_size = #raw
   r.u.sample.event_index = smp.event_index
   local flags = json and lib.UEVENT_FIELDS_JSON or 0
-  local n = lib.uevent_perf_file__raw_fields(self.f, r, flags, nil, 0)
+  local n = lib.uevent_perf_file__raw_fields(self.h, r, flags, nil, 0)
   if n < 0 then return fail(n, "raw_fields: event " .. tostring(smp.event_index)) end
   local buf = ffi_new("char[?]", n + 1)
-  n = lib.uevent_perf_file__raw_fields(self.f, r, flags, buf, n + 1)
+  n = lib.uevent_perf_file__raw_fields(self.h, r, flags, buf, n + 1)
   if n < 0 then return fail(n, "raw_fields") end
   return ffi.string(buf, n)
 end
 
 -- The clock (attr.clockid) or -1 for perf's, and its resolution in ns or -1.
 function perf_file.clock(self)
-  if self.f == nil then return closed("perf.data reader") end
-  return tonumber(lib.uevent_perf_file__clockid(self.f)),
-         tonumber(lib.uevent_perf_file__clock_res_ns(self.f))
+  if self.h == nil then return closed("perf.data reader") end
+  return tonumber(lib.uevent_perf_file__clockid(self.h)),
+         tonumber(lib.uevent_perf_file__clock_res_ns(self.h))
 end
 
 local PerfFile = ffi.metatype("uevent_lua_perf_file", perf_file)

@@ -20,31 +20,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.normpath(os.path.join(HERE, "..", ".."))
 
 
-def _header_dirs():
-    """Where uevent.h (and the kernel uapi headers) are: the source tree, else pkg-config."""
-    env = os.environ.get("UEVENT_INCLUDE_DIR")
-    if env:
-        return env.split(os.pathsep)
-    intree = os.path.join(TOP, "libuevent")
-    if os.path.exists(os.path.join(intree, "uevent.h")):
-        return [intree, os.path.join(TOP, "kernel", "include", "uapi")]
+def _dirs(env, intree, pkg_flag):
+    """$env's directories, else the source tree's (when it has them), else pkg-config's."""
+    if os.environ.get(env):
+        return os.environ[env].split(os.pathsep)
+    if os.path.exists(intree[0]):
+        return intree[1:]
     try:
-        out = subprocess.run(["pkg-config", "--cflags-only-I", "libuevent"], check=True,
-                             capture_output=True, text=True).stdout
-        return [f[2:] for f in shlex.split(out)] or ["/usr/include", "/usr/local/include"]
-    except (OSError, subprocess.CalledProcessError):
-        return ["/usr/local/include", "/usr/include"]
-
-
-def _lib_dirs():
-    env = os.environ.get("UEVENT_LIB_DIR")
-    if env:
-        return env.split(os.pathsep)
-    intree = os.path.join(TOP, "libuevent", ".libs")
-    if os.path.isdir(intree):
-        return [intree]
-    try:
-        out = subprocess.run(["pkg-config", "--libs-only-L", "libuevent"], check=True,
+        out = subprocess.run(["pkg-config", pkg_flag, "libuevent"], check=True,
                              capture_output=True, text=True).stdout
         return [f[2:] for f in shlex.split(out)]
     except (OSError, subprocess.CalledProcessError):
@@ -80,14 +63,22 @@ def runtime_dirs(libdirs):
     chosen = [d for d in os.environ.get("UEVENT_LIB_DIR", "").split(os.pathsep) if d]
     dirs += [os.path.abspath(d) for d in libdirs if d in chosen]
     return list(dict.fromkeys(dirs))
+def _header_dirs():
+    """Where uevent.h (and the kernel uapi headers) are: the source tree, else pkg-config."""
+    lib = os.path.join(TOP, "libuevent")
+    return _dirs("UEVENT_INCLUDE_DIR", [os.path.join(lib, "uevent.h"), lib,
+                                        os.path.join(TOP, "kernel", "include", "uapi")],
+                 "--cflags-only-I") or ["/usr/local/include", "/usr/include"]
+
+
+def _lib_dirs():
+    libs = os.path.join(TOP, "libuevent", ".libs")
+    return _dirs("UEVENT_LIB_DIR", [libs, libs], "--libs-only-L")
 
 
 def preprocess(incdirs):
     """`$(CPP) -P -DUEVENT_CDEF uevent.h`, as make does, for builds outside make."""
-    header = next((os.path.join(d, "uevent.h") for d in incdirs
-                   if os.path.exists(os.path.join(d, "uevent.h"))), None)
-    if header is None:
-        sys.exit("uevent_build.py: uevent.h not found (set UEVENT_INCLUDE_DIR)")
+    header = _header(incdirs)
     cpp = shlex.split(os.environ.get("CPP") or (os.environ.get("CC", "cc") + " -E"))
     args = cpp + ["-P", "-DUEVENT_CDEF"] + ["-I" + d for d in incdirs] + [header]
     return subprocess.run(args, check=True, capture_output=True, text=True).stdout

@@ -27,14 +27,12 @@ from typing import Iterable, Optional, Sequence, Tuple, Union
 
 __all__ = ["Session", "session", "NO_JITDUMP", "NO_PERF_MAP", "NO_UEVENT"]
 
-_FLAGS = {"NO_JITDUMP": "UEVENT_JIT_NO_JITDUMP", "NO_PERF_MAP": "UEVENT_JIT_NO_PERF_MAP",
-          "NO_UEVENT": "UEVENT_JIT_NO_UEVENT"}
 
 
 def __getattr__(name: str) -> int:
-    # NO_JITDUMP & co. are the binding's enum values (from uevent.h), looked up on use
-    if name in _FLAGS:
-        return getattr(_binding().lib, _FLAGS[name])
+    # NO_JITDUMP & co. are the binding's UEVENT_JIT_* values (from uevent.h), looked up on use
+    if name.startswith("NO_") and name in __all__:
+        return getattr(_binding().lib, "UEVENT_JIT_" + name)
     raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 BytesLike = Union[bytes, bytearray, memoryview]

@@ -522,6 +522,9 @@ ok(res == nil and code == EINVAL, "session{ring_pages = -1}: nil, err, -EINVAL")
 res, msg, code = uevent.session { transports = { "file" } }
 ok(res == nil and code < 0 and type(msg) == "string",
    "session over the file transport: nil, err, -errno (" .. tostring(msg) .. ")")
+res, msg, code = uevent.session { pid = 0x3ffffff0, transports = { "usdt" } }
+ok(res == nil and code == -3 and msg:find("No such process", 1, true),
+   "session{a missing pid}: nil, err, -ESRCH (" .. tostring(msg) .. ")")
 
 -- ---- live: this process's usdt marks through a session -------------------------------
 local function nfds()

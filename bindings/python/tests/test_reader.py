@@ -9,6 +9,7 @@ import selectors
 import shutil
 import subprocess
 import sys
+import warnings
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -370,8 +371,8 @@ else:
     uevent.mark("twice")
     import time
     time.sleep(0.05)
-    it = [r.payload.text for r in s]
-    ok(it == ["drained by iteration", "twice"] and s.next(0) is None, "iterating yields what is waiting now, then stops")
+    it = [r.payload.text for r in s.records(0)]
+    ok(it == ["drained by iteration", "twice"] and s.next(0) is None, "records(0) yields what is waiting now, then stops")
     fd = s.fileno()
     s.close()
     s.close()
@@ -453,6 +454,21 @@ else:
        f"record_to: PerfData reads back the {len(back)} uevents the session returned, same payloads and ids")
     ok(e is not None and e.errno == errno.EBUSY, f"record_to twice is EBUSY ({e})")
 
+    # `for rec in session` waits, and ends when the watched process has exited
+    child = subprocess.Popen([sys.executable, "-c",
+                              "import sys, time, uevent; uevent.open('usdt', ignore_env=True); "
+                              "sys.stdin.readline(); [uevent.mark('last %d', i) for i in range(3)]; "
+                              "time.sleep(0.3)"], stdin=subprocess.PIPE, cwd=tmp)
+    try:
+        with uevent.Session(child.pid, transports="usdt") as s:
+            child.stdin.write(b"go\n")
+            child.stdin.flush()
+            it = [r.payload.text for r in s]
+    finally:
+        child.wait()
+    ok(it == ["last 0", "last 1", "last 2"],
+       f"for rec in Session(pid): the marks, waited for, and the end when the process exits ({it})")
+
     # another process, chosen by pid
     child = subprocess.Popen([sys.executable, "-c",
                               "import sys, uevent; uevent.open('usdt', ignore_env=True); sys.stdin.readline(); "
@@ -479,7 +495,8 @@ else:
 
     # a process that does not exist
     e = raises(uevent.Error, uevent.Session, 0x3ffffff0, transports="usdt")
-    ok(e is not None and e.errno in (errno.ESRCH, errno.ENOENT), f"a missing pid is an OSError ({e!r})")
+    ok(isinstance(e, ProcessLookupError) and e.errno == errno.ESRCH,
+       f"a missing pid is ProcessLookupError, ESRCH ({e!r})")
 
     # refused by perf_event_paranoid / tracefs: a child that gives up root
     if os.geteuid() != 0:
@@ -614,6 +631,28 @@ else:
     ok(res[0].returncode == 0, f"mypy --strict accepts the package and typed use of Session, PerfData and records ({res[0].stdout.strip()[-300:]})")
     ok(res[1].returncode == 1 and 'expression has type "str", variable has type "int"' in res[1].stdout,
        f"mypy sees Comm.comm is a str ({res[1].stdout.strip()[-200:]})")
+
+# ---- one API shape: open_capture, `import *`, the option spellings -------------------
+uev = uevent.open_capture(os.path.join(data, "capture.le.uev"))
+pd = uevent.open_capture(os.path.join(data, "perf_records.le.perf.data"))
+with uev, pd:
+    ok(isinstance(uev, uevent.FileReader) and len(list(uev)) == 3
+       and isinstance(pd, uevent.PerfData) and len(list(pd)) == 17,
+       "open_capture opens a .uev file as a FileReader and a perf.data as a PerfData")
+e = raises(FileNotFoundError, uevent.open_capture, os.path.join(tmp, "missing"))
+ok(isinstance(e, uevent.Error), f"open_capture of a missing file is FileNotFoundError ({e!r})")
+star: dict = {}
+exec("from uevent import *", star)
+ok("range" not in star and "open" not in star and "Session" in star and "open_capture" in star,
+   "`from uevent import *` does not shadow the builtins range and open")
+e = raises(ValueError, uevent.Session, transports="usdt", no_inherit=True, disabled=True,
+           ring_pages=3)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    raises(ValueError, uevent.Session, transports="usdt", inherit=False, ring_pages=3)
+ok(e is not None and any(issubclass(w.category, DeprecationWarning) and "no_inherit" in str(w.message)
+                         for w in caught),
+   "Session takes no_inherit= and disabled= as C, Lua and Rust do; inherit= warns it is deprecated")
 
 shutil.rmtree(tmp)
 done()

@@ -19,22 +19,30 @@ import functools as _functools
 import json as _json
 import operator as _operator
 import os as _os
-import sys as _sys
-from dataclasses import dataclass as _dataclass
-from typing import (Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional,
-                    Sequence, Tuple, TypeVar, Union)
+import warnings as _warnings
+from dataclasses import asdict as _asdict, dataclass as _dataclass
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence,
+                    Tuple, TypeVar, Union)
 
 from ._uevent import ffi as _ffi, lib as _lib
+from . import _records
+from ._helpers import _cstr
+from ._records import (SampleId, PerfRecord, PerfRead, Sample, Mmap, Comm, Task, Lost, Throttle,
+                       Switch, Ksymbol, BpfEvent, Other, SessionStats, Stats, Text, RangeBegin, RangeEnd,
+                       Counter, JitCodeLoad, JitCodeMove, JitCodeUnload, JitDebugEntry,
+                       JitDebugInfo, TraceContext, Raw, Payload)
 
 __all__ = [
-    "Error", "InvalidArgument", "mark", "emit", "counter", "trace_context", "range",
-    "async_begin", "async_end", "enabled", "open", "close", "transport", "open_reason", "reason",
+    # not "range" and "open": `from uevent import *` leaves the builtins alone
+    "Error", "InvalidArgument", "mark", "emit", "counter", "trace_context",
+    "async_begin", "async_end", "enabled", "close", "transport", "open_reason", "reason",
     "max_payload", "Stats", "stats", "stats_reset", "decode", "decode_record", "Record",
     "FileReader", "Text", "RangeBegin", "RangeEnd", "Counter", "JitCodeLoad", "JitCodeMove",
     "JitCodeUnload", "JitDebugEntry", "JitDebugInfo", "TraceContext", "Raw", "version",
     "SampleId", "PerfRecord", "PerfRead", "Sample", "Mmap", "Comm", "Task", "Lost", "Throttle",
     "Switch", "Ksymbol", "BpfEvent", "UEvent", "Other", "AnyRecord", "PerfFormat",
-    "decode_perf_records", "ring_read", "SessionStats", "Session", "PerfData", "ffi", "lib",
+    "decode_perf_records", "ring_read", "SessionStats", "Session", "PerfData", "open_capture",
+    "ffi", "lib",
 ]
 
 ffi = _ffi
@@ -71,6 +79,9 @@ def _check(ret: int, what: Optional[str] = None) -> int:
     if ret < 0:
         raise _error(-ret, what)
     return ret
+
+
+_records._check = _check
 
 
 def _out(ctype: str) -> Any:
@@ -297,9 +308,18 @@ def async_end(rid: int) -> None:
 # ---- transports -----------------------------------------------------------------------
 
 
+def _transport_number(t: Union[str, int]) -> int:
+    """A transport by name or number, as its number."""
+    if isinstance(t, str):
+        n = _lib.uevent_transport_from_name(t.encode())
+        if n < 0:
+            raise InvalidArgument(_errno.EINVAL, f"unknown transport {t!r}")
+        return int(n)
+    return t
+
+
 def _tname(t: int) -> str:
-    p = _lib.uevent_transport_name(t)
-    return str(_ffi.string(p).decode()) if p != _ffi.NULL else str(t)
+    return _cstr(_lib.uevent_transport_name(t)) or str(t)
 
 
 def open(transport: Union[str, int] = "auto", path: Union[str, bytes, None] = None,
@@ -309,14 +329,8 @@ def open(transport: Union[str, int] = "auto", path: Union[str, bytes, None] = No
     `transport` is a name ("auto", "prctl", "user_events", "usdt", "ftrace", "file",
     "none") or number; `path` is the file transport's output file.
     """
-    if isinstance(transport, str):
-        t = _lib.uevent_transport_from_name(transport.encode())
-        if t < 0:
-            raise InvalidArgument(_errno.EINVAL, f"unknown transport {transport!r}")
-    else:
-        t = transport
-    opts = _ffi.new("struct uevent_open_opts *")
-    opts.sz = _ffi.sizeof("struct uevent_open_opts")
+    t = _transport_number(transport)
+    opts = _out("struct uevent_open_opts *")
     opts.transport = t
     keep = None
     if path is not None:
@@ -343,15 +357,13 @@ def transport() -> str:
 
 def open_reason() -> str:
     """Why the last open chose or refused what it did."""
-    p = _lib.uevent_open_reason()
-    return str(_ffi.string(p).decode()) if p != _ffi.NULL else ""
+    return _cstr(_lib.uevent_open_reason())
 
 
 def reason() -> str:
     """The reason channel: why this thread's last library call that had more to say
     than its errno did what it did ("" if nothing)."""
-    p = _lib.uevent_reason()
-    return str(_ffi.string(p).decode()) if p != _ffi.NULL else ""
+    return _cstr(_lib.uevent_reason())
 
 
 def max_payload() -> int:
@@ -366,24 +378,14 @@ def version() -> str:
 # ---- statistics -----------------------------------------------------------------------
 
 
-@_dataclass(frozen=True)
-class Stats:
-    emitted: int
-    bytes: int
-    unobserved: int
-    dropped: int
-    dropped_by: Dict[str, int]
+# Stats (struct uevent_stats, dropped_by by reason name) is generated: _records.
 
 
 def stats() -> Stats:
     """Process-wide counters since load: emitted, and dropped by reason."""
     s = _ffi.new("struct uevent_stats *")
     _check(_lib.uevent_stats_get(s, _ffi.sizeof(s[0])), "stats")
-    by = {}
-    for i in _builtins.range(len(s.dropped_by)):
-        p = _lib.uevent_drop_reason_name(i)
-        by[_ffi.string(p).decode() if p != _ffi.NULL else str(i)] = s.dropped_by[i]
-    return Stats(s.emitted, s.bytes, s.unobserved, s.dropped, by)
+    return _records._mk_uevent_stats(s, 0)
 
 
 def stats_reset() -> None:
@@ -392,74 +394,6 @@ def stats_reset() -> None:
 
 # ---- decoding -------------------------------------------------------------------------
 
-
-class Text(NamedTuple):
-    text: str
-
-
-class RangeBegin(NamedTuple):
-    id: int
-    parent: int
-    flags: int
-    name: str
-
-
-class RangeEnd(NamedTuple):
-    id: int
-    flags: int
-
-
-class Counter(NamedTuple):
-    name: str
-    value: int
-
-
-class JitCodeLoad(NamedTuple):
-    code_addr: int
-    code_size: int
-    code_index: int
-    name: str
-
-
-class JitCodeMove(NamedTuple):
-    code_index: int
-    old_addr: int
-    new_addr: int
-    code_size: int
-
-
-class JitCodeUnload(NamedTuple):
-    code_addr: int
-    code_size: int
-    code_index: int
-
-
-class JitDebugEntry(NamedTuple):
-    addr: int
-    line: int
-    discrim: int
-    file: str
-
-
-class JitDebugInfo(NamedTuple):
-    code_addr: int
-    entries: Tuple[JitDebugEntry, ...]
-
-
-class TraceContext(NamedTuple):
-    trace_id: bytes
-    span_id: bytes
-    flags: int
-
-
-class Raw(NamedTuple):
-    """A payload of a type this binding does not decode (an application's own)."""
-    type: int
-    data: bytes
-
-
-Payload = Union[Text, RangeBegin, RangeEnd, Counter, JitCodeLoad, JitCodeMove, JitCodeUnload,
-                JitDebugInfo, TraceContext, Raw]
 
 _BO = {"host": _lib.UEVENT_BO_HOST, "little": _lib.UEVENT_BO_LITTLE, "big": _lib.UEVENT_BO_BIG}
 
@@ -473,85 +407,6 @@ def _bo(byte_order: Union[str, int]) -> int:
         raise InvalidArgument(_errno.EINVAL, f"byte order {byte_order!r}") from None
 
 
-def _str(p: Any, n: int) -> str:
-    return str(_ffi.unpack(p, n).decode("utf-8", "replace"))
-
-
-def _dec_text(buf: Any, n: int, bo: int) -> Text:
-    o = _ffi.new("struct uevent_text *")
-    _check(_lib.uevent_text_decode(buf, n, bo, o), "text payload")
-    return Text(_str(o.text, o.len))
-
-
-def _dec_range_begin(buf: Any, n: int, bo: int) -> RangeBegin:
-    o = _ffi.new("struct uevent_range_begin *")
-    _check(_lib.uevent_range_begin_decode(buf, n, bo, o), "range_begin payload")
-    return RangeBegin(o.id, o.parent, o.flags, _str(o.name, o.name_len))
-
-
-def _dec_range_end(buf: Any, n: int, bo: int) -> RangeEnd:
-    o = _ffi.new("struct uevent_range_end *")
-    _check(_lib.uevent_range_end_decode(buf, n, bo, o), "range_end payload")
-    return RangeEnd(o.id, o.flags)
-
-
-def _dec_counter(buf: Any, n: int, bo: int) -> Counter:
-    o = _ffi.new("struct uevent_counter *")
-    _check(_lib.uevent_counter_decode(buf, n, bo, o), "counter payload")
-    return Counter(_str(o.name, o.name_len), o.value)
-
-
-def _dec_jit_code_load(buf: Any, n: int, bo: int) -> JitCodeLoad:
-    o = _ffi.new("struct uevent_jit_code_load *")
-    _check(_lib.uevent_jit_code_load_decode(buf, n, bo, o), "jit_code_load payload")
-    return JitCodeLoad(o.code_addr, o.code_size, o.code_index, _str(o.name, o.name_len))
-
-
-def _dec_jit_code_move(buf: Any, n: int, bo: int) -> JitCodeMove:
-    o = _ffi.new("struct uevent_jit_code_move *")
-    _check(_lib.uevent_jit_code_move_decode(buf, n, bo, o), "jit_code_move payload")
-    return JitCodeMove(o.code_index, o.old_addr, o.new_addr, o.code_size)
-
-
-def _dec_jit_code_unload(buf: Any, n: int, bo: int) -> JitCodeUnload:
-    o = _ffi.new("struct uevent_jit_code_unload *")
-    _check(_lib.uevent_jit_code_unload_decode(buf, n, bo, o), "jit_code_unload payload")
-    return JitCodeUnload(o.code_addr, o.code_size, o.code_index)
-
-
-def _dec_jit_debug_info(buf: Any, n: int, bo: int) -> JitDebugInfo:
-    o = _ffi.new("struct uevent_jit_debug_info *")
-    _check(_lib.uevent_jit_debug_info_decode(buf, n, bo, o), "jit_debug_info payload")
-    off = _ffi.new("uint32_t *")
-    e = _ffi.new("struct uevent_jit_debug_entry *")
-    entries = []
-    while True:
-        r = _check(_lib.uevent_jit_debug_entry_next(o, bo, off, e), "jit_debug_info entry")
-        if r == 0:
-            break
-        entries.append(JitDebugEntry(e.addr, e.line, e.discrim, _str(e.file, e.file_len)))
-    return JitDebugInfo(o.code_addr, tuple(entries))
-
-
-def _dec_trace_context(buf: Any, n: int, bo: int) -> TraceContext:
-    o = _ffi.new("struct uevent_trace_context *")
-    _check(_lib.uevent_trace_context_decode(buf, n, bo, o), "trace_context payload")
-    return TraceContext(bytes(_ffi.buffer(o.trace_id)), bytes(_ffi.buffer(o.span_id)), o.flags)
-
-
-_DECODERS: Dict[int, Callable[[Any, int, int], Payload]] = {
-    _lib.UEVENT_TYPE_TEXT: _dec_text,
-    _lib.UEVENT_TYPE_RANGE_BEGIN: _dec_range_begin,
-    _lib.UEVENT_TYPE_RANGE_END: _dec_range_end,
-    _lib.UEVENT_TYPE_COUNTER: _dec_counter,
-    _lib.UEVENT_TYPE_JIT_CODE_LOAD: _dec_jit_code_load,
-    _lib.UEVENT_TYPE_JIT_CODE_MOVE: _dec_jit_code_move,
-    _lib.UEVENT_TYPE_JIT_CODE_UNLOAD: _dec_jit_code_unload,
-    _lib.UEVENT_TYPE_JIT_DEBUG_INFO: _dec_jit_debug_info,
-    _lib.UEVENT_TYPE_TRACE_CONTEXT: _dec_trace_context,
-}
-
-
 def decode(type: int, data: Union[bytes, bytearray, memoryview],
            byte_order: Union[str, int] = "host") -> Payload:
     """Decode a payload of `type` with libuevent's decoders.
@@ -559,7 +414,7 @@ def decode(type: int, data: Union[bytes, bytearray, memoryview],
     Returns a named tuple (Text, Counter, ...), or Raw for types it does not know.
     Raises InvalidArgument (a ValueError) for a malformed payload.
     """
-    dec = _DECODERS.get(type)
+    dec = _records.DECODERS.get(type)
     if dec is None:
         return Raw(type, bytes(data))
     buf = _from_buffer(data)
@@ -591,17 +446,13 @@ class Record:
 
 def _record(r: Any, bo: int) -> Record:
     data = _ffi.unpack(_ffi.cast("const char *", r.data), r.size) if r.size else b""
-    dec = _DECODERS.get(r.type)
     payload: Payload
-    if dec is None:
+    try:
+        payload = decode(r.type, data, bo)
+    except InvalidArgument:     # a payload that does not decode stays bytes
         payload = Raw(r.type, data)
-    else:
-        try:
-            payload = dec(_from_buffer(data), len(data), bo)
-        except InvalidArgument:
-            payload = Raw(r.type, data)
     return Record(r.type, payload, data, r.format, r.flags, r.record_type, r.misc,
-                  *_id_values(r.id))
+                  *_records.id_values(r.id))
 
 
 def decode_record(buf: Union[bytes, bytearray, memoryview], byte_order: Union[str, int] = "host",
@@ -617,43 +468,60 @@ def decode_record(buf: Union[bytes, bytearray, memoryview], byte_order: Union[st
     return _record(r, bo)
 
 
-_HOST_BO = _lib.UEVENT_BO_LITTLE if _sys.byteorder == "little" else _lib.UEVENT_BO_BIG
-_SWAP_BO = _lib.UEVENT_BO_BIG if _sys.byteorder == "little" else _lib.UEVENT_BO_LITTLE
+class _Handle:
+    """What the readers share: a C object that close() frees (again: nothing), as do the
+    end of a `with` and garbage collection."""
+    _h: Any = None
+    _what = "handle"
+
+    def _live(self) -> Any:
+        if self._h is None:
+            raise ValueError(f"I/O operation on a closed {self._what}")
+        return self._h
+
+    @property
+    def closed(self) -> bool:
+        return self._h is None
+
+    def close(self) -> None:
+        """Close it; calling it again does nothing."""
+        if self._h is not None:
+            h, self._h = self._h, None
+            _ffi.release(h)
+
+    def __enter__(self: _H) -> _H:
+        return self
+
+    def __iter__(self: _H) -> _H:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
 
-def _file_byte_order(path: Union[str, bytes]) -> int:
-    # The reader decodes the records' own fields; payloads stay in the file's order,
-    # which only the header's byte-order mark tells (libuevent has no getter for it).
-    h = _ffi.new("struct uevent_file_header *")
-    with _builtins.open(path, "rb") as f:
-        raw = f.read(_ffi.sizeof(h[0]))
-    _ffi.memmove(h, raw, min(len(raw), _ffi.sizeof(h[0])))
-    return int(_HOST_BO if h.byte_order == 0x01020304 else _SWAP_BO)
+_H = TypeVar("_H", bound=_Handle)
 
 
-class FileReader:
+class FileReader(_Handle):
     """Iterates the records of a file-transport file as Record objects.
 
     A context manager; the descriptor is closed by close(), at the end of a `with`,
     or when the reader is garbage-collected.
     """
+    _what = "FileReader"
 
     def __init__(self, path: Union[str, bytes, "_os.PathLike[str]"]) -> None:
         self.path = _os.fspath(path)
         p = _lib.uevent_file_reader__open(_os.fsencode(self.path))
         if p == _ffi.NULL:
             raise _error(_ffi.errno, repr(self.path))
-        self._r: Any = _ffi.gc(p, _lib.uevent_file_reader__close)
+        self._h = _ffi.gc(p, _lib.uevent_file_reader__close)
         self._rec = _out("struct uevent_record *")
-        self.byte_order = _file_byte_order(self.path)
-
-    def __iter__(self) -> Iterator[Record]:
-        return self
+        # the order the file was written in, which its payloads keep
+        self.byte_order: int = _lib.uevent_file_reader__byte_order(p)
 
     def __next__(self) -> Record:
-        if self._r is None:
-            raise ValueError("I/O operation on a closed FileReader")
-        ret = _lib.uevent_file_reader__next(self._r, self._rec)
+        ret = _lib.uevent_file_reader__next(self._live(), self._rec)
         if ret == 0:
             raise StopIteration
         if ret < 0:
@@ -663,25 +531,8 @@ class FileReader:
     @property
     def offset(self) -> int:
         """Byte offset of the next record (or of the corrupt one after an error)."""
-        if self._r is None:
-            raise ValueError("I/O operation on a closed FileReader")
-        return int(_lib.uevent_file_reader__offset(self._r))
+        return int(_lib.uevent_file_reader__offset(self._live()))
 
-    @property
-    def closed(self) -> bool:
-        return self._r is None
-
-    def close(self) -> None:
-        """Close the file; calling it again does nothing."""
-        if self._r is not None:
-            r, self._r = self._r, None
-            _ffi.release(r)
-
-    def __enter__(self) -> "FileReader":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
 
 
 # ---- reading perf records: sessions, perf.data, rings ---------------------------------
@@ -691,10 +542,6 @@ class FileReader:
 # valid until the next call). __slots__ is spelled out rather than dataclass(slots=True)
 # so that Python 3.7-3.9 keep working.
 
-from ._helpers import _cstr  # noqa: E402
-from . import _records  # noqa: E402
-from ._records import (SampleId, PerfRecord, PerfRead, Sample, Mmap, Comm, Task,  # noqa: E402
-                       Lost, Throttle, Switch, Ksymbol, BpfEvent, Other, SessionStats)
 
 
 @_dataclass(frozen=True)
@@ -725,8 +572,7 @@ _Head = Tuple[int, int, int, SampleId]      # PerfRecord's fields: type, misc, s
 def _record_name(t: int) -> str:
     n = _names.get(t)
     if n is None:
-        p = _lib.uevent_perf_record_name(t)
-        n = _names[t] = _ffi.string(p).decode() if p != _ffi.NULL else str(t)
+        n = _names[t] = _cstr(_lib.uevent_perf_record_name(t)) or str(t)
     return n
 
 
@@ -742,27 +588,11 @@ def _uevent(h: _Head, r: Any, bo: int) -> UEvent:
 # The C record's `body` says which member is set (UEVENT_BODY_X sets member x).
 _BODY: Dict[str, _Maker] = dict(_records.MAKERS, uevent=_uevent)
 _records.record_name = _record_name
-_MAKERS: Tuple[_Maker, ...] = tuple(
-    _BODY[n] for n in sorted(
-        (n[len("UEVENT_BODY_"):].lower() for n in dir(_lib)
-         if n.startswith("UEVENT_BODY_") and n != "UEVENT_BODY_COUNT"),
-        key=lambda m: int(getattr(_lib, "UEVENT_BODY_" + m.upper()))))
-assert len(_MAKERS) == _lib.UEVENT_BODY_COUNT
-
-_ID_BITS = tuple(int(getattr(_lib, "UEVENT_ID_" + n)) for n in
-                 ("TID", "TID", "TIME", "ID", "STREAM_ID", "CPU", "IDENTIFIER"))
-_ID_NAMES = ("pid", "tid", "time", "id", "stream_id", "cpu", "identifier")
-_NO_ID = SampleId(None, None, None, None, None, None, None)
-
-
-def _id_values(i: Any) -> List[Optional[int]]:
-    """A struct uevent_sample_id's members, None where its fields lack them."""
-    f = i.fields
-    return [getattr(i, n) if f & b else None for n, b in zip(_ID_NAMES, _ID_BITS)]
-
+_MAKERS: Tuple[_Maker, ...] = tuple(_BODY[_records.MEMBER_OF_BODY[i]]
+                                    for i in _builtins.range(_lib.UEVENT_BODY_COUNT))
 
 def _perf_record(r: Any, bo: int) -> AnyRecord:
-    sid = _NO_ID if not r.id.fields else SampleId(*_id_values(r.id))
+    sid = _records.NO_ID if not r.id.fields else SampleId(*_records.id_values(r.id))
     return _MAKERS[r.body]((r.type, r.misc, r.size, sid), r, bo)  # type: ignore[return-value]
 
 
@@ -779,13 +609,9 @@ class PerfFormat:
 
 
 def _format(fmt: Optional[PerfFormat]) -> Any:
-    f = _ffi.new("struct uevent_perf_format *")
-    f.sz = _ffi.sizeof("struct uevent_perf_format")
-    if fmt is not None:
-        f.sample_type, f.read_format = fmt.sample_type, fmt.read_format
-        f.branch_sample_type = fmt.branch_sample_type
-        f.sample_regs_user, f.sample_regs_intr = fmt.sample_regs_user, fmt.sample_regs_intr
-        f.sample_id_all, f.flags = int(fmt.sample_id_all), fmt.flags
+    f = _out("struct uevent_perf_format *")
+    for k, v in _asdict(fmt or PerfFormat()).items():     # its members, named as in C
+        setattr(f, k, int(v))
     return f
 
 
@@ -835,11 +661,7 @@ def ring_read(mapping: Union[bytearray, memoryview, Any], cap: Optional[int] = N
 
 
 def _transport_bit(t: Union[str, int]) -> int:
-    if isinstance(t, str):
-        n = _lib.uevent_transport_from_name(t.encode())
-        if n < 0:
-            raise InvalidArgument(_errno.EINVAL, f"unknown transport {t!r}")
-        t = n
+    t = _transport_number(t)
     if not isinstance(t, int) or not 0 < t < _lib.UEVENT_TRANSPORT_COUNT:
         raise InvalidArgument(_errno.EINVAL, f"not a transport: {t!r}")
     return 1 << t
@@ -851,7 +673,7 @@ def _uint(name: str, v: Any, bits: int = 32) -> int:
     return v
 
 
-class Session:
+class Session(_Handle):
     """A live perf session reading uevents (and, on request, other records).
 
         with uevent.Session() as s:            # this process
@@ -859,24 +681,30 @@ class Session:
             rec = s.next(1000)                 # a UEvent, or None after 1 s
 
     pid: None or 0 for this process, > 0 for that one (following its children unless
-    inherit=False), -1 for every process. transports: names (or numbers) to listen on,
+    no_inherit=True), -1 for every process. transports: names (or numbers) to listen on,
     default every usable one. `fileno()` polls readable when records may be waiting, so
-    a Session works with select/selectors; iterating yields the records waiting now.
+    a Session works with select/selectors. Iterating waits for records and ends when
+    every watched task has exited; records(0) yields those waiting now.
     Closing (close(), the end of a `with`, or garbage collection) releases every fd.
         cpus: the CPUs to watch, "0-3,7" (as perf -C) or numbers; default every CPU.
     """
 
     def __init__(self, pid: Optional[int] = None, *,
                  transports: Union[None, str, int, Iterable[Union[str, int]]] = None,
-                 all_records: bool = False, overwrite: bool = False, inherit: bool = True,
-                 bpf_events: bool = False, enabled: bool = True, ring_pages: int = 0,
+                 all_records: bool = False, overwrite: bool = False, no_inherit: bool = False,
+                 bpf_events: bool = False, disabled: bool = False, ring_pages: int = 0,
                  usdt_path: Union[str, bytes, "_os.PathLike[str]", None] = None,
                  usdt_max_payload: int = 0, wakeup_events: int = 0,
                  sample_period_ns: int = 0, tls_user: int = 0, callchain: bool = False,
                  cpus: Union[None, str, Iterable[int]] = None,
+                 inherit: Optional[bool] = None, enabled: Optional[bool] = None,
                  _spawn: Optional[Sequence[Union[str, bytes]]] = None) -> None:
-        self._s: Any = None
         self._recording: Any = None
+        if inherit is not None or enabled is not None:      # the 0.1 spellings
+            _warnings.warn("Session(inherit=, enabled=) are deprecated: use no_inherit=, "
+                           "disabled= (as C, Lua and Rust spell them)", DeprecationWarning, 2)
+            no_inherit = no_inherit or inherit is False
+            disabled = disabled or enabled is False
         if pid is None:
             pid = 0
         if not isinstance(pid, int) or isinstance(pid, bool) or pid < -1 or pid >= 1 << 31:
@@ -890,8 +718,7 @@ class Session:
                 mask |= _transport_bit(t)
         if ring_pages and ring_pages & (ring_pages - 1):
             raise InvalidArgument(_errno.EINVAL, f"ring_pages must be a power of 2: {ring_pages}")
-        o = _ffi.new("struct uevent_session_opts *")
-        o.sz = _ffi.sizeof("struct uevent_session_opts")
+        o = _out("struct uevent_session_opts *")
         o.pid = pid
         o.transports = mask
         o.ring_pages = _uint("ring_pages", ring_pages)
@@ -901,9 +728,9 @@ class Session:
         o.tls_user = _uint("tls_user", tls_user, 16)
         o.flags = ((_lib.UEVENT_SESSION_ALL_RECORDS if all_records else 0)
                    | (_lib.UEVENT_SESSION_OVERWRITE if overwrite else 0)
-                   | (0 if inherit else _lib.UEVENT_SESSION_NO_INHERIT)
+                   | (_lib.UEVENT_SESSION_NO_INHERIT if no_inherit else 0)
                    | (_lib.UEVENT_SESSION_BPF_EVENTS if bpf_events else 0)
-                   | (0 if enabled else _lib.UEVENT_SESSION_DISABLED)
+                   | (_lib.UEVENT_SESSION_DISABLED if disabled else 0)
                    | (_lib.UEVENT_SESSION_CALLCHAIN if callchain else 0))
         keep = None
         if usdt_path is not None:
@@ -929,7 +756,7 @@ class Session:
         if p == _ffi.NULL:
             why = _lib.uevent_perf_open_reason()
             raise _error(err or _errno.EINVAL, _cstr(why) or None)
-        self._s = _ffi.gc(p, _lib.uevent_session__close)
+        self._h = _ffi.gc(p, _lib.uevent_session__close)
         self._rec = _out("struct uevent_perf_record *")
         self.pid = pid if _spawn is None else int(_lib.uevent_session__pid(p))
 
@@ -962,10 +789,7 @@ class Session:
     def event_names(self) -> Tuple[str, ...]:
         return tuple(self.event_name(i) for i in _builtins.range(self.nr_events))
 
-    def _live(self) -> Any:
-        if self._s is None:
-            raise ValueError("operation on a closed Session")
-        return self._s
+    _what = "Session"
 
     def next(self, timeout_ms: int = -1) -> Optional[AnyRecord]:
         """The next record in time order, or None when none came within timeout_ms
@@ -979,14 +803,21 @@ class Session:
             raise _error(-ret, "session next")
         return _perf_record(self._rec, _lib.UEVENT_BO_HOST)
 
-    def __iter__(self) -> Iterator[AnyRecord]:
-        return self
-
     def __next__(self) -> AnyRecord:
-        rec = self.next(0)
+        """`for rec in session` waits as long as it takes, and ends when every watched
+        task has exited (as Rust's Session does): for this process, never. records(0)
+        takes what is waiting now."""
+        rec = self.next(-1)
         if rec is None:
             raise StopIteration
         return rec
+
+    def records(self, timeout_ms: int = -1) -> Iterator[AnyRecord]:
+        """The records until none comes within timeout_ms (0: those waiting now)."""
+        rec = self.next(timeout_ms)
+        while rec is not None:
+            yield rec
+            rec = self.next(timeout_ms)
 
     def fileno(self) -> int:
         """An fd that polls readable when records may be waiting (owned by the session)."""
@@ -1031,32 +862,20 @@ class Session:
         """What the session opened or could not, for people."""
         return _cstr(_lib.uevent_session__reason(self._live()))
 
-    @property
-    def closed(self) -> bool:
-        return self._s is None
-
     def close(self) -> None:
         """Close every fd and mapping (and remove the usdt probe); again does nothing."""
-        if self._s is not None:
-            s, self._s = self._s, None
-            _ffi.release(s)
-            self._recording = None
-
-    def __enter__(self) -> "Session":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
+        super().close()
+        self._recording = None
 
     def __repr__(self) -> str:
-        if self._s is None:
+        if self._h is None:
             return "<uevent.Session closed>"
         return f"<uevent.Session pid={self.pid} transports={','.join(self.transports)}>"
 
 
 # ---- perf.data files ------------------------------------------------------------------
 
-class PerfData:
+class PerfData(_Handle):
     """Iterates the records of a perf.data file (file or pipe mode; "-": standard input).
 
         with uevent.PerfData("perf.data") as f:
@@ -1069,23 +888,16 @@ class PerfData:
     """
 
     def __init__(self, path: Union[str, bytes, "_os.PathLike[str]"]) -> None:
-        self._f: Any = None
         self.path = _os.fsdecode(_os.fspath(path))
         p = _lib.uevent_perf_file__open(_os.fsencode(self.path))
         if p == _ffi.NULL:
             raise _error(_ffi.errno, repr(self.path))
-        self._f = _ffi.gc(p, _lib.uevent_perf_file__close)
+        self._h = _ffi.gc(p, _lib.uevent_perf_file__close)
         self._rec = _out("struct uevent_perf_record *")
         # the order of the numbers behind the records' pointer members
         self.byte_order: int = _lib.uevent_perf_file__byte_order(p)
 
-    def _live(self) -> Any:
-        if self._f is None:
-            raise ValueError("I/O operation on a closed PerfData")
-        return self._f
-
-    def __iter__(self) -> Iterator[AnyRecord]:
-        return self
+    _what = "PerfData"
 
     def __next__(self) -> AnyRecord:
         f = self._live()
@@ -1153,18 +965,21 @@ class PerfData:
         """HEADER_CLOCKID (the clock's resolution in ns), -1 when absent."""
         return int(_lib.uevent_perf_file__clock_res_ns(self._live()))
 
-    @property
-    def closed(self) -> bool:
-        return self._f is None
 
-    def close(self) -> None:
-        """Close the file; calling it again does nothing."""
-        if self._f is not None:
-            f, self._f = self._f, None
-            _ffi.release(f)
-
-    def __enter__(self) -> "PerfData":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
+def open_capture(path: Union[str, bytes, "_os.PathLike[str]"]) -> Union[FileReader, PerfData]:
+    """Opens a capture of either format, told by its first bytes: a file-transport file
+    (.uev: a FileReader of Records) or a perf.data file (a PerfData of perf records).
+    "-" reads a perf.data stream from standard input. Errors as FileReader's and PerfData's.
+    """
+    p = _os.fspath(path)
+    if p in ("-", b"-"):
+        return PerfData(p)
+    h = _ffi.new("struct uevent_file_header *")
+    _lib.uevent_file_header_init(h)     # our files' magic, as the library writes it
+    try:
+        with _builtins.open(p, "rb") as f:
+            if f.read(len(h.magic)) == bytes(h.magic):
+                return FileReader(p)
+    except OSError:
+        pass                            # PerfData says what is wrong, as a uevent.Error
+    return PerfData(p)

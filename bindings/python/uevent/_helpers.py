@@ -29,3 +29,7 @@ def _blob(p: Any, n: int) -> bytes:
 
 def _cstr(p: Any) -> str:
     return str(_ffi.string(p).decode("utf-8", "replace")) if p != _ffi.NULL else ""
+
+
+def _str(p: Any, n: int) -> str:
+    return str(_ffi.unpack(p, n).decode("utf-8", "replace"))

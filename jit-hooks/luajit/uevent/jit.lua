@@ -236,17 +236,14 @@ end
 function M.running() return session ~= nil end
 
 -- Paths of the files of the running session (nil when off or stopped).
-function M.dump_path()
-  if not session then return nil end
-  local p = lib.uevent_jit__dump_path(session)
-  return p ~= nil and ffi.string(p) or nil
+local function path_of(getter)
+  return function()
+    local p = session and lib[getter](session)
+    return p ~= nil and ffi.string(p) or nil
+  end
 end
-
-function M.perf_map_path()
-  if not session then return nil end
-  local p = lib.uevent_jit__perf_map_path(session)
-  return p ~= nil and ffi.string(p) or nil
-end
+M.dump_path = path_of("uevent_jit__dump_path")
+M.perf_map_path = path_of("uevent_jit__perf_map_path")
 
 -- "binding": where the C declarations came from (kept for callers of 0.1).
 function M.via() bind(); return via end

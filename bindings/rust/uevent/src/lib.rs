@@ -18,13 +18,14 @@ use std::io;
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 use std::os::raw::{c_char, c_int};
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 pub use uevent_sys as sys;
 
 pub mod perf;
-pub use perf::{PerfData, Session, SessionBuilder};
+pub use perf::uevent_record::Record;
+use perf::uevent_record::record_from;
+pub use perf::{decode, JitDebugEntry, Payload, PerfData, Session, SessionBuilder, Stats};
 pub mod symbolize;
 pub use symbolize::{Symbol, Symbolizer, SymbolizerOpts};
 
@@ -56,7 +57,8 @@ const fn libc_einval() -> i32 {
 
 const E2BIG: i32 = 7;
 
-unsafe fn opt_str(p: *const c_char) -> String {
+/// A C string the library owns, copied; "" for NULL.
+pub(crate) unsafe fn cstr(p: *const c_char) -> String {
     if p.is_null() {
         String::new()
     } else {
@@ -281,7 +283,7 @@ impl Drop for AsyncRange {
 
 /// The name of transport number `t` ("usdt", "file", ...).
 pub fn transport_name(t: i32) -> String {
-    unsafe { opt_str(sys::uevent_transport_name(t)) }
+    unsafe { cstr(sys::uevent_transport_name(t)) }
 }
 
 /// The transport in use.
@@ -291,13 +293,13 @@ pub fn transport() -> String {
 
 /// Why the last open chose or refused what it did.
 pub fn open_reason() -> String {
-    unsafe { opt_str(sys::uevent_open_reason()) }
+    unsafe { cstr(sys::uevent_open_reason()) }
 }
 
 /// The reason channel: why this thread's last library call that had more to say than
 /// its errno did what it did ("" if nothing).
 pub fn reason() -> String {
-    unsafe { opt_str(sys::uevent_reason()) }
+    unsafe { cstr(sys::uevent_reason()) }
 }
 
 /// Largest payload the current transport accepts.
@@ -317,7 +319,7 @@ pub fn open(transport: &str, path: Option<&Path>, ignore_env: bool) -> io::Resul
         ));
     }
     let cpath = match path {
-        Some(p) => Some(CString::new(p.as_os_str().as_bytes()).map_err(|_| err(-libc_einval()))?),
+        Some(p) => Some(perf::c_path(p)?),
         None => None,
     };
     let opts = sys::uevent_open_opts {
@@ -341,17 +343,7 @@ pub fn close() -> io::Result<()> {
 
 // ---- statistics -----------------------------------------------------------------------
 
-/// Process-wide counters since load.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Stats {
-    pub emitted: u64,
-    pub bytes: u64,
-    pub unobserved: u64,
-    pub dropped: u64,
-    /// (reason name, count), indexed by `enum uevent_drop_reason`.
-    pub dropped_by: Vec<(String, u64)>,
-}
-
+// Stats (struct uevent_stats, dropped_by by reason name) is generated, in perf::records.
 impl Stats {
     /// The drop count for a reason name ("too_big", "io", ...).
     pub fn dropped_for(&self, reason: &str) -> u64 {
@@ -359,19 +351,14 @@ impl Stats {
     }
 }
 
+/// Process-wide counters since load.
 pub fn stats() -> io::Result<Stats> {
     let mut s = MaybeUninit::<sys::uevent_stats>::zeroed();
     check(unsafe {
         sys::uevent_stats_get(s.as_mut_ptr(), std::mem::size_of::<sys::uevent_stats>() as _)
     })?;
-    let s = unsafe { s.assume_init() };
-    let dropped_by = s
-        .dropped_by
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (unsafe { opt_str(sys::uevent_drop_reason_name(i as c_int)) }, *c))
-        .collect();
-    Ok(Stats { emitted: s.emitted, bytes: s.bytes, unobserved: s.unobserved, dropped: s.dropped, dropped_by })
+    // SAFETY: zeroed, then filled by the library; it has no pointer members.
+    Ok(unsafe { perf::stats_from(&s.assume_init(), 0) })
 }
 
 pub fn stats_reset() {
@@ -396,128 +383,22 @@ impl ByteOrder {
             ByteOrder::Big => sys::UEVENT_BO_BIG,
         }) as c_int
     }
+
+    /// The byte order a reader reports (`enum uevent_byte_order`).
+    pub(crate) fn from_raw(bo: c_int) -> ByteOrder {
+        match bo as sys::uevent_byte_order {
+            sys::UEVENT_BO_BIG => ByteOrder::Big,
+            sys::UEVENT_BO_LITTLE => ByteOrder::Little,
+            _ => ByteOrder::Host,
+        }
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JitDebugEntry {
-    pub addr: u64,
-    pub line: u32,
-    pub discrim: u32,
-    pub file: String,
-}
-
-/// A decoded payload.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Payload {
-    Text(String),
-    RangeBegin { id: u64, parent: u64, flags: u32, name: String },
-    RangeEnd { id: u64, flags: u32 },
-    Counter { name: String, value: i64 },
-    JitCodeLoad { code_addr: u64, code_size: u64, code_index: u64, name: String },
-    JitCodeMove { code_index: u64, old_addr: u64, new_addr: u64, code_size: u64 },
-    JitCodeUnload { code_addr: u64, code_size: u64, code_index: u64 },
-    JitDebugInfo { code_addr: u64, entries: Vec<JitDebugEntry> },
-    TraceContext { trace_id: [u8; 16], span_id: [u8; 8], flags: u8 },
-    /// A type this crate does not decode (an application's own), as bytes.
-    Raw { ty: u32, data: Vec<u8> },
-}
-
-unsafe fn sized_str(p: *const c_char, n: u32) -> String {
+pub(crate) unsafe fn sized_str(p: *const c_char, n: u32) -> String {
     if p.is_null() {
         return String::new();
     }
     String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, n as usize)).into_owned()
-}
-
-macro_rules! dec {
-    ($f:ident, $t:ty, $data:expr, $bo:expr) => {{
-        let mut o = MaybeUninit::<$t>::zeroed();
-        check(unsafe { sys::$f($data.as_ptr().cast(), $data.len() as _, $bo, o.as_mut_ptr()) })?;
-        unsafe { o.assume_init() }
-    }};
-}
-
-/// Decodes a payload of type `ty` with libuevent's decoders.
-pub fn decode(ty: u32, data: &[u8], bo: ByteOrder) -> io::Result<Payload> {
-    let b = bo.raw();
-    Ok(match ty {
-        x if x == sys::UEVENT_TYPE_TEXT => {
-            let o = dec!(uevent_text_decode, sys::uevent_text, data, b);
-            Payload::Text(unsafe { sized_str(o.text, o.len) })
-        }
-        x if x == sys::UEVENT_TYPE_RANGE_BEGIN => {
-            let o = dec!(uevent_range_begin_decode, sys::uevent_range_begin, data, b);
-            Payload::RangeBegin { id: o.id, parent: o.parent, flags: o.flags, name: unsafe { sized_str(o.name, o.name_len) } }
-        }
-        x if x == sys::UEVENT_TYPE_RANGE_END => {
-            let o = dec!(uevent_range_end_decode, sys::uevent_range_end, data, b);
-            Payload::RangeEnd { id: o.id, flags: o.flags }
-        }
-        x if x == sys::UEVENT_TYPE_COUNTER => {
-            let o = dec!(uevent_counter_decode, sys::uevent_counter, data, b);
-            Payload::Counter { name: unsafe { sized_str(o.name, o.name_len) }, value: o.value }
-        }
-        x if x == sys::UEVENT_TYPE_JIT_CODE_LOAD => {
-            let o = dec!(uevent_jit_code_load_decode, sys::uevent_jit_code_load, data, b);
-            Payload::JitCodeLoad {
-                code_addr: o.code_addr,
-                code_size: o.code_size,
-                code_index: o.code_index,
-                name: unsafe { sized_str(o.name, o.name_len) },
-            }
-        }
-        x if x == sys::UEVENT_TYPE_JIT_CODE_MOVE => {
-            let o = dec!(uevent_jit_code_move_decode, sys::uevent_jit_code_move, data, b);
-            Payload::JitCodeMove { code_index: o.code_index, old_addr: o.old_addr, new_addr: o.new_addr, code_size: o.code_size }
-        }
-        x if x == sys::UEVENT_TYPE_JIT_CODE_UNLOAD => {
-            let o = dec!(uevent_jit_code_unload_decode, sys::uevent_jit_code_unload, data, b);
-            Payload::JitCodeUnload { code_addr: o.code_addr, code_size: o.code_size, code_index: o.code_index }
-        }
-        x if x == sys::UEVENT_TYPE_JIT_DEBUG_INFO => {
-            let o = dec!(uevent_jit_debug_info_decode, sys::uevent_jit_debug_info, data, b);
-            let mut entries = Vec::new();
-            let mut off: u32 = 0;
-            loop {
-                let mut e = MaybeUninit::<sys::uevent_jit_debug_entry>::zeroed();
-                let r = unsafe { sys::uevent_jit_debug_entry_next(&o, b, &mut off, e.as_mut_ptr()) };
-                check(r)?;
-                if r == 0 {
-                    break;
-                }
-                let e = unsafe { e.assume_init() };
-                entries.push(JitDebugEntry { addr: e.addr, line: e.line, discrim: e.discrim, file: unsafe { sized_str(e.file, e.file_len) } });
-            }
-            Payload::JitDebugInfo { code_addr: o.code_addr, entries }
-        }
-        x if x == sys::UEVENT_TYPE_TRACE_CONTEXT => {
-            let o = dec!(uevent_trace_context_decode, sys::uevent_trace_context, data, b);
-            Payload::TraceContext { trace_id: o.trace_id, span_id: o.span_id, flags: o.flags }
-        }
-        _ => Payload::Raw { ty, data: data.to_vec() },
-    })
-}
-
-/// One PERF_RECORD_UEVENT (or file-transport record), decoded. Sample-id fields the
-/// record lacks are `None`; `payload` is `Raw` for types that did not decode.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Record {
-    pub ty: u32,
-    pub payload: Payload,
-    pub data: Vec<u8>,
-    pub format: u32,
-    pub flags: u32,
-    pub record_type: u32,
-    pub misc: u16,
-    /// perf_event_header.size of the record it came in.
-    pub record_size: u16,
-    pub pid: Option<u32>,
-    pub tid: Option<u32>,
-    pub time: Option<u64>,
-    pub id: Option<u64>,
-    pub stream_id: Option<u64>,
-    pub cpu: Option<u32>,
-    pub identifier: Option<u64>,
 }
 
 /// An output struct the C library fills: zeroed, its leading `sz` set to its size.
@@ -534,7 +415,7 @@ macro_rules! out_struct {
         }
     )*};
 }
-out_struct!(sys::uevent_record, sys::uevent_perf_record);
+out_struct!(sys::uevent_record, sys::uevent_perf_record, sys::uevent_session_opts);
 
 pub(crate) fn zeroed_out<T: OutStruct>() -> T {
     // SAFETY: the output structs are integers, null pointers and unions of them: all-zero
@@ -542,33 +423,6 @@ pub(crate) fn zeroed_out<T: OutStruct>() -> T {
     let mut v: T = unsafe { MaybeUninit::zeroed().assume_init() };
     v.set_sz();
     v
-}
-
-pub(crate) fn record_from(r: &sys::uevent_record, bo: ByteOrder) -> Record {
-    let data = if r.size == 0 || r.data.is_null() {
-        Vec::new()
-    } else {
-        unsafe { std::slice::from_raw_parts(r.data as *const u8, r.size as usize) }.to_vec()
-    };
-    let payload = decode(r.type_, &data, bo).unwrap_or_else(|_| Payload::Raw { ty: r.type_, data: data.clone() });
-    let id = perf::SampleId::from_c(&r.id);
-    Record {
-        ty: r.type_,
-        payload,
-        data,
-        format: r.format,
-        flags: r.flags,
-        record_type: r.record_type,
-        misc: r.misc,
-        record_size: r.record_size,
-        pid: id.pid,
-        tid: id.tid,
-        time: id.time,
-        id: id.id,
-        stream_id: id.stream_id,
-        cpu: id.cpu,
-        identifier: id.identifier,
-    }
 }
 
 /// Decodes one PERF_RECORD_UEVENT (header included). `sample_type` is the event's
@@ -590,17 +444,14 @@ pub struct FileReader {
 impl FileReader {
     pub fn open<P: AsRef<Path>>(path: P) -> io::Result<FileReader> {
         let path = path.as_ref();
-        let c = CString::new(path.as_os_str().as_bytes()).map_err(|_| err(-libc_einval()))?;
+        let c = perf::c_path(path)?;
         let r = unsafe { sys::uevent_file_reader__open(c.as_ptr()) };
         if r.is_null() {
             return Err(io::Error::last_os_error());
         }
         // Payloads stay in the file's byte order.
-        let bo = match unsafe { sys::uevent_file_reader__byte_order(r) } as sys::uevent_byte_order {
-            sys::UEVENT_BO_BIG => ByteOrder::Big,
-            sys::UEVENT_BO_LITTLE => ByteOrder::Little,
-            _ => ByteOrder::Host,
-        };
+        // Payloads stay in the file's byte order.
+        let bo = ByteOrder::from_raw(unsafe { sys::uevent_file_reader__byte_order(r) });
         Ok(FileReader { r, bo, done: false })
     }
 
@@ -646,5 +497,5 @@ impl Drop for FileReader {
 
 /// The library's version string.
 pub fn version() -> String {
-    unsafe { opt_str(sys::uevent_version()) }
+    unsafe { cstr(sys::uevent_version()) }
 }

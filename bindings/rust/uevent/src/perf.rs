@@ -37,36 +37,14 @@ use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::os::raw::{c_char, c_int, c_void};
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
-use crate::{err, record_from, sys, ByteOrder};
+use crate::{cstr, err, sys, ByteOrder};
 
-/// A transport that carries uevents (`enum uevent_transport`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Transport {
-    Prctl,
-    UserEvents,
-    Usdt,
-    Ftrace,
-    File,
-}
-
+// Transport (enum uevent_transport's carriers) and SessionBuilder (struct
+// uevent_session_opts) with its setters are generated as well, in records.rs.
 impl Transport {
-    const ALL: [Transport; 5] =
-        [Transport::Prctl, Transport::UserEvents, Transport::Usdt, Transport::Ftrace, Transport::File];
-
-    /// The C enum value.
-    pub fn raw(self) -> u32 {
-        match self {
-            Transport::Prctl => sys::UEVENT_TRANSPORT_PRCTL,
-            Transport::UserEvents => sys::UEVENT_TRANSPORT_USER_EVENTS,
-            Transport::Usdt => sys::UEVENT_TRANSPORT_USDT,
-            Transport::Ftrace => sys::UEVENT_TRANSPORT_FTRACE,
-            Transport::File => sys::UEVENT_TRANSPORT_FILE,
-        }
-    }
-
     /// The transport of C enum value `t`, if it is one that carries events.
     pub fn from_raw(t: u32) -> Option<Transport> {
         Transport::ALL.into_iter().find(|x| x.raw() == t)
@@ -92,34 +70,6 @@ pub struct Header {
     pub size: u16,
 }
 
-/// The sample_id fields of a record (a sample's own, or the trailer of the others);
-/// those the event did not ask for are `None`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct SampleId {
-    pub pid: Option<u32>,
-    pub tid: Option<u32>,
-    pub time: Option<u64>,
-    pub id: Option<u64>,
-    pub stream_id: Option<u64>,
-    pub cpu: Option<u32>,
-    pub identifier: Option<u64>,
-}
-
-impl SampleId {
-    pub(crate) fn from_c(i: &sys::uevent_sample_id) -> SampleId {
-        let has = |bit: sys::uevent_id_field| i.fields & bit != 0;
-        SampleId {
-            pid: has(sys::UEVENT_ID_TID).then_some(i.pid),
-            tid: has(sys::UEVENT_ID_TID).then_some(i.tid),
-            time: has(sys::UEVENT_ID_TIME).then_some(i.time),
-            id: has(sys::UEVENT_ID_ID).then_some(i.id),
-            stream_id: has(sys::UEVENT_ID_STREAM_ID).then_some(i.stream_id),
-            cpu: has(sys::UEVENT_ID_CPU).then_some(i.cpu),
-            identifier: has(sys::UEVENT_ID_IDENTIFIER).then_some(i.identifier),
-        }
-    }
-}
-
 /// A record's header, sample_id and body. `transport` is the transport that carried a
 /// uevent (`None` for other records).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -130,75 +80,17 @@ pub struct Rec<T> {
     pub body: T,
 }
 
-// The owned bodies (Sample, Read, Mmap, Comm, Task, Lost, Throttle, Switch, Ksymbol,
-// BpfEvent) and their makers are generated from uevent.h's record structs.
+// SampleId, the owned bodies (Sample, Read, Mmap, Comm, Task, Lost, Throttle, Switch,
+// Ksymbol, BpfEvent) and their makers are generated from uevent.h's record structs.
 mod records;
 pub use records::*;
 
-/// One decoded perf record, owned. The variant is the `union uevent_perf_body` member
-/// the C library filled: `UEvent` also covers uevents that came as usdt or user_events
-/// tracepoint samples; `Other` holds the body of any other record type (perf's own
-/// records, numbers 64 and up, included).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Record {
-    /// Boxed: a sample is several times larger than any other record.
-    Sample(Rec<Box<Sample>>),
-    Mmap(Rec<Mmap>),
-    Comm(Rec<Comm>),
-    Task(Rec<Task>),
-    Lost(Rec<Lost>),
-    Throttle(Rec<Throttle>),
-    Switch(Rec<Switch>),
-    Ksymbol(Rec<Ksymbol>),
-    BpfEvent(Rec<BpfEvent>),
-    UEvent(Rec<crate::Record>),
-    Other(Rec<Vec<u8>>),
-}
-
-macro_rules! each_variant {
-    ($self:expr, $r:ident => $e:expr) => {
-        match $self {
-            Record::Sample($r) => $e,
-            Record::Mmap($r) => $e,
-            Record::Comm($r) => $e,
-            Record::Task($r) => $e,
-            Record::Lost($r) => $e,
-            Record::Throttle($r) => $e,
-            Record::Switch($r) => $e,
-            Record::Ksymbol($r) => $e,
-            Record::BpfEvent($r) => $e,
-            Record::UEvent($r) => $e,
-            Record::Other($r) => $e,
-        }
-    };
-}
-
+// Record (one variant per union member), its header(), sample_id() and member(), and
+// payload decoding (Payload, decode) are generated too.
 impl Record {
-    pub fn header(&self) -> Header {
-        each_variant!(self, r => r.header)
-    }
-    pub fn sample_id(&self) -> SampleId {
-        each_variant!(self, r => r.sample_id)
-    }
     /// The record type's name ("SAMPLE", "MMAP2", "UEVENT", ...) or "" if unknown.
     pub fn name(&self) -> &'static str {
         record_name(self.header().ty)
-    }
-    /// The name of the C union member this record's body mirrors ("sample", "sw", ...).
-    pub fn member(&self) -> &'static str {
-        match self {
-            Record::Sample(_) => "sample",
-            Record::Mmap(_) => "mmap",
-            Record::Comm(_) => "comm",
-            Record::Task(_) => "task",
-            Record::Lost(_) => "lost",
-            Record::Throttle(_) => "throttle",
-            Record::Switch(_) => "sw",
-            Record::Ksymbol(_) => "ksymbol",
-            Record::BpfEvent(_) => "bpf_event",
-            Record::UEvent(_) => "uevent",
-            Record::Other(_) => "other",
-        }
     }
     /// The uevent this record carries, if it is one.
     pub fn uevent(&self) -> Option<&crate::Record> {
@@ -221,40 +113,7 @@ pub fn record_name(ty: u32) -> &'static str {
     }
 }
 
-/// Which member of the C record's union is set: its `body`
-/// (`enum uevent_perf_body_kind`), as the decoder says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Sample,
-    Mmap,
-    Comm,
-    Task,
-    Lost,
-    Throttle,
-    Switch,
-    Ksymbol,
-    BpfEvent,
-    UEvent,
-    Other,
-}
-
-fn kind_of(r: &sys::uevent_perf_record) -> Kind {
-    match r.body as sys::uevent_perf_body_kind {
-        sys::UEVENT_BODY_SAMPLE => Kind::Sample,
-        sys::UEVENT_BODY_MMAP => Kind::Mmap,
-        sys::UEVENT_BODY_COMM => Kind::Comm,
-        sys::UEVENT_BODY_TASK => Kind::Task,
-        sys::UEVENT_BODY_LOST => Kind::Lost,
-        sys::UEVENT_BODY_THROTTLE => Kind::Throttle,
-        sys::UEVENT_BODY_SW => Kind::Switch,
-        sys::UEVENT_BODY_KSYMBOL => Kind::Ksymbol,
-        sys::UEVENT_BODY_BPF_EVENT => Kind::BpfEvent,
-        sys::UEVENT_BODY_UEVENT => Kind::UEvent,
-        _ => Kind::Other,
-    }
-}
-
-unsafe fn bytes(p: *const c_void, n: u64) -> Vec<u8> {
+pub(crate) unsafe fn bytes(p: *const c_void, n: u64) -> Vec<u8> {
     if p.is_null() || n == 0 {
         Vec::new()
     } else {
@@ -283,14 +142,6 @@ unsafe fn groups(p: *const c_void, n: u64, per: u64, bo: c_int) -> Vec<Vec<u64>>
     u64s(p, n * per, bo).chunks(per as usize).map(|c| c.to_vec()).collect()
 }
 
-unsafe fn cstr(p: *const c_char) -> String {
-    if p.is_null() {
-        String::new()
-    } else {
-        CStr::from_ptr(p).to_string_lossy().into_owned()
-    }
-}
-
 /// A decoded record still inside the reader's buffer: valid until the reader's next
 /// call, which the borrow checker enforces. [`RecordRef::to_record`] copies it out.
 #[derive(Clone, Copy)]
@@ -316,7 +167,7 @@ impl<'a> RecordRef<'a> {
     }
     /// For a uevent: its payload type and bytes, without copying.
     pub fn uevent_payload(&self) -> Option<(u32, &'a [u8])> {
-        if kind_of(self.rec) != Kind::UEvent {
+        if self.rec.body != sys::UEVENT_BODY_UEVENT {
             return None;
         }
         // SAFETY: type says u.uevent is the member set; data has size bytes inside the
@@ -339,31 +190,7 @@ impl<'a> RecordRef<'a> {
     }
 
     unsafe fn to_record_unchecked(self) -> Record {
-        let r = self.rec;
-        let bo = self.bo.raw();
-        macro_rules! rec {
-            ($v:ident, $body:expr) => {
-                Record::$v(Rec {
-                    header: self.header(),
-                    transport: self.transport(),
-                    sample_id: self.sample_id(),
-                    body: $body,
-                })
-            };
-        }
-        match kind_of(r) {
-            Kind::Sample => rec!(Sample, Box::new(sample_from(&r.u.sample, bo))),
-            Kind::Mmap => rec!(Mmap, mmap_from(&r.u.mmap, bo)),
-            Kind::Comm => rec!(Comm, comm_from(&r.u.comm, bo)),
-            Kind::Task => rec!(Task, task_from(&r.u.task, bo)),
-            Kind::Lost => rec!(Lost, lost_from(&r.u.lost, bo)),
-            Kind::Throttle => rec!(Throttle, throttle_from(&r.u.throttle, bo)),
-            Kind::Switch => rec!(Switch, switch_from(&r.u.sw, bo)),
-            Kind::Ksymbol => rec!(Ksymbol, ksymbol_from(&r.u.ksymbol, bo)),
-            Kind::BpfEvent => rec!(BpfEvent, bpf_event_from(&r.u.bpf_event, bo)),
-            Kind::UEvent => rec!(UEvent, record_from(&r.u.uevent, self.bo)),
-            Kind::Other => rec!(Other, bytes(r.u.other.data, r.u.other.size as u64)),
-        }
+        record_of(self.rec, self.header(), self.transport(), self.sample_id(), self.bo)
     }
 }
 
@@ -376,14 +203,10 @@ impl std::fmt::Debug for RecordRef<'_> {
     }
 }
 
-fn zeroed_record() -> sys::uevent_perf_record {
-    crate::zeroed_out()
-}
-
-fn c_path(path: &Path) -> io::Result<CString> {
-    CString::new(path.as_os_str().as_bytes()).map_err(|_| {
-        io::Error::new(io::ErrorKind::InvalidInput, format!("{}: path contains a NUL byte", path.display()))
-    })
+/// A path as C takes it: EINVAL (saying so) for one with a NUL byte.
+pub(crate) fn c_path(path: &Path) -> io::Result<CString> {
+    CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| with_reason(err(-22), &format!("{}: path contains a NUL byte", path.display())))
 }
 
 /// The error inside an `io::Error` that carries context as well as an errno: the kind
@@ -417,30 +240,7 @@ fn with_reason(e: io::Error, why: &str) -> io::Error {
 
 // ---- live sessions ---------------------------------------------------------------------
 
-/// Options of a live session (`struct uevent_session_opts`); `open()` starts it.
-#[derive(Debug, Clone, Default)]
-pub struct SessionBuilder {
-    pid: i32,
-    flags: u32,
-    transports: u32,
-    ring_pages: u32,
-    usdt_path: Option<PathBuf>,
-    usdt_max_payload: u32,
-    wakeup_events: u32,
-    sample_period_ns: u64,
-    tls_user: u32,
-    cpus: Option<String>,
-}
-
 impl SessionBuilder {
-    fn flag(mut self, f: sys::uevent_session_flags, on: bool) -> Self {
-        if on {
-            self.flags |= f;
-        } else {
-            self.flags &= !f;
-        }
-        self
-    }
     /// Watch process `pid` (and, unless `no_inherit`, its new threads and children).
     /// The default is this process.
     pub fn pid(mut self, pid: u32) -> Self {
@@ -457,63 +257,9 @@ impl SessionBuilder {
         self.transports = ts.iter().fold(0, |m, t| m | 1 << t.raw());
         self
     }
-    /// Also return COMM, FORK, EXIT, samples and the other side-band records.
-    pub fn all_records(self, on: bool) -> Self {
-        self.flag(sys::UEVENT_SESSION_ALL_RECORDS, on)
-    }
-    /// Samples carry the user stack's callchain (frame pointers).
-    pub fn callchain(self, on: bool) -> Self {
-        self.flag(sys::UEVENT_SESSION_CALLCHAIN, on)
-    }
-    /// Flight recorder: the rings overwrite; read them with [`Session::snapshot`].
-    pub fn overwrite(self, on: bool) -> Self {
-        self.flag(sys::UEVENT_SESSION_OVERWRITE, on)
-    }
-    /// Do not follow new children and threads.
-    pub fn no_inherit(self, on: bool) -> Self {
-        self.flag(sys::UEVENT_SESSION_NO_INHERIT, on)
-    }
-    /// Ask for BPF_EVENT and KSYMBOL records.
-    pub fn bpf_events(self, on: bool) -> Self {
-        self.flag(sys::UEVENT_SESSION_BPF_EVENTS, on)
-    }
-    /// Start disabled; [`Session::enable`] starts it.
-    pub fn disabled(self, on: bool) -> Self {
-        self.flag(sys::UEVENT_SESSION_DISABLED, on)
-    }
-    /// Data pages per ring, a power of 2 (default 256).
-    pub fn ring_pages(mut self, n: u32) -> Self {
-        self.ring_pages = n;
-        self
-    }
-    /// The object with the `libuevent:emit` note (default: the libuevent this process uses).
-    pub fn usdt_path<P: AsRef<Path>>(mut self, p: P) -> Self {
-        self.usdt_path = Some(p.as_ref().to_path_buf());
-        self
-    }
-    /// Payload bytes fetched per usdt mark (default 4096, cut to what the kernel takes).
-    pub fn usdt_max_payload(mut self, n: u32) -> Self {
-        self.usdt_max_payload = n;
-        self
-    }
-    /// Wake the reader every `n` records (default 1).
-    pub fn wakeup_events(mut self, n: u32) -> Self {
-        self.wakeup_events = n;
-        self
-    }
     /// Also take cpu-clock samples at this period.
     pub fn sample_period(mut self, d: Duration) -> Self {
         self.sample_period_ns = d.as_nanos().min(u64::MAX as u128) as u64;
-        self
-    }
-    /// With samples: `PERF_SAMPLE_TLS_USER` of this many bytes.
-    pub fn tls_user(mut self, bytes: u32) -> Self {
-        self.tls_user = bytes;
-        self
-    }
-    /// Only these CPUs, as perf -C takes them: `"0-3,7"` (default: every CPU).
-    pub fn cpus(mut self, list: &str) -> Self {
-        self.cpus = Some(list.to_owned());
         self
     }
 
@@ -551,21 +297,11 @@ impl SessionBuilder {
             })?),
             None => None,
         };
-        let opts = sys::uevent_session_opts {
-            sz: std::mem::size_of::<sys::uevent_session_opts>() as _,
-            pid: self.pid,
-            flags: self.flags,
-            transports: self.transports,
-            ring_pages: self.ring_pages,
-            // Only read during uevent_session__open (it resolves the path there).
-            usdt_path: path.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()),
-            usdt_max_payload: self.usdt_max_payload,
-            wakeup_events: self.wakeup_events,
-            sample_period_ns: self.sample_period_ns,
-            tls_user: self.tls_user,
-            // Only read during uevent_session__open, like usdt_path.
-            cpus: cpus.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()),
-        };
+        let mut opts = crate::zeroed_out::<sys::uevent_session_opts>();
+        self.numbers_into(&mut opts);
+        // Only read during uevent_session__open (it resolves the path there).
+        opts.usdt_path = path.as_ref().map_or(std::ptr::null(), |c| c.as_ptr());
+        opts.cpus = cpus.as_ref().map_or(std::ptr::null(), |c| c.as_ptr());
         let s = match argv {
             Some(a) => unsafe { sys::uevent_session__spawn(&opts, a.as_ptr()) },
             None => unsafe { sys::uevent_session__open(&opts) },
@@ -576,10 +312,9 @@ impl SessionBuilder {
             let why = unsafe { cstr(sys::uevent_perf_open_reason()) };
             return Err(with_reason(e, &why));
         }
-        Ok(Session { s, rec: Box::new(zeroed_record()), recording: None })
+        Ok(Session { s, rec: Box::new(crate::zeroed_out()), recording: None })
     }
 }
-
 
 /// A live session: perf events on this (or another) process, records in time order.
 /// As an `Iterator` it waits as long as it takes and ends when every watched task has
@@ -756,12 +491,8 @@ impl PerfData {
             let e = io::Error::last_os_error();
             return Err(with_reason(e, &path.display().to_string()));
         }
-        let bo = match unsafe { sys::uevent_perf_file__byte_order(f) } as sys::uevent_byte_order {
-            sys::UEVENT_BO_BIG => ByteOrder::Big,
-            sys::UEVENT_BO_LITTLE => ByteOrder::Little,
-            _ => ByteOrder::Host,
-        };
-        Ok(PerfData { f, rec: Box::new(zeroed_record()), bo, done: false })
+        let bo = ByteOrder::from_raw(unsafe { sys::uevent_perf_file__byte_order(f) });
+        Ok(PerfData { f, rec: Box::new(crate::zeroed_out()), bo, done: false })
     }
 
     /// The byte order the file was written in (its payloads and arrays are in it).
@@ -792,7 +523,7 @@ impl PerfData {
     /// object's text. `NotFound` (ENOENT): not a sample of a tracepoint with a format
     /// here; `Unsupported` (EOPNOTSUPP): libuevent was built without libtraceevent.
     pub fn raw_fields(&self, sample: &Sample, json: bool) -> io::Result<String> {
-        let mut rec = zeroed_record();
+        let mut rec: sys::uevent_perf_record = crate::zeroed_out();
         rec.body = sys::UEVENT_BODY_SAMPLE;
         // the sample member is the one body says; raw points into `sample`, which
         // outlives both calls
@@ -909,7 +640,7 @@ pub fn decode_records(buf: &[u8], bo: ByteOrder, format: &Format) -> io::Result<
     let fmt = format.raw();
     let mut out = Vec::new();
     let mut off = 0usize;
-    let mut rec = zeroed_record();
+    let mut rec: sys::uevent_perf_record = crate::zeroed_out();
     while off < buf.len() {
         let ret = unsafe {
             sys::uevent_perf_record_decode(

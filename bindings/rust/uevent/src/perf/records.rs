@@ -4,9 +4,13 @@
 // change uevent.h and run `make records`.
 #![allow(clippy::all)]
 
+use std::io;
+use std::mem::MaybeUninit;
 use std::os::raw::c_int;
+use std::path::{Path, PathBuf};
 
-use super::{bytes, cstr, groups, groups_of, u64s};
+use super::{bytes, cstr, groups, groups_of, u64s, Header, Rec};
+use crate::{check, sized_str, ByteOrder};
 use uevent_sys as sys;
 
 /// `struct uevent_perf_read`.
@@ -364,5 +368,439 @@ pub(crate) unsafe fn session_stats_from(s: &sys::uevent_session_stats, bo: c_int
         trimmed: s.trimmed,
         lost_counted: s.lost_counted,
         usdt_objects: s.usdt_objects,
+    }
+}
+
+/// `struct uevent_stats`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub emitted: u64,
+    pub bytes: u64,
+    pub unobserved: u64,
+    pub dropped: u64,
+    pub dropped_by: Vec<(String, u64)>,
+}
+
+/// Copies a `struct uevent_stats` the library filled.
+///
+/// # Safety
+/// Its pointer members must point at as many elements as its notes say (the C
+/// decoder checked them against the record).
+pub(crate) unsafe fn stats_from(s: &sys::uevent_stats, bo: c_int) -> Stats {
+    let _ = bo;
+    Stats {
+        emitted: s.emitted,
+        bytes: s.bytes,
+        unobserved: s.unobserved,
+        dropped: s.dropped,
+        dropped_by: s.dropped_by.iter().enumerate().map(|(i, n)| (cstr(sys::uevent_drop_reason_name(i as c_int)), *n)).collect(),
+    }
+}
+
+/// The sample_id fields of a record (a sample's own, or the trailer of the others);
+/// those the event did not ask for are `None`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SampleId {
+    pub pid: Option<u32>,
+    pub tid: Option<u32>,
+    pub time: Option<u64>,
+    pub id: Option<u64>,
+    pub stream_id: Option<u64>,
+    pub cpu: Option<u32>,
+    pub identifier: Option<u64>,
+}
+
+impl SampleId {
+    pub(crate) fn from_c(i: &sys::uevent_sample_id) -> SampleId {
+        let has = |bit: sys::uevent_id_field| i.fields & bit != 0;
+        SampleId {
+            pid: has(sys::UEVENT_ID_TID).then_some(i.pid),
+            tid: has(sys::UEVENT_ID_TID).then_some(i.tid),
+            time: has(sys::UEVENT_ID_TIME).then_some(i.time),
+            id: has(sys::UEVENT_ID_ID).then_some(i.id),
+            stream_id: has(sys::UEVENT_ID_STREAM_ID).then_some(i.stream_id),
+            cpu: has(sys::UEVENT_ID_CPU).then_some(i.cpu),
+            identifier: has(sys::UEVENT_ID_IDENTIFIER).then_some(i.identifier),
+        }
+    }
+}
+
+/// One decoded perf record, owned. The variant is the `union uevent_perf_body` member
+/// the C library filled: `UEvent` also covers uevents that came as usdt or user_events
+/// tracepoint samples; `Other` holds the body of any other record type (perf's own
+/// records, numbers 64 and up, included).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Record {
+    /// Union member `sample`.
+    Sample(Rec<Box<Sample>>),
+    /// Union member `mmap`.
+    Mmap(Rec<Mmap>),
+    /// Union member `comm`.
+    Comm(Rec<Comm>),
+    /// Union member `task`.
+    Task(Rec<Task>),
+    /// Union member `lost`.
+    Lost(Rec<Lost>),
+    /// Union member `throttle`.
+    Throttle(Rec<Throttle>),
+    /// Union member `sw`.
+    Switch(Rec<Switch>),
+    /// Union member `ksymbol`.
+    Ksymbol(Rec<Ksymbol>),
+    /// Union member `bpf_event`.
+    BpfEvent(Rec<BpfEvent>),
+    /// Union member `uevent`.
+    UEvent(Rec<crate::Record>),
+    /// Union member `other`.
+    Other(Rec<Vec<u8>>),
+}
+
+impl Record {
+    pub fn header(&self) -> Header {
+        match self {
+            Record::Sample(r) => r.header,
+            Record::Mmap(r) => r.header,
+            Record::Comm(r) => r.header,
+            Record::Task(r) => r.header,
+            Record::Lost(r) => r.header,
+            Record::Throttle(r) => r.header,
+            Record::Switch(r) => r.header,
+            Record::Ksymbol(r) => r.header,
+            Record::BpfEvent(r) => r.header,
+            Record::UEvent(r) => r.header,
+            Record::Other(r) => r.header,
+        }
+    }
+    pub fn sample_id(&self) -> SampleId {
+        match self {
+            Record::Sample(r) => r.sample_id,
+            Record::Mmap(r) => r.sample_id,
+            Record::Comm(r) => r.sample_id,
+            Record::Task(r) => r.sample_id,
+            Record::Lost(r) => r.sample_id,
+            Record::Throttle(r) => r.sample_id,
+            Record::Switch(r) => r.sample_id,
+            Record::Ksymbol(r) => r.sample_id,
+            Record::BpfEvent(r) => r.sample_id,
+            Record::UEvent(r) => r.sample_id,
+            Record::Other(r) => r.sample_id,
+        }
+    }
+    /// The name of the C union member this record's body mirrors ("sample", "sw", ...).
+    pub fn member(&self) -> &'static str {
+        match self {
+            Record::Sample(_) => "sample",
+            Record::Mmap(_) => "mmap",
+            Record::Comm(_) => "comm",
+            Record::Task(_) => "task",
+            Record::Lost(_) => "lost",
+            Record::Throttle(_) => "throttle",
+            Record::Switch(_) => "sw",
+            Record::Ksymbol(_) => "ksymbol",
+            Record::BpfEvent(_) => "bpf_event",
+            Record::UEvent(_) => "uevent",
+            Record::Other(_) => "other",
+        }
+    }
+}
+
+/// Copies the body the C record's `body` says is set (`enum uevent_perf_body_kind`).
+///
+/// # Safety
+/// That member's pointers must be as the C decoder left them, checked against the record.
+pub(crate) unsafe fn record_of(r: &sys::uevent_perf_record, header: Header,
+                               transport: Option<Transport>, sample_id: SampleId,
+                               bo: ByteOrder) -> Record {
+    let b = bo.raw();
+    let _ = b;
+    match r.body as sys::uevent_perf_body_kind {
+        sys::UEVENT_BODY_SAMPLE => Record::Sample(Rec { header, transport, sample_id, body: Box::new(sample_from(&r.u.sample, b)) }),
+        sys::UEVENT_BODY_MMAP => Record::Mmap(Rec { header, transport, sample_id, body: mmap_from(&r.u.mmap, b) }),
+        sys::UEVENT_BODY_COMM => Record::Comm(Rec { header, transport, sample_id, body: comm_from(&r.u.comm, b) }),
+        sys::UEVENT_BODY_TASK => Record::Task(Rec { header, transport, sample_id, body: task_from(&r.u.task, b) }),
+        sys::UEVENT_BODY_LOST => Record::Lost(Rec { header, transport, sample_id, body: lost_from(&r.u.lost, b) }),
+        sys::UEVENT_BODY_THROTTLE => Record::Throttle(Rec { header, transport, sample_id, body: throttle_from(&r.u.throttle, b) }),
+        sys::UEVENT_BODY_SW => Record::Switch(Rec { header, transport, sample_id, body: switch_from(&r.u.sw, b) }),
+        sys::UEVENT_BODY_KSYMBOL => Record::Ksymbol(Rec { header, transport, sample_id, body: ksymbol_from(&r.u.ksymbol, b) }),
+        sys::UEVENT_BODY_BPF_EVENT => Record::BpfEvent(Rec { header, transport, sample_id, body: bpf_event_from(&r.u.bpf_event, b) }),
+        sys::UEVENT_BODY_UEVENT => Record::UEvent(Rec { header, transport, sample_id, body: uevent_record::record_from(&r.u.uevent, bo) }),
+        _ => Record::Other(Rec { header, transport, sample_id, body: bytes(r.u.other.data, r.u.other.size as u64) }),
+    }
+}
+
+/// `struct uevent_jit_debug_entry`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JitDebugEntry {
+    pub addr: u64,
+    pub line: u32,
+    pub discrim: u32,
+    pub file: String,
+}
+
+unsafe fn each_uevent_jit_debug_entry(info: &sys::uevent_jit_debug_info, b: c_int) -> io::Result<Vec<JitDebugEntry>> {
+    let mut out = Vec::new();
+    let mut off: u32 = 0;
+    loop {
+        let mut e = MaybeUninit::<sys::uevent_jit_debug_entry>::zeroed();
+        let r = sys::uevent_jit_debug_entry_next(info, b, &mut off, e.as_mut_ptr());
+        check(r)?;
+        if r == 0 {
+            return Ok(out);
+        }
+        let e = e.assume_init();
+        out.push(JitDebugEntry { addr: e.addr, line: e.line, discrim: e.discrim, file: sized_str(e.file, e.file_len) });
+    }
+}
+
+/// A decoded payload: one variant per well-known payload type, with the members of
+/// its codec struct in uevent.h.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Payload {
+    /// `struct uevent_text`.
+    Text(String),
+    /// `struct uevent_range_begin`.
+    RangeBegin { id: u64, parent: u64, flags: u32, name: String },
+    /// `struct uevent_range_end`.
+    RangeEnd { id: u64, flags: u32 },
+    /// `struct uevent_counter`.
+    Counter { name: String, value: i64 },
+    /// `struct uevent_jit_code_load`.
+    JitCodeLoad { code_addr: u64, code_size: u64, code_index: u64, name: String },
+    /// `struct uevent_jit_code_move`.
+    JitCodeMove { code_index: u64, old_addr: u64, new_addr: u64, code_size: u64 },
+    /// `struct uevent_jit_code_unload`.
+    JitCodeUnload { code_addr: u64, code_size: u64, code_index: u64 },
+    /// `struct uevent_jit_debug_info`.
+    JitDebugInfo { code_addr: u64, entries: Vec<JitDebugEntry> },
+    /// `struct uevent_trace_context`.
+    TraceContext { trace_id: [u8; 16], span_id: [u8; 8], flags: u8 },
+    /// A type this crate does not decode (an application's own), as bytes.
+    Raw { ty: u32, data: Vec<u8> },
+}
+
+/// Decodes a payload of type `ty` with libuevent's decoders.
+pub fn decode(ty: u32, data: &[u8], bo: ByteOrder) -> io::Result<Payload> {
+    let b = bo.raw();
+    macro_rules! dec {
+        ($st:ident, $f:ident) => {{
+            let mut o = MaybeUninit::<sys::$st>::zeroed();
+            check(sys::$f(data.as_ptr().cast(), data.len() as _, b, o.as_mut_ptr()))?;
+            o.assume_init()
+        }};
+    }
+    // SAFETY: each decoder fills its struct from data alone, and its pointers point
+    // into data (or at entries the walk checks) while they are copied out here.
+    unsafe {
+        Ok(match ty {
+            sys::UEVENT_TYPE_TEXT => {
+                let o = dec!(uevent_text, uevent_text_decode);
+                Payload::Text(sized_str(o.text, o.len))
+            }
+            sys::UEVENT_TYPE_RANGE_BEGIN => {
+                let o = dec!(uevent_range_begin, uevent_range_begin_decode);
+                Payload::RangeBegin { id: o.id, parent: o.parent, flags: o.flags, name: sized_str(o.name, o.name_len) }
+            }
+            sys::UEVENT_TYPE_RANGE_END => {
+                let o = dec!(uevent_range_end, uevent_range_end_decode);
+                Payload::RangeEnd { id: o.id, flags: o.flags }
+            }
+            sys::UEVENT_TYPE_COUNTER => {
+                let o = dec!(uevent_counter, uevent_counter_decode);
+                Payload::Counter { name: sized_str(o.name, o.name_len), value: o.value }
+            }
+            sys::UEVENT_TYPE_JIT_CODE_LOAD => {
+                let o = dec!(uevent_jit_code_load, uevent_jit_code_load_decode);
+                Payload::JitCodeLoad { code_addr: o.code_addr, code_size: o.code_size, code_index: o.code_index, name: sized_str(o.name, o.name_len) }
+            }
+            sys::UEVENT_TYPE_JIT_CODE_MOVE => {
+                let o = dec!(uevent_jit_code_move, uevent_jit_code_move_decode);
+                Payload::JitCodeMove { code_index: o.code_index, old_addr: o.old_addr, new_addr: o.new_addr, code_size: o.code_size }
+            }
+            sys::UEVENT_TYPE_JIT_CODE_UNLOAD => {
+                let o = dec!(uevent_jit_code_unload, uevent_jit_code_unload_decode);
+                Payload::JitCodeUnload { code_addr: o.code_addr, code_size: o.code_size, code_index: o.code_index }
+            }
+            sys::UEVENT_TYPE_JIT_DEBUG_INFO => {
+                let o = dec!(uevent_jit_debug_info, uevent_jit_debug_info_decode);
+                Payload::JitDebugInfo { code_addr: o.code_addr, entries: each_uevent_jit_debug_entry(&o, b)? }
+            }
+            sys::UEVENT_TYPE_TRACE_CONTEXT => {
+                let o = dec!(uevent_trace_context, uevent_trace_context_decode);
+                Payload::TraceContext { trace_id: o.trace_id, span_id: o.span_id, flags: o.flags }
+            }
+            _ => Payload::Raw { ty, data: data.to_vec() },
+        })
+    }
+}
+
+/// A transport that carries uevents (`enum uevent_transport`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Transport {
+    Prctl,
+    UserEvents,
+    Usdt,
+    Ftrace,
+    File,
+}
+
+impl Transport {
+    pub(super) const ALL: [Transport; 5] = [
+        Transport::Prctl,
+        Transport::UserEvents,
+        Transport::Usdt,
+        Transport::Ftrace,
+        Transport::File,
+    ];
+
+    /// The C enum value.
+    pub fn raw(self) -> u32 {
+        match self {
+            Transport::Prctl => sys::UEVENT_TRANSPORT_PRCTL,
+            Transport::UserEvents => sys::UEVENT_TRANSPORT_USER_EVENTS,
+            Transport::Usdt => sys::UEVENT_TRANSPORT_USDT,
+            Transport::Ftrace => sys::UEVENT_TRANSPORT_FTRACE,
+            Transport::File => sys::UEVENT_TRANSPORT_FILE,
+        }
+    }
+}
+
+/// Options of a live session (`struct uevent_session_opts`); `open()` starts it.
+#[derive(Debug, Clone, Default)]
+pub struct SessionBuilder {
+    pub(super) pid: i32,
+    pub(super) flags: u32,
+    pub(super) transports: u32,
+    pub(super) ring_pages: u32,
+    pub(super) usdt_path: Option<PathBuf>,
+    pub(super) usdt_max_payload: u32,
+    pub(super) wakeup_events: u32,
+    pub(super) sample_period_ns: u64,
+    pub(super) tls_user: u32,
+    pub(super) cpus: Option<String>,
+}
+
+impl SessionBuilder {
+    /// `ring_pages`: data pages per ring, a power of 2; 0: 256
+    pub fn ring_pages(mut self, n: u32) -> Self {
+        self.ring_pages = n;
+        self
+    }
+    /// `usdt_path`: object with the libuevent:emitN notes; NULL: ours
+    pub fn usdt_path<P: AsRef<Path>>(mut self, p: P) -> Self {
+        self.usdt_path = Some(p.as_ref().to_path_buf());
+        self
+    }
+    /// `usdt_max_payload`: most bytes fetched per usdt mark (a mark's size class, 16..4096, caps it too); 0: 4096, cut to what the kernel takes (3056 on 6.x)
+    pub fn usdt_max_payload(mut self, n: u32) -> Self {
+        self.usdt_max_payload = n;
+        self
+    }
+    /// `wakeup_events`: 0: 1 (wake on every record)
+    pub fn wakeup_events(mut self, n: u32) -> Self {
+        self.wakeup_events = n;
+        self
+    }
+    /// `tls_user`: with samples: PERF_SAMPLE_TLS_USER bytes
+    pub fn tls_user(mut self, n: u32) -> Self {
+        self.tls_user = n;
+        self
+    }
+    /// `cpus`: CPUs to watch, as perf -C: "0-3,7"; NULL: all (-EINVAL for a bad list)
+    pub fn cpus(mut self, s: &str) -> Self {
+        self.cpus = Some(s.to_owned());
+        self
+    }
+    /// `UEVENT_SESSION_ALL_RECORDS`: also return COMM, FORK, EXIT, samples...
+    pub fn all_records(mut self, on: bool) -> Self {
+        self.flags = if on { self.flags | sys::UEVENT_SESSION_ALL_RECORDS } else { self.flags & !sys::UEVENT_SESSION_ALL_RECORDS };
+        self
+    }
+    /// `UEVENT_SESSION_OVERWRITE`: flight recorder: read the rings on demand
+    pub fn overwrite(mut self, on: bool) -> Self {
+        self.flags = if on { self.flags | sys::UEVENT_SESSION_OVERWRITE } else { self.flags & !sys::UEVENT_SESSION_OVERWRITE };
+        self
+    }
+    /// `UEVENT_SESSION_NO_INHERIT`: do not follow new children and threads
+    pub fn no_inherit(mut self, on: bool) -> Self {
+        self.flags = if on { self.flags | sys::UEVENT_SESSION_NO_INHERIT } else { self.flags & !sys::UEVENT_SESSION_NO_INHERIT };
+        self
+    }
+    /// `UEVENT_SESSION_BPF_EVENTS`: ask for BPF_EVENT and KSYMBOL records
+    pub fn bpf_events(mut self, on: bool) -> Self {
+        self.flags = if on { self.flags | sys::UEVENT_SESSION_BPF_EVENTS } else { self.flags & !sys::UEVENT_SESSION_BPF_EVENTS };
+        self
+    }
+    /// `UEVENT_SESSION_DISABLED`: start disabled: call __enable()
+    pub fn disabled(mut self, on: bool) -> Self {
+        self.flags = if on { self.flags | sys::UEVENT_SESSION_DISABLED } else { self.flags & !sys::UEVENT_SESSION_DISABLED };
+        self
+    }
+    /// `UEVENT_SESSION_CALLCHAIN`: samples carry the user stack's callchain (PERF_SAMPLE_CALLCHAIN; frame pointers)
+    pub fn callchain(mut self, on: bool) -> Self {
+        self.flags = if on { self.flags | sys::UEVENT_SESSION_CALLCHAIN } else { self.flags & !sys::UEVENT_SESSION_CALLCHAIN };
+        self
+    }
+    /// Sets the numbers of `o` (its strings are the caller's to set).
+    pub(super) fn numbers_into(&self, o: &mut sys::uevent_session_opts) {
+        o.pid = self.pid;
+        o.flags = self.flags;
+        o.transports = self.transports;
+        o.ring_pages = self.ring_pages;
+        o.usdt_max_payload = self.usdt_max_payload;
+        o.wakeup_events = self.wakeup_events;
+        o.sample_period_ns = self.sample_period_ns;
+        o.tls_user = self.tls_user;
+    }
+}
+
+/// The crate's `Record`, in a module of its own (perf's Record is the perf record).
+pub(crate) mod uevent_record {
+    use super::*;
+
+    /// One PERF_RECORD_UEVENT (or file-transport record), decoded (`struct uevent_record`).
+    /// Sample-id fields the record lacks are `None`; `payload` is `Raw` for types that
+    /// did not decode.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct Record {
+        pub record_type: u32,
+        pub misc: u16,
+        pub record_size: u16,
+        pub format: u32,
+        pub ty: u32,
+        pub flags: u32,
+        pub data: Vec<u8>,
+        pub payload: Payload,
+        pub pid: Option<u32>,
+        pub tid: Option<u32>,
+        pub time: Option<u64>,
+        pub id: Option<u64>,
+        pub stream_id: Option<u64>,
+        pub cpu: Option<u32>,
+        pub identifier: Option<u64>,
+    }
+
+    pub(crate) fn record_from(r: &sys::uevent_record, bo: ByteOrder) -> Record {
+        // SAFETY: data has size bytes inside the record the decoder checked.
+        let data = unsafe { bytes(r.data, r.size as u64) };
+        let payload = decode(r.type_, &data, bo)
+            .unwrap_or_else(|_| Payload::Raw { ty: r.type_, data: data.clone() });
+        let id = SampleId::from_c(&r.id);
+        Record {
+            record_type: r.record_type,
+            misc: r.misc,
+            record_size: r.record_size,
+            format: r.format,
+            ty: r.type_,
+            flags: r.flags,
+            data,
+            payload,
+            pid: id.pid,
+            tid: id.tid,
+            time: id.time,
+            id: id.id,
+            stream_id: id.stream_id,
+            cpu: id.cpu,
+            identifier: id.identifier,
+        }
     }
 }
