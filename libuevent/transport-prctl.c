@@ -17,6 +17,14 @@ static int prctl_open(struct _uevent_tstate *ts, const char *path)
 	int err = _uevent_prctl_query(&abi);
 
 	(void)path;
+	if (err == -EPROTO) {
+		char why[200];
+
+		/* the kernel speaks other numbers than ours: use it not at all */
+		snprintf(why, sizeof(why), "%s", uevent_reason());
+		_uevent_set_reason("prctl: %s", why);
+		return -EPROTO;
+	}
 	if (err < 0) {
 		_uevent_set_reason("prctl: kernel lacks PR_TASK_PERF_UEVENT (%s)", strerror(-err));
 		return err == -EINVAL ? -ENODEV : err;
