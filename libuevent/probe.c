@@ -40,21 +40,17 @@ const char *_uevent_tracefs(void)
 static int abi_mismatch(const struct uevent_kernel_abi *k)
 {
 	if (k->record_type != PERF_RECORD_UEVENT)
-		return _uevent_reason("the kernel's PR_PERF_UEVENT_QUERY says record type %u, this "
-				      "library was built for %u: refusing to misparse",
+		return _uevent_reason("kernel ABI: record type %u, this library's is %u",
 				      k->record_type, PERF_RECORD_UEVENT), 1;
 	if (k->attr_uevents_bit != PERF_ATTR_UEVENTS_BIT)
-		return _uevent_reason("the kernel's PR_PERF_UEVENT_QUERY says attr.uevents is bit %u, "
-				      "this library was built for bit %u", k->attr_uevents_bit,
-				      PERF_ATTR_UEVENTS_BIT), 1;
+		return _uevent_reason("kernel ABI: attr.uevents bit %u, this library's is %u",
+				      k->attr_uevents_bit, PERF_ATTR_UEVENTS_BIT), 1;
 	if (k->sample_tls_user_bit != PERF_SAMPLE_TLS_USER_BIT && k->sample_tls_user_bit != ~0U)
-		return _uevent_reason("the kernel's PR_PERF_UEVENT_QUERY says PERF_SAMPLE_TLS_USER is "
-				      "bit %u, this library was built for bit %u",
+		return _uevent_reason("kernel ABI: PERF_SAMPLE_TLS_USER bit %u, this library's is %u",
 				      k->sample_tls_user_bit, PERF_SAMPLE_TLS_USER_BIT), 1;
 	if (k->format < PERF_UEVENT_FORMAT_V1 || !k->max_payload)
-		return _uevent_reason("the kernel's PR_PERF_UEVENT_QUERY says format %u, max payload "
-				      "%u: no record format this library reads", k->format,
-				      k->max_payload), 1;
+		return _uevent_reason("kernel ABI: format %u, max payload %u: none this library reads",
+				      k->format, k->max_payload), 1;
 	return 0;
 }
 
@@ -223,7 +219,7 @@ UEVENT_EXPORT int uevent_feature_probe(int feature, struct uevent_feature_info *
 		}
 		if (ret == 0 && abi.sample_tls_user_bit == ~0U) {
 			fill(info, UEVENT_FEAT_ABSENT, ENOSYS,
-			     "the kernel's PR_PERF_UEVENT_QUERY reports no PERF_SAMPLE_TLS_USER");
+			     "the kernel's ABI query reports no PERF_SAMPLE_TLS_USER");
 			break;
 		}
 		base_attr(&a);
