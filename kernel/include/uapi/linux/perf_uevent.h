@@ -92,8 +92,11 @@ struct perf_uevent_abi {
 	__u32	max_payload;		/* bytes */
 	__u32	attr_uevents_bit;	/* PERF_ATTR_UEVENTS_BIT */
 	__u32	sample_tls_user_bit;	/* PERF_SAMPLE_TLS_USER_BIT, or ~0U without it */
-	__u32	listeners;		/* events with attr.uevents set, system-wide, now;
-					   0 unless the caller is perfmon_capable() */
+	/*
+	 * Events with attr.uevents set, system-wide, now; reported to
+	 * perfmon_capable() callers only (0 for others).
+	 */
+	__u32	listeners;
 	__u32	__reserved;
 };
 
