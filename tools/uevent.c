@@ -702,11 +702,13 @@ static int dump_perf(const char *path, int json)
 		if (ret == -EPROTO)
 			continue;
 		if (ret == -ENODATA) {	/* a recording cut short: what is there counts */
+			fflush(stdout);
 			fprintf(stderr, "%s dump: %s: warning: truncated at offset %" PRIu64
 				", %lu records read\n", prog, path, uevent_perf_file__offset(f), n);
 			break;
 		}
 		if (ret < 0) {
+			fflush(stdout);
 			fprintf(stderr, "%s dump: %s: corrupt record at offset %" PRIu64 ": %s\n",
 				prog, path, uevent_perf_file__offset(f), strerror(-ret));
 			uevent_perf_file__close(f);
@@ -726,8 +728,10 @@ static int dump_perf(const char *path, int json)
 	}
 	uevent_perf_file__close(f);
 	free(fields);
-	if (!json)
+	if (!json) {
+		fflush(stdout);	/* the records before it, in order when both go to one file */
 		fprintf(stderr, "%lu records, %lu uevents, %" PRIu64 " lost\n", n, nu, lost);
+	}
 	return 0;
 }
 
@@ -1502,16 +1506,19 @@ static int cmd_dump(int argc, char **argv)
 	}
 	while ((ret = uevent_file_reader__next(rd, &rec)) != 0) {
 		if (ret == -EPROTO) {
+			fflush(stdout);
 			fprintf(stderr, "%s dump: %s: skipping record of unknown format %u\n",
 				prog, path, rec.format);
 			continue;
 		}
 		if (ret == -ENODATA) {
+			fflush(stdout);
 			fprintf(stderr, "%s dump: %s: warning: truncated at offset %" PRIu64
 				", %lu records read\n", prog, path, uevent_file_reader__offset(rd), n);
 			break;
 		}
 		if (ret < 0) {
+			fflush(stdout);
 			fprintf(stderr, "%s dump: %s: corrupt record at offset %" PRIu64 ": %s\n",
 				prog, path, uevent_file_reader__offset(rd), strerror(-ret));
 			uevent_file_reader__close(rd);
@@ -1531,8 +1538,10 @@ static int cmd_dump(int argc, char **argv)
 		}
 	}
 	uevent_file_reader__close(rd);
-	if (!json)
+	if (!json) {
+		fflush(stdout);
 		fprintf(stderr, "%lu records\n", n);
+	}
 	return 0;
 }
 
