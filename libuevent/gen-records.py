@@ -328,7 +328,7 @@ def python(model):
             out.append(f"def _mk_{name}(s: Any, bo: int) -> {cls}:")
             out.append(f"    return {cls}(" + ", ".join(e for _, _, e in fl) + ")")
         out.append("")
-    out += python_payloads(model)
+    out += python_payloads(model) + python_options(model)
     out += ["", "# union member -> maker of its record object, taking the whole C record",
             "MAKERS: Dict[str, Callable[[Tuple[int, int, int, SampleId], Any, int], Any]] = {"]
     for m, st in members:
@@ -386,6 +386,27 @@ def python_payloads(model):
             "DECODERS: Dict[int, Callable[[Any, int, int], Payload]] = {"]
     out += [f"    _lib.UEVENT_TYPE_{t}: _dec_{st[7:]}," for t, st in payloads(model)]
     out += ["}", ""]
+    return out
+
+
+def python_options(model):
+    """PerfFormat (struct uevent_perf_format), and what Session() takes of struct
+    uevent_session_opts: its plain numbers (bits wide) and one flag per keyword."""
+    doc = member_docs(FORMAT)
+    out = ["", "", "@_dataclass(frozen=True)", "class PerfFormat:",
+           '    """What a record\'s layout depends on (struct uevent_perf_format): the fields',
+           '    of its event\'s perf_event_attr."""']
+    for f in format_fields(model):
+        b = f.name in FORMAT_BOOL
+        out.append(f"    {f.name}: {'bool' if b else 'int'} = {'False' if b else '0'}"
+                   + (f"  # {doc[f.name]}" if doc[f.name] else ""))
+    out += ["", "", "# struct uevent_session_opts: Session()'s plain numbers, and their width in bits",
+            "SESSION_NUMBERS = {" + " ".join(
+                f'"{f.name}": {64 if "64" in f.ctype else 32},' for f in model["uevent_session_opts"]
+                if not f.ptr and f.name not in ("sz", "pid", "flags", "transports")) + "}",
+            "# enum uevent_session_flags: Session()'s keyword -> its flag",
+            "SESSION_FLAGS = {" + " ".join(f'"{fl.lower()}": _lib.UEVENT_SESSION_{fl},'
+                                          for fl, _ in enum_members("UEVENT_SESSION_")) + "}"]
     return out
 
 
@@ -562,6 +583,26 @@ def rust_transports():
     return out
 
 
+def member_docs(struct):
+    """member -> its comment in uevent.h's struct (one line), None where it has none."""
+    doc = {f.name: None for f in parse(HEADER)[struct]}
+    for m in re.finditer(r"^\s*[\w ]+?[\s*]+(\w+);\s*/\*\s*(.*?)\s*\*/", re.search(
+            r"struct %s \{(.*?)\n\};" % struct, HEADER, re.S).group(1), re.M | re.S):
+        doc[m.group(1)] = re.sub(r"\s+", " ", m.group(2))
+    return doc
+
+
+# struct uevent_perf_format as an options value of each binding (PerfFormat, Format,
+# perf_format{}): its numbers, those named here as booleans; the nested raw layout is
+# the library's to fill.
+FORMAT = "uevent_perf_format"
+FORMAT_BOOL = {"sample_id_all"}
+
+
+def format_fields(model):
+    return [f for f in model[FORMAT] if f.name != "sz" and not f.nested]
+
+
 # Options of struct uevent_session_opts whose SessionBuilder setter is written by hand.
 RUST_OPT_HAND = {"pid", "transports", "sample_period_ns"}
 
@@ -573,10 +614,7 @@ def rust_session_opts(model):
         if f.ptr:
             return "Option<PathBuf>" if f.name.endswith("_path") else "Option<String>"
         return RUST_INT[f.ctype]
-    doc = {f.name: c for f, c in zip(fl, [None] * len(fl))}
-    for m in re.finditer(r"^\s*[\w ]+?[\s*]+(\w+);\s*/\*\s*(.*?)\s*\*/", re.search(
-            r"struct uevent_session_opts \{(.*?)\n\};", HEADER, re.S).group(1), re.M | re.S):
-        doc[m.group(1)] = re.sub(r"\s+", " ", m.group(2))
+    doc = member_docs("uevent_session_opts")
     out = ["/// Options of a live session (`struct uevent_session_opts`); `open()` starts it.",
            "#[derive(Debug, Clone, Default)]", "pub struct SessionBuilder {"]
     out += [f"    pub(super) {f.name}: {ty(f)}," for f in fl]
