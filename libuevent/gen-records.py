@@ -507,7 +507,8 @@ def rust(model):
         out += [f"        {n}: {e}," for n, _, e in fields]
         out += ["    }", "}", ""]
     out += rust_sample_id(model) + rust_record_enum(model) + rust_payloads(model)
-    out += rust_transports() + rust_session_opts(model) + rust_uevent_record(model)
+    out += rust_transports() + rust_session_opts(model) + rust_format(model)
+    out += rust_uevent_record(model)
     return "\n".join(out)
 
 
@@ -642,6 +643,26 @@ def rust_session_opts(model):
             "    pub(super) fn numbers_into(&self, o: &mut sys::uevent_session_opts) {"]
     out += [f"        o.{f.name} = self.{f.name};" for f in fl if not f.ptr]
     out += ["    }", "}", ""]
+    return out
+
+
+def rust_format(model):
+    doc = member_docs(FORMAT)
+    fl = format_fields(model)
+    ty = {f.name: "bool" if f.name in FORMAT_BOOL else RUST_INT[f.ctype] for f in fl}
+    out = ["/// What shapes a record of an event (`struct uevent_perf_format`): its attr's",
+           "/// sample_type, read_format, branch_sample_type, register masks and sample_id_all.",
+           "#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]", "pub struct Format {"]
+    for f in fl:
+        out += [f"    /// {doc[f.name]}"] if doc[f.name] else []
+        out.append(f"    pub {f.name}: {ty[f.name]},")
+    out += ["}", "", "impl Format {",
+            "    /// The C struct (its raw layout zeroed: the library fills that).",
+            f"    pub(crate) fn raw(&self) -> sys::{FORMAT} {{",
+            "        let mut f: sys::uevent_perf_format = crate::zeroed_out();"]
+    out += [f"        f.{f.name} = self.{f.name}" + (" as u32;" if ty[f.name] == "bool" else ";")
+            for f in fl]
+    out += ["        f", "    }", "}", ""]
     return out
 
 
@@ -820,6 +841,9 @@ def lua(model):
     out.append("R.session_numbers = { " + ", ".join(
         f'"{f.name}"' for f in model["uevent_session_opts"]
         if not f.ptr and f.name not in ("sz", "flags", "transports")) + " }")
+    out += ["", "-- struct uevent_perf_format's members perf_format{} sets: true for a boolean",
+            "R.format_members = { " + ", ".join(f"{f.name} = {'true' if f.name in FORMAT_BOOL else 'false'}"
+                                                for f in format_fields(model)) + " }"]
     out += ["", "-- the counter structs as tables of numbers (a [by F] array: by the name F gives)",
             "R.counters = {}"]
     for name in EXTRA:

@@ -415,7 +415,7 @@ macro_rules! out_struct {
         }
     )*};
 }
-out_struct!(sys::uevent_record, sys::uevent_perf_record, sys::uevent_session_opts);
+out_struct!(sys::uevent_record, sys::uevent_perf_record, sys::uevent_session_opts, sys::uevent_perf_format);
 
 pub(crate) fn zeroed_out<T: OutStruct>() -> T {
     // SAFETY: the output structs are integers, null pointers and unions of them: all-zero
@@ -449,7 +449,6 @@ impl FileReader {
         if r.is_null() {
             return Err(io::Error::last_os_error());
         }
-        // Payloads stay in the file's byte order.
         // Payloads stay in the file's byte order.
         let bo = ByteOrder::from_raw(unsafe { sys::uevent_file_reader__byte_order(r) });
         Ok(FileReader { r, bo, done: false })

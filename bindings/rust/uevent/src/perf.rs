@@ -81,7 +81,8 @@ pub struct Rec<T> {
 }
 
 // SampleId, the owned bodies (Sample, Read, Mmap, Comm, Task, Lost, Throttle, Switch,
-// Ksymbol, BpfEvent) and their makers are generated from uevent.h's record structs.
+// Ksymbol, BpfEvent) and their makers, and Format (struct uevent_perf_format) are
+// generated from uevent.h's structs.
 mod records;
 pub use records::*;
 
@@ -659,32 +660,4 @@ pub fn decode_records(buf: &[u8], bo: ByteOrder, format: &Format) -> io::Result<
         off += rec.size as usize;
     }
     Ok(out)
-}
-
-/// What shapes a record of an event (`struct uevent_perf_format`): its attr's
-/// sample_type, read_format, branch_sample_type, register masks and sample_id_all.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Format {
-    pub sample_type: u64,
-    pub read_format: u64,
-    pub branch_sample_type: u64,
-    pub sample_regs_user: u64,
-    pub sample_regs_intr: u64,
-    pub sample_id_all: bool,
-}
-
-impl Format {
-    fn raw(&self) -> sys::uevent_perf_format {
-        sys::uevent_perf_format {
-            sz: std::mem::size_of::<sys::uevent_perf_format>() as _,
-            sample_type: self.sample_type,
-            read_format: self.read_format,
-            branch_sample_type: self.branch_sample_type,
-            sample_regs_user: self.sample_regs_user,
-            sample_regs_intr: self.sample_regs_intr,
-            sample_id_all: self.sample_id_all as u32,
-            flags: 0,
-            raw: sys::uevent_raw_layout { kind: 0, type_offset: 0, size_offset: 0, data_offset: 0, data_capacity: 0 },
-        }
-    }
 }

@@ -753,6 +753,35 @@ impl SessionBuilder {
     }
 }
 
+/// What shapes a record of an event (`struct uevent_perf_format`): its attr's
+/// sample_type, read_format, branch_sample_type, register masks and sample_id_all.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Format {
+    pub sample_type: u64,
+    pub read_format: u64,
+    pub branch_sample_type: u64,
+    pub sample_regs_user: u64,
+    pub sample_regs_intr: u64,
+    pub sample_id_all: bool,
+    /// UEVENT_PERF_*
+    pub flags: u32,
+}
+
+impl Format {
+    /// The C struct (its raw layout zeroed: the library fills that).
+    pub(crate) fn raw(&self) -> sys::uevent_perf_format {
+        let mut f: sys::uevent_perf_format = crate::zeroed_out();
+        f.sample_type = self.sample_type;
+        f.read_format = self.read_format;
+        f.branch_sample_type = self.branch_sample_type;
+        f.sample_regs_user = self.sample_regs_user;
+        f.sample_regs_intr = self.sample_regs_intr;
+        f.sample_id_all = self.sample_id_all as u32;
+        f.flags = self.flags;
+        f
+    }
+}
+
 /// The crate's `Record`, in a module of its own (perf's Record is the perf record).
 pub(crate) mod uevent_record {
     use super::*;
