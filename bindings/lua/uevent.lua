@@ -351,16 +351,18 @@ local R = require "uevent._records"(lib, ffi, { u64s = u64s, bytes = bytes, cstr
 local decoders, convert, body_struct, member_of_body = R.decoders, R.convert, R.body_struct,
                                                        R.member_of_body
 
+-- A byte order by name or number, or nil, err, -EINVAL.
 local function bo_of(byte_order)
   if byte_order == nil then return BO.host end
   if type(byte_order) == "number" then return byte_order end
-  return BO[byte_order]
+  if BO[byte_order] then return BO[byte_order] end
+  return fail(-22, "byte order '" .. tostring(byte_order) .. "'")
 end
 
 function M.decode(ptype, data, size, byte_order)
   size = size or #data
-  local bo = bo_of(byte_order)
-  if not bo then return fail(-22, "byte order '" .. tostring(byte_order) .. "'") end
+  local bo, err, code = bo_of(byte_order)
+  if not bo then return nil, err, code end
   local dec = decoders[tonumber(ptype)]
   if not dec then
     return { kind = "raw", type = tonumber(ptype), data = type(data) == "string" and data
@@ -388,8 +390,8 @@ M._record_table = record_table
 -- decode_record(bytes [, byte_order [, sample_type [, v0_layout]]]) -> table or nil, err
 -- v0_layout: the V0 layout (type, size, data: no format word).
 function M.decode_record(buf, byte_order, sample_type, v0_layout)
-  local bo = bo_of(byte_order)
-  if not bo then return fail(-22, "byte order '" .. tostring(byte_order) .. "'") end
+  local bo, err, code = bo_of(byte_order)
+  if not bo then return nil, err, code end
   local r = out_struct("struct uevent_record")
   local ret = lib.uevent_record_decode(buf, #buf, bo, sample_type or 0,
                                        v0_layout and lib.UEVENT_RECORD_V0_LAYOUT or 0, r)
@@ -526,11 +528,10 @@ M._last_perf_record = function() return scratch_rec end
 function M.perf_format(o)
   local f = out_struct("struct uevent_perf_format")
   o = o or {}
-  for _, k in ipairs { "sample_type", "read_format", "branch_sample_type",
-                       "sample_regs_user", "sample_regs_intr", "flags" } do
-    if o[k] then f[k] = o[k] end
+  for k, b in pairs(R.format_members) do   -- b: a boolean member (true or non-zero)
+    if b then f[k] = (o[k] == true or (tonumber(o[k]) or 0) ~= 0) and 1 or 0
+    elseif o[k] then f[k] = o[k] end
   end
-  f.sample_id_all = (o.sample_id_all == true or (tonumber(o.sample_id_all) or 0) ~= 0) and 1 or 0
   return f
 end
 
@@ -538,8 +539,8 @@ end
 -- nil, err, -errno. format: a perf_format() or the table perf_format takes.
 -- The record's size field tells where the next one starts (rec.size).
 function M.decode_perf_record(buf, fmt, byte_order, offset)
-  local bo = bo_of(byte_order)
-  if not bo then return fail(-22, "byte order '" .. tostring(byte_order) .. "'") end
+  local bo, err, code = bo_of(byte_order)
+  if not bo then return nil, err, code end
   if type(fmt) ~= "cdata" then fmt = M.perf_format(fmt) end
   offset = offset or 0
   if offset < 0 or offset > #buf then return fail(-22, "offset out of range") end
@@ -615,78 +616,62 @@ end
 
 -- for rec in s:records([timeout_ms]) do ... end: until none comes within timeout_ms.
 
-function session.fd(self)
-  if self.h == nil then return closed("session") end
-  return tonumber(lib.uevent_session__fd(self.h))
-end
-
--- record_to(fd): from now on also write every record read, as a pipe-mode perf.data
--- stream, to fd (an integer file descriptor that stays yours: keep it open until the
--- session is closed). perf_data() and perf script read what it wrote.
-function session.record_to(self, fd)
-  if self.h == nil then return closed("session") end
-  if type(fd) ~= "number" or fd < 0 or fd % 1 ~= 0 then
-    return fail(-22, "record_to: fd must be a file descriptor number")
-  end
-  local ret = lib.uevent_session__record_to(self.h, fd)
-  if ret < 0 then return fail(ret, "record_to") end
+-- An int call's result: true, or nil, err, -errno.
+local function ok_or_fail(ret, what)
+  if ret < 0 then return fail(ret, what) end
   return true
 end
 
-local function int_call(fn, what)
-  return function(self)
-    if self.h == nil then return closed("session") end
-    local ret = fn(self.h)
-    if ret < 0 then return fail(ret, what) end
-    return true
+-- The methods of a handle of the C object uevent_<c>__*: each takes the C object (once
+-- closed: nil, err, -EBADF). events() are the names of the events in order (a sample's
+-- event_index i is events()[i + 1], "" for one a perf.data file does not name);
+-- event_name(i) one of them.
+local function methods(mt, c, what, t)
+  t.events = function(h)
+    local e = {}
+    for i = 0, lib["uevent_" .. c .. "__nr_events"](h) - 1 do
+      e[i + 1] = cstr(lib["uevent_" .. c .. "__event_name"](h, i)) or ""
+    end
+    return e
+  end
+  t.event_name = function(h, i)
+    local p = lib["uevent_" .. c .. "__event_name"](h, i)
+    if p == nil then return fail(-22, "event_name: no event " .. tostring(i)) end
+    return cstr(p)
+  end
+  for k, f in pairs(t) do
+    mt[k] = function(self, ...)
+      if self.h == nil then return closed(what) end
+      return f(self.h, ...)
+    end
   end
 end
-session.enable = int_call(lib.uevent_session__enable, "enable")
-session.disable = int_call(lib.uevent_session__disable, "disable")
-session.snapshot = int_call(lib.uevent_session__snapshot, "snapshot")
 
-
-function session.stats(self)
-  if self.h == nil then return closed("session") end
-  local st = ffi_new("struct uevent_session_stats")
-  local ret = lib.uevent_session__stats(self.h, st, ffi.sizeof(st))
-  if ret < 0 then return fail(ret, "stats") end
-  return R.counters.uevent_session_stats(st)
-end
-
-function session.transports(self)
-  if self.h == nil then return closed("session") end
-  return transport_names(lib.uevent_session__transports(self.h))
-end
-
-function session.reason(self)
-  if self.h == nil then return closed("session") end
-  return cstr(lib.uevent_session__reason(self.h)) or ""
-end
-
--- The process watched (spawn(): the child), -1 system-wide.
-function session.pid(self)
-  if self.h == nil then return closed("session") end
-  return tonumber(lib.uevent_session__pid(self.h))
-end
-
--- The session's events' names, in order: a sample's event_index i is events()[i + 1],
--- or event_name(i).
-function session.events(self)
-  if self.h == nil then return closed("session") end
-  local t = {}
-  for i = 0, lib.uevent_session__nr_events(self.h) - 1 do
-    t[i + 1] = cstr(lib.uevent_session__event_name(self.h, i))
-  end
-  return t
-end
-
-function session.event_name(self, i)
-  if self.h == nil then return closed("session") end
-  local p = lib.uevent_session__event_name(self.h, i)
-  if p == nil then return fail(-22, "event_name: no event " .. tostring(i)) end
-  return cstr(p)
-end
+methods(session, "session", "session", {
+  fd = function(h) return tonumber(lib.uevent_session__fd(h)) end,
+  -- record_to(fd): from now on also write every record read, as a pipe-mode perf.data
+  -- stream, to fd (an integer file descriptor that stays yours: keep it open until the
+  -- session is closed). perf_data() and perf script read what it wrote.
+  record_to = function(h, fd)
+    if type(fd) ~= "number" or fd < 0 or fd % 1 ~= 0 then
+      return fail(-22, "record_to: fd must be a file descriptor number")
+    end
+    return ok_or_fail(lib.uevent_session__record_to(h, fd), "record_to")
+  end,
+  enable = function(h) return ok_or_fail(lib.uevent_session__enable(h), "enable") end,
+  disable = function(h) return ok_or_fail(lib.uevent_session__disable(h), "disable") end,
+  snapshot = function(h) return ok_or_fail(lib.uevent_session__snapshot(h), "snapshot") end,
+  stats = function(h)
+    local st = ffi_new("struct uevent_session_stats")
+    local ret = lib.uevent_session__stats(h, st, ffi.sizeof(st))
+    if ret < 0 then return fail(ret, "stats") end
+    return R.counters.uevent_session_stats(st)
+  end,
+  transports = function(h) return transport_names(lib.uevent_session__transports(h)) end,
+  reason = function(h) return cstr(lib.uevent_session__reason(h)) or "" end,
+  -- The process watched (spawn(): the child), -1 system-wide.
+  pid = function(h) return tonumber(lib.uevent_session__pid(h)) end,
+})
 
 local Session = ffi.metatype("uevent_lua_session", session)
 
@@ -787,53 +772,33 @@ function perf_file.offset(self)
   return self.h ~= nil and tonumber(lib.uevent_perf_file__offset(self.h)) or nil
 end
 
--- The events' names, in attr order.
-function perf_file.events(self)
-  if self.h == nil then return closed("perf.data reader") end
-  local t = {}
-  for i = 0, lib.uevent_perf_file__nr_events(self.h) - 1 do
-    t[i + 1] = cstr(lib.uevent_perf_file__event_name(self.h, i)) or ""
-  end
-  return t
-end
-
--- The name of event i (a sample's event_index): "" when the file names none.
-function perf_file.event_name(self, i)
-  if self.h == nil then return closed("perf.data reader") end
-  local p = lib.uevent_perf_file__event_name(self.h, i)
-  if p == nil then return fail(-22, "event_name: no event " .. tostring(i)) end
-  return cstr(p)
-end
-
--- raw_fields(rec[, json]) -> a tracepoint sample's fields by name from the file's
--- formats (libtraceevent): "prev_comm=sh prev_pid=42 ...", or with json the JSON object
--- text; nil, err, -errno (-ENOENT: no tracepoint format for its event; -EOPNOTSUPP:
--- libuevent built without libtraceevent).
-function perf_file.raw_fields(self, rec, json)
-  if self.h == nil then return closed("perf.data reader") end
-  local smp = type(rec) == "table" and rec.sample
-  if not smp then return fail(-22, "raw_fields: not a sample record") end
-  local raw = smp.raw or ""
-  local r = out_struct("struct uevent_perf_record")
-  r.body = lib.UEVENT_BODY_SAMPLE
-  r.u.sample.raw = ffi.cast("const void *", raw)    -- raw lives in this frame
-  r.u.sample.raw_size = #raw
-  r.u.sample.event_index = smp.event_index
-  local flags = json and lib.UEVENT_FIELDS_JSON or 0
-  local n = lib.uevent_perf_file__raw_fields(self.h, r, flags, nil, 0)
-  if n < 0 then return fail(n, "raw_fields: event " .. tostring(smp.event_index)) end
-  local buf = ffi_new("char[?]", n + 1)
-  n = lib.uevent_perf_file__raw_fields(self.h, r, flags, buf, n + 1)
-  if n < 0 then return fail(n, "raw_fields") end
-  return ffi.string(buf, n)
-end
-
--- The clock (attr.clockid) or -1 for perf's, and its resolution in ns or -1.
-function perf_file.clock(self)
-  if self.h == nil then return closed("perf.data reader") end
-  return tonumber(lib.uevent_perf_file__clockid(self.h)),
-         tonumber(lib.uevent_perf_file__clock_res_ns(self.h))
-end
+methods(perf_file, "perf_file", "perf.data reader", {
+  -- raw_fields(rec[, json]) -> a tracepoint sample's fields by name from the file's
+  -- formats (libtraceevent): "prev_comm=sh prev_pid=42 ...", or with json the JSON
+  -- object text; nil, err, -errno (-ENOENT: no tracepoint format for its event;
+  -- -EOPNOTSUPP: libuevent built without libtraceevent).
+  raw_fields = function(h, rec, json)
+    local smp = type(rec) == "table" and rec.sample
+    if not smp then return fail(-22, "raw_fields: not a sample record") end
+    local raw = smp.raw or ""
+    local r = out_struct("struct uevent_perf_record")
+    r.body = lib.UEVENT_BODY_SAMPLE
+    r.u.sample.raw = ffi.cast("const void *", raw)    -- raw lives in this frame
+    r.u.sample.raw_size = #raw
+    r.u.sample.event_index = smp.event_index
+    local flags = json and lib.UEVENT_FIELDS_JSON or 0
+    local n = lib.uevent_perf_file__raw_fields(h, r, flags, nil, 0)
+    if n < 0 then return fail(n, "raw_fields: event " .. tostring(smp.event_index)) end
+    local buf = ffi_new("char[?]", n + 1)
+    n = lib.uevent_perf_file__raw_fields(h, r, flags, buf, n + 1)
+    if n < 0 then return fail(n, "raw_fields") end
+    return ffi.string(buf, n)
+  end,
+  -- The clock (attr.clockid) or -1 for perf's, and its resolution in ns or -1.
+  clock = function(h)
+    return tonumber(lib.uevent_perf_file__clockid(h)), tonumber(lib.uevent_perf_file__clock_res_ns(h))
+  end,
+})
 
 local PerfFile = ffi.metatype("uevent_lua_perf_file", perf_file)
 
