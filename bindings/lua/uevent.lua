@@ -446,31 +446,36 @@ local function handle(what, close_c, skip)
   return mt
 end
 
-local scratch = out_struct("struct uevent_record")
-local reader = handle("file_reader", lib.uevent_file_reader__close)
-
--- next() -> record table, or false at the end, or nil, err, -errno.
-function reader.next(self)
-  if self.h == nil then return closed("file reader") end
-  local ret = lib.uevent_file_reader__next(self.h, scratch)
-  if ret == 0 then return false end
-  if ret < 0 then
-    return fail(ret, "at offset " .. tonumber(lib.uevent_file_reader__offset(self.h)))
+-- A file's reader, the C object uevent_<c>__open() opens: its methods (next() ->
+-- the record table convert makes of what the C next() put in scratch, false at the end,
+-- or nil, err, -errno; offset()), and its opener: (path) -> handle, or nil, err, -errno.
+local function file_handle(what, c, scratch, convert, skip)
+  local mt, C = handle(what, lib["uevent_" .. c .. "__close"], skip), function(f)
+    return lib["uevent_" .. c .. "__" .. f]
   end
-  return record_table(scratch, self.byte_order)
+  local next_c, offset_c, T = C "next", C "offset", nil
+  function mt.next(self)
+    if self.h == nil then return closed(what:gsub("_", " ")) end
+    local ret = next_c(self.h, scratch)
+    if ret == 0 then return false end
+    if ret < 0 then return fail(ret, "at offset " .. tonumber(offset_c(self.h))) end
+    return convert(scratch, self.byte_order)
+  end
+  function mt.offset(self)
+    return self.h ~= nil and tonumber(offset_c(self.h)) or nil
+  end
+  return mt, function(path)
+    if type(path) ~= "string" then return fail(-22, what .. ": path must be a string") end
+    local p = C "open"(path)
+    if p == nil then return fail(-ffi.errno(), path) end
+    T = T or ffi.metatype("uevent_lua_" .. c, mt)    -- once mt has all its methods
+    return T(p, C "byte_order"(p))
+  end
 end
 
-function reader.offset(self)
-  return self.h ~= nil and tonumber(lib.uevent_file_reader__offset(self.h)) or nil
-end
-
-local FileReader = ffi.metatype("uevent_lua_file_reader", reader)
-
-function M.file_reader(path)
-  local p = lib.uevent_file_reader__open(path)
-  if p == nil then return fail(-ffi.errno(), path) end
-  return FileReader(p, lib.uevent_file_reader__byte_order(p))
-end
+local _
+_, M.file_reader = file_handle("file_reader", "file_reader", out_struct("struct uevent_record"),
+                               record_table)
 
 -- ---- reading perf records: sessions, perf.data, rings ------------------------------
 -- A decoded record is copied into plain Lua tables before the next C call can reuse
@@ -751,26 +756,12 @@ end
 
 -- ---- perf.data files ---------------------------------------------------------------
 
-local perf_file = handle("perf_data", lib.uevent_perf_file__close, -71) -- EPROTO: skippable
-
--- next() -> record table, false at the end, or nil, err, -errno (-EPROTO: a uevent of
--- an unknown format, which can be skipped: call next() again).
-function perf_file.next(self)
-  if self.h == nil then return closed("perf.data reader") end
-  local ret = lib.uevent_perf_file__next(self.h, scratch_rec)
-  if ret == 0 then return false end
-  if ret < 0 then
-    return fail(ret, "at offset " .. tonumber(lib.uevent_perf_file__offset(self.h)))
-  end
-  return perf_record_table(scratch_rec, self.byte_order)
-end
-
--- for rec in pf:records() do ... end: skips uevents of unknown formats as `uevent
--- dump` does; raises on a corrupt record.
-
-function perf_file.offset(self)
-  return self.h ~= nil and tonumber(lib.uevent_perf_file__offset(self.h)) or nil
-end
+-- perf_data(path) -> handle, or nil, err, -errno. "-" reads standard input. Its next()
+-- may give -EPROTO: a uevent of an unknown format, which can be skipped (call next()
+-- again); for rec in pf:records() do ... end skips those as `uevent dump` does, and
+-- raises on a corrupt record.
+local perf_file
+perf_file, M.perf_data = file_handle("perf_data", "perf_file", scratch_rec, perf_record_table, -71)
 
 methods(perf_file, "perf_file", "perf.data reader", {
   -- raw_fields(rec[, json]) -> a tracepoint sample's fields by name from the file's
@@ -799,15 +790,5 @@ methods(perf_file, "perf_file", "perf.data reader", {
     return tonumber(lib.uevent_perf_file__clockid(h)), tonumber(lib.uevent_perf_file__clock_res_ns(h))
   end,
 })
-
-local PerfFile = ffi.metatype("uevent_lua_perf_file", perf_file)
-
--- perf_data(path) -> handle, or nil, err, -errno. "-" reads standard input.
-function M.perf_data(path)
-  if type(path) ~= "string" then return fail(-22, "perf_data: path must be a string") end
-  local p = lib.uevent_perf_file__open(path)
-  if p == nil then return fail(-ffi.errno(), path) end
-  return PerfFile(p, lib.uevent_perf_file__byte_order(p))
-end
 
 return M
