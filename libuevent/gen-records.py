@@ -328,7 +328,7 @@ def python(model):
             out.append(f"def _mk_{name}(s: Any, bo: int) -> {cls}:")
             out.append(f"    return {cls}(" + ", ".join(e for _, _, e in fl) + ")")
         out.append("")
-    out += python_payloads(model) + python_options(model)
+    out += python_payloads(model) + python_uevent_record(model) + python_options(model)
     out += ["", "# union member -> maker of its record object, taking the whole C record",
             "MAKERS: Dict[str, Callable[[Tuple[int, int, int, SampleId], Any, int], Any]] = {"]
     for m, st in members:
@@ -386,6 +386,35 @@ def python_payloads(model):
             "DECODERS: Dict[int, Callable[[Any, int, int], Payload]] = {"]
     out += [f"    _lib.UEVENT_TYPE_{t}: _dec_{st[7:]}," for t, st in payloads(model)]
     out += ["}", ""]
+    return out
+
+
+def python_uevent_record(model):
+    """struct uevent_record as the package's Record (as the Rust crate's): its payload
+    decoded beside `data`, the sample_id members flattened (None where it lacks them)."""
+    fl = [f for f in model["uevent_record"] if f.name not in ("sz", "size")]
+    sid = [f.name for f in model["uevent_sample_id"] if f.name != "fields"]
+    out = ["", "", "@_dataclass(frozen=True)", "class Record:",
+           '    """One PERF_RECORD_UEVENT (or file-transport record), decoded (struct uevent_record).',
+           "", "    `payload` is the decoded payload (Raw for application types and payloads that did",
+           '    not decode); sample_id fields the record lacks are None.', '    """']
+    args = []
+    for f in fl:
+        if f.kind == "bytes":
+            out += [f"    {f.name}: bytes", "    payload: Payload"]
+            args += ["data", "payload"]
+        elif f.nested:
+            out += [f"    {n}: Optional[int] = None" for n in sid]
+            args.append("*id_values(r.id)")
+        else:
+            out.append(f"    {f.name}: int")
+            args.append("r." + f.name)
+    out += ["", "", "def _mk_uevent_record(r: Any, bo: int) -> Record:",
+            "    data = _blob(r.data, r.size)", "    dec = DECODERS.get(r.type)",
+            "    payload: Payload = Raw(r.type, data)", "    if dec is not None:",
+            "        try:", "            payload = dec(_ffi.from_buffer(data), len(data), bo)",
+            "        except ValueError:      # a payload that does not decode stays bytes",
+            "            pass", "    return Record(" + ", ".join(args) + ")"]
     return out
 
 

@@ -30,7 +30,7 @@ from ._helpers import _cstr
 from ._records import (SampleId, PerfRecord, PerfRead, Sample, Mmap, Comm, Task, Lost, Throttle,
                        Switch, Ksymbol, BpfEvent, Other, SessionStats, Stats, Text, RangeBegin, RangeEnd,
                        Counter, JitCodeLoad, JitCodeMove, JitCodeUnload, JitDebugEntry,
-                       JitDebugInfo, TraceContext, Raw, Payload, PerfFormat)
+                       JitDebugInfo, TraceContext, Raw, Payload, PerfFormat, Record)
 
 __all__ = [
     # not "range" and "open": `from uevent import *` leaves the builtins alone
@@ -421,38 +421,8 @@ def decode(type: int, data: Union[bytes, bytearray, memoryview],
     return dec(buf, len(data), _bo(byte_order))
 
 
-@_dataclass(frozen=True)
-class Record:
-    """One PERF_RECORD_UEVENT (or file-transport record), decoded.
-
-    `payload` is the decoded payload (Raw for application types and payloads that did
-    not decode); sample_id fields the record lacks are None.
-    """
-    type: int
-    payload: Payload
-    data: bytes
-    format: int
-    flags: int
-    record_type: int
-    misc: int
-    pid: Optional[int] = None
-    tid: Optional[int] = None
-    time: Optional[int] = None
-    id: Optional[int] = None
-    stream_id: Optional[int] = None
-    cpu: Optional[int] = None
-    identifier: Optional[int] = None
-
-
-def _record(r: Any, bo: int) -> Record:
-    data = _ffi.unpack(_ffi.cast("const char *", r.data), r.size) if r.size else b""
-    payload: Payload
-    try:
-        payload = decode(r.type, data, bo)
-    except InvalidArgument:     # a payload that does not decode stays bytes
-        payload = Raw(r.type, data)
-    return Record(r.type, payload, data, r.format, r.flags, r.record_type, r.misc,
-                  *_records.id_values(r.id))
+# Record (struct uevent_record, its payload decoded) is generated: _records.
+_record = _records._mk_uevent_record
 
 
 def decode_record(buf: Union[bytes, bytearray, memoryview], byte_order: Union[str, int] = "host",
