@@ -332,10 +332,8 @@ def open(transport: Union[str, int] = "auto", path: Union[str, bytes, None] = No
     t = _transport_number(transport)
     opts = _out("struct uevent_open_opts *")
     opts.transport = t
-    keep = None
-    if path is not None:
-        keep = _ffi.new("char[]", _os.fsencode(path))
-        opts.path = keep
+    keep = _ffi.new("char[]", _os.fsencode(path)) if path is not None else _ffi.NULL
+    opts.path = keep
     if ignore_env:
         opts.flags = _lib.UEVENT_OPEN_IGNORE_ENV
     ret = _lib.uevent_open(opts)
@@ -715,19 +713,15 @@ class Session(_Events):
         for k, bits in _records.SESSION_NUMBERS.items():    # (the attr's tls_user is a u16)
             setattr(o, k, _uint(k, kw[k], 16 if k == "tls_user" else bits))
         o.flags = sum(f for k, f in _records.SESSION_FLAGS.items() if kw[k])
-        keep = None
-        if usdt_path is not None:
-            keep = _ffi.new("char[]", _os.fsencode(usdt_path))
-            o.usdt_path = keep
-        keep_cpus = None
-        if cpus is not None:
-            if not isinstance(cpus, str):
-                items = list(cpus)
-                if not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in items):
-                    raise InvalidArgument(_errno.EINVAL, f"cpus must be CPU numbers: {cpus!r}")
-                cpus = ",".join(str(c) for c in items)
-            keep_cpus = _ffi.new("char[]", cpus.encode())
-            o.cpus = keep_cpus
+        keep = _ffi.new("char[]", _os.fsencode(usdt_path)) if usdt_path is not None else _ffi.NULL
+        o.usdt_path = keep
+        if cpus is not None and not isinstance(cpus, str):
+            items = list(cpus)
+            if not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in items):
+                raise InvalidArgument(_errno.EINVAL, f"cpus must be CPU numbers: {cpus!r}")
+            cpus = ",".join(str(c) for c in items)
+        keep_cpus = _ffi.new("char[]", cpus.encode()) if cpus is not None else _ffi.NULL
+        o.cpus = keep_cpus
         if _spawn is None:
             p = _lib.uevent_session__open(o)
         else:
