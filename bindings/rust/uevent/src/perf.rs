@@ -54,10 +54,6 @@ impl Transport {
     pub fn name(self) -> String {
         crate::transport_name(self.raw() as i32)
     }
-
-    fn set_from_mask(mask: u32) -> Vec<Transport> {
-        Transport::ALL.into_iter().filter(|t| mask & (1 << t.raw()) != 0).collect()
-    }
 }
 
 // ---- records ---------------------------------------------------------------------------
@@ -187,11 +183,7 @@ impl<'a> RecordRef<'a> {
         // SAFETY: the union member read in each arm is the one body says the
         // C decoder filled; pointers and sizes come from that decoder, which checked
         // them against the record's bounds.
-        unsafe { self.to_record_unchecked() }
-    }
-
-    unsafe fn to_record_unchecked(self) -> Record {
-        record_of(self.rec, self.header(), self.transport(), self.sample_id(), self.bo)
+        unsafe { record_of(self.rec, self.header(), self.transport(), self.sample_id(), self.bo) }
     }
 }
 
@@ -349,7 +341,8 @@ impl Session {
 
     /// Transports the session listens on.
     pub fn transports(&self) -> Vec<Transport> {
-        Transport::set_from_mask(unsafe { sys::uevent_session__transports(self.s) })
+        let mask = unsafe { sys::uevent_session__transports(self.s) };
+        Transport::ALL.into_iter().filter(|t| mask & (1 << t.raw()) != 0).collect()
     }
 
     /// What the session opened or could not, for people.
