@@ -325,20 +325,13 @@ local function u64s(p, n, per, bo)
   if p == nil or n == 0 or per == 0 then return t end
   local a = ffi_cast(u64p, p)
   local swap = bo ~= BO.host and bo ~= host_bo
-  if per == 1 then
-    for i = 0, n - 1 do
-      local v = a[i]
-      t[i + 1] = swap and bswap(v) or v
+  for i = 0, n - 1 do
+    local e = per == 1 and t or {}   -- one flat array, or one array per entry
+    for j = 0, per - 1 do
+      local v = a[i * per + j]
+      e[per == 1 and i + 1 or j + 1] = swap and bswap(v) or v
     end
-  else
-    for i = 0, n - 1 do
-      local e = {}
-      for j = 0, per - 1 do
-        local v = a[i * per + j]
-        e[j + 1] = swap and bswap(v) or v
-      end
-      t[i + 1] = e
-    end
+    if per ~= 1 then t[i + 1] = e end
   end
   return t
 end
