@@ -48,12 +48,10 @@ pub(crate) fn check(ret: c_int) -> io::Result<()> {
 }
 
 fn cstring(s: &str) -> io::Result<CString> {
-    CString::new(s).map_err(|_| io::Error::from_raw_os_error(libc_einval()))
+    CString::new(s).map_err(|_| io::Error::from_raw_os_error(EINVAL))
 }
 
-const fn libc_einval() -> i32 {
-    22 // EINVAL; std has no errno constants and we take no outside crates
-}
+const EINVAL: i32 = 22; // std has no errno constants and we take no outside crates
 
 const E2BIG: i32 = 7;
 
@@ -124,7 +122,7 @@ fn check_str(s: &str, max: usize) -> io::Result<()> {
         return Err(io::Error::from_raw_os_error(E2BIG));
     }
     if s.as_bytes().contains(&0) {
-        return Err(io::Error::from_raw_os_error(libc_einval()));
+        return Err(io::Error::from_raw_os_error(EINVAL));
     }
     Ok(())
 }
@@ -318,10 +316,7 @@ pub fn open(transport: &str, path: Option<&Path>, ignore_env: bool) -> io::Resul
             format!("unknown transport '{}' (errno {})", transport, -t),
         ));
     }
-    let cpath = match path {
-        Some(p) => Some(perf::c_path(p)?),
-        None => None,
-    };
+    let cpath = path.map(perf::c_path).transpose()?;
     let opts = sys::uevent_open_opts {
         sz: std::mem::size_of::<sys::uevent_open_opts>() as _,
         transport: t,
