@@ -396,28 +396,25 @@ pub(crate) unsafe fn sized_str(p: *const c_char, n: u32) -> String {
     String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, n as usize)).into_owned()
 }
 
+/// An output or options struct of uevent.h, which [`zeroed_out`] makes.
+///
+/// # Safety
+/// All-zero bytes are a valid value of it (integers, null pointers, unions of them),
+/// and it starts with `size_t sz`.
+pub(crate) unsafe trait OutStruct {}
+unsafe impl OutStruct for sys::uevent_record {}
+unsafe impl OutStruct for sys::uevent_perf_record {}
+unsafe impl OutStruct for sys::uevent_session_opts {}
+unsafe impl OutStruct for sys::uevent_perf_format {}
+
 /// An output struct the C library fills: zeroed, its leading `sz` set to its size.
-pub(crate) trait OutStruct {
-    fn set_sz(&mut self);
-}
-
-macro_rules! out_struct {
-    ($($t:ty),*) => {$(
-        impl OutStruct for $t {
-            fn set_sz(&mut self) {
-                self.sz = std::mem::size_of::<$t>() as _;
-            }
-        }
-    )*};
-}
-out_struct!(sys::uevent_record, sys::uevent_perf_record, sys::uevent_session_opts, sys::uevent_perf_format);
-
 pub(crate) fn zeroed_out<T: OutStruct>() -> T {
-    // SAFETY: the output structs are integers, null pointers and unions of them: all-zero
-    // bytes are a valid value of each.
-    let mut v: T = unsafe { MaybeUninit::zeroed().assume_init() };
-    v.set_sz();
-    v
+    let mut v = MaybeUninit::<T>::zeroed();
+    // SAFETY: all-zero bytes are a T, whose first member is a size_t (OutStruct).
+    unsafe {
+        v.as_mut_ptr().cast::<usize>().write(std::mem::size_of::<T>());
+        v.assume_init()
+    }
 }
 
 /// Decodes one PERF_RECORD_UEVENT (header included). `sample_type` is the event's
@@ -469,15 +466,10 @@ impl Iterator for FileReader {
         }
         let mut rec = zeroed_out::<sys::uevent_record>();
         let ret = unsafe { sys::uevent_file_reader__next(self.r, &mut rec) };
+        self.done = ret <= 0;
         match ret {
-            0 => {
-                self.done = true;
-                None
-            }
-            r if r < 0 => {
-                self.done = true;
-                Some(Err(io::Error::new(err(r).kind(), format!("{} at offset {}", err(r), self.offset()))))
-            }
+            0 => None,
+            r if r < 0 => Some(Err(io::Error::new(err(r).kind(), format!("{} at offset {}", err(r), self.offset())))),
             _ => Some(Ok(record_from(&rec, self.bo))),
         }
     }

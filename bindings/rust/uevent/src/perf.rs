@@ -568,20 +568,10 @@ impl Iterator for PerfData {
         if self.done {
             return None;
         }
-        match self.next_ref() {
-            Ok(Some(r)) => Some(Ok(r.to_record())),
-            Ok(None) => {
-                self.done = true;
-                None
-            }
-            Err(e) => {
-                // EPROTO: the C reader skipped that record, the next one is readable
-                if !is_eproto(&e) {
-                    self.done = true;
-                }
-                Some(Err(e))
-            }
-        }
+        let r = self.next_ref().map(|r| r.map(|r| r.to_record()));
+        // the end, or an error but EPROTO (the C reader skipped that record: the next is readable)
+        self.done = matches!(&r, Ok(None)) || matches!(&r, Err(e) if !is_eproto(e));
+        r.transpose()
     }
 }
 
