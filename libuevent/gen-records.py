@@ -863,6 +863,17 @@ def lua(model):
             v = f"id.{f.name}" if f.ctype.endswith("int64_t") else f"tonumber(id.{f.name})"
             out.append(f"  if bit.band(f, lib.UEVENT_ID_{f.idbit}) ~= 0 then t.{f.name} = {v} end")
     out += ["  return t", "end"]
+    out += ["", "-- struct uevent_record as a table (as Python's and Rust's Record): its payload",
+            "-- decoded beside data by decode(type, data, size, bo), the sample_id members present",
+            "function R.uevent_record(r, bo, decode)", "  local t = R.sample_id(r.id)"]
+    for f in model["uevent_record"]:
+        if f.kind == "bytes":
+            out += [f"  t.{f.name} = bytes(r.{f.name}, r.{f.count})",
+                    f"  t.payload = decode(r.type, t.{f.name}, #t.{f.name}, bo)",
+                    f'    or {{ kind = "raw", type = tonumber(r.type), data = t.{f.name} }}']
+        elif not f.nested and f.name not in ("sz", "size"):
+            out.append(f"  t.{f.name} = tonumber(r.{f.name})")
+    out += ["  return t", "end"]
     out += ["", "-- session options: one boolean per UEVENT_SESSION_* flag, the numbers of the struct",
             "R.session_flags = {"]
     out += [f"  {fl.lower()} = lib.UEVENT_SESSION_{fl}," for fl, _ in enum_members("UEVENT_SESSION_")]

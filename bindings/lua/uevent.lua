@@ -366,17 +366,8 @@ end
 
 local sample_id = R.sample_id
 
--- A struct uevent_record (whose data points into a buffer) as a Lua table.
-local function record_table(r, bo)
-  local data = r.size > 0 and ffi_string(r.data, r.size) or ""
-  local payload = M.decode(r.type, data, #data, bo)
-  if not payload then payload = { kind = "raw", type = tonumber(r.type), data = data } end
-  local t = { type = tonumber(r.type), payload = payload, data = data,
-              format = tonumber(r.format), flags = tonumber(r.flags),
-              record_type = tonumber(r.record_type), misc = tonumber(r.misc) }
-  for k, v in pairs(sample_id(r.id)) do t[k] = v end
-  return t
-end
+-- A struct uevent_record (whose data points into a buffer) as a Lua table (generated).
+local function record_table(r, bo) return R.uevent_record(r, bo, M.decode) end
 M._record_table = record_table
 
 
