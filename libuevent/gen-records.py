@@ -480,7 +480,7 @@ def rust(model):
            "use std::path::{Path, PathBuf};",
            "",
            "use super::{bytes, cstr, groups, groups_of, u64s, Header, Rec};",
-           "use crate::{check, sized_str, ByteOrder};",
+           "use crate::{check, sized_str};",
            "use uevent_sys as sys;",
            ""]
     for name in order:
@@ -536,7 +536,7 @@ def rust(model):
         out += [f"        {n}: {e}," for n, _, e in fields]
         out += ["    }", "}", ""]
     out += rust_sample_id(model) + rust_record_enum(model) + rust_payloads(model)
-    out += rust_transports() + rust_session_opts(model) + rust_format(model)
+    out += rust_byte_order() + rust_transports() + rust_session_opts(model) + rust_format(model)
     out += rust_uevent_record(model)
     return "\n".join(out)
 
@@ -595,6 +595,24 @@ def rust_sample_id(model):
 def enum_members(prefix):
     """(suffix, comment) of each constant PREFIX_X of the header's enums, in order."""
     return re.findall(r"\b%s(\w+)\s*=\s*\w+,?\s*(?:/\*\s*(.*?)\s*\*/)?" % prefix, HEADER, re.S)
+
+
+def rust_byte_order():
+    bos = [b for b, _ in enum_members("UEVENT_BO_")]
+    name = {b: b.capitalize() for b in bos}
+    out = ["/// The byte order a payload or record was written in (`enum uevent_byte_order`).",
+           "#[derive(Debug, Clone, Copy, PartialEq, Eq)]", "pub enum ByteOrder {"]
+    out += [f"    {name[b]}," for b in bos]
+    out += ["}", "", "impl ByteOrder {", "    /// The C enum value.", "    pub(crate) fn raw(self) -> c_int {",
+            "        (match self {"]
+    out += [f"            ByteOrder::{name[b]} => sys::UEVENT_BO_{b}," for b in bos]
+    out += ["        }) as c_int", "    }", "",
+            f"    /// The byte order a reader reports (any other value: {name[bos[0]]}).",
+            "    pub(crate) fn from_raw(bo: c_int) -> ByteOrder {",
+            "        match bo as sys::uevent_byte_order {"]
+    out += [f"            sys::UEVENT_BO_{b} => ByteOrder::{name[b]}," for b in bos[1:]]
+    out += [f"            _ => ByteOrder::{name[bos[0]]},", "        }", "    }", "}", ""]
+    return out
 
 
 def rust_transports():

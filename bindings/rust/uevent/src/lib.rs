@@ -25,7 +25,7 @@ pub use uevent_sys as sys;
 pub mod perf;
 pub use perf::uevent_record::Record;
 use perf::uevent_record::record_from;
-pub use perf::{decode, JitDebugEntry, Payload, PerfData, Session, SessionBuilder, Stats};
+pub use perf::{decode, ByteOrder, JitDebugEntry, Payload, PerfData, Session, SessionBuilder, Stats};
 pub mod symbolize;
 pub use symbolize::{Symbol, Symbolizer, SymbolizerOpts};
 
@@ -362,32 +362,7 @@ pub fn stats_reset() {
 
 // ---- decoding -------------------------------------------------------------------------
 
-/// The byte order a payload or record was written in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ByteOrder {
-    Host,
-    Little,
-    Big,
-}
-
-impl ByteOrder {
-    pub(crate) fn raw(self) -> c_int {
-        (match self {
-            ByteOrder::Host => sys::UEVENT_BO_HOST,
-            ByteOrder::Little => sys::UEVENT_BO_LITTLE,
-            ByteOrder::Big => sys::UEVENT_BO_BIG,
-        }) as c_int
-    }
-
-    /// The byte order a reader reports (`enum uevent_byte_order`).
-    pub(crate) fn from_raw(bo: c_int) -> ByteOrder {
-        match bo as sys::uevent_byte_order {
-            sys::UEVENT_BO_BIG => ByteOrder::Big,
-            sys::UEVENT_BO_LITTLE => ByteOrder::Little,
-            _ => ByteOrder::Host,
-        }
-    }
-}
+// ByteOrder (enum uevent_byte_order) is generated, in perf::records.
 
 pub(crate) unsafe fn sized_str(p: *const c_char, n: u32) -> String {
     if p.is_null() {

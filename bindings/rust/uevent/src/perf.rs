@@ -40,7 +40,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::{cstr, err, sys, ByteOrder};
+use crate::{cstr, err, sys};
 
 // Transport (enum uevent_transport's carriers) and SessionBuilder (struct
 // uevent_session_opts) with its setters are generated as well, in records.rs.

@@ -10,7 +10,7 @@ use std::os::raw::c_int;
 use std::path::{Path, PathBuf};
 
 use super::{bytes, cstr, groups, groups_of, u64s, Header, Rec};
-use crate::{check, sized_str, ByteOrder};
+use crate::{check, sized_str};
 use uevent_sys as sys;
 
 /// `struct uevent_perf_read`.
@@ -630,6 +630,34 @@ pub fn decode(ty: u32, data: &[u8], bo: ByteOrder) -> io::Result<Payload> {
             }
             _ => Payload::Raw { ty, data: data.to_vec() },
         })
+    }
+}
+
+/// The byte order a payload or record was written in (`enum uevent_byte_order`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ByteOrder {
+    Host,
+    Little,
+    Big,
+}
+
+impl ByteOrder {
+    /// The C enum value.
+    pub(crate) fn raw(self) -> c_int {
+        (match self {
+            ByteOrder::Host => sys::UEVENT_BO_HOST,
+            ByteOrder::Little => sys::UEVENT_BO_LITTLE,
+            ByteOrder::Big => sys::UEVENT_BO_BIG,
+        }) as c_int
+    }
+
+    /// The byte order a reader reports (any other value: Host).
+    pub(crate) fn from_raw(bo: c_int) -> ByteOrder {
+        match bo as sys::uevent_byte_order {
+            sys::UEVENT_BO_LITTLE => ByteOrder::Little,
+            sys::UEVENT_BO_BIG => ByteOrder::Big,
+            _ => ByteOrder::Host,
+        }
     }
 }
 
