@@ -410,8 +410,7 @@ pub struct FileReader {
 
 impl FileReader {
     pub fn open<P: AsRef<Path>>(path: P) -> io::Result<FileReader> {
-        let path = path.as_ref();
-        let c = perf::c_path(path)?;
+        let c = perf::c_path(path.as_ref())?;
         let r = unsafe { sys::uevent_file_reader__open(c.as_ptr()) };
         if r.is_null() {
             return Err(io::Error::last_os_error());

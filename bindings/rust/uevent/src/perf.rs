@@ -104,18 +104,16 @@ pub fn record_name(ty: u32) -> &'static str {
     // SAFETY: uevent_perf_record_name returns NULL or a pointer to a static string.
     let p = unsafe { sys::uevent_perf_record_name(ty) };
     if p.is_null() {
-        ""
-    } else {
-        unsafe { CStr::from_ptr(p) }.to_str().unwrap_or("")
+        return "";
     }
+    unsafe { CStr::from_ptr(p) }.to_str().unwrap_or("")
 }
 
 pub(crate) unsafe fn bytes(p: *const c_void, n: u64) -> Vec<u8> {
     if p.is_null() || n == 0 {
-        Vec::new()
-    } else {
-        std::slice::from_raw_parts(p as *const u8, n as usize).to_vec()
+        return Vec::new();
     }
+    std::slice::from_raw_parts(p as *const u8, n as usize).to_vec()
 }
 
 unsafe fn u64s(p: *const c_void, n: u64, bo: c_int) -> Vec<u64> {
@@ -284,12 +282,9 @@ impl SessionBuilder {
 
     fn start(&self, argv: Option<&[*mut c_char]>) -> io::Result<Session> {
         let path = self.usdt_path.as_deref().map(c_path).transpose()?;
-        let cpus = match &self.cpus {
-            Some(l) => Some(std::ffi::CString::new(l.as_str()).map_err(|_| {
-                io::Error::new(io::ErrorKind::InvalidInput, "cpus: a NUL in the CPU list")
-            })?),
-            None => None,
-        };
+        let cpus = self.cpus.as_deref().map(CString::new).transpose().map_err(|_| {
+            io::Error::new(io::ErrorKind::InvalidInput, "cpus: a NUL in the CPU list")
+        })?;
         let mut opts = crate::zeroed_out::<sys::uevent_session_opts>();
         self.numbers_into(&mut opts);
         // Only read during uevent_session__open (it resolves the path there).
