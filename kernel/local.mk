@@ -11,6 +11,7 @@ EXTRA_DIST += \
 	%reldir%/make-initramfs \
 	%reldir%/run-qemu \
 	%reldir%/config.fragment \
+	%reldir%/config-debug.fragment \
 	%reldir%/patches \
 	%reldir%/include/uapi/linux/perf_event.h \
 	%reldir%/include/uapi/linux/perf_uevent.h \
@@ -21,15 +22,21 @@ kernel_env = \
 	tb='$(KERNEL_TARBALL)'; KERNEL_TARBALL=$${tb:-/usr/src/linux-source-6.12.tar.xz}; \
 	export KERNEL_TARBALL;
 
-.PHONY: kernel kernel-stock check-kernel check-kernel-stock
+.PHONY: kernel kernel-stock kernel-debug check-kernel check-kernel-stock check-kernel-debug
 # Build (or bring up to date) the patched / stock kernel; prints the bzImage path.
 kernel:
 	$(AM_V_GEN)$(kernel_env) $(SHELL) $(top_srcdir)/%reldir%/build-kernel patched
 kernel-stock:
 	$(AM_V_GEN)$(kernel_env) $(SHELL) $(top_srcdir)/%reldir%/build-kernel stock
+kernel-debug:
+	$(AM_V_GEN)$(kernel_env) $(SHELL) $(top_srcdir)/%reldir%/build-kernel debug
 
 # Only the kernel tests: make check-kernel [TESTS=t/kernel/guest.test]
 check-kernel:
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(kernel_tests)'
 check-kernel-stock:
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS='t/kernel/guest-stock.test'
+# The patched kernel with lockdep, KASAN, DEBUG_ATOMIC_SLEEP and preemption (a third
+# kernel tree, ~2x the build time of the others): not part of make check.
+check-kernel-debug:
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS='t/kernel/guest-debug.test'

@@ -193,4 +193,29 @@ int _uevent_prctl_query(struct uevent_kernel_abi *abi);
  * are still last; returns the errno to report (ENOSPC, or EFBIG at RLIMIT_FSIZE). */
 int _uevent_undo_short_append(int fd, size_t written);
 
+/* jitdump (tools/perf/Documentation/jitdump-specification.txt): jit.c writes it,
+ * symbolize.c reads it. */
+
+#define JITDUMP_MAGIC		0x4A695444u	/* "JiTD" in host order */
+#define JITDUMP_MAGIC_SWAPPED	0x4454694Au	/* written by the other byte order */
+#define JITDUMP_VERSION		1
+
+enum {
+	JIT_CODE_LOAD		= 0,
+	JIT_CODE_MOVE		= 1,
+	JIT_CODE_DEBUG_INFO	= 2,
+	JIT_CODE_CLOSE		= 3,
+	JIT_CODE_UNWINDING_INFO	= 4
+};
+
+struct jd_header {
+	uint32_t magic, version, total_size, elf_mach, pad1, pid;
+	uint64_t timestamp, flags;
+};
+
+struct jd_prefix {
+	uint32_t id, total_size;
+	uint64_t timestamp;
+};
+
 #endif

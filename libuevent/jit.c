@@ -17,28 +17,7 @@
 
 #include "internal.h"
 
-/* ---- jitdump format (tools/perf/Documentation/jitdump-specification.txt) -------- */
-
-#define JITDUMP_MAGIC		0x4A695444u	/* "JiTD" in host order */
-#define JITDUMP_VERSION		1
-
-enum {
-	JIT_CODE_LOAD		= 0,
-	JIT_CODE_MOVE		= 1,
-	JIT_CODE_DEBUG_INFO	= 2,
-	JIT_CODE_CLOSE		= 3,
-	JIT_CODE_UNWINDING_INFO	= 4
-};
-
-struct jd_header {
-	uint32_t magic, version, total_size, elf_mach, pad1, pid;
-	uint64_t timestamp, flags;
-};
-
-struct jd_prefix {
-	uint32_t id, total_size;
-	uint64_t timestamp;
-};
+/* ---- jitdump format: internal.h ------------------------------------------------ */
 
 struct jd_load {
 	struct jd_prefix p;

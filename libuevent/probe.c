@@ -31,6 +31,29 @@ const char *_uevent_tracefs(void)
 	return NULL;
 }
 
+/*
+ * The numbers the running kernel speaks must be the ones this library was built with
+ * (kernel/include/uapi/linux/perf_uevent.h): a kernel whose series moved a number
+ * would have its records misparsed and its attr bits misread. No ~0U TLS bit is a
+ * kernel without PERF_SAMPLE_TLS_USER, which is fine.
+ */
+static int abi_mismatch(const struct uevent_kernel_abi *k)
+{
+	if (k->record_type != PERF_RECORD_UEVENT)
+		return _uevent_reason("kernel ABI: record type %u, this library's is %u",
+				      k->record_type, PERF_RECORD_UEVENT), 1;
+	if (k->attr_uevents_bit != PERF_ATTR_UEVENTS_BIT)
+		return _uevent_reason("kernel ABI: attr.uevents bit %u, this library's is %u",
+				      k->attr_uevents_bit, PERF_ATTR_UEVENTS_BIT), 1;
+	if (k->sample_tls_user_bit != PERF_SAMPLE_TLS_USER_BIT && k->sample_tls_user_bit != ~0U)
+		return _uevent_reason("kernel ABI: PERF_SAMPLE_TLS_USER bit %u, this library's is %u",
+				      k->sample_tls_user_bit, PERF_SAMPLE_TLS_USER_BIT), 1;
+	if (k->format < PERF_UEVENT_FORMAT_V1 || !k->max_payload)
+		return _uevent_reason("kernel ABI: format %u, max payload %u: none this library reads",
+				      k->format, k->max_payload), 1;
+	return 0;
+}
+
 int _uevent_prctl_query(struct uevent_kernel_abi *out)
 {
 	struct perf_uevent_abi abi;
@@ -46,7 +69,7 @@ int _uevent_prctl_query(struct uevent_kernel_abi *out)
 	out->attr_uevents_bit = abi.attr_uevents_bit;
 	out->sample_tls_user_bit = abi.sample_tls_user_bit;
 	out->listeners = abi.listeners;
-	if (!abi.format || !abi.record_type)
+	if (abi_mismatch(out))
 		return -EPROTO;
 	return 0;
 }
@@ -166,6 +189,8 @@ UEVENT_EXPORT int uevent_feature_probe(int feature, struct uevent_feature_info *
 			fill(info, UEVENT_FEAT_PRESENT, 0,
 			     "format %u, record type %u, max payload %u, listeners %u",
 			     abi.format, abi.record_type, abi.max_payload, abi.listeners);
+		else if (ret == -EPROTO)
+			fill(info, UEVENT_FEAT_ABSENT, EPROTO, "%s", uevent_reason());
 		else if (ret == -EINVAL)
 			fill(info, UEVENT_FEAT_ABSENT, EINVAL, "prctl(PR_TASK_PERF_UEVENT): EINVAL");
 		else
@@ -176,12 +201,27 @@ UEVENT_EXPORT int uevent_feature_probe(int feature, struct uevent_feature_info *
 		perf_verdict(info, perf_open(&a), "a user-only software event");
 		break;
 	case UEVENT_FEAT_ATTR_UEVENTS:
+		/* A kernel that reports other numbers than ours: its bit 63 is not ours. */
+		if (_uevent_prctl_query(&abi) == -EPROTO) {
+			fill(info, UEVENT_FEAT_ABSENT, EPROTO, "%s", uevent_reason());
+			break;
+		}
 		base_attr(&a);
 		a.uevents = 1;
 		a.sample_id_all = 1;
 		perf_verdict(info, perf_open(&a), "attr.uevents");
 		break;
 	case UEVENT_FEAT_SAMPLE_TLS_USER:
+		ret = _uevent_prctl_query(&abi);
+		if (ret == -EPROTO) {
+			fill(info, UEVENT_FEAT_ABSENT, EPROTO, "%s", uevent_reason());
+			break;
+		}
+		if (ret == 0 && abi.sample_tls_user_bit == ~0U) {
+			fill(info, UEVENT_FEAT_ABSENT, ENOSYS,
+			     "the kernel's ABI query reports no PERF_SAMPLE_TLS_USER");
+			break;
+		}
 		base_attr(&a);
 		a.config = PERF_COUNT_SW_TASK_CLOCK;
 		a.sample_period = 1000000;

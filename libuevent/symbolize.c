@@ -355,16 +355,6 @@ static int jit_move(struct code_list *l, uint64_t index,
 
 /* ---- jitdump files ------------------------------------------------------------ */
 
-struct jd_header {
-	uint32_t magic, version, total_size, elf_mach, pad1, pid;
-	uint64_t timestamp, flags;
-};
-
-struct jd_prefix {
-	uint32_t id, total_size;
-	uint64_t timestamp;
-};
-
 static uint32_t bswap32_if(uint32_t v, int swap) { return swap ? __builtin_bswap32(v) : v; }
 static uint64_t bswap64_if(uint64_t v, int swap) { return swap ? __builtin_bswap64(v) : v; }
 
@@ -403,9 +393,9 @@ static int read_jitdump(struct uevent_symbolizer *s, struct proc *p, const char 
 	f = fopen(rp, "rb");
 	if (!f)
 		return 0;	/* gone: its code stays unnamed */
-	if (fread(&h, sizeof(h), 1, f) != 1 || (h.magic != 0x4A695444 && h.magic != 0x4454694A))
+	if (fread(&h, sizeof(h), 1, f) != 1 || (h.magic != JITDUMP_MAGIC && h.magic != JITDUMP_MAGIC_SWAPPED))
 		goto out;
-	swap = h.magic == 0x4454694A;
+	swap = h.magic == JITDUMP_MAGIC_SWAPPED;
 	if (fseek(f, (long)bswap32_if(h.total_size, swap), SEEK_SET) < 0)
 		goto out;
 	for (;;) {
@@ -430,7 +420,7 @@ static int read_jitdump(struct uevent_symbolizer *s, struct proc *p, const char 
 		}
 		if (size > sizeof(r) && fread(buf, size - sizeof(r), 1, f) != 1)
 			break;		/* cut short: the writer is still at it, or died */
-		if (id == 0 && size >= sizeof(r) + 40) {		/* CODE_LOAD */
+		if (id == JIT_CODE_LOAD && size >= sizeof(r) + 40) {
 			uint64_t addr, csz, index;
 			size_t nlen = size - sizeof(r) - 40;
 
@@ -444,7 +434,7 @@ static int read_jitdump(struct uevent_symbolizer *s, struct proc *p, const char 
 			if (jit_load(s, &p->jd, addr, csz, index, (char *)buf + 40, nlen, t,
 				     UEVENT_SYM_JITDUMP, dso) < 0)
 				break;
-		} else if (id == 1 && size >= sizeof(r) + 48) {		/* CODE_MOVE */
+		} else if (id == JIT_CODE_MOVE && size >= sizeof(r) + 48) {
 			uint64_t v[4];
 
 			memcpy(v, buf + 16, sizeof(v));	/* old, new, size, index */

@@ -5,11 +5,36 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include <linux/capability.h>
 #include <linux/perf_uevent.h>
 
 #include "internal.h"
 #include "transport.h"
+
+/*
+ * CAP_PERFMON or CAP_SYS_ADMIN in the effective set: the kernel tells only such callers
+ * how many buffers took a mark (perfmon_capable()); to others it answers 0 whether or
+ * not anyone listens. (In a user namespace the kernel tells nothing though capget()
+ * shows the capability: marks are then counted observed, never wrongly unobserved.)
+ */
+static int perfmon_capable(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+	unsigned int caps[] = { CAP_PERFMON, CAP_SYS_ADMIN };
+	unsigned int i;
+
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capget, &h, d) < 0)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(caps); i++)
+		if (d[caps[i] / 32].effective & (1u << (caps[i] % 32)))
+			return 1;
+	return 0;
+}
 
 static int prctl_open(struct _uevent_tstate *ts, const char *path)
 {
@@ -17,27 +42,36 @@ static int prctl_open(struct _uevent_tstate *ts, const char *path)
 	int err = _uevent_prctl_query(&abi);
 
 	(void)path;
+	if (err == -EPROTO) {
+		char why[200];
+
+		/* the kernel speaks other numbers than ours: use it not at all */
+		snprintf(why, sizeof(why), "%s", uevent_reason());
+		_uevent_set_reason("prctl: %s", why);
+		return -EPROTO;
+	}
 	if (err < 0) {
 		_uevent_set_reason("prctl: kernel lacks PR_TASK_PERF_UEVENT (%s)", strerror(-err));
 		return err == -EINVAL ? -ENODEV : err;
 	}
 	ts->max_payload = abi.max_payload < UEVENT_MAX_PAYLOAD ? abi.max_payload
 								 : UEVENT_MAX_PAYLOAD;
+	ts->told = perfmon_capable();
 	return 0;
 }
 
-/* The kernel answers how many buffers took the mark: 0 is nobody listening. */
+/* The kernel answers how many buffers took the mark: 0 is nobody listening, when it
+ * tells us (see perfmon_capable()); when it does not, the mark counts as delivered. */
 static int prctl_write(struct _uevent_tstate *ts, uint32_t type, const void *data, size_t size,
 		       uint32_t word)
 {
 	int ret = prctl(PR_TASK_PERF_UEVENT, (unsigned long)type, (unsigned long)size,
 			(unsigned long)data, 0UL);
 
-	(void)ts;
 	(void)word;
 	if (ret < 0)
 		return -errno;
-	return ret == 0;
+	return ret == 0 && ts->told;
 }
 
 const struct _uevent_transport_ops _uevent_prctl_ops = {

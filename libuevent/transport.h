@@ -17,6 +17,7 @@ struct _uevent_tstate {
 	int registered;		/* user_events: the kernel holds an enabler on our word */
 	uint32_t max_payload;
 	pid_t pid;		/* process the state belongs to (fork detection) */
+	int told;		/* prctl: the kernel says how many buffers took a mark */
 };
 
 struct _uevent_transport_ops {

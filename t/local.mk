@@ -17,11 +17,13 @@ t_emit_LDADD = $(t_ldadd) -lpthread
 
 TESTS += t/codec t/emit
 
-EXTRA_DIST += %reldir%/tap.h %reldir%/data
+EXTRA_DIST += %reldir%/tap.h %reldir%/data %reldir%/kernel-abi.test %reldir%/fake-abi.c
 
 TESTS += t/records.test t/version.test
 EXTRA_DIST += %reldir%/records.test %reldir%/version.test
-TESTS += t/symbols.test t/cli.test t/usdt.test t/ftrace.test t/perm.test t/man.test
+TESTS += t/symbols.test t/cli.test t/usdt.test t/ftrace.test t/perm.test t/man.test t/kernel-abi.test \
+	t/readme.test
+EXTRA_DIST += %reldir%/readme.test
 EXTRA_DIST += %reldir%/lib.sh %reldir%/symbols.test %reldir%/cli.test %reldir%/usdt.test \
 	%reldir%/ftrace.test %reldir%/perm.test %reldir%/man.test
 

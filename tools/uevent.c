@@ -1233,7 +1233,8 @@ static int cmd_record(int argc, char **argv)
 		if ((c == 'n' && parse_u64("record", "-n/--usdt-bytes", optarg, 1,
 					   UEVENT_MAX_PAYLOAD, &v) < 0) ||
 		    (c == 'F' && parse_u64("record", "-F/--sample-ns", optarg, 1, INT64_MAX, &v) < 0) ||
-		    (c == 'T' && parse_u64("record", "--tls", optarg, 1, UINT16_MAX, &v) < 0) ||
+		    (c == 'T' && parse_u64("record", "--tls", optarg, 8, PERF_SAMPLE_TLS_USER_MAX,
+					   &v) < 0) ||
 		    (c == 'm' && parse_u64("record", "-m/--ring-pages", optarg, 1, 1u << 31, &v) < 0))
 			return 2;
 		switch (c) {
@@ -1249,7 +1250,13 @@ static int cmd_record(int argc, char **argv)
 			so.sample_period_ns = v;
 			so.flags |= UEVENT_SESSION_ALL_RECORDS | UEVENT_SESSION_CALLCHAIN;
 			break;
-		case 'T': so.tls_user = (unsigned int)v; break;
+		case 'T':
+			if (v % 8) {
+				fprintf(stderr, "%s record: --tls must be a multiple of 8\n", prog);
+				return 2;
+			}
+			so.tls_user = (unsigned int)v;
+			break;
 		case 'm':
 			if (v & (v - 1)) {
 				fprintf(stderr, "%s record: -m/--ring-pages must be a power of 2\n", prog);
@@ -1618,7 +1625,8 @@ static const struct command {
 	  "                                 their callchains and what names them (COMM,\n"
 	  "                                 MMAP2, FORK, EXIT): uevent report, perf report\n"
 	  "          --tls BYTES            with samples: BYTES of the thread's TLS in each\n"
-	  "                                 (PERF_SAMPLE_TLS_USER, patched kernel)\n"
+	  "                                 (PERF_SAMPLE_TLS_USER, patched kernel; a\n"
+	  "                                 multiple of 8 up to 32768)\n"
 	  "      -m, --ring-pages N         data pages per ring buffer (default 256)\n"
 	  "      -C, --cpus LIST            only these CPUs, as perf -C: 0-3,7\n"
 	  "          --system-wide          every process's marks while CMD runs, not only\n"

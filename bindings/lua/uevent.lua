@@ -712,7 +712,8 @@ local function open_session(opts, argv)
   end
   if s == nil then
     local err = -ffi.errno()
-    return fail(err, "session: " .. (cstr(lib.uevent_perf_open_reason()) or ""))
+    local why = cstr(lib.uevent_perf_open_reason())
+    return fail(err, (why and why ~= "") and "session: " .. why or "session")
   end
   return Session(s)
 end

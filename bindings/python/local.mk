@@ -27,11 +27,56 @@ $(py_pkg)/.built: $(UEVENT_CDEF) %reldir%/uevent_build.py $(py_sources) libueven
 		-Wl,-rpath,$(abs_top_builddir)/libuevent/.libs && \
 	echo '$(PYTHON)' > $@
 
+# make install: the package, with uevent.jit and uevent.jit.numba, into pyexecdir
+# (AM_PATH_PYTHON's; the package holds a C extension). The installed extension is the
+# same C compiled again with its RUNPATH at $(libdir), never the build tree's.
+py_inst = %reldir%/install
+$(py_inst)/.built: $(py_pkg)/.built
+	$(AM_V_GEN)rm -rf $(py_inst) && $(MKDIR_P) $(py_inst) && \
+	inc=`$(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])'` && \
+	ext=`$(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))'` && \
+	$(CC) -shared -fPIC $(CFLAGS) -I"$$inc" -I$(top_srcdir)/libuevent \
+		-o $(py_inst)/_uevent$$ext $(py_pkg)/_uevent.c \
+		-L$(top_builddir)/libuevent/.libs -luevent -Wl,-rpath,$(libdir) && \
+	touch $@
+py_inst_files = __init__.py py.typed _uevent.pyi _helpers.py _records.py symbolize.py \
+	jit/__init__.py jit/numba.py
+
 if HAVE_PYTHON_CFFI
-py_all = $(py_pkg)/.built
+py_all = $(py_pkg)/.built $(py_inst)/.built
+py_install = install-python-binding
+py_uninstall = uninstall-python-binding
+py_installcheck = installcheck-python-binding
 else
 py_all =
 endif
+install-exec-local: $(py_install)
+uninstall-local: $(py_uninstall)
+installcheck-local: $(py_installcheck)
+.PHONY: install-python-binding uninstall-python-binding installcheck-python-binding \
+	python-install-dirs
+install-python-binding: $(py_inst)/.built $(py_jit)
+	$(MKDIR_P) '$(DESTDIR)$(pyexecdir)/uevent/jit'
+	for f in $(py_inst_files); do \
+		$(INSTALL_DATA) $(py_pkg)/$$f '$(DESTDIR)$(pyexecdir)/uevent/'"$$f" || exit 1; \
+	done
+	$(INSTALL) -m 755 $(py_inst)/_uevent*.so '$(DESTDIR)$(pyexecdir)/uevent/'
+uninstall-python-binding:
+	for f in $(py_inst_files); do rm -f '$(DESTDIR)$(pyexecdir)/uevent/'"$$f"; done
+	rm -f '$(DESTDIR)$(pyexecdir)/uevent/'_uevent*.so
+	-rmdir '$(DESTDIR)$(pyexecdir)/uevent/jit' '$(DESTDIR)$(pyexecdir)/uevent'
+installcheck-python-binding:
+	test -f '$(DESTDIR)$(pyexecdir)/uevent/__init__.py'
+	test -f '$(DESTDIR)$(pyexecdir)/uevent/jit/numba.py'
+	ls '$(DESTDIR)$(pyexecdir)/uevent/'_uevent*.so
+# bindings/python/install.test asks where the package goes.
+python-install-dirs:
+	@echo '$(pyexecdir)'; echo '$(libdir)'; echo '$(pyhookdir)'
+CLEANFILES += $(py_inst)/.built
+clean-local: clean-local-python-install
+clean-local-python-install:
+	rm -rf %reldir%/install
+.PHONY: clean-local-python-install
 all-local: $(py_all)
 clean-local: clean-local-python
 clean-local-python:
@@ -39,9 +84,9 @@ clean-local-python:
 .PHONY: clean-local-python
 
 TESTS += %reldir%/python.test %reldir%/reader.test %reldir%/spawn.test %reldir%/pip.test \
-	%reldir%/symbolize.test
+	%reldir%/symbolize.test %reldir%/install.test
 EXTRA_DIST += %reldir%/python.test %reldir%/reader.test %reldir%/spawn.test %reldir%/pip.test \
-	%reldir%/symbolize.test %reldir%/tests/test_symbolize.py \
+	%reldir%/symbolize.test %reldir%/install.test %reldir%/tests/test_symbolize.py \
 	%reldir%/uevent_build.py %reldir%/uevent_backend.py %reldir%/setup.py %reldir%/pyproject.toml %reldir%/README.md \
 	$(py_sources) %reldir%/tests/tap.py %reldir%/tests/test_uevent.py \
 	%reldir%/tests/test_reader.py %reldir%/tests/test_spawn.py

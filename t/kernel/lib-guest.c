@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/perf_event.h>
@@ -136,7 +138,7 @@ static int run_patched(void)
 	struct ring r;
 	int t, fd, fails;
 
-	plan(8);
+	plan(9);
 	unsetenv("UEVENT_TRANSPORT");
 	t = uevent_open(NULL);
 	ok(t == UEVENT_TRANSPORT_PRCTL, "auto-probe picks prctl (%s: %s)",
@@ -183,6 +185,33 @@ static int run_patched(void)
 	   (unsigned long long)st.emitted, (unsigned long long)st.unobserved,
 	   (unsigned long long)st.dropped);
 	close(fd);
+
+	/*
+	 * Unprivileged, the kernel does not say whether anyone listens: the library must
+	 * not count the marks unobserved (nobody listens here, and it cannot know).
+	 */
+	{
+		pid_t child = fork();
+		int status = -1;
+
+		if (child == 0) {
+			if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+				_exit(2);
+			setenv("UEVENT_TRANSPORT", "prctl", 1);
+			if (uevent_open(NULL) != UEVENT_TRANSPORT_PRCTL)
+				_exit(3);
+			uevent_stats_reset();
+			if (emit_marks())
+				_exit(4);
+			if (uevent_stats_get(&st, sizeof(st)) || st.emitted != N_MARKS)
+				_exit(5);
+			_exit(st.unobserved == 0 ? 0 : 6);
+		}
+		waitpid(child, &status, 0);
+		ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		   "unprivileged: the kernel tells no listener count, no mark counted unobserved "
+		   "(status %d)", status);
+	}
 	return exit_status();
 }
 

@@ -3,6 +3,7 @@
 
 kernel_guest_programs = \
 	%reldir%/uevent-prctl \
+	%reldir%/uevent-stress \
 	%reldir%/tls-user \
 	%reldir%/user-events \
 	%reldir%/lib-guest \
@@ -17,6 +18,9 @@ check_PROGRAMS += $(kernel_guest_programs)
 t_kernel_uevent_prctl_SOURCES = %reldir%/uevent-prctl.c %reldir%/kperf.h
 t_kernel_uevent_prctl_CFLAGS = $(kernel_guest_cflags)
 t_kernel_uevent_prctl_LDFLAGS = $(kernel_guest_ldflags)
+t_kernel_uevent_stress_SOURCES = %reldir%/uevent-stress.c %reldir%/kperf.h
+t_kernel_uevent_stress_CFLAGS = $(kernel_guest_cflags) -pthread
+t_kernel_uevent_stress_LDFLAGS = $(kernel_guest_ldflags) -pthread
 t_kernel_tls_user_SOURCES = %reldir%/tls-user.c %reldir%/kperf.h
 t_kernel_tls_user_CFLAGS = $(kernel_guest_cflags) -pthread
 t_kernel_tls_user_LDFLAGS = $(kernel_guest_ldflags) -pthread
@@ -50,7 +54,7 @@ kernel_tests = \
 	%reldir%/guest-stock.test
 TESTS += $(kernel_tests)
 
-EXTRA_DIST += %reldir%/probe-guest.sh %reldir%/kperf.h $(kernel_tests)
+EXTRA_DIST += %reldir%/probe-guest.sh %reldir%/kperf.h $(kernel_tests) %reldir%/guest-debug.test
 
 CLEANFILES += \
 	%reldir%/initramfs-*.cpio.gz \

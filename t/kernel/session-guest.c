@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,8 +181,18 @@ static void lost_exact(void)
 	struct uevent_session_stats st;
 	struct uevent_session *s;
 	uint64_t lost_recs = 0, file_lost = 0;
+	cpu_set_t was, one;
 	int fd, n, nf;
 
+	/*
+	 * On one CPU: the kernel writes a ring's LOST record with that ring's next record,
+	 * so the mark after the flood must go where the flood went (a preemptible kernel
+	 * migrates the task between per-CPU rings mid-flood).
+	 */
+	sched_getaffinity(0, sizeof(was), &was);
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	sched_setaffinity(0, sizeof(one), &one);
 	use(UEVENT_TRANSPORT_PRCTL);
 	s = uevent_session__open(&o);
 	fd = open("/tmp/lost.data", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -203,6 +214,7 @@ static void lost_exact(void)
 	   n, (unsigned long long)st.lost, N_FLOOD + 1, (unsigned long long)lost_recs);
 	uevent_session__close(s);
 	close(fd);
+	sched_setaffinity(0, sizeof(was), &was);
 	nf = read_back("/tmp/lost.data", file, N_FLOOD, &file_lost);
 	ok(nf == n && file_lost == st.lost,
 	   "the recording holds the same %d marks and LOST records summing to %llu", nf,

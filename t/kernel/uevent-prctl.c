@@ -4,7 +4,9 @@
  * usage: uevent-prctl [patched|stock]   (default: $UEVENT_KERNEL, else patched)
  * On the patched kernel: delivery to per-task and per-CPU rings, byte-exact and in
  * order with sample_id; who must not get records; the documented errors; the query;
- * the listener fast path. On the stock kernel: every patched feature is absent.
+ * the listener fast path, per task and per CPU (another task's or another CPU's listener
+ * is no listener); what an unprivileged caller learns (nothing: 0 and listeners 0). On
+ * the stock kernel: every patched feature is absent.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -29,6 +32,7 @@
 #define N_EMIT		48
 #define N_FAST		20000
 #define MAX_CPUS	64
+#define PLAN		(33 + 3 + 5 + 3)
 
 static long uevent(unsigned long type, unsigned long size, const void *data,
 		   unsigned long flags)
@@ -212,6 +216,176 @@ static long do_prctl_unknown(void)
 	return syscall(SYS_prctl, 0x7fffffff, 0, 0, 0, 0);
 }
 
+/* open a uevents listener on another (paused) task only */
+static pid_t paused_child(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		for (;;)
+			pause();
+	}
+	return pid;
+}
+
+static int pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* best of 9 interleaved batches of 4 KiB emits (TCG timing is noisy) */
+static void bench_other_task(const unsigned char *buf, double *unwatched, double *watched,
+			     pid_t other)
+{
+	struct ring r;
+	long sum;
+	int fd;
+
+	*unwatched = *watched = 1e30;
+	for (int b = 0; b < 9; b++) {
+		double t;
+		uint64_t t0 = now_ns();
+
+		sum = 0;
+		for (int i = 0; i < N_FAST / 10; i++)
+			sum += uevent(2, PERF_UEVENT_MAX_PAYLOAD, buf, 0);
+		t = (double)(now_ns() - t0) / (N_FAST / 10);
+		*unwatched = t < *unwatched ? t : *unwatched;
+		fd = open_listener(1, other, -1, &r, 1);
+		t0 = now_ns();
+		for (int i = 0; i < N_FAST / 10; i++)
+			sum += uevent(2, PERF_UEVENT_MAX_PAYLOAD, buf, 0);
+		t = (double)(now_ns() - t0) / (N_FAST / 10);
+		*watched = t < *watched ? t : *watched;
+		if (fd >= 0) {
+			ring_unmap(&r);
+			close(fd);
+		}
+	}
+}
+
+/*
+ * Listeners are per task and per CPU: another task's listener, or a per-CPU listener on
+ * another CPU, is no listener for us (no payload copy: an unreadable payload is not
+ * noticed, and nothing is written).
+ */
+static void per_task_and_cpu(int ncpu, unsigned char *buf)
+{
+	char *hole = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct ring r_other, r_cpu;
+	pid_t other = paused_child();
+	double unwatched, watched;
+	int fd_other, fd_cpu;
+	long ret;
+
+	fd_other = open_listener(1, other, -1, &r_other, 4);
+	ret = uevent(0, 64, hole, 0);
+	ok(fd_other >= 0 && ret == 0,
+	   "only another task watched: our unreadable payload is not read, returns %ld", ret);
+	payload_fill(buf, 3, PERF_UEVENT_MAX_PAYLOAD);
+	ret = uevent(3, PERF_UEVENT_MAX_PAYLOAD, buf, 0);
+	ok(ret == 0 && ring_drain(&r_other, NULL, NULL) == 0,
+	   "only another task watched: a 4 KiB emit returns 0, the other task's ring stays empty");
+	if (fd_other >= 0) {
+		ring_unmap(&r_other);
+		close(fd_other);
+	}
+
+	if (ncpu >= 2 && pin_cpu(0) == 0) {
+		fd_cpu = open_listener(1, -1, 1, &r_cpu, 4);
+		ret = uevent(0, 64, hole, 0);
+		ok(fd_cpu >= 0 && ret == 0,
+		   "per-CPU listener on CPU 1, we run on CPU 0: payload not read, returns %ld", ret);
+		pin_cpu(1);
+		errno = 0;
+		ret = uevent(0, 64, hole, 0);
+		ok(ret == -1 && errno == EFAULT,
+		   "on CPU 1 with its listener: the payload is read (EFAULT, %s)", strerror(errno));
+		ret = uevent(4, 8, "on cpu 1", 0);
+		ok(ret == 1 && ring_drain(&r_cpu, NULL, NULL) == 1,
+		   "on CPU 1: one record in CPU 1's ring (%ld)", ret);
+		if (fd_cpu >= 0) {
+			ring_unmap(&r_cpu);
+			close(fd_cpu);
+		}
+		{
+			cpu_set_t all;
+
+			CPU_ZERO(&all);
+			for (int c = 0; c < ncpu; c++)
+				CPU_SET(c, &all);
+			sched_setaffinity(0, sizeof(all), &all);
+		}
+	} else {
+		skip(3, "needs 2 CPUs");
+	}
+	munmap(hole, 4096);
+
+	bench_other_task(buf, &unwatched, &watched, other);
+	printf("# ratio other-task-watched/unwatched %.3f (4 KiB emit: unwatched %.0f ns, "
+	       "another task watched %.0f ns)\n", watched / unwatched, unwatched, watched);
+	kill(other, SIGKILL);
+	waitpid(other, NULL, 0);
+}
+
+/*
+ * An unprivileged task watched by root learns nothing from the prctl: it returns 0 and
+ * the query says 0 listeners; the record still reaches root's ring.
+ */
+static void unprivileged(void)
+{
+	int go[2], res[2];
+	struct ring r;
+	pid_t child;
+	int fd, status = -1, n;
+	unsigned char got[3] = { 0xff, 0xff, 0xff };
+
+	if (pipe(go) || pipe(res)) {
+		skip(3, "pipe failed");
+		return;
+	}
+	child = fork();
+	if (child == 0) {
+		struct perf_uevent_abi abi;
+		unsigned char out[3];
+		char c;
+
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(2);
+		if (read(go[0], &c, 1) != 1)
+			_exit(3);
+		out[0] = uevent(5, 8, "unpriv!", 0) == 0;
+		memset(&abi, 0xa5, sizeof(abi));
+		out[1] = uevent(0, sizeof(abi), &abi, PR_PERF_UEVENT_QUERY) == 0 &&
+			 abi.listeners == 0;
+		out[2] = abi.format == PERF_UEVENT_FORMAT_CURRENT &&
+			 abi.record_type == PERF_RECORD_UEVENT;
+		_exit(write(res[1], out, 3) == 3 ? 0 : 4);
+	}
+	fd = open_listener(1, child, -1, &r, 4);
+	if (write(go[1], "g", 1) != 1 || read(res[0], got, 3) != 3)
+		diag("unprivileged child did not report");
+	waitpid(child, &status, 0);
+	n = fd >= 0 ? ring_drain(&r, NULL, NULL) : -1;
+	ok(fd >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && got[0] == 1,
+	   "unprivileged and watched by root: the emit returns 0 (status %d)", status);
+	ok(got[1] == 1 && got[2] == 1,
+	   "unprivileged: the query says 0 listeners and the ABI numbers");
+	ok(n == 1, "root's ring on the unprivileged task got its record (%d)", n);
+	if (fd >= 0) {
+		ring_unmap(&r);
+		close(fd);
+	}
+	close(go[0]);
+	close(go[1]);
+	close(res[0]);
+	close(res[1]);
+}
+
 static int run_stock(void)
 {
 	struct perf_event_attr a;
@@ -260,7 +434,7 @@ int main(int argc, char **argv)
 	if (flavour && !strcmp(flavour, "stock"))
 		return run_stock();
 
-	plan(33);
+	plan(PLAN);
 	if (ncpu > MAX_CPUS)
 		ncpu = MAX_CPUS;
 	diag("patched kernel, %d CPUs", ncpu);
@@ -280,8 +454,22 @@ int main(int argc, char **argv)
 	ok(ret == 0 && abi.size == sizeof(abi) && abi.format == 0xa5a5a5a5,
 	   "query writes no more than the caller's size");
 	ok(uevent(0, 8, "no-one", 0) == 0, "emit with no listener returns 0");
-	ok(uevent(0, 64, NULL, 0) == 0,
-	   "with no listener the payload is not read (NULL data returns 0)");
+	{
+		char *hole = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		ok(uevent(0, 64, hole, 0) == 0,
+		   "with no listener the payload is not read (unreadable data returns 0)");
+		munmap(hole, 4096);
+	}
+	errno = 0;
+	ret = uevent(0, 64, NULL, 0);
+	ok(ret == -1 && errno == EFAULT, "NULL data is EFAULT with no listener too (%s)",
+	   strerror(errno));
+	errno = 0;
+	ret = uevent(0, 8, (void *)0xffffffff81000000UL, 0);
+	ok(ret == -1 && errno == EFAULT, "a kernel address is EFAULT with no listener too (%s)",
+	   strerror(errno));
+	ok(uevent(0, 0, NULL, 0) == 0, "size 0 with NULL data is a valid empty marker");
 
 	/* --- listeners --- */
 	child = fork();
@@ -304,7 +492,7 @@ int main(int argc, char **argv)
 	if (fd_task < 0 || fd_task2 < 0 || fd_plain < 0 || fd_other < 0 || cpu_bad) {
 		diag("cannot open listeners: %s", strerror(-fd_task));
 		kill(child, SIGKILL);
-		skip(33 - 6, "no listeners");
+		skip(PLAN - 9, "no listeners");
 		return exit_status();
 	}
 	ret = uevent(0, sizeof(abi), &abi, PR_PERF_UEVENT_QUERY);
@@ -446,6 +634,8 @@ int main(int argc, char **argv)
 	ret = uevent(0, sizeof(abi), &abi, PR_PERF_UEVENT_QUERY);
 	ok(ret == 0 && abi.listeners == 0, "closing the events drops the listener count to 0 (%u)",
 	   abi.listeners);
+	per_task_and_cpu(ncpu, buf);
+	unprivileged();
 	{
 		double none, one, bare, unknown;
 		long sum_none, sum_one;

@@ -18,10 +18,13 @@
  *
  * Emits a PERF_RECORD_UEVENT into every perf buffer that observes the calling task
  * (per-task or per-CPU) through an event with attr.uevents set. Returns the number
- * of buffers written (0 when nobody listens), or -1 with errno:
+ * of buffers written when the caller is perfmon_capable(), else 0 (whether anyone
+ * watches a task is not the task's to learn), or -1 with errno:
  *   EINVAL  flags has unknown bits, or asks for an unknown format version
  *   E2BIG   size > the kernel's max_payload
- *   EFAULT  data is not readable for size bytes (checked when someone listens)
+ *   EFAULT  data is NULL or not a user address (always checked), or not readable
+ *           for size bytes (checked when someone listens: the payload is only
+ *           copied then)
  *
  * A magic option number in the style of PR_SET_VMA ("UEVT"): the seed's 43 is
  * PR_MPX_ENABLE_MANAGEMENT in mainline.
@@ -49,6 +52,13 @@
 
 /* PERF_SAMPLE_TLS_USER is 1 << this; attr.sample_tls_user takes __reserved_2. */
 #define PERF_SAMPLE_TLS_USER_BIT	25
+
+/*
+ * Largest attr.sample_tls_user perf_event_open() accepts (with PERF_SAMPLE_TLS_USER it
+ * must also be a non-zero multiple of 8): half of what a u16-sized sample can hold, so
+ * the rest stays for registers, call chains and the stack dump.
+ */
+#define PERF_SAMPLE_TLS_USER_MAX	32768
 
 /*
  * PERF_RECORD_UEVENT, format 1. The first two words after the header are the same
@@ -82,7 +92,11 @@ struct perf_uevent_abi {
 	__u32	max_payload;		/* bytes */
 	__u32	attr_uevents_bit;	/* PERF_ATTR_UEVENTS_BIT */
 	__u32	sample_tls_user_bit;	/* PERF_SAMPLE_TLS_USER_BIT, or ~0U without it */
-	__u32	listeners;		/* events with attr.uevents set, system-wide, now */
+	/*
+	 * Events with attr.uevents set, system-wide, now; reported to
+	 * perfmon_capable() callers only (0 for others).
+	 */
+	__u32	listeners;
 	__u32	__reserved;
 };
 
