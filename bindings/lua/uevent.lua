@@ -457,9 +457,8 @@ local function file_handle(what, c, scratch, convert, skip)
   end
 end
 
-local _
-_, M.file_reader = file_handle("file_reader", "file_reader", out_struct("struct uevent_record"),
-                               record_table)
+M.file_reader = select(2, file_handle("file_reader", "file_reader",
+                                      out_struct("struct uevent_record"), record_table))
 
 -- ---- reading perf records: sessions, perf.data, rings ------------------------------
 -- A decoded record is copied into plain Lua tables before the next C call can reuse
