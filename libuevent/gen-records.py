@@ -328,7 +328,7 @@ def python(model):
             out.append(f"def _mk_{name}(s: Any, bo: int) -> {cls}:")
             out.append(f"    return {cls}(" + ", ".join(e for _, _, e in fl) + ")")
         out.append("")
-    out += python_payloads(model)
+    out += python_payloads(model) + python_uevent_record(model) + python_options(model)
     out += ["", "# union member -> maker of its record object, taking the whole C record",
             "MAKERS: Dict[str, Callable[[Tuple[int, int, int, SampleId], Any, int], Any]] = {"]
     for m, st in members:
@@ -389,6 +389,56 @@ def python_payloads(model):
     return out
 
 
+def python_uevent_record(model):
+    """struct uevent_record as the package's Record (as the Rust crate's): its payload
+    decoded beside `data`, the sample_id members flattened (None where it lacks them)."""
+    fl = [f for f in model["uevent_record"] if f.name not in ("sz", "size")]
+    sid = [f.name for f in model["uevent_sample_id"] if f.name != "fields"]
+    out = ["", "", "@_dataclass(frozen=True)", "class Record:",
+           '    """One PERF_RECORD_UEVENT (or file-transport record), decoded (struct uevent_record).',
+           "", "    `payload` is the decoded payload (Raw for application types and payloads that did",
+           '    not decode); sample_id fields the record lacks are None.', '    """']
+    args = []
+    for f in fl:
+        if f.kind == "bytes":
+            out += [f"    {f.name}: bytes", "    payload: Payload"]
+            args += ["data", "payload"]
+        elif f.nested:
+            out += [f"    {n}: Optional[int] = None" for n in sid]
+            args.append("*id_values(r.id)")
+        else:
+            out.append(f"    {f.name}: int")
+            args.append("r." + f.name)
+    out += ["", "", "def _mk_uevent_record(r: Any, bo: int) -> Record:",
+            "    data = _blob(r.data, r.size)", "    dec = DECODERS.get(r.type)",
+            "    payload: Payload = Raw(r.type, data)", "    if dec is not None:",
+            "        try:", "            payload = dec(_ffi.from_buffer(data), len(data), bo)",
+            "        except ValueError:      # a payload that does not decode stays bytes",
+            "            pass", "    return Record(" + ", ".join(args) + ")"]
+    return out
+
+
+def python_options(model):
+    """PerfFormat (struct uevent_perf_format), and what Session() takes of struct
+    uevent_session_opts: its plain numbers (bits wide) and one flag per keyword."""
+    doc = member_docs(FORMAT)
+    out = ["", "", "@_dataclass(frozen=True)", "class PerfFormat:",
+           '    """What a record\'s layout depends on (struct uevent_perf_format): the fields',
+           '    of its event\'s perf_event_attr."""']
+    for f in format_fields(model):
+        b = f.name in FORMAT_BOOL
+        out.append(f"    {f.name}: {'bool' if b else 'int'} = {'False' if b else '0'}"
+                   + (f"  # {doc[f.name]}" if doc[f.name] else ""))
+    out += ["", "", "# struct uevent_session_opts: Session()'s plain numbers, and their width in bits",
+            "SESSION_NUMBERS = {" + " ".join(
+                f'"{f.name}": {64 if "64" in f.ctype else 32},' for f in model["uevent_session_opts"]
+                if not f.ptr and f.name not in ("sz", "pid", "flags", "transports")) + "}",
+            "# enum uevent_session_flags: Session()'s keyword -> its flag",
+            "SESSION_FLAGS = {" + " ".join(f'"{fl.lower()}": _lib.UEVENT_SESSION_{fl},'
+                                          for fl, _ in enum_members("UEVENT_SESSION_")) + "}"]
+    return out
+
+
 # ---- Rust: the crate's owned records -----------------------------------------------------
 
 RUST_INT = {"uint8_t": "u8", "uint16_t": "u16", "uint32_t": "u32", "uint64_t": "u64",
@@ -430,7 +480,7 @@ def rust(model):
            "use std::path::{Path, PathBuf};",
            "",
            "use super::{bytes, cstr, groups, groups_of, u64s, Header, Rec};",
-           "use crate::{check, sized_str, ByteOrder};",
+           "use crate::{check, sized_str};",
            "use uevent_sys as sys;",
            ""]
     for name in order:
@@ -486,7 +536,8 @@ def rust(model):
         out += [f"        {n}: {e}," for n, _, e in fields]
         out += ["    }", "}", ""]
     out += rust_sample_id(model) + rust_record_enum(model) + rust_payloads(model)
-    out += rust_transports() + rust_session_opts(model) + rust_uevent_record(model)
+    out += rust_byte_order() + rust_transports() + rust_session_opts(model) + rust_format(model)
+    out += rust_uevent_record(model)
     return "\n".join(out)
 
 
@@ -546,6 +597,24 @@ def enum_members(prefix):
     return re.findall(r"\b%s(\w+)\s*=\s*\w+,?\s*(?:/\*\s*(.*?)\s*\*/)?" % prefix, HEADER, re.S)
 
 
+def rust_byte_order():
+    bos = [b for b, _ in enum_members("UEVENT_BO_")]
+    name = {b: b.capitalize() for b in bos}
+    out = ["/// The byte order a payload or record was written in (`enum uevent_byte_order`).",
+           "#[derive(Debug, Clone, Copy, PartialEq, Eq)]", "pub enum ByteOrder {"]
+    out += [f"    {name[b]}," for b in bos]
+    out += ["}", "", "impl ByteOrder {", "    /// The C enum value.", "    pub(crate) fn raw(self) -> c_int {",
+            "        (match self {"]
+    out += [f"            ByteOrder::{name[b]} => sys::UEVENT_BO_{b}," for b in bos]
+    out += ["        }) as c_int", "    }", "",
+            f"    /// The byte order a reader reports (any other value: {name[bos[0]]}).",
+            "    pub(crate) fn from_raw(bo: c_int) -> ByteOrder {",
+            "        match bo as sys::uevent_byte_order {"]
+    out += [f"            sys::UEVENT_BO_{b} => ByteOrder::{name[b]}," for b in bos[1:]]
+    out += [f"            _ => ByteOrder::{name[bos[0]]},", "        }", "    }", "}", ""]
+    return out
+
+
 def rust_transports():
     # the transports that carry events: all but AUTO (a way to choose), NONE and COUNT
     ts = [t for t, _ in enum_members("UEVENT_TRANSPORT_") if t not in ("AUTO", "NONE", "COUNT")]
@@ -562,6 +631,26 @@ def rust_transports():
     return out
 
 
+def member_docs(struct):
+    """member -> its comment in uevent.h's struct (one line), None where it has none."""
+    doc = {f.name: None for f in parse(HEADER)[struct]}
+    for m in re.finditer(r"^\s*[\w ]+?[\s*]+(\w+);\s*/\*\s*(.*?)\s*\*/", re.search(
+            r"struct %s \{(.*?)\n\};" % struct, HEADER, re.S).group(1), re.M | re.S):
+        doc[m.group(1)] = re.sub(r"\s+", " ", m.group(2))
+    return doc
+
+
+# struct uevent_perf_format as an options value of each binding (PerfFormat, Format,
+# perf_format{}): its numbers, those named here as booleans; the nested raw layout is
+# the library's to fill.
+FORMAT = "uevent_perf_format"
+FORMAT_BOOL = {"sample_id_all"}
+
+
+def format_fields(model):
+    return [f for f in model[FORMAT] if f.name != "sz" and not f.nested]
+
+
 # Options of struct uevent_session_opts whose SessionBuilder setter is written by hand.
 RUST_OPT_HAND = {"pid", "transports", "sample_period_ns"}
 
@@ -573,10 +662,7 @@ def rust_session_opts(model):
         if f.ptr:
             return "Option<PathBuf>" if f.name.endswith("_path") else "Option<String>"
         return RUST_INT[f.ctype]
-    doc = {f.name: c for f, c in zip(fl, [None] * len(fl))}
-    for m in re.finditer(r"^\s*[\w ]+?[\s*]+(\w+);\s*/\*\s*(.*?)\s*\*/", re.search(
-            r"struct uevent_session_opts \{(.*?)\n\};", HEADER, re.S).group(1), re.M | re.S):
-        doc[m.group(1)] = re.sub(r"\s+", " ", m.group(2))
+    doc = member_docs("uevent_session_opts")
     out = ["/// Options of a live session (`struct uevent_session_opts`); `open()` starts it.",
            "#[derive(Debug, Clone, Default)]", "pub struct SessionBuilder {"]
     out += [f"    pub(super) {f.name}: {ty(f)}," for f in fl]
@@ -604,6 +690,26 @@ def rust_session_opts(model):
             "    pub(super) fn numbers_into(&self, o: &mut sys::uevent_session_opts) {"]
     out += [f"        o.{f.name} = self.{f.name};" for f in fl if not f.ptr]
     out += ["    }", "}", ""]
+    return out
+
+
+def rust_format(model):
+    doc = member_docs(FORMAT)
+    fl = format_fields(model)
+    ty = {f.name: "bool" if f.name in FORMAT_BOOL else RUST_INT[f.ctype] for f in fl}
+    out = ["/// What shapes a record of an event (`struct uevent_perf_format`): its attr's",
+           "/// sample_type, read_format, branch_sample_type, register masks and sample_id_all.",
+           "#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]", "pub struct Format {"]
+    for f in fl:
+        out += [f"    /// {doc[f.name]}"] if doc[f.name] else []
+        out.append(f"    pub {f.name}: {ty[f.name]},")
+    out += ["}", "", "impl Format {",
+            "    /// The C struct (its raw layout zeroed: the library fills that).",
+            f"    pub(crate) fn raw(&self) -> sys::{FORMAT} {{",
+            "        let mut f: sys::uevent_perf_format = crate::zeroed_out();"]
+    out += [f"        f.{f.name} = self.{f.name}" + (" as u32;" if ty[f.name] == "bool" else ";")
+            for f in fl]
+    out += ["        f", "    }", "}", ""]
     return out
 
 
@@ -775,6 +881,17 @@ def lua(model):
             v = f"id.{f.name}" if f.ctype.endswith("int64_t") else f"tonumber(id.{f.name})"
             out.append(f"  if bit.band(f, lib.UEVENT_ID_{f.idbit}) ~= 0 then t.{f.name} = {v} end")
     out += ["  return t", "end"]
+    out += ["", "-- struct uevent_record as a table (as Python's and Rust's Record): its payload",
+            "-- decoded beside data by decode(type, data, size, bo), the sample_id members present",
+            "function R.uevent_record(r, bo, decode)", "  local t = R.sample_id(r.id)"]
+    for f in model["uevent_record"]:
+        if f.kind == "bytes":
+            out += [f"  t.{f.name} = bytes(r.{f.name}, r.{f.count})",
+                    f"  t.payload = decode(r.type, t.{f.name}, #t.{f.name}, bo)",
+                    f'    or {{ kind = "raw", type = tonumber(r.type), data = t.{f.name} }}']
+        elif not f.nested and f.name not in ("sz", "size"):
+            out.append(f"  t.{f.name} = tonumber(r.{f.name})")
+    out += ["  return t", "end"]
     out += ["", "-- session options: one boolean per UEVENT_SESSION_* flag, the numbers of the struct",
             "R.session_flags = {"]
     out += [f"  {fl.lower()} = lib.UEVENT_SESSION_{fl}," for fl, _ in enum_members("UEVENT_SESSION_")]
@@ -782,6 +899,9 @@ def lua(model):
     out.append("R.session_numbers = { " + ", ".join(
         f'"{f.name}"' for f in model["uevent_session_opts"]
         if not f.ptr and f.name not in ("sz", "flags", "transports")) + " }")
+    out += ["", "-- struct uevent_perf_format's members perf_format{} sets: true for a boolean",
+            "R.format_members = { " + ", ".join(f"{f.name} = {'true' if f.name in FORMAT_BOOL else 'false'}"
+                                                for f in format_fields(model)) + " }"]
     out += ["", "-- the counter structs as tables of numbers (a [by F] array: by the name F gives)",
             "R.counters = {}"]
     for name in EXTRA:

@@ -325,20 +325,13 @@ local function u64s(p, n, per, bo)
   if p == nil or n == 0 or per == 0 then return t end
   local a = ffi_cast(u64p, p)
   local swap = bo ~= BO.host and bo ~= host_bo
-  if per == 1 then
-    for i = 0, n - 1 do
-      local v = a[i]
-      t[i + 1] = swap and bswap(v) or v
+  for i = 0, n - 1 do
+    local e = per == 1 and t or {}   -- one flat array, or one array per entry
+    for j = 0, per - 1 do
+      local v = a[i * per + j]
+      e[per == 1 and i + 1 or j + 1] = swap and bswap(v) or v
     end
-  else
-    for i = 0, n - 1 do
-      local e = {}
-      for j = 0, per - 1 do
-        local v = a[i * per + j]
-        e[j + 1] = swap and bswap(v) or v
-      end
-      t[i + 1] = e
-    end
+    if per ~= 1 then t[i + 1] = e end
   end
   return t
 end
@@ -351,16 +344,18 @@ local R = require "uevent._records"(lib, ffi, { u64s = u64s, bytes = bytes, cstr
 local decoders, convert, body_struct, member_of_body = R.decoders, R.convert, R.body_struct,
                                                        R.member_of_body
 
+-- A byte order by name or number, or nil, err, -EINVAL.
 local function bo_of(byte_order)
   if byte_order == nil then return BO.host end
   if type(byte_order) == "number" then return byte_order end
-  return BO[byte_order]
+  if BO[byte_order] then return BO[byte_order] end
+  return fail(-22, "byte order '" .. tostring(byte_order) .. "'")
 end
 
 function M.decode(ptype, data, size, byte_order)
   size = size or #data
-  local bo = bo_of(byte_order)
-  if not bo then return fail(-22, "byte order '" .. tostring(byte_order) .. "'") end
+  local bo, err, code = bo_of(byte_order)
+  if not bo then return nil, err, code end
   local dec = decoders[tonumber(ptype)]
   if not dec then
     return { kind = "raw", type = tonumber(ptype), data = type(data) == "string" and data
@@ -371,25 +366,16 @@ end
 
 local sample_id = R.sample_id
 
--- A struct uevent_record (whose data points into a buffer) as a Lua table.
-local function record_table(r, bo)
-  local data = r.size > 0 and ffi_string(r.data, r.size) or ""
-  local payload = M.decode(r.type, data, #data, bo)
-  if not payload then payload = { kind = "raw", type = tonumber(r.type), data = data } end
-  local t = { type = tonumber(r.type), payload = payload, data = data,
-              format = tonumber(r.format), flags = tonumber(r.flags),
-              record_type = tonumber(r.record_type), misc = tonumber(r.misc) }
-  for k, v in pairs(sample_id(r.id)) do t[k] = v end
-  return t
-end
+-- A struct uevent_record (whose data points into a buffer) as a Lua table (generated).
+local function record_table(r, bo) return R.uevent_record(r, bo, M.decode) end
 M._record_table = record_table
 
 
 -- decode_record(bytes [, byte_order [, sample_type [, v0_layout]]]) -> table or nil, err
 -- v0_layout: the V0 layout (type, size, data: no format word).
 function M.decode_record(buf, byte_order, sample_type, v0_layout)
-  local bo = bo_of(byte_order)
-  if not bo then return fail(-22, "byte order '" .. tostring(byte_order) .. "'") end
+  local bo, err, code = bo_of(byte_order)
+  if not bo then return nil, err, code end
   local r = out_struct("struct uevent_record")
   local ret = lib.uevent_record_decode(buf, #buf, bo, sample_type or 0,
                                        v0_layout and lib.UEVENT_RECORD_V0_LAYOUT or 0, r)
@@ -444,31 +430,35 @@ local function handle(what, close_c, skip)
   return mt
 end
 
-local scratch = out_struct("struct uevent_record")
-local reader = handle("file_reader", lib.uevent_file_reader__close)
-
--- next() -> record table, or false at the end, or nil, err, -errno.
-function reader.next(self)
-  if self.h == nil then return closed("file reader") end
-  local ret = lib.uevent_file_reader__next(self.h, scratch)
-  if ret == 0 then return false end
-  if ret < 0 then
-    return fail(ret, "at offset " .. tonumber(lib.uevent_file_reader__offset(self.h)))
+-- A file's reader, the C object uevent_<c>__open() opens: its methods (next() ->
+-- the record table convert makes of what the C next() put in scratch, false at the end,
+-- or nil, err, -errno; offset()), and its opener: (path) -> handle, or nil, err, -errno.
+local function file_handle(what, c, scratch, convert, skip)
+  local mt, C = handle(what, lib["uevent_" .. c .. "__close"], skip), function(f)
+    return lib["uevent_" .. c .. "__" .. f]
   end
-  return record_table(scratch, self.byte_order)
+  local next_c, offset_c, T = C "next", C "offset", nil
+  function mt.next(self)
+    if self.h == nil then return closed(what:gsub("_", " ")) end
+    local ret = next_c(self.h, scratch)
+    if ret == 0 then return false end
+    if ret < 0 then return fail(ret, "at offset " .. tonumber(offset_c(self.h))) end
+    return convert(scratch, self.byte_order)
+  end
+  function mt.offset(self)
+    return self.h ~= nil and tonumber(offset_c(self.h)) or nil
+  end
+  return mt, function(path)
+    if type(path) ~= "string" then return fail(-22, what .. ": path must be a string") end
+    local p = C "open"(path)
+    if p == nil then return fail(-ffi.errno(), path) end
+    T = T or ffi.metatype("uevent_lua_" .. c, mt)    -- once mt has all its methods
+    return T(p, C "byte_order"(p))
+  end
 end
 
-function reader.offset(self)
-  return self.h ~= nil and tonumber(lib.uevent_file_reader__offset(self.h)) or nil
-end
-
-local FileReader = ffi.metatype("uevent_lua_file_reader", reader)
-
-function M.file_reader(path)
-  local p = lib.uevent_file_reader__open(path)
-  if p == nil then return fail(-ffi.errno(), path) end
-  return FileReader(p, lib.uevent_file_reader__byte_order(p))
-end
+M.file_reader = select(2, file_handle("file_reader", "file_reader",
+                                      out_struct("struct uevent_record"), record_table))
 
 -- ---- reading perf records: sessions, perf.data, rings ------------------------------
 -- A decoded record is copied into plain Lua tables before the next C call can reuse
@@ -526,11 +516,10 @@ M._last_perf_record = function() return scratch_rec end
 function M.perf_format(o)
   local f = out_struct("struct uevent_perf_format")
   o = o or {}
-  for _, k in ipairs { "sample_type", "read_format", "branch_sample_type",
-                       "sample_regs_user", "sample_regs_intr", "flags" } do
-    if o[k] then f[k] = o[k] end
+  for k, b in pairs(R.format_members) do   -- b: a boolean member (true or non-zero)
+    if b then f[k] = (o[k] == true or (tonumber(o[k]) or 0) ~= 0) and 1 or 0
+    elseif o[k] then f[k] = o[k] end
   end
-  f.sample_id_all = (o.sample_id_all == true or (tonumber(o.sample_id_all) or 0) ~= 0) and 1 or 0
   return f
 end
 
@@ -538,8 +527,8 @@ end
 -- nil, err, -errno. format: a perf_format() or the table perf_format takes.
 -- The record's size field tells where the next one starts (rec.size).
 function M.decode_perf_record(buf, fmt, byte_order, offset)
-  local bo = bo_of(byte_order)
-  if not bo then return fail(-22, "byte order '" .. tostring(byte_order) .. "'") end
+  local bo, err, code = bo_of(byte_order)
+  if not bo then return nil, err, code end
   if type(fmt) ~= "cdata" then fmt = M.perf_format(fmt) end
   offset = offset or 0
   if offset < 0 or offset > #buf then return fail(-22, "offset out of range") end
@@ -615,78 +604,62 @@ end
 
 -- for rec in s:records([timeout_ms]) do ... end: until none comes within timeout_ms.
 
-function session.fd(self)
-  if self.h == nil then return closed("session") end
-  return tonumber(lib.uevent_session__fd(self.h))
-end
-
--- record_to(fd): from now on also write every record read, as a pipe-mode perf.data
--- stream, to fd (an integer file descriptor that stays yours: keep it open until the
--- session is closed). perf_data() and perf script read what it wrote.
-function session.record_to(self, fd)
-  if self.h == nil then return closed("session") end
-  if type(fd) ~= "number" or fd < 0 or fd % 1 ~= 0 then
-    return fail(-22, "record_to: fd must be a file descriptor number")
-  end
-  local ret = lib.uevent_session__record_to(self.h, fd)
-  if ret < 0 then return fail(ret, "record_to") end
+-- An int call's result: true, or nil, err, -errno.
+local function ok_or_fail(ret, what)
+  if ret < 0 then return fail(ret, what) end
   return true
 end
 
-local function int_call(fn, what)
-  return function(self)
-    if self.h == nil then return closed("session") end
-    local ret = fn(self.h)
-    if ret < 0 then return fail(ret, what) end
-    return true
+-- The methods of a handle of the C object uevent_<c>__*: each takes the C object (once
+-- closed: nil, err, -EBADF). events() are the names of the events in order (a sample's
+-- event_index i is events()[i + 1], "" for one a perf.data file does not name);
+-- event_name(i) one of them.
+local function methods(mt, c, what, t)
+  t.events = function(h)
+    local e = {}
+    for i = 0, lib["uevent_" .. c .. "__nr_events"](h) - 1 do
+      e[i + 1] = cstr(lib["uevent_" .. c .. "__event_name"](h, i)) or ""
+    end
+    return e
+  end
+  t.event_name = function(h, i)
+    local p = lib["uevent_" .. c .. "__event_name"](h, i)
+    if p == nil then return fail(-22, "event_name: no event " .. tostring(i)) end
+    return cstr(p)
+  end
+  for k, f in pairs(t) do
+    mt[k] = function(self, ...)
+      if self.h == nil then return closed(what) end
+      return f(self.h, ...)
+    end
   end
 end
-session.enable = int_call(lib.uevent_session__enable, "enable")
-session.disable = int_call(lib.uevent_session__disable, "disable")
-session.snapshot = int_call(lib.uevent_session__snapshot, "snapshot")
 
-
-function session.stats(self)
-  if self.h == nil then return closed("session") end
-  local st = ffi_new("struct uevent_session_stats")
-  local ret = lib.uevent_session__stats(self.h, st, ffi.sizeof(st))
-  if ret < 0 then return fail(ret, "stats") end
-  return R.counters.uevent_session_stats(st)
-end
-
-function session.transports(self)
-  if self.h == nil then return closed("session") end
-  return transport_names(lib.uevent_session__transports(self.h))
-end
-
-function session.reason(self)
-  if self.h == nil then return closed("session") end
-  return cstr(lib.uevent_session__reason(self.h)) or ""
-end
-
--- The process watched (spawn(): the child), -1 system-wide.
-function session.pid(self)
-  if self.h == nil then return closed("session") end
-  return tonumber(lib.uevent_session__pid(self.h))
-end
-
--- The session's events' names, in order: a sample's event_index i is events()[i + 1],
--- or event_name(i).
-function session.events(self)
-  if self.h == nil then return closed("session") end
-  local t = {}
-  for i = 0, lib.uevent_session__nr_events(self.h) - 1 do
-    t[i + 1] = cstr(lib.uevent_session__event_name(self.h, i))
-  end
-  return t
-end
-
-function session.event_name(self, i)
-  if self.h == nil then return closed("session") end
-  local p = lib.uevent_session__event_name(self.h, i)
-  if p == nil then return fail(-22, "event_name: no event " .. tostring(i)) end
-  return cstr(p)
-end
+methods(session, "session", "session", {
+  fd = function(h) return tonumber(lib.uevent_session__fd(h)) end,
+  -- record_to(fd): from now on also write every record read, as a pipe-mode perf.data
+  -- stream, to fd (an integer file descriptor that stays yours: keep it open until the
+  -- session is closed). perf_data() and perf script read what it wrote.
+  record_to = function(h, fd)
+    if type(fd) ~= "number" or fd < 0 or fd % 1 ~= 0 then
+      return fail(-22, "record_to: fd must be a file descriptor number")
+    end
+    return ok_or_fail(lib.uevent_session__record_to(h, fd), "record_to")
+  end,
+  enable = function(h) return ok_or_fail(lib.uevent_session__enable(h), "enable") end,
+  disable = function(h) return ok_or_fail(lib.uevent_session__disable(h), "disable") end,
+  snapshot = function(h) return ok_or_fail(lib.uevent_session__snapshot(h), "snapshot") end,
+  stats = function(h)
+    local st = ffi_new("struct uevent_session_stats")
+    local ret = lib.uevent_session__stats(h, st, ffi.sizeof(st))
+    if ret < 0 then return fail(ret, "stats") end
+    return R.counters.uevent_session_stats(st)
+  end,
+  transports = function(h) return transport_names(lib.uevent_session__transports(h)) end,
+  reason = function(h) return cstr(lib.uevent_session__reason(h)) or "" end,
+  -- The process watched (spawn(): the child), -1 system-wide.
+  pid = function(h) return tonumber(lib.uevent_session__pid(h)) end,
+})
 
 local Session = ffi.metatype("uevent_lua_session", session)
 
@@ -767,83 +740,39 @@ end
 
 -- ---- perf.data files ---------------------------------------------------------------
 
-local perf_file = handle("perf_data", lib.uevent_perf_file__close, -71) -- EPROTO: skippable
+-- perf_data(path) -> handle, or nil, err, -errno. "-" reads standard input. Its next()
+-- may give -EPROTO: a uevent of an unknown format, which can be skipped (call next()
+-- again); for rec in pf:records() do ... end skips those as `uevent dump` does, and
+-- raises on a corrupt record.
+local perf_file
+perf_file, M.perf_data = file_handle("perf_data", "perf_file", scratch_rec, perf_record_table, -71)
 
--- next() -> record table, false at the end, or nil, err, -errno (-EPROTO: a uevent of
--- an unknown format, which can be skipped: call next() again).
-function perf_file.next(self)
-  if self.h == nil then return closed("perf.data reader") end
-  local ret = lib.uevent_perf_file__next(self.h, scratch_rec)
-  if ret == 0 then return false end
-  if ret < 0 then
-    return fail(ret, "at offset " .. tonumber(lib.uevent_perf_file__offset(self.h)))
-  end
-  return perf_record_table(scratch_rec, self.byte_order)
-end
-
--- for rec in pf:records() do ... end: skips uevents of unknown formats as `uevent
--- dump` does; raises on a corrupt record.
-
-function perf_file.offset(self)
-  return self.h ~= nil and tonumber(lib.uevent_perf_file__offset(self.h)) or nil
-end
-
--- The events' names, in attr order.
-function perf_file.events(self)
-  if self.h == nil then return closed("perf.data reader") end
-  local t = {}
-  for i = 0, lib.uevent_perf_file__nr_events(self.h) - 1 do
-    t[i + 1] = cstr(lib.uevent_perf_file__event_name(self.h, i)) or ""
-  end
-  return t
-end
-
--- The name of event i (a sample's event_index): "" when the file names none.
-function perf_file.event_name(self, i)
-  if self.h == nil then return closed("perf.data reader") end
-  local p = lib.uevent_perf_file__event_name(self.h, i)
-  if p == nil then return fail(-22, "event_name: no event " .. tostring(i)) end
-  return cstr(p)
-end
-
--- raw_fields(rec[, json]) -> a tracepoint sample's fields by name from the file's
--- formats (libtraceevent): "prev_comm=sh prev_pid=42 ...", or with json the JSON object
--- text; nil, err, -errno (-ENOENT: no tracepoint format for its event; -EOPNOTSUPP:
--- libuevent built without libtraceevent).
-function perf_file.raw_fields(self, rec, json)
-  if self.h == nil then return closed("perf.data reader") end
-  local smp = type(rec) == "table" and rec.sample
-  if not smp then return fail(-22, "raw_fields: not a sample record") end
-  local raw = smp.raw or ""
-  local r = out_struct("struct uevent_perf_record")
-  r.body = lib.UEVENT_BODY_SAMPLE
-  r.u.sample.raw = ffi.cast("const void *", raw)    -- raw lives in this frame
-  r.u.sample.raw_size = #raw
-  r.u.sample.event_index = smp.event_index
-  local flags = json and lib.UEVENT_FIELDS_JSON or 0
-  local n = lib.uevent_perf_file__raw_fields(self.h, r, flags, nil, 0)
-  if n < 0 then return fail(n, "raw_fields: event " .. tostring(smp.event_index)) end
-  local buf = ffi_new("char[?]", n + 1)
-  n = lib.uevent_perf_file__raw_fields(self.h, r, flags, buf, n + 1)
-  if n < 0 then return fail(n, "raw_fields") end
-  return ffi.string(buf, n)
-end
-
--- The clock (attr.clockid) or -1 for perf's, and its resolution in ns or -1.
-function perf_file.clock(self)
-  if self.h == nil then return closed("perf.data reader") end
-  return tonumber(lib.uevent_perf_file__clockid(self.h)),
-         tonumber(lib.uevent_perf_file__clock_res_ns(self.h))
-end
-
-local PerfFile = ffi.metatype("uevent_lua_perf_file", perf_file)
-
--- perf_data(path) -> handle, or nil, err, -errno. "-" reads standard input.
-function M.perf_data(path)
-  if type(path) ~= "string" then return fail(-22, "perf_data: path must be a string") end
-  local p = lib.uevent_perf_file__open(path)
-  if p == nil then return fail(-ffi.errno(), path) end
-  return PerfFile(p, lib.uevent_perf_file__byte_order(p))
-end
+methods(perf_file, "perf_file", "perf.data reader", {
+  -- raw_fields(rec[, json]) -> a tracepoint sample's fields by name from the file's
+  -- formats (libtraceevent): "prev_comm=sh prev_pid=42 ...", or with json the JSON
+  -- object text; nil, err, -errno (-ENOENT: no tracepoint format for its event;
+  -- -EOPNOTSUPP: libuevent built without libtraceevent).
+  raw_fields = function(h, rec, json)
+    local smp = type(rec) == "table" and rec.sample
+    if not smp then return fail(-22, "raw_fields: not a sample record") end
+    local raw = smp.raw or ""
+    local r = out_struct("struct uevent_perf_record")
+    r.body = lib.UEVENT_BODY_SAMPLE
+    r.u.sample.raw = ffi.cast("const void *", raw)    -- raw lives in this frame
+    r.u.sample.raw_size = #raw
+    r.u.sample.event_index = smp.event_index
+    local flags = json and lib.UEVENT_FIELDS_JSON or 0
+    local n = lib.uevent_perf_file__raw_fields(h, r, flags, nil, 0)
+    if n < 0 then return fail(n, "raw_fields: event " .. tostring(smp.event_index)) end
+    local buf = ffi_new("char[?]", n + 1)
+    n = lib.uevent_perf_file__raw_fields(h, r, flags, buf, n + 1)
+    if n < 0 then return fail(n, "raw_fields") end
+    return ffi.string(buf, n)
+  end,
+  -- The clock (attr.clockid) or -1 for perf's, and its resolution in ns or -1.
+  clock = function(h)
+    return tonumber(lib.uevent_perf_file__clockid(h)), tonumber(lib.uevent_perf_file__clock_res_ns(h))
+  end,
+})
 
 return M

@@ -20,32 +20,34 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.normpath(os.path.join(HERE, "..", ".."))
 
 
+def _first(paths):
+    """The first of paths that exists, or None."""
+    return next((p for p in paths if os.path.exists(p)), None)
+
+
+def _pkg_config(flag, env=None):
+    """What pkg-config says of libuevent ("" when it cannot)."""
+    try:
+        return subprocess.run(["pkg-config", flag, "libuevent"], env=env, check=True,
+                              capture_output=True, text=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+
+
 def _dirs(env, intree, pkg_flag):
     """$env's directories, else the source tree's (when it has them), else pkg-config's."""
     if os.environ.get(env):
         return os.environ[env].split(os.pathsep)
     if os.path.exists(intree[0]):
         return intree[1:]
-    try:
-        out = subprocess.run(["pkg-config", pkg_flag, "libuevent"], check=True,
-                             capture_output=True, text=True).stdout
-        return [f[2:] for f in shlex.split(out)]
-    except (OSError, subprocess.CalledProcessError):
-        return []
+    return [f[2:] for f in shlex.split(_pkg_config(pkg_flag))]
 
 
 def _installed_libdir():
     """Where `make install` puts libuevent: libdir of the build tree's libuevent.pc (the
     configured prefix), else of the installed one pkg-config finds."""
-    for env in (dict(os.environ, PKG_CONFIG_PATH=os.path.join(TOP, "libuevent")), None):
-        try:
-            out = subprocess.run(["pkg-config", "--variable=libdir", "libuevent"], env=env,
-                                 check=True, capture_output=True, text=True).stdout.strip()
-        except (OSError, subprocess.CalledProcessError):
-            continue
-        if out:
-            return out
-    return None
+    return (_pkg_config("--variable=libdir", dict(os.environ, PKG_CONFIG_PATH=os.path.join(
+        TOP, "libuevent"))) or _pkg_config("--variable=libdir") or None)
 
 
 def runtime_dirs(libdirs):
@@ -63,6 +65,8 @@ def runtime_dirs(libdirs):
     chosen = [d for d in os.environ.get("UEVENT_LIB_DIR", "").split(os.pathsep) if d]
     dirs += [os.path.abspath(d) for d in libdirs if d in chosen]
     return list(dict.fromkeys(dirs))
+
+
 def _header_dirs():
     """Where uevent.h (and the kernel uapi headers) are: the source tree, else pkg-config."""
     lib = os.path.join(TOP, "libuevent")
@@ -131,8 +135,7 @@ def make_ffi(cdef_text=None, incdirs=None, libdirs=None, rpath=None):
     libdirs = libdirs if libdirs is not None else _lib_dirs()
     if cdef_text is None:
         cdef_text = preprocess(incdirs)
-        lib = next((os.path.join(d, "libuevent.so") for d in libdirs
-                    if os.path.exists(os.path.join(d, "libuevent.so"))), None)
+        lib = _first(os.path.join(d, "libuevent.so") for d in libdirs)
         if lib is not None:
             cdef_text = exported_only(cdef_text, lib)
     ffi = cffi.FFI()
@@ -147,8 +150,7 @@ def make_ffi(cdef_text=None, incdirs=None, libdirs=None, rpath=None):
 
 def _header(incdirs=None):
     incdirs = incdirs if incdirs is not None else _header_dirs()
-    header = next((os.path.join(d, "uevent.h") for d in incdirs
-                   if os.path.exists(os.path.join(d, "uevent.h"))), None)
+    header = _first(os.path.join(d, "uevent.h") for d in incdirs)
     if header is None:
         sys.exit("uevent_build.py: uevent.h not found (set UEVENT_INCLUDE_DIR)")
     return header
@@ -168,9 +170,8 @@ def write_records(incdirs=None):
     under share/libuevent)."""
     header = _header(incdirs)
     hdir = os.path.dirname(header)
-    gen = next((g for g in (os.path.join(hdir, "gen-records.py"),
-                            os.path.join(hdir, "..", "share", "libuevent", "gen-records.py"))
-                if os.path.exists(g)), None)
+    gen = _first((os.path.join(hdir, "gen-records.py"),
+                  os.path.join(hdir, "..", "share", "libuevent", "gen-records.py")))
     if gen is None:
         sys.exit(f"uevent_build.py: gen-records.py not found beside {header} or in "
                  f"share/libuevent (install libuevent with make install)")
@@ -181,10 +182,9 @@ def write_records(incdirs=None):
 
 
 def _jit_hook(hdir, name):
-    return next((h for h in (os.path.join(TOP, "jit-hooks", "python", name),
-                             os.path.join(hdir, "..", "jit-hooks", "python", name),
-                             os.path.join(hdir, "..", "share", "libuevent", name))
-                 if os.path.exists(h)), None)
+    return _first((os.path.join(TOP, "jit-hooks", "python", name),
+                   os.path.join(hdir, "..", "jit-hooks", "python", name),
+                   os.path.join(hdir, "..", "share", "libuevent", name)))
 
 
 def write_jit(incdirs=None):

@@ -74,9 +74,8 @@ class Session:
                  perf_map_path: Union[str, bytes, None] = None):
         u = _binding()
         self._ffi, self._lib = ffi, lib = u.ffi, u.lib
-        flags = (0 if jitdump else lib.UEVENT_JIT_NO_JITDUMP) | \
-            (0 if perf_map else lib.UEVENT_JIT_NO_PERF_MAP) | \
-            (0 if uevent else lib.UEVENT_JIT_NO_UEVENT)
+        flags = sum(getattr(lib, "UEVENT_JIT_NO_" + k) for k, on in
+                    (("JITDUMP", jitdump), ("PERF_MAP", perf_map), ("UEVENT", uevent)) if not on)
         o = ffi.new("struct uevent_jit_opts *")
         o.sz = ffi.sizeof("struct uevent_jit_opts")
         d, m = _b(dir), _b(perf_map_path)

@@ -30,7 +30,7 @@ from ._helpers import _cstr
 from ._records import (SampleId, PerfRecord, PerfRead, Sample, Mmap, Comm, Task, Lost, Throttle,
                        Switch, Ksymbol, BpfEvent, Other, SessionStats, Stats, Text, RangeBegin, RangeEnd,
                        Counter, JitCodeLoad, JitCodeMove, JitCodeUnload, JitDebugEntry,
-                       JitDebugInfo, TraceContext, Raw, Payload)
+                       JitDebugInfo, TraceContext, Raw, Payload, PerfFormat, Record)
 
 __all__ = [
     # not "range" and "open": `from uevent import *` leaves the builtins alone
@@ -332,10 +332,8 @@ def open(transport: Union[str, int] = "auto", path: Union[str, bytes, None] = No
     t = _transport_number(transport)
     opts = _out("struct uevent_open_opts *")
     opts.transport = t
-    keep = None
-    if path is not None:
-        keep = _ffi.new("char[]", _os.fsencode(path))
-        opts.path = keep
+    keep = _ffi.new("char[]", _os.fsencode(path)) if path is not None else _ffi.NULL
+    opts.path = keep
     if ignore_env:
         opts.flags = _lib.UEVENT_OPEN_IGNORE_ENV
     ret = _lib.uevent_open(opts)
@@ -421,38 +419,8 @@ def decode(type: int, data: Union[bytes, bytearray, memoryview],
     return dec(buf, len(data), _bo(byte_order))
 
 
-@_dataclass(frozen=True)
-class Record:
-    """One PERF_RECORD_UEVENT (or file-transport record), decoded.
-
-    `payload` is the decoded payload (Raw for application types and payloads that did
-    not decode); sample_id fields the record lacks are None.
-    """
-    type: int
-    payload: Payload
-    data: bytes
-    format: int
-    flags: int
-    record_type: int
-    misc: int
-    pid: Optional[int] = None
-    tid: Optional[int] = None
-    time: Optional[int] = None
-    id: Optional[int] = None
-    stream_id: Optional[int] = None
-    cpu: Optional[int] = None
-    identifier: Optional[int] = None
-
-
-def _record(r: Any, bo: int) -> Record:
-    data = _ffi.unpack(_ffi.cast("const char *", r.data), r.size) if r.size else b""
-    payload: Payload
-    try:
-        payload = decode(r.type, data, bo)
-    except InvalidArgument:     # a payload that does not decode stays bytes
-        payload = Raw(r.type, data)
-    return Record(r.type, payload, data, r.format, r.flags, r.record_type, r.misc,
-                  *_records.id_values(r.id))
+# Record (struct uevent_record, its payload decoded) is generated: _records.
+_record = _records._mk_uevent_record
 
 
 def decode_record(buf: Union[bytes, bytearray, memoryview], byte_order: Union[str, int] = "host",
@@ -502,36 +470,67 @@ class _Handle:
 _H = TypeVar("_H", bound=_Handle)
 
 
-class FileReader(_Handle):
+class _Reader(_Handle):
+    """A file's reader: the C object uevent_<_c>__open() opens, whose next() fills a
+    struct _rec_type that _convert copies out."""
+    _c = _rec_type = ""
+    _convert: Callable[[Any, int], Any]
+
+    def __init__(self, path: Union[str, bytes, "_os.PathLike[str]"]) -> None:
+        self.path = _os.fsdecode(_os.fspath(path))
+        c = _functools.partial(getattr, _lib)
+        p = c(f"uevent_{self._c}__open")(_os.fsencode(self.path))
+        if p == _ffi.NULL:
+            raise _error(_ffi.errno, repr(self.path))
+        self._h = _ffi.gc(p, c(f"uevent_{self._c}__close"))
+        self._next, self._offset = c(f"uevent_{self._c}__next"), c(f"uevent_{self._c}__offset")
+        self._rec = _out(f"struct {self._rec_type} *")
+        # the order the file was written in, which its payloads and arrays keep
+        self.byte_order: int = c(f"uevent_{self._c}__byte_order")(p)
+
+    def __next__(self) -> Any:
+        ret = self._next(self._live(), self._rec)
+        if ret == 0:
+            raise StopIteration
+        if ret < 0:
+            raise _error(-ret, f"{self.path!r} at offset {self.offset}")
+        return self._convert(self._rec, self.byte_order)
+
+    @property
+    def offset(self) -> int:
+        """Byte offset of the next record (or of the corrupt one after an error)."""
+        return int(self._offset(self._live()))
+
+
+class FileReader(_Reader):
     """Iterates the records of a file-transport file as Record objects.
 
     A context manager; the descriptor is closed by close(), at the end of a `with`,
     or when the reader is garbage-collected.
     """
-    _what = "FileReader"
+    _what, _c, _rec_type, _convert = "FileReader", "file_reader", "uevent_record", staticmethod(_record)
 
-    def __init__(self, path: Union[str, bytes, "_os.PathLike[str]"]) -> None:
-        self.path = _os.fspath(path)
-        p = _lib.uevent_file_reader__open(_os.fsencode(self.path))
-        if p == _ffi.NULL:
-            raise _error(_ffi.errno, repr(self.path))
-        self._h = _ffi.gc(p, _lib.uevent_file_reader__close)
-        self._rec = _out("struct uevent_record *")
-        # the order the file was written in, which its payloads keep
-        self.byte_order: int = _lib.uevent_file_reader__byte_order(p)
 
-    def __next__(self) -> Record:
-        ret = _lib.uevent_file_reader__next(self._live(), self._rec)
-        if ret == 0:
-            raise StopIteration
-        if ret < 0:
-            raise _error(-ret, f"{self.path!r} at offset {self.offset}")
-        return _record(self._rec, self.byte_order)
+class _Events(_Handle):
+    """A reader's perf events (the C object's nr_events and event_name)."""
+    _c = ""
 
     @property
-    def offset(self) -> int:
-        """Byte offset of the next record (or of the corrupt one after an error)."""
-        return int(_lib.uevent_file_reader__offset(self._live()))
+    def nr_events(self) -> int:
+        """Number of the events (a Sample's event_index is one of them)."""
+        return _check(getattr(_lib, f"uevent_{self._c}__nr_events")(self._live()), "nr_events")
+
+    def event_name(self, i: int) -> Optional[str]:
+        """The name of event i: "dummy", "GROUP:emit16", "cpu-clock"... (in a perf.data
+        file: HEADER_EVENT_DESC's, or None when the file has none)."""
+        if not isinstance(i, int) or not 0 <= i < self.nr_events:
+            raise IndexError(f"event {i} of {self.nr_events}")
+        p = getattr(_lib, f"uevent_{self._c}__event_name")(self._live(), i)
+        return _cstr(p) if p != _ffi.NULL else None
+
+    @property
+    def event_names(self) -> Tuple[Optional[str], ...]:
+        return tuple(self.event_name(i) for i in _builtins.range(self.nr_events))
 
 
 
@@ -596,18 +595,7 @@ def _perf_record(r: Any, bo: int) -> AnyRecord:
     return _MAKERS[r.body]((r.type, r.misc, r.size, sid), r, bo)  # type: ignore[return-value]
 
 
-@_dataclass(frozen=True)
-class PerfFormat:
-    """What a record's layout depends on: the fields of its event's perf_event_attr."""
-    sample_type: int = 0
-    read_format: int = 0
-    branch_sample_type: int = 0
-    sample_regs_user: int = 0
-    sample_regs_intr: int = 0
-    sample_id_all: bool = False
-    flags: int = 0          # UEVENT_PERF_*_V0
-
-
+# PerfFormat (struct uevent_perf_format, its members named as in C) is generated: _records.
 def _format(fmt: Optional[PerfFormat]) -> Any:
     f = _out("struct uevent_perf_format *")
     for k, v in _asdict(fmt or PerfFormat()).items():     # its members, named as in C
@@ -673,7 +661,7 @@ def _uint(name: str, v: Any, bits: int = 32) -> int:
     return v
 
 
-class Session(_Handle):
+class Session(_Events):
     """A live perf session reading uevents (and, on request, other records).
 
         with uevent.Session() as s:            # this process
@@ -721,30 +709,19 @@ class Session(_Handle):
         o = _out("struct uevent_session_opts *")
         o.pid = pid
         o.transports = mask
-        o.ring_pages = _uint("ring_pages", ring_pages)
-        o.usdt_max_payload = _uint("usdt_max_payload", usdt_max_payload)
-        o.wakeup_events = _uint("wakeup_events", wakeup_events)
-        o.sample_period_ns = _uint("sample_period_ns", sample_period_ns, 64)
-        o.tls_user = _uint("tls_user", tls_user, 16)
-        o.flags = ((_lib.UEVENT_SESSION_ALL_RECORDS if all_records else 0)
-                   | (_lib.UEVENT_SESSION_OVERWRITE if overwrite else 0)
-                   | (_lib.UEVENT_SESSION_NO_INHERIT if no_inherit else 0)
-                   | (_lib.UEVENT_SESSION_BPF_EVENTS if bpf_events else 0)
-                   | (_lib.UEVENT_SESSION_DISABLED if disabled else 0)
-                   | (_lib.UEVENT_SESSION_CALLCHAIN if callchain else 0))
-        keep = None
-        if usdt_path is not None:
-            keep = _ffi.new("char[]", _os.fsencode(usdt_path))
-            o.usdt_path = keep
-        keep_cpus = None
-        if cpus is not None:
-            if not isinstance(cpus, str):
-                items = list(cpus)
-                if not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in items):
-                    raise InvalidArgument(_errno.EINVAL, f"cpus must be CPU numbers: {cpus!r}")
-                cpus = ",".join(str(c) for c in items)
-            keep_cpus = _ffi.new("char[]", cpus.encode())
-            o.cpus = keep_cpus
+        kw = locals()       # the keywords, by the names the generated tables give
+        for k, bits in _records.SESSION_NUMBERS.items():    # (the attr's tls_user is a u16)
+            setattr(o, k, _uint(k, kw[k], 16 if k == "tls_user" else bits))
+        o.flags = sum(f for k, f in _records.SESSION_FLAGS.items() if kw[k])
+        keep = _ffi.new("char[]", _os.fsencode(usdt_path)) if usdt_path is not None else _ffi.NULL
+        o.usdt_path = keep
+        if cpus is not None and not isinstance(cpus, str):
+            items = list(cpus)
+            if not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in items):
+                raise InvalidArgument(_errno.EINVAL, f"cpus must be CPU numbers: {cpus!r}")
+            cpus = ",".join(str(c) for c in items)
+        keep_cpus = _ffi.new("char[]", cpus.encode()) if cpus is not None else _ffi.NULL
+        o.cpus = keep_cpus
         if _spawn is None:
             p = _lib.uevent_session__open(o)
         else:
@@ -774,22 +751,7 @@ class Session(_Handle):
             raise InvalidArgument(_errno.EINVAL, f"argv must be a non-empty list: {argv!r}")
         return cls(None, _spawn=[_os.fsencode(a) for a in argv], **opts)
 
-    @property
-    def nr_events(self) -> int:
-        """Number of the session's events (a Sample's event_index is one of them)."""
-        return _check(_lib.uevent_session__nr_events(self._live()), "nr_events")
-
-    def event_name(self, i: int) -> str:
-        """The name of the session's event i: "dummy", "GROUP:emit16", "cpu-clock"..."""
-        if not isinstance(i, int) or not 0 <= i < self.nr_events:
-            raise IndexError(f"event {i} of {self.nr_events}")
-        return _cstr(_lib.uevent_session__event_name(self._live(), i))
-
-    @property
-    def event_names(self) -> Tuple[str, ...]:
-        return tuple(self.event_name(i) for i in _builtins.range(self.nr_events))
-
-    _what = "Session"
+    _what, _c = "Session", "session"
 
     def next(self, timeout_ms: int = -1) -> Optional[AnyRecord]:
         """The next record in time order, or None when none came within timeout_ms
@@ -875,7 +837,7 @@ class Session(_Handle):
 
 # ---- perf.data files ------------------------------------------------------------------
 
-class PerfData(_Handle):
+class PerfData(_Reader, _Events):
     """Iterates the records of a perf.data file (file or pipe mode; "-": standard input).
 
         with uevent.PerfData("perf.data") as f:
@@ -887,47 +849,8 @@ class PerfData(_Handle):
     FileNotFoundError, a corrupt one InvalidArgument (at `offset`).
     """
 
-    def __init__(self, path: Union[str, bytes, "_os.PathLike[str]"]) -> None:
-        self.path = _os.fsdecode(_os.fspath(path))
-        p = _lib.uevent_perf_file__open(_os.fsencode(self.path))
-        if p == _ffi.NULL:
-            raise _error(_ffi.errno, repr(self.path))
-        self._h = _ffi.gc(p, _lib.uevent_perf_file__close)
-        self._rec = _out("struct uevent_perf_record *")
-        # the order of the numbers behind the records' pointer members
-        self.byte_order: int = _lib.uevent_perf_file__byte_order(p)
-
-    _what = "PerfData"
-
-    def __next__(self) -> AnyRecord:
-        f = self._live()
-        ret = _lib.uevent_perf_file__next(f, self._rec)
-        if ret == 0:
-            raise StopIteration
-        if ret < 0:
-            raise _error(-ret, f"{self.path!r} at offset {self.offset}")
-        return _perf_record(self._rec, self.byte_order)
-
-    @property
-    def offset(self) -> int:
-        """Byte offset of the next record (or of the corrupt one after an error)."""
-        return int(_lib.uevent_perf_file__offset(self._live()))
-
-    @property
-    def nr_events(self) -> int:
-        """Number of events (attrs) in the file."""
-        return _check(_lib.uevent_perf_file__nr_events(self._live()), "nr_events")
-
-    def event_name(self, i: int) -> Optional[str]:
-        """The name of event i (HEADER_EVENT_DESC), or None when the file has none."""
-        if not 0 <= i < self.nr_events:
-            raise IndexError(f"event {i} of {self.nr_events}")
-        p = _lib.uevent_perf_file__event_name(self._live(), i)
-        return _cstr(p) if p != _ffi.NULL else None
-
-    @property
-    def event_names(self) -> Tuple[Optional[str], ...]:
-        return tuple(self.event_name(i) for i in _builtins.range(self.nr_events))
+    _what, _c, _rec_type = "PerfData", "perf_file", "uevent_perf_record"
+    _convert = staticmethod(_perf_record)
 
     def raw_fields(self, sample: Sample, as_dict: bool = False) -> Union[str, Dict[str, Any]]:
         """A tracepoint sample's raw fields by name, from this file's tracing data

@@ -129,19 +129,14 @@ local function announce(tr, func, pc)
         end
         at[pc] = line
         ret = code_load_func(session, name, at.fn or nil, addr, size, nil, file, line)
-      elseif at.fn then
-        ret = code_load(session, name .. " " .. at.fn .. " " .. loc, addr, size, nil)
-      else
-        ret = code_load(session, name .. " " .. loc, addr, size, nil)
+      else     -- no line record: the name says where
+        name = name .. " " .. (at.fn and at.fn .. " " or "") .. loc
       end
     elseif fi.ffid then
-      ret = code_load(session, name .. " [builtin#" .. fi.ffid .. "]", addr, size, nil)
-    else
-      ret = code_load(session, name, addr, size, nil)
+      name = name .. " [builtin#" .. fi.ffid .. "]"
     end
-  else
-    ret = code_load(session, name, addr, size, nil)
   end
+  if not ret then ret = code_load(session, name, addr, size, nil) end
   if ret == 0 then
     loaded[tr] = addr
     counts.loaded = counts.loaded + 1

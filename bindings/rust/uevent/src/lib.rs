@@ -25,7 +25,7 @@ pub use uevent_sys as sys;
 pub mod perf;
 pub use perf::uevent_record::Record;
 use perf::uevent_record::record_from;
-pub use perf::{decode, JitDebugEntry, Payload, PerfData, Session, SessionBuilder, Stats};
+pub use perf::{decode, ByteOrder, JitDebugEntry, Payload, PerfData, Session, SessionBuilder, Stats};
 pub mod symbolize;
 pub use symbolize::{Symbol, Symbolizer, SymbolizerOpts};
 
@@ -48,12 +48,10 @@ pub(crate) fn check(ret: c_int) -> io::Result<()> {
 }
 
 fn cstring(s: &str) -> io::Result<CString> {
-    CString::new(s).map_err(|_| io::Error::from_raw_os_error(libc_einval()))
+    CString::new(s).map_err(|_| io::Error::from_raw_os_error(EINVAL))
 }
 
-const fn libc_einval() -> i32 {
-    22 // EINVAL; std has no errno constants and we take no outside crates
-}
+const EINVAL: i32 = 22; // std has no errno constants and we take no outside crates
 
 const E2BIG: i32 = 7;
 
@@ -124,7 +122,7 @@ fn check_str(s: &str, max: usize) -> io::Result<()> {
         return Err(io::Error::from_raw_os_error(E2BIG));
     }
     if s.as_bytes().contains(&0) {
-        return Err(io::Error::from_raw_os_error(libc_einval()));
+        return Err(io::Error::from_raw_os_error(EINVAL));
     }
     Ok(())
 }
@@ -318,10 +316,7 @@ pub fn open(transport: &str, path: Option<&Path>, ignore_env: bool) -> io::Resul
             format!("unknown transport '{}' (errno {})", transport, -t),
         ));
     }
-    let cpath = match path {
-        Some(p) => Some(perf::c_path(p)?),
-        None => None,
-    };
+    let cpath = path.map(perf::c_path).transpose()?;
     let opts = sys::uevent_open_opts {
         sz: std::mem::size_of::<sys::uevent_open_opts>() as _,
         transport: t,
@@ -367,32 +362,7 @@ pub fn stats_reset() {
 
 // ---- decoding -------------------------------------------------------------------------
 
-/// The byte order a payload or record was written in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ByteOrder {
-    Host,
-    Little,
-    Big,
-}
-
-impl ByteOrder {
-    pub(crate) fn raw(self) -> c_int {
-        (match self {
-            ByteOrder::Host => sys::UEVENT_BO_HOST,
-            ByteOrder::Little => sys::UEVENT_BO_LITTLE,
-            ByteOrder::Big => sys::UEVENT_BO_BIG,
-        }) as c_int
-    }
-
-    /// The byte order a reader reports (`enum uevent_byte_order`).
-    pub(crate) fn from_raw(bo: c_int) -> ByteOrder {
-        match bo as sys::uevent_byte_order {
-            sys::UEVENT_BO_BIG => ByteOrder::Big,
-            sys::UEVENT_BO_LITTLE => ByteOrder::Little,
-            _ => ByteOrder::Host,
-        }
-    }
-}
+// ByteOrder (enum uevent_byte_order) is generated, in perf::records.
 
 pub(crate) unsafe fn sized_str(p: *const c_char, n: u32) -> String {
     if p.is_null() {
@@ -401,28 +371,25 @@ pub(crate) unsafe fn sized_str(p: *const c_char, n: u32) -> String {
     String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, n as usize)).into_owned()
 }
 
+/// An output or options struct of uevent.h, which [`zeroed_out`] makes.
+///
+/// # Safety
+/// All-zero bytes are a valid value of it (integers, null pointers, unions of them),
+/// and it starts with `size_t sz`.
+pub(crate) unsafe trait OutStruct {}
+unsafe impl OutStruct for sys::uevent_record {}
+unsafe impl OutStruct for sys::uevent_perf_record {}
+unsafe impl OutStruct for sys::uevent_session_opts {}
+unsafe impl OutStruct for sys::uevent_perf_format {}
+
 /// An output struct the C library fills: zeroed, its leading `sz` set to its size.
-pub(crate) trait OutStruct {
-    fn set_sz(&mut self);
-}
-
-macro_rules! out_struct {
-    ($($t:ty),*) => {$(
-        impl OutStruct for $t {
-            fn set_sz(&mut self) {
-                self.sz = std::mem::size_of::<$t>() as _;
-            }
-        }
-    )*};
-}
-out_struct!(sys::uevent_record, sys::uevent_perf_record, sys::uevent_session_opts);
-
 pub(crate) fn zeroed_out<T: OutStruct>() -> T {
-    // SAFETY: the output structs are integers, null pointers and unions of them: all-zero
-    // bytes are a valid value of each.
-    let mut v: T = unsafe { MaybeUninit::zeroed().assume_init() };
-    v.set_sz();
-    v
+    let mut v = MaybeUninit::<T>::zeroed();
+    // SAFETY: all-zero bytes are a T, whose first member is a size_t (OutStruct).
+    unsafe {
+        v.as_mut_ptr().cast::<usize>().write(std::mem::size_of::<T>());
+        v.assume_init()
+    }
 }
 
 /// Decodes one PERF_RECORD_UEVENT (header included). `sample_type` is the event's
@@ -443,13 +410,11 @@ pub struct FileReader {
 
 impl FileReader {
     pub fn open<P: AsRef<Path>>(path: P) -> io::Result<FileReader> {
-        let path = path.as_ref();
-        let c = perf::c_path(path)?;
+        let c = perf::c_path(path.as_ref())?;
         let r = unsafe { sys::uevent_file_reader__open(c.as_ptr()) };
         if r.is_null() {
             return Err(io::Error::last_os_error());
         }
-        // Payloads stay in the file's byte order.
         // Payloads stay in the file's byte order.
         let bo = ByteOrder::from_raw(unsafe { sys::uevent_file_reader__byte_order(r) });
         Ok(FileReader { r, bo, done: false })
@@ -475,15 +440,10 @@ impl Iterator for FileReader {
         }
         let mut rec = zeroed_out::<sys::uevent_record>();
         let ret = unsafe { sys::uevent_file_reader__next(self.r, &mut rec) };
+        self.done = ret <= 0;
         match ret {
-            0 => {
-                self.done = true;
-                None
-            }
-            r if r < 0 => {
-                self.done = true;
-                Some(Err(io::Error::new(err(r).kind(), format!("{} at offset {}", err(r), self.offset()))))
-            }
+            0 => None,
+            r if r < 0 => Some(Err(io::Error::new(err(r).kind(), format!("{} at offset {}", err(r), self.offset())))),
             _ => Some(Ok(record_from(&rec, self.bo))),
         }
     }

@@ -40,7 +40,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::{cstr, err, sys, ByteOrder};
+use crate::{cstr, err, sys};
 
 // Transport (enum uevent_transport's carriers) and SessionBuilder (struct
 // uevent_session_opts) with its setters are generated as well, in records.rs.
@@ -53,10 +53,6 @@ impl Transport {
     /// Its name as the library spells it ("usdt", "user_events", ...).
     pub fn name(self) -> String {
         crate::transport_name(self.raw() as i32)
-    }
-
-    fn set_from_mask(mask: u32) -> Vec<Transport> {
-        Transport::ALL.into_iter().filter(|t| mask & (1 << t.raw()) != 0).collect()
     }
 }
 
@@ -81,7 +77,8 @@ pub struct Rec<T> {
 }
 
 // SampleId, the owned bodies (Sample, Read, Mmap, Comm, Task, Lost, Throttle, Switch,
-// Ksymbol, BpfEvent) and their makers are generated from uevent.h's record structs.
+// Ksymbol, BpfEvent) and their makers, and Format (struct uevent_perf_format) are
+// generated from uevent.h's structs.
 mod records;
 pub use records::*;
 
@@ -107,18 +104,16 @@ pub fn record_name(ty: u32) -> &'static str {
     // SAFETY: uevent_perf_record_name returns NULL or a pointer to a static string.
     let p = unsafe { sys::uevent_perf_record_name(ty) };
     if p.is_null() {
-        ""
-    } else {
-        unsafe { CStr::from_ptr(p) }.to_str().unwrap_or("")
+        return "";
     }
+    unsafe { CStr::from_ptr(p) }.to_str().unwrap_or("")
 }
 
 pub(crate) unsafe fn bytes(p: *const c_void, n: u64) -> Vec<u8> {
     if p.is_null() || n == 0 {
-        Vec::new()
-    } else {
-        std::slice::from_raw_parts(p as *const u8, n as usize).to_vec()
+        return Vec::new();
     }
+    std::slice::from_raw_parts(p as *const u8, n as usize).to_vec()
 }
 
 unsafe fn u64s(p: *const c_void, n: u64, bo: c_int) -> Vec<u64> {
@@ -186,11 +181,7 @@ impl<'a> RecordRef<'a> {
         // SAFETY: the union member read in each arm is the one body says the
         // C decoder filled; pointers and sizes come from that decoder, which checked
         // them against the record's bounds.
-        unsafe { self.to_record_unchecked() }
-    }
-
-    unsafe fn to_record_unchecked(self) -> Record {
-        record_of(self.rec, self.header(), self.transport(), self.sample_id(), self.bo)
+        unsafe { record_of(self.rec, self.header(), self.transport(), self.sample_id(), self.bo) }
     }
 }
 
@@ -291,12 +282,9 @@ impl SessionBuilder {
 
     fn start(&self, argv: Option<&[*mut c_char]>) -> io::Result<Session> {
         let path = self.usdt_path.as_deref().map(c_path).transpose()?;
-        let cpus = match &self.cpus {
-            Some(l) => Some(std::ffi::CString::new(l.as_str()).map_err(|_| {
-                io::Error::new(io::ErrorKind::InvalidInput, "cpus: a NUL in the CPU list")
-            })?),
-            None => None,
-        };
+        let cpus = self.cpus.as_deref().map(CString::new).transpose().map_err(|_| {
+            io::Error::new(io::ErrorKind::InvalidInput, "cpus: a NUL in the CPU list")
+        })?;
         let mut opts = crate::zeroed_out::<sys::uevent_session_opts>();
         self.numbers_into(&mut opts);
         // Only read during uevent_session__open (it resolves the path there).
@@ -348,7 +336,8 @@ impl Session {
 
     /// Transports the session listens on.
     pub fn transports(&self) -> Vec<Transport> {
-        Transport::set_from_mask(unsafe { sys::uevent_session__transports(self.s) })
+        let mask = unsafe { sys::uevent_session__transports(self.s) };
+        Transport::ALL.into_iter().filter(|t| mask & (1 << t.raw()) != 0).collect()
     }
 
     /// What the session opened or could not, for people.
@@ -574,20 +563,10 @@ impl Iterator for PerfData {
         if self.done {
             return None;
         }
-        match self.next_ref() {
-            Ok(Some(r)) => Some(Ok(r.to_record())),
-            Ok(None) => {
-                self.done = true;
-                None
-            }
-            Err(e) => {
-                // EPROTO: the C reader skipped that record, the next one is readable
-                if !is_eproto(&e) {
-                    self.done = true;
-                }
-                Some(Err(e))
-            }
-        }
+        let r = self.next_ref().map(|r| r.map(|r| r.to_record()));
+        // the end, or an error but EPROTO (the C reader skipped that record: the next is readable)
+        self.done = matches!(&r, Ok(None)) || matches!(&r, Err(e) if !is_eproto(e));
+        r.transpose()
     }
 }
 
@@ -659,32 +638,4 @@ pub fn decode_records(buf: &[u8], bo: ByteOrder, format: &Format) -> io::Result<
         off += rec.size as usize;
     }
     Ok(out)
-}
-
-/// What shapes a record of an event (`struct uevent_perf_format`): its attr's
-/// sample_type, read_format, branch_sample_type, register masks and sample_id_all.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Format {
-    pub sample_type: u64,
-    pub read_format: u64,
-    pub branch_sample_type: u64,
-    pub sample_regs_user: u64,
-    pub sample_regs_intr: u64,
-    pub sample_id_all: bool,
-}
-
-impl Format {
-    fn raw(&self) -> sys::uevent_perf_format {
-        sys::uevent_perf_format {
-            sz: std::mem::size_of::<sys::uevent_perf_format>() as _,
-            sample_type: self.sample_type,
-            read_format: self.read_format,
-            branch_sample_type: self.branch_sample_type,
-            sample_regs_user: self.sample_regs_user,
-            sample_regs_intr: self.sample_regs_intr,
-            sample_id_all: self.sample_id_all as u32,
-            flags: 0,
-            raw: sys::uevent_raw_layout { kind: 0, type_offset: 0, size_offset: 0, data_offset: 0, data_capacity: 0 },
-        }
-    }
 }

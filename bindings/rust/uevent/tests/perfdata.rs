@@ -523,6 +523,7 @@ fn golden_format() -> Format {
         sample_regs_user: 0x7,
         sample_regs_intr: 0x3,
         sample_id_all: true,
+        ..Format::default()
     }
 }
 

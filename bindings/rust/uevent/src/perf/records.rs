@@ -10,7 +10,7 @@ use std::os::raw::c_int;
 use std::path::{Path, PathBuf};
 
 use super::{bytes, cstr, groups, groups_of, u64s, Header, Rec};
-use crate::{check, sized_str, ByteOrder};
+use crate::{check, sized_str};
 use uevent_sys as sys;
 
 /// `struct uevent_perf_read`.
@@ -633,6 +633,34 @@ pub fn decode(ty: u32, data: &[u8], bo: ByteOrder) -> io::Result<Payload> {
     }
 }
 
+/// The byte order a payload or record was written in (`enum uevent_byte_order`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ByteOrder {
+    Host,
+    Little,
+    Big,
+}
+
+impl ByteOrder {
+    /// The C enum value.
+    pub(crate) fn raw(self) -> c_int {
+        (match self {
+            ByteOrder::Host => sys::UEVENT_BO_HOST,
+            ByteOrder::Little => sys::UEVENT_BO_LITTLE,
+            ByteOrder::Big => sys::UEVENT_BO_BIG,
+        }) as c_int
+    }
+
+    /// The byte order a reader reports (any other value: Host).
+    pub(crate) fn from_raw(bo: c_int) -> ByteOrder {
+        match bo as sys::uevent_byte_order {
+            sys::UEVENT_BO_LITTLE => ByteOrder::Little,
+            sys::UEVENT_BO_BIG => ByteOrder::Big,
+            _ => ByteOrder::Host,
+        }
+    }
+}
+
 /// A transport that carries uevents (`enum uevent_transport`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Transport {
@@ -750,6 +778,35 @@ impl SessionBuilder {
         o.wakeup_events = self.wakeup_events;
         o.sample_period_ns = self.sample_period_ns;
         o.tls_user = self.tls_user;
+    }
+}
+
+/// What shapes a record of an event (`struct uevent_perf_format`): its attr's
+/// sample_type, read_format, branch_sample_type, register masks and sample_id_all.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Format {
+    pub sample_type: u64,
+    pub read_format: u64,
+    pub branch_sample_type: u64,
+    pub sample_regs_user: u64,
+    pub sample_regs_intr: u64,
+    pub sample_id_all: bool,
+    /// UEVENT_PERF_*
+    pub flags: u32,
+}
+
+impl Format {
+    /// The C struct (its raw layout zeroed: the library fills that).
+    pub(crate) fn raw(&self) -> sys::uevent_perf_format {
+        let mut f: sys::uevent_perf_format = crate::zeroed_out();
+        f.sample_type = self.sample_type;
+        f.read_format = self.read_format;
+        f.branch_sample_type = self.branch_sample_type;
+        f.sample_regs_user = self.sample_regs_user;
+        f.sample_regs_intr = self.sample_regs_intr;
+        f.sample_id_all = self.sample_id_all as u32;
+        f.flags = self.flags;
+        f
     }
 }
 
