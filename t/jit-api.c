@@ -743,7 +743,7 @@ static void test_buffered_dump(void)
 {
 	static unsigned char c[64];
 	const unsigned char *r, *prev = NULL;
-	char dump[512], cdump[512];
+	char dump[600], cdump[512];	/* dump: cdump and "/jit-PID.dump" */
 	unsigned char *buf;
 	uintptr_t a = (uintptr_t)c;
 	struct uevent_jit *j;
