@@ -15,6 +15,9 @@ const char *cli_open_error(const char *path, int err, int perf);
  * after saying why. */
 FILE *cli_open_output_file(const char *cmd, const char *path, int *created);
 
+/* s as a JSON string, at most max bytes of it (SIZE_MAX: whole). */
+void cli_json_str(FILE *f, const char *s, size_t max);
+
 /* tools/report.c */
 int cli_cmd_report(int argc, char **argv);
 int cli_export_folded(const char *out, const char *in, int ranges, const char *debug_dir);

@@ -71,8 +71,6 @@ struct profile {
 	struct range_stat *rs;
 	size_t		nrs;
 	struct table	strs;		/* our own strings: names, unknowns */
-	struct task_name { uint32_t pid, tid; const char *name; } *names;	/* last COMMs */
-	size_t		nnames;
 	const char	*path;
 	int		cut;		/* the file ended inside a record */
 	unsigned long	bad_jit;	/* JIT uevents that did not decode */
@@ -267,31 +265,6 @@ static int take_sample(struct profile *p, const struct uevent_perf_record *r, in
 	return 0;
 }
 
-/* The thread's name, as its last COMM says. */
-static int take_name(struct profile *p, const struct uevent_perf_record *r)
-{
-	const char *name = own(p, r->u.comm.comm ? r->u.comm.comm : "");
-	struct task_name *v;
-	size_t i;
-
-	if (!name)
-		return -ENOMEM;
-	for (i = 0; i < p->nnames; i++)
-		if (p->names[i].tid == r->u.comm.tid) {
-			p->names[i].pid = r->u.comm.pid;
-			p->names[i].name = name;
-			return uevent_symbolizer__feed(p->sym, r);
-		}
-	v = realloc(p->names, (p->nnames + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	p->names = v;
-	v[p->nnames].pid = r->u.comm.pid;
-	v[p->nnames].tid = r->u.comm.tid;
-	v[p->nnames++].name = name;
-	return uevent_symbolizer__feed(p->sym, r);
-}
-
 /* Reads path whole: the side-band into the symbolizer, the samples named as of their
  * time. Returns 0, or 1 after saying why. */
 static int profile_read(struct profile *p, const char *cmd, const char *path,
@@ -341,9 +314,7 @@ static int profile_read(struct profile *p, const char *cmd, const char *path,
 			uevent_perf_file__close(f);
 			return 1;
 		}
-		if (r.type == PERF_RECORD_COMM && (ret = take_name(p, &r)) < 0)
-			;
-		else if (r.type == PERF_RECORD_SAMPLE)
+		if (r.type == PERF_RECORD_SAMPLE)
 			ret = take_sample(p, &r, bo);
 		else if (r.type == PERF_RECORD_UEVENT &&
 			 (ret = uevent_symbolizer__feed(p->sym, &r)) >= 0)
@@ -380,7 +351,6 @@ static void profile_free(struct profile *p)
 	for (i = 0; i < p->strs.cap; i++)
 		free(p->strs.v[i].key);
 	free(p->s);
-	free(p->names);
 	free(p->tr);
 	free(p->rs);
 	free(p->strs.v);
@@ -793,22 +763,6 @@ int cli_export_folded(const char *out, const char *in, int ranges, const char *d
 static struct table chrome_frames;
 static size_t chrome_nframes;
 
-static void fjson(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 /*
  * Writes, after the uevents of a perf.data (first: none were written), each CPU sample
  * as an instant event named by its leaf, its stack in "sf" (export names the threads
@@ -848,7 +802,7 @@ long cli_chrome_extras(FILE *f, const char *in, int first)
 		fprintf(f, "%s\n{\"ph\": \"i\", \"s\": \"t\", \"ts\": %.3f, \"pid\": %u, "
 			"\"tid\": %u, \"cat\": \"sample\", \"name\": ", first ? "" : ",",
 			(double)s->time / 1000.0, s->pid, s->tid);
-		fjson(f, s->nframes ? s->frames[0].sym : "[unknown]");
+		cli_json_str(f, s->nframes ? s->frames[0].sym : "[unknown]", SIZE_MAX);
 		if (parent)
 			fprintf(f, ", \"sf\": \"%zu\"", parent);
 		fprintf(f, ", \"args\": {\"period_ns\": %" PRIu64 "}}", s->period);
@@ -874,7 +828,7 @@ void cli_chrome_frames(FILE *f)
 			continue;
 		name = strchr(r->key, '\t');
 		fprintf(f, "%s\n\"%" PRIu64 "\": {\"name\": ", first ? "" : ",", r->self);
-		fjson(f, name ? name + 1 : r->key);
+		cli_json_str(f, name ? name + 1 : r->key, SIZE_MAX);
 		if (r->children)
 			fprintf(f, ", \"parent\": \"%" PRIu64 "\"", r->children);
 		fprintf(f, "}");

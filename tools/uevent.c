@@ -88,20 +88,27 @@ static const char *state_name(int s)
 	}
 }
 
-static void json_str(const char *s)
+void cli_json_str(FILE *f, const char *s, size_t max)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	size_t i;
+
+	fputc('"', f);
+	for (i = 0; s[i] && i < max; i++) {
+		unsigned char c = (unsigned char)s[i];
 
 		if (c == '"' || c == '\\')
-			printf("\\%c", c);
+			fprintf(f, "\\%c", c);
 		else if (c < 0x20)
-			printf("\\u%04x", c);
+			fprintf(f, "\\u%04x", c);
 		else
-			putchar(c);
+			fputc(c, f);
 	}
-	putchar('"');
+	fputc('"', f);
+}
+
+static void json_str(const char *s)
+{
+	cli_json_str(stdout, s, SIZE_MAX);
 }
 
 static int cmd_probe(int argc, char **argv)
@@ -784,23 +791,6 @@ static void src_close(struct src *s)
 	uevent_file_reader__close(s->fr);
 }
 
-static void fjson_str(FILE *f, const char *s, size_t max)
-{
-	size_t i;
-
-	fputc('"', f);
-	for (i = 0; s[i] && i < max; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
 
 /*
  * Ranges open in the export, in begin order. A sync range's E goes on its begin's thread,
@@ -935,7 +925,7 @@ static void tef_end(FILE *f, const struct open_range *r, uint32_t tid, double ts
 {
 	fprintf(f, "%s\n{\"ph\": \"%s\", \"ts\": %.3f, \"pid\": %u, \"tid\": %u, \"cat\": \"uevent\", "
 		"\"name\": ", tef_next(), r->async ? "e" : "E", ts, r->pid, r->async ? tid : r->tid);
-	fjson_str(f, r->name, 4096);
+	cli_json_str(f, r->name, 4096);
 	if (r->async)
 		fprintf(f, ", \"id\": \"0x%" PRIx64 "\"", r->id);
 	fprintf(f, "}");
@@ -1018,25 +1008,10 @@ static int cmd_export(int argc, char **argv)
 		fprintf(stderr, "%s export: %s\n", prog, open_error(in, errno, is_perf_data(in)));
 		return 1;
 	}
-	if (!strcmp(out, "-")) {
-		f = stdout;
-	} else {
-		int fd = open_output("export", out, &created);
-
-		f = fd < 0 ? NULL : fdopen(fd, "w");
-		if (fd >= 0 && (!f || ftruncate(fd, 0) < 0)) {
-			fprintf(stderr, "%s export: %s: %s\n", prog, out, strerror(errno));
-			remove_output(out, fd, created);
-			if (f)
-				fclose(f);
-			else
-				close(fd);
-			f = NULL;
-		}
-		if (!f) {
-			src_close(&src);
-			return 1;
-		}
+	f = cli_open_output_file("export", out, &created);
+	if (!f) {
+		src_close(&src);
+		return 1;
 	}
 	tef_sep = "";
 	fprintf(f, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [");
@@ -1074,14 +1049,14 @@ static int cmd_export(int argc, char **argv)
 		if (u->type == UEVENT_TYPE_TEXT && !uevent_text_decode(u->data, u->size, src.bo, &t)) {
 			EV_HEAD("i");
 			fprintf(f, ", \"s\": \"t\", \"name\": ");
-			fjson_str(f, t.text, 4096);
+			cli_json_str(f, t.text, 4096);
 		} else if (u->type == UEVENT_TYPE_COUNTER &&
 			   !uevent_counter_decode(u->data, u->size, src.bo, &c)) {
 			EV_HEAD("C");
 			fprintf(f, ", \"name\": ");
-			fjson_str(f, c.name, 4096);
+			cli_json_str(f, c.name, 4096);
 			fprintf(f, ", \"args\": {");
-			fjson_str(f, c.name, 4096);
+			cli_json_str(f, c.name, 4096);
 			fprintf(f, ": %" PRId64 "}", c.value);
 		} else if (u->type == UEVENT_TYPE_RANGE_BEGIN &&
 			   !uevent_range_begin_decode(u->data, u->size, src.bo, &rb)) {
@@ -1093,7 +1068,7 @@ static int cmd_export(int argc, char **argv)
 			}
 			EV_HEAD(async ? "b" : "B");
 			fprintf(f, ", \"name\": ");
-			fjson_str(f, rb.name, 4096);
+			cli_json_str(f, rb.name, 4096);
 			if (async)
 				fprintf(f, ", \"id\": \"0x%" PRIx64 "\"", rb.id);
 			fprintf(f, ", \"args\": {\"id\": \"0x%" PRIx64 "\", \"parent\": \"0x%" PRIx64 "\"}",
@@ -1108,7 +1083,7 @@ static int cmd_export(int argc, char **argv)
 
 			EV_HEAD("i");
 			fprintf(f, ", \"s\": \"t\", \"name\": ");
-			fjson_str(f, tn ? tn : "user", 64);
+			cli_json_str(f, tn ? tn : "user", 64);
 			fprintf(f, ", \"args\": {\"type\": %u, \"size\": %u}", u->type, u->size);
 		}
 #undef EV_HEAD
@@ -1133,7 +1108,7 @@ static int cmd_export(int argc, char **argv)
 			fprintf(f, "%s\n{\"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"name\": \"%s\", "
 				"\"args\": {\"name\": ", tef_next(), tn->pid, tn->tid,
 				m ? "thread_name" : "process_name");
-			fjson_str(f, tn->comm, sizeof(tn->comm));
+			cli_json_str(f, tn->comm, sizeof(tn->comm));
 			fprintf(f, "}}");
 			n++;
 		}
