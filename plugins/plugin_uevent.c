@@ -23,8 +23,8 @@
 #include <trace-seq.h>
 
 #include "uevent.h"
+#include "internal.h"	/* _UEVENT_FTRACE_ID: the transport's id word */
 
-#define UEVENT_FTRACE_ID	0x32766575u	/* "uev2", libuevent/internal.h */
 #define HEX_MAX			64
 
 static void hex(struct trace_seq *s, const uint8_t *p, size_t n)
@@ -104,7 +104,7 @@ static int raw_data_handler(struct trace_seq *s, struct tep_record *record,
 	id = u32_at(tep, (const uint8_t *)record->data + f->offset);
 	p = (const uint8_t *)record->data + b->offset;
 	n = (size_t)(record->size - b->offset);
-	if (id != UEVENT_FTRACE_ID) {
+	if (id != _UEVENT_FTRACE_ID) {
 		trace_seq_printf(s, "id:%08x", id);
 		hex(s, p, n);
 		return 0;
