@@ -130,7 +130,7 @@ void _uevent_session_make_attr(const struct uevent_session *s, int kind, uint64_
 uint64_t _uevent_session_lost_counted(const struct uevent_session *s);
 int _uevent_grow(uint8_t **buf, size_t *cap, size_t need);
 uint64_t _uevent_mono_ns(void);
-void _uevent_session_kind_name(const struct uevent_session *s, int kind, char *buf, size_t n);
+void _uevent_session_kind_name(int kind, char *buf, size_t n);
 
 /* session-record.c, for the session */
 int _uevent_rec_flush(struct uevent_session *s);

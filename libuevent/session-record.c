@@ -210,7 +210,7 @@ static void put_event_desc(struct uevent_session *s)
 		for (i = 0; i < s->nids; i++)
 			n += s->ids[i].kind == k && !s->ids[i].obj;
 		put_u32(s, n);
-		_uevent_session_kind_name(s, k, name, sizeof(name));
+		_uevent_session_kind_name(k, name, sizeof(name));
 		len = (uint32_t)(strlen(name) + 1 + 63) / 64 * 64;
 		put_u32(s, len);
 		rec_put(s, name, strlen(name));

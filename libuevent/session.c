@@ -323,10 +323,9 @@ static int kind_of(const struct uevent_session *s, uint64_t id)
 	return f ? f->kind : -1;
 }
 
-/* An event's name, as perf names it: "dummy", "GROUP:emit16", "user_events:...". */
-void _uevent_session_kind_name(const struct uevent_session *s, int k, char *buf, size_t n)
+/* An event's name, as perf names it: "dummy", "libuevent:emit16", "user_events:...". */
+void _uevent_session_kind_name(int k, char *buf, size_t n)
 {
-	(void)s;	/* usdt events are named by the group record_to writes, not ours */
 	snprintf(buf, n, "%s%s%s",
 		 k == K_DUMMY ? "dummy" : is_usdt(k) ? _UEVENT_USDT_FILE_GROUP :
 		 k == K_USER ? "user_events:" _UEVENT_USER_EVENT_NAME : "cpu-clock",
@@ -344,7 +343,7 @@ static void number_events(struct uevent_session *s)
 		if (!s->want[k])
 			continue;
 		s->kind_ev[k] = s->nev;
-		_uevent_session_kind_name(s, k, s->ev_name[s->nev], sizeof(s->ev_name[0]));
+		_uevent_session_kind_name(k, s->ev_name[s->nev], sizeof(s->ev_name[0]));
 		s->nev++;
 	}
 }
