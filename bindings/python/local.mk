@@ -71,7 +71,7 @@ installcheck-python-binding:
 	ls '$(DESTDIR)$(pyexecdir)/uevent/'_uevent*.so
 # bindings/python/install.test asks where the package goes.
 python-install-dirs:
-	@echo '$(pyexecdir)'; echo '$(libdir)'; echo '$(pyhookdir)'
+	@echo '$(pyexecdir)'; echo '$(libdir)'; echo '$(pyhookdir)'; echo '$(pythondir)'
 CLEANFILES += $(py_inst)/.built
 clean-local: clean-local-python-install
 clean-local-python-install:
