@@ -60,6 +60,12 @@ int _uevent_tracefs_append(const char *file, const char *line);
 /* A tracepoint's id, and its format text into fmt: the id or -errno. */
 int _uevent_tracepoint_id(const char *sys, const char *ev, char *fmt, size_t fmt_cap);
 
+/*
+ * The HEADER_VERSION string of the pipe-mode perf.data a session records: such a
+ * stream ends with a HEADER_SAMPLE_TIME record, and one without it was cut.
+ */
+#define _UEVENT_REC_VERSION_PREFIX "libuevent "
+
 /* Removes the uprobe events of sessions whose process is gone. */
 void _uevent_reap_stale_groups(void);
 

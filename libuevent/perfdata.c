@@ -16,7 +16,9 @@
 
 #define PERF_MAGIC2		0x32454c4946524550ull	/* "PERFILE2" */
 #define FEAT_TRACING_DATA	1
+#define FEAT_VERSION		5
 #define FEAT_EVENT_DESC		12
+#define FEAT_SAMPLE_TIME	21
 #define FEAT_CLOCKID		23
 #define FEAT_CLOCK_DATA		29
 #define REC_HEADER_ATTR		64
@@ -56,6 +58,9 @@ struct uevent_perf_file {
 	int bo;					/* UEVENT_BO_* of the records */
 	int cut;				/* the data may end mid-record (pipe mode, a
 						   file shorter than its header says) */
+	int unfinished;				/* the file holds less than its header says,
+						   or its writer never said how much, or a
+						   libuevent stream lacks its end mark */
 };
 
 /* Numbers as the file stores them, in host order. */
@@ -451,6 +456,7 @@ static int open_file_mode(struct uevent_perf_file *f)
 	if (d_size == 0 || d_size > f->len - d_off) {
 		d_size = f->len - d_off;
 		f->cut = 1;
+		f->unfinished = 1;
 	}
 	for (i = 0; i + attr_size <= a_size; i += attr_size) {
 		const uint8_t *fa = p + a_off + i;
@@ -499,7 +505,7 @@ static int open_file_mode(struct uevent_perf_file *f)
 static int scan_pipe_headers(struct uevent_perf_file *f)
 {
 	uint64_t off = 16;
-	int err;
+	int err, promised = 0, ended = 0;
 
 	while (off + 8 <= f->len) {
 		struct perf_event_header h;
@@ -532,7 +538,13 @@ static int scan_pipe_headers(struct uevent_perf_file *f)
 			uint64_t feat;
 
 			feat = fr64(f, f->map + off + 8);
-			if (feat == FEAT_EVENT_DESC)
+			if (feat == FEAT_VERSION && h.size >= 16 + 4 + sizeof(_UEVENT_REC_VERSION_PREFIX) &&
+			    !memcmp(f->map + off + 20, _UEVENT_REC_VERSION_PREFIX,
+				    sizeof(_UEVENT_REC_VERSION_PREFIX) - 1))
+				promised++;
+			else if (feat == FEAT_SAMPLE_TIME && promised)
+				ended = 1;
+			else if (feat == FEAT_EVENT_DESC)
 				parse_event_desc(f, f->map + off + 16, h.size - 16u);
 			else if (feat == FEAT_CLOCKID && h.size >= 24)
 				f->clock_res = (int64_t)fr64(f, f->map + off + 16);
@@ -546,6 +558,8 @@ static int scan_pipe_headers(struct uevent_perf_file *f)
 		}
 		off += h.size;
 	}
+	/* a stream that promised an end mark and ends without it was cut */
+	f->unfinished = promised && !ended;
 	return f->nev ? 0 : -EINVAL;
 }
 
@@ -640,8 +654,9 @@ UEVENT_EXPORT int uevent_perf_file__next(struct uevent_perf_file *f, struct ueve
 	if (!f || !rec)
 		return _uevent_err(EINVAL);
 	for (;;) {
+		/* a cut that falls between two records is a cut all the same */
 		if (f->off >= f->end)
-			return 0;
+			return f->unfinished ? overrun(f) : 0;
 		if (f->end - f->off < 8)
 			return overrun(f);
 		r = f->map + f->off;

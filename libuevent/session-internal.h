@@ -120,6 +120,7 @@ struct uevent_session {
 	uint8_t *wbuf;
 	size_t wlen, wcap;
 	int rec_err;
+	uint64_t rec_t0, rec_t1;	/* the first and last time written */
 };
 
 #define BASE_ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
@@ -135,6 +136,6 @@ void _uevent_session_kind_name(int kind, char *buf, size_t n);
 /* session-record.c, for the session */
 int _uevent_rec_flush(struct uevent_session *s);
 void _uevent_rec_append(struct uevent_session *s, const void *r, size_t n);
-void _uevent_rec_final_lost(struct uevent_session *s);
+void _uevent_rec_end(struct uevent_session *s);
 
 #endif

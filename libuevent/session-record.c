@@ -16,6 +16,9 @@
 
 #define REC_FINISHED_ROUND	68
 #define REC_TRACING_DATA	66
+#define REC_HEADER_FEATURE	80
+#define FEAT_VERSION		5
+#define FEAT_SAMPLE_TIME	21
 
 static int rec_put(struct uevent_session *s, const void *p, size_t n)
 {
@@ -183,10 +186,29 @@ static void put_tracing_data(struct uevent_session *s)
 	}
 }
 
+/*
+ * HEADER_VERSION as a pipe-mode feature record: "libuevent X.Y.Z", perf's string
+ * (u32 length, NUL, padded to 64). It also says that the stream ends with a
+ * HEADER_SAMPLE_TIME record, so that a reader tells a finished recording from one
+ * cut between two records (its writer killed, the disk full).
+ */
+static void put_version(struct uevent_session *s)
+{
+	static const char v[64] = _UEVENT_REC_VERSION_PREFIX PACKAGE_VERSION;
+	struct perf_event_header h = { .type = REC_HEADER_FEATURE,
+				       .size = sizeof(h) + 8 + 4 + sizeof(v) + 4 };
+
+	rec_put(s, &h, sizeof(h));
+	put_u64(s, FEAT_VERSION);
+	put_u32(s, sizeof(v));
+	rec_put(s, v, sizeof(v));
+	put_u32(s, 0);					/* to 8 bytes */
+}
+
 /* HEADER_EVENT_DESC as a pipe-mode feature record: the events' names. */
 static void put_event_desc(struct uevent_session *s)
 {
-	struct perf_event_header h = { .type = 80 };	/* PERF_RECORD_HEADER_FEATURE */
+	struct perf_event_header h = { .type = REC_HEADER_FEATURE };
 	size_t at = s->wlen, i;
 	uint32_t nr = 0;
 	int k;
@@ -232,7 +254,7 @@ static void put_event_desc(struct uevent_session *s)
  * never came (nothing was written to the ring after them): one LOST record for them,
  * so that the file's LOST records sum to what was lost, as the session's stats do.
  */
-void _uevent_rec_final_lost(struct uevent_session *s)
+static void rec_final_lost(struct uevent_session *s)
 {
 	struct {
 		struct perf_event_header h;
@@ -256,6 +278,22 @@ void _uevent_rec_final_lost(struct uevent_session *s)
 	_uevent_rec_append(s, &r, sizeof(r));
 }
 
+/*
+ * The end of a recording: the LOST record still owed, then HEADER_SAMPLE_TIME (the
+ * first and last time written), the mark that the stream is whole.
+ */
+void _uevent_rec_end(struct uevent_session *s)
+{
+	struct perf_event_header h = { .type = REC_HEADER_FEATURE, .size = sizeof(h) + 24 };
+
+	rec_final_lost(s);
+	rec_put(s, &h, sizeof(h));
+	put_u64(s, FEAT_SAMPLE_TIME);
+	put_u64(s, s->rec_t0);
+	put_u64(s, s->rec_t1);
+	_uevent_rec_flush(s);
+}
+
 UEVENT_EXPORT int uevent_session__record_to(struct uevent_session *s, int fd)
 {
 	uint64_t magic = 0x32454c4946524550ull, hsize = 16;
@@ -270,6 +308,7 @@ UEVENT_EXPORT int uevent_session__record_to(struct uevent_session *s, int fd)
 	s->rec_err = 0;
 	put_u64(s, magic);
 	put_u64(s, hsize);
+	put_version(s);
 	for (k = 0; k < K_COUNT; k++) {
 		struct perf_event_attr a;
 		struct perf_event_header h = { .type = PERF_RECORD_HEADER_ATTR_TYPE };

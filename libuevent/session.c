@@ -1380,6 +1380,12 @@ static int deliver(struct uevent_session *s, uint32_t off, struct uevent_perf_re
 			if (h.type == PERF_RECORD_LOST)
 				memcpy(s->buf + off + 8, &alias, 8);
 		}
+		if (rec->id.fields & UEVENT_ID_TIME) {
+			if (!s->rec_t0 || rec->id.time < s->rec_t0)
+				s->rec_t0 = rec->id.time;
+			if (rec->id.time > s->rec_t1)
+				s->rec_t1 = rec->id.time;
+		}
 		_uevent_rec_append(s, r, h.size);
 	}
 	if (rec->body == UEVENT_BODY_SAMPLE)
@@ -1523,10 +1529,8 @@ UEVENT_EXPORT void uevent_session__close(struct uevent_session *s)
 
 	if (!s)
 		return;
-	if (s->rec_fd >= 0) {
-		_uevent_rec_final_lost(s);
-		_uevent_rec_flush(s);
-	}
+	if (s->rec_fd >= 0)
+		_uevent_rec_end(s);
 	for (j = 0; j < s->nr_rings; j++)
 		if (s->rings[j].base && s->rings[j].base != MAP_FAILED)
 			munmap(s->rings[j].base, s->rings[j].map_size);

@@ -844,7 +844,9 @@ int uevent_session__stats(const struct uevent_session *s, struct uevent_session_
  * also written to fd, as the kernel wrote it, in a pipe-mode perf.data stream like
  * `perf record -o -` writes: the header, one HEADER_ATTR per event with its ids, the
  * tracing data giving the usdt and user_events tracepoints' formats, then the records
- * in the order __next() takes them and a FINISHED_ROUND after each read round.
+ * in the order __next() takes them and a FINISHED_ROUND after each read round. Its
+ * HEADER_VERSION feature says "libuevent VERSION"; close ends it with HEADER_SAMPLE_TIME
+ * (first and last time), the mark that tells readers a whole recording from a cut one.
  * uevent_perf_file__open() gives back the same records; perf script reads it too.
  * Writes are buffered and flushed each round, when __next() waits, and at close.
  * Returns 0 or -errno (-EBUSY: already recording); a later write error makes __next()
@@ -886,9 +888,10 @@ void uevent_session__close(struct uevent_session *s);
  * (numbers swapped as perf swaps them). "-" reads standard input (pipe mode:
  * `perf record -o -`).
  * A recording cut short (its writer killed, the disk full: a pipe-mode stream that
- * ends inside a record, or a file shorter than its header says) gives every whole
- * record, then -ENODATA with __offset() where the cut record starts; next keeps
- * returning -ENODATA. A cut file has lost what follows its data (event names,
+ * ends inside a record or, written by a session, without its end mark; a file shorter
+ * than its header says) gives every whole record, then -ENODATA with __offset() where
+ * the cut record starts; next keeps returning -ENODATA. (perf's own pipe mode has no
+ * end mark: cut between two records, it reads as whole.) A cut file has lost what follows its data (event names,
  * tracepoint formats), so its usdt samples stay samples. `uevent dump` prints the
  * records, warns "truncated at offset N, M records read" and exits 0, as perf script.
  */
