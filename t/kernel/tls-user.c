@@ -246,9 +246,14 @@ static void combo(int c)
 		return;
 	}
 	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-	/* a few samples: the ring holds 4 of the largest */
+	/*
+	 * a few samples (the ring holds 4 of the largest): 3 ms of spinning, longer until
+	 * the first one comes when a loaded host gives the guest little of that time
+	 */
 	t = now_ns();
-	while (now_ns() - t < 3000000)
+	while (now_ns() - t < 3000000 ||
+	       (!__atomic_load_n(&r.meta->data_head, __ATOMIC_ACQUIRE) &&
+		now_ns() - t < 10000000000ull))
 		for (int i = 0; i < 1000; i++)
 			sink += i;
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
