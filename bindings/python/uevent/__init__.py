@@ -185,22 +185,12 @@ def mark(text: Union[str, bytes], *args: Any) -> None:
         if not _word[0]:
             return
         text = text % args
-    elif type(text) is str and len(text) <= _TEXT_ROOM and text.isascii() and "\0" not in text:
-        # The usual case, checked without encoding: ASCII is its own UTF-8.
-        if _word[0]:
-            ret = _mark(text.encode())
-            if ret < 0:
-                raise _error(-ret, "mark")
-        return
-    elif type(text) is bytes and len(text) <= _TEXT_ROOM and 0 not in text:
-        if _word[0]:
-            ret = _mark(text)
-            if ret < 0:
-                raise _error(-ret, "mark")
-        return
-    b = _cstr_arg(text, "mark: text", _TEXT_ROOM)
+    # The usual cases, checked without encoding (ASCII is its own UTF-8); others converted.
+    if not (type(text) is str and len(text) <= _TEXT_ROOM and text.isascii() and "\0" not in text
+            or type(text) is bytes and len(text) <= _TEXT_ROOM and 0 not in text):
+        text = _cstr_arg(text, "mark: text", _TEXT_ROOM)
     if _word[0]:
-        ret = _mark(b)
+        ret = _mark(text.encode() if type(text) is str else text)
         if ret < 0:
             raise _error(-ret, "mark")
 
