@@ -236,8 +236,10 @@ def python(model):
            "order; pointer members are copied out (bytes, str, tuples of ints). Do not edit:",
            'change uevent.h."""',
            "# flake8: noqa",
+           "import os as _os",
            "from dataclasses import dataclass as _dataclass",
-           "from typing import Any, Callable, Dict, NamedTuple, Optional, Tuple, Union, cast as _cast",
+           "from typing import (Any, Callable, Dict, List, NamedTuple, Optional, Tuple, Union,",
+           "                    cast as _cast)",
            "",
            "from ._helpers import _blob, _cstr, _groups, _str, _u64s",
            "from ._uevent import ffi as _ffi, lib as _lib",
@@ -429,14 +431,36 @@ def python_options(model):
         b = f.name in FORMAT_BOOL
         out.append(f"    {f.name}: {'bool' if b else 'int'} = {'False' if b else '0'}"
                    + (f"  # {doc[f.name]}" if doc[f.name] else ""))
-    out += ["", "", "# struct uevent_session_opts: Session()'s plain numbers, and their width in bits",
-            "SESSION_NUMBERS = {" + " ".join(
-                f'"{f.name}": {64 if "64" in f.ctype else 32},' for f in model["uevent_session_opts"]
-                if not f.ptr and f.name not in ("sz", "pid", "flags", "transports")) + "}",
-            "# enum uevent_session_flags: Session()'s keyword -> its flag",
-            "SESSION_FLAGS = {" + " ".join(f'"{fl.lower()}": _lib.UEVENT_SESSION_{fl},'
-                                          for fl, _ in enum_members("UEVENT_SESSION_")) + "}"]
+    out += ["", "", "def _int_opt(kw: Dict[str, Any], k: str, lo: int, hi: int) -> int:",
+            "    v = kw[k]",
+            "    if not isinstance(v, int) or isinstance(v, bool) or not lo <= v < hi:",
+            '        _check(-22, f"{k} must be an integer in [{lo}, {hi})")   # EINVAL',
+            "    return v", "", "",
+            "def _str_opt(kw: Dict[str, Any], k: str, keep: List[Any]) -> Any:",
+            "    if kw[k] is None:", "        return _ffi.NULL",
+            '    keep.append(_ffi.new("char[]", _os.fsencode(kw[k])))', "    return keep[-1]",
+            "", "",
+            "def session_opts(o: Any, kw: Dict[str, Any]) -> List[Any]:",
+            '    """Sets struct uevent_session_opts o from Session()\'s keywords, named as its',
+            "    members (flags: one boolean per UEVENT_SESSION_* flag; transports is the",
+            "    caller's): a number an int in its C type's range, a string str, bytes or a path.",
+            '    Returns the C strings o points to, to keep while o is used."""',
+            "    keep: List[Any] = []"]
+    for f in model["uevent_session_opts"]:
+        if f.ptr:
+            out.append(f'    o.{f.name} = _str_opt(kw, "{f.name}", keep)')
+        elif f.name not in ("sz", "flags", "transports"):
+            lo, hi = PY_INT_RANGE[f.ctype]
+            out.append(f'    o.{f.name} = _int_opt(kw, "{f.name}", {lo}, {hi})')
+    out += ["    o.flags = sum(f for k, f in (" + " ".join(
+        f'("{fl.lower()}", _lib.UEVENT_SESSION_{fl}),' for fl, _ in enum_members("UEVENT_SESSION_"))
+        + ") if kw[k])", "    return keep"]
     return out
+
+
+# The range of a C type's values, as Python bounds [lo, hi).
+PY_INT_RANGE = {"int": ("-(1 << 31)", "1 << 31"), "unsigned int": ("0", "1 << 32"),
+                "uint64_t": ("0", "1 << 64")}
 
 
 # ---- Rust: the crate's owned records -----------------------------------------------------
