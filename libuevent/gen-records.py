@@ -458,6 +458,10 @@ def python_options(model):
     return out
 
 
+# The range of a C type's values, as Lua bounds [lo, hi]: doubles, which a uint64_t cdata
+# is compared with exactly up to 2^64 - 2^11 (the largest double below 2^64).
+LUA_INT_RANGE = {"int": "-2^31, 2^31 - 1", "unsigned int": "0, 2^32 - 1",
+                 "uint64_t": "0, 2^64 - 2^11"}
 # The range of a C type's values, as Python bounds [lo, hi).
 PY_INT_RANGE = {"int": ("-(1 << 31)", "1 << 31"), "unsigned int": ("0", "1 << 32"),
                 "uint64_t": ("0", "1 << 64")}
@@ -920,9 +924,35 @@ def lua(model):
             "R.session_flags = {"]
     out += [f"  {fl.lower()} = lib.UEVENT_SESSION_{fl}," for fl, _ in enum_members("UEVENT_SESSION_")]
     out.append("}")
-    out.append("R.session_numbers = { " + ", ".join(
-        f'"{f.name}"' for f in model["uevent_session_opts"]
-        if not f.ptr and f.name not in ("sz", "flags", "transports")) + " }")
+    out += ["-- its other members: a string, or a number in its C type's range",
+            "local session_members = {"]
+    out += [f'  {f.name} = "string",' if f.ptr else
+            f"  {f.name} = {{ {LUA_INT_RANGE[f.ctype]} }}," for f in model["uevent_session_opts"]
+            if f.name not in ("sz", "flags", "transports")]
+    out += ["}",
+            "-- Sets struct uevent_session_opts o from session{}'s keys, named as its members",
+            "-- (transports is the caller's): true, or nil, err, -EINVAL.",
+            "function R.session_opts(o, opts)",
+            "  for k, range in pairs(session_members) do",
+            "    local v = opts[k]",
+            "    if v ~= nil then",
+            '      if range == "string" and type(v) ~= "string" then',
+            '        return fail(-22, "session: " .. k .. " must be a string")',
+            "      end",
+            '      if range ~= "string" and (type(v) ~= "number" and type(v) ~= "cdata"',
+            "                                or v < range[1] or v > range[2]) then",
+            '        return fail(-22, ("session: %s must be a number in [%.0f, %.0f]"):format(k, range[1], range[2]))',
+            "      end",
+            "      o[k] = v",
+            "    end",
+            "  end",
+            "  local flags = 0",
+            "  for k, f in pairs(R.session_flags) do",
+            "    if opts[k] then flags = bit.bor(flags, f) end",
+            "  end",
+            "  o.flags = flags",
+            "  return true",
+            "end"]
     out += ["", "-- struct uevent_perf_format's members perf_format{} sets: true for a boolean",
             "R.format_members = { " + ", ".join(f"{f.name} = {'true' if f.name in FORMAT_BOOL else 'false'}"
                                                 for f in format_fields(model)) + " }"]

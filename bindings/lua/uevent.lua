@@ -675,28 +675,13 @@ local function open_session(opts, argv)
   local mask, bad = transport_mask(opts.transports)
   if not mask then return fail(-22, "session: unknown transport '" .. tostring(bad) .. "'") end
   o.transports = mask
-  for _, k in ipairs(R.session_numbers) do
-    local v = opts[k]
-    if v ~= nil then
-      if type(v) ~= "number" and type(v) ~= "cdata" then
-        return fail(-22, "session: " .. k .. " must be a number")
-      end
-      if k ~= "pid" and v < 0 then return fail(-22, "session: " .. k .. " must be >= 0") end
-      o[k] = v
-    end
+  if type(opts.cpus) == "table" then     -- {0, 1} as "0,1", in this frame until open returns
+    opts = setmetatable({ cpus = table.concat(opts.cpus, ",") }, { __index = opts })
   end
-  local flags = 0
-  for k, f in pairs(R.session_flags) do
-    if opts[k] then flags = bit.bor(flags, f) end
-  end
-  o.flags = flags
-  o.usdt_path = opts.usdt_path
-  local cpus = opts.cpus
-  if type(cpus) == "table" then cpus = table.concat(cpus, ",") end
-  if cpus ~= nil and type(cpus) ~= "string" then
-    return fail(-22, "session: cpus must be a list like \"0-3,7\" or a table of numbers")
-  end
-  o.cpus = cpus            -- the string lives in this frame until open returns
+  -- the rest by the members' names and C types (generated); C refuses what no kernel
+  -- takes (pid < -1, ring_pages not a power of 2...) with a reason
+  local ok, err, code = R.session_opts(o, opts)
+  if not ok then return nil, err, code end
   local s
   if argv then
     -- the strings and the array live in this frame until spawn returns
