@@ -223,6 +223,39 @@ def py_class(name):
     return "".join(w.capitalize() for w in short.split("_"))
 
 
+# What the bracket notes' kinds are in Python: copies of what a pointer member points to,
+# made before the C record is reused ([u64 x N], [u64 x N of K], [bytes x N], [str]).
+PY_NOTES = '''
+_BO_CHAR = {_lib.UEVENT_BO_HOST: "=", _lib.UEVENT_BO_LITTLE: "<", _lib.UEVENT_BO_BIG: ">"}
+
+
+def _u64s(p: Any, n: int, bo: int) -> Tuple[int, ...]:
+    """n u64 of an encoded array (uevent_perf_u64's job, done with one unpack)."""
+    if not n or p == _ffi.NULL:
+        return ()
+    return _struct.unpack("%s%dQ" % (_BO_CHAR[bo], n), _ffi.buffer(p, 8 * n))
+
+
+def _groups(p: Any, n: int, per: int, bo: int) -> Tuple[Tuple[int, ...], ...]:
+    """n groups of per u64 each, as tuples."""
+    if not per:
+        return ()
+    flat = _u64s(p, n * per, bo)
+    return tuple(flat[i:i + per] for i in range(0, len(flat), per))
+
+
+def _blob(p: Any, n: int) -> bytes:
+    return bytes(_ffi.buffer(p, n)) if n and p != _ffi.NULL else b""
+
+
+def _cstr(p: Any) -> str:
+    return str(_ffi.string(p).decode("utf-8", "replace")) if p != _ffi.NULL else ""
+
+
+def _str(p: Any, n: int) -> str:
+    return str(_ffi.unpack(p, n).decode("utf-8", "replace"))'''
+
+
 def python(model):
     members = union_members(model)
     bodies = {st for m, st in members if m not in HAND_MADE}
@@ -237,12 +270,13 @@ def python(model):
            'change uevent.h."""',
            "# flake8: noqa",
            "import os as _os",
+           "import struct as _struct",
            "from dataclasses import dataclass as _dataclass",
            "from typing import (Any, Callable, Dict, List, NamedTuple, Optional, Tuple, Union,",
            "                    cast as _cast)",
            "",
-           "from ._helpers import _blob, _cstr, _groups, _str, _u64s",
            "from ._uevent import ffi as _ffi, lib as _lib",
+           ""] + PY_NOTES.splitlines() + [
            "",
            "",
            "@_dataclass(frozen=True)",
@@ -859,6 +893,36 @@ def rust_payloads(model):
 
 # ---- Lua: the LuaJIT binding's converters and payload decoders --------------------------
 
+# What the bracket notes' kinds are in Lua: [bytes x N] a string, [u64 x N (of K)] arrays.
+LUA_NOTES = '''local function bytes(p, n)
+  n = tonumber(n)
+  if p == nil or n == 0 then return "" end
+  return ffi_string(p, n)
+end
+-- n entries of per u64s each: a flat array when per == 1, else an array of arrays.
+-- Read in place (what uevent_perf_u64() does), swapped when the record's order is not ours.
+local u64p = ffi.typeof("const uint64_t *")
+local bswap = bit.bswap
+local bo_host = tonumber(lib.UEVENT_BO_HOST)
+local host_bo = ffi.abi("le") and lib.UEVENT_BO_LITTLE or lib.UEVENT_BO_BIG
+local function u64s(p, n, per, bo)
+  local t = {}
+  n, per = tonumber(n), tonumber(per)
+  if p == nil or n == 0 or per == 0 then return t end
+  local a = ffi.cast(u64p, p)
+  local swap = bo ~= bo_host and bo ~= host_bo
+  for i = 0, n - 1 do
+    local e = per == 1 and t or {}   -- one flat array, or one array per entry
+    for j = 0, per - 1 do
+      local v = a[i * per + j]
+      e[per == 1 and i + 1 or j + 1] = swap and bswap(v) or v
+    end
+    if per ~= 1 then t[i + 1] = e end
+  end
+  return t
+end'''
+
+
 def lua(model):
     members = union_members(model)
     union = next(f.union for f in model[ROOT] if f.union)
@@ -867,11 +931,12 @@ def lua(model):
            "-- the payload decoders, and which union member each record body sets. Do not edit:",
            "-- change uevent.h. uevent.lua calls this with the library and its helpers.",
            "return function(lib, ffi, h)",
-           "local u64s, bytes, cstr, fail, tnew = h.u64s, h.bytes, h.cstr, h.fail, h.tnew",
+           "local cstr, fail, tnew = h.cstr, h.fail, h.tnew",
            "local ffi_new, ffi_string, sizeof, math_min = ffi.new, ffi.string, ffi.sizeof, math.min",
            "local bit = require \"bit\"",
            "local R = { convert = {}, decoders = {}, body_struct = {}, member_of_body = {} }",
            "local convert = R.convert",
+           ""] + LUA_NOTES.splitlines() + [
            "",
            "-- 64-bit members stay uint64_t/int64_t cdata (addresses do not fit a double); narrower",
            "-- ones are numbers; byte blobs are Lua strings; u64 arrays are Lua arrays of cdata.",

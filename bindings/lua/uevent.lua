@@ -310,37 +310,9 @@ local host_bo = ffi.abi("le") and BO.little or BO.big
 
 local table_new = select(2, pcall(require, "table.new"))
 if type(table_new) ~= "function" then table_new = function() return {} end end
-local function bytes(p, n)
-  n = tonumber(n)
-  if p == nil or n == 0 then return "" end
-  return ffi_string(p, n)
-end
--- n entries of per u64s each: a flat array when per == 1, else an array of arrays.
--- Read in place (what uevent_perf_u64() does), swapped when the record's order is not ours.
-local u64p = ffi.typeof("const uint64_t *")
-local bswap = bit.bswap
-local function u64s(p, n, per, bo)
-  local t = {}
-  n, per = tonumber(n), tonumber(per)
-  if p == nil or n == 0 or per == 0 then return t end
-  local a = ffi_cast(u64p, p)
-  local swap = bo ~= BO.host and bo ~= host_bo
-  for i = 0, n - 1 do
-    local e = per == 1 and t or {}   -- one flat array, or one array per entry
-    for j = 0, per - 1 do
-      local v = a[i * per + j]
-      e[per == 1 and i + 1 or j + 1] = swap and bswap(v) or v
-    end
-    if per ~= 1 then t[i + 1] = e end
-  end
-  return t
-end
-
-
 -- The converters, payload decoders and body members, generated from uevent.h's structs
 -- and their bracket notes (libuevent/gen-records.py --lua).
-local R = require "uevent._records"(lib, ffi, { u64s = u64s, bytes = bytes, cstr = cstr,
-                                               fail = fail, tnew = table_new })
+local R = require "uevent._records"(lib, ffi, { cstr = cstr, fail = fail, tnew = table_new })
 local decoders, convert, body_struct, member_of_body = R.decoders, R.convert, R.body_struct,
                                                        R.member_of_body
 

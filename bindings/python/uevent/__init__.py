@@ -26,11 +26,10 @@ from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Seq
 
 from ._uevent import ffi as _ffi, lib as _lib
 from . import _records
-from ._helpers import _cstr
 from ._records import (SampleId, PerfRecord, PerfRead, Sample, Mmap, Comm, Task, Lost, Throttle,
                        Switch, Ksymbol, BpfEvent, Other, SessionStats, Stats, Text, RangeBegin, RangeEnd,
                        Counter, JitCodeLoad, JitCodeMove, JitCodeUnload, JitDebugEntry,
-                       JitDebugInfo, TraceContext, Raw, Payload, PerfFormat, Record)
+                       JitDebugInfo, TraceContext, Raw, Payload, PerfFormat, Record, _cstr)
 
 __all__ = [
     # not "range" and "open": `from uevent import *` leaves the builtins alone
