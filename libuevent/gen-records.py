@@ -524,6 +524,44 @@ def rust_type(name):
     return "".join(w.capitalize() for w in rust_short(name).split("_"))
 
 
+# What the bracket notes' kinds are in Rust: copies out of the C record ([bytes x N],
+# [str] with a length, [u64 x N], [u64 x N of K] with K a number or a member).
+RUST_NOTES = '''unsafe fn bytes(p: *const c_void, n: u64) -> Vec<u8> {
+    if p.is_null() || n == 0 {
+        return Vec::new();
+    }
+    std::slice::from_raw_parts(p as *const u8, n as usize).to_vec()
+}
+
+unsafe fn sized_str(p: *const c_char, n: u32) -> String {
+    if p.is_null() {
+        return String::new();
+    }
+    String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, n as usize)).into_owned()
+}
+
+unsafe fn u64s(p: *const c_void, n: u64, bo: c_int) -> Vec<u64> {
+    if p.is_null() {
+        return Vec::new();
+    }
+    (0..n).map(|i| sys::uevent_perf_u64(p, i, bo)).collect()
+}
+
+/// n groups of K u64 each.
+unsafe fn groups_of<const K: usize>(p: *const c_void, n: u64, bo: c_int) -> Vec<[u64; K]> {
+    let all = u64s(p, n * K as u64, bo);
+    all.chunks_exact(K).map(|c| c.try_into().expect("K elements")).collect()
+}
+
+/// n groups of per u64 each.
+unsafe fn groups(p: *const c_void, n: u64, per: u64, bo: c_int) -> Vec<Vec<u64>> {
+    if per == 0 {
+        return Vec::new();
+    }
+    u64s(p, n * per, bo).chunks(per as usize).map(|c| c.to_vec()).collect()
+}'''
+
+
 def rust(model):
     members = union_members(model)
     bodies = [st for m, st in members if m not in RUST_HAND_MADE]
@@ -538,13 +576,13 @@ def rust(model):
            "",
            "use std::io;",
            "use std::mem::MaybeUninit;",
-           "use std::os::raw::c_int;",
+           "use std::os::raw::{c_char, c_int, c_void};",
            "use std::path::{Path, PathBuf};",
            "",
-           "use super::{bytes, cstr, groups, groups_of, u64s, Header, Rec};",
-           "use crate::{check, sized_str};",
+           "use super::{cstr, Header, Rec};",
+           "use crate::check;",
            "use uevent_sys as sys;",
-           ""]
+           ""] + RUST_NOTES.splitlines() + [""]
     for name in order:
         # a count that is only another member's length (not that of groups: read.nr is
         # 1 for a value that is not a group's) is that Vec's len()
