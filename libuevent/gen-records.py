@@ -727,7 +727,14 @@ def rust_transports():
     out += [f"        Transport::{name[t]}," for t in ts]
     out += ["    ];", "", "    /// The C enum value.", "    pub fn raw(self) -> u32 {", "        match self {"]
     out += [f"            Transport::{name[t]} => sys::UEVENT_TRANSPORT_{t}," for t in ts]
-    out += ["        }", "    }", "}", ""]
+    out += ["        }", "    }", "",
+            "    /// The transport of C enum value `t`, if it is one that carries events.",
+            "    pub fn from_raw(t: u32) -> Option<Transport> {", "        match t {"]
+    out += [f"            sys::UEVENT_TRANSPORT_{t} => Some(Transport::{name[t]})," for t in ts]
+    out += ["            _ => None,", "        }", "    }", "",
+            '    /// Its name as the library spells it ("usdt", "user_events", ...).',
+            "    pub fn name(self) -> String {", "        crate::transport_name(self.raw() as i32)",
+            "    }", "}", ""]
     return out
 
 

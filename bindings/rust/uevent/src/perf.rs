@@ -42,19 +42,8 @@ use std::time::Duration;
 
 use crate::{cstr, err, sys};
 
-// Transport (enum uevent_transport's carriers) and SessionBuilder (struct
-// uevent_session_opts) with its setters are generated as well, in records.rs.
-impl Transport {
-    /// The transport of C enum value `t`, if it is one that carries events.
-    pub fn from_raw(t: u32) -> Option<Transport> {
-        Transport::ALL.into_iter().find(|x| x.raw() == t)
-    }
-
-    /// Its name as the library spells it ("usdt", "user_events", ...).
-    pub fn name(self) -> String {
-        crate::transport_name(self.raw() as i32)
-    }
-}
+// Transport (enum uevent_transport's carriers, from_raw() and name()) and SessionBuilder
+// (struct uevent_session_opts) with its setters are generated as well, in records.rs.
 
 // ---- records ---------------------------------------------------------------------------
 

@@ -725,6 +725,23 @@ impl Transport {
             Transport::File => sys::UEVENT_TRANSPORT_FILE,
         }
     }
+
+    /// The transport of C enum value `t`, if it is one that carries events.
+    pub fn from_raw(t: u32) -> Option<Transport> {
+        match t {
+            sys::UEVENT_TRANSPORT_PRCTL => Some(Transport::Prctl),
+            sys::UEVENT_TRANSPORT_USER_EVENTS => Some(Transport::UserEvents),
+            sys::UEVENT_TRANSPORT_USDT => Some(Transport::Usdt),
+            sys::UEVENT_TRANSPORT_FTRACE => Some(Transport::Ftrace),
+            sys::UEVENT_TRANSPORT_FILE => Some(Transport::File),
+            _ => None,
+        }
+    }
+
+    /// Its name as the library spells it ("usdt", "user_events", ...).
+    pub fn name(self) -> String {
+        crate::transport_name(self.raw() as i32)
+    }
 }
 
 /// Options of a live session (`struct uevent_session_opts`); `open()` starts it.
