@@ -306,7 +306,6 @@ end
 
 local BO = { host = lib.UEVENT_BO_HOST, little = lib.UEVENT_BO_LITTLE, big = lib.UEVENT_BO_BIG }
 M.byte_orders = BO
-local host_bo = ffi.abi("le") and BO.little or BO.big
 
 local table_new = select(2, pcall(require, "table.new"))
 if type(table_new) ~= "function" then table_new = function() return {} end end
@@ -571,7 +570,7 @@ function session.next(self, timeout_ms)
   local ret = lib.uevent_session__next(self.h, scratch_rec, timeout_ms or 0)
   if ret == 0 then return false end
   if ret < 0 then return fail(ret, "session") end
-  return perf_record_table(scratch_rec, host_bo)
+  return perf_record_table(scratch_rec, BO.host)     -- a session reads this machine's rings
 end
 
 -- for rec in s:records([timeout_ms]) do ... end: until none comes within timeout_ms.
