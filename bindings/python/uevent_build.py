@@ -112,22 +112,15 @@ def exported_only(cdef, library):
               file=sys.stderr)
         return cdef
     have = {line.split()[-1].split("@")[0] for line in out.splitlines() if line.strip()}
-    missing = []
-
-    def keep(m):
-        if m.group(1) in have:
-            return m.group(0)
-        missing.append(m.group(1))
-        return ""
-
-    cdef = re.sub(r"(?m)^[^;{}()#]*?\b(uevent_\w+)\s*\([^;{}]*\)\s*;", keep, cdef)
+    decl = r"(?m)^[^;{}()#]*?\b(uevent_\w+)\s*\([^;{}]*\)\s*;"     # a function's declaration
+    missing = [name for name in re.findall(decl, cdef) if name not in have]
     if missing:
         print("uevent_build.py: warning: %s does not export %s; left out of the binding"
               % (library, ", ".join(missing)), file=sys.stderr)
-    return cdef
+    return re.sub(decl, lambda m: m.group(0) if m.group(1) in have else "", cdef)
 
 
-def make_ffi(cdef_text=None, incdirs=None, libdirs=None, rpath=None):
+def make_ffi(cdef_text=None, incdirs=None, libdirs=None):
     incdirs = incdirs if incdirs is not None else _header_dirs()
     libdirs = libdirs if libdirs is not None else _lib_dirs()
     if cdef_text is None:
@@ -137,11 +130,9 @@ def make_ffi(cdef_text=None, incdirs=None, libdirs=None, rpath=None):
             cdef_text = exported_only(cdef_text, lib)
     ffi = cffi.FFI()
     ffi.cdef(api_mode(cdef_text))
-    if rpath is None:
-        rpath = runtime_dirs(libdirs)
     ffi.set_source("uevent._uevent", '#include "uevent.h"',
                    include_dirs=incdirs, library_dirs=libdirs, libraries=["uevent"],
-                   runtime_library_dirs=rpath)
+                   runtime_library_dirs=runtime_dirs(libdirs))
     return ffi
 
 
@@ -165,8 +156,8 @@ def _shared(hdir, name):
     """A file of libuevent's the package takes: the source tree's (jit-hooks/python,
     libuevent/), or one installed beside the header or under share/libuevent."""
     return _first(os.path.join(d, name) for d in (
-        os.path.join(TOP, "jit-hooks", "python"), hdir,
-        os.path.join(hdir, "..", "jit-hooks", "python"), os.path.join(hdir, "..", "share", "libuevent")))
+        os.path.join(TOP, "jit-hooks", "python"), hdir, os.path.join(hdir, "..", "jit-hooks", "python"),
+        os.path.join(hdir, "..", "share", "libuevent")))
 
 
 # What the package is made of besides uevent/'s own files: the file of libuevent's each
