@@ -1063,9 +1063,18 @@ def lua(model):
             "  o.flags = flags",
             "  return true",
             "end"]
-    out += ["", "-- struct uevent_perf_format's members perf_format{} sets: true for a boolean",
-            "R.format_members = { " + ", ".join(f"{f.name} = {'true' if f.name in FORMAT_BOOL else 'false'}"
-                                                for f in format_fields(model)) + " }"]
+    out += ["", "-- perf_format{}: struct uevent_perf_format from its members by name (a boolean one",
+            "-- is set by true or a non-zero number); the raw layout is the library's to fill",
+            "function R.perf_format(o)",
+            '  local f = ffi_new("struct uevent_perf_format")',
+            "  f.sz = sizeof(f)",
+            "  o = o or {}"]
+    for f in format_fields(model):
+        if f.name in FORMAT_BOOL:
+            out.append(f"  f.{f.name} = (o.{f.name} == true or (tonumber(o.{f.name}) or 0) ~= 0) and 1 or 0")
+        else:
+            out.append(f"  if o.{f.name} then f.{f.name} = o.{f.name} end")
+    out += ["  return f", "end"]
     out += ["", "-- the counter structs as tables of numbers (a [by F] array: by the name F gives)",
             "R.counters = {}"]
     for name in EXTRA:

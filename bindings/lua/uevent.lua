@@ -483,16 +483,8 @@ local scratch_rec = out_struct("struct uevent_perf_record")
 M._last_perf_record = function() return scratch_rec end
 
 -- perf_format{sample_type = ..., sample_id_all = true, read_format = ..., ...}: the
--- struct uevent_perf_format a decoder needs for records of one event.
-function M.perf_format(o)
-  local f = out_struct("struct uevent_perf_format")
-  o = o or {}
-  for k, b in pairs(R.format_members) do   -- b: a boolean member (true or non-zero)
-    if b then f[k] = (o[k] == true or (tonumber(o[k]) or 0) ~= 0) and 1 or 0
-    elseif o[k] then f[k] = o[k] end
-  end
-  return f
-end
+-- struct uevent_perf_format a decoder needs for records of one event (generated).
+M.perf_format = R.perf_format
 
 -- decode_perf_record(bytes, format [, byte_order [, offset]]) -> record table, or
 -- nil, err, -errno. format: a perf_format() or the table perf_format takes.
