@@ -812,7 +812,11 @@ struct uevent_session_stats {
 };
 
 struct uevent_session;
-/* NULL with errno set (ESRCH: opts->pid names no process); uevent_reason() says why. */
+/*
+ * NULL with errno set (ESRCH: opts->pid names no process; EINVAL: an option no kernel
+ * takes, such as pid < -1, ring_pages not a power of 2, tls_user > 65535, a bad cpus
+ * list); uevent_reason() says why.
+ */
 struct uevent_session *uevent_session__open(const struct uevent_session_opts *opts);
 /* Transports the session listens on, 1 << enum uevent_transport each. */
 unsigned int uevent_session__transports(const struct uevent_session *s);

@@ -364,13 +364,6 @@ pub fn stats_reset() {
 
 // ByteOrder (enum uevent_byte_order) is generated, in perf::records.
 
-pub(crate) unsafe fn sized_str(p: *const c_char, n: u32) -> String {
-    if p.is_null() {
-        return String::new();
-    }
-    String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, n as usize)).into_owned()
-}
-
 /// An output or options struct of uevent.h, which [`zeroed_out`] makes.
 ///
 /// # Safety
