@@ -1424,8 +1424,9 @@ static int cmd_record(int argc, char **argv)
 	if (so.flags & UEVENT_SESSION_BPF_EVENTS)
 		fprintf(stderr, ", %lu BPF events", nbpf);
 	/* the kernel's counts, read after the last records: also losses no LOST record told */
-	fprintf(stderr, " written to %s (%lu records; lost %" PRIu64 ", truncated %" PRIu64 "%s",
-		out, nrec, (st.lost_counted > st.lost ? st.lost_counted : st.lost) + st.lost_samples,
+	/* after a write error (a full disk) the file holds only the records before it */
+	fprintf(stderr, " %s %s (%lu records; lost %" PRIu64 ", truncated %" PRIu64 "%s",
+		failed ? "read, not all of them written to" : "written to", out, nrec, (st.lost_counted > st.lost ? st.lost_counted : st.lost) + st.lost_samples,
 		st.truncated, st.trimmed ? ", " : ")\n");
 	if (st.trimmed)
 		fprintf(stderr, "%" PRIu64 " BPF side-band records the kernel wrote too long, trimmed)\n",
