@@ -164,11 +164,13 @@ static void read_dump(struct _uevent_cur *c, uint64_t *size, const void **data, 
  */
 static void decode_context(struct uevent_perf_sample *s, int bo)
 {
+	/* dyn_size is untrusted: more than size fails the sample, and reads nothing here */
+	uint64_t len = s->tls_user && s->tls_user_dyn_size <= s->tls_user_size ?
+		       s->tls_user_dyn_size : 0;
 	struct uevent_trace_context tc;
 	int err = errno;
 
-	s->context_err = uevent_thread_context_decode(s->tls_user_size ? s->tls_user : NULL,
-						      (size_t)s->tls_user_dyn_size, bo, &tc);
+	s->context_err = uevent_thread_context_decode(s->tls_user, (size_t)len, bo, &tc);
 	errno = err;
 	memcpy(s->context_trace_id, tc.trace_id, 16);
 	memcpy(s->context_span_id, tc.span_id, 8);
