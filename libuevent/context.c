@@ -37,45 +37,59 @@ static void do_register(void)
 		registered = -1;
 }
 
-static inline void write_begin(void)
+/*
+ * seq odd while writing. A signal handler's set that interrupts one on the same thread
+ * finds seq odd and leaves it so: only the outer write makes it even again, so no sample
+ * sees a half-written area as whole (the area may end up holding a mix of the two).
+ */
+static inline uint32_t write_begin(void)
 {
-	__atomic_store_n(&area.seq, area.seq + 1, __ATOMIC_RELAXED);
+	uint32_t seq = __atomic_load_n(&area.seq, __ATOMIC_RELAXED);
+
+	if (!(seq & 1))
+		__atomic_store_n(&area.seq, seq + 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return seq;
 }
 
-static inline void write_end(void)
+static inline void write_end(uint32_t seq)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&area.seq, area.seq + 1, __ATOMIC_RELAXED);
+	if (!(seq & 1))
+		__atomic_store_n(&area.seq, seq + 2, __ATOMIC_RELAXED);
 }
 
 UEVENT_EXPORT int uevent_thread_context_set(const uint8_t *trace_id16, const uint8_t *span_id8,
 					    uint8_t flags)
 {
+	uint32_t seq;
+
 	if (!trace_id16 || !span_id8)
 		return _uevent_err(EFAULT);
 	if (unlikely(!registered))
 		do_register();
-	write_begin();
+	seq = write_begin();
 	memcpy(area.trace_id, trace_id16, 16);
 	memcpy(area.span_id, span_id8, 8);
 	area.flags = flags;
 	area.valid = 1;
-	write_end();
+	write_end(seq);
 	return 0;
 }
 
 UEVENT_EXPORT int uevent_thread_context_clear(void)
 {
+	uint32_t seq;
+
 	/* Nothing set on this thread yet: nothing to clear, and no system call for it. */
 	if (!registered)
 		return 0;
-	write_begin();
+	seq = write_begin();
 	memset(area.trace_id, 0, sizeof(area.trace_id));
 	memset(area.span_id, 0, sizeof(area.span_id));
 	area.flags = 0;
 	area.valid = 0;
-	write_end();
+	write_end(seq);
 	return 0;
 }
 

@@ -304,8 +304,9 @@ const char *uevent_type_name(uint32_t type);
  * (PR_PERF_TLS_AREA) by the thread's first call. A sampling session with tls_user >= 40
  * (`uevent record --tls 40`, PERF_SAMPLE_TLS_USER) then finds the context in each of the
  * thread's samples (struct uevent_perf_sample's context_*), so samples are attributed to
- * spans. After the first call: plain stores, no system call, no lock, signal-safe. On a
- * kernel without PR_PERF_TLS_AREA the registration fails once per thread and is
+ * spans. After the first call: plain stores, no system call, no lock, signal-safe (a
+ * set in a handler that interrupts one on the same thread may leave a mix of the two,
+ * never a half-written area that reads as whole). On a kernel without PR_PERF_TLS_AREA the registration fails once per thread and is
  * remembered; the calls still store and return 0, and samples carry no context
  * (`uevent probe`: thread_context). A thread made by clone(CLONE_VM) registers its own
  * on its first call; execve() drops the registration, fork()'s child keeps it.

@@ -67,6 +67,17 @@ static void set_and_read(void)
 	ok(uevent_thread_context_clear() == 0 && a->valid == 0 && a->seq == seq + 4 &&
 	   uevent_thread_context_decode(a, sizeof(*a), UEVENT_BO_HOST, &tc) == -ENODATA,
 	   "clear: valid 0, seq advanced by 2, decode says -ENODATA");
+	/*
+	 * A set from a signal handler that interrupted one on this thread finds seq odd:
+	 * it must leave it odd (the interrupted write ends it), as seen by faking the odd
+	 * word the interrupted set would have left.
+	 */
+	seq = a->seq;
+	((struct uevent_thread_context_area *)a)->seq = seq + 1;
+	ok(uevent_thread_context_set(trace, span, 1) == 0 && a->seq == seq + 1 &&
+	   uevent_thread_context_decode(a, sizeof(*a), UEVENT_BO_HOST, &tc) == -EAGAIN,
+	   "a set nested in an unfinished one leaves seq odd: still -EAGAIN to a reader");
+	((struct uevent_thread_context_area *)a)->seq = seq;
 }
 
 /* Area bytes as the sampled machine wrote them, in byte order bo. */
@@ -215,7 +226,7 @@ static void threads(void)
 
 int main(void)
 {
-	plan(27);
+	plan(28);
 	layout();
 	set_and_read();
 	decode();
