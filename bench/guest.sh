@@ -22,7 +22,7 @@ ${CC:-cc} -static -O2 -pthread -I"$top_srcdir/kernel/include/uapi" -I"$top_srcdi
 	-I"$top_builddir" -o "$tmp/bench-emit" "$top_srcdir/bench/emit.c" "$lib" ||
 	skip "cannot build a static bench"
 printf '#!/bin/sh\nexec /tests/bench-emit --quick\n' > "$tmp/bench-emit.sh"
-prctl_bench= cost_bench=
+prctl_bench='' cost_bench='' prctl_extra=''
 if ${CC:-cc} -static -O2 -I"$top_srcdir/kernel/include/uapi" -I"$top_srcdir/t" \
 	-I"$top_srcdir/t/kernel" -o "$tmp/guest-emit-cost" "$top_srcdir/bench/guest-emit-cost.c"; then
 	cost_bench=$tmp/guest-emit-cost
@@ -39,7 +39,7 @@ for flavour in patched stock; do
 	kernel=$(KERNEL_TARBALL=$tarball sh "$top_srcdir/kernel/build-kernel" "$flavour" 2>"$tmp/build.log" | tail -n 1)
 	[ -f "$kernel" ] || { echo "guest bench ($flavour)      skipped: kernel build failed"; continue; }
 	extra=
-	[ "$flavour" != patched ] || extra="$cost_bench $prctl_bench ${prctl_extra:-}"
+	[ "$flavour" != patched ] || extra="$cost_bench $prctl_bench $prctl_extra"
 	# shellcheck disable=SC2086
 	BUSYBOX=$busybox sh "$top_srcdir/kernel/make-initramfs" "$tmp/i.cpio.gz" "$tmp/bench-emit" \
 		$extra >/dev/null 2>&1 || skip "make-initramfs failed"
