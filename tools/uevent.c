@@ -576,6 +576,20 @@ static void json_perf_body(const struct uevent_perf_record *r, int bo)
 	json_perf_member(r, bo);
 }
 
+/* A sample's thread context as a W3C traceparent: 00-<trace-id>-<parent-id>-<flags>. */
+static void print_traceparent(const struct uevent_perf_sample *s, int json)
+{
+	unsigned int i;
+
+	printf(json ? ", \"traceparent\": \"00-" : " traceparent=00-");
+	for (i = 0; i < sizeof(s->context_trace_id); i++)
+		printf("%02x", s->context_trace_id[i]);
+	putchar('-');
+	for (i = 0; i < sizeof(s->context_span_id); i++)
+		printf("%02x", s->context_span_id[i]);
+	printf("-%02x%s", s->context_flags, json ? "\"" : "");
+}
+
 /*
  * event: the name of a sample's event (NULL: none known); the line says it as perf
  * script does, the JSON as "event" and "event_index" (-1: its id maps to no event).
@@ -624,6 +638,8 @@ static void print_perf_record(const struct uevent_perf_record *r, int json, int 
 		if (r->u.sample.tls_user_size)
 			printf(json ? ", \"tls_bytes\": %" PRIu64 : " tls=%" PRIu64 "B",
 			       r->u.sample.tls_user_dyn_size);
+		if (r->u.sample.context_err == 0)
+			print_traceparent(&r->u.sample, json);
 		if (fields)
 			printf(json ? ", \"fields\": %s" : " %s", fields);
 		break;

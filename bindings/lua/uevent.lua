@@ -222,6 +222,31 @@ function M.trace_context(trace_id, span_id, flags)
   return true
 end
 
+-- The calling thread's trace context, the one its perf samples carry: plain stores into
+-- its registered area; on a kernel without PR_PERF_TLS_AREA samples carry none.
+function M.thread_context(trace_id, span_id, flags)
+  if type(trace_id) ~= "string" or #trace_id ~= 16 or type(span_id) ~= "string" or #span_id ~= 8 then
+    return fail(EINVAL, "thread_context: trace_id must be 16 bytes, span_id 8")
+  end
+  local f = flags == nil and 0 or whole(flags, 0, 255)
+  if not f then
+    return fail(EINVAL, "thread_context: flags must be a whole number 0-255, not " .. tostring(flags))
+  end
+  local ret = lib.uevent_thread_context_set(trace_id, span_id, f)
+  if ret < 0 then return fail(ret, "thread_context") end
+  return true
+end
+
+function M.thread_context_clear()
+  lib.uevent_thread_context_clear()
+  return true
+end
+
+-- true when the kernel dumps the calling thread's context into its samples
+function M.thread_context_registered()
+  return lib.uevent_thread_context_registered() ~= 0
+end
+
 -- Ranges: ids are uint64 cdata; 0 means nothing was emitted (ending it is a no-op).
 local function range_id(id, what)
   if not uint64_arg(id) then

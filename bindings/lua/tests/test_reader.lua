@@ -114,7 +114,7 @@ local function hex(s)
 end
 -- members C prints as lowercase hex: byte blobs
 local HEX = { raw = true, stack_user = true, tls_user = true, aux = true, data = true,
-              build_id = true, tag = true }
+              build_id = true, tag = true, context_trace_id = true, context_span_id = true }
 
 -- Compare JSON value j with Lua value v at path; returns nil or the first difference.
 local function same(j, v, path, key)

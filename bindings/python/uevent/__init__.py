@@ -34,6 +34,7 @@ from ._records import (SampleId, PerfRecord, PerfRead, Sample, Mmap, Comm, Task,
 __all__ = [
     # not "range" and "open": `from uevent import *` leaves the builtins alone
     "Error", "InvalidArgument", "mark", "emit", "counter", "trace_context",
+    "thread_context", "thread_context_clear", "thread_context_registered",
     "async_begin", "async_end", "enabled", "close", "transport", "open_reason", "reason",
     "max_payload", "Stats", "stats", "stats_reset", "decode", "decode_record", "Record",
     "FileReader", "Text", "RangeBegin", "RangeEnd", "Counter", "JitCodeLoad", "JitCodeMove",
@@ -241,6 +242,28 @@ def trace_context(trace_id: bytes, span_id: bytes, flags: int = 0) -> None:
     sid = _fixed(span_id, 8, "span_id")
     f = _int(flags, 0, 0xFF, "trace_context: flags")
     _check(_lib.uevent_trace_context(tid, sid, f), "trace_context")
+
+
+def thread_context(trace_id: bytes, span_id: bytes, flags: int = 0) -> None:
+    """Set the calling thread's trace context, the one its perf samples carry.
+
+    Plain stores into the thread's registered area (uevent_thread_context_set); on a
+    kernel without PR_PERF_TLS_AREA it still stores, and samples carry no context.
+    """
+    tid = _fixed(trace_id, 16, "trace_id")
+    sid = _fixed(span_id, 8, "span_id")
+    f = _int(flags, 0, 0xFF, "thread_context: flags")
+    _check(_lib.uevent_thread_context_set(tid, sid, f), "thread_context")
+
+
+def thread_context_clear() -> None:
+    """The calling thread has no trace context any more (its samples carry none)."""
+    _check(_lib.uevent_thread_context_clear(), "thread_context_clear")
+
+
+def thread_context_registered() -> bool:
+    """True when the kernel dumps the calling thread's context into its samples."""
+    return bool(_lib.uevent_thread_context_registered())
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])

@@ -194,6 +194,23 @@ pub fn trace_context(trace_id: &[u8; 16], span_id: &[u8; 8], flags: u8) -> io::R
     check(unsafe { sys::uevent_trace_context(trace_id.as_ptr(), span_id.as_ptr(), flags) })
 }
 
+/// Sets the calling thread's trace context, the one its perf samples carry: plain
+/// stores into the thread's registered area (`uevent_thread_context_set`). On a kernel
+/// without `PR_PERF_TLS_AREA` it still stores, and samples carry no context.
+pub fn thread_context(trace_id: &[u8; 16], span_id: &[u8; 8], flags: u8) -> io::Result<()> {
+    check(unsafe { sys::uevent_thread_context_set(trace_id.as_ptr(), span_id.as_ptr(), flags) })
+}
+
+/// The calling thread has no trace context any more.
+pub fn thread_context_clear() -> io::Result<()> {
+    check(unsafe { sys::uevent_thread_context_clear() })
+}
+
+/// Whether the kernel dumps the calling thread's context into its samples.
+pub fn thread_context_registered() -> bool {
+    unsafe { sys::uevent_thread_context_registered() != 0 }
+}
+
 /// First payload type free for applications.
 pub const TYPE_USER: u32 = sys::UEVENT_TYPE_USER;
 /// Largest payload any transport carries.

@@ -117,6 +117,10 @@ pub struct Sample {
     pub code_page_size: u64,
     pub tls_user: Vec<u8>,
     pub tls_user_dyn_size: u64,
+    pub context_err: i32,
+    pub context_trace_id: Vec<u8>,
+    pub context_span_id: Vec<u8>,
+    pub context_flags: u8,
     pub aux: Vec<u8>,
     pub event_index: i32,
 }
@@ -163,6 +167,10 @@ pub(crate) unsafe fn sample_from(s: &sys::uevent_perf_sample, bo: c_int) -> Samp
         code_page_size: s.code_page_size,
         tls_user: bytes(s.tls_user, (s.tls_user_size) as u64),
         tls_user_dyn_size: s.tls_user_dyn_size,
+        context_err: s.context_err,
+        context_trace_id: s.context_trace_id[..((16) as usize).min(s.context_trace_id.len())].to_vec(),
+        context_span_id: s.context_span_id[..((8) as usize).min(s.context_span_id.len())].to_vec(),
+        context_flags: s.context_flags,
         aux: bytes(s.aux, (s.aux_size) as u64),
         event_index: s.event_index,
     }
