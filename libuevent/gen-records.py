@@ -399,6 +399,7 @@ def python_uevent_record(model):
            "", "    `payload` is the decoded payload (Raw for application types and payloads that did",
            '    not decode); sample_id fields the record lacks are None.', '    """']
     args = []
+    after_id = False        # members after the flattened sample_id need defaults too
     for f in fl:
         if f.kind == "bytes":
             out += [f"    {f.name}: bytes", "    payload: Payload"]
@@ -406,8 +407,10 @@ def python_uevent_record(model):
         elif f.nested:
             out += [f"    {n}: Optional[int] = None" for n in sid]
             args.append("*id_values(r.id)")
+            after_id = True
         else:
-            out.append(f"    {f.name}: int")
+            dflt = (" = -1" if f.ctype.startswith("int") else " = 0") if after_id else ""
+            out.append(f"    {f.name}: int{dflt}")
             args.append("r." + f.name)
     out += ["", "", "def _mk_uevent_record(r: Any, bo: int) -> Record:",
             "    data = _blob(r.data, r.size)", "    dec = DECODERS.get(r.type)",

@@ -1390,6 +1390,8 @@ static int deliver(struct uevent_session *s, uint32_t off, struct uevent_perf_re
 	}
 	if (rec->body == UEVENT_BODY_SAMPLE)
 		rec->u.sample.event_index = kind < 0 ? -1 : s->kind_ev[kind];
+	else if (rec->body == UEVENT_BODY_UEVENT)
+		rec->u.uevent.event_index = kind < 0 ? -1 : s->kind_ev[kind];
 	switch (rec->type) {
 	case PERF_RECORD_LOST:
 		s->st.lost += rec->u.lost.lost;

@@ -333,6 +333,8 @@ struct uevent_record {
 	uint32_t	size;		/* payload bytes */
 	const void	*data;		/* [bytes x size] payload, inside the record buffer */
 	struct uevent_sample_id	id;	/* the trailer's fields, as id.fields says */
+	int32_t		event_index;	/* the event it came in, numbered as a sample's
+					   event_index is; -1: unknown (file transport) */
 };
 
 enum uevent_record_flags {

@@ -1470,12 +1470,13 @@ pub struct uevent_record {
     pub size: u32,
     pub data: *const ::std::os::raw::c_void,
     pub id: uevent_sample_id,
+    pub event_index: i32,
 }
 #[test]
 fn bindgen_test_layout_uevent_record() {
     assert_eq!(
         ::std::mem::size_of::<uevent_record>(),
-        96usize,
+        104usize,
         concat!("Size of: ", stringify!(uevent_record))
     );
     assert_eq!(
@@ -1653,6 +1654,23 @@ fn bindgen_test_layout_uevent_record() {
         );
     }
     test_field_id();
+    fn test_field_event_index() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).event_index) as usize - ptr as usize
+            },
+            96usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_record),
+                "::",
+                stringify!(event_index)
+            )
+        );
+    }
+    test_field_event_index();
 }
 pub const UEVENT_RECORD_V0_LAYOUT: uevent_record_flags = 1;
 pub const UEVENT_RECORD_TRUNCATED: uevent_record_flags = 1073741824;
