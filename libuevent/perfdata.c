@@ -699,6 +699,11 @@ UEVENT_EXPORT uint64_t uevent_perf_file__offset(const struct uevent_perf_file *f
 	return f ? f->off : 0;
 }
 
+void _uevent_perf_file_seek(struct uevent_perf_file *f, uint64_t off)
+{
+	f->off = off;
+}
+
 UEVENT_EXPORT int uevent_perf_file__nr_events(const struct uevent_perf_file *f)
 {
 	return f ? f->nev : _uevent_err(EINVAL);

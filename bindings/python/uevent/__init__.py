@@ -42,6 +42,7 @@ __all__ = [
     "SampleId", "PerfRecord", "PerfRead", "Sample", "Mmap", "Comm", "Task", "Lost", "Throttle",
     "Switch", "Ksymbol", "BpfEvent", "UEvent", "Other", "AnyRecord", "PerfFormat",
     "decode_perf_records", "ring_read", "SessionStats", "Session", "PerfData", "open_capture",
+    "read_arrays",
     "ffi", "lib",
 ]
 
@@ -878,6 +879,18 @@ class PerfData(_Reader, _Events):
         d: Dict[str, Any] = _json.loads(text)
         return d
 
+    def read_batch(self, n: int = 65536) -> Any:
+        """The next n samples and n uevents at most (other records skipped) as NumPy
+        structured arrays filled in C, no Python per record: a uevent._arrays.Arrays, or
+        None at the end. Needs NumPy (ImportError without). Errors as iterating's."""
+        from . import _arrays
+        if not isinstance(n, int) or not 0 < n < 1 << 31:
+            raise InvalidArgument(_errno.EINVAL, f"read_batch: n must be in [1, 2**31): {n!r}")
+        r = _arrays.read_batch(self._live(), n)
+        if isinstance(r, int):
+            raise _error(-r, f"{self.path!r} at offset {self.offset}")
+        return r
+
     @property
     def clockid(self) -> int:
         """The events' clock (attr.clockid or HEADER_CLOCK_DATA), -1 for perf's clock."""
@@ -887,6 +900,22 @@ class PerfData(_Reader, _Events):
     def clock_res_ns(self) -> int:
         """HEADER_CLOCKID (the clock's resolution in ns), -1 when absent."""
         return int(_lib.uevent_perf_file__clock_res_ns(self._live()))
+
+
+def read_arrays(path: Union[str, bytes, "_os.PathLike[str]"]) -> Any:
+    """Every sample and uevent of a perf.data file as NumPy arrays (uevent._arrays.Arrays:
+    PerfData.read_batch's, joined). An error is raised as iterating raises it, with the
+    rows read before it as its `partial` attribute (a cut file: every whole record)."""
+    from . import _arrays
+    parts = []
+    with PerfData(path) as f:
+        try:
+            for b in iter(f.read_batch, None):
+                parts.append(b)
+        except Error as e:
+            e.partial = _arrays.concat(parts)  # type: ignore[attr-defined]
+            raise
+    return _arrays.concat(parts)
 
 
 def open_capture(path: Union[str, bytes, "_os.PathLike[str]"]) -> Union[FileReader, PerfData]:
