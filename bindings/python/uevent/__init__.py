@@ -907,15 +907,8 @@ def read_arrays(path: Union[str, bytes, "_os.PathLike[str]"]) -> Any:
     PerfData.read_batch's, joined). An error is raised as iterating raises it, with the
     rows read before it as its `partial` attribute (a cut file: every whole record)."""
     from . import _arrays
-    parts = []
     with PerfData(path) as f:
-        try:
-            for b in iter(f.read_batch, None):
-                parts.append(b)
-        except Error as e:
-            e.partial = _arrays.concat(parts)  # type: ignore[attr-defined]
-            raise
-    return _arrays.concat(parts)
+        return _arrays.read_all(f, _error)
 
 
 def open_capture(path: Union[str, bytes, "_os.PathLike[str]"]) -> Union[FileReader, PerfData]:

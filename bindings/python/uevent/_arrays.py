@@ -6,6 +6,7 @@ no Python code runs per record. NumPy is needed only here, imported on first use
 from __future__ import annotations
 
 import errno as _errno
+import os as _os
 from typing import Any, List, NamedTuple, Optional, Union
 
 from ._uevent import ffi as _ffi, lib as _lib
@@ -93,6 +94,27 @@ def read_batch(handle: Any, n: int, chain_cap: int = 0,
         if ret == 0:
             return None
         return Arrays(s[:sb.n], chains[:sb.chain_n], u[:ub.n], data[:ub.data_n])
+
+
+def read_all(f: Any, error: Any) -> Arrays:
+    """Every row of the PerfData f. A regular file bounds what its rows can need (a
+    record is at least 16 bytes, a callchain entry 8), so one call reads most files
+    whole into arrays that size (only the pages written are ever touched)."""
+    n, chain_cap, data_cap = 1 << 16, 0, 0
+    if f.path != "-":
+        size = _os.stat(f.path).st_size
+        n = max(1, min(size // 16 + 1, 1 << 22))
+        chain_cap, data_cap = min(size // 8 + 1, 1 << 25), min(size + 1, 1 << 26)
+    parts: List[Arrays] = []
+    while True:
+        r = read_batch(f._live(), n, chain_cap, data_cap)
+        if isinstance(r, int):
+            e = error(-r, f"{f.path!r} at offset {f.offset}")
+            e.partial = concat(parts)
+            raise e
+        if r is None:
+            return parts[0] if len(parts) == 1 else concat(parts)
+        parts.append(r)
 
 
 def concat(parts: List[Arrays]) -> Arrays:
