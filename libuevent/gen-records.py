@@ -239,7 +239,8 @@ def python(model):
            "from dataclasses import dataclass as _dataclass",
            "from typing import Any, Callable, Dict, NamedTuple, Optional, Tuple, Union, cast as _cast",
            "",
-           "from ._helpers import _blob, _cstr, _groups, _str, _u64s",
+           "from ._helpers import (_blob, _blob_at, _cstr, _cstr_at, _groups, _groups_at, _layout,",
+           "                       _str, _u64s, _u64s_at)",
            "from ._uevent import ffi as _ffi, lib as _lib",
            "",
            "",
@@ -272,8 +273,16 @@ def python(model):
             "# the C library's name of a record type: set by the package",
             "record_name: Callable[[int], str] = _no_names", ""]
 
-    def fields_of(name, base):
+    def fields_of(name, base, ref=None, nested=None):
+        """(python name, type, value expression) of each member. ref(member) is how the
+        expression reads a member (default: the cdata's attribute s.member, pointers as
+        cdata); with a ref, pointers are addresses (the _at helpers) and nested(f) gives
+        a nested struct's expression."""
         res = []
+        at = "_at" if ref else ""
+        ref = ref or (lambda m: "s." + m)
+        count = lambda e: re.sub(r"\b([A-Za-z_]\w*)\b", lambda m: ref(m.group(1)),
+                                 e).replace("/", "//")
         counts = {f.count for f in model[name] if f.kind == "bytes" and f.count}
         for f in model[name]:
             if f.name == "sz":
@@ -283,32 +292,76 @@ def python(model):
                 if pn in counts:
                     continue        # the length of a bytes member: len() of it
                 pn = name[len("uevent_perf_"):].split("_")[0] + "_" + pn
-            s = "s." + f.name
+            s = None if f.nested and nested else ref(f.name)
             if f.nested:
-                res.append((pn, py_class(f.nested), f"_mk_{f.nested}({s}, bo)"))
+                res.append((pn, py_class(f.nested),
+                            nested(f) if nested else f"_mk_{f.nested}({s}, bo)"))
             elif f.by:
                 res.append((pn, "Dict[str, int]",
                             f"{{_cstr(_lib.{f.by}(i)) or str(i): v for i, v in enumerate({s})}}"))
             elif f.kind == "str":
-                res.append((pn, "str", f"_cstr({s})"))
+                res.append((pn, "str", f"_cstr{at}({s})"))
             elif f.kind == "bytes":
-                n = expr(f.count, "s.", "//")
+                n = count(f.count)
                 if f.array:
                     res.append((pn, "bytes", f"bytes({s})[:{n}]"))
                 else:
-                    res.append((pn, "bytes", f"_blob({s}, {n})"))
+                    res.append((pn, "bytes", f"_blob{at}({s}, {n})"))
             elif f.kind == "u64" and f.per:
-                e = f"_groups({s}, {expr(f.count, 's.', '//')}, {expr(f.per, 's.', '//')}, bo)"
+                e = f"_groups{at}({s}, {count(f.count)}, {count(f.per)}, bo)"
                 t = "Tuple[Tuple[int, ...], ...]"
                 if f.per.isdigit():     # groups of a known size: say so to the type checker
                     t = "Tuple[Tuple[" + ", ".join(["int"] * int(f.per)) + "], ...]"
                     e = f"_cast({t!r}, {e})"
                 res.append((pn, t, e))
             elif f.kind == "u64":
-                res.append((pn, "Tuple[int, ...]", f"_u64s({s}, {expr(f.count, 's.', '//')}, bo)"))
+                res.append((pn, "Tuple[int, ...]", f"_u64s{at}({s}, {count(f.count)}, bo)"))
             else:
                 res.append((pn, "int", s))
         return res
+
+    def leaves(name, path):
+        """(path from the record, C type, array) of each member of struct name read by
+        one unpack: nested structs' members in place, in offset order."""
+        out = []
+        for f in model[name]:
+            if f.name == "sz":
+                continue
+            out += leaves(f.nested, path + (f.name,)) if f.nested else [path + (f.name,)]
+        return out
+
+    def fast_maker(member, st, cls):
+        """The maker of a body struct: every member of it (and of its nested structs) from
+        one struct.unpack of the C record, pointers read only where a count says so."""
+        lv = leaves(st, ("u", member))
+        var = {l: f"v{i}" for i, l in enumerate(lv)}
+        zeros, pre = [], []
+
+        def nested(path):
+            def mk(f):
+                sub = path + (f.name,)
+                fl = fields_of(f.nested, False, lambda m: var[sub + (m,)], nested(sub))
+                vs = [var[l] for l in lv if l[:len(sub)] == sub]
+                zero = f"_Z_{st}_{f.name}"
+                zeros.append((zero, f.nested, fl, len(vs)))
+                return (f"({py_class(f.nested)}(" + ", ".join(e for _, _, e in fl) + ")"
+                        f" if {' or '.join(vs)} else {zero})")
+            return mk
+
+        fl = fields_of(st, True, lambda m: var[("u", member, m)], nested(("u", member)))
+        out = [f"_L_{st} = _layout(\"struct uevent_perf_record\", ("]
+        out += [f"    {l!r}," for l in lv]
+        out += ["))", ""]
+        for zero, nst, nfl, _ in zeros:     # a nested struct all zeros is one object
+            zf = fields_of(nst, False, lambda m: "0")
+            out.append(f"{zero} = (lambda bo: {py_class(nst)}(" + ", ".join(
+                e for _, _, e in zf) + "))(0)")
+        out += ["", "",
+                f"def _mk_{st}(h: Tuple[int, int, int, SampleId], r: Any, buf: Any, "
+                f"bo: int) -> {cls}:",
+                "    " + "".join(var[l] + ", " for l in lv) + f"= _L_{st}.unpack_from(buf)",
+                f"    return {cls}(*h, " + ", ".join(e for _, _, e in fl) + ")", ""]
+        return out
 
     for name in nested + [st for m, st in members if st in bodies] + EXTRA:
         is_body = name in bodies
@@ -321,26 +374,47 @@ def python(model):
         out += [f"    {n}: {t}" for n, t, _ in fl]
         out += ["", ""]
         if is_body:
-            out.append(f"def _mk_{name}(h: Tuple[int, int, int, SampleId], s: Any, "
-                       f"bo: int) -> {cls}:")
-            out.append(f"    return {cls}(*h, " + ", ".join(e for _, _, e in fl) + ")")
+            out += fast_maker(next(m for m, st in members if st == name), name, cls)
+            continue
         else:
             out.append(f"def _mk_{name}(s: Any, bo: int) -> {cls}:")
             out.append(f"    return {cls}(" + ", ".join(e for _, _, e in fl) + ")")
         out.append("")
     out += python_payloads(model) + python_uevent_record(model) + python_options(model)
-    out += ["", "# union member -> maker of its record object, taking the whole C record",
-            "MAKERS: Dict[str, Callable[[Tuple[int, int, int, SampleId], Any, int], Any]] = {"]
+    out += ["", "# union member -> maker of its record object, taking the whole C record (and",
+            "# its bytes)",
+            "MAKERS: Dict[str, Callable[[Tuple[int, int, int, SampleId], Any, Any, int], Any]] = {"]
     for m, st in members:
         if st in bodies:
-            out.append(f'    "{m}": lambda h, r, bo: _mk_{st}(h, r.u.{m}, bo),')
+            out.append(f'    "{m}": _mk_{st},')
     out.append("}")
+    out += python_head(model)
     out.append("# enum uevent_perf_body_kind -> the union member it sets")
     out.append("MEMBER_OF_BODY = {" + " ".join(f'_lib.UEVENT_BODY_{m.upper()}: "{m}",'
                                                for m, _ in members) + "}")
     out.append("BODY_CLASSES = (" + ", ".join(py_class(st) for m, st in members
                                                if st in bodies) + ",)")
     return "\n".join(out) + "\n"
+
+
+def python_head(model):
+    """perf_record(): a C record's header and sample_id from one unpack, then the maker
+    of its body member (makers: indexed by enum uevent_perf_body_kind)."""
+    sid = [f for f in model["uevent_sample_id"] if f.name != "fields"]
+    lv = [("type",), ("misc",), ("size",), ("body",), ("id", "fields")]
+    lv += [("id", f.name) for f in sid]
+    out = ["", "", "_L_HEAD = _layout(\"struct uevent_perf_record\", (" +
+           " ".join(f"{p!r}," for p in lv) + "))", "", "",
+           "def perf_record(r: Any, bo: int, makers: Any) -> Any:",
+           '    """The object of a C struct uevent_perf_record."""',
+           "    buf = _ffi.buffer(r)",
+           "    t, m, size, body, f, " + ", ".join(f"i_{f.name}" for f in sid)
+           + " = _L_HEAD.unpack_from(buf)",
+           "    sid = SampleId(" + ", ".join(
+               f"i_{f.name} if f & _lib.UEVENT_ID_{f.idbit} else None" for f in sid)
+           + ") if f else NO_ID",
+           "    return makers[body]((t, m, size, sid), r, buf, bo)", ""]
+    return out
 
 
 def python_payloads(model):

@@ -576,10 +576,10 @@ def _record_name(t: int) -> str:
     return n
 
 
-_Maker = Callable[[_Head, Any, int], PerfRecord]
+_Maker = Callable[[_Head, Any, Any, int], PerfRecord]
 
 
-def _uevent(h: _Head, r: Any, bo: int) -> UEvent:
+def _uevent(h: _Head, r: Any, buf: Any, bo: int) -> UEvent:
     return UEvent(*h, _tname(r.transport), _record(r.u.uevent, bo))
 
 
@@ -592,8 +592,7 @@ _MAKERS: Tuple[_Maker, ...] = tuple(_BODY[_records.MEMBER_OF_BODY[i]]
                                     for i in _builtins.range(_lib.UEVENT_BODY_COUNT))
 
 def _perf_record(r: Any, bo: int) -> AnyRecord:
-    sid = _records.NO_ID if not r.id.fields else SampleId(*_records.id_values(r.id))
-    return _MAKERS[r.body]((r.type, r.misc, r.size, sid), r, bo)  # type: ignore[return-value]
+    return _records.perf_record(r, bo, _MAKERS)  # type: ignore[no-any-return]
 
 
 # PerfFormat (struct uevent_perf_format, its members named as in C) is generated: _records.

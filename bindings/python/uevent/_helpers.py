@@ -33,3 +33,56 @@ def _cstr(p: Any) -> str:
 
 def _str(p: Any, n: int) -> str:
     return str(_ffi.unpack(p, n).decode("utf-8", "replace"))
+
+
+# ---- the same from addresses, for the makers that read a record with one unpack ------
+
+def _layout(ctype: str, paths: Tuple[Tuple[str, ...], ...]) -> _struct.Struct:
+    """A struct.Struct reading the members of ctype at paths (field names, nested
+    structs and unions walked), in offset order, as ints; pointers as their addresses,
+    arrays as bytes."""
+    fmt, at = ["="], 0
+    for path in paths:
+        t = _ffi.typeof(ctype)
+        for name in path:
+            t = dict(t.fields)[name].type
+        off = _ffi.offsetof(ctype, *path)
+        size = _ffi.sizeof(t)
+        if t.kind == "array":
+            code = "%ds" % size
+        elif t.kind == "pointer":
+            code = "Q" if size == 8 else "I"
+        else:
+            code = {1: "b", 2: "h", 4: "i", 8: "q"}[size]
+            if t.kind != "primitive" or t.cname.startswith(("uint", "unsigned", "size_t")):
+                code = code.upper()
+        if off < at:
+            raise ValueError(f"{ctype}: {'.'.join(path)} is not in offset order")
+        fmt.append("%dx%s" % (off - at, code) if off > at else code)
+        at = off + size
+    return _struct.Struct("".join(fmt))
+
+
+def _ptr(a: int) -> Any:
+    return _ffi.cast("char *", a)
+
+
+def _u64s_at(a: int, n: int, bo: int) -> Tuple[int, ...]:
+    if not n or not a:
+        return ()
+    return _struct.unpack("%s%dQ" % (_BO_CHAR[bo], n), _ffi.buffer(_ptr(a), 8 * n))
+
+
+def _groups_at(a: int, n: int, per: int, bo: int) -> Tuple[Tuple[int, ...], ...]:
+    if not n or not per or not a:
+        return ()
+    flat = _u64s_at(a, n * per, bo)
+    return tuple(flat[i:i + per] for i in range(0, len(flat), per))
+
+
+def _blob_at(a: int, n: int) -> bytes:
+    return bytes(_ffi.buffer(_ptr(a), n)) if n and a else b""
+
+
+def _cstr_at(a: int) -> str:
+    return str(_ffi.string(_ptr(a)).decode("utf-8", "replace")) if a else ""
