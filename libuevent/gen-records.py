@@ -284,6 +284,8 @@ def python(model):
         count = lambda e: re.sub(r"\b([A-Za-z_]\w*)\b", lambda m: ref(m.group(1)),
                                  e).replace("/", "//")
         counts = {f.count for f in model[name] if f.kind == "bytes" and f.count}
+        # the fast makers skip the call for an empty array (most of a sample's are)
+        nz = (lambda e, n, empty: f"({e} if {n} else {empty})") if at else (lambda e, n, empty: e)
         for f in model[name]:
             if f.name == "sz":
                 continue
@@ -306,16 +308,17 @@ def python(model):
                 if f.array:
                     res.append((pn, "bytes", f"bytes({s})[:{n}]"))
                 else:
-                    res.append((pn, "bytes", f"_blob{at}({s}, {n})"))
+                    res.append((pn, "bytes", nz(f"_blob{at}({s}, {n})", n, 'b""')))
             elif f.kind == "u64" and f.per:
                 e = f"_groups{at}({s}, {count(f.count)}, {count(f.per)}, bo)"
                 t = "Tuple[Tuple[int, ...], ...]"
                 if f.per.isdigit():     # groups of a known size: say so to the type checker
                     t = "Tuple[Tuple[" + ", ".join(["int"] * int(f.per)) + "], ...]"
                     e = f"_cast({t!r}, {e})"
-                res.append((pn, t, e))
+                res.append((pn, t, nz(e, count(f.count), "()")))
             elif f.kind == "u64":
-                res.append((pn, "Tuple[int, ...]", f"_u64s{at}({s}, {count(f.count)}, bo)"))
+                res.append((pn, "Tuple[int, ...]",
+                            nz(f"_u64s{at}({s}, {count(f.count)}, bo)", count(f.count), "()")))
             else:
                 res.append((pn, "int", s))
         return res
