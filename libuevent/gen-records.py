@@ -406,15 +406,18 @@ def python_head(model):
     sid = [f for f in model["uevent_sample_id"] if f.name != "fields"]
     lv = [("type",), ("misc",), ("size",), ("body",), ("id", "fields")]
     lv += [("id", f.name) for f in sid]
+    bits = sorted({f.idbit for f in sid})
     out = ["", "", "_L_HEAD = _layout(\"struct uevent_perf_record\", (" +
-           " ".join(f"{p!r}," for p in lv) + "))", "", "",
+           " ".join(f"{p!r}," for p in lv) + "))",
+           "# the UEVENT_ID_* bits as ints (a lib attribute is a lookup each time)",
+           "".join(f"_ID_{b} = int(_lib.UEVENT_ID_{b})\n" for b in bits), "",
            "def perf_record(r: Any, bo: int, makers: Any) -> Any:",
            '    """The object of a C struct uevent_perf_record."""',
            "    buf = _ffi.buffer(r)",
            "    t, m, size, body, f, " + ", ".join(f"i_{f.name}" for f in sid)
            + " = _L_HEAD.unpack_from(buf)",
            "    sid = SampleId(" + ", ".join(
-               f"i_{f.name} if f & _lib.UEVENT_ID_{f.idbit} else None" for f in sid)
+               f"i_{f.name} if f & _ID_{f.idbit} else None" for f in sid)
            + ") if f else NO_ID",
            "    return makers[body]((t, m, size, sid), r, buf, bo)", ""]
     return out
