@@ -1,4 +1,5 @@
-/* batch.c - reads a perf.data file's samples and uevents into caller-allocated columns. */
+/* batch.c - reads samples and uevents (of a perf.data file or a session) into caller-allocated
+ * columns. */
 #include "config.h"
 
 #include <limits.h>
@@ -91,18 +92,26 @@ static int put_uevent(struct uevent_record_batch *b, const struct uevent_perf_re
 	return 1;
 }
 
-UEVENT_EXPORT int uevent_perf_file__read_batch(struct uevent_perf_file *f,
-					       struct uevent_sample_batch *samples,
-					       struct uevent_record_batch *uevents)
+/* Room for the largest record: a session, which cannot put one back, stops short of it. */
+#define MAX_CHAIN	(65535 / 8)
+#define MAX_DATA	65535
+
+/* One source of records: a file (which can put one back) or a session. */
+struct source {
+	struct uevent_perf_file *f;
+	struct uevent_session *s;
+	int timeout_ms;
+};
+
+static int batch_read(struct source *src, struct uevent_sample_batch *samples,
+		      struct uevent_record_batch *uevents)
 {
 	struct uevent_perf_record rec = { .sz = sizeof(rec) };
 	struct uevent_sample_batch sb;
 	struct uevent_record_batch ub;
 	int bo, err, ret = 0, full = 0;
-	uint64_t at;
+	uint64_t at = 0;
 
-	if (!f)
-		return _uevent_err(EINVAL);
 	err = batch_copy(&sb, sizeof(sb), samples);
 	if (!err)
 		err = batch_copy(&ub, sizeof(ub), uevents);
@@ -112,10 +121,18 @@ UEVENT_EXPORT int uevent_perf_file__read_batch(struct uevent_perf_file *f,
 	    (sb.chain_cap && !sb.chain) || (ub.data_cap && !ub.data))
 		return _uevent_err(EINVAL);
 	sb.n = sb.chain_n = ub.n = ub.data_n = 0;
-	bo = uevent_perf_file__byte_order(f);
+	if (src->s && ((samples && (!sb.cap || sb.chain_cap < MAX_CHAIN)) ||
+		       (uevents && (!ub.cap || ub.data_cap < MAX_DATA))))
+		return _uevent_err(ENOSPC);
+	bo = src->f ? uevent_perf_file__byte_order(src->f) : UEVENT_BO_HOST;
 	while (!full && sb.n + ub.n < INT_MAX) {
-		at = uevent_perf_file__offset(f);
-		err = uevent_perf_file__next(f, &rec);
+		if (src->f) {
+			at = uevent_perf_file__offset(src->f);
+			err = uevent_perf_file__next(src->f, &rec);
+		} else {
+			/* only the first record is waited for */
+			err = uevent_session__next(src->s, &rec, sb.n + ub.n ? 0 : src->timeout_ms);
+		}
 		if (err == -EPROTO)
 			continue;		/* a uevent of an unknown format: skipped */
 		if (err <= 0)
@@ -124,8 +141,12 @@ UEVENT_EXPORT int uevent_perf_file__read_batch(struct uevent_perf_file *f,
 			full = !put_sample(&sb, &rec.u.sample, bo);
 		else if (rec.body == UEVENT_BODY_UEVENT && uevents)
 			full = !put_uevent(&ub, &rec);
-		if (full)
-			_uevent_perf_file_seek(f, at);	/* left for the next call */
+		if (full && src->f)
+			_uevent_perf_file_seek(src->f, at);	/* left for the next call */
+		/* a session's next record must fit whatever it is */
+		if (src->s && ((samples && (sb.n == sb.cap || sb.chain_cap - sb.chain_n < MAX_CHAIN)) ||
+			       (uevents && (ub.n == ub.cap || ub.data_cap - ub.data_n < MAX_DATA))))
+			break;
 	}
 	ret = (int)(sb.n + ub.n);
 	if (samples) {
@@ -141,4 +162,22 @@ UEVENT_EXPORT int uevent_perf_file__read_batch(struct uevent_perf_file *f,
 	if (full)
 		return _uevent_err(ENOSPC);
 	return err < 0 ? _uevent_err(-err) : 0;
+}
+
+UEVENT_EXPORT int uevent_perf_file__read_batch(struct uevent_perf_file *f,
+					       struct uevent_sample_batch *samples,
+					       struct uevent_record_batch *uevents)
+{
+	struct source src = { .f = f };
+
+	return f ? batch_read(&src, samples, uevents) : _uevent_err(EINVAL);
+}
+
+UEVENT_EXPORT int uevent_session__read_batch(struct uevent_session *s,
+					     struct uevent_sample_batch *samples,
+					     struct uevent_record_batch *uevents, int timeout_ms)
+{
+	struct source src = { .s = s, .timeout_ms = timeout_ms };
+
+	return s ? batch_read(&src, samples, uevents) : _uevent_err(EINVAL);
 }

@@ -989,6 +989,17 @@ struct uevent_record_batch {
  */
 int uevent_perf_file__read_batch(struct uevent_perf_file *f, struct uevent_sample_batch *samples,
 				 struct uevent_record_batch *uevents);
+/*
+ * The same from a live session, in the order __next() gives: waits up to timeout_ms (as
+ * __next()) for the first record, then takes only records already waiting. A session
+ * cannot put a record back, so it stops while the room left could be too small for the
+ * largest record (a record is at most 65535 bytes: 8191 callchain entries, 65535 payload
+ * bytes); a batch with less room than that altogether is -ENOSPC. Returns the rows
+ * filled, 0 when none came in time (or every watched task has exited, with -1), or
+ * -errno as __next().
+ */
+int uevent_session__read_batch(struct uevent_session *s, struct uevent_sample_batch *samples,
+			       struct uevent_record_batch *uevents, int timeout_ms);
 
 /* ---------------------------------------------------------------------------------- */
 /* Symbolization: name (pid, address, time) from a recording's side-band.              */

@@ -21,7 +21,7 @@ burn = os.path.join(top_builddir, "t", ".libs", "burn")
 tmp = tempfile.mkdtemp(prefix="uevent-py-arrays-")
 GOLDEN = ["perf_records.le.perf.data", "perf_records.be.perf.data", "usdt.perf.data",
           "usdt.pipe.perf.data", "clock.perf.data"]
-N_NUMPY = 13
+N_NUMPY = 14
 
 try:
     import numpy  # noqa: F401
@@ -148,6 +148,36 @@ else:
     ok(len(a.samples) == len(a.uevents) == len(a.chains) == len(a.payloads) == 0 and
        a.samples.dtype.names is not None and first is None,
        "a recording without samples or uevents: empty arrays; read_batch: None")
+# a live session, batch by batch until the program it started has exited
+prog = os.path.join(top_builddir, "t", "mark-loop-static")
+if not os.access(prog, os.X_OK):
+    prog = os.path.join(top_builddir, "t", "mark-loop")
+if os.geteuid() != 0 or not os.path.exists("/sys/bus/event_source/devices/uprobe"):
+    skip(1, "needs root and uprobes for a usdt session")
+else:
+    sys.stdout.flush()
+    saved, null = os.dup(1), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)                # the child's "enabled N of 50" line is not TAP
+    try:
+        s = uevent.Session.spawn([prog, "50", "batched mark"], sample_period_ns=100000,
+                                 callchain=True)
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(null)
+    marks, sizes, evs = [], [], set()
+    bad = raises(uevent.InvalidArgument, s.read_batch, 0)
+    for b in iter(lambda: s.read_batch(16), None):
+        sizes.append((len(b.samples), len(b.uevents)))
+        marks += [b.payload(i) for i in range(len(b.uevents))]
+        evs |= {int(e) for e in b.uevents["event_index"]}
+    os.waitpid(s.pid, 0)
+    names = s.event_names
+    s.close()
+    ok(marks == [b"batched mark\0"] * 50 and all(a <= 16 and u <= 16 for a, u in sizes) and
+       len(sizes) >= 4 and bad is not None and all(names[e].startswith("libuevent:emit") for e in evs),
+       f"Session.read_batch(16) until the program exits (spawned after NumPy mapped its "
+       f"libraries): {len(marks)} of 50 marks in {len(sizes)} batches, read_batch(0) refused")
 zero = os.path.join(tmp, "zero.data")
 open(zero, "wb").close()
 e1 = raises(uevent.Error, uevent.read_arrays, zero)

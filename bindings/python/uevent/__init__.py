@@ -781,6 +781,17 @@ class Session(_Events):
             yield rec
             rec = self.next(timeout_ms)
 
+    def read_batch(self, n: int = 65536, timeout_ms: int = -1) -> Any:
+        """As PerfData.read_batch, from the live session: waits up to timeout_ms for the
+        first record (-1: until one comes or every watched task has exited), then takes
+        only what is waiting. None when none came."""
+        from . import _arrays
+        r = _arrays.read_batch(self._live(), n, call=lambda h, sb, ub:
+                               _lib.uevent_session__read_batch(h, sb, ub, timeout_ms))
+        if isinstance(r, int):
+            raise _error(-r, f"session read_batch({n!r})")
+        return r
+
     def fileno(self) -> int:
         """An fd that polls readable when records may be waiting (owned by the session)."""
         return _check(_lib.uevent_session__fd(self._live()), "session fd")
@@ -883,11 +894,9 @@ class PerfData(_Reader, _Events):
         structured arrays filled in C, no Python per record: a uevent._arrays.Arrays, or
         None at the end. Needs NumPy (ImportError without). Errors as iterating's."""
         from . import _arrays
-        if not isinstance(n, int) or not 0 < n < 1 << 31:
-            raise InvalidArgument(_errno.EINVAL, f"read_batch: n must be in [1, 2**31): {n!r}")
         r = _arrays.read_batch(self._live(), n)
         if isinstance(r, int):
-            raise _error(-r, f"{self.path!r} at offset {self.offset}")
+            raise _error(-r, f"read_batch({n!r}): {self.path!r} at offset {self.offset}")
         return r
 
     @property

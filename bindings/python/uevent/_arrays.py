@@ -66,14 +66,19 @@ def _point(batch: Any, arr: Any, names: List[Any]) -> None:
         setattr(batch, n, _ffi.cast(ctype, base + arr.dtype.fields[n][1]))
 
 
-def read_batch(handle: Any, n: int, chain_cap: int = 0,
-               data_cap: int = 0) -> Union[Arrays, None, int]:
-    """Up to n samples and n uevents from the uevent_perf_file handle: Arrays, None at
-    the end, or the C call's -errno (ENODATA: a cut file) for the caller to raise."""
+def read_batch(handle: Any, n: int, chain_cap: int = 0, data_cap: int = 0,
+               call: Any = None) -> Union[Arrays, None, int]:
+    """Up to n samples and n uevents from the uevent_perf_file handle (or what call(handle,
+    samples, uevents) reads): Arrays, None at the end, or the C call's -errno (ENODATA: a
+    cut file; EINVAL: a bad n) for the caller to raise."""
     np = _numpy()
+    if not isinstance(n, int) or not 0 < n < 1 << 31:
+        return -_errno.EINVAL
+    call = call or _lib.uevent_perf_file__read_batch
     sdt, udt = dtypes()
-    chain_cap = chain_cap or max(16 * n, 1024)
-    data_cap = data_cap or max(64 * n, int(_lib.UEVENT_MAX_PAYLOAD))
+    # a session reads only with room for the largest record (65535 bytes)
+    chain_cap = chain_cap or max(16 * n, 8192)
+    data_cap = data_cap or max(64 * n, 65536)
     while True:
         s, u = np.empty(n, sdt), np.empty(n, udt)
         chains, data = np.empty(chain_cap, np.uint64), np.empty(data_cap, np.uint8)
@@ -85,7 +90,7 @@ def read_batch(handle: Any, n: int, chain_cap: int = 0,
         _point(ub, u, _UEVENT)
         sb.chain, sb.chain_cap = _ffi.cast("uint64_t *", chains.ctypes.data), chain_cap
         ub.data, ub.data_cap = _ffi.cast("uint8_t *", data.ctypes.data), data_cap
-        ret = _lib.uevent_perf_file__read_batch(handle, sb, ub)
+        ret = call(handle, sb, ub)
         if ret == -_errno.ENOSPC:         # one record larger than the buffers: grow them
             chain_cap, data_cap = chain_cap * 4, data_cap * 4
             continue

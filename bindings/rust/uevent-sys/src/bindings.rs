@@ -5890,6 +5890,14 @@ extern "C" {
         uevents: *mut uevent_record_batch,
     ) -> ::std::os::raw::c_int;
 }
+extern "C" {
+    pub fn uevent_session__read_batch(
+        s: *mut uevent_session,
+        samples: *mut uevent_sample_batch,
+        uevents: *mut uevent_record_batch,
+        timeout_ms: ::std::os::raw::c_int,
+    ) -> ::std::os::raw::c_int;
+}
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct uevent_symbolizer_opts {
