@@ -91,8 +91,8 @@ def read_batch(handle: Any, n: int, chain_cap: int = 0, data_cap: int = 0,
         sb.chain, sb.chain_cap = _ffi.cast("uint64_t *", chains.ctypes.data), chain_cap
         ub.data, ub.data_cap = _ffi.cast("uint8_t *", data.ctypes.data), data_cap
         ret = call(handle, sb, ub)
-        if ret == -_errno.ENOSPC:         # one record larger than the buffers: grow them
-            chain_cap, data_cap = chain_cap * 4, data_cap * 4
+        if ret == -_errno.ENOSPC and chain_cap < 1 << 32:   # one record larger than the
+            chain_cap, data_cap = chain_cap * 4, data_cap * 4   # buffers: grow them
             continue
         if ret < 0:
             return ret              # the caller raises it, with the file's name
