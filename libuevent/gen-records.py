@@ -240,7 +240,7 @@ def python(model):
            "from typing import Any, Callable, Dict, NamedTuple, Optional, Tuple, Union, cast as _cast",
            "",
            "from ._helpers import (_blob, _blob_at, _cstr, _cstr_at, _groups, _groups_at, _layout,",
-           "                       _str, _u64s, _u64s_at)",
+           "                       _slot_init, _str, _u64s, _u64s_at)",
            "from ._uevent import ffi as _ffi, lib as _lib",
            "",
            "",
@@ -392,6 +392,11 @@ def python(model):
             out.append(f'    "{m}": _mk_{st},')
     out.append("}")
     out += python_head(model)
+    fast = ["SampleId"] + [py_class(s) for s in nested + [st for m, st in members if st in bodies]
+                           + EXTRA] + ["Record"]
+    out += ["", "# each record class's __init__ sets its slots directly (_helpers._slot_init)",
+            "for _c in (" + ", ".join(fast) + "):",
+            '    setattr(_c, "__init__", _slot_init(_c))']
     out.append("# enum uevent_perf_body_kind -> the union member it sets")
     out.append("MEMBER_OF_BODY = {" + " ".join(f'_lib.UEVENT_BODY_{m.upper()}: "{m}",'
                                                for m, _ in members) + "}")

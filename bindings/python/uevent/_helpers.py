@@ -1,7 +1,8 @@
 """Copying a decoded C record's pointer members out (the C record is only valid until
 the next call): what the generated record makers (_records.py) call."""
+import dataclasses as _dc
 import struct as _struct
-from typing import Any, Tuple
+from typing import Any, Callable, Dict, Tuple
 
 from ._uevent import ffi as _ffi, lib as _lib
 
@@ -86,3 +87,33 @@ def _blob_at(a: int, n: int) -> bytes:
 
 def _cstr_at(a: int) -> str:
     return str(_ffi.string(_ptr(a)).decode("utf-8", "replace")) if a else ""
+
+
+def _slot_init(cls: type) -> Callable[..., None]:
+    """The __init__ the dataclass cls has (same parameters and defaults), setting each
+    slot through its member descriptor, bound once: a frozen dataclass's own sets each
+    field with object.__setattr__, which costs twice as much and was most of the time
+    spent making a record."""
+    fields = [f for f in _dc.fields(cls) if f.init]   # type: ignore[arg-type]
+    sets: Dict[str, Any] = {}
+    for c in reversed(cls.__mro__):
+        for n in vars(c).get("__slots__", ()):
+            sets[n] = vars(c)[n].__set__
+    if any(f.default_factory is not _dc.MISSING or f.name not in sets for f in fields):
+        return cls.__init__     # type: ignore[misc]
+    env: Dict[str, Any] = {}
+    params = []
+    for i, f in enumerate(fields):
+        if f.default is _dc.MISSING:
+            params.append(f.name)
+        else:
+            env[f"_d{i}"] = f.default
+            params.append(f"{f.name}=_d{i}")
+    src = (f"def _make({', '.join(f'_s{i}' for i in range(len(fields)))}):\n"
+           f"    def __init__(self, {', '.join(params)}):\n"
+           + "".join(f"        _s{i}(self, {f.name})\n" for i, f in enumerate(fields))
+           + "    return __init__\n")
+    exec(src, env)
+    init: Callable[..., None] = env["_make"](*(sets[f.name] for f in fields))
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    return init
