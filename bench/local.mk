@@ -5,7 +5,8 @@ bench_emit_LDADD = libuevent/libuevent.la
 # Static, so one binary holds both probe sites bench/usdt-hit.sh attaches to.
 bench_emit_LDFLAGS = -static-libtool-libs
 CLEANFILES += bench/emit
-EXTRA_DIST += %reldir%/usdt-hit.sh %reldir%/guest.sh %reldir%/bench.h %reldir%/report.sh
+EXTRA_DIST += %reldir%/usdt-hit.sh %reldir%/guest.sh %reldir%/bench.h %reldir%/report.sh \
+	%reldir%/guest-emit-cost.c
 bench_scripts += %reldir%/usdt-hit.sh %reldir%/guest.sh %reldir%/report.sh
 # perf.data decode rate against perf script, live session throughput.
 EXTRA_PROGRAMS += bench/decode

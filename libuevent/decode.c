@@ -158,6 +158,25 @@ static void read_dump(struct _uevent_cur *c, uint64_t *size, const void **data, 
 	}
 }
 
+/*
+ * The TLS dump as uevent_thread_context_set()'s area, for every sample: a reader asks
+ * context_err rather than knowing whether the event dumped TLS at all.
+ */
+static void decode_context(struct uevent_perf_sample *s, int bo)
+{
+	/* dyn_size is untrusted: more than size fails the sample, and reads nothing here */
+	uint64_t len = s->tls_user && s->tls_user_dyn_size <= s->tls_user_size ?
+		       s->tls_user_dyn_size : 0;
+	struct uevent_trace_context tc;
+	int err = errno;
+
+	s->context_err = uevent_thread_context_decode(s->tls_user, (size_t)len, bo, &tc);
+	errno = err;
+	memcpy(s->context_trace_id, tc.trace_id, 16);
+	memcpy(s->context_span_id, tc.span_id, 8);
+	s->context_flags = tc.flags;
+}
+
 static int decode_sample(struct _uevent_cur *c, const struct uevent_perf_format *f, int bo,
 			 struct uevent_perf_record *rec)
 {
@@ -239,6 +258,7 @@ static int decode_sample(struct _uevent_cur *c, const struct uevent_perf_format 
 		s->code_page_size = _uevent_get64(c);
 	if (st & PERF_SAMPLE_TLS_USER)
 		read_dump(c, &s->tls_user_size, &s->tls_user, &s->tls_user_dyn_size);
+	decode_context(s, bo);
 	if (st & PERF_SAMPLE_AUX) {
 		s->aux_size = _uevent_get64(c);
 		s->aux = _uevent_take(c, s->aux_size);

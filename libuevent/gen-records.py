@@ -223,6 +223,122 @@ def py_class(name):
     return "".join(w.capitalize() for w in short.split("_"))
 
 
+# What the bracket notes' kinds are in Python: copies of what a pointer member points to,
+# made before the C record is reused ([u64 x N], [u64 x N of K], [bytes x N], [str]).
+PY_NOTES = '''
+_BO_CHAR = {_lib.UEVENT_BO_HOST: "=", _lib.UEVENT_BO_LITTLE: "<", _lib.UEVENT_BO_BIG: ">"}
+
+
+def _u64s(p: Any, n: int, bo: int) -> Tuple[int, ...]:
+    """n u64 of an encoded array (uevent_perf_u64's job, done with one unpack)."""
+    if not n or p == _ffi.NULL:
+        return ()
+    return _struct.unpack("%s%dQ" % (_BO_CHAR[bo], n), _ffi.buffer(p, 8 * n))
+
+
+def _groups(p: Any, n: int, per: int, bo: int) -> Tuple[Tuple[int, ...], ...]:
+    """n groups of per u64 each, as tuples."""
+    if not per:
+        return ()
+    flat = _u64s(p, n * per, bo)
+    return tuple(flat[i:i + per] for i in range(0, len(flat), per))
+
+
+def _blob(p: Any, n: int) -> bytes:
+    return bytes(_ffi.buffer(p, n)) if n and p != _ffi.NULL else b""
+
+
+def _cstr(p: Any) -> str:
+    return str(_ffi.string(p).decode("utf-8", "replace")) if p != _ffi.NULL else ""
+
+
+def _str(p: Any, n: int) -> str:
+    return str(_ffi.unpack(p, n).decode("utf-8", "replace"))
+
+
+# ---- the same from addresses, for the makers that read a record with one unpack ------
+
+def _layout(ctype: str, paths: Tuple[Tuple[str, ...], ...]) -> _struct.Struct:
+    """A struct.Struct reading the members of ctype at paths (field names, nested
+    structs and unions walked), in offset order, as ints; pointers as their addresses,
+    arrays as bytes."""
+    fmt, at = ["="], 0
+    for path in paths:
+        t = _ffi.typeof(ctype)
+        for name in path:
+            t = dict(t.fields)[name].type
+        off = _ffi.offsetof(ctype, *path)
+        size = _ffi.sizeof(t)
+        if t.kind == "array":
+            code = "%ds" % size
+        elif t.kind == "pointer":
+            code = "Q" if size == 8 else "I"
+        else:
+            code = {1: "b", 2: "h", 4: "i", 8: "q"}[size]
+            if t.kind != "primitive" or t.cname.startswith(("uint", "unsigned", "size_t")):
+                code = code.upper()
+        if off < at:
+            raise ValueError(f"{ctype}: {'.'.join(path)} is not in offset order")
+        fmt.append("%dx%s" % (off - at, code) if off > at else code)
+        at = off + size
+    return _struct.Struct("".join(fmt))
+
+
+def _ptr(a: int) -> Any:
+    return _ffi.cast("char *", a)
+
+
+def _u64s_at(a: int, n: int, bo: int) -> Tuple[int, ...]:
+    if not n or not a:
+        return ()
+    return _struct.unpack("%s%dQ" % (_BO_CHAR[bo], n), _ffi.buffer(_ptr(a), 8 * n))
+
+
+def _groups_at(a: int, n: int, per: int, bo: int) -> Tuple[Tuple[int, ...], ...]:
+    if not n or not per or not a:
+        return ()
+    flat = _u64s_at(a, n * per, bo)
+    return tuple(flat[i:i + per] for i in range(0, len(flat), per))
+
+
+def _blob_at(a: int, n: int) -> bytes:
+    return bytes(_ffi.buffer(_ptr(a), n)) if n and a else b""
+
+
+def _cstr_at(a: int) -> str:
+    return str(_ffi.string(_ptr(a)).decode("utf-8", "replace")) if a else ""
+
+
+def _slot_init(cls: type) -> Callable[..., None]:
+    """The __init__ the dataclass cls has (same parameters and defaults), setting each
+    slot through its member descriptor, bound once: a frozen dataclass's own sets each
+    field with object.__setattr__, which costs twice as much and was most of the time
+    spent making a record."""
+    fields = [f for f in _dc.fields(cls) if f.init]   # type: ignore[arg-type]
+    sets: Dict[str, Any] = {}
+    for c in reversed(cls.__mro__):
+        for n in vars(c).get("__slots__", ()):
+            sets[n] = vars(c)[n].__set__
+    if any(f.default_factory is not _dc.MISSING or f.name not in sets for f in fields):
+        return cls.__init__     # type: ignore[misc]
+    env: Dict[str, Any] = {}
+    params = []
+    for i, f in enumerate(fields):
+        if f.default is _dc.MISSING:
+            params.append(f.name)
+        else:
+            env[f"_d{i}"] = f.default
+            params.append(f"{f.name}=_d{i}")
+    src = (f"def _make({', '.join(f'_s{i}' for i in range(len(fields)))}):\\n"
+           f"    def __init__(self, {', '.join(params)}):\\n"
+           + "".join(f"        _s{i}(self, {f.name})\\n" for i, f in enumerate(fields))
+           + "    return __init__\\n")
+    exec(src, env)
+    init: Callable[..., None] = env["_make"](*(sets[f.name] for f in fields))
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    return init'''
+
+
 def python(model):
     members = union_members(model)
     bodies = {st for m, st in members if m not in HAND_MADE}
@@ -236,12 +352,15 @@ def python(model):
            "order; pointer members are copied out (bytes, str, tuples of ints). Do not edit:",
            'change uevent.h."""',
            "# flake8: noqa",
+           "import dataclasses as _dc",
+           "import os as _os",
+           "import struct as _struct",
            "from dataclasses import dataclass as _dataclass",
-           "from typing import Any, Callable, Dict, NamedTuple, Optional, Tuple, Union, cast as _cast",
+           "from typing import (Any, Callable, Dict, List, NamedTuple, Optional, Tuple, Union,",
+           "                    cast as _cast)",
            "",
-           "from ._helpers import (_blob, _blob_at, _cstr, _cstr_at, _groups, _groups_at, _layout,",
-           "                       _slot_init, _str, _u64s, _u64s_at)",
            "from ._uevent import ffi as _ffi, lib as _lib",
+           ""] + PY_NOTES.splitlines() + [
            "",
            "",
            "@_dataclass(frozen=True)",
@@ -517,14 +636,40 @@ def python_options(model):
         b = f.name in FORMAT_BOOL
         out.append(f"    {f.name}: {'bool' if b else 'int'} = {'False' if b else '0'}"
                    + (f"  # {doc[f.name]}" if doc[f.name] else ""))
-    out += ["", "", "# struct uevent_session_opts: Session()'s plain numbers, and their width in bits",
-            "SESSION_NUMBERS = {" + " ".join(
-                f'"{f.name}": {64 if "64" in f.ctype else 32},' for f in model["uevent_session_opts"]
-                if not f.ptr and f.name not in ("sz", "pid", "flags", "transports")) + "}",
-            "# enum uevent_session_flags: Session()'s keyword -> its flag",
-            "SESSION_FLAGS = {" + " ".join(f'"{fl.lower()}": _lib.UEVENT_SESSION_{fl},'
-                                          for fl, _ in enum_members("UEVENT_SESSION_")) + "}"]
+    out += ["", "", "def _int_opt(kw: Dict[str, Any], k: str, lo: int, hi: int) -> int:",
+            "    v = kw[k]",
+            "    if not isinstance(v, int) or isinstance(v, bool) or not lo <= v < hi:",
+            '        _check(-22, f"{k} must be an integer in [{lo}, {hi})")   # EINVAL',
+            "    return v", "", "",
+            "def _str_opt(kw: Dict[str, Any], k: str, keep: List[Any]) -> Any:",
+            "    if kw[k] is None:", "        return _ffi.NULL",
+            '    keep.append(_ffi.new("char[]", _os.fsencode(kw[k])))', "    return keep[-1]",
+            "", "",
+            "def session_opts(o: Any, kw: Dict[str, Any]) -> List[Any]:",
+            '    """Sets struct uevent_session_opts o from Session()\'s keywords, named as its',
+            "    members (flags: one boolean per UEVENT_SESSION_* flag; transports is the",
+            "    caller's): a number an int in its C type's range, a string str, bytes or a path.",
+            '    Returns the C strings o points to, to keep while o is used."""',
+            "    keep: List[Any] = []"]
+    for f in model["uevent_session_opts"]:
+        if f.ptr:
+            out.append(f'    o.{f.name} = _str_opt(kw, "{f.name}", keep)')
+        elif f.name not in ("sz", "flags", "transports"):
+            lo, hi = PY_INT_RANGE[f.ctype]
+            out.append(f'    o.{f.name} = _int_opt(kw, "{f.name}", {lo}, {hi})')
+    out += ["    o.flags = sum(f for k, f in (" + " ".join(
+        f'("{fl.lower()}", _lib.UEVENT_SESSION_{fl}),' for fl, _ in enum_members("UEVENT_SESSION_"))
+        + ") if kw[k])", "    return keep"]
     return out
+
+
+# The range of a C type's values, as Lua bounds [lo, hi]: doubles, which a uint64_t cdata
+# is compared with exactly up to 2^64 - 2^11 (the largest double below 2^64).
+LUA_INT_RANGE = {"int": "-2^31, 2^31 - 1", "unsigned int": "0, 2^32 - 1",
+                 "uint64_t": "0, 2^64 - 2^11"}
+# The range of a C type's values, as Python bounds [lo, hi).
+PY_INT_RANGE = {"int": ("-(1 << 31)", "1 << 31"), "unsigned int": ("0", "1 << 32"),
+                "uint64_t": ("0", "1 << 64")}
 
 
 # ---- Rust: the crate's owned records -----------------------------------------------------
@@ -550,6 +695,44 @@ def rust_type(name):
     return "".join(w.capitalize() for w in rust_short(name).split("_"))
 
 
+# What the bracket notes' kinds are in Rust: copies out of the C record ([bytes x N],
+# [str] with a length, [u64 x N], [u64 x N of K] with K a number or a member).
+RUST_NOTES = '''unsafe fn bytes(p: *const c_void, n: u64) -> Vec<u8> {
+    if p.is_null() || n == 0 {
+        return Vec::new();
+    }
+    std::slice::from_raw_parts(p as *const u8, n as usize).to_vec()
+}
+
+unsafe fn sized_str(p: *const c_char, n: u32) -> String {
+    if p.is_null() {
+        return String::new();
+    }
+    String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, n as usize)).into_owned()
+}
+
+unsafe fn u64s(p: *const c_void, n: u64, bo: c_int) -> Vec<u64> {
+    if p.is_null() {
+        return Vec::new();
+    }
+    (0..n).map(|i| sys::uevent_perf_u64(p, i, bo)).collect()
+}
+
+/// n groups of K u64 each.
+unsafe fn groups_of<const K: usize>(p: *const c_void, n: u64, bo: c_int) -> Vec<[u64; K]> {
+    let all = u64s(p, n * K as u64, bo);
+    all.chunks_exact(K).map(|c| c.try_into().expect("K elements")).collect()
+}
+
+/// n groups of per u64 each.
+unsafe fn groups(p: *const c_void, n: u64, per: u64, bo: c_int) -> Vec<Vec<u64>> {
+    if per == 0 {
+        return Vec::new();
+    }
+    u64s(p, n * per, bo).chunks(per as usize).map(|c| c.to_vec()).collect()
+}'''
+
+
 def rust(model):
     members = union_members(model)
     bodies = [st for m, st in members if m not in RUST_HAND_MADE]
@@ -564,13 +747,13 @@ def rust(model):
            "",
            "use std::io;",
            "use std::mem::MaybeUninit;",
-           "use std::os::raw::c_int;",
+           "use std::os::raw::{c_char, c_int, c_void};",
            "use std::path::{Path, PathBuf};",
            "",
-           "use super::{bytes, cstr, groups, groups_of, u64s, Header, Rec};",
-           "use crate::{check, sized_str};",
+           "use super::{cstr, Header, Rec};",
+           "use crate::check;",
            "use uevent_sys as sys;",
-           ""]
+           ""] + RUST_NOTES.splitlines() + [""]
     for name in order:
         # a count that is only another member's length (not that of groups: read.nr is
         # 1 for a value that is not a group's) is that Vec's len()
@@ -715,7 +898,14 @@ def rust_transports():
     out += [f"        Transport::{name[t]}," for t in ts]
     out += ["    ];", "", "    /// The C enum value.", "    pub fn raw(self) -> u32 {", "        match self {"]
     out += [f"            Transport::{name[t]} => sys::UEVENT_TRANSPORT_{t}," for t in ts]
-    out += ["        }", "    }", "}", ""]
+    out += ["        }", "    }", "",
+            "    /// The transport of C enum value `t`, if it is one that carries events.",
+            "    pub fn from_raw(t: u32) -> Option<Transport> {", "        match t {"]
+    out += [f"            sys::UEVENT_TRANSPORT_{t} => Some(Transport::{name[t]})," for t in ts]
+    out += ["            _ => None,", "        }", "    }", "",
+            '    /// Its name as the library spells it ("usdt", "user_events", ...).',
+            "    pub fn name(self) -> String {", "        crate::transport_name(self.raw() as i32)",
+            "    }", "}", ""]
     return out
 
 
@@ -919,6 +1109,36 @@ def rust_payloads(model):
 
 # ---- Lua: the LuaJIT binding's converters and payload decoders --------------------------
 
+# What the bracket notes' kinds are in Lua: [bytes x N] a string, [u64 x N (of K)] arrays.
+LUA_NOTES = '''local function bytes(p, n)
+  n = tonumber(n)
+  if p == nil or n == 0 then return "" end
+  return ffi_string(p, n)
+end
+-- n entries of per u64s each: a flat array when per == 1, else an array of arrays.
+-- Read in place (what uevent_perf_u64() does), swapped when the record's order is not ours.
+local u64p = ffi.typeof("const uint64_t *")
+local bswap = bit.bswap
+local bo_host = tonumber(lib.UEVENT_BO_HOST)
+local host_bo = ffi.abi("le") and lib.UEVENT_BO_LITTLE or lib.UEVENT_BO_BIG
+local function u64s(p, n, per, bo)
+  local t = {}
+  n, per = tonumber(n), tonumber(per)
+  if p == nil or n == 0 or per == 0 then return t end
+  local a = ffi.cast(u64p, p)
+  local swap = bo ~= bo_host and bo ~= host_bo
+  for i = 0, n - 1 do
+    local e = per == 1 and t or {}   -- one flat array, or one array per entry
+    for j = 0, per - 1 do
+      local v = a[i * per + j]
+      e[per == 1 and i + 1 or j + 1] = swap and bswap(v) or v
+    end
+    if per ~= 1 then t[i + 1] = e end
+  end
+  return t
+end'''
+
+
 def lua(model):
     members = union_members(model)
     union = next(f.union for f in model[ROOT] if f.union)
@@ -927,11 +1147,12 @@ def lua(model):
            "-- the payload decoders, and which union member each record body sets. Do not edit:",
            "-- change uevent.h. uevent.lua calls this with the library and its helpers.",
            "return function(lib, ffi, h)",
-           "local u64s, bytes, cstr, fail, tnew = h.u64s, h.bytes, h.cstr, h.fail, h.tnew",
+           "local cstr, fail, tnew = h.cstr, h.fail, h.tnew",
            "local ffi_new, ffi_string, sizeof, math_min = ffi.new, ffi.string, ffi.sizeof, math.min",
            "local bit = require \"bit\"",
            "local R = { convert = {}, decoders = {}, body_struct = {}, member_of_body = {} }",
            "local convert = R.convert",
+           ""] + LUA_NOTES.splitlines() + [
            "",
            "-- 64-bit members stay uint64_t/int64_t cdata (addresses do not fit a double); narrower",
            "-- ones are numbers; byte blobs are Lua strings; u64 arrays are Lua arrays of cdata.",
@@ -984,12 +1205,47 @@ def lua(model):
             "R.session_flags = {"]
     out += [f"  {fl.lower()} = lib.UEVENT_SESSION_{fl}," for fl, _ in enum_members("UEVENT_SESSION_")]
     out.append("}")
-    out.append("R.session_numbers = { " + ", ".join(
-        f'"{f.name}"' for f in model["uevent_session_opts"]
-        if not f.ptr and f.name not in ("sz", "flags", "transports")) + " }")
-    out += ["", "-- struct uevent_perf_format's members perf_format{} sets: true for a boolean",
-            "R.format_members = { " + ", ".join(f"{f.name} = {'true' if f.name in FORMAT_BOOL else 'false'}"
-                                                for f in format_fields(model)) + " }"]
+    out += ["-- its other members: a string, or a number in its C type's range",
+            "local session_members = {"]
+    out += [f'  {f.name} = "string",' if f.ptr else
+            f"  {f.name} = {{ {LUA_INT_RANGE[f.ctype]} }}," for f in model["uevent_session_opts"]
+            if f.name not in ("sz", "flags", "transports")]
+    out += ["}",
+            "-- Sets struct uevent_session_opts o from session{}'s keys, named as its members",
+            "-- (transports is the caller's): true, or nil, err, -EINVAL.",
+            "function R.session_opts(o, opts)",
+            "  for k, range in pairs(session_members) do",
+            "    local v = opts[k]",
+            "    if v ~= nil then",
+            '      if range == "string" and type(v) ~= "string" then',
+            '        return fail(-22, "session: " .. k .. " must be a string")',
+            "      end",
+            '      if range ~= "string" and (type(v) ~= "number" and type(v) ~= "cdata"',
+            "                                or v < range[1] or v > range[2]) then",
+            '        return fail(-22, ("session: %s must be a number in [%.0f, %.0f]"):format(k, range[1], range[2]))',
+            "      end",
+            "      o[k] = v",
+            "    end",
+            "  end",
+            "  local flags = 0",
+            "  for k, f in pairs(R.session_flags) do",
+            "    if opts[k] then flags = bit.bor(flags, f) end",
+            "  end",
+            "  o.flags = flags",
+            "  return true",
+            "end"]
+    out += ["", "-- perf_format{}: struct uevent_perf_format from its members by name (a boolean one",
+            "-- is set by true or a non-zero number); the raw layout is the library's to fill",
+            "function R.perf_format(o)",
+            '  local f = ffi_new("struct uevent_perf_format")',
+            "  f.sz = sizeof(f)",
+            "  o = o or {}"]
+    for f in format_fields(model):
+        if f.name in FORMAT_BOOL:
+            out.append(f"  f.{f.name} = (o.{f.name} == true or (tonumber(o.{f.name}) or 0) ~= 0) and 1 or 0")
+        else:
+            out.append(f"  if o.{f.name} then f.{f.name} = o.{f.name} end")
+    out += ["  return f", "end"]
     out += ["", "-- the counter structs as tables of numbers (a [by F] array: by the name F gives)",
             "R.counters = {}"]
     for name in EXTRA:

@@ -13,6 +13,7 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/transport-ftrace.c \
 	%reldir%/transport-file.c \
 	%reldir%/codec.c \
+	%reldir%/context.c \
 	%reldir%/probe.c \
 	%reldir%/reason.c \
 	%reldir%/perf-internal.h \

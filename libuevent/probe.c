@@ -69,6 +69,7 @@ int _uevent_prctl_query(struct uevent_kernel_abi *out)
 	out->attr_uevents_bit = abi.attr_uevents_bit;
 	out->sample_tls_user_bit = abi.sample_tls_user_bit;
 	out->listeners = abi.listeners;
+	out->features = abi.features;
 	if (abi_mismatch(out))
 		return -EPROTO;
 	return 0;
@@ -229,6 +230,20 @@ UEVENT_EXPORT int uevent_feature_probe(int feature, struct uevent_feature_info *
 		a.sample_tls_user = 64;
 		perf_verdict(info, perf_open(&a), "PERF_SAMPLE_TLS_USER");
 		break;
+	case UEVENT_FEAT_THREAD_CONTEXT:
+		/* The registration is per thread; the probe must not undo the caller's. */
+		ret = _uevent_prctl_query(&abi);
+		if (ret == 0 && (abi.features & PERF_UEVENT_FEAT_TLS_AREA))
+			fill(info, UEVENT_FEAT_PRESENT, 0,
+			     "samples with TLS_USER >= %d bytes carry uevent_thread_context_set()'s "
+			     "context", UEVENT_THREAD_CONTEXT_SIZE);
+		else if (ret == -EPROTO)
+			fill(info, UEVENT_FEAT_ABSENT, EPROTO, "%s", uevent_reason());
+		else
+			fill(info, UEVENT_FEAT_ABSENT, ret ? -ret : ENOSYS,
+			     "no PR_PERF_TLS_AREA: samples carry no context "
+			     "(uevent_thread_context_set() still works)");
+		break;
 	case UEVENT_FEAT_BPF_EVENT:
 		base_attr(&a);
 		a.bpf_event = 1;
@@ -286,7 +301,7 @@ UEVENT_EXPORT const char *uevent_feature_name(int feature)
 {
 	static const char *const names[UEVENT_FEAT_COUNT] = {
 		"prctl", "attr_uevents", "user_events", "uprobes", "tracefs",
-		"sample_tls_user", "aux_sample", "bpf_event", "perf_events",
+		"sample_tls_user", "aux_sample", "bpf_event", "perf_events", "thread_context",
 	};
 
 	if (feature < 0 || feature >= UEVENT_FEAT_COUNT)

@@ -646,6 +646,19 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 		errno = -err;
 		return NULL;
 	}
+	if (s->o.pid < -1)
+		add_reason(s, "session options: pid %d is not 0, -1 or a process id", s->o.pid);
+	else if (s->o.ring_pages & (s->o.ring_pages - 1))
+		add_reason(s, "session options: ring_pages %u is not a power of 2", s->o.ring_pages);
+	else if (s->o.tls_user > UINT16_MAX)	/* attr.sample_tls_user is a u16 */
+		add_reason(s, "session options: tls_user %u is more than %u bytes", s->o.tls_user,
+			   UINT16_MAX);
+	if (s->reason[0]) {		/* refused before anything opens, for every binding */
+		_uevent_reason("%s", s->reason);
+		free(s);
+		errno = EINVAL;
+		return NULL;
+	}
 	if (s->o.pid == 0)
 		s->o.pid = (int)getpid();
 	want_t = s->o.transports ? s->o.transports

@@ -296,6 +296,64 @@ int uevent_trace_context_decode(const void *buf, size_t len, int byte_order,
 const char *uevent_type_name(uint32_t type);
 
 /* ---------------------------------------------------------------------------------- */
+/* Thread context: the trace context that each perf sample of the thread carries.       */
+
+/*
+ * uevent_thread_context_set() keeps the calling thread's W3C trace context in a
+ * thread-local struct uevent_thread_context_area, registered with the kernel
+ * (PR_PERF_TLS_AREA) by the thread's first call. A sampling session with tls_user >= 40
+ * (`uevent record --tls 40`, PERF_SAMPLE_TLS_USER) then finds the context in each of the
+ * thread's samples (struct uevent_perf_sample's context_*), so samples are attributed to
+ * spans. After the first call: plain stores, no system call, no lock, signal-safe (a
+ * set in a handler that interrupts one on the same thread may leave a mix of the two,
+ * never a half-written area that reads as whole). On a kernel without PR_PERF_TLS_AREA the registration fails once per thread and is
+ * remembered; the calls still store and return 0, and samples carry no context
+ * (`uevent probe`: thread_context). A thread made by clone(CLONE_VM) registers its own
+ * on its first call; execve() drops the registration, fork()'s child keeps it.
+ *
+ * The layout, host byte order, 8-aligned, for profilers that read the dump themselves:
+ *   0  u32 seq           even: stable; odd: a write was under way (drop the sample's
+ *                        context: it is neither the old one nor the new one)
+ *   4  u16 version       UEVENT_THREAD_CONTEXT_VERSION; later versions only append
+ *   6  u16 size          bytes of the area, UEVENT_THREAD_CONTEXT_SIZE
+ *   8  u8  trace_id[16]  W3C trace-id
+ *  24  u8  span_id[8]    W3C parent-id (the current span)
+ *  32  u8  flags         W3C trace-flags
+ *  33  u8  valid         1 while a context is set; 0 before the first set and after clear
+ *  34  u8  reserved[6]   0
+ */
+enum { UEVENT_THREAD_CONTEXT_VERSION = 1, UEVENT_THREAD_CONTEXT_SIZE = 40 };
+
+struct uevent_thread_context_area {
+	uint32_t	seq;
+	uint16_t	version;
+	uint16_t	size;
+	uint8_t		trace_id[16];
+	uint8_t		span_id[8];
+	uint8_t		flags;
+	uint8_t		valid;
+	uint8_t		reserved[6];
+};
+
+/* Set the calling thread's context (0, or -EFAULT for a NULL id); clear it (0). */
+int uevent_thread_context_set(const uint8_t *trace_id16, const uint8_t *span_id8,
+			      uint8_t flags);
+int uevent_thread_context_clear(void);
+/* 1 when the kernel dumps the calling thread's area into its samples, else 0. */
+int uevent_thread_context_registered(void);
+/* The calling thread's area (whether registered or not). */
+const struct uevent_thread_context_area *uevent_thread_context_area(void);
+/*
+ * A sample's TLS dump (tls_user, tls_user_dyn_size bytes) as a thread context: 0 and
+ * *out filled, or -ENODATA (no area, or no context set), -EAGAIN (sampled during a
+ * write), -EINVAL (not an area of this layout: shorter than 40 bytes, version 0); *out
+ * is zeroed on every error. byte_order: that of the sampled machine (enum
+ * uevent_byte_order).
+ */
+int uevent_thread_context_decode(const void *buf, size_t len, int byte_order,
+				 struct uevent_trace_context *out);
+
+/* ---------------------------------------------------------------------------------- */
 /* Records: PERF_RECORD_UEVENT as the kernel writes it (and the file transport too).    */
 
 /* The sample_id trailer of non-sample records, or the same fields of a sample. */
@@ -410,7 +468,9 @@ enum uevent_feature {
 	UEVENT_FEAT_AUX_SAMPLE		= 6,	/* attr.aux_sample_size is known to the kernel */
 	UEVENT_FEAT_BPF_EVENT		= 7,	/* attr.bpf_event is accepted */
 	UEVENT_FEAT_PERF_EVENTS		= 8,	/* perf_event_open works at all */
-	UEVENT_FEAT_COUNT		= 9
+	UEVENT_FEAT_THREAD_CONTEXT	= 9,	/* samples carry uevent_thread_context_set()'s
+						   context (PR_PERF_TLS_AREA) */
+	UEVENT_FEAT_COUNT		= 10
 };
 
 enum uevent_feature_state {
@@ -437,6 +497,7 @@ struct uevent_kernel_abi {
 	uint32_t	attr_uevents_bit;
 	uint32_t	sample_tls_user_bit;
 	uint32_t	listeners;
+	uint32_t	features;	/* PERF_UEVENT_FEAT_* (TLS_AREA = 1); 0 on older kernels */
 };
 int uevent_kernel_abi(struct uevent_kernel_abi *abi);
 
@@ -616,6 +677,12 @@ struct uevent_perf_sample {
 	uint64_t	tls_user_size;		/* PERF_SAMPLE_TLS_USER: requested bytes */
 	const void	*tls_user;		/* [bytes x tls_user_size] */
 	uint64_t	tls_user_dyn_size;	/* bytes the kernel could read */
+	int32_t		context_err;		/* tls_user as a thread context
+						   (uevent_thread_context_decode): 0, or
+						   -ENODATA, -EAGAIN, -EINVAL; ids zero then */
+	uint8_t		context_trace_id[16];	/* [bytes x 16] W3C trace-id */
+	uint8_t		context_span_id[8];	/* [bytes x 8] W3C parent-id */
+	uint8_t		context_flags;		/* W3C trace-flags */
 	uint64_t	aux_size;
 	const void	*aux;			/* [bytes x aux_size] */
 	int32_t		event_index;		/* the event it is a sample of, by its id:
@@ -814,7 +881,11 @@ struct uevent_session_stats {
 };
 
 struct uevent_session;
-/* NULL with errno set (ESRCH: opts->pid names no process); uevent_reason() says why. */
+/*
+ * NULL with errno set (ESRCH: opts->pid names no process; EINVAL: an option no kernel
+ * takes, such as pid < -1, ring_pages not a power of 2, tls_user > 65535, a bad cpus
+ * list); uevent_reason() says why.
+ */
 struct uevent_session *uevent_session__open(const struct uevent_session_opts *opts);
 /* Transports the session listens on, 1 << enum uevent_transport each. */
 unsigned int uevent_session__transports(const struct uevent_session *s);

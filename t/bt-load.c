@@ -1,8 +1,12 @@
 /* bt-load.c - a known load of marks, counters and ranges for t/bpftrace.test to count:
  * marks "alpha" x3 and "beta" x1, counter queue_depth = 1, 2, 4, 8, 100, and ranges
- * "parse" x3 of 2 ms and "io" x2 of 20 ms. */
+ * "parse" x3 of 2 ms and "io" x2 of 20 ms. With an argument "wait", first waits (up
+ * to 30 s) until a tracer holds one of the probes' semaphores: bpftrace says
+ * "Attaching" before it attaches, and under load the attach can take seconds. */
 #include "config.h"
 
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "uevent.h"
@@ -15,10 +19,19 @@ static void sleep_ms(long ms)
 		;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static const long depths[] = { 1, 2, 4, 8, 100 };
 	unsigned i;
+
+	if (argc > 1 && !strcmp(argv[1], "wait")) {
+		for (i = 0; i < 30000 && !uevent_enabled(); i++)
+			sleep_ms(1);
+		if (!uevent_enabled()) {
+			fprintf(stderr, "bt-load: no tracer attached in 30 s\n");
+			return 1;
+		}
+	}
 
 	for (i = 0; i < 3; i++)
 		uevent_mark("alpha");

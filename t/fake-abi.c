@@ -1,7 +1,7 @@
 /*
  * fake-abi.c - an LD_PRELOAD prctl() that answers PR_PERF_UEVENT_QUERY as a patched
  * kernel would, with the numbers from the environment (t/kernel-abi.test):
- * FAKE_RECORD_TYPE, FAKE_UEVENTS_BIT, FAKE_TLS_BIT (default: ours). An emit returns 0
+ * FAKE_RECORD_TYPE, FAKE_UEVENTS_BIT, FAKE_TLS_BIT, FAKE_FEATURES (default: ours). An emit returns 0
  * (nobody listens); every other prctl goes to libc's.
  */
 #define _GNU_SOURCE
@@ -40,6 +40,7 @@ int prctl(int option, ...)
 				.max_payload = PERF_UEVENT_MAX_PAYLOAD,
 				.attr_uevents_bit = env_or("FAKE_UEVENTS_BIT", PERF_ATTR_UEVENTS_BIT),
 				.sample_tls_user_bit = env_or("FAKE_TLS_BIT", PERF_SAMPLE_TLS_USER_BIT),
+				.features = env_or("FAKE_FEATURES", PERF_UEVENT_FEAT_TLS_AREA),
 			};
 
 			memcpy((void *)a4, &abi, a3 < sizeof(abi) ? a3 : sizeof(abi));

@@ -28,12 +28,14 @@ EXTRA_DIST += %reldir%/lib.sh %reldir%/symbols.test %reldir%/cli.test %reldir%/u
 	%reldir%/ftrace.test %reldir%/perm.test %reldir%/man.test
 
 # The reading side: decoders (also built with ASan by t/asan.test), live sessions.
-check_PROGRAMS += t/perfdec t/session t/bpf-prog
+check_PROGRAMS += t/perfdec t/session t/bpf-prog t/thread-context
+t_thread_context_CFLAGS = $(t_cflags) -pthread
+t_thread_context_LDADD = $(t_ldadd) -lpthread
 t_perfdec_CFLAGS = $(t_cflags)
 t_perfdec_LDADD = $(t_ldadd)
 t_session_CFLAGS = $(t_cflags) -pthread
 t_session_LDADD = $(t_ldadd) -lpthread
-TESTS += t/perfdec t/session t/asan.test
+TESTS += t/perfdec t/session t/thread-context t/asan.test
 EXTRA_DIST += %reldir%/asan.test
 AM_TESTS_ENVIRONMENT += CC='$(CC)'; export CC;
 .PHONY: check-asan

@@ -307,6 +307,26 @@ static void lost_exact(void)
 	uevent_session__close(s);
 }
 
+/* Options no kernel takes are refused before anything opens, with a reason naming them. */
+static void bad_opts(void)
+{
+	static const struct uevent_session_opts bad[] = {
+		{ .sz = sizeof(bad[0]), .pid = -2 }, { .sz = sizeof(bad[0]), .ring_pages = 3 },
+		{ .sz = sizeof(bad[0]), .tls_user = 65536 },
+	};
+	static const char *const what[] = { "pid -2", "ring_pages 3", "tls_user 65536" };
+	struct uevent_session *s;
+	int i, refused = 0;
+
+	for (i = 0; i < 3; i++) {
+		s = uevent_session__open(&bad[i]);
+		refused += !s && errno == EINVAL && strstr(uevent_perf_open_reason(), what[i]);
+		uevent_session__close(s);
+	}
+	ok(refused == 3, "pid -2, ring_pages 3, tls_user 65536: %d of 3 refused with EINVAL "
+	   "and a reason (%s)", refused, uevent_perf_open_reason());
+}
+
 /* cpus: a session on CPU 0 hears marks made there, not those made on CPU 1. */
 static void cpu_list(void)
 {
@@ -484,7 +504,7 @@ int main(void)
 		plan_skip_all("kernel without uprobes");
 	if (uevent_open(&o) < 0)
 		plan_skip_all("usdt transport unavailable here");
-	plan(28);
+	plan(29);
 
 	pthread_barrier_init(&go, NULL, 2);
 	pthread_create(&early, NULL, early_thread, NULL);
@@ -639,6 +659,7 @@ int main(void)
 	overwrite_mode();
 	samples_live();
 	lost_exact();
+	bad_opts();
 	cpu_list();
 	running_static();
 	spawn_marks();

@@ -72,6 +72,10 @@ static void json_uevent_perf_sample(const struct uevent_perf_sample *s, int bo)
 	printf(", \"tls_user_size\": %" PRIu64, (uint64_t)s->tls_user_size);
 	printf(", \"tls_user\": "); json_bytes(s->tls_user, s->tls_user_size);
 	printf(", \"tls_user_dyn_size\": %" PRIu64, (uint64_t)s->tls_user_dyn_size);
+	printf(", \"context_err\": %" PRId64, (int64_t)s->context_err);
+	printf(", \"context_trace_id\": "); json_bytes(s->context_trace_id, (16) < sizeof(s->context_trace_id) ? (16) : sizeof(s->context_trace_id));
+	printf(", \"context_span_id\": "); json_bytes(s->context_span_id, (8) < sizeof(s->context_span_id) ? (8) : sizeof(s->context_span_id));
+	printf(", \"context_flags\": %" PRIu64, (uint64_t)s->context_flags);
 	printf(", \"aux_size\": %" PRIu64, (uint64_t)s->aux_size);
 	printf(", \"aux\": "); json_bytes(s->aux, s->aux_size);
 	printf(", \"event_index\": %" PRId64, (int64_t)s->event_index);

@@ -576,6 +576,20 @@ static void json_perf_body(const struct uevent_perf_record *r, int bo)
 	json_perf_member(r, bo);
 }
 
+/* A sample's thread context as a W3C traceparent: 00-<trace-id>-<parent-id>-<flags>. */
+static void print_traceparent(const struct uevent_perf_sample *s, int json)
+{
+	unsigned int i;
+
+	printf(json ? ", \"traceparent\": \"00-" : " traceparent=00-");
+	for (i = 0; i < sizeof(s->context_trace_id); i++)
+		printf("%02x", s->context_trace_id[i]);
+	putchar('-');
+	for (i = 0; i < sizeof(s->context_span_id); i++)
+		printf("%02x", s->context_span_id[i]);
+	printf("-%02x%s", s->context_flags, json ? "\"" : "");
+}
+
 /*
  * event: the name of a sample's or uevent's event (NULL: none known); the line says a
  * sample's as perf script does, the JSON both as "event" and "event_index" (-1: its id
@@ -630,6 +644,8 @@ static void print_perf_record(const struct uevent_perf_record *r, int json, int 
 		if (r->u.sample.tls_user_size)
 			printf(json ? ", \"tls_bytes\": %" PRIu64 : " tls=%" PRIu64 "B",
 			       r->u.sample.tls_user_dyn_size);
+		if (r->u.sample.context_err == 0)
+			print_traceparent(&r->u.sample, json);
 		if (fields)
 			printf(json ? ", \"fields\": %s" : " %s", fields);
 		break;
@@ -1432,8 +1448,9 @@ static int cmd_record(int argc, char **argv)
 	if (so.flags & UEVENT_SESSION_BPF_EVENTS)
 		fprintf(stderr, ", %lu BPF events", nbpf);
 	/* the kernel's counts, read after the last records: also losses no LOST record told */
-	fprintf(stderr, " written to %s (%lu records; lost %" PRIu64 ", truncated %" PRIu64 "%s",
-		out, nrec, (st.lost_counted > st.lost ? st.lost_counted : st.lost) + st.lost_samples,
+	/* after a write error (a full disk) the file holds only the records before it */
+	fprintf(stderr, " %s %s (%lu records; lost %" PRIu64 ", truncated %" PRIu64 "%s",
+		failed ? "read, not all of them written to" : "written to", out, nrec, (st.lost_counted > st.lost ? st.lost_counted : st.lost) + st.lost_samples,
 		st.truncated, st.trimmed ? ", " : ")\n");
 	if (st.trimmed)
 		fprintf(stderr, "%" PRIu64 " BPF side-band records the kernel wrote too long, trimmed)\n",

@@ -222,6 +222,31 @@ function M.trace_context(trace_id, span_id, flags)
   return true
 end
 
+-- The calling thread's trace context, the one its perf samples carry: plain stores into
+-- its registered area; on a kernel without PR_PERF_TLS_AREA samples carry none.
+function M.thread_context(trace_id, span_id, flags)
+  if type(trace_id) ~= "string" or #trace_id ~= 16 or type(span_id) ~= "string" or #span_id ~= 8 then
+    return fail(EINVAL, "thread_context: trace_id must be 16 bytes, span_id 8")
+  end
+  local f = flags == nil and 0 or whole(flags, 0, 255)
+  if not f then
+    return fail(EINVAL, "thread_context: flags must be a whole number 0-255, not " .. tostring(flags))
+  end
+  local ret = lib.uevent_thread_context_set(trace_id, span_id, f)
+  if ret < 0 then return fail(ret, "thread_context") end
+  return true
+end
+
+function M.thread_context_clear()
+  lib.uevent_thread_context_clear()
+  return true
+end
+
+-- true when the kernel dumps the calling thread's context into its samples
+function M.thread_context_registered()
+  return lib.uevent_thread_context_registered() ~= 0
+end
+
 -- Ranges: ids are uint64 cdata; 0 means nothing was emitted (ending it is a no-op).
 local function range_id(id, what)
   if not uint64_arg(id) then
@@ -306,41 +331,12 @@ end
 
 local BO = { host = lib.UEVENT_BO_HOST, little = lib.UEVENT_BO_LITTLE, big = lib.UEVENT_BO_BIG }
 M.byte_orders = BO
-local host_bo = ffi.abi("le") and BO.little or BO.big
 
 local table_new = select(2, pcall(require, "table.new"))
 if type(table_new) ~= "function" then table_new = function() return {} end end
-local function bytes(p, n)
-  n = tonumber(n)
-  if p == nil or n == 0 then return "" end
-  return ffi_string(p, n)
-end
--- n entries of per u64s each: a flat array when per == 1, else an array of arrays.
--- Read in place (what uevent_perf_u64() does), swapped when the record's order is not ours.
-local u64p = ffi.typeof("const uint64_t *")
-local bswap = bit.bswap
-local function u64s(p, n, per, bo)
-  local t = {}
-  n, per = tonumber(n), tonumber(per)
-  if p == nil or n == 0 or per == 0 then return t end
-  local a = ffi_cast(u64p, p)
-  local swap = bo ~= BO.host and bo ~= host_bo
-  for i = 0, n - 1 do
-    local e = per == 1 and t or {}   -- one flat array, or one array per entry
-    for j = 0, per - 1 do
-      local v = a[i * per + j]
-      e[per == 1 and i + 1 or j + 1] = swap and bswap(v) or v
-    end
-    if per ~= 1 then t[i + 1] = e end
-  end
-  return t
-end
-
-
 -- The converters, payload decoders and body members, generated from uevent.h's structs
 -- and their bracket notes (libuevent/gen-records.py --lua).
-local R = require "uevent._records"(lib, ffi, { u64s = u64s, bytes = bytes, cstr = cstr,
-                                               fail = fail, tnew = table_new })
+local R = require "uevent._records"(lib, ffi, { cstr = cstr, fail = fail, tnew = table_new })
 local decoders, convert, body_struct, member_of_body = R.decoders, R.convert, R.body_struct,
                                                        R.member_of_body
 
@@ -512,16 +508,8 @@ local scratch_rec = out_struct("struct uevent_perf_record")
 M._last_perf_record = function() return scratch_rec end
 
 -- perf_format{sample_type = ..., sample_id_all = true, read_format = ..., ...}: the
--- struct uevent_perf_format a decoder needs for records of one event.
-function M.perf_format(o)
-  local f = out_struct("struct uevent_perf_format")
-  o = o or {}
-  for k, b in pairs(R.format_members) do   -- b: a boolean member (true or non-zero)
-    if b then f[k] = (o[k] == true or (tonumber(o[k]) or 0) ~= 0) and 1 or 0
-    elseif o[k] then f[k] = o[k] end
-  end
-  return f
-end
+-- struct uevent_perf_format a decoder needs for records of one event (generated).
+M.perf_format = R.perf_format
 
 -- decode_perf_record(bytes, format [, byte_order [, offset]]) -> record table, or
 -- nil, err, -errno. format: a perf_format() or the table perf_format takes.
@@ -599,7 +587,7 @@ function session.next(self, timeout_ms)
   local ret = lib.uevent_session__next(self.h, scratch_rec, timeout_ms or 0)
   if ret == 0 then return false end
   if ret < 0 then return fail(ret, "session") end
-  return perf_record_table(scratch_rec, host_bo)
+  return perf_record_table(scratch_rec, BO.host)     -- a session reads this machine's rings
 end
 
 -- for rec in s:records([timeout_ms]) do ... end: by default as records come until every
@@ -680,28 +668,13 @@ local function open_session(opts, argv)
   local mask, bad = transport_mask(opts.transports)
   if not mask then return fail(-22, "session: unknown transport '" .. tostring(bad) .. "'") end
   o.transports = mask
-  for _, k in ipairs(R.session_numbers) do
-    local v = opts[k]
-    if v ~= nil then
-      if type(v) ~= "number" and type(v) ~= "cdata" then
-        return fail(-22, "session: " .. k .. " must be a number")
-      end
-      if k ~= "pid" and v < 0 then return fail(-22, "session: " .. k .. " must be >= 0") end
-      o[k] = v
-    end
+  if type(opts.cpus) == "table" then     -- {0, 1} as "0,1", in this frame until open returns
+    opts = setmetatable({ cpus = table.concat(opts.cpus, ",") }, { __index = opts })
   end
-  local flags = 0
-  for k, f in pairs(R.session_flags) do
-    if opts[k] then flags = bit.bor(flags, f) end
-  end
-  o.flags = flags
-  o.usdt_path = opts.usdt_path
-  local cpus = opts.cpus
-  if type(cpus) == "table" then cpus = table.concat(cpus, ",") end
-  if cpus ~= nil and type(cpus) ~= "string" then
-    return fail(-22, "session: cpus must be a list like \"0-3,7\" or a table of numbers")
-  end
-  o.cpus = cpus            -- the string lives in this frame until open returns
+  -- the rest by the members' names and C types (generated); C refuses what no kernel
+  -- takes (pid < -1, ring_pages not a power of 2...) with a reason
+  local ok, err, code = R.session_opts(o, opts)
+  if not ok then return nil, err, code end
   local s
   if argv then
     -- the strings and the array live in this frame until spawn returns

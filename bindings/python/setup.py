@@ -18,8 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import uevent_build  # noqa: E402
 from uevent_backend import NAME, REQUIRES, REQUIRES_PYTHON, SUMMARY  # noqa: E402
 
-uevent_build.write_records()
-PTH = uevent_build.write_jit()
+PTH = uevent_build.write_package()
 
 
 class build_py_pth(build_py):

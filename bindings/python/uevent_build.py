@@ -58,13 +58,10 @@ def runtime_dirs(libdirs):
     prefix puts libuevent; then libuevent's configured libdir; then UEVENT_LIB_DIR,
     which the builder named on purpose.
     """
-    dirs = ["$ORIGIN/../../.."]
-    libdir = _installed_libdir()
-    if libdir:
-        dirs.append(libdir)
     chosen = [d for d in os.environ.get("UEVENT_LIB_DIR", "").split(os.pathsep) if d]
-    dirs += [os.path.abspath(d) for d in libdirs if d in chosen]
-    return list(dict.fromkeys(dirs))
+    dirs = ["$ORIGIN/../../..", _installed_libdir()] + [os.path.abspath(d) for d in libdirs
+                                                          if d in chosen]
+    return [d for d in dict.fromkeys(dirs) if d]
 
 
 def _header_dirs():
@@ -115,22 +112,15 @@ def exported_only(cdef, library):
               file=sys.stderr)
         return cdef
     have = {line.split()[-1].split("@")[0] for line in out.splitlines() if line.strip()}
-    missing = []
-
-    def keep(m):
-        if m.group(1) in have:
-            return m.group(0)
-        missing.append(m.group(1))
-        return ""
-
-    cdef = re.sub(r"(?m)^[^;{}()#]*?\b(uevent_\w+)\s*\([^;{}]*\)\s*;", keep, cdef)
+    decl = r"(?m)^[^;{}()#]*?\b(uevent_\w+)\s*\([^;{}]*\)\s*;"     # a function's declaration
+    missing = [name for name in re.findall(decl, cdef) if name not in have]
     if missing:
         print("uevent_build.py: warning: %s does not export %s; left out of the binding"
               % (library, ", ".join(missing)), file=sys.stderr)
-    return cdef
+    return re.sub(decl, lambda m: m.group(0) if m.group(1) in have else "", cdef)
 
 
-def make_ffi(cdef_text=None, incdirs=None, libdirs=None, rpath=None):
+def make_ffi(cdef_text=None, incdirs=None, libdirs=None):
     incdirs = incdirs if incdirs is not None else _header_dirs()
     libdirs = libdirs if libdirs is not None else _lib_dirs()
     if cdef_text is None:
@@ -140,11 +130,9 @@ def make_ffi(cdef_text=None, incdirs=None, libdirs=None, rpath=None):
             cdef_text = exported_only(cdef_text, lib)
     ffi = cffi.FFI()
     ffi.cdef(api_mode(cdef_text))
-    if rpath is None:
-        rpath = runtime_dirs(libdirs)
     ffi.set_source("uevent._uevent", '#include "uevent.h"',
                    include_dirs=incdirs, library_dirs=libdirs, libraries=["uevent"],
-                   runtime_library_dirs=rpath)
+                   runtime_library_dirs=runtime_dirs(libdirs))
     return ffi
 
 
@@ -164,54 +152,48 @@ def version(incdirs=None):
                     for p in ("MAJOR", "MINOR", "PATCH"))
 
 
-def write_records(incdirs=None):
-    """uevent/_records.py, the record classes, from uevent.h's record structs: made by
-    libuevent/gen-records.py (the source tree's, or the one installed beside the header
-    under share/libuevent)."""
+def _shared(hdir, name):
+    """A file of libuevent's the package takes: the source tree's (jit-hooks/python,
+    libuevent/), or one installed beside the header or under share/libuevent."""
+    return _first(os.path.join(d, name) for d in (
+        os.path.join(TOP, "jit-hooks", "python"), hdir, os.path.join(hdir, "..", "jit-hooks", "python"),
+        os.path.join(hdir, "..", "share", "libuevent")))
+
+
+# What the package is made of besides uevent/'s own files: the file of libuevent's each
+# is made from, and the module missing without it. gen-records.py is run, the rest copied.
+PACKAGE = (("uevent/_records.py", "gen-records.py", None),       # the record classes
+           ("uevent/jit/__init__.py", "uevent_jit.py", "uevent.jit"),   # the JIT API
+           ("uevent/jit/numba.py", "uevent_jit_numba.py", "uevent.jit.numba"))   # Numba's hook
+
+
+def write_package(incdirs=None):
+    """Writes PACKAGE's files into uevent/ from the header's libuevent. Returns the path
+    of uevent-jit-numba.pth (the Numba hook's start-up switch), or None. Without
+    gen-records.py there is no package; without a JIT file, no module of it (a warning)."""
     header = _header(incdirs)
     hdir = os.path.dirname(header)
-    gen = _first((os.path.join(hdir, "gen-records.py"),
-                  os.path.join(hdir, "..", "share", "libuevent", "gen-records.py")))
-    if gen is None:
-        sys.exit(f"uevent_build.py: gen-records.py not found beside {header} or in "
-                 f"share/libuevent (install libuevent with make install)")
-    out = subprocess.run([sys.executable, gen, "--python", header], check=True,
-                         capture_output=True, text=True).stdout
-    with open(os.path.join(HERE, "uevent", "_records.py"), "w") as f:
-        f.write(out)
-
-
-def _jit_hook(hdir, name):
-    return _first((os.path.join(TOP, "jit-hooks", "python", name),
-                   os.path.join(hdir, "..", "jit-hooks", "python", name),
-                   os.path.join(hdir, "..", "share", "libuevent", name)))
-
-
-def write_jit(incdirs=None):
-    """The package uevent.jit: uevent/jit/__init__.py, the JIT API (jit-hooks/python/
-    uevent_jit.py, also installed by make as the module uevent_jit), and
-    uevent/jit/numba.py, the Numba hook (uevent_jit_numba.py): from the source tree, or
-    beside an installed header under share/libuevent. Returns the path of
-    uevent-jit-numba.pth (the hook's start-up switch), or None. Without uevent_jit.py
-    the package has no uevent.jit (a warning says so)."""
-    hdir = os.path.dirname(_header(incdirs))
-    hook = _jit_hook(hdir, "uevent_jit.py")
-    pkg = os.path.join(HERE, "uevent", "jit")
     stale = os.path.join(HERE, "uevent", "jit.py")      # the module uevent.jit once was
     if os.path.exists(stale):
         os.remove(stale)
-    if hook is None:
-        print("uevent_build.py: warning: no uevent_jit.py found: no uevent.jit", file=sys.stderr)
-        return None
-    os.makedirs(pkg, exist_ok=True)
-    for src, dst in ((hook, "__init__.py"), (_jit_hook(hdir, "uevent_jit_numba.py"), "numba.py")):
+    for dst, name, module in PACKAGE:
+        src = _shared(hdir, name)
         if src is None:
-            print("uevent_build.py: warning: no uevent_jit_numba.py found: no uevent.jit.numba",
-                  file=sys.stderr)
+            if module is None:
+                sys.exit(f"uevent_build.py: {name} not found beside {header} or in "
+                         f"share/libuevent (install libuevent with make install)")
+            print(f"uevent_build.py: warning: no {name} found: no {module}", file=sys.stderr)
             continue
-        with open(src) as f, open(os.path.join(pkg, dst), "w") as g:
-            g.write(f.read())
-    return _jit_hook(hdir, "uevent-jit-numba.pth")
+        if module is None:
+            text = subprocess.run([sys.executable, src, "--python", header], check=True,
+                                  capture_output=True, text=True).stdout
+        else:
+            with open(src) as f:
+                text = f.read()
+        os.makedirs(os.path.dirname(os.path.join(HERE, dst)), exist_ok=True)
+        with open(os.path.join(HERE, dst), "w") as f:
+            f.write(text)
+    return _shared(hdir, "uevent-jit-numba.pth")
 
 
 def main(argv):

@@ -28,7 +28,6 @@ from typing import Iterable, Optional, Sequence, Tuple, Union
 __all__ = ["Session", "session", "NO_JITDUMP", "NO_PERF_MAP", "NO_UEVENT"]
 
 
-
 def __getattr__(name: str) -> int:
     # NO_JITDUMP & co. are the binding's UEVENT_JIT_* values (from uevent.h), looked up on use
     if name.startswith("NO_") and name in __all__:
@@ -66,36 +65,30 @@ def _binding():
 class Session:
     """One JIT session: the process's jitdump and perf-map files and the uevent markers.
 
-    Methods raise OSError (with errno) on failure; close() is idempotent.
+    Methods raise the binding's uevent.Error (an OSError with errno) on failure; close()
+    is idempotent.
     """
 
     def __init__(self, dir: Union[str, bytes, None] = None, perf_map: bool = True,
                  jitdump: bool = True, uevent: bool = True,
                  perf_map_path: Union[str, bytes, None] = None):
-        u = _binding()
+        self._u = u = _binding()
         self._ffi, self._lib = ffi, lib = u.ffi, u.lib
         flags = sum(getattr(lib, "UEVENT_JIT_NO_" + k) for k, on in
                     (("JITDUMP", jitdump), ("PERF_MAP", perf_map), ("UEVENT", uevent)) if not on)
-        o = ffi.new("struct uevent_jit_opts *")
-        o.sz = ffi.sizeof("struct uevent_jit_opts")
+        o = u._out("struct uevent_jit_opts *")
         d, m = _b(dir), _b(perf_map_path)
         keep = [ffi.new("char[]", d) if d else ffi.NULL, ffi.new("char[]", m) if m else ffi.NULL]
         o.dir, o.perf_map_path, o.flags = keep[0], keep[1], flags
         self._h = lib.uevent_jit__open(o)
         if self._h == ffi.NULL:
-            e = ffi.errno
             self._h = None
-            raise OSError(e, "uevent_jit__open: " + os.strerror(e))
+            raise u._error(ffi.errno, "uevent_jit__open")
 
     def _handle(self):
         if self._h is None:
             raise OSError(_errno.EBADF, "uevent_jit session is closed")
         return self._h
-
-    def _check(self, ret: int, what: str) -> None:
-        if ret < 0:
-            msg = self._ffi.string(self._lib.uevent_strerror(ret)).decode()
-            raise OSError(-ret, "%s: %s" % (what, msg))
 
     def _path(self, p) -> Optional[str]:
         return None if p == self._ffi.NULL else os.fsdecode(self._ffi.string(p))
@@ -106,15 +99,15 @@ class Session:
         if code is not None and len(code) < size:
             raise ValueError("code shorter than size")
         buf = self._ffi.NULL if code is None else self._ffi.from_buffer(code)
-        self._check(self._lib.uevent_jit__code_load(self._handle(), _b(name), addr, size, buf),
-                    "code_load")
+        self._u._check(self._lib.uevent_jit__code_load(self._handle(), _b(name), addr, size, buf),
+                       "code_load")
 
     def code_move(self, old_addr: int, new_addr: int, size: int = 0) -> None:
-        self._check(self._lib.uevent_jit__code_move(self._handle(), old_addr, new_addr, size),
-                    "code_move")
+        self._u._check(self._lib.uevent_jit__code_move(self._handle(), old_addr, new_addr, size),
+                       "code_move")
 
     def code_unload(self, addr: int, size: int = 0) -> None:
-        self._check(self._lib.uevent_jit__code_unload(self._handle(), addr, size), "code_unload")
+        self._u._check(self._lib.uevent_jit__code_unload(self._handle(), addr, size), "code_unload")
 
     def debug_info(self, code_addr: int,
                    entries: Sequence[Tuple[int, int, Union[str, bytes]]]) -> None:
@@ -126,8 +119,8 @@ class Session:
         for i, (a, line, f) in enumerate(entries):
             keep.append(ffi.new("char[]", _b(f)))
             arr[i].addr, arr[i].line, arr[i].file = a, line, keep[-1]
-        self._check(self._lib.uevent_jit__debug_info(self._handle(), code_addr, arr, len(entries)),
-                    "debug_info")
+        self._u._check(self._lib.uevent_jit__debug_info(self._handle(), code_addr, arr,
+                                                        len(entries)), "debug_info")
 
     @property
     def dump_path(self) -> Optional[str]:
@@ -140,7 +133,7 @@ class Session:
     def close(self) -> None:
         if self._h is not None:
             h, self._h = self._h, None
-            self._check(self._lib.uevent_jit__close(h), "close")
+            self._u._check(self._lib.uevent_jit__close(h), "close")
 
     def __enter__(self) -> "Session":
         return self

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <grp.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/perf_event.h>
@@ -260,11 +261,40 @@ static int run_stock(void)
 	return exit_status();
 }
 
+/*
+ * `lib-guest spin-context`: a workload for probe-guest.sh's `uevent record --tls`: sets
+ * the thread context 4bf92f3577b34da6a3ce929d0e0e4736 / 00f067aa0ba902b7 (flags 01, the
+ * W3C example) and spins for 300 ms of CPU time.
+ */
+static int spin_context(void)
+{
+	static const uint8_t trace[16] = { 0x4b, 0xf9, 0x2f, 0x35, 0x77, 0xb3, 0x4d, 0xa6,
+					   0xa3, 0xce, 0x92, 0x9d, 0x0e, 0x0e, 0x47, 0x36 };
+	static const uint8_t span[8] = { 0x00, 0xf0, 0x67, 0xaa, 0x0b, 0xa9, 0x02, 0xb7 };
+	volatile uint64_t sink = 0;
+	struct timespec ts;
+	uint64_t t0, t;
+
+	if (uevent_thread_context_set(trace, span, 1))
+		return 1;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	t0 = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	do {
+		for (int i = 0; i < 1000; i++)
+			sink += (uint64_t)i;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+		t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	} while (t - t0 < 300000000u);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *flavour = argc > 1 ? argv[1] : getenv("UEVENT_KERNEL");
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (flavour && !strcmp(flavour, "spin-context"))
+		return spin_context();
 	if (flavour && !strcmp(flavour, "stock"))
 		return run_stock();
 	return run_patched();

@@ -2,13 +2,14 @@
 # probe-guest.sh - the CLI inside the guest (busybox sh): `uevent probe` reports the
 # patched features present on the patched kernel and absent on the stock one; `uevent
 # record -- CMD` then `uevent dump` works as on the host, through prctl (patched) or
-# user_events (stock), with TLS context in samples where the kernel has it.
+# user_events (stock), with a thread's trace context in its samples where the kernel
+# has PR_PERF_TLS_AREA.
 flavour=${1:-${UEVENT_KERNEL:-patched}}
 cli=$(command -v uevent-cli || echo /tests/uevent-cli)
 out=/tmp/probe.out
-echo "1..9"
+echo "1..10"
 if [ ! -x "$cli" ]; then
-	for i in 1 2 3 4 5 6 7 8 9; do echo "ok $i # SKIP no static uevent CLI in the initramfs"; done
+	for i in 1 2 3 4 5 6 7 8 9 10; do echo "ok $i # SKIP no static uevent CLI in the initramfs"; done
 	exit 0
 fi
 "$cli" probe >$out 2>&1
@@ -57,11 +58,23 @@ if [ "$flavour" = stock ]; then
 		echo "not ok 9 - --tls on the stock kernel: exit $st"; sed 's/^/# /' /tmp/tls.err
 	fi
 else
-	"$cli" record -o /tmp/tls.data -F 200000 --tls 64 -- sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done' 2>/tmp/tls.err
-	n=$("$cli" dump /tmp/tls.data 2>/dev/null | grep -c ' SAMPLE .* tls=64B')
-	if [ "$n" -gt 5 ]; then
-		echo "ok 9 - uevent record -F --tls 64: $n samples each with 64 bytes of TLS"
+	# the workload sets its thread context with uevent_thread_context_set()
+	lg=$(command -v lib-guest || echo /tests/lib-guest)
+	"$cli" record -o /tmp/tls.data -F 200000 --tls 64 -- "$lg" spin-context 2>/tmp/tls.err
+	tp=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01
+	"$cli" dump /tmp/tls.data >/tmp/tls.dump 2>/dev/null
+	n=$(grep -c " SAMPLE .* tls=40B traceparent=$tp" /tmp/tls.dump)
+	all=$(grep ' SAMPLE ' /tmp/tls.dump | grep -c ' tls=')
+	if [ "$n" -gt 5 ] && [ "$n" = "$all" ]; then
+		echo "ok 9 - uevent record -F --tls 64: $n samples, each with the workload's 40-byte context, traceparent $tp"
 	else
-		echo "not ok 9 - uevent record -F --tls 64: $n samples with TLS"; sed 's/^/# /' /tmp/tls.err
+		echo "not ok 9 - uevent record -F --tls 64: $n of $all samples with the context"
+		sed 's/^/# /' /tmp/tls.err; grep ' SAMPLE ' /tmp/tls.dump | head -3 | sed 's/^/# /'
 	fi
+fi
+n=10
+if [ "$flavour" = stock ]; then
+	check "thread_context reported absent, the call still works" '^thread_context  *no .*still works'
+else
+	check "thread_context reported present" '^thread_context  *yes '
 fi

@@ -9,7 +9,8 @@
  *   - user_events marks through the same session API, live and recorded;
  *   - a one-page ring that overflows: received + lost == emitted, exactly, and the
  *     recorded LOST records say the same;
- *   - PERF_SAMPLE_TLS_USER samples through the session: each thread's own context;
+ *   - PERF_SAMPLE_TLS_USER samples through the session: each thread's own
+ *     uevent_thread_context_set() span, decoded by the library;
  *   - a JIT's code-load marker is in the stream before any sample of that code.
  * Stock kernel: the session refuses prctl and TLS with a reason, and user_events works.
  */
@@ -222,45 +223,62 @@ static void lost_exact(void)
 	unlink("/tmp/lost.data");
 }
 
-/* ---- TLS context in samples ---------------------------------------------------- */
+/* ---- thread context in samples ------------------------------------------------- */
 
-static __thread char tls_ctx[32] __attribute__((aligned(8)));
 static volatile int tls_stop;
+static const uint8_t ctx_trace[16] = { 0x0a, 0xf7, 0x65, 0x19, 0x16, 0xcd, 0x43, 0xdd,
+				       0x84, 0x48, 0xeb, 0x21, 0x1c, 0x80, 0x31, 0x9c };
 
+struct ctx_worker {
+	uint8_t span[8];
+	volatile pid_t tid;
+	int set, registered;
+};
+
+/* Each worker sets its own span with uevent_thread_context_set() and spins. */
 static void *tls_worker(void *arg)
 {
+	struct ctx_worker *me = arg;
 	volatile uint64_t sink = 0;
 
-	snprintf(tls_ctx, sizeof(tls_ctx), "span-%c-%s", *(const char *)arg, "0123456789abcdef");
+	me->set = uevent_thread_context_set(ctx_trace, me->span, 1);
+	me->registered = uevent_thread_context_registered();
+	__atomic_store_n(&me->tid, ktid(), __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&tls_stop, __ATOMIC_ACQUIRE))
 		for (int i = 0; i < 1000; i++)
 			sink += (uint64_t)i;
 	return NULL;
 }
 
+/*
+ * End to end: two threads' spans set through the library, samples taken by a session
+ * with tls_user, each sample decoded by the library into the span of the thread it is
+ * a sample of. The main thread set no context: its samples carry none.
+ */
 static void tls_samples(int patched)
 {
 	struct uevent_session_opts o = { .sz = sizeof(o), .pid = 0,
 					 .transports = 1u << UEVENT_TRANSPORT_PRCTL,
-					 .sample_period_ns = 200000, .tls_user = 256 };
+					 .sample_period_ns = 200000, .tls_user = 64 };
 	struct uevent_session *s;
 	struct uevent_perf_record r = { .sz = sizeof(r) };
+	struct ctx_worker wk[2] = { { .span = { 0x5a, 1, 2, 3, 4, 5, 6, 0xa1 } },
+				    { .span = { 0x5b, 1, 2, 3, 4, 5, 6, 0xb2 } } };
 	pthread_t th[2];
-	static const char *ids = "AB";
-	pid_t tids[2] = { 0, 0 };
-	int samples = 0, with_own = 0, foreign = 0, unknown = 0, ret;
+	int samples = 0, own[2] = { 0, 0 }, foreign = 0, none = 0, main_ctx = 0, main_n = 0;
+	int ret;
 	struct timespec end;
-	uintptr_t tp;
 
-	/* the dump is the bytes below the thread pointer: enough of them to reach tls_ctx */
-	__asm__ volatile("mov %%fs:0, %0" : "=r"(tp));
-	o.tls_user = (unsigned int)((tp - (uintptr_t)tls_ctx + 63) / 64 * 64);
 	s = uevent_session__open(&o);
 	if (!patched) {
 		ok(!s && errno == EOPNOTSUPP && strstr(uevent_perf_open_reason(), "TLS_USER"),
 		   "stock: a session asking for TLS_USER is refused with EOPNOTSUPP (%s): %s",
 		   strerror(errno), uevent_perf_open_reason());
 		uevent_session__close(s);
+		ok(uevent_thread_context_set(ctx_trace, wk[0].span, 1) == 0 &&
+		   !uevent_thread_context_registered() &&
+		   uevent_thread_context_area()->span_id[0] == 0x5a,
+		   "stock: uevent_thread_context_set() still returns 0 and stores, unregistered");
 		return;
 	}
 	if (!s) {
@@ -270,48 +288,48 @@ static void tls_samples(int patched)
 	}
 	tls_stop = 0;
 	for (int i = 0; i < 2; i++)
-		pthread_create(&th[i], NULL, tls_worker, (void *)&ids[i]);
+		pthread_create(&th[i], NULL, tls_worker, &wk[i]);
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	end.tv_sec += 2;
 	while ((ret = uevent_session__next(s, &r, 200)) >= 0) {
+		const struct uevent_perf_sample *sm = &r.u.sample;
 		struct timespec now;
+		int k;
 
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec > end.tv_nsec))
 			break;
-		if (ret == 0 || r.type != PERF_RECORD_SAMPLE || !r.u.sample.tls_user)
+		if (ret == 0 || r.type != PERF_RECORD_SAMPLE)
 			continue;
-		{
-			const struct uevent_perf_sample *sm = &r.u.sample;
-			const char *p = sm->tls_user;
-			size_t len = (size_t)sm->tls_user_dyn_size;
-			char own[8], other[8];
-			int k;
-
-			samples++;
-			for (k = 0; k < 2; k++) {
-				snprintf(own, sizeof(own), "span-%c", ids[k]);
-				snprintf(other, sizeof(other), "span-%c", ids[!k]);
-				if (memmem(p, len, own, 6)) {
-					if (!tids[k])
-						tids[k] = (pid_t)sm->tid;
-					with_own += tids[k] == (pid_t)sm->tid;
-					foreign += memmem(p, len, other, 6) != NULL ||
-						   tids[k] != (pid_t)sm->tid;
-					break;
-				}
-			}
-			unknown += k == 2 && sm->tid != (uint32_t)getpid();
+		if (sm->tid == (uint32_t)getpid()) {
+			main_n++;
+			main_ctx += sm->context_err != -ENODATA;
+			continue;
 		}
+		for (k = 0; k < 2; k++)
+			if ((pid_t)sm->tid == __atomic_load_n(&wk[k].tid, __ATOMIC_ACQUIRE))
+				break;
+		/* a sample before the worker's set (or its tid known) has no context yet */
+		if (k == 2 || sm->context_err) {
+			none++;
+			continue;
+		}
+		samples++;
+		if (!memcmp(sm->context_span_id, wk[k].span, 8) &&
+		    !memcmp(sm->context_trace_id, ctx_trace, 16) && sm->context_flags == 1)
+			own[k]++;
+		else
+			foreign++;
 	}
 	__atomic_store_n(&tls_stop, 1, __ATOMIC_RELEASE);
 	for (int i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);
-	ok(samples > 20 && with_own > samples / 2 && !foreign && tids[0] && tids[1] &&
-	   tids[0] != tids[1],
-	   "TLS_USER through the session: %d samples, %d carry their own thread's span id, "
-	   "%d a foreign one, %d worker samples without one (%u bytes dumped)", samples, with_own,
-	   foreign, unknown, o.tls_user);
+	ok(wk[0].set == 0 && wk[1].set == 0 && wk[0].registered && wk[1].registered &&
+	   samples > 20 && own[0] > 0 && own[1] > 0 && own[0] + own[1] == samples &&
+	   !foreign && !main_ctx,
+	   "thread context through the session: %d worker samples decode to their own "
+	   "thread's span (%d + %d), %d to another, %d before the set; the main thread's %d "
+	   "carry none (%d do)", samples, own[0], own[1], foreign, none, main_n, main_ctx);
 	uevent_session__close(s);
 }
 
@@ -399,7 +417,7 @@ static int run_stock(void)
 					 .transports = 1u << UEVENT_TRANSPORT_PRCTL };
 	struct uevent_session *s;
 
-	plan(1 + 3 + 1);
+	plan(1 + 3 + 2);
 	s = uevent_session__open(&o);
 	ok(!s && errno == ENODEV && strstr(uevent_perf_open_reason(), "prctl"),
 	   "stock: a prctl-only session is refused: %s", uevent_perf_open_reason());

@@ -2,14 +2,17 @@
  * tls-user.c - guest test of PERF_SAMPLE_TLS_USER.
  *
  * usage: tls-user [patched|stock]   (default: $UEVENT_KERNEL, else patched)
- * Two threads each write their own pattern into a __thread array; a cpu-clock sampling
- * event on each thread with PERF_SAMPLE_TID|PERF_SAMPLE_TLS_USER must show that thread's
- * pattern at offset (var - (tp - size)) of every dump, where tp is the word at %fs:0,
- * and never the other thread's. Then the dump at its largest next to STACK_USER,
- * REGS_USER, REGS_INTR and RAW, in every combination: each sample's header.size must be
- * the bytes its fields take, so the ring parses record by record up to data_head (a u16
- * size that wraps leaves the rest of the sample over unread data). On the stock kernel
- * the sample type is refused.
+ * The area a thread registers with PR_PERF_TLS_AREA is what the dump holds: two threads
+ * each register a __thread array holding their own pattern; a task-clock sampling event
+ * on each thread with PERF_SAMPLE_TID|PERF_SAMPLE_TLS_USER must show exactly that
+ * thread's pattern in every dump, never the other's. The registration's rules: bad
+ * arguments refused, an unregistered thread and a new thread (clone(CLONE_VM)) dump
+ * nothing, fork's child keeps its copy, execve drops it, an unmapped area gives a dump
+ * that could not be read (dyn_size 0), never a crash. Then the dump at its largest next
+ * to STACK_USER, REGS_USER, REGS_INTR and RAW, in every combination: each sample's
+ * header.size must be the bytes its fields take, so the ring parses record by record up
+ * to data_head (a u16 size that wraps leaves the rest of the sample over unread data).
+ * On the stock kernel the sample type and the registration are refused.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,9 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <asm/perf_regs.h>
-#include <asm/prctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <linux/perf_event.h>
@@ -33,17 +37,22 @@
 #define NTHREADS	2
 #define MARK_WORDS	8
 #define NCOMBO		16	/* STACK_USER x REGS_USER x REGS_INTR x RAW */
-#define PLAN		(15 + 4 + NCOMBO)
+#define PLAN		(29 + NCOMBO)
 
 static __thread uint64_t tls_mark[MARK_WORDS] __attribute__((aligned(8)));
+/* the main thread's area for the combinations: the largest dump there is */
+static uint64_t big_area[PERF_SAMPLE_TLS_USER_MAX / 8];
+
+static int tls_area(const void *addr, unsigned long size)
+{
+	return prctl(PR_PERF_TLS_AREA, (unsigned long)addr, size, 0UL, 0UL);
+}
 
 struct worker {
 	pthread_t th;
 	int idx;
 	pid_t tid;
-	uintptr_t tp;		/* word at %fs:0 */
-	uintptr_t fsbase;	/* ARCH_GET_FS */
-	uintptr_t var;		/* &tls_mark */
+	int reg;		/* PR_PERF_TLS_AREA's return */
 	volatile int ready;
 	uint64_t pattern[MARK_WORDS];
 	struct ring ring;
@@ -63,9 +72,7 @@ static void *work(void *arg)
 
 	for (int k = 0; k < MARK_WORDS; k++)
 		tls_mark[k] = me->pattern[k];
-	__asm__ volatile("mov %%fs:0, %0" : "=r"(me->tp));
-	syscall(SYS_arch_prctl, ARCH_GET_FS, &me->fsbase);
-	me->var = (uintptr_t)&tls_mark[0];
+	me->reg = tls_area(tls_mark, sizeof(tls_mark));
 	me->tid = ktid();
 	__atomic_store_n(&me->ready, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&go, __ATOMIC_ACQUIRE))
@@ -86,7 +93,6 @@ static void on_sample(const struct perf_event_header *h, void *arg)
 	const struct worker *other = &w[!me->idx];
 	uint32_t pid, tid;
 	uint64_t size, dyn;
-	size_t off;
 
 	if (h->type == PERF_RECORD_LOST) {
 		me->lost++;
@@ -100,16 +106,15 @@ static void on_sample(const struct perf_event_header *h, void *arg)
 	memcpy(&size, p + 8, 8);
 	if ((pid_t)tid != me->tid)
 		me->wrong_tid++;
-	if (size != dump_size || h->size != sizeof(*h) + 16 + size + 8) {
+	/* the registered area's size, not the asked-for dump_size */
+	if (size != sizeof(tls_mark) || h->size != sizeof(*h) + 16 + size + 8) {
 		me->wrong_size++;
 		return;
 	}
 	memcpy(&dyn, p + 16 + size, 8);
 	if (dyn != size)
 		me->short_read++;
-	off = me->var - (me->tp - size);
-	if (off + sizeof(me->pattern) <= size &&
-	    !memcmp(p + 16 + off, me->pattern, sizeof(me->pattern)))
+	if (!memcmp(p + 16, me->pattern, sizeof(me->pattern)))
 		me->found++;
 	if (memmem(p + 16, size, other->pattern, sizeof(other->pattern)))
 		me->foreign++;
@@ -206,6 +211,164 @@ static void walk_ring(struct walk *wk, uint64_t st)
 	}
 }
 
+/* What the calling thread's own samples dumped, checked against an expected area. */
+struct self {
+	int samples, sized, read, match;
+	uint64_t last_size, last_dyn;
+};
+
+static void on_self(const struct perf_event_header *h, void *arg)
+{
+	struct self *sf = ((void **)arg)[0];
+	const struct self *want = ((void **)arg)[1];
+	const uint8_t *pat = ((void **)arg)[2];
+	const unsigned char *p = (const unsigned char *)(h + 1);
+	uint64_t size, dyn = 0;
+
+	if (h->type != PERF_RECORD_SAMPLE)
+		return;
+	sf->samples++;
+	memcpy(&size, p + 8, 8);
+	if (size && h->size >= sizeof(*h) + 16 + size + 8)
+		memcpy(&dyn, p + 16 + size, 8);
+	sf->last_size = size;
+	sf->last_dyn = dyn;
+	if (size == want->last_size && h->size == sizeof(*h) + 16 + (size ? size + 8 : 0))
+		sf->sized++;
+	if (dyn == want->last_dyn)
+		sf->read++;
+	if (pat && size && !memcmp(p + 16, pat, size))
+		sf->match++;
+}
+
+/*
+ * Sample the calling thread (task-clock, TID|TLS_USER of ask bytes) while it spins
+ * until samples come; each must dump want_size bytes of which want_dyn were read,
+ * equal to pat when pat is given.
+ */
+static struct self sample_self(unsigned int ask, uint64_t want_size, uint64_t want_dyn,
+			       const void *pat)
+{
+	static struct ring r;
+	struct self sf = { 0 }, want = { .last_size = want_size, .last_dyn = want_dyn };
+	void *args[3] = { &sf, &want, (void *)pat };
+	volatile uint64_t sink = 0;
+	uint64_t t;
+	int fd;
+
+	fd = open_tls(0, ask, PERF_SAMPLE_TID | PERF_SAMPLE_TLS_USER);
+	if (fd < 0 || ring_map(&r, fd, 16)) {
+		diag("sample_self: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		sf.samples = -1;
+		return sf;
+	}
+	t = now_ns();
+	while (now_ns() - t < 5000000 ||
+	       (!__atomic_load_n(&r.meta->data_head, __ATOMIC_ACQUIRE) &&
+		now_ns() - t < 10000000000ull))
+		for (int i = 0; i < 1000; i++)
+			sink += i;
+	close(fd);
+	ring_drain(&r, on_self, args);
+	ring_unmap(&r);
+	return sf;
+}
+
+static int self_ok(const struct self *sf, int match)
+{
+	return sf->samples > 0 && sf->sized == sf->samples && sf->read == sf->samples &&
+	       (!match || sf->match == sf->samples);
+}
+
+static void *new_thread(void *arg)
+{
+	*(struct self *)arg = sample_self(64, 0, 0, NULL);
+	return NULL;
+}
+
+/* The registration's rules, on the main thread, a new thread, fork's child, execve. */
+static void registration(const char *self_exe)
+{
+	static const unsigned long kaddr = 0xffff888000000000UL;
+	uint64_t pat[MARK_WORDS];
+	struct self sf, th_sf;
+	pthread_t th;
+	void *page;
+	pid_t pid;
+	int st, r[6], e[6];
+
+#define TRY(k, a, sz, a4) (errno = 0, r[k] = prctl(PR_PERF_TLS_AREA, (unsigned long)(a), \
+			   (unsigned long)(sz), (unsigned long)(a4), 0UL), e[k] = errno)
+	TRY(0, (char *)tls_mark + 4, 64, 0);
+	TRY(1, tls_mark, 12, 0);
+	TRY(2, tls_mark, 0, 0);
+	TRY(3, big_area, PERF_SAMPLE_TLS_USER_MAX + 8, 0);
+	TRY(4, tls_mark, 64, 1);
+	ok(r[0] < 0 && e[0] == EINVAL && r[1] < 0 && e[1] == EINVAL && r[2] < 0 && e[2] == EINVAL &&
+	   r[3] < 0 && e[3] == EINVAL && r[4] < 0 && e[4] == EINVAL,
+	   "PR_PERF_TLS_AREA: EINVAL for an unaligned address, size 12, size 0 with an address, "
+	   "max + 8, arg4 set (%s %s %s %s %s)", strerror(e[0]), strerror(e[1]), strerror(e[2]),
+	   strerror(e[3]), strerror(e[4]));
+	TRY(5, kaddr, 64, 0);
+	ok(r[5] < 0 && e[5] == EFAULT, "a kernel address: EFAULT (%s)", strerror(e[5]));
+#undef TRY
+
+	ok(tls_area(NULL, 0) == 0, "address 0, size 0: unregisters (nothing registered): 0");
+	sf = sample_self(64, 0, 0, NULL);
+	ok(self_ok(&sf, 0), "a thread without an area: every dump is empty, size 0 (%d/%d "
+	   "samples, last size %llu)", sf.sized, sf.samples, (unsigned long long)sf.last_size);
+
+	for (int k = 0; k < MARK_WORDS; k++)
+		pat[k] = tls_mark[k] = 0xc0de0000ULL + k;
+	ok(tls_area(tls_mark, sizeof(tls_mark)) == 0, "registering a 64-byte __thread area: 0");
+	sf = sample_self(32, 32, 32, pat);
+	ok(self_ok(&sf, 1), "sample_tls_user 32 of a 64-byte area: the area's first 32 bytes "
+	   "in every dump (%d/%d samples)", sf.match, sf.samples);
+
+	pthread_create(&th, NULL, new_thread, &th_sf);
+	pthread_join(th, NULL);
+	ok(self_ok(&th_sf, 0), "a thread created after the registration (clone(CLONE_VM)) has "
+	   "no area: empty dumps (%d/%d, last size %llu)", th_sf.sized, th_sf.samples,
+	   (unsigned long long)th_sf.last_size);
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		sf = sample_self(64, 64, 64, pat);
+		if (!self_ok(&sf, 1))
+			_exit(1);
+		execl(self_exe, self_exe, "exec-child", (char *)NULL);
+		_exit(3);
+	}
+	st = -1;
+	waitpid(pid, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) != 1,
+	   "fork's child keeps the area: its own copy in every dump (status %#x)", st);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	   "after execve the child has no area: empty dumps (status %#x: %s)", st,
+	   !WIFEXITED(st) ? "killed" : WEXITSTATUS(st) == 2 ? "a dump after exec" :
+	   WEXITSTATUS(st) == 3 ? "exec failed" : WEXITSTATUS(st) ? "before exec" : "ok");
+
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	munmap(page, 4096);
+	st = tls_area(page, 64);
+	sf = sample_self(64, 64, 0, NULL);
+	ok(st == 0 && self_ok(&sf, 0), "an unmapped area registers (it is not read then); "
+	   "dumps say size 64, dyn_size 0, no crash (%d/%d samples, last dyn %llu)", sf.read,
+	   sf.samples, (unsigned long long)sf.last_dyn);
+	tls_area(NULL, 0);
+}
+
+/* The execve()d child: nothing registered any more. */
+static int exec_child(void)
+{
+	struct self sf = sample_self(64, 0, 0, NULL);
+
+	return self_ok(&sf, 0) ? 0 : 2;
+}
+
 /* One combination: the largest TLS dump with the other parts at their largest. */
 static void combo(int c)
 {
@@ -276,7 +439,11 @@ static int run_stock(void)
 {
 	int fd;
 
-	plan(2);
+	plan(3);
+	errno = 0;
+	fd = tls_area(tls_mark, sizeof(tls_mark));
+	ok(fd < 0 && errno == EINVAL, "stock: PR_PERF_TLS_AREA is an unknown prctl: EINVAL (%s)",
+	   fd < 0 ? strerror(errno) : "accepted");
 	fd = open_tls(0, 64, PERF_SAMPLE_TID | PERF_SAMPLE_TLS_USER);
 	ok(fd < 0 && errno == EINVAL, "stock: PERF_SAMPLE_TLS_USER is refused (%s)",
 	   fd < 0 ? strerror(errno) : "opened");
@@ -293,10 +460,11 @@ static int run_stock(void)
 int main(int argc, char **argv)
 {
 	const char *flavour = argc > 1 ? argv[1] : getenv("UEVENT_KERNEL");
-	uintptr_t need;
 	int fd, i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (flavour && !strcmp(flavour, "exec-child"))
+		return exec_child();
 	if (flavour && !strcmp(flavour, "stock"))
 		return run_stock();
 
@@ -332,6 +500,10 @@ int main(int argc, char **argv)
 	if (fd >= 0)
 		close(fd);
 
+	registration("/proc/self/exe");
+
+	ok(tls_area(big_area, sizeof(big_area)) == 0, "registering a %zu-byte area: 0",
+	   sizeof(big_area));
 	for (int c = 0; c < NCOMBO; c++)
 		combo(c);
 
@@ -346,16 +518,9 @@ int main(int argc, char **argv)
 		while (!__atomic_load_n(&w[i].ready, __ATOMIC_ACQUIRE))
 			usleep(1000);
 
-	ok(w[0].tp == w[0].fsbase && w[1].tp == w[1].fsbase && w[0].tp != w[1].tp,
-	   "the word at %%fs:0 is the FS base (TCB self pointer), one per thread");
-	need = w[0].tp - w[0].var;
-	dump_size = 512;
-	while (dump_size < need + 64 && dump_size < 32768)
-		dump_size *= 2;
-	ok(w[0].var < w[0].tp && need + sizeof(w[0].pattern) <= dump_size &&
-	   w[1].tp - w[1].var == need,
-	   "__thread variable sits %lu bytes below the thread pointer (static TLS, variant II);"
-	   " dumping %u bytes", (unsigned long)need, dump_size);
+	ok(w[0].reg == 0 && w[1].reg == 0, "each thread registers its __thread array (%d, %d)",
+	   w[0].reg, w[1].reg);
+	dump_size = 512;	/* more than the area: the dump is the area's 64 bytes */
 
 	for (i = 0; i < NTHREADS; i++) {
 		w[i].fd = open_tls(w[i].tid, dump_size, PERF_SAMPLE_TID | PERF_SAMPLE_TLS_USER);
@@ -388,11 +553,11 @@ int main(int argc, char **argv)
 		     me->tid, me->samples, me->found, me->foreign, me->lost);
 		ok(me->samples > 0, "thread %d: samples taken (%d)", i, me->samples);
 		ok(me->samples && !me->wrong_tid && !me->wrong_size,
-		   "thread %d: every sample is the thread's, size %u, layout size/data/dyn_size", i,
-		   dump_size);
+		   "thread %d: every sample is the thread's, dump of the area's %zu bytes (asked "
+		   "%u), layout size/data/dyn_size", i, sizeof(tls_mark), dump_size);
 		ok(me->samples && !me->short_read, "thread %d: dyn_size == size (whole dump read)", i);
 		ok(me->samples && me->found == me->samples - me->wrong_size,
-		   "thread %d: own pattern at var - (tp - size) in every sample (%d/%d)", i,
+		   "thread %d: its own area, byte for byte, in every sample (%d/%d)", i,
 		   me->found, me->samples);
 		ok(me->samples && me->foreign == 0, "thread %d: the other thread's pattern never "
 		   "appears (%d)", i, me->foreign);

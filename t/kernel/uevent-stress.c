@@ -292,8 +292,10 @@ static void churn(void)
 	for (int i = 0; i < NTHREADS; i++)
 		while (!__atomic_load_n(&e[i].ready, __ATOMIC_ACQUIRE))
 			usleep(1000);
+	/* 1.5 s of churn, longer until 8 listeners came and went on a slow (debug) guest */
 	t0 = now_ns();
-	while (now_ns() - t0 < 1500000000ull) {
+	while (now_ns() - t0 < 1500000000ull ||
+	       (opened < 8 && now_ns() - t0 < 30000000000ull)) {
 		int per_cpu = rounds % 3 == 2;
 		int fd = per_cpu ? open_listener(-1, rounds % ncpu, 0, 0, 0)
 				 : open_listener(e[rounds % NTHREADS].tid, -1, 0, 0, 0);

@@ -114,7 +114,7 @@ local function hex(s)
 end
 -- members C prints as lowercase hex: byte blobs
 local HEX = { raw = true, stack_user = true, tls_user = true, aux = true, data = true,
-              build_id = true, tag = true }
+              build_id = true, tag = true, context_trace_id = true, context_span_id = true }
 
 -- Compare JSON value j with Lua value v at path; returns nil or the first difference.
 local function same(j, v, path, key)
@@ -520,6 +520,13 @@ res, msg, code = uevent.session { ring_pages = "many" }
 ok(res == nil and code == EINVAL, "session{ring_pages = 'many'}: nil, err, -EINVAL")
 res, msg, code = uevent.session { ring_pages = -1 }
 ok(res == nil and code == EINVAL, "session{ring_pages = -1}: nil, err, -EINVAL")
+for _, c in ipairs { { { pid = -2 }, "pid %-2" }, { { ring_pages = 3 }, "ring_pages 3" },
+                     { { tls_user = 65536 }, "tls_user 65536" }, { { ring_pages = 2^32 }, "ring_pages" },
+                     { { usdt_path = 5 }, "usdt_path" } } do
+  res, msg, code = uevent.session(c[1])
+  ok(res == nil and code == EINVAL and tostring(msg):find(c[2]),
+     "session{" .. c[2]:gsub("%%", "") .. "}: nil, err, -EINVAL naming it (" .. tostring(msg) .. ")")
+end
 res, msg, code = uevent.session { transports = { "file" } }
 ok(res == nil and code < 0 and type(msg) == "string",
    "session over the file transport: nil, err, -errno (" .. tostring(msg) .. ")")

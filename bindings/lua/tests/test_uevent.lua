@@ -36,6 +36,16 @@ local tid, sid = "", ""
 for i = 0, 15 do tid = tid .. string.char(i) end
 for i = 0xa0, 0xa7 do sid = sid .. string.char(i) end
 ok(uevent.trace_context(tid, sid, 1) == true, "trace_context")
+do
+  local area = uevent.lib.uevent_thread_context_area()
+  ok(uevent.thread_context(tid, sid, 1) == true and ffi.string(area.span_id, 8) == sid
+     and ffi.string(area.trace_id, 16) == tid and area.flags == 1 and area.valid == 1
+     and area.seq % 2 == 0, "thread_context stores ids and flags in the thread's area")
+  ok(type(uevent.thread_context_registered()) == "boolean" and uevent.thread_context_clear()
+     and area.valid == 0, "thread_context_registered is a boolean; clear leaves no context")
+  local r, e = uevent.thread_context("short", sid)
+  ok(r == nil and e and e:find("16 bytes"), "thread_context checks id lengths: nil, err")
+end
 local st = uevent.stats()
 ok(st.emitted == 14 and st.dropped == 0, "stats: 14 emitted, 0 dropped (" .. st.emitted .. ")")
 

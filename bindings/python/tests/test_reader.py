@@ -303,7 +303,8 @@ ok(nfds() == before, "1000 PerfData in with-blocks: no fd leak")
 for kw, what in (({"pid": -2}, "pid -2"), ({"pid": "1"}, "a string pid"),
                  ({"transports": "carrier-pigeon"}, "an unknown transport"),
                  ({"transports": []}, "no transports"), ({"ring_pages": 3}, "ring_pages 3"),
-                 ({"tls_user": 1 << 16}, "tls_user 65536"), ({"sample_period_ns": -1}, "a negative period")):
+                 ({"tls_user": 1 << 16}, "tls_user 65536"), ({"sample_period_ns": -1}, "a negative period"),
+                 ({"wakeup_events": 1 << 32}, "wakeup_events 2**32"), ({"usdt_max_payload": 1.5}, "a float")):
     e = raises(ValueError, uevent.Session, **kw)
     ok(isinstance(e, uevent.InvalidArgument) and e.errno == errno.EINVAL, f"Session({what}) is InvalidArgument")
 

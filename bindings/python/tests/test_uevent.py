@@ -45,6 +45,19 @@ uevent.trace_context(bytes(range(16)), bytes(range(0xA0, 0xA8)), 1)
 st = uevent.stats()
 ok(st.emitted == 15 and st.dropped == 0, f"stats count 15 emitted, 0 dropped ({st})")
 
+# ---- thread context: stores in the thread's area, whatever the kernel --------------------
+uevent.thread_context(bytes(range(16)), bytes(range(0xA0, 0xA8)), 1)
+area = L.uevent_thread_context_area()
+ok(bytes(area.span_id) == bytes(range(0xA0, 0xA8)) and bytes(area.trace_id) == bytes(range(16))
+   and area.flags == 1 and area.valid == 1 and area.seq % 2 == 0 and area.size == 40,
+   "thread_context stores ids and flags in the thread's 40-byte area, seq even")
+ok(isinstance(uevent.thread_context_registered(), bool), "thread_context_registered is a bool "
+   f"({uevent.thread_context_registered()})")
+uevent.thread_context_clear()
+ok(area.valid == 0 and bytes(area.span_id) == bytes(8), "thread_context_clear: no context")
+ok(raises(ValueError, uevent.thread_context, b"short", bytes(8)) is not None,
+   "thread_context checks id lengths")
+
 with uevent.FileReader(path) as rd:
     recs = list(rd)
 kinds = [type(x.payload).__name__ for x in recs]

@@ -26,15 +26,15 @@ from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Seq
 
 from ._uevent import ffi as _ffi, lib as _lib
 from . import _records
-from ._helpers import _cstr
 from ._records import (SampleId, PerfRecord, PerfRead, Sample, Mmap, Comm, Task, Lost, Throttle,
                        Switch, Ksymbol, BpfEvent, Other, SessionStats, Stats, Text, RangeBegin, RangeEnd,
                        Counter, JitCodeLoad, JitCodeMove, JitCodeUnload, JitDebugEntry,
-                       JitDebugInfo, TraceContext, Raw, Payload, PerfFormat, Record)
+                       JitDebugInfo, TraceContext, Raw, Payload, PerfFormat, Record, _cstr)
 
 __all__ = [
     # not "range" and "open": `from uevent import *` leaves the builtins alone
     "Error", "InvalidArgument", "mark", "emit", "counter", "trace_context",
+    "thread_context", "thread_context_clear", "thread_context_registered",
     "async_begin", "async_end", "enabled", "close", "transport", "open_reason", "reason",
     "max_payload", "Stats", "stats", "stats_reset", "decode", "decode_record", "Record",
     "FileReader", "Text", "RangeBegin", "RangeEnd", "Counter", "JitCodeLoad", "JitCodeMove",
@@ -186,22 +186,12 @@ def mark(text: Union[str, bytes], *args: Any) -> None:
         if not _word[0]:
             return
         text = text % args
-    elif type(text) is str and len(text) <= _TEXT_ROOM and text.isascii() and "\0" not in text:
-        # The usual case, checked without encoding: ASCII is its own UTF-8.
-        if _word[0]:
-            ret = _mark(text.encode())
-            if ret < 0:
-                raise _error(-ret, "mark")
-        return
-    elif type(text) is bytes and len(text) <= _TEXT_ROOM and 0 not in text:
-        if _word[0]:
-            ret = _mark(text)
-            if ret < 0:
-                raise _error(-ret, "mark")
-        return
-    b = _cstr_arg(text, "mark: text", _TEXT_ROOM)
+    # The usual cases, checked without encoding (ASCII is its own UTF-8); others converted.
+    if not (type(text) is str and len(text) <= _TEXT_ROOM and text.isascii() and "\0" not in text
+            or type(text) is bytes and len(text) <= _TEXT_ROOM and 0 not in text):
+        text = _cstr_arg(text, "mark: text", _TEXT_ROOM)
     if _word[0]:
-        ret = _mark(b)
+        ret = _mark(text.encode() if type(text) is str else text)
         if ret < 0:
             raise _error(-ret, "mark")
 
@@ -253,6 +243,28 @@ def trace_context(trace_id: bytes, span_id: bytes, flags: int = 0) -> None:
     sid = _fixed(span_id, 8, "span_id")
     f = _int(flags, 0, 0xFF, "trace_context: flags")
     _check(_lib.uevent_trace_context(tid, sid, f), "trace_context")
+
+
+def thread_context(trace_id: bytes, span_id: bytes, flags: int = 0) -> None:
+    """Set the calling thread's trace context, the one its perf samples carry.
+
+    Plain stores into the thread's registered area (uevent_thread_context_set); on a
+    kernel without PR_PERF_TLS_AREA it still stores, and samples carry no context.
+    """
+    tid = _fixed(trace_id, 16, "trace_id")
+    sid = _fixed(span_id, 8, "span_id")
+    f = _int(flags, 0, 0xFF, "thread_context: flags")
+    _check(_lib.uevent_thread_context_set(tid, sid, f), "thread_context")
+
+
+def thread_context_clear() -> None:
+    """The calling thread has no trace context any more (its samples carry none)."""
+    _check(_lib.uevent_thread_context_clear(), "thread_context_clear")
+
+
+def thread_context_registered() -> bool:
+    """True when the kernel dumps the calling thread's context into its samples."""
+    return bool(_lib.uevent_thread_context_registered())
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -655,12 +667,6 @@ def _transport_bit(t: Union[str, int]) -> int:
     return 1 << t
 
 
-def _uint(name: str, v: Any, bits: int = 32) -> int:
-    if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < (1 << bits):
-        raise InvalidArgument(_errno.EINVAL, f"{name} must be an integer in [0, 2**{bits})")
-    return v
-
-
 class Session(_Events):
     """A live perf session reading uevents (and, on request, other records).
 
@@ -695,8 +701,6 @@ class Session(_Events):
             disabled = disabled or enabled is False
         if pid is None:
             pid = 0
-        if not isinstance(pid, int) or isinstance(pid, bool) or pid < -1 or pid >= 1 << 31:
-            raise InvalidArgument(_errno.EINVAL, f"pid must be None, -1 or a process id: {pid!r}")
         mask = 0
         if transports is not None:
             items = [transports] if isinstance(transports, (str, int)) else list(transports)
@@ -704,24 +708,16 @@ class Session(_Events):
                 raise InvalidArgument(_errno.EINVAL, "transports is empty")
             for t in items:
                 mask |= _transport_bit(t)
-        if ring_pages and ring_pages & (ring_pages - 1):
-            raise InvalidArgument(_errno.EINVAL, f"ring_pages must be a power of 2: {ring_pages}")
-        o = _out("struct uevent_session_opts *")
-        o.pid = pid
-        o.transports = mask
-        kw = locals()       # the keywords, by the names the generated tables give
-        for k, bits in _records.SESSION_NUMBERS.items():    # (the attr's tls_user is a u16)
-            setattr(o, k, _uint(k, kw[k], 16 if k == "tls_user" else bits))
-        o.flags = sum(f for k, f in _records.SESSION_FLAGS.items() if kw[k])
-        keep = _ffi.new("char[]", _os.fsencode(usdt_path)) if usdt_path is not None else _ffi.NULL
-        o.usdt_path = keep
         if cpus is not None and not isinstance(cpus, str):
             items = list(cpus)
             if not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in items):
                 raise InvalidArgument(_errno.EINVAL, f"cpus must be CPU numbers: {cpus!r}")
             cpus = ",".join(str(c) for c in items)
-        keep_cpus = _ffi.new("char[]", cpus.encode()) if cpus is not None else _ffi.NULL
-        o.cpus = keep_cpus
+        o = _out("struct uevent_session_opts *")
+        o.transports = mask
+        # the rest by the members' names and C types (generated); C refuses what no
+        # kernel takes (pid < -1, ring_pages not a power of 2...) with a reason
+        keep = _records.session_opts(o, locals())
         if _spawn is None:
             p = _lib.uevent_session__open(o)
         else:
@@ -729,7 +725,7 @@ class Session(_Events):
             p = _lib.uevent_session__spawn(o, _ffi.new("char *[]", args + [_ffi.NULL]))
             del args
         err = _ffi.errno
-        del keep, keep_cpus
+        del keep
         if p == _ffi.NULL:
             why = _lib.uevent_perf_open_reason()
             raise _error(err or _errno.EINVAL, _cstr(why) or None)

@@ -1289,6 +1289,194 @@ extern "C" {
 extern "C" {
     pub fn uevent_type_name(type_: u32) -> *const ::std::os::raw::c_char;
 }
+pub const UEVENT_THREAD_CONTEXT_VERSION: _bindgen_ty_3 = 1;
+pub const UEVENT_THREAD_CONTEXT_SIZE: _bindgen_ty_3 = 40;
+pub type _bindgen_ty_3 = ::std::os::raw::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct uevent_thread_context_area {
+    pub seq: u32,
+    pub version: u16,
+    pub size: u16,
+    pub trace_id: [u8; 16usize],
+    pub span_id: [u8; 8usize],
+    pub flags: u8,
+    pub valid: u8,
+    pub reserved: [u8; 6usize],
+}
+#[test]
+fn bindgen_test_layout_uevent_thread_context_area() {
+    assert_eq!(
+        ::std::mem::size_of::<uevent_thread_context_area>(),
+        40usize,
+        concat!("Size of: ", stringify!(uevent_thread_context_area))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<uevent_thread_context_area>(),
+        4usize,
+        concat!("Alignment of ", stringify!(uevent_thread_context_area))
+    );
+    fn test_field_seq() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_thread_context_area>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).seq) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_thread_context_area),
+                "::",
+                stringify!(seq)
+            )
+        );
+    }
+    test_field_seq();
+    fn test_field_version() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_thread_context_area>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).version) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_thread_context_area),
+                "::",
+                stringify!(version)
+            )
+        );
+    }
+    test_field_version();
+    fn test_field_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_thread_context_area>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).size) as usize - ptr as usize
+            },
+            6usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_thread_context_area),
+                "::",
+                stringify!(size)
+            )
+        );
+    }
+    test_field_size();
+    fn test_field_trace_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_thread_context_area>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).trace_id) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_thread_context_area),
+                "::",
+                stringify!(trace_id)
+            )
+        );
+    }
+    test_field_trace_id();
+    fn test_field_span_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_thread_context_area>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).span_id) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_thread_context_area),
+                "::",
+                stringify!(span_id)
+            )
+        );
+    }
+    test_field_span_id();
+    fn test_field_flags() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_thread_context_area>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).flags) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_thread_context_area),
+                "::",
+                stringify!(flags)
+            )
+        );
+    }
+    test_field_flags();
+    fn test_field_valid() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_thread_context_area>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).valid) as usize - ptr as usize
+            },
+            33usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_thread_context_area),
+                "::",
+                stringify!(valid)
+            )
+        );
+    }
+    test_field_valid();
+    fn test_field_reserved() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_thread_context_area>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
+            },
+            34usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_thread_context_area),
+                "::",
+                stringify!(reserved)
+            )
+        );
+    }
+    test_field_reserved();
+}
+extern "C" {
+    pub fn uevent_thread_context_set(
+        trace_id16: *const u8,
+        span_id8: *const u8,
+        flags: u8,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    pub fn uevent_thread_context_clear() -> ::std::os::raw::c_int;
+}
+extern "C" {
+    pub fn uevent_thread_context_registered() -> ::std::os::raw::c_int;
+}
+extern "C" {
+    pub fn uevent_thread_context_area() -> *const uevent_thread_context_area;
+}
+extern "C" {
+    pub fn uevent_thread_context_decode(
+        buf: *const ::std::os::raw::c_void,
+        len: size_t,
+        byte_order: ::std::os::raw::c_int,
+        out: *mut uevent_trace_context,
+    ) -> ::std::os::raw::c_int;
+}
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct uevent_sample_id {
@@ -1858,7 +2046,8 @@ pub const UEVENT_FEAT_SAMPLE_TLS_USER: uevent_feature = 5;
 pub const UEVENT_FEAT_AUX_SAMPLE: uevent_feature = 6;
 pub const UEVENT_FEAT_BPF_EVENT: uevent_feature = 7;
 pub const UEVENT_FEAT_PERF_EVENTS: uevent_feature = 8;
-pub const UEVENT_FEAT_COUNT: uevent_feature = 9;
+pub const UEVENT_FEAT_THREAD_CONTEXT: uevent_feature = 9;
+pub const UEVENT_FEAT_COUNT: uevent_feature = 10;
 pub type uevent_feature = ::std::os::raw::c_uint;
 pub const UEVENT_FEAT_ABSENT: uevent_feature_state = 0;
 pub const UEVENT_FEAT_PRESENT: uevent_feature_state = 1;
@@ -1954,12 +2143,13 @@ pub struct uevent_kernel_abi {
     pub attr_uevents_bit: u32,
     pub sample_tls_user_bit: u32,
     pub listeners: u32,
+    pub features: u32,
 }
 #[test]
 fn bindgen_test_layout_uevent_kernel_abi() {
     assert_eq!(
         ::std::mem::size_of::<uevent_kernel_abi>(),
-        24usize,
+        28usize,
         concat!("Size of: ", stringify!(uevent_kernel_abi))
     );
     assert_eq!(
@@ -2069,6 +2259,23 @@ fn bindgen_test_layout_uevent_kernel_abi() {
         );
     }
     test_field_listeners();
+    fn test_field_features() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_kernel_abi>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).features) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_kernel_abi),
+                "::",
+                stringify!(features)
+            )
+        );
+    }
+    test_field_features();
 }
 extern "C" {
     pub fn uevent_kernel_abi(abi: *mut uevent_kernel_abi) -> ::std::os::raw::c_int;
@@ -2134,8 +2341,8 @@ extern "C" {
         clockid: ::std::os::raw::c_int,
     ) -> ::std::os::raw::c_int;
 }
-pub const UEVENT_PERF_FLAG_NO_CLOEXEC: _bindgen_ty_3 = 1073741824;
-pub type _bindgen_ty_3 = ::std::os::raw::c_uint;
+pub const UEVENT_PERF_FLAG_NO_CLOEXEC: _bindgen_ty_4 = 1073741824;
+pub type _bindgen_ty_4 = ::std::os::raw::c_uint;
 extern "C" {
     pub fn uevent_perf_open(
         attr: *mut perf_event_attr,
@@ -2666,6 +2873,10 @@ pub struct uevent_perf_sample {
     pub tls_user_size: u64,
     pub tls_user: *const ::std::os::raw::c_void,
     pub tls_user_dyn_size: u64,
+    pub context_err: i32,
+    pub context_trace_id: [u8; 16usize],
+    pub context_span_id: [u8; 8usize],
+    pub context_flags: u8,
     pub aux_size: u64,
     pub aux: *const ::std::os::raw::c_void,
     pub event_index: i32,
@@ -2674,7 +2885,7 @@ pub struct uevent_perf_sample {
 fn bindgen_test_layout_uevent_perf_sample() {
     assert_eq!(
         ::std::mem::size_of::<uevent_perf_sample>(),
-        384usize,
+        416usize,
         concat!("Size of: ", stringify!(uevent_perf_sample))
     );
     assert_eq!(
@@ -3379,6 +3590,74 @@ fn bindgen_test_layout_uevent_perf_sample() {
         );
     }
     test_field_tls_user_dyn_size();
+    fn test_field_context_err() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_perf_sample>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).context_err) as usize - ptr as usize
+            },
+            360usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_perf_sample),
+                "::",
+                stringify!(context_err)
+            )
+        );
+    }
+    test_field_context_err();
+    fn test_field_context_trace_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_perf_sample>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).context_trace_id) as usize - ptr as usize
+            },
+            364usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_perf_sample),
+                "::",
+                stringify!(context_trace_id)
+            )
+        );
+    }
+    test_field_context_trace_id();
+    fn test_field_context_span_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_perf_sample>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).context_span_id) as usize - ptr as usize
+            },
+            380usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_perf_sample),
+                "::",
+                stringify!(context_span_id)
+            )
+        );
+    }
+    test_field_context_span_id();
+    fn test_field_context_flags() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_perf_sample>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).context_flags) as usize - ptr as usize
+            },
+            388usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_perf_sample),
+                "::",
+                stringify!(context_flags)
+            )
+        );
+    }
+    test_field_context_flags();
     fn test_field_aux_size() {
         assert_eq!(
             unsafe {
@@ -3386,7 +3665,7 @@ fn bindgen_test_layout_uevent_perf_sample() {
                 let ptr = uninit.as_ptr();
                 ::std::ptr::addr_of!((*ptr).aux_size) as usize - ptr as usize
             },
-            360usize,
+            392usize,
             concat!(
                 "Offset of field: ",
                 stringify!(uevent_perf_sample),
@@ -3403,7 +3682,7 @@ fn bindgen_test_layout_uevent_perf_sample() {
                 let ptr = uninit.as_ptr();
                 ::std::ptr::addr_of!((*ptr).aux) as usize - ptr as usize
             },
-            368usize,
+            400usize,
             concat!(
                 "Offset of field: ",
                 stringify!(uevent_perf_sample),
@@ -3420,7 +3699,7 @@ fn bindgen_test_layout_uevent_perf_sample() {
                 let ptr = uninit.as_ptr();
                 ::std::ptr::addr_of!((*ptr).event_index) as usize - ptr as usize
             },
-            376usize,
+            408usize,
             concat!(
                 "Offset of field: ",
                 stringify!(uevent_perf_sample),
@@ -4323,7 +4602,7 @@ pub union uevent_perf_body {
 fn bindgen_test_layout_uevent_perf_body() {
     assert_eq!(
         ::std::mem::size_of::<uevent_perf_body>(),
-        384usize,
+        416usize,
         concat!("Size of: ", stringify!(uevent_perf_body))
     );
     assert_eq!(
@@ -4548,7 +4827,7 @@ pub struct uevent_perf_record {
 fn bindgen_test_layout_uevent_perf_record() {
     assert_eq!(
         ::std::mem::size_of::<uevent_perf_record>(),
-        464usize,
+        496usize,
         concat!("Size of: ", stringify!(uevent_perf_record))
     );
     assert_eq!(

@@ -194,6 +194,23 @@ pub fn trace_context(trace_id: &[u8; 16], span_id: &[u8; 8], flags: u8) -> io::R
     check(unsafe { sys::uevent_trace_context(trace_id.as_ptr(), span_id.as_ptr(), flags) })
 }
 
+/// Sets the calling thread's trace context, the one its perf samples carry: plain
+/// stores into the thread's registered area (`uevent_thread_context_set`). On a kernel
+/// without `PR_PERF_TLS_AREA` it still stores, and samples carry no context.
+pub fn thread_context(trace_id: &[u8; 16], span_id: &[u8; 8], flags: u8) -> io::Result<()> {
+    check(unsafe { sys::uevent_thread_context_set(trace_id.as_ptr(), span_id.as_ptr(), flags) })
+}
+
+/// The calling thread has no trace context any more.
+pub fn thread_context_clear() -> io::Result<()> {
+    check(unsafe { sys::uevent_thread_context_clear() })
+}
+
+/// Whether the kernel dumps the calling thread's context into its samples.
+pub fn thread_context_registered() -> bool {
+    unsafe { sys::uevent_thread_context_registered() != 0 }
+}
+
 /// First payload type free for applications.
 pub const TYPE_USER: u32 = sys::UEVENT_TYPE_USER;
 /// Largest payload any transport carries.
@@ -363,13 +380,6 @@ pub fn stats_reset() {
 // ---- decoding -------------------------------------------------------------------------
 
 // ByteOrder (enum uevent_byte_order) is generated, in perf::records.
-
-pub(crate) unsafe fn sized_str(p: *const c_char, n: u32) -> String {
-    if p.is_null() {
-        return String::new();
-    }
-    String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, n as usize)).into_owned()
-}
 
 /// An output or options struct of uevent.h, which [`zeroed_out`] makes.
 ///

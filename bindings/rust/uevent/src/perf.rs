@@ -42,19 +42,8 @@ use std::time::Duration;
 
 use crate::{cstr, err, sys};
 
-// Transport (enum uevent_transport's carriers) and SessionBuilder (struct
-// uevent_session_opts) with its setters are generated as well, in records.rs.
-impl Transport {
-    /// The transport of C enum value `t`, if it is one that carries events.
-    pub fn from_raw(t: u32) -> Option<Transport> {
-        Transport::ALL.into_iter().find(|x| x.raw() == t)
-    }
-
-    /// Its name as the library spells it ("usdt", "user_events", ...).
-    pub fn name(self) -> String {
-        crate::transport_name(self.raw() as i32)
-    }
-}
+// Transport (enum uevent_transport's carriers, from_raw() and name()) and SessionBuilder
+// (struct uevent_session_opts) with its setters are generated as well, in records.rs.
 
 // ---- records ---------------------------------------------------------------------------
 
@@ -107,34 +96,6 @@ pub fn record_name(ty: u32) -> &'static str {
         return "";
     }
     unsafe { CStr::from_ptr(p) }.to_str().unwrap_or("")
-}
-
-pub(crate) unsafe fn bytes(p: *const c_void, n: u64) -> Vec<u8> {
-    if p.is_null() || n == 0 {
-        return Vec::new();
-    }
-    std::slice::from_raw_parts(p as *const u8, n as usize).to_vec()
-}
-
-unsafe fn u64s(p: *const c_void, n: u64, bo: c_int) -> Vec<u64> {
-    if p.is_null() {
-        return Vec::new();
-    }
-    (0..n).map(|i| sys::uevent_perf_u64(p, i, bo)).collect()
-}
-
-/// n groups of K u64 each.
-unsafe fn groups_of<const K: usize>(p: *const c_void, n: u64, bo: c_int) -> Vec<[u64; K]> {
-    let all = u64s(p, n * K as u64, bo);
-    all.chunks_exact(K).map(|c| c.try_into().expect("K elements")).collect()
-}
-
-/// n groups of per u64 each.
-unsafe fn groups(p: *const c_void, n: u64, per: u64, bo: c_int) -> Vec<Vec<u64>> {
-    if per == 0 {
-        return Vec::new();
-    }
-    u64s(p, n * per, bo).chunks(per as usize).map(|c| c.to_vec()).collect()
 }
 
 /// A decoded record still inside the reader's buffer: valid until the reader's next

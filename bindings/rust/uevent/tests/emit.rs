@@ -212,3 +212,30 @@ fn argument_checks(dir: &std::path::Path) {
     assert!(matches!(&recs[4].payload, Payload::RangeBegin { name, .. } if *name == rname));
     assert!(matches!(&recs[6].payload, Payload::RangeBegin { name, flags: 1, .. } if *name == rname));
 }
+
+/// The thread context lands in this thread's area, on any kernel; another thread's is
+/// its own.
+#[test]
+fn thread_context_area() {
+    // The library writes the area: read it by volatile copies, never hold a reference.
+    let ptr = unsafe { uevent::sys::uevent_thread_context_area() };
+    // SAFETY: the calling thread's area, valid and aligned while the thread lives.
+    let read = || unsafe { std::ptr::read_volatile(ptr) };
+    uevent::thread_context(&[7; 16], &[9; 8], 1).unwrap();
+    let a = read();
+    assert_eq!((a.trace_id, a.span_id, a.flags, a.valid), ([7; 16], [9; 8], 1, 1));
+    assert_eq!((a.size, a.seq % 2), (40, 0));
+    let registered = uevent::thread_context_registered();
+    let other = std::thread::spawn(|| {
+        let p = unsafe { uevent::sys::uevent_thread_context_area() };
+        // SAFETY: as above, for the spawned thread.
+        (unsafe { std::ptr::read_volatile(p) }.valid, p as usize)
+    })
+    .join()
+    .unwrap();
+    assert_eq!(other.0, 0);
+    assert_ne!(other.1, ptr as usize);
+    uevent::thread_context_clear().unwrap();
+    assert_eq!(read().valid, 0);
+    assert_eq!(uevent::thread_context_registered(), registered);
+}

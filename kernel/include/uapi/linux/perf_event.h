@@ -1043,12 +1043,13 @@ enum perf_event_type {
 	 *	  char			data[size];
 	 *	  u64			dyn_size; } && PERF_SAMPLE_TLS_USER
 	 *	#
-	 *	# PERF_SAMPLE_TLS_USER: the attr.sample_tls_user bytes of the
-	 *	# sampled thread just below its thread pointer's first word (on
-	 *	# x86-64 the TCB self pointer at %fs:0; static TLS lies below
-	 *	# it). The kernel writes it after code_page_size and before the
-	 *	# PERF_SAMPLE_AUX data. size is 0 and nothing follows it when
-	 *	# nothing could be dumped; dyn_size counts the bytes read.
+	 *	# PERF_SAMPLE_TLS_USER: up to attr.sample_tls_user bytes of
+	 *	# the area the sampled thread registered with PR_PERF_TLS_AREA
+	 *	# (linux/perf_uevent.h). The kernel writes it after
+	 *	# code_page_size and before the PERF_SAMPLE_AUX data. size is 0
+	 *	# and nothing follows it when the thread has no area, for
+	 *	# samples outside a user context and for cross-task samples;
+	 *	# dyn_size counts the bytes read.
 	 *	#
 	 * };
 	 */

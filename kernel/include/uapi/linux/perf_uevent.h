@@ -31,6 +31,23 @@
  */
 #define PR_TASK_PERF_UEVENT		0x55455654
 
+/*
+ * prctl(PR_PERF_TLS_AREA, addr, size, 0, 0)
+ *
+ * Registers the calling thread's context area, the bytes PERF_SAMPLE_TLS_USER dumps
+ * into the thread's samples: the first min(size, attr.sample_tls_user) bytes at addr,
+ * read when the sample is taken. addr = size = 0 unregisters; a thread without an area
+ * gets empty dumps (size 0). Per thread, like rseq: a thread made by clone(CLONE_VM)
+ * starts without one, fork()'s child keeps its parent thread's (its copy of the same
+ * memory), execve() drops it. Returns 0, or -1 with errno:
+ *   EINVAL  arg4 or arg5 not 0; addr or size not a multiple of 8; size 0 with an
+ *           addr, or size above PERF_SAMPLE_TLS_USER_MAX
+ *   EFAULT  [addr, addr + size) is not a user address range
+ * The area is not read at registration: if it is unmapped when a sample is taken,
+ * the dump's dyn_size says how much could be read. "UETA", next to "UEVT".
+ */
+#define PR_PERF_TLS_AREA		0x55455441
+
 /* flags (arg5) */
 #define PR_PERF_UEVENT_QUERY		(1UL << 0)	/* fill struct perf_uevent_abi at data */
 #define PR_PERF_UEVENT_FORMAT_SHIFT	8		/* bits 8..15: format, 0 = current */
@@ -97,7 +114,10 @@ struct perf_uevent_abi {
 	 * perfmon_capable() callers only (0 for others).
 	 */
 	__u32	listeners;
-	__u32	__reserved;
+	__u32	features;		/* PERF_UEVENT_FEAT_* */
 };
+
+/* perf_uevent_abi.features (0 in kernels before PR_PERF_TLS_AREA) */
+#define PERF_UEVENT_FEAT_TLS_AREA	(1U << 0)	/* PR_PERF_TLS_AREA is there */
 
 #endif /* _UAPI_LINUX_PERF_UEVENT_H */

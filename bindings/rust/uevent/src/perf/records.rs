@@ -6,12 +6,47 @@
 
 use std::io;
 use std::mem::MaybeUninit;
-use std::os::raw::c_int;
+use std::os::raw::{c_char, c_int, c_void};
 use std::path::{Path, PathBuf};
 
-use super::{bytes, cstr, groups, groups_of, u64s, Header, Rec};
-use crate::{check, sized_str};
+use super::{cstr, Header, Rec};
+use crate::check;
 use uevent_sys as sys;
+
+unsafe fn bytes(p: *const c_void, n: u64) -> Vec<u8> {
+    if p.is_null() || n == 0 {
+        return Vec::new();
+    }
+    std::slice::from_raw_parts(p as *const u8, n as usize).to_vec()
+}
+
+unsafe fn sized_str(p: *const c_char, n: u32) -> String {
+    if p.is_null() {
+        return String::new();
+    }
+    String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, n as usize)).into_owned()
+}
+
+unsafe fn u64s(p: *const c_void, n: u64, bo: c_int) -> Vec<u64> {
+    if p.is_null() {
+        return Vec::new();
+    }
+    (0..n).map(|i| sys::uevent_perf_u64(p, i, bo)).collect()
+}
+
+/// n groups of K u64 each.
+unsafe fn groups_of<const K: usize>(p: *const c_void, n: u64, bo: c_int) -> Vec<[u64; K]> {
+    let all = u64s(p, n * K as u64, bo);
+    all.chunks_exact(K).map(|c| c.try_into().expect("K elements")).collect()
+}
+
+/// n groups of per u64 each.
+unsafe fn groups(p: *const c_void, n: u64, per: u64, bo: c_int) -> Vec<Vec<u64>> {
+    if per == 0 {
+        return Vec::new();
+    }
+    u64s(p, n * per, bo).chunks(per as usize).map(|c| c.to_vec()).collect()
+}
 
 /// `struct uevent_perf_read`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -82,6 +117,10 @@ pub struct Sample {
     pub code_page_size: u64,
     pub tls_user: Vec<u8>,
     pub tls_user_dyn_size: u64,
+    pub context_err: i32,
+    pub context_trace_id: Vec<u8>,
+    pub context_span_id: Vec<u8>,
+    pub context_flags: u8,
     pub aux: Vec<u8>,
     pub event_index: i32,
 }
@@ -128,6 +167,10 @@ pub(crate) unsafe fn sample_from(s: &sys::uevent_perf_sample, bo: c_int) -> Samp
         code_page_size: s.code_page_size,
         tls_user: bytes(s.tls_user, (s.tls_user_size) as u64),
         tls_user_dyn_size: s.tls_user_dyn_size,
+        context_err: s.context_err,
+        context_trace_id: s.context_trace_id[..((16) as usize).min(s.context_trace_id.len())].to_vec(),
+        context_span_id: s.context_span_id[..((8) as usize).min(s.context_span_id.len())].to_vec(),
+        context_flags: s.context_flags,
         aux: bytes(s.aux, (s.aux_size) as u64),
         event_index: s.event_index,
     }
@@ -689,6 +732,23 @@ impl Transport {
             Transport::Ftrace => sys::UEVENT_TRANSPORT_FTRACE,
             Transport::File => sys::UEVENT_TRANSPORT_FILE,
         }
+    }
+
+    /// The transport of C enum value `t`, if it is one that carries events.
+    pub fn from_raw(t: u32) -> Option<Transport> {
+        match t {
+            sys::UEVENT_TRANSPORT_PRCTL => Some(Transport::Prctl),
+            sys::UEVENT_TRANSPORT_USER_EVENTS => Some(Transport::UserEvents),
+            sys::UEVENT_TRANSPORT_USDT => Some(Transport::Usdt),
+            sys::UEVENT_TRANSPORT_FTRACE => Some(Transport::Ftrace),
+            sys::UEVENT_TRANSPORT_FILE => Some(Transport::File),
+            _ => None,
+        }
+    }
+
+    /// Its name as the library spells it ("usdt", "user_events", ...).
+    pub fn name(self) -> String {
+        crate::transport_name(self.raw() as i32)
     }
 }
 
