@@ -39,3 +39,7 @@ EXTRA_DIST += %reldir%/jit-luajit.lua
 # make bench: the Numba hook's cost on compiles and on running code, on against off.
 bench_scripts += %reldir%/jit-numba.sh
 EXTRA_DIST += %reldir%/jit-numba.sh %reldir%/jit-numba.py
+
+# make bench: the Python readers (per record, NumPy batches) against perf script/report.
+bench_scripts += %reldir%/arrays.sh
+EXTRA_DIST += %reldir%/arrays.sh %reldir%/arrays.py

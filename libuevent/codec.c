@@ -448,6 +448,7 @@ UEVENT_EXPORT int uevent_record_decode(const void *buf, size_t len, int bo, uint
 		return _uevent_err(EINVAL);
 	memset(out, 0, sizeof(*out));
 	out->sz = sizeof(*out);
+	out->event_index = -1;		/* the reader that knows the events sets it */
 	_uevent_cur_init(&r, buf, len, bo);
 	out->record_type = _uevent_get32(&r);
 	out->misc = _uevent_get16(&r);

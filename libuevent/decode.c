@@ -567,6 +567,7 @@ int _uevent_raw_to_uevent(struct uevent_perf_record *rec, const struct uevent_pe
 	out->size = (uint32_t)size;
 	out->data = raw + off;
 	out->id = rec->id;
+	out->event_index = -1;		/* the sample's, which the reader sets */
 	rec->type = PERF_RECORD_UEVENT;
 	rec->body = UEVENT_BODY_UEVENT;
 	return 0;

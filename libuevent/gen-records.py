@@ -253,7 +253,90 @@ def _cstr(p: Any) -> str:
 
 
 def _str(p: Any, n: int) -> str:
-    return str(_ffi.unpack(p, n).decode("utf-8", "replace"))'''
+    return str(_ffi.unpack(p, n).decode("utf-8", "replace"))
+
+
+# ---- the same from addresses, for the makers that read a record with one unpack ------
+
+def _layout(ctype: str, paths: Tuple[Tuple[str, ...], ...]) -> _struct.Struct:
+    """A struct.Struct reading the members of ctype at paths (field names, nested
+    structs and unions walked), in offset order, as ints; pointers as their addresses,
+    arrays as bytes."""
+    fmt, at = ["="], 0
+    for path in paths:
+        t = _ffi.typeof(ctype)
+        for name in path:
+            t = dict(t.fields)[name].type
+        off = _ffi.offsetof(ctype, *path)
+        size = _ffi.sizeof(t)
+        if t.kind == "array":
+            code = "%ds" % size
+        elif t.kind == "pointer":
+            code = "Q" if size == 8 else "I"
+        else:
+            code = {1: "b", 2: "h", 4: "i", 8: "q"}[size]
+            if t.kind != "primitive" or t.cname.startswith(("uint", "unsigned", "size_t")):
+                code = code.upper()
+        if off < at:
+            raise ValueError(f"{ctype}: {'.'.join(path)} is not in offset order")
+        fmt.append("%dx%s" % (off - at, code) if off > at else code)
+        at = off + size
+    return _struct.Struct("".join(fmt))
+
+
+def _ptr(a: int) -> Any:
+    return _ffi.cast("char *", a)
+
+
+def _u64s_at(a: int, n: int, bo: int) -> Tuple[int, ...]:
+    if not n or not a:
+        return ()
+    return _struct.unpack("%s%dQ" % (_BO_CHAR[bo], n), _ffi.buffer(_ptr(a), 8 * n))
+
+
+def _groups_at(a: int, n: int, per: int, bo: int) -> Tuple[Tuple[int, ...], ...]:
+    if not n or not per or not a:
+        return ()
+    flat = _u64s_at(a, n * per, bo)
+    return tuple(flat[i:i + per] for i in range(0, len(flat), per))
+
+
+def _blob_at(a: int, n: int) -> bytes:
+    return bytes(_ffi.buffer(_ptr(a), n)) if n and a else b""
+
+
+def _cstr_at(a: int) -> str:
+    return str(_ffi.string(_ptr(a)).decode("utf-8", "replace")) if a else ""
+
+
+def _slot_init(cls: type) -> Callable[..., None]:
+    """The __init__ the dataclass cls has (same parameters and defaults), setting each
+    slot through its member descriptor, bound once: a frozen dataclass's own sets each
+    field with object.__setattr__, which costs twice as much and was most of the time
+    spent making a record."""
+    fields = [f for f in _dc.fields(cls) if f.init]   # type: ignore[arg-type]
+    sets: Dict[str, Any] = {}
+    for c in reversed(cls.__mro__):
+        for n in vars(c).get("__slots__", ()):
+            sets[n] = vars(c)[n].__set__
+    if any(f.default_factory is not _dc.MISSING or f.name not in sets for f in fields):
+        return cls.__init__     # type: ignore[misc]
+    env: Dict[str, Any] = {}
+    params = []
+    for i, f in enumerate(fields):
+        if f.default is _dc.MISSING:
+            params.append(f.name)
+        else:
+            env[f"_d{i}"] = f.default
+            params.append(f"{f.name}=_d{i}")
+    src = (f"def _make({', '.join(f'_s{i}' for i in range(len(fields)))}):\\n"
+           f"    def __init__(self, {', '.join(params)}):\\n"
+           + "".join(f"        _s{i}(self, {f.name})\\n" for i, f in enumerate(fields))
+           + "    return __init__\\n")
+    exec(src, env)
+    init: Callable[..., None] = env["_make"](*(sets[f.name] for f in fields))
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    return init'''
 
 
 def python(model):
@@ -269,6 +352,7 @@ def python(model):
            "order; pointer members are copied out (bytes, str, tuples of ints). Do not edit:",
            'change uevent.h."""',
            "# flake8: noqa",
+           "import dataclasses as _dc",
            "import os as _os",
            "import struct as _struct",
            "from dataclasses import dataclass as _dataclass",
@@ -308,9 +392,19 @@ def python(model):
             "# the C library's name of a record type: set by the package",
             "record_name: Callable[[int], str] = _no_names", ""]
 
-    def fields_of(name, base):
+    def fields_of(name, base, ref=None, nested=None):
+        """(python name, type, value expression) of each member. ref(member) is how the
+        expression reads a member (default: the cdata's attribute s.member, pointers as
+        cdata); with a ref, pointers are addresses (the _at helpers) and nested(f) gives
+        a nested struct's expression."""
         res = []
+        at = "_at" if ref else ""
+        ref = ref or (lambda m: "s." + m)
+        count = lambda e: re.sub(r"\b([A-Za-z_]\w*)\b", lambda m: ref(m.group(1)),
+                                 e).replace("/", "//")
         counts = {f.count for f in model[name] if f.kind == "bytes" and f.count}
+        # the fast makers skip the call for an empty array (most of a sample's are)
+        nz = (lambda e, n, empty: f"({e} if {n} else {empty})") if at else (lambda e, n, empty: e)
         for f in model[name]:
             if f.name == "sz":
                 continue
@@ -319,32 +413,77 @@ def python(model):
                 if pn in counts:
                     continue        # the length of a bytes member: len() of it
                 pn = name[len("uevent_perf_"):].split("_")[0] + "_" + pn
-            s = "s." + f.name
+            s = None if f.nested and nested else ref(f.name)
             if f.nested:
-                res.append((pn, py_class(f.nested), f"_mk_{f.nested}({s}, bo)"))
+                res.append((pn, py_class(f.nested),
+                            nested(f) if nested else f"_mk_{f.nested}({s}, bo)"))
             elif f.by:
                 res.append((pn, "Dict[str, int]",
                             f"{{_cstr(_lib.{f.by}(i)) or str(i): v for i, v in enumerate({s})}}"))
             elif f.kind == "str":
-                res.append((pn, "str", f"_cstr({s})"))
+                res.append((pn, "str", f"_cstr{at}({s})"))
             elif f.kind == "bytes":
-                n = expr(f.count, "s.", "//")
+                n = count(f.count)
                 if f.array:
                     res.append((pn, "bytes", f"bytes({s})[:{n}]"))
                 else:
-                    res.append((pn, "bytes", f"_blob({s}, {n})"))
+                    res.append((pn, "bytes", nz(f"_blob{at}({s}, {n})", n, 'b""')))
             elif f.kind == "u64" and f.per:
-                e = f"_groups({s}, {expr(f.count, 's.', '//')}, {expr(f.per, 's.', '//')}, bo)"
+                e = f"_groups{at}({s}, {count(f.count)}, {count(f.per)}, bo)"
                 t = "Tuple[Tuple[int, ...], ...]"
                 if f.per.isdigit():     # groups of a known size: say so to the type checker
                     t = "Tuple[Tuple[" + ", ".join(["int"] * int(f.per)) + "], ...]"
                     e = f"_cast({t!r}, {e})"
-                res.append((pn, t, e))
+                res.append((pn, t, nz(e, count(f.count), "()")))
             elif f.kind == "u64":
-                res.append((pn, "Tuple[int, ...]", f"_u64s({s}, {expr(f.count, 's.', '//')}, bo)"))
+                res.append((pn, "Tuple[int, ...]",
+                            nz(f"_u64s{at}({s}, {count(f.count)}, bo)", count(f.count), "()")))
             else:
                 res.append((pn, "int", s))
         return res
+
+    def leaves(name, path):
+        """(path from the record, C type, array) of each member of struct name read by
+        one unpack: nested structs' members in place, in offset order."""
+        out = []
+        for f in model[name]:
+            if f.name == "sz":
+                continue
+            out += leaves(f.nested, path + (f.name,)) if f.nested else [path + (f.name,)]
+        return out
+
+    def fast_maker(member, st, cls):
+        """The maker of a body struct: every member of it (and of its nested structs) from
+        one struct.unpack of the C record, pointers read only where a count says so."""
+        lv = leaves(st, ("u", member))
+        var = {l: f"v{i}" for i, l in enumerate(lv)}
+        zeros, pre = [], []
+
+        def nested(path):
+            def mk(f):
+                sub = path + (f.name,)
+                fl = fields_of(f.nested, False, lambda m: var[sub + (m,)], nested(sub))
+                vs = [var[l] for l in lv if l[:len(sub)] == sub]
+                zero = f"_Z_{st}_{f.name}"
+                zeros.append((zero, f.nested, fl, len(vs)))
+                return (f"({py_class(f.nested)}(" + ", ".join(e for _, _, e in fl) + ")"
+                        f" if {' or '.join(vs)} else {zero})")
+            return mk
+
+        fl = fields_of(st, True, lambda m: var[("u", member, m)], nested(("u", member)))
+        out = [f"_L_{st} = _layout(\"struct uevent_perf_record\", ("]
+        out += [f"    {l!r}," for l in lv]
+        out += ["))", ""]
+        for zero, nst, nfl, _ in zeros:     # a nested struct all zeros is one object
+            zf = fields_of(nst, False, lambda m: "0")
+            out.append(f"{zero} = (lambda bo: {py_class(nst)}(" + ", ".join(
+                e for _, _, e in zf) + "))(0)")
+        out += ["", "",
+                f"def _mk_{st}(h: Tuple[int, int, int, SampleId], r: Any, buf: Any, "
+                f"bo: int) -> {cls}:",
+                "    " + "".join(var[l] + ", " for l in lv) + f"= _L_{st}.unpack_from(buf)",
+                f"    return {cls}(*h, " + ", ".join(e for _, _, e in fl) + ")", ""]
+        return out
 
     for name in nested + [st for m, st in members if st in bodies] + EXTRA:
         is_body = name in bodies
@@ -357,26 +496,55 @@ def python(model):
         out += [f"    {n}: {t}" for n, t, _ in fl]
         out += ["", ""]
         if is_body:
-            out.append(f"def _mk_{name}(h: Tuple[int, int, int, SampleId], s: Any, "
-                       f"bo: int) -> {cls}:")
-            out.append(f"    return {cls}(*h, " + ", ".join(e for _, _, e in fl) + ")")
+            out += fast_maker(next(m for m, st in members if st == name), name, cls)
+            continue
         else:
             out.append(f"def _mk_{name}(s: Any, bo: int) -> {cls}:")
             out.append(f"    return {cls}(" + ", ".join(e for _, _, e in fl) + ")")
         out.append("")
     out += python_payloads(model) + python_uevent_record(model) + python_options(model)
-    out += ["", "# union member -> maker of its record object, taking the whole C record",
-            "MAKERS: Dict[str, Callable[[Tuple[int, int, int, SampleId], Any, int], Any]] = {"]
+    out += ["", "# union member -> maker of its record object, taking the whole C record (and",
+            "# its bytes)",
+            "MAKERS: Dict[str, Callable[[Tuple[int, int, int, SampleId], Any, Any, int], Any]] = {"]
     for m, st in members:
         if st in bodies:
-            out.append(f'    "{m}": lambda h, r, bo: _mk_{st}(h, r.u.{m}, bo),')
+            out.append(f'    "{m}": _mk_{st},')
     out.append("}")
+    out += python_head(model)
+    fast = ["SampleId"] + [py_class(s) for s in nested + [st for m, st in members if st in bodies]
+                           + EXTRA] + ["Record"]
+    out += ["", "# each record class's __init__ sets its slots directly (_helpers._slot_init)",
+            "for _c in (" + ", ".join(fast) + "):",
+            '    setattr(_c, "__init__", _slot_init(_c))']
     out.append("# enum uevent_perf_body_kind -> the union member it sets")
     out.append("MEMBER_OF_BODY = {" + " ".join(f'_lib.UEVENT_BODY_{m.upper()}: "{m}",'
                                                for m, _ in members) + "}")
     out.append("BODY_CLASSES = (" + ", ".join(py_class(st) for m, st in members
                                                if st in bodies) + ",)")
     return "\n".join(out) + "\n"
+
+
+def python_head(model):
+    """perf_record(): a C record's header and sample_id from one unpack, then the maker
+    of its body member (makers: indexed by enum uevent_perf_body_kind)."""
+    sid = [f for f in model["uevent_sample_id"] if f.name != "fields"]
+    lv = [("type",), ("misc",), ("size",), ("body",), ("id", "fields")]
+    lv += [("id", f.name) for f in sid]
+    bits = sorted({f.idbit for f in sid})
+    out = ["", "", "_L_HEAD = _layout(\"struct uevent_perf_record\", (" +
+           " ".join(f"{p!r}," for p in lv) + "))",
+           "# the UEVENT_ID_* bits as ints (a lib attribute is a lookup each time)",
+           "".join(f"_ID_{b} = int(_lib.UEVENT_ID_{b})\n" for b in bits), "",
+           "def perf_record(r: Any, bo: int, makers: Any) -> Any:",
+           '    """The object of a C struct uevent_perf_record."""',
+           "    buf = _ffi.buffer(r)",
+           "    t, m, size, body, f, " + ", ".join(f"i_{f.name}" for f in sid)
+           + " = _L_HEAD.unpack_from(buf)",
+           "    sid = SampleId(" + ", ".join(
+               f"i_{f.name} if f & _ID_{f.idbit} else None" for f in sid)
+           + ") if f else NO_ID",
+           "    return makers[body]((t, m, size, sid), r, buf, bo)", ""]
+    return out
 
 
 def python_payloads(model):
@@ -435,6 +603,7 @@ def python_uevent_record(model):
            "", "    `payload` is the decoded payload (Raw for application types and payloads that did",
            '    not decode); sample_id fields the record lacks are None.', '    """']
     args = []
+    after_id = False        # members after the flattened sample_id need defaults too
     for f in fl:
         if f.kind == "bytes":
             out += [f"    {f.name}: bytes", "    payload: Payload"]
@@ -442,8 +611,10 @@ def python_uevent_record(model):
         elif f.nested:
             out += [f"    {n}: Optional[int] = None" for n in sid]
             args.append("*id_values(r.id)")
+            after_id = True
         else:
-            out.append(f"    {f.name}: int")
+            dflt = (" = -1" if f.ctype.startswith("int") else " = 0") if after_id else ""
+            out.append(f"    {f.name}: int{dflt}")
             args.append("r." + f.name)
     out += ["", "", "def _mk_uevent_record(r: Any, bo: int) -> Record:",
             "    data = _blob(r.data, r.size)", "    dec = DECODERS.get(r.type)",

@@ -687,6 +687,8 @@ UEVENT_EXPORT int uevent_perf_file__next(struct uevent_perf_file *f, struct ueve
 			return err;
 		if (rec->body == UEVENT_BODY_SAMPLE)
 			rec->u.sample.event_index = e ? (int32_t)(e - f->ev) : -1;
+		else if (rec->body == UEVENT_BODY_UEVENT && !err)
+			rec->u.uevent.event_index = e ? (int32_t)(e - f->ev) : -1;
 		f->off += h.size;
 		return err == -EPROTO ? err : 1;
 	}
@@ -695,6 +697,11 @@ UEVENT_EXPORT int uevent_perf_file__next(struct uevent_perf_file *f, struct ueve
 UEVENT_EXPORT uint64_t uevent_perf_file__offset(const struct uevent_perf_file *f)
 {
 	return f ? f->off : 0;
+}
+
+void _uevent_perf_file_seek(struct uevent_perf_file *f, uint64_t off)
+{
+	f->off = off;
 }
 
 UEVENT_EXPORT int uevent_perf_file__nr_events(const struct uevent_perf_file *f)

@@ -77,6 +77,10 @@ struct uevent_session {
 	char usdt_path[PATH_MAX];	/* our object's */
 	struct usdt_obj *objs;
 	int nobjs, objs_cap;
+	/* files looked at and found without our probes: no object slot of their own (a
+	 * process maps far more of those than the 32 objects a mask can cover) */
+	struct usdt_file { uint32_t maj, min; uint64_t ino; } *plain;
+	size_t nplain, plain_cap;
 	int user_fd;
 	uint32_t user_word;
 	uint8_t *buf;

@@ -1156,7 +1156,11 @@ static void usdt_mapped(struct uevent_session *s, uint32_t pid, uint32_t maj, ui
 	struct usdt_obj *o;
 	struct proc *pr;
 	int created, obj;
+	size_t k;
 
+	for (k = 0; k < s->nplain; k++)
+		if (s->plain[k].maj == maj && s->plain[k].min == min && s->plain[k].ino == ino)
+			return;
 	o = usdt_obj_get(s, maj, min, ino, &created);
 	if (!o)
 		return;
@@ -1175,7 +1179,22 @@ static void usdt_mapped(struct uevent_session *s, uint32_t pid, uint32_t maj, ui
 		for (i = 0; i < n; i++)
 			for (c = 0; c < USDT_CLASSES; c++)
 				o->probes |= !strcmp(p[i].name, _uevent_usdt_class_name[c]);
-		if (o->probes && usdt_obj_events(s, o, path) < 0)
+		if (!o->probes) {
+			/* remembered apart: its slot goes back (it is the last one made) */
+			if (s->nplain == s->plain_cap) {
+				size_t cap = s->plain_cap ? s->plain_cap * 2 : 16;
+				struct usdt_file *pl = realloc(s->plain, cap * sizeof(*pl));
+
+				if (!pl)
+					return;
+				s->plain = pl;
+				s->plain_cap = cap;
+			}
+			s->plain[s->nplain++] = (struct usdt_file){ maj, min, ino };
+			s->nobjs--;
+			return;
+		}
+		if (usdt_obj_events(s, o, path) < 0)
 			o->probes = 0;
 	}
 	if (!o->probes)
@@ -1403,6 +1422,8 @@ static int deliver(struct uevent_session *s, uint32_t off, struct uevent_perf_re
 	}
 	if (rec->body == UEVENT_BODY_SAMPLE)
 		rec->u.sample.event_index = kind < 0 ? -1 : s->kind_ev[kind];
+	else if (rec->body == UEVENT_BODY_UEVENT)
+		rec->u.uevent.event_index = kind < 0 ? -1 : s->kind_ev[kind];
 	switch (rec->type) {
 	case PERF_RECORD_LOST:
 		s->st.lost += rec->u.lost.lost;
@@ -1566,6 +1587,7 @@ UEVENT_EXPORT void uevent_session__close(struct uevent_session *s)
 			_uevent_tracefs_append("uprobe_events", line);
 		}
 	free(s->objs);
+	free(s->plain);
 	if (s->user_fd >= 0)
 		close(s->user_fd);
 	free(s->rings);

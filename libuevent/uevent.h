@@ -391,6 +391,8 @@ struct uevent_record {
 	uint32_t	size;		/* payload bytes */
 	const void	*data;		/* [bytes x size] payload, inside the record buffer */
 	struct uevent_sample_id	id;	/* the trailer's fields, as id.fields says */
+	int32_t		event_index;	/* the event it came in, numbered as a sample's
+					   event_index is; -1: unknown (file transport) */
 };
 
 enum uevent_record_flags {
@@ -1001,6 +1003,74 @@ int64_t uevent_perf_file__clock_res_ns(const struct uevent_perf_file *f);
  */
 int uevent_perf_file__byte_order(const struct uevent_perf_file *f);
 void uevent_perf_file__close(struct uevent_perf_file *f);
+
+/*
+ * Batches, for profilers that want columns, not records: samples and uevents read
+ * straight into arrays the caller allocated (NumPy's, Arrow's...), one call per many
+ * records. Row i of a column is at (char *)column + i * stride (stride 0: packed, each
+ * column by its own element size; an array of structs: its size and each column the
+ * address of its member in row 0). A NULL column is not filled. Callchains and payloads
+ * go back to back into one buffer each, a row giving its offset and length there.
+ * Numbers are in host order. Set sz, cap and the columns; the call sets n and
+ * chain_n / data_n, counting from 0 each call.
+ */
+struct uevent_sample_batch {
+	size_t		sz;			/* sizeof(struct uevent_sample_batch) */
+	size_t		cap;			/* rows each column has room for */
+	size_t		stride;			/* bytes from row to row; 0: packed */
+	size_t		n;			/* rows filled */
+	uint64_t	*time;			/* 0 when the event has no PERF_SAMPLE_TIME */
+	uint32_t	*pid, *tid, *cpu;
+	int32_t		*event_index;		/* as uevent_perf_sample's */
+	uint64_t	*ip, *period;
+	uint64_t	*chain_off;		/* the row's first ip in chain */
+	uint32_t	*chain_len;		/* its callchain_nr */
+	uint64_t	*chain;			/* every row's callchain, back to back */
+	size_t		chain_cap;		/* u64s chain has room for */
+	size_t		chain_n;		/* u64s filled */
+};
+
+struct uevent_record_batch {
+	size_t		sz;			/* sizeof(struct uevent_record_batch) */
+	size_t		cap;			/* rows each column has room for */
+	size_t		stride;			/* bytes from row to row; 0: packed */
+	size_t		n;			/* rows filled */
+	uint64_t	*time;			/* sample_id fields the record lacks are 0 */
+	uint32_t	*pid, *tid, *cpu;
+	int32_t		*event_index;		/* as uevent_record's */
+	uint32_t	*type;			/* payload type */
+	uint32_t	*flags;			/* UEVENT_RECORD_* */
+	uint32_t	*transport;		/* enum uevent_transport that carried it */
+	uint64_t	*data_off;		/* the row's payload in data */
+	uint32_t	*data_len;		/* its size */
+	uint8_t		*data;			/* every row's payload, back to back */
+	size_t		data_cap;		/* bytes data has room for */
+	size_t		data_n;			/* bytes filled */
+};
+
+/*
+ * Reads f's next records, from where __next() would, into the batches: samples into
+ * samples, uevents into uevents (either NULL: those are skipped too), other records
+ * skipped. Stops when a batch is full (cap rows, or the next record's callchain or
+ * payload would overflow chain_cap / data_cap: it is left for the next call) or the
+ * file ends. Returns the rows filled in both (> 0), 0 at the end, or -errno as __next():
+ * -ENODATA for a cut file, once the rows before the cut were returned; -EINVAL for a
+ * corrupt record or batch; -ENOSPC when one record does not fit an empty batch;
+ * -E2BIG for a newer caller's batch with non-zero members this library lacks.
+ */
+int uevent_perf_file__read_batch(struct uevent_perf_file *f, struct uevent_sample_batch *samples,
+				 struct uevent_record_batch *uevents);
+/*
+ * The same from a live session, in the order __next() gives: waits up to timeout_ms (as
+ * __next()) for the first record, then takes only records already waiting. A session
+ * cannot put a record back, so it stops while the room left could be too small for the
+ * largest record (a record is at most 65535 bytes: 8191 callchain entries, 65535 payload
+ * bytes); a batch with less room than that altogether is -ENOSPC. Returns the rows
+ * filled, 0 when none came in time (or every watched task has exited, with -1), or
+ * -errno as __next().
+ */
+int uevent_session__read_batch(struct uevent_session *s, struct uevent_sample_batch *samples,
+			       struct uevent_record_batch *uevents, int timeout_ms);
 
 /* ---------------------------------------------------------------------------------- */
 /* Symbolization: name (pid, address, time) from a recording's side-band.              */

@@ -810,12 +810,120 @@ static void check_event_index(void)
 	uevent_perf_file__close(f);
 }
 
+/* uevent_perf_file__read_batch: the rows __next() gives, in any stride; its refusals. */
+static void check_batch(void)
+{
+	const char *top = getenv("top_srcdir");
+	struct row { uint64_t time; uint32_t pid, tid; int32_t ev; uint32_t pad; uint64_t ip; } rows[100];
+	uint64_t t[10], ip[10], period[10], coff[4], chain[16], dataoff[4];
+	uint32_t clen[4], dlen[4], type[4];
+	uint8_t data[64];
+	struct uevent_perf_record r = { .sz = sizeof(r) };
+	struct uevent_perf_file *f, *g;
+	char path[4096];
+	size_t k, total = 0, same = 0, odd = 0;
+	int ret, calls = 0, untouched = 1;
+
+	snprintf(path, sizeof(path), "%s/t/data/clock.perf.data", top ? top : "..");
+	f = uevent_perf_file__open(path);
+	g = uevent_perf_file__open(path);
+	if (!f || !g) {
+		skip(4, "t/data/clock.perf.data missing");
+		uevent_perf_file__close(f);
+		uevent_perf_file__close(g);
+		return;
+	}
+	/* packed columns, ten rows a call, against __next() */
+	for (;;) {
+		struct uevent_sample_batch b = { .sz = sizeof(b), .cap = 10, .time = t, .ip = ip,
+						 .period = period };
+
+		ret = uevent_perf_file__read_batch(f, &b, NULL);
+		if (ret <= 0)
+			break;
+		calls++;
+		for (k = 0; k < b.n; k++) {
+			while (uevent_perf_file__next(g, &r) == 1 && r.body != UEVENT_BODY_SAMPLE)
+				;
+			same += r.u.sample.time == t[k] && r.u.sample.ip == ip[k] &&
+				r.u.sample.period == period[k];
+		}
+		total += b.n;
+	}
+	ok(ret == 0 && total == 87 && same == total && calls == 9,
+	   "read_batch: %zu samples in %d calls of 10 rows, %zu as __next() gives them",
+	   total, calls, same);
+	uevent_perf_file__close(f);
+
+	/* an array of structs: one stride, a column left NULL untouched */
+	memset(rows, 0xee, sizeof(rows));
+	f = uevent_perf_file__open(path);
+	{
+		struct uevent_sample_batch b = { .sz = sizeof(b), .cap = 100, .stride = sizeof(rows[0]),
+						 .time = &rows[0].time, .pid = &rows[0].pid,
+						 .tid = &rows[0].tid, .event_index = &rows[0].ev,
+						 .ip = &rows[0].ip };
+
+		ret = uevent_perf_file__read_batch(f, &b, NULL);
+		for (k = 0; k < b.n; k++) {
+			untouched &= rows[k].pad == 0xeeeeeeee;
+			odd += rows[k].ev != 0 || rows[k].pid != rows[k].tid || !rows[k].time;
+		}
+		ok(ret == 87 && b.n == 87 && untouched && !odd && rows[87].pad == 0xeeeeeeee &&
+		   uevent_perf_file__read_batch(f, &b, NULL) == 0 && b.n == 0,
+		   "read_batch into an array of structs (stride %zu): 87 rows, the rest untouched, "
+		   "then 0", sizeof(rows[0]));
+	}
+	uevent_perf_file__close(f);
+	uevent_perf_file__close(g);
+
+	/* big endian: the callchain and payload in host order; refusals */
+	snprintf(path, sizeof(path), "%s/t/data/perf_records.be.perf.data", top ? top : "..");
+	f = uevent_perf_file__open(path);
+	if (!f) {
+		skip(2, "t/data/perf_records.be.perf.data missing");
+		return;
+	}
+	{
+		struct uevent_sample_batch b = { .sz = sizeof(b), .cap = 4, .chain_off = coff,
+						 .chain_len = clen, .chain = chain, .chain_cap = 2 };
+		struct uevent_record_batch u = { .sz = sizeof(u), .cap = 4, .type = type,
+						 .data_off = dataoff, .data_len = dlen,
+						 .data = data, .data_cap = sizeof(data) };
+		struct { struct uevent_sample_batch b; uint64_t newer; } big = { b, 1 };
+		uint64_t at = uevent_perf_file__offset(f);
+		int nospc, e2big, einval, enull;
+
+		big.b.sz = sizeof(big);
+		nospc = uevent_perf_file__read_batch(f, &b, &u);
+		e2big = uevent_perf_file__read_batch(f, &big.b, &u);
+		b.stride = 4;
+		einval = uevent_perf_file__read_batch(f, &b, &u);
+		b.stride = 0;
+		enull = uevent_perf_file__read_batch(NULL, &b, &u);
+		/* the sample stays the next record: the rows read after say so */
+		ok(nospc == -ENOSPC && b.n == 0 && uevent_perf_file__offset(f) > at && e2big == -E2BIG &&
+		   einval == -EINVAL && enull == -EINVAL,
+		   "read_batch: -ENOSPC for a callchain longer than an empty batch holds (the "
+		   "record left where it was), -E2BIG for a newer caller's field, -EINVAL for a "
+		   "stride narrower than a column and no file");
+		b.chain_cap = 16;
+		ret = uevent_perf_file__read_batch(f, &b, &u);
+		ok(ret == 2 && b.n == 1 && u.n == 1 && b.chain_n == 3 && clen[0] == 3 &&
+		   coff[0] == 0 && chain[0] == 0x401000 && chain[2] == 0x401200 && type[0] == 0 &&
+		   dlen[0] == 11 && u.data_n == 11 && !memcmp(data + dataoff[0], "hello perf", 11),
+		   "read_batch of a big-endian file: a sample's callchain and a uevent's payload, "
+		   "in host order");
+	}
+	uevent_perf_file__close(f);
+}
+
 int main(void)
 {
 	size_t len;
 	uint8_t *le, *be;
 
-	plan(22 * 2 + 2 * 2 + 7 + 12 + 8 + 4 + 4 + 2 + 4 + 2);
+	plan(22 * 2 + 2 * 2 + 7 + 12 + 8 + 4 + 4 + 2 + 4 + 2 + 4);
 	le = slurp("perf_records.le.bin", &len);
 	if (le) {
 		check_golden(le, len, UEVENT_BO_LITTLE, "le");
@@ -837,6 +945,7 @@ int main(void)
 	check_cuts();
 	check_oversized();
 	check_event_index();
+	check_batch();
 	free(le);
 	free(be);
 	return exit_status();

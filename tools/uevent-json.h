@@ -179,6 +179,7 @@ static void json_uevent_record(const struct uevent_record *s, int bo)
 	printf(", \"size\": %" PRIu64, (uint64_t)s->size);
 	printf(", \"data\": "); json_bytes(s->data, s->size);
 	printf(", \"id\": "); json_uevent_sample_id(&s->id, bo);
+	printf(", \"event_index\": %" PRId64, (int64_t)s->event_index);
 	putchar('}');
 }
 

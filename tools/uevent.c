@@ -591,8 +591,9 @@ static void print_traceparent(const struct uevent_perf_sample *s, int json)
 }
 
 /*
- * event: the name of a sample's event (NULL: none known); the line says it as perf
- * script does, the JSON as "event" and "event_index" (-1: its id maps to no event).
+ * event: the name of a sample's or uevent's event (NULL: none known); the line says a
+ * sample's as perf script does, the JSON both as "event" and "event_index" (-1: its id
+ * maps to no event).
  * fields: a tracepoint sample's fields by name (NULL: none), "a=1 b=x" or a JSON object.
  */
 static void print_perf_record(const struct uevent_perf_record *r, int json, int bo,
@@ -618,7 +619,12 @@ static void print_perf_record(const struct uevent_perf_record *r, int json, int 
 		if (json) {
 			printf(", \"transport\": ");
 			json_str(r->transport < 7 ? tnames[r->transport] : "?");
-			printf(", ");
+			printf(", \"event\": ");
+			if (event)
+				json_str(event);
+			else
+				printf("null");
+			printf(", \"event_index\": %d, ", r->u.uevent.event_index);
 		}
 		print_payload(&r->u.uevent, json, bo);
 		break;
@@ -746,7 +752,9 @@ static int dump_perf(const char *path, int json)
 			lost += r.u.lost.lost;
 		print_perf_record(&r, json, uevent_perf_file__byte_order(f),
 				  r.body == UEVENT_BODY_SAMPLE ?
-				  uevent_perf_file__event_name(f, r.u.sample.event_index) : NULL,
+				  uevent_perf_file__event_name(f, r.u.sample.event_index) :
+				  r.body == UEVENT_BODY_UEVENT ?
+				  uevent_perf_file__event_name(f, r.u.uevent.event_index) : NULL,
 				  raw_fields(f, &r, json, &fields, &fields_cap));
 	}
 	uevent_perf_file__close(f);

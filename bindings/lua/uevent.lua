@@ -590,7 +590,12 @@ function session.next(self, timeout_ms)
   return perf_record_table(scratch_rec, BO.host)     -- a session reads this machine's rings
 end
 
--- for rec in s:records([timeout_ms]) do ... end: until none comes within timeout_ms.
+-- for rec in s:records([timeout_ms]) do ... end: by default as records come until every
+-- watched task has exited (timeout -1: as Python's `for rec in session` and Rust's
+-- iterator; for this process, never); with timeout_ms until none comes within it (0:
+-- only those waiting now).
+local wait_records = session.records
+function session.records(self, timeout_ms) return wait_records(self, timeout_ms or -1) end
 
 -- An int call's result: true, or nil, err, -errno.
 local function ok_or_fail(ret, what)

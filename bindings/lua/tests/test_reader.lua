@@ -208,7 +208,7 @@ local function compare_record(j, r, names)
       d = same(jv, r.sample_id[k] or 0, k, k)      -- 0 when the record lacks it
     elseif k == member then
       d = same(jv, body, k) or extra_keys(jv, body, k, { payload = true })
-    elseif k == "event" and member == "sample" then
+    elseif k == "event" and (member == "sample" or member == "uevent") then
       d = same(jv, names and names[body.event_index + 1], k, k)
     elseif ALIAS[k] and ALIAS[k][1] == member then
       d = same(jv, body[ALIAS[k][2]], k, ALIAS[k][2])
@@ -401,8 +401,9 @@ for _, tb in ipairs { { "le", "little" }, { "be", "big" } } do
     end
     local diff = #mine ~= #recs and ("%d records, not %d"):format(#mine, #recs) or nil
     for i = 1, #recs do
-      -- a bare decode knows no events: its samples are of event -1, the file's of 0
-      local a, b = recs[i].sample, mine[i] and mine[i].sample
+      -- a bare decode knows no events: its samples and uevents are of event -1, the
+      -- file's of 0
+      local a, b = recs[i].sample or recs[i].uevent, mine[i] and (mine[i].sample or mine[i].uevent)
       if a and b then
         if a.event_index ~= -1 or b.event_index ~= 0 then
           diff = diff or ("record %d: event_index %s, the file's %s"):format(i, a.event_index, b.event_index)

@@ -74,7 +74,7 @@ s, err, code = uevent.spawn({ "t/mark-loop" }, { pid = 1 })
 ok(s == nil and code == -22, "spawn refuses a pid: " .. tostring(err))
 
 if ffi.C.getuid() ~= 0 or ffi.C.access("/sys/bus/event_source/devices/uprobe", 0) ~= 0 then
-  skip(2, "needs root and uprobes for a usdt session")
+  skip(3, "needs root and uprobes for a usdt session")
   tap.done(true)
 end
 
@@ -91,7 +91,7 @@ ffi.C.close(saved)
 ffi.C.close(null)
 if not s then
   ok(false, "spawn: " .. tostring(err))
-  skip(1, "no session")
+  skip(2, "no session")
   tap.done(true)
 end
 local child, status, done, idle, marks = s:pid(), ffi.new("int[1]", -1), false, 0, 0
@@ -112,4 +112,25 @@ ok(#names > 0 and names[1] == s:event_name(0) and names[#names]:match(":emit4096
    select(3, s:event_name(#names)) == -22,
    "the session's events are named: " .. table.concat(names, ", "))
 s:close()
+
+-- records() waits for the marks and ends when the watched program has exited, as
+-- Python's `for rec in session` and Rust's iterator do; records(0) does not wait
+io.stdout:flush()
+saved, null = ffi.C.dup(1), ffi.C.open("/dev/null", 1)
+ffi.C.dup2(null, 1)
+s = assert(uevent.spawn({ prog, "9", "until it exits" }))
+ffi.C.dup2(saved, 1)
+ffi.C.close(saved)
+ffi.C.close(null)
+local early, got = 0, 0
+for _ in s:records(0) do early = early + 1 end
+for rec in s:records() do
+  if rec.uevent and rec.uevent.payload.text == "until it exits" then got = got + 1 end
+end
+local more = s:next(0)
+ffi.C.waitpid(s:pid(), status, 0)
+s:close()
+ok(got + early >= 9 and got > 0 and more == false,
+   ("records() waits until the program exits: %d + %d (records(0) first) of 9 marks, then none")
+   :format(got, early))
 tap.done(true)

@@ -105,7 +105,9 @@ def compare(rec, j, where):
                 "id": L.UEVENT_ID_ID, "stream_id": L.UEVENT_ID_STREAM_ID,
                 "cpu": L.UEVENT_ID_CPU, "identifier": L.UEVENT_ID_IDENTIFIER}[k]
         mine["id"] = ident
+        mine["event_index"] = u.event_index
         eq("uevent", mine, body)
+        eq("event_index", u.event_index, j.get("event_index"))
         p = u.payload
         if isinstance(p, uevent.Text):
             eq("text", p.text, j.get("text"))
@@ -185,12 +187,16 @@ for tag, bo in (("le", "little"), ("be", "big")):
         raw = fh.read()
     recs = list(uevent.decode_perf_records(raw, fmt, bo))
     want = [r for r in (decoded.get(f"perf_records.{tag}.perf.data") or ()) if r.type < 64]
-    # a bare decode knows no events: its samples' event_index is -1, the file's say 0
-    ok(all(r.event_index == 0 for r in want if isinstance(r, uevent.Sample)) and
-       all(r.event_index == -1 for r in recs if isinstance(r, uevent.Sample)),
-       f"perf_records.{tag}: the file's samples are of event 0, a bare decode's of none (-1)")
-    want = [dataclasses.replace(r, event_index=-1) if isinstance(r, uevent.Sample) else r
-            for r in want]
+    # a bare decode knows no events: its samples' and uevents' event_index is -1, the
+    # file's say 0
+    ev = lambda r: r.uevent.event_index if isinstance(r, uevent.UEvent) else r.event_index
+    kinds = (uevent.Sample, uevent.UEvent)
+    ok(all(ev(r) == 0 for r in want if isinstance(r, kinds)) and
+       all(ev(r) == -1 for r in recs if isinstance(r, kinds)),
+       f"perf_records.{tag}: the file's samples and uevents are of event 0, a bare decode's of none (-1)")
+    want = [dataclasses.replace(r, event_index=-1) if isinstance(r, uevent.Sample) else
+            dataclasses.replace(r, uevent=dataclasses.replace(r.uevent, event_index=-1))
+            if isinstance(r, uevent.UEvent) else r for r in want]
     ok(recs == want and len(recs) == 16, f"perf_records.{tag}.bin: decode_perf_records gives the perf.data's {len(want)} records")
 e = raises(ValueError, lambda: list(uevent.decode_perf_records(raw[:-3], fmt, "big")))
 ok(isinstance(e, uevent.InvalidArgument) and e.errno == errno.EINVAL, "a truncated record raises InvalidArgument")

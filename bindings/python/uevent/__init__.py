@@ -42,6 +42,7 @@ __all__ = [
     "SampleId", "PerfRecord", "PerfRead", "Sample", "Mmap", "Comm", "Task", "Lost", "Throttle",
     "Switch", "Ksymbol", "BpfEvent", "UEvent", "Other", "AnyRecord", "PerfFormat",
     "decode_perf_records", "ring_read", "SessionStats", "Session", "PerfData", "open_capture",
+    "read_arrays",
     "ffi", "lib",
 ]
 
@@ -587,10 +588,10 @@ def _record_name(t: int) -> str:
     return n
 
 
-_Maker = Callable[[_Head, Any, int], PerfRecord]
+_Maker = Callable[[_Head, Any, Any, int], PerfRecord]
 
 
-def _uevent(h: _Head, r: Any, bo: int) -> UEvent:
+def _uevent(h: _Head, r: Any, buf: Any, bo: int) -> UEvent:
     return UEvent(*h, _tname(r.transport), _record(r.u.uevent, bo))
 
 
@@ -603,8 +604,7 @@ _MAKERS: Tuple[_Maker, ...] = tuple(_BODY[_records.MEMBER_OF_BODY[i]]
                                     for i in _builtins.range(_lib.UEVENT_BODY_COUNT))
 
 def _perf_record(r: Any, bo: int) -> AnyRecord:
-    sid = _records.NO_ID if not r.id.fields else SampleId(*_records.id_values(r.id))
-    return _MAKERS[r.body]((r.type, r.misc, r.size, sid), r, bo)  # type: ignore[return-value]
+    return _records.perf_record(r, bo, _MAKERS)  # type: ignore[no-any-return]
 
 
 # PerfFormat (struct uevent_perf_format, its members named as in C) is generated: _records.
@@ -777,6 +777,17 @@ class Session(_Events):
             yield rec
             rec = self.next(timeout_ms)
 
+    def read_batch(self, n: int = 65536, timeout_ms: int = -1) -> Any:
+        """As PerfData.read_batch, from the live session: waits up to timeout_ms for the
+        first record (-1: until one comes or every watched task has exited), then takes
+        only what is waiting. None when none came."""
+        from . import _arrays
+        r = _arrays.read_batch(self._live(), n, call=lambda h, sb, ub:
+                               _lib.uevent_session__read_batch(h, sb, ub, timeout_ms))
+        if isinstance(r, int):
+            raise _error(-r, f"session read_batch({n!r})")
+        return r
+
     def fileno(self) -> int:
         """An fd that polls readable when records may be waiting (owned by the session)."""
         return _check(_lib.uevent_session__fd(self._live()), "session fd")
@@ -874,6 +885,16 @@ class PerfData(_Reader, _Events):
         d: Dict[str, Any] = _json.loads(text)
         return d
 
+    def read_batch(self, n: int = 65536) -> Any:
+        """The next n samples and n uevents at most (other records skipped) as NumPy
+        structured arrays filled in C, no Python per record: a uevent._arrays.Arrays, or
+        None at the end. Needs NumPy (ImportError without). Errors as iterating's."""
+        from . import _arrays
+        r = _arrays.read_batch(self._live(), n)
+        if isinstance(r, int):
+            raise _error(-r, f"read_batch({n!r}): {self.path!r} at offset {self.offset}")
+        return r
+
     @property
     def clockid(self) -> int:
         """The events' clock (attr.clockid or HEADER_CLOCK_DATA), -1 for perf's clock."""
@@ -883,6 +904,15 @@ class PerfData(_Reader, _Events):
     def clock_res_ns(self) -> int:
         """HEADER_CLOCKID (the clock's resolution in ns), -1 when absent."""
         return int(_lib.uevent_perf_file__clock_res_ns(self._live()))
+
+
+def read_arrays(path: Union[str, bytes, "_os.PathLike[str]"]) -> Any:
+    """Every sample and uevent of a perf.data file as NumPy arrays (uevent._arrays.Arrays:
+    PerfData.read_batch's, joined). An error is raised as iterating raises it, with the
+    rows read before it as its `partial` attribute (a cut file: every whole record)."""
+    from . import _arrays
+    with PerfData(path) as f:
+        return _arrays.read_all(f, _error)
 
 
 def open_capture(path: Union[str, bytes, "_os.PathLike[str]"]) -> Union[FileReader, PerfData]:

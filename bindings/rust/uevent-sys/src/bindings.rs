@@ -1658,12 +1658,13 @@ pub struct uevent_record {
     pub size: u32,
     pub data: *const ::std::os::raw::c_void,
     pub id: uevent_sample_id,
+    pub event_index: i32,
 }
 #[test]
 fn bindgen_test_layout_uevent_record() {
     assert_eq!(
         ::std::mem::size_of::<uevent_record>(),
-        96usize,
+        104usize,
         concat!("Size of: ", stringify!(uevent_record))
     );
     assert_eq!(
@@ -1841,6 +1842,23 @@ fn bindgen_test_layout_uevent_record() {
         );
     }
     test_field_id();
+    fn test_field_event_index() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).event_index) as usize - ptr as usize
+            },
+            96usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_record),
+                "::",
+                stringify!(event_index)
+            )
+        );
+    }
+    test_field_event_index();
 }
 pub const UEVENT_RECORD_V0_LAYOUT: uevent_record_flags = 1;
 pub const UEVENT_RECORD_TRUNCATED: uevent_record_flags = 1073741824;
@@ -5515,6 +5533,649 @@ extern "C" {
 }
 extern "C" {
     pub fn uevent_perf_file__close(f: *mut uevent_perf_file);
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct uevent_sample_batch {
+    pub sz: size_t,
+    pub cap: size_t,
+    pub stride: size_t,
+    pub n: size_t,
+    pub time: *mut u64,
+    pub pid: *mut u32,
+    pub tid: *mut u32,
+    pub cpu: *mut u32,
+    pub event_index: *mut i32,
+    pub ip: *mut u64,
+    pub period: *mut u64,
+    pub chain_off: *mut u64,
+    pub chain_len: *mut u32,
+    pub chain: *mut u64,
+    pub chain_cap: size_t,
+    pub chain_n: size_t,
+}
+#[test]
+fn bindgen_test_layout_uevent_sample_batch() {
+    assert_eq!(
+        ::std::mem::size_of::<uevent_sample_batch>(),
+        128usize,
+        concat!("Size of: ", stringify!(uevent_sample_batch))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<uevent_sample_batch>(),
+        8usize,
+        concat!("Alignment of ", stringify!(uevent_sample_batch))
+    );
+    fn test_field_sz() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_sample_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).sz) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_sample_batch),
+                "::",
+                stringify!(sz)
+            )
+        );
+    }
+    test_field_sz();
+    fn test_field_cap() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_sample_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).cap) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_sample_batch),
+                "::",
+                stringify!(cap)
+            )
+        );
+    }
+    test_field_cap();
+    fn test_field_stride() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_sample_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).stride) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_sample_batch),
+                "::",
+                stringify!(stride)
+            )
+        );
+    }
+    test_field_stride();
+    fn test_field_n() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_sample_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).n) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_sample_batch),
+                "::",
+                stringify!(n)
+            )
+        );
+    }
+    test_field_n();
+    fn test_field_time() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_sample_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).time) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_sample_batch),
+                "::",
+                stringify!(time)
+            )
+        );
+    }
+    test_field_time();
+    fn test_field_pid() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_sample_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).pid) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_sample_batch),
+                "::",
+                stringify!(pid)
+            )
+        );
+    }
+    test_field_pid();
+    fn test_field_tid() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_sample_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).tid) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_sample_batch),
+                "::",
+                stringify!(tid)
+            )
+        );
+    }
+    test_field_tid();
+    fn test_field_cpu() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_sample_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).cpu) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_sample_batch),
+                "::",
+                stringify!(cpu)
+            )
+        );
+    }
+    test_field_cpu();
+    fn test_field_event_index() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_sample_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).event_index) as usize - ptr as usize
+            },
+            64usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_sample_batch),
+                "::",
+                stringify!(event_index)
+            )
+        );
+    }
+    test_field_event_index();
+    fn test_field_ip() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_sample_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).ip) as usize - ptr as usize
+            },
+            72usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_sample_batch),
+                "::",
+                stringify!(ip)
+            )
+        );
+    }
+    test_field_ip();
+    fn test_field_period() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_sample_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).period) as usize - ptr as usize
+            },
+            80usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_sample_batch),
+                "::",
+                stringify!(period)
+            )
+        );
+    }
+    test_field_period();
+    fn test_field_chain_off() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_sample_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).chain_off) as usize - ptr as usize
+            },
+            88usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_sample_batch),
+                "::",
+                stringify!(chain_off)
+            )
+        );
+    }
+    test_field_chain_off();
+    fn test_field_chain_len() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_sample_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).chain_len) as usize - ptr as usize
+            },
+            96usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_sample_batch),
+                "::",
+                stringify!(chain_len)
+            )
+        );
+    }
+    test_field_chain_len();
+    fn test_field_chain() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_sample_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).chain) as usize - ptr as usize
+            },
+            104usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_sample_batch),
+                "::",
+                stringify!(chain)
+            )
+        );
+    }
+    test_field_chain();
+    fn test_field_chain_cap() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_sample_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).chain_cap) as usize - ptr as usize
+            },
+            112usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_sample_batch),
+                "::",
+                stringify!(chain_cap)
+            )
+        );
+    }
+    test_field_chain_cap();
+    fn test_field_chain_n() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_sample_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).chain_n) as usize - ptr as usize
+            },
+            120usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_sample_batch),
+                "::",
+                stringify!(chain_n)
+            )
+        );
+    }
+    test_field_chain_n();
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct uevent_record_batch {
+    pub sz: size_t,
+    pub cap: size_t,
+    pub stride: size_t,
+    pub n: size_t,
+    pub time: *mut u64,
+    pub pid: *mut u32,
+    pub tid: *mut u32,
+    pub cpu: *mut u32,
+    pub event_index: *mut i32,
+    pub type_: *mut u32,
+    pub flags: *mut u32,
+    pub transport: *mut u32,
+    pub data_off: *mut u64,
+    pub data_len: *mut u32,
+    pub data: *mut u8,
+    pub data_cap: size_t,
+    pub data_n: size_t,
+}
+#[test]
+fn bindgen_test_layout_uevent_record_batch() {
+    assert_eq!(
+        ::std::mem::size_of::<uevent_record_batch>(),
+        136usize,
+        concat!("Size of: ", stringify!(uevent_record_batch))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<uevent_record_batch>(),
+        8usize,
+        concat!("Alignment of ", stringify!(uevent_record_batch))
+    );
+    fn test_field_sz() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_record_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).sz) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_record_batch),
+                "::",
+                stringify!(sz)
+            )
+        );
+    }
+    test_field_sz();
+    fn test_field_cap() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_record_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).cap) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_record_batch),
+                "::",
+                stringify!(cap)
+            )
+        );
+    }
+    test_field_cap();
+    fn test_field_stride() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_record_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).stride) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_record_batch),
+                "::",
+                stringify!(stride)
+            )
+        );
+    }
+    test_field_stride();
+    fn test_field_n() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_record_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).n) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_record_batch),
+                "::",
+                stringify!(n)
+            )
+        );
+    }
+    test_field_n();
+    fn test_field_time() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_record_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).time) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_record_batch),
+                "::",
+                stringify!(time)
+            )
+        );
+    }
+    test_field_time();
+    fn test_field_pid() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_record_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).pid) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_record_batch),
+                "::",
+                stringify!(pid)
+            )
+        );
+    }
+    test_field_pid();
+    fn test_field_tid() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_record_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).tid) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_record_batch),
+                "::",
+                stringify!(tid)
+            )
+        );
+    }
+    test_field_tid();
+    fn test_field_cpu() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_record_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).cpu) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_record_batch),
+                "::",
+                stringify!(cpu)
+            )
+        );
+    }
+    test_field_cpu();
+    fn test_field_event_index() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_record_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).event_index) as usize - ptr as usize
+            },
+            64usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_record_batch),
+                "::",
+                stringify!(event_index)
+            )
+        );
+    }
+    test_field_event_index();
+    fn test_field_type() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_record_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).type_) as usize - ptr as usize
+            },
+            72usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_record_batch),
+                "::",
+                stringify!(type_)
+            )
+        );
+    }
+    test_field_type();
+    fn test_field_flags() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_record_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).flags) as usize - ptr as usize
+            },
+            80usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_record_batch),
+                "::",
+                stringify!(flags)
+            )
+        );
+    }
+    test_field_flags();
+    fn test_field_transport() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_record_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).transport) as usize - ptr as usize
+            },
+            88usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_record_batch),
+                "::",
+                stringify!(transport)
+            )
+        );
+    }
+    test_field_transport();
+    fn test_field_data_off() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_record_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).data_off) as usize - ptr as usize
+            },
+            96usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_record_batch),
+                "::",
+                stringify!(data_off)
+            )
+        );
+    }
+    test_field_data_off();
+    fn test_field_data_len() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_record_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).data_len) as usize - ptr as usize
+            },
+            104usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_record_batch),
+                "::",
+                stringify!(data_len)
+            )
+        );
+    }
+    test_field_data_len();
+    fn test_field_data() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_record_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).data) as usize - ptr as usize
+            },
+            112usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_record_batch),
+                "::",
+                stringify!(data)
+            )
+        );
+    }
+    test_field_data();
+    fn test_field_data_cap() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_record_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).data_cap) as usize - ptr as usize
+            },
+            120usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_record_batch),
+                "::",
+                stringify!(data_cap)
+            )
+        );
+    }
+    test_field_data_cap();
+    fn test_field_data_n() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_record_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).data_n) as usize - ptr as usize
+            },
+            128usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_record_batch),
+                "::",
+                stringify!(data_n)
+            )
+        );
+    }
+    test_field_data_n();
+}
+extern "C" {
+    pub fn uevent_perf_file__read_batch(
+        f: *mut uevent_perf_file,
+        samples: *mut uevent_sample_batch,
+        uevents: *mut uevent_record_batch,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    pub fn uevent_session__read_batch(
+        s: *mut uevent_session,
+        samples: *mut uevent_sample_batch,
+        uevents: *mut uevent_record_batch,
+        timeout_ms: ::std::os::raw::c_int,
+    ) -> ::std::os::raw::c_int;
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]

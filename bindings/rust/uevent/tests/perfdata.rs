@@ -374,6 +374,7 @@ fn member_json(r: &Record) -> J {
                         ("identifier", n(u.identifier.unwrap_or(0))),
                     ]),
                 ),
+                ("event_index", J::Num(u.event_index as i128)),
             ])
         }
         Record::Other(x) => obj(vec![("size", n(x.body.len() as u64)), ("data", hex(&x.body))]),
@@ -545,9 +546,14 @@ fn perf_records_bin_equal_perf_records_perf_data() {
             .into_iter()
             .filter(|r| r.header().ty < 64) // perf's own records (HEADER_ATTR...) are not in .bin
             .collect();
-        // a bare decode knows no events: its samples are of event -1, the file's of 0
+        // a bare decode knows no events: its samples and uevents are of event -1, the
+        // file's of 0
         for (a, b) in recs.iter_mut().zip(&from_file) {
-            if let (Record::Sample(a), Record::Sample(b)) = (a, b) {
+            if let (Record::Sample(a), Record::Sample(b)) = (&mut *a, b) {
+                assert_eq!((a.body.event_index, b.body.event_index), (-1, 0), "{}", tag);
+                a.body.event_index = 0;
+            }
+            if let (Record::UEvent(a), Record::UEvent(b)) = (a, b) {
                 assert_eq!((a.body.event_index, b.body.event_index), (-1, 0), "{}", tag);
                 a.body.event_index = 0;
             }

@@ -894,6 +894,7 @@ pub(crate) mod uevent_record {
         pub stream_id: Option<u64>,
         pub cpu: Option<u32>,
         pub identifier: Option<u64>,
+        pub event_index: i32,
     }
 
     pub(crate) fn record_from(r: &sys::uevent_record, bo: ByteOrder) -> Record {
@@ -918,6 +919,7 @@ pub(crate) mod uevent_record {
             stream_id: id.stream_id,
             cpu: id.cpu,
             identifier: id.identifier,
+            event_index: r.event_index,
         }
     }
 }
