@@ -110,7 +110,6 @@ static int batch_read(struct source *src, struct uevent_sample_batch *samples,
 	struct uevent_sample_batch sb;
 	struct uevent_record_batch ub;
 	int bo, err, ret = 0, full = 0;
-	uint64_t at = 0;
 
 	err = batch_copy(&sb, sizeof(sb), samples);
 	if (!err)
@@ -127,7 +126,6 @@ static int batch_read(struct source *src, struct uevent_sample_batch *samples,
 	bo = src->f ? uevent_perf_file__byte_order(src->f) : UEVENT_BO_HOST;
 	while (!full && sb.n + ub.n < INT_MAX) {
 		if (src->f) {
-			at = uevent_perf_file__offset(src->f);
 			err = uevent_perf_file__next(src->f, &rec);
 		} else {
 			/* only the first record is waited for */
@@ -142,7 +140,7 @@ static int batch_read(struct source *src, struct uevent_sample_batch *samples,
 		else if (rec.body == UEVENT_BODY_UEVENT && uevents)
 			full = !put_uevent(&ub, &rec);
 		if (full && src->f)
-			_uevent_perf_file_seek(src->f, at);	/* left for the next call */
+			_uevent_perf_file_unread(src->f);	/* left for the next call */
 		/* a session's next record must fit whatever it is */
 		if (src->s && ((samples && (sb.n == sb.cap || sb.chain_cap - sb.chain_n < MAX_CHAIN)) ||
 			       (uevents && (ub.n == ub.cap || ub.data_cap - ub.data_n < MAX_DATA))))

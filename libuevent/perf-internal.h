@@ -68,7 +68,7 @@ int _uevent_tracepoint_id(const char *sys, const char *ev, char *fmt, size_t fmt
 
 /* Moves a perf.data reader back to a record __offset() gave (batch.c puts one back). */
 struct uevent_perf_file;
-void _uevent_perf_file_seek(struct uevent_perf_file *f, uint64_t off);
+void _uevent_perf_file_unread(struct uevent_perf_file *f);
 
 /* Removes the uprobe events of sessions whose process is gone. */
 void _uevent_reap_stale_groups(void);

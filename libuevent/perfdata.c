@@ -58,6 +58,12 @@ struct uevent_perf_file {
 	int bo;					/* UEVENT_BO_* of the records */
 	int cut;				/* the data may end mid-record (pipe mode, a
 						   file shorter than its header says) */
+	/* time order: the records' offsets sorted by time, when the file's are not */
+	struct ord { uint64_t time, off; } *order;
+	size_t norder, iorder, last_iorder;
+	uint64_t stop;				/* where the ordered records end: the end,
+						   or the first cut or corrupt record */
+	uint64_t last_off;			/* where the last __next() started */
 	int unfinished;				/* the file holds less than its header says,
 						   or its writer never said how much, or a
 						   libuevent stream lacks its end mark */
@@ -563,6 +569,102 @@ static int scan_pipe_headers(struct uevent_perf_file *f)
 	return f->nev ? 0 : -EINVAL;
 }
 
+static struct pevent *event_of(struct uevent_perf_file *f, const uint8_t *r, uint16_t size,
+			       uint32_t type);
+
+/*
+ * The time of the record at r (its sample's TIME, or its sample_id's when the event
+ * has sample_id_all), or -1 when it carries none (perf's own records, an event
+ * without PERF_SAMPLE_TIME).
+ */
+static int rec_time(struct uevent_perf_file *f, const uint8_t *r, uint16_t size, uint32_t type,
+		    uint64_t *t)
+{
+	const struct pevent *e = event_of(f, r, size, type);
+	uint64_t st = (e ? e : &f->ev[0])->fmt.sample_type;
+	size_t pos;
+
+	if (!(st & PERF_SAMPLE_TIME))
+		return -1;
+	if (type == PERF_RECORD_SAMPLE) {
+		pos = 8 + 8 * (!!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
+			       !!(st & PERF_SAMPLE_TID));
+	} else {
+		size_t back = 8 * (1 + !!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_CPU) +
+				   !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_ID));
+
+		if (type >= REC_HEADER_ATTR || !(e ? e : &f->ev[0])->fmt.sample_id_all ||
+		    back + 8 > size)
+			return -1;
+		pos = size - back;
+	}
+	if (pos + 8 > size)
+		return -1;
+	*t = fr64(f, r + pos);
+	return 0;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct ord *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/*
+ * Time order, as perf report and perf script read a file: each CPU's ring is written
+ * in turn, so a process that moved between CPUs can have samples in the file before
+ * the COMM and MMAP records that name them. One pass over the records takes their
+ * times; a record without one keeps its place after the record before it. When the
+ * file is in order already (the common case) nothing is kept.
+ */
+static int build_order(struct uevent_perf_file *f)
+{
+	uint64_t off = f->off, prev = 0, t;
+	size_t cap = 0;
+	int sorted = 1;
+
+	while (f->end - off >= 8) {
+		struct perf_event_header h;
+		const uint8_t *r = f->map + off;
+		uint64_t extra = 0;
+
+		frheader(f, r, &h);
+		if (h.size < 8 || h.size > f->end - off)
+			break;
+		if (h.type == REC_TRACING_DATA && h.size >= 12)
+			extra = fr32(f, r + 8);
+		else if (h.type == REC_AUXTRACE && h.size >= 16)
+			extra = fr64(f, r + 8);
+		if (extra > f->end - off - h.size)
+			break;
+		if (rec_time(f, r, h.size, h.type, &t) < 0)
+			t = prev;
+		sorted &= t >= prev;
+		if (f->norder == cap) {
+			struct ord *n = realloc(f->order, (cap = cap ? 2 * cap : 4096) * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			f->order = n;
+		}
+		f->order[f->norder].time = prev = t;
+		f->order[f->norder++].off = off;
+		off += h.size + extra;
+	}
+	f->stop = off;
+	if (sorted) {
+		free(f->order);
+		f->order = NULL;
+		f->norder = 0;
+		return 0;
+	}
+	qsort(f->order, f->norder, sizeof(*f->order), by_time);
+	return 0;
+}
+
 UEVENT_EXPORT struct uevent_perf_file *uevent_perf_file__open(const char *path)
 {
 	struct uevent_perf_file *f;
@@ -607,6 +709,9 @@ UEVENT_EXPORT struct uevent_perf_file *uevent_perf_file__open(const char *path)
 		f->clockid = f->ev[i].clockid;
 	id_positions(f);
 	find_layouts(f);
+	err = build_order(f);
+	if (err)
+		goto fail;
 	return f;
 fail:
 	uevent_perf_file__close(f);
@@ -653,6 +758,15 @@ UEVENT_EXPORT int uevent_perf_file__next(struct uevent_perf_file *f, struct ueve
 
 	if (!f || !rec)
 		return _uevent_err(EINVAL);
+	f->last_off = f->off;
+	f->last_iorder = f->iorder;
+	if (f->order) {
+		/* the records in time order, then what ended them (the end, a cut) */
+		if (f->iorder < f->norder)
+			f->off = f->order[f->iorder++].off;
+		else
+			f->off = f->stop;
+	}
 	for (;;) {
 		/* a cut that falls between two records is a cut all the same */
 		if (f->off >= f->end)
@@ -699,9 +813,11 @@ UEVENT_EXPORT uint64_t uevent_perf_file__offset(const struct uevent_perf_file *f
 	return f ? f->off : 0;
 }
 
-void _uevent_perf_file_seek(struct uevent_perf_file *f, uint64_t off)
+/* Takes back the last __next(): its record comes again (batch.c, for a full batch). */
+void _uevent_perf_file_unread(struct uevent_perf_file *f)
 {
-	f->off = off;
+	f->off = f->last_off;
+	f->iorder = f->last_iorder;
 }
 
 UEVENT_EXPORT int uevent_perf_file__nr_events(const struct uevent_perf_file *f)
@@ -795,6 +911,7 @@ UEVENT_EXPORT void uevent_perf_file__close(struct uevent_perf_file *f)
 		free(f->ev[i].name);
 	}
 	free(f->ev);
+	free(f->order);
 	free(f->tracing);
 	free(f->tracing_sys);
 	_uevent_tep_free(f->tep);

@@ -954,8 +954,11 @@ void uevent_session__close(struct uevent_session *s);
 
 /*
  * perf.data files written by `perf record` (file and pipe mode): the same decoded
- * records as a session. next returns 1 with *rec (valid until the next call), 0 at
- * the end, -errno (-EINVAL: corrupt at __offset()). Samples of the usdt and
+ * records as a session, in time order as perf report and perf script take them (perf
+ * writes each CPU's ring in turn, so a file can hold a task's samples before the COMM
+ * and MMAP that name them; a record without a time stays after the one before it).
+ * next returns 1 with *rec (valid until the next call), 0 at the end, -errno
+ * (-EINVAL: corrupt at __offset()). Samples of the usdt and
  * user_events tracepoints come back as uevent records when the file's tracing data
  * gives their layout. Files written on a machine of the other byte order are read too
  * (numbers swapped as perf swaps them). "-" reads standard input (pipe mode:

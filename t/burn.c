@@ -1,5 +1,9 @@
 /* burn.c - a CPU burner with known function names for t/report.test: burn_hot takes
- * about three quarters of the time, inside a uevent range "parse", burn_cold the rest. */
+ * about three quarters of the time, inside a uevent range "parse", burn_cold the rest.
+ * `burn SECS CPU` first moves itself to CPU: started elsewhere, its exec's COMM and
+ * MMAP records are in another CPU's ring than its samples. */
+#define _GNU_SOURCE
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
@@ -65,6 +69,15 @@ __attribute__((noinline)) void burn_parse(double secs)
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 0.4;
+
+	if (argc > 2) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(atoi(argv[2]), &set);
+		if (sched_setaffinity(0, sizeof(set), &set) < 0)
+			return 2;
+	}
 
 	burn_spin(1000);
 	burn_parse(secs * 0.75);

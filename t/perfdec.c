@@ -651,6 +651,13 @@ static int put(int fd, const uint8_t *p, size_t n)
  * mark) ends cleanly, and file mode, whose header says more data than there is, gives
  * -ENODATA at the cut.
  */
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static void check_cuts(void)
 {
 	static const char *const names[] = { "usdt.pipe.perf.data", "usdt.perf.data" };
@@ -675,6 +682,8 @@ static void check_cuts(void)
 		while (f && nend < 1024 && ((ret = uevent_perf_file__next(f, &r)) > 0 || ret == -EPROTO))
 			ends[nend++] = uevent_perf_file__offset(f);
 		uevent_perf_file__close(f);
+		/* the reader gives time order; where each record ends, in file order */
+		qsort(ends, nend, sizeof(ends[0]), cmp_u64);
 		if (!f || ret != 0 || nend < 100) {
 			skip(1, "a golden usdt perf.data missing or unreadable");
 			free(img);
