@@ -269,7 +269,7 @@ def _layout(ctype: str, paths: Tuple[Tuple[str, ...], ...]) -> _struct.Struct:
             t = dict(t.fields)[name].type
         off = _ffi.offsetof(ctype, *path)
         size = _ffi.sizeof(t)
-        if t.kind == "array":
+        if t.kind in ("array", "struct"):
             code = "%ds" % size
         elif t.kind == "pointer":
             code = "Q" if size == 8 else "I"
@@ -284,6 +284,13 @@ def _layout(ctype: str, paths: Tuple[Tuple[str, ...], ...]) -> _struct.Struct:
     return _struct.Struct("".join(fmt))
 
 
+# The pointers of a decoded record (checked by the C decoder against the record) are read
+# through one buffer over the process's address space, made once: an ffi.cast and an
+# ffi.buffer per pointer cost more than the rest of a sample's copy.
+_MEM = _ffi.buffer(_ffi.cast("char *", 1), _sys.maxsize - 1)
+_U64S: Dict[int, Dict[int, _struct.Struct]] = {bo: {} for bo in _BO_CHAR}
+
+
 def _ptr(a: int) -> Any:
     return _ffi.cast("char *", a)
 
@@ -291,7 +298,10 @@ def _ptr(a: int) -> Any:
 def _u64s_at(a: int, n: int, bo: int) -> Tuple[int, ...]:
     if not n or not a:
         return ()
-    return _struct.unpack("%s%dQ" % (_BO_CHAR[bo], n), _ffi.buffer(_ptr(a), 8 * n))
+    s = _U64S[bo].get(n)
+    if s is None:
+        s = _U64S[bo][n] = _struct.Struct("%s%dQ" % (_BO_CHAR[bo], n))
+    return s.unpack_from(_MEM, a - 1)
 
 
 def _groups_at(a: int, n: int, per: int, bo: int) -> Tuple[Tuple[int, ...], ...]:
@@ -302,11 +312,66 @@ def _groups_at(a: int, n: int, per: int, bo: int) -> Tuple[Tuple[int, ...], ...]
 
 
 def _blob_at(a: int, n: int) -> bytes:
-    return bytes(_ffi.buffer(_ptr(a), n)) if n and a else b""
+    return _MEM[a - 1:a - 1 + n] if n and a else b""
 
 
 def _cstr_at(a: int) -> str:
     return str(_ffi.string(_ptr(a)).decode("utf-8", "replace")) if a else ""
+
+
+_tnew = tuple.__new__
+
+
+def _record_class(dc: Any, order: Optional[Tuple[str, ...]] = None,
+                  base: type = tuple) -> Any:
+    """The record class of the frozen dataclass dc: a tuple subclass holding dc's fields
+    in `order` (the order its maker builds them in: most of a record is one
+    struct.unpack result), each field a property reading its item. It keeps what dc
+    offers: the constructor's parameters and defaults, repr, equality within the class,
+    hash, immutability (FrozenInstanceError), iteration and pickling in field order, and
+    dataclasses.fields/asdict/astuple/replace (dc's field list). Making one is a
+    tuple.__new__, where a dataclass sets each slot."""
+    fields = _dc.fields(dc)
+    names = tuple(f.name for f in fields)
+    at = {n: i for i, n in enumerate(order or names)}
+    get = _itemgetter(*(at[n] for n in names)) if len(names) > 1 else \
+        (lambda s: (s[at[names[0]]],))
+    ns: Dict[str, Any] = {k: v for k, v in vars(dc).items() if isinstance(v, property)}
+    ns.update(__slots__=(), __doc__=dc.__doc__, __module__=dc.__module__,
+              __qualname__=dc.__qualname__, __annotations__=dc.__annotations__,
+              __dataclass_fields__=dc.__dataclass_fields__,
+              __dataclass_params__=dc.__dataclass_params__, __match_args__=names)
+    for n in names:
+        ns[n] = property(_itemgetter(at[n]), doc=f"{dc.__name__}.{n}")
+    env: Dict[str, Any] = {"_tnew": _tnew}
+    params = []
+    for i, f in enumerate(fields):
+        if f.default is _dc.MISSING:
+            params.append(f.name)
+        else:
+            env[f"_d{i}"] = f.default
+            params.append(f"{f.name}=_d{i}")
+    inner = ", ".join(sorted(names, key=at.__getitem__))
+    exec(f"def __new__(_cls, {', '.join(params)}):\\n"
+         f"    return _tnew(_cls, ({inner},))\\n", env)
+    ns["__new__"] = env["__new__"]
+    ns["__iter__"] = lambda s: iter(get(s))
+    ns["__getnewargs__"] = lambda s: get(s)
+    ns["__repr__"] = lambda s: "%s(%s)" % (type(s).__qualname__, ", ".join(
+        "%s=%r" % (n, v) for n, v in zip(names, get(s))))
+    # another class's record, or a plain tuple, is not equal (as with a dataclass)
+    ns["__eq__"] = lambda s, o: tuple.__eq__(s, o) if type(o) is type(s) else \\
+        False if isinstance(o, tuple) else NotImplemented
+    ns["__ne__"] = lambda s, o: tuple.__ne__(s, o) if type(o) is type(s) else \\
+        True if isinstance(o, tuple) else NotImplemented
+    ns["__hash__"] = tuple.__hash__
+    for op in ("__lt__", "__le__", "__gt__", "__ge__"):
+        ns[op] = lambda s, o: NotImplemented
+
+    def frozen(s: Any, name: str, *v: Any) -> None:
+        raise _dc.FrozenInstanceError(f"cannot assign to field {name!r}")
+    ns["__setattr__"] = ns["__delattr__"] = frozen
+    return type(dc.__name__, (base,), ns)
 
 
 def _slot_init(cls: type) -> Callable[..., None]:
@@ -355,8 +420,10 @@ def python(model):
            "import dataclasses as _dc",
            "import os as _os",
            "import struct as _struct",
+           "import sys as _sys",
            "from dataclasses import dataclass as _dataclass",
-           "from typing import (Any, Callable, Dict, List, NamedTuple, Optional, Tuple, Union,",
+           "from operator import itemgetter as _itemgetter",
+           "from typing import (Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Tuple, Union,",
            "                    cast as _cast)",
            "",
            "from ._uevent import ffi as _ffi, lib as _lib",
@@ -373,7 +440,7 @@ def python(model):
         out.append(f"    {n}: Optional[int]")
     out += ["", "", "# the sample_id members and the UEVENT_ID_* bit saying each is there",
             "ID_FIELDS = (" + " ".join(f'("{n}", _lib.UEVENT_ID_{b}),' for n, b in id_fields(model))
-            + ")", "NO_ID = SampleId(" + ", ".join("None" for _ in sid) + ")", "", "",
+            + ")", "", "",
             "def id_values(i: Any) -> Tuple[Optional[int], ...]:",
             '    """A struct uevent_sample_id\'s members, None where its fields lack them."""',
             "    f = i.fields",
@@ -442,47 +509,64 @@ def python(model):
                 res.append((pn, "int", s))
         return res
 
-    def leaves(name, path):
-        """(path from the record, C type, array) of each member of struct name read by
-        one unpack: nested structs' members in place, in offset order."""
-        out = []
-        for f in model[name]:
-            if f.name == "sz":
+    def split(st):
+        """A body struct's members as (Python name, member) in two lists: the plain
+        numbers, read by one struct.unpack straight into the record's tuple, and the
+        rest (pointers, arrays, nested structs), made from a second unpack."""
+        counts = {f.count for f in model[st] if f.kind == "bytes" and f.count}
+        plain, rest = [], []
+        for f in model[st]:
+            if f.name == "sz" or (f.name in PY_BASE and f.name in counts):
                 continue
-            out += leaves(f.nested, path + (f.name,)) if f.nested else [path + (f.name,)]
-        return out
+            pn = f.name if f.name not in PY_BASE else \
+                st[len("uevent_perf_"):].split("_")[0] + "_" + f.name
+            simple = not (f.nested or f.by or f.kind or f.ptr or f.array)
+            (plain if simple else rest).append((pn, f))
+        return plain, rest
+
+    zero_objects = []       # made once the classes are: a nested struct all zeros
+
+    def blob_maker(nst):
+        """The maker of a nested struct from its bytes (read as one member of the record)."""
+        if any(f.nested for f in model[nst]):
+            raise SystemExit(f"gen-records: {nst}: a struct nested twice is not supported")
+        fl = [f.name for f in model[nst] if f.name != "sz"]
+        mk = fields_of(nst, False, lambda m: "b_" + m)
+        zero_objects.append(f"_ZO_{nst} = _mkb_{nst}(_Z_{nst}, 0)")
+        return [f"_B_{nst} = _layout(\"struct {nst}\", (" + " ".join(f"({n!r},)," for n in fl)
+                + "))", f'_Z_{nst} = bytes(_ffi.sizeof("struct {nst}"))', "", "",
+                f"def _mkb_{nst}(b: bytes, bo: int) -> {py_class(nst)}:",
+                "    " + "".join(f"b_{n}, " for n in fl) + f"= _B_{nst}.unpack_from(b)",
+                f"    return {py_class(nst)}(" + ", ".join(e for _, _, e in mk) + ")", ""]
+
+    orders = {}             # record class -> the order its tuple holds its fields in
 
     def fast_maker(member, st, cls):
-        """The maker of a body struct: every member of it (and of its nested structs) from
-        one struct.unpack of the C record, pointers read only where a count says so."""
-        lv = leaves(st, ("u", member))
-        var = {l: f"v{i}" for i, l in enumerate(lv)}
-        zeros, pre = [], []
-
-        def nested(path):
-            def mk(f):
-                sub = path + (f.name,)
-                fl = fields_of(f.nested, False, lambda m: var[sub + (m,)], nested(sub))
-                vs = [var[l] for l in lv if l[:len(sub)] == sub]
-                zero = f"_Z_{st}_{f.name}"
-                zeros.append((zero, f.nested, fl, len(vs)))
-                return (f"({py_class(f.nested)}(" + ", ".join(e for _, _, e in fl) + ")"
-                        f" if {' or '.join(vs)} else {zero})")
-            return mk
-
-        fl = fields_of(st, True, lambda m: var[("u", member, m)], nested(("u", member)))
-        out = [f"_L_{st} = _layout(\"struct uevent_perf_record\", ("]
-        out += [f"    {l!r}," for l in lv]
-        out += ["))", ""]
-        for zero, nst, nfl, _ in zeros:     # a nested struct all zeros is one object
-            zf = fields_of(nst, False, lambda m: "0")
-            out.append(f"{zero} = (lambda bo: {py_class(nst)}(" + ", ".join(
-                e for _, _, e in zf) + "))(0)")
-        out += ["", "",
-                f"def _mk_{st}(h: Tuple[int, int, int, SampleId], r: Any, buf: Any, "
-                f"bo: int) -> {cls}:",
-                "    " + "".join(var[l] + ", " for l in lv) + f"= _L_{st}.unpack_from(buf)",
-                f"    return {cls}(*h, " + ", ".join(e for _, _, e in fl) + ")", ""]
+        """The maker of a body struct: type, misc, size and the plain members from one
+        struct.unpack of the C record, then sample_id and the other members (made from
+        a second unpack: pointers read only where a count says so)."""
+        plain, rest = split(st)
+        orders[cls] = ("type", "misc", "size") + tuple(n for n, _ in plain) + \
+            ("sample_id",) + tuple(n for n, _ in rest)
+        want = {f.name for _, f in rest}
+        for _, f in rest:
+            for e in (f.count, f.per):
+                want |= set(re.findall(r"\b([A-Za-z_]\w*)\b", e or ""))
+        av = [f.name for f in model[st] if f.name in want]
+        nest = lambda f: (f"(_mkb_{f.nested}(a_{f.name}, bo) if a_{f.name} != _Z_{f.nested}"
+                          f" else _ZO_{f.nested})")
+        ex = dict((pn, e) for pn, _, e in fields_of(st, True, lambda m: "a_" + m, nest))
+        out = [f"_P_{st} = _layout(\"struct uevent_perf_record\", (('type',), ('misc',), "
+               "('size',),"] + [f"    ('u', {member!r}, {f.name!r})," for _, f in plain] + ["))"]
+        if av:
+            out += [f"_A_{st} = _layout(\"struct uevent_perf_record\", ("]
+            out += [f"    ('u', {member!r}, {n!r})," for n in av] + ["))"]
+        out += ["", "", f"def _mk_{st}(r: Any, buf: Any, sid: SampleId, bo: int) -> {cls}:"]
+        if av:
+            out.append("    " + "".join(f"a_{n}, " for n in av) + f"= _A_{st}.unpack_from(buf)")
+        out.append(f"    return _tnew({cls}, _P_{st}.unpack_from(buf) + (sid, "
+                   + "".join(ex[n] + ", " for n, _ in rest) + "))")
+        out.append("")
         return out
 
     for name in nested + [st for m, st in members if st in bodies] + EXTRA:
@@ -502,49 +586,101 @@ def python(model):
             out.append(f"def _mk_{name}(s: Any, bo: int) -> {cls}:")
             out.append(f"    return {cls}(" + ", ".join(e for _, _, e in fl) + ")")
         out.append("")
-    out += python_payloads(model) + python_uevent_record(model) + python_options(model)
-    out += ["", "# union member -> maker of its record object, taking the whole C record (and",
-            "# its bytes)",
-            "MAKERS: Dict[str, Callable[[Tuple[int, int, int, SampleId], Any, Any, int], Any]] = {"]
+        if name in nested:
+            out += ["", ""] + blob_maker(name)
+    out += python_payloads(model) + python_uevent_record(model) + python_uevent(model)
+    out += python_options(model)
+    out += ["", "# union member -> maker of its record object, from the C record, its bytes,",
+            "# its sample_id and byte order",
+            "MAKERS: Dict[str, Callable[[Any, Any, SampleId, int], Any]] = {"]
     for m, st in members:
-        if st in bodies:
-            out.append(f'    "{m}": _mk_{st},')
+        out.append(f'    "{m}": _mk_{st}{"_body" if m in HAND_MADE else ""},')
     out.append("}")
+    out += ["", "# each dataclass's __init__ sets its slots directly (_slot_init)",
+            "for _c in (" + ", ".join(py_class(s) for s in EXTRA) + ", Record):",
+            '    setattr(_c, "__init__", _slot_init(_c))',
+            "# the record classes as tuples (_record_class): the dataclasses above give their",
+            "# fields, the makers the order of their tuples",
+            "SampleId = _record_class(SampleId)",
+            "PerfRecord = _record_class(PerfRecord)"]
+    out += [f"{py_class(s)} = _record_class({py_class(s)})" for s in nested]
+    out += [f"{c} = _record_class({c}, {o!r}, PerfRecord)" for c, o in orders.items()]
+    out += ["UEvent = _record_class(UEvent, None, PerfRecord)",
+            "NO_ID = SampleId(" + ", ".join("None" for _ in sid) + ")"] + zero_objects
     out += python_head(model)
-    fast = ["SampleId"] + [py_class(s) for s in nested + [st for m, st in members if st in bodies]
-                           + EXTRA] + ["Record"]
-    out += ["", "# each record class's __init__ sets its slots directly (_helpers._slot_init)",
-            "for _c in (" + ", ".join(fast) + "):",
-            '    setattr(_c, "__init__", _slot_init(_c))']
     out.append("# enum uevent_perf_body_kind -> the union member it sets")
     out.append("MEMBER_OF_BODY = {" + " ".join(f'_lib.UEVENT_BODY_{m.upper()}: "{m}",'
                                                for m, _ in members) + "}")
+    out.append("BODY_MAKERS = tuple(MAKERS[MEMBER_OF_BODY[_i]] for _i in "
+               "range(_lib.UEVENT_BODY_COUNT))")
     out.append("BODY_CLASSES = (" + ", ".join(py_class(st) for m, st in members
                                                if st in bodies) + ",)")
     return "\n".join(out) + "\n"
 
 
+def python_uevent(model):
+    """UEvent, the record of the union member the bindings make by hand: its transport's
+    name and its struct uevent_record as a Record (with the payload decoded)."""
+    return ["", "", "@_dataclass(frozen=True)", "class UEvent(PerfRecord):",
+            '    """A uevent: PERF_RECORD_UEVENT, or one that came through a usdt/user_events'
+            ' sample.',
+            "    `transport` names the transport that carried it, `uevent` is the decoded",
+            '    struct uevent_record (with its payload)."""',
+            '    __slots__ = ("transport", "uevent")', "    transport: str", "    uevent: Record",
+            "", "    @property", "    def payload(self) -> Payload:",
+            "        return self.uevent.payload", "", "    @property",
+            "    def data(self) -> bytes:", "        return self.uevent.data", "", "",
+            "# the name of a transport (enum uevent_transport): set by the package",
+            "transport_name: Callable[[int], str] = str",
+            "_P_HEAD = _layout(\"struct uevent_perf_record\", (('type',), ('misc',), ('size',)))",
+            "", "",
+            "def _mk_uevent_record_body(r: Any, buf: Any, sid: SampleId, bo: int) -> UEvent:",
+            "    return _tnew(UEvent, _P_HEAD.unpack_from(buf) + (sid, transport_name(r.transport),",
+            "                                                     _mk_uevent_record(r.u.uevent, bo)))"]
+
+
 def python_head(model):
-    """perf_record(): a C record's header and sample_id from one unpack, then the maker
-    of its body member (makers: indexed by enum uevent_perf_body_kind)."""
+    """perf_record() and perf_records(): a C record's body kind and sample_id from one
+    unpack, then the maker of its body member (BODY_MAKERS, indexed by enum
+    uevent_perf_body_kind)."""
     sid = [f for f in model["uevent_sample_id"] if f.name != "fields"]
-    lv = [("type",), ("misc",), ("size",), ("body",), ("id", "fields")]
-    lv += [("id", f.name) for f in sid]
+    lv = [("body",), ("id", "fields")] + [("id", f.name) for f in sid]
     bits = sorted({f.idbit for f in sid})
-    out = ["", "", "_L_HEAD = _layout(\"struct uevent_perf_record\", (" +
-           " ".join(f"{p!r}," for p in lv) + "))",
-           "# the UEVENT_ID_* bits as ints (a lib attribute is a lookup each time)",
-           "".join(f"_ID_{b} = int(_lib.UEVENT_ID_{b})\n" for b in bits), "",
-           "def perf_record(r: Any, bo: int, makers: Any) -> Any:",
-           '    """The object of a C struct uevent_perf_record."""',
-           "    buf = _ffi.buffer(r)",
-           "    t, m, size, body, f, " + ", ".join(f"i_{f.name}" for f in sid)
-           + " = _L_HEAD.unpack_from(buf)",
-           "    sid = SampleId(" + ", ".join(
-               f"i_{f.name} if f & _ID_{f.idbit} else None" for f in sid)
-           + ") if f else NO_ID",
-           "    return makers[body]((t, m, size, sid), r, buf, bo)", ""]
-    return out
+    return ["", "", "_L_ID = _layout(\"struct uevent_perf_record\", (" +
+            " ".join(f"{p!r}," for p in lv) + "))",
+            "# the UEVENT_ID_* bits as ints (a lib attribute is a lookup each time); _ID_ALL",
+            "# when every sample_id member is there",
+            "".join(f"_ID_{b} = int(_lib.UEVENT_ID_{b})\n" for b in bits) +
+            "_ID_ALL = " + " | ".join(f"_ID_{b}" for b in bits), "", "",
+            "def _sid(f: int, i: Tuple[int, ...]) -> SampleId:",
+            '    """The SampleId of id fields f and the values i (_L_ID\'s)."""',
+            "    if not f:", "        return NO_ID",
+            "    if f & _ID_ALL == _ID_ALL:", "        return _tnew(SampleId, i[2:])",
+            "    return _tnew(SampleId, (" + "".join(
+                f"i[{k + 2}] if f & _ID_{f_.idbit} else None, " for k, f_ in enumerate(sid))
+            + "))", "", "",
+            "def perf_record(r: Any, bo: int) -> Any:",
+            '    """The object of a C struct uevent_perf_record."""',
+            "    buf = _ffi.buffer(r)",
+            "    i = _L_ID.unpack_from(buf)",
+            "    return BODY_MAKERS[i[0]](r, buf, _sid(i[1], i), bo)", "", "",
+            "def perf_records(reader: Any, error: Callable[[int, str], Exception]) -> Iterator[Any]:",
+            '    """The records of a PerfData reader (its C reader\'s next() filling its one C',
+            "    record), as objects: its iteration, with what each record needs at hand. Ends",
+            '    (ValueError) when the reader is closed."""',
+            "    h, nxt, r, bo = reader._h, reader._next, reader._rec, reader.byte_order",
+            "    buf = _ffi.buffer(r)",
+            "    unpack, makers, sid, full, no_id = _L_ID.unpack_from, BODY_MAKERS, _sid, _ID_ALL, NO_ID",
+            "    while h is not None and reader._h is h:",
+            "        ret = nxt(h, r)",
+            "        if ret <= 0:",
+            "            if ret == 0:", "                return",
+            "            raise error(-ret, f\"{reader.path!r} at offset {reader.offset}\")",
+            "        i = unpack(buf)",
+            "        f = i[1]",
+            "        yield makers[i[0]](r, buf, (_tnew(SampleId, i[2:]) if f & full == full else",
+            "                                    sid(f, i)) if f else no_id, bo)",
+            "    reader._live()              # raises: closed", ""]
 
 
 def python_payloads(model):

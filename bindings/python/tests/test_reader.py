@@ -1,10 +1,12 @@
 """test_reader.py - TAP tests of the Python reader API: PerfData and ring_read against the
 C decoder (`uevent dump --json`), live Sessions, errors, descriptors."""
+import copy
 import dataclasses
 import errno
 import gc
 import json
 import os
+import pickle
 import selectors
 import shutil
 import subprocess
@@ -56,19 +58,20 @@ ok({f.name for f in dataclasses.fields(uevent.PerfRead)}
 ok([f.name for f in dataclasses.fields(uevent.SessionStats)]
    == [n for n, _ in ffi.typeof("struct uevent_session_stats").fields],
    "SessionStats has the members of struct uevent_session_stats")
-ok(all("__slots__" in vars(c) and c.__dataclass_params__.frozen for c in MEMBERS),
-   "record classes are frozen dataclasses with __slots__")
+ok(all(issubclass(c, tuple) and vars(c)["__slots__"] == () and dataclasses.is_dataclass(c)
+       and c.__dataclass_params__.frozen for c in list(MEMBERS) + [uevent.SampleId, uevent.PerfRead]),
+   "record classes are tuples without a __dict__ that keep the frozen dataclass interface")
 
 
 # ---- PerfData against `uevent dump --json`, field by field ------------------------------
 def jsonable(v):
     if isinstance(v, bytes):
         return v.hex()
-    if isinstance(v, tuple):
-        return [jsonable(x) for x in v]
-    if isinstance(v, uevent.PerfRead):
+    if isinstance(v, uevent.PerfRead):     # a record class: a tuple too
         d = {f.name: jsonable(getattr(v, f.name)) for f in dataclasses.fields(v)}
         return d
+    if isinstance(v, tuple):
+        return [jsonable(x) for x in v]
     return v
 
 
@@ -162,6 +165,27 @@ ok(s is not None and s.read.values == ((10, 7, 0), (20, 9, 3)) and s.callchain =
    and s.tls_user == b"TLS:trace-0123456789ab\0\0" and s.aux == b"AUXBYTES"
    and (s.weight_var1, s.weight_var2, s.weight_var3) == (300, 4, 5),
    "golden sample: group read, callchain, branches, raw, tls_user, aux, weight struct")
+# What a dataclass gave, the record classes keep (they are tuples underneath).
+names = [f.name for f in dataclasses.fields(uevent.Sample)]
+e = None
+try:
+    s.ip = 1
+except dataclasses.FrozenInstanceError as x:
+    e = x
+ok(e is not None and names[:4] == ["type", "misc", "size", "sample_id"]
+   and list(s) == [getattr(s, n) for n in names] and len(dataclasses.astuple(s)) == len(names)
+   and uevent.Sample(*[getattr(s, n) for n in names]) == s
+   and uevent.Sample(**{n: getattr(s, n) for n in names}) == s,
+   "a Sample: frozen; iterates and is made positionally in field order, or by keywords")
+t = dataclasses.replace(s, ip=5)
+ok(t.ip == 5 and t != s and t.callchain == s.callchain and hash(dataclasses.replace(t, ip=s.ip)) == hash(s)
+   and dataclasses.asdict(s)["read"]["values"] == ((10, 7, 0), (20, 9, 3)) == s.read.values
+   and pickle.loads(pickle.dumps(s)) == s and copy.deepcopy(s) == s,
+   "dataclasses.replace / asdict, hash, pickle and copy work on records")
+ok(repr(s.sample_id) == "SampleId(pid=100, tid=101, time=5000, id=7, stream_id=8, cpu=1, identifier=7)"
+   and repr(s).startswith("Sample(type=9, misc=") and "callchain=(4198400, 4198656, 4198912)" in repr(s)
+   and s != tuple(s) and uevent.PerfRead(*s.read) == s.read and uevent.PerfRead(*s.read) != uevent.SampleId(*[1] * 7),
+   f"repr as a dataclass's; equal only within a class ({s.sample_id!r})")
 with uevent.PerfData(os.path.join(data, "usdt.perf.data")) as f:
     ok(f.nr_events == 1 and f.event_name(0) == "sdt_libuevent:emit" and f.clockid == -1
        and f.byte_order == L.UEVENT_BO_LITTLE, f"usdt.perf.data: 1 event, named, perf's clock ({f.event_names})")

@@ -27,7 +27,7 @@ from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Seq
 from ._uevent import ffi as _ffi, lib as _lib
 from . import _records
 from ._records import (SampleId, PerfRecord, PerfRead, Sample, Mmap, Comm, Task, Lost, Throttle,
-                       Switch, Ksymbol, BpfEvent, Other, SessionStats, Stats, Text, RangeBegin, RangeEnd,
+                       Switch, Ksymbol, BpfEvent, UEvent, Other, SessionStats, Stats, Text, RangeBegin, RangeEnd,
                        Counter, JitCodeLoad, JitCodeMove, JitCodeUnload, JitDebugEntry,
                        JitDebugInfo, TraceContext, Raw, Payload, PerfFormat, Record, _cstr)
 
@@ -549,36 +549,14 @@ class _Events(_Handle):
 
 # ---- reading perf records: sessions, perf.data, rings ---------------------------------
 #
-# Each decoded C record (struct uevent_perf_record) becomes one frozen, slotted object of
-# the class for its union member; pointer members are copied out (the C record is only
-# valid until the next call). __slots__ is spelled out rather than dataclass(slots=True)
-# so that Python 3.7-3.9 keep working.
-
-
-
-@_dataclass(frozen=True)
-class UEvent(PerfRecord):
-    """A uevent: PERF_RECORD_UEVENT, or one that came through a usdt/user_events sample.
-    `transport` names the transport that carried it, `uevent` is the decoded
-    struct uevent_record (with its payload)."""
-    __slots__ = ("transport", "uevent")
-    transport: str
-    uevent: Record
-
-    @property
-    def payload(self) -> Payload:
-        return self.uevent.payload
-
-    @property
-    def data(self) -> bytes:
-        return self.uevent.data
-
+# Each decoded C record (struct uevent_perf_record) becomes one immutable object of the
+# class for its union member (_records: tuples that keep the dataclass interface);
+# pointer members are copied out (the C record is only valid until the next call).
 
 AnyRecord = Union[Sample, Mmap, Comm, Task, Lost, Throttle, Switch, Ksymbol, BpfEvent, UEvent,
                   Other]
 
 _names: Dict[int, str] = {}
-_Head = Tuple[int, int, int, SampleId]      # PerfRecord's fields: type, misc, size, sample_id
 
 
 def _record_name(t: int) -> str:
@@ -588,23 +566,13 @@ def _record_name(t: int) -> str:
     return n
 
 
-_Maker = Callable[[_Head, Any, Any, int], PerfRecord]
+# How each union member becomes an object is generated from uevent.h's record structs
+# (_records.BODY_MAKERS, by the C record's `body`), the uevent's with its payload decoded.
+_records.record_name, _records.transport_name = _record_name, _tname
 
-
-def _uevent(h: _Head, r: Any, buf: Any, bo: int) -> UEvent:
-    return UEvent(*h, _tname(r.transport), _record(r.u.uevent, bo))
-
-
-# How each union member becomes an object, by member name: generated from uevent.h's
-# record structs (_records.MAKERS), but for the uevent, whose payload is decoded here.
-# The C record's `body` says which member is set (UEVENT_BODY_X sets member x).
-_BODY: Dict[str, _Maker] = dict(_records.MAKERS, uevent=_uevent)
-_records.record_name = _record_name
-_MAKERS: Tuple[_Maker, ...] = tuple(_BODY[_records.MEMBER_OF_BODY[i]]
-                                    for i in _builtins.range(_lib.UEVENT_BODY_COUNT))
 
 def _perf_record(r: Any, bo: int) -> AnyRecord:
-    return _records.perf_record(r, bo, _MAKERS)  # type: ignore[no-any-return]
+    return _records.perf_record(r, bo)  # type: ignore[no-any-return]
 
 
 # PerfFormat (struct uevent_perf_format, its members named as in C) is generated: _records.
@@ -858,6 +826,9 @@ class PerfData(_Reader, _Events):
 
     _what, _c, _rec_type = "PerfData", "perf_file", "uevent_perf_record"
     _convert = staticmethod(_perf_record)
+
+    def __iter__(self) -> Iterator[AnyRecord]:    # next() and iteration read the same
+        return _records.perf_records(self, _error)  # type: ignore[no-any-return]
 
     def raw_fields(self, sample: Sample, as_dict: bool = False) -> Union[str, Dict[str, Any]]:
         """A tracepoint sample's raw fields by name, from this file's tracing data
