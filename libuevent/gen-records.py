@@ -648,17 +648,25 @@ def python_head(model):
     bits = sorted({f.idbit for f in sid})
     return ["", "", "_L_ID = _layout(\"struct uevent_perf_record\", (" +
             " ".join(f"{p!r}," for p in lv) + "))",
-            "# the UEVENT_ID_* bits as ints (a lib attribute is a lookup each time); _ID_ALL",
-            "# when every sample_id member is there",
-            "".join(f"_ID_{b} = int(_lib.UEVENT_ID_{b})\n" for b in bits) +
-            "_ID_ALL = " + " | ".join(f"_ID_{b}" for b in bits), "", "",
+            "# the UEVENT_ID_* bits as ints (a lib attribute is a lookup each time)",
+            "".join(f"_ID_{b} = int(_lib.UEVENT_ID_{b})\n" for b in bits), "",
+            "def _sid_maker(f: int) -> Callable[[Tuple[int, ...]], SampleId]:",
+            '    """The maker of the SampleId of id fields f from _L_ID\'s values: a record\'s',
+            "    sample_id has one of a few such sets (the event's), each made once and kept in",
+            '    _SIDS."""',
+            "    if not f:", "        _SIDS[f] = lambda i: NO_ID", "        return _SIDS[f]",
+            "    at = [" + ", ".join(f"{k + 2} if f & _ID_{f_.idbit} else None"
+                                    for k, f_ in enumerate(sid)) + "]",
+            '    env = {"_tnew": _tnew, "SampleId": SampleId}',
+            '    exec("def mk(i):\\n    return _tnew(SampleId, (%s,))\\n" % ", ".join(',
+            '        "None" if k is None else "i[%d]" % k for k in at), env)',
+            '    _SIDS[f] = env["mk"]', '    return env["mk"]  # type: ignore[no-any-return]',
+            "", "",
+            "_SIDS: Dict[int, Callable[[Tuple[int, ...]], SampleId]] = {}",
+            "", "",
             "def _sid(f: int, i: Tuple[int, ...]) -> SampleId:",
             '    """The SampleId of id fields f and the values i (_L_ID\'s)."""',
-            "    if not f:", "        return NO_ID",
-            "    if f & _ID_ALL == _ID_ALL:", "        return _tnew(SampleId, i[2:])",
-            "    return _tnew(SampleId, (" + "".join(
-                f"i[{k + 2}] if f & _ID_{f_.idbit} else None, " for k, f_ in enumerate(sid))
-            + "))", "", "",
+            "    return (_SIDS.get(f) or _sid_maker(f))(i)", "", "",
             "def perf_record(r: Any, bo: int) -> Any:",
             '    """The object of a C struct uevent_perf_record."""',
             "    buf = _ffi.buffer(r)",
@@ -670,16 +678,14 @@ def python_head(model):
             '    (ValueError) when the reader is closed."""',
             "    h, nxt, r, bo = reader._h, reader._next, reader._rec, reader.byte_order",
             "    buf = _ffi.buffer(r)",
-            "    unpack, makers, sid, full, no_id = _L_ID.unpack_from, BODY_MAKERS, _sid, _ID_ALL, NO_ID",
+            "    unpack, makers, sids, sid_maker = _L_ID.unpack_from, BODY_MAKERS, _SIDS, _sid_maker",
             "    while h is not None and reader._h is h:",
             "        ret = nxt(h, r)",
             "        if ret <= 0:",
             "            if ret == 0:", "                return",
             "            raise error(-ret, f\"{reader.path!r} at offset {reader.offset}\")",
             "        i = unpack(buf)",
-            "        f = i[1]",
-            "        yield makers[i[0]](r, buf, (_tnew(SampleId, i[2:]) if f & full == full else",
-            "                                    sid(f, i)) if f else no_id, bo)",
+            "        yield makers[i[0]](r, buf, (sids.get(i[1]) or sid_maker(i[1]))(i), bo)",
             "    reader._live()              # raises: closed", ""]
 
 
