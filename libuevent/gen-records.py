@@ -27,6 +27,12 @@ PY_CLASS = {"uevent_perf_bytes": "Other", "uevent_perf_read": "PerfRead",
             "uevent_session_stats": "SessionStats", "uevent_stats": "Stats"}
 # Members of the union that the bindings make by hand (they need the payload codecs).
 HAND_MADE = {"uevent"}
+# The members most records of a union member have, the rest being empty: perf_records()
+# makes such a record without testing each of the rest.
+COMMON = {"sample": ("callchain",)}
+# The union members whose makers perf_records() has inline: a perf.data's samples and its
+# FINISHED_ROUND records (Other), one per round of samples.
+INLINE = ("sample", "other")
 # PerfRecord's own fields, which a body member must not shadow in Python.
 PY_BASE = ("type", "misc", "size", "sample_id")
 
@@ -295,13 +301,16 @@ def _ptr(a: int) -> Any:
     return _ffi.cast("char *", a)
 
 
+def _u64s_struct(bo: int, n: int) -> _struct.Struct:
+    """The struct.Struct of n u64 in byte order bo, kept in _U64S."""
+    s = _U64S[bo][n] = _struct.Struct("%s%dQ" % (_BO_CHAR[bo], n))
+    return s
+
+
 def _u64s_at(a: int, n: int, bo: int) -> Tuple[int, ...]:
     if not n or not a:
         return ()
-    s = _U64S[bo].get(n)
-    if s is None:
-        s = _U64S[bo][n] = _struct.Struct("%s%dQ" % (_BO_CHAR[bo], n))
-    return s.unpack_from(_MEM, a - 1)
+    return (_U64S[bo].get(n) or _u64s_struct(bo, n)).unpack_from(_MEM, a - 1)
 
 
 def _groups_at(a: int, n: int, per: int, bo: int) -> Tuple[Tuple[int, ...], ...]:
@@ -492,7 +501,8 @@ def python(model):
             elif f.kind == "bytes":
                 n = count(f.count)
                 if f.array:
-                    res.append((pn, "bytes", f"bytes({s})[:{n}]"))
+                    # the fast makers' unpack reads an array as bytes already
+                    res.append((pn, "bytes", f"{s}[:{n}]" if at else f"bytes({s})[:{n}]"))
                 else:
                     res.append((pn, "bytes", nz(f"_blob{at}({s}, {n})", n, 'b""')))
             elif f.kind == "u64" and f.per:
@@ -540,6 +550,7 @@ def python(model):
                 f"    return {py_class(nst)}(" + ", ".join(e for _, _, e in mk) + ")", ""]
 
     orders = {}             # record class -> the order its tuple holds its fields in
+    inline = {}             # union member -> its maker's lines (the last the record)
 
     def fast_maker(member, st, cls):
         """The maker of a body struct: type, misc, size and the plain members from one
@@ -562,11 +573,46 @@ def python(model):
             out += [f"_A_{st} = _layout(\"struct uevent_perf_record\", ("]
             out += [f"    ('u', {member!r}, {n!r})," for n in av] + ["))"]
         out += ["", "", f"def _mk_{st}(r: Any, buf: Any, sid: SampleId, bo: int) -> {cls}:"]
+        body = [f"_tnew({cls}, _P_{st}.unpack_from(buf) + (sid, "
+                + "".join(ex[n] + ", " for n, _ in rest) + "))"]
         if av:
-            out.append("    " + "".join(f"a_{n}, " for n in av) + f"= _A_{st}.unpack_from(buf)")
-        out.append(f"    return _tnew({cls}, _P_{st}.unpack_from(buf) + (sid, "
-                   + "".join(ex[n] + ", " for n, _ in rest) + "))")
-        out.append("")
+            body.insert(0, "".join(f"a_{n}, " for n in av) + f"= _A_{st}.unpack_from(buf)")
+        out += ["    " + b for b in body[:-1]] + ["    return " + body[-1], ""]
+        inline[member] = (body, None)
+        common = COMMON.get(member)
+        if common is None:
+            return out
+        # The usual record, its rare members all empty, tested with one unpack of their
+        # counts (the zero tuple is that of a zeroed struct) and made without them.
+        fixed = {f.name for _, f in rest if f.array and f.count.isdigit()}
+        used = set(common) | fixed
+        rare = [f for _, f in rest if f.name not in used]
+        cond = set()
+        for f in rare:
+            if f.nested:
+                cond.add(f.name)
+            elif f.kind in ("bytes", "u64") and f.count:
+                cond |= set(re.findall(r"\b([A-Za-z_]\w*)\b", f.count))
+            else:
+                raise SystemExit(f"gen-records: {st}.{f.name}: no count to test it is empty by")
+        cv = [f.name for f in model[st] if f.name in cond]
+        uv = set(used)
+        for f in model[st]:
+            if f.name in used:
+                for e in (f.count, f.per):
+                    uv |= set(re.findall(r"\b([A-Za-z_]\w*)\b", e or ""))
+        uv = [f.name for f in model[st] if f.name in uv]
+        empty = lambda f: f"_ZO_{f.nested}" if f.nested else 'b""' if f.kind == "bytes" else "()"
+        exc = dict((pn, e) for pn, _, e in fields_of(st, True, lambda m: "c_" + m, nest))
+        out += [f"_R_{st} = _layout(\"struct uevent_perf_record\", (" +
+                " ".join(f"('u', {member!r}, {n!r})," for n in cv) + "))",
+                f"_RZ_{st} = _R_{st}.unpack_from(bytes(_R_{st}.size))",
+                f"_C_{st} = _layout(\"struct uevent_perf_record\", (" +
+                " ".join(f"('u', {member!r}, {n!r})," for n in uv) + "))", ""]
+        usual = ["".join(f"c_{n}, " for n in uv) + f"= _C_{st}.unpack_from(buf)",
+                 f"_tnew({cls}, _P_{st}.unpack_from(buf) + (sid, " + "".join(
+                     (exc[pn] if f.name in used else empty(f)) + ", " for pn, f in rest) + "))"]
+        inline[member] = (body, (f"_R_{st}.unpack_from(buf) == _RZ_{st}", usual))
         return out
 
     for name in nested + [st for m, st in members if st in bodies] + EXTRA:
@@ -607,7 +653,7 @@ def python(model):
     out += [f"{c} = _record_class({c}, {o!r}, PerfRecord)" for c, o in orders.items()]
     out += ["UEvent = _record_class(UEvent, None, PerfRecord)",
             "NO_ID = SampleId(" + ", ".join("None" for _ in sid) + ")"] + zero_objects
-    out += python_head(model)
+    out += python_head(model, inline)
     out.append("# enum uevent_perf_body_kind -> the union member it sets")
     out.append("MEMBER_OF_BODY = {" + " ".join(f'_lib.UEVENT_BODY_{m.upper()}: "{m}",'
                                                for m, _ in members) + "}")
@@ -639,15 +685,35 @@ def python_uevent(model):
             "                                                     _mk_uevent_record(r.u.uevent, bo)))"]
 
 
-def python_head(model):
+def python_head(model, inline):
     """perf_record() and perf_records(): a C record's body kind and sample_id from one
     unpack, then the maker of its body member (BODY_MAKERS, indexed by enum
-    uevent_perf_body_kind)."""
+    uevent_perf_body_kind). perf_records() has the makers of the INLINE members (most
+    of a perf.data) in its loop, their u64 arrays read in place and their structs'
+    unpack_from bound once."""
+    fix = lambda c: re.sub(r"_u64s_at\((\w+), (\w+), bo\)",
+                           r"((q.get(\2) or _u64s_struct(bo, \2)).unpack_from(mem, \1 - 1) if \1 else ())",
+                           c)
+    lines = []
+    for k, m in enumerate(INLINE):
+        code, usual = inline[m]
+        code = [fix(c) for c in code]
+        ls = ["            " + c for c in code[:-1]] + ["            yield " + code[-1]]
+        if usual:
+            ls = (["            if " + usual[0] + ":"] +
+                  ["                " + fix(c) for c in usual[1][:-1]] +
+                  ["                yield " + fix(usual[1][-1]), "            else:"] +
+                  ["    " + c for c in ls])
+        lines += [f"        {'el' if k else ''}if i[0] == _BODY_{m.upper()}:"] + ls
+    bound = sorted(set(re.findall(r"\b(_[A-Z]+_\w+)\.unpack_from\b", "\n".join(lines))))
+    lines = [re.sub(r"\b(_[A-Z]+_\w+)\.unpack_from\b", lambda m: "u" + m.group(1), ln)
+             for ln in lines]
     sid = [f for f in model["uevent_sample_id"] if f.name != "fields"]
     lv = [("body",), ("id", "fields")] + [("id", f.name) for f in sid]
     bits = sorted({f.idbit for f in sid})
     return ["", "", "_L_ID = _layout(\"struct uevent_perf_record\", (" +
             " ".join(f"{p!r}," for p in lv) + "))",
+            "".join(f"_BODY_{m.upper()} = int(_lib.UEVENT_BODY_{m.upper()})\n" for m in INLINE),
             "# the UEVENT_ID_* bits as ints (a lib attribute is a lookup each time)",
             "".join(f"_ID_{b} = int(_lib.UEVENT_ID_{b})\n" for b in bits), "",
             "def _sid_maker(f: int) -> Callable[[Tuple[int, ...]], SampleId]:",
@@ -679,13 +745,18 @@ def python_head(model):
             "    h, nxt, r, bo = reader._h, reader._next, reader._rec, reader.byte_order",
             "    buf = _ffi.buffer(r)",
             "    unpack, makers, sids, sid_maker = _L_ID.unpack_from, BODY_MAKERS, _SIDS, _sid_maker",
+            "    q, mem, no_id = _U64S[bo], _MEM, NO_ID"] + [
+            f"    u{n} = {n}.unpack_from" for n in bound] + [
             "    while h is not None and reader._h is h:",
             "        ret = nxt(h, r)",
             "        if ret <= 0:",
             "            if ret == 0:", "                return",
             "            raise error(-ret, f\"{reader.path!r} at offset {reader.offset}\")",
             "        i = unpack(buf)",
-            "        yield makers[i[0]](r, buf, (sids.get(i[1]) or sid_maker(i[1]))(i), bo)",
+            "        f = i[1]",
+            "        sid = (sids.get(f) or sid_maker(f))(i) if f else no_id"] + lines + [
+            "        else:",
+            "            yield makers[i[0]](r, buf, sid, bo)",
             "    reader._live()              # raises: closed", ""]
 
 
