@@ -331,8 +331,17 @@ def _cstr_at(a: int) -> str:
 _tnew = tuple.__new__
 
 
+def _sid_cell(c: List[Any]) -> Any:
+    """A record's sample_id from the cell perf_records() leaves in its tuple: [the
+    _L_ID values], made a SampleId on first use and kept there."""
+    v = c[0]
+    if type(v) is tuple:
+        v = c[0] = _sid(v[1], v)
+    return v
+
+
 def _record_class(dc: Any, order: Optional[Tuple[str, ...]] = None,
-                  base: type = tuple) -> Any:
+                  base: type = tuple, lazy_sid: bool = False) -> Any:
     """The record class of the frozen dataclass dc: a tuple subclass holding dc's fields
     in `order` (the order its maker builds them in: most of a record is one
     struct.unpack result), each field a property reading its item. It keeps what dc
@@ -345,6 +354,16 @@ def _record_class(dc: Any, order: Optional[Tuple[str, ...]] = None,
     at = {n: i for i, n in enumerate(order or names)}
     get = _itemgetter(*(at[n] for n in names)) if len(names) > 1 else \
         (lambda s: (s[at[names[0]]],))
+    if lazy_sid:        # sample_id may be a cell (_sid_cell): compare its value
+        k, fget = at["sample_id"], get
+        sid_at = names.index("sample_id")
+
+        def get(s: Any) -> Tuple[Any, ...]:
+            v = fget(s)
+            c = v[sid_at]
+            if type(c) is not list:
+                return v    # type: ignore[no-any-return]
+            return v[:sid_at] + (_sid_cell(c),) + v[sid_at + 1:]  # type: ignore[no-any-return]
     ns: Dict[str, Any] = {k: v for k, v in vars(dc).items() if isinstance(v, property)}
     ns.update(__slots__=(), __doc__=dc.__doc__, __module__=dc.__module__,
               __qualname__=dc.__qualname__, __annotations__=dc.__annotations__,
@@ -352,6 +371,9 @@ def _record_class(dc: Any, order: Optional[Tuple[str, ...]] = None,
               __dataclass_params__=dc.__dataclass_params__, __match_args__=names)
     for n in names:
         ns[n] = property(_itemgetter(at[n]), doc=f"{dc.__name__}.{n}")
+    if lazy_sid:
+        ns["sample_id"] = property(lambda s: _sid_cell(s[k]) if type(s[k]) is list else s[k],
+                                   doc=f"{dc.__name__}.sample_id")
     env: Dict[str, Any] = {"_tnew": _tnew}
     params = []
     for i, f in enumerate(fields):
@@ -369,11 +391,11 @@ def _record_class(dc: Any, order: Optional[Tuple[str, ...]] = None,
     ns["__repr__"] = lambda s: "%s(%s)" % (type(s).__qualname__, ", ".join(
         "%s=%r" % (n, v) for n, v in zip(names, get(s))))
     # another class's record, or a plain tuple, is not equal (as with a dataclass)
-    ns["__eq__"] = lambda s, o: tuple.__eq__(s, o) if type(o) is type(s) else \\
+    ns["__eq__"] = lambda s, o: get(s) == get(o) if type(o) is type(s) else \\
         False if isinstance(o, tuple) else NotImplemented
-    ns["__ne__"] = lambda s, o: tuple.__ne__(s, o) if type(o) is type(s) else \\
+    ns["__ne__"] = lambda s, o: get(s) != get(o) if type(o) is type(s) else \\
         True if isinstance(o, tuple) else NotImplemented
-    ns["__hash__"] = tuple.__hash__
+    ns["__hash__"] = lambda s: hash(get(s))
     for op in ("__lt__", "__le__", "__gt__", "__ge__"):
         ns[op] = lambda s, o: NotImplemented
 
@@ -650,7 +672,9 @@ def python(model):
             "SampleId = _record_class(SampleId)",
             "PerfRecord = _record_class(PerfRecord)"]
     out += [f"{py_class(s)} = _record_class({py_class(s)})" for s in nested]
-    out += [f"{c} = _record_class({c}, {o!r}, PerfRecord)" for c, o in orders.items()]
+    lazy = {py_class(st) for m, st in members if m in INLINE}
+    out += [f"{c} = _record_class({c}, {o!r}, PerfRecord{', True' if c in lazy else ''})"
+            for c, o in orders.items()]
     out += ["UEvent = _record_class(UEvent, None, PerfRecord)",
             "NO_ID = SampleId(" + ", ".join("None" for _ in sid) + ")"] + zero_objects
     out += python_head(model, inline)
@@ -708,6 +732,8 @@ def python_head(model, inline):
     bound = sorted(set(re.findall(r"\b(_[A-Z]+_\w+)\.unpack_from\b", "\n".join(lines))))
     lines = [re.sub(r"\b(_[A-Z]+_\w+)\.unpack_from\b", lambda m: "u" + m.group(1), ln)
              for ln in lines]
+    # their sample_id a cell, made a SampleId when asked for (_sid_cell)
+    lines = [ln.replace("(buf) + (sid, ", "(buf) + ([i], ") for ln in lines]
     sid = [f for f in model["uevent_sample_id"] if f.name != "fields"]
     lv = [("body",), ("id", "fields")] + [("id", f.name) for f in sid]
     bits = sorted({f.idbit for f in sid})
@@ -724,7 +750,8 @@ def python_head(model, inline):
             "    at = [" + ", ".join(f"{k + 2} if f & _ID_{f_.idbit} else None"
                                     for k, f_ in enumerate(sid)) + "]",
             '    env = {"_tnew": _tnew, "SampleId": SampleId}',
-            '    exec("def mk(i):\\n    return _tnew(SampleId, (%s,))\\n" % ", ".join(',
+            '    exec("def mk(i, _tnew=_tnew, SampleId=SampleId):\\n"',
+            '         "    return _tnew(SampleId, (%s,))\\n" % ", ".join(',
             '        "None" if k is None else "i[%d]" % k for k in at), env)',
             '    _SIDS[f] = env["mk"]', '    return env["mk"]  # type: ignore[no-any-return]',
             "", "",
@@ -745,7 +772,7 @@ def python_head(model, inline):
             "    h, nxt, r, bo = reader._h, reader._next, reader._rec, reader.byte_order",
             "    buf = _ffi.buffer(r)",
             "    unpack, makers, sids, sid_maker = _L_ID.unpack_from, BODY_MAKERS, _SIDS, _sid_maker",
-            "    q, mem, no_id = _U64S[bo], _MEM, NO_ID"] + [
+            "    q, mem = _U64S[bo], _MEM"] + [
             f"    u{n} = {n}.unpack_from" for n in bound] + [
             "    while h is not None and reader._h is h:",
             "        ret = nxt(h, r)",
@@ -753,10 +780,9 @@ def python_head(model, inline):
             "            if ret == 0:", "                return",
             "            raise error(-ret, f\"{reader.path!r} at offset {reader.offset}\")",
             "        i = unpack(buf)",
-            "        f = i[1]",
-            "        sid = (sids.get(f) or sid_maker(f))(i) if f else no_id"] + lines + [
+            ] + lines + [
             "        else:",
-            "            yield makers[i[0]](r, buf, sid, bo)",
+            "            yield makers[i[0]](r, buf, (sids.get(i[1]) or sid_maker(i[1]))(i), bo)",
             "    reader._live()              # raises: closed", ""]
 
 

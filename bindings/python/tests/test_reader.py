@@ -186,6 +186,10 @@ ok(repr(s.sample_id) == "SampleId(pid=100, tid=101, time=5000, id=7, stream_id=8
    and repr(s).startswith("Sample(type=9, misc=") and "callchain=(4198400, 4198656, 4198912)" in repr(s)
    and s != tuple(s) and uevent.PerfRead(*s.read) == s.read and uevent.PerfRead(*s.read) != uevent.SampleId(*[1] * 7),
    f"repr as a dataclass's; equal only within a class ({s.sample_id!r})")
+u = uevent.Sample(*s)      # sample_id a SampleId from the start, not PerfData's cell
+ok(type(s.sample_id) is uevent.SampleId and s.sample_id is s.sample_id and u == s and hash(u) == hash(s)
+   and u.sample_id == s.sample_id and [r for r in le if r == u] == [s],
+   "a PerfData sample's sample_id is made on first use and kept; equality and hash as if made at once")
 with uevent.PerfData(os.path.join(data, "usdt.perf.data")) as f:
     ok(f.nr_events == 1 and f.event_name(0) == "sdt_libuevent:emit" and f.clockid == -1
        and f.byte_order == L.UEVENT_BO_LITTLE, f"usdt.perf.data: 1 event, named, perf's clock ({f.event_names})")
