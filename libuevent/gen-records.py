@@ -33,6 +33,8 @@ COMMON = {"sample": ("callchain",)}
 # The union members whose makers perf_records() has inline: a perf.data's samples and its
 # FINISHED_ROUND records (Other), one per round of samples.
 INLINE = ("sample", "other")
+# Of those, the ones whose records are often their header alone (FINISHED_ROUND).
+BARE = ("other",)
 # PerfRecord's own fields, which a body member must not shadow in Python.
 PY_BASE = ("type", "misc", "size", "sample_id")
 
@@ -601,6 +603,22 @@ def python(model):
             body.insert(0, "".join(f"a_{n}, " for n in av) + f"= _A_{st}.unpack_from(buf)")
         out += ["    " + b for b in body[:-1]] + ["    return " + body[-1], ""]
         inline[member] = (body, None)
+        if member in BARE:
+            # A record that is its header alone (size 8: FINISHED_ROUND) and has no
+            # sample_id holds nothing else: perf_records() makes one object of each.
+            empty = lambda f: f"_ZO_{f.nested}" if f.nested else 'b""' if f.kind == "bytes" \
+                else '""' if f.kind == "str" else "()" if f.kind == "u64" else "0"
+            bare = [f"p = _P_{st}.unpack_from(buf)",
+                    "if p[2] == 8 and not i[1]:",
+                    "    o = bare.get(p)",
+                    "    if o is None:",
+                    f"        o = bare[p] = _tnew({cls}, p + (NO_ID, "
+                    + "".join(empty(f) + ", " for _, f in rest) + "))",
+                    "    yield o", "else:"]
+            body = [b.replace(f"_P_{st}.unpack_from(buf)", "p") for b in body]
+            inline[member] = (bare + ["    " + b for b in body[:-1]], "yield " + body[-1])
+            if plain:
+                raise SystemExit(f"gen-records: {st}: a bare record with members is not bare")
         common = COMMON.get(member)
         if common is None:
             return out
@@ -721,6 +739,10 @@ def python_head(model, inline):
     lines = []
     for k, m in enumerate(INLINE):
         code, usual = inline[m]
+        if isinstance(usual, str):          # code to run as it is, then this yield
+            lines += [f"        {'el' if k else ''}if i[0] == _BODY_{m.upper()}:"]
+            lines += ["            " + c for c in code] + ["                " + usual]
+            continue
         code = [fix(c) for c in code]
         ls = ["            " + c for c in code[:-1]] + ["            yield " + code[-1]]
         if usual:
@@ -733,7 +755,7 @@ def python_head(model, inline):
     lines = [re.sub(r"\b(_[A-Z]+_\w+)\.unpack_from\b", lambda m: "u" + m.group(1), ln)
              for ln in lines]
     # their sample_id a cell, made a SampleId when asked for (_sid_cell)
-    lines = [ln.replace("(buf) + (sid, ", "(buf) + ([i], ") for ln in lines]
+    lines = [re.sub(r"(\(buf\)|\bp) \+ \(sid, ", r"\1 + ([i], ", ln) for ln in lines]
     sid = [f for f in model["uevent_sample_id"] if f.name != "fields"]
     lv = [("body",), ("id", "fields")] + [("id", f.name) for f in sid]
     bits = sorted({f.idbit for f in sid})
@@ -772,9 +794,10 @@ def python_head(model, inline):
             "    h, nxt, r, bo = reader._h, reader._next, reader._rec, reader.byte_order",
             "    buf = _ffi.buffer(r)",
             "    unpack, makers, sids, sid_maker = _L_ID.unpack_from, BODY_MAKERS, _SIDS, _sid_maker",
-            "    q, mem = _U64S[bo], _MEM"] + [
+            "    q, mem, bare = _U64S[bo], _MEM, {}"] + [
             f"    u{n} = {n}.unpack_from" for n in bound] + [
-            "    while h is not None and reader._h is h:",
+            "    reader._live()              # raises: closed",
+            "    while reader._h is h:",
             "        ret = nxt(h, r)",
             "        if ret <= 0:",
             "            if ret == 0:", "                return",

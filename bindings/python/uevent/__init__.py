@@ -20,7 +20,7 @@ import json as _json
 import operator as _operator
 import os as _os
 import warnings as _warnings
-from dataclasses import asdict as _asdict, dataclass as _dataclass
+from dataclasses import asdict as _asdict
 from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence,
                     Tuple, TypeVar, Union)
 
