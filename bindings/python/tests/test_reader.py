@@ -307,6 +307,12 @@ f.close()
 f.close()
 ok(f.closed and raises(ValueError, next, f) is not None and raises(ValueError, lambda: f.nr_events) is not None,
    "PerfData.close is idempotent; a closed PerfData refuses to read")
+f = uevent.PerfData(os.path.join(data, "usdt.perf.data"))
+it = iter(f)
+first = [next(it), next(it)]
+f.close()
+ok(len(first) == 2 and raises(ValueError, next, it) is not None and raises(ValueError, iter(f).__next__) is not None,
+   "closing a PerfData while iterating it ends the iteration with ValueError (nothing read after)")
 
 
 def nfds():
