@@ -446,9 +446,10 @@ def python(model):
               {st for m, st in members} and s != "uevent_sample_id"]
     out = ['"""Record classes generated from libuevent/uevent.h by libuevent/gen-records.py.',
            "",
-           "One frozen, slotted class per record struct of uevent.h, fields in the struct's",
-           "order; pointer members are copied out (bytes, str, tuples of ints). Do not edit:",
-           'change uevent.h."""',
+           "One immutable class per record struct of uevent.h, fields in the struct's order",
+           "(the perf records' and SampleId tuples that keep the dataclass interface:",
+           "_record_class); pointer members are copied out (bytes, str, tuples of ints). Do",
+           'not edit: change uevent.h."""',
            "# flake8: noqa",
            "import dataclasses as _dc",
            "import os as _os",
