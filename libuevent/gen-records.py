@@ -390,6 +390,7 @@ def _record_class(dc: Any, order: Optional[Tuple[str, ...]] = None,
     ns["__new__"] = env["__new__"]
     ns["__iter__"] = lambda s: iter(get(s))
     ns["__getnewargs__"] = lambda s: get(s)
+    ns["__reduce__"] = lambda s: (type(s), get(s))     # every pickle protocol: by field
     ns["__repr__"] = lambda s: "%s(%s)" % (type(s).__qualname__, ", ".join(
         "%s=%r" % (n, v) for n, v in zip(names, get(s))))
     # another class's record, or a plain tuple, is not equal (as with a dataclass)

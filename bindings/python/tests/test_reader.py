@@ -180,7 +180,8 @@ ok(e is not None and names[:4] == ["type", "misc", "size", "sample_id"]
 t = dataclasses.replace(s, ip=5)
 ok(t.ip == 5 and t != s and t.callchain == s.callchain and hash(dataclasses.replace(t, ip=s.ip)) == hash(s)
    and dataclasses.asdict(s)["read"]["values"] == ((10, 7, 0), (20, 9, 3)) == s.read.values
-   and pickle.loads(pickle.dumps(s)) == s and copy.deepcopy(s) == s,
+   and all(pickle.loads(pickle.dumps(s, k)) == s for k in range(pickle.HIGHEST_PROTOCOL + 1))
+   and copy.deepcopy(s) == s and copy.copy(s.sample_id) == s.sample_id,
    "dataclasses.replace / asdict, hash, pickle and copy work on records")
 ok(repr(s.sample_id) == "SampleId(pid=100, tid=101, time=5000, id=7, stream_id=8, cpu=1, identifier=7)"
    and repr(s).startswith("Sample(type=9, misc=") and "callchain=(4198400, 4198656, 4198912)" in repr(s)
