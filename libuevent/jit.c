@@ -86,7 +86,19 @@ struct code {
 	uint64_t addr, size, index;
 	char *name;
 	struct pending *info;		/* the records written with its load */
+	int name_in_info;		/* name is in the last of info's blocks (one malloc
+					   for both: code_load_func), not its own */
 };
+
+static void free_pending(struct pending *p);
+
+/* What a code owns. */
+static void code_free(const struct code *c)
+{
+	if (!c->name_in_info)
+		free(c->name);
+	free_pending(c->info);
+}
 
 struct uevent_jit {
 	pthread_mutex_t lock;
@@ -114,6 +126,12 @@ struct uevent_jit {
 	uint64_t map_t0;		/* when the oldest of them was added */
 	struct code *codes;		/* open addressing, linear probing, addr 0 = empty */
 	size_t ncodes, cap;
+	/* Loads not in codes yet, in order: appended to (one hot cache line), moved into
+	 * the table by the first lookup (code_settle), freed with it by unload_all. A
+	 * JIT that compiles many pieces and unloads them all at once (LuaJIT's flush)
+	 * never pays for the table's cold, random probes. */
+	struct code *fresh;
+	size_t nfresh;
 	struct pending *pending;
 };
 
@@ -194,10 +212,13 @@ static size_t slot_of(const struct uevent_jit *j, uint64_t addr)
 	return (size_t)(h >> 17) & (j->cap - 1);
 }
 
+static void code_settle(struct uevent_jit *j);
+
 static struct code *code_find(struct uevent_jit *j, uint64_t addr)
 {
 	size_t i;
 
+	code_settle(j);
 	if (!j->cap)
 		return NULL;
 	for (i = slot_of(j, addr); j->codes[i].addr; i = (i + 1) & (j->cap - 1))
@@ -237,31 +258,53 @@ static void free_pending(struct pending *p)
 	}
 }
 
-/* Inserts or replaces; takes ownership of name and info (also on failure). */
-static int code_put(struct uevent_jit *j, uint64_t addr, uint64_t size, uint64_t index,
-		    char *name, struct pending *info)
+/* Inserts or replaces, in the table; there is room (code_put made it). */
+static void code_insert(struct uevent_jit *j, const struct code *n)
 {
-	struct code *c = code_find(j, addr);
+	struct code *c;
 	size_t i;
 
-	if (c) {
-		free(c->name);
-		free_pending(c->info);
-		c->size = size;
-		c->index = index;
-		c->name = name;
-		c->info = info;
-		return 0;
-	}
-	if ((j->ncodes + 1) * 4 > j->cap * 3 && code_grow(j) < 0) {
-		free(name);
-		free_pending(info);
+	for (i = slot_of(j, n->addr); (c = &j->codes[i])->addr; i = (i + 1) & (j->cap - 1))
+		if (c->addr == n->addr) {
+			code_free(c);
+			*c = *n;
+			return;
+		}
+	*c = *n;
+	j->ncodes++;
+}
+
+#define FRESH_MAX	256
+
+/* The fresh loads into the table, in order (a later load at an address replaces). */
+static void code_settle(struct uevent_jit *j)
+{
+	size_t i;
+
+	for (i = 0; i < j->nfresh; i++)
+		code_insert(j, &j->fresh[i]);
+	j->nfresh = 0;
+}
+
+/* Inserts or replaces; takes ownership of name and info (also on failure). The table
+ * grows here, so that settling never has to allocate. */
+static int code_put(struct uevent_jit *j, const struct code *c)
+{
+	struct code n = *c;
+
+	if ((j->ncodes + j->nfresh + 1) * 4 > j->cap * 3 && code_grow(j) < 0) {
+		code_free(c);
 		return -ENOMEM;
 	}
-	for (i = slot_of(j, addr); j->codes[i].addr; i = (i + 1) & (j->cap - 1))
-		;
-	j->codes[i] = (struct code){ addr, size, index, name, info };
-	j->ncodes++;
+	if (!j->fresh)
+		j->fresh = malloc(FRESH_MAX * sizeof(*j->fresh));
+	if (!j->fresh || j->nfresh == FRESH_MAX)
+		code_settle(j);
+	if (!j->fresh) {
+		code_insert(j, &n);
+		return 0;
+	}
+	j->fresh[j->nfresh++] = n;
 	return 0;
 }
 
@@ -270,9 +313,8 @@ static void code_del(struct uevent_jit *j, struct code *c)
 {
 	size_t i = (size_t)(c - j->codes), k, home;
 
-	free(c->name);
-	free_pending(c->info);
-	j->codes[i] = (struct code){ 0, 0, 0, NULL, NULL };
+	code_free(c);
+	j->codes[i] = (struct code){ 0, 0, 0, NULL, NULL, 0 };
 	j->ncodes--;
 	for (k = (i + 1) & (j->cap - 1); j->codes[k].addr; k = (k + 1) & (j->cap - 1)) {
 		home = slot_of(j, j->codes[k].addr);
@@ -1011,17 +1053,17 @@ static int write_load(struct uevent_jit *j, const char *name, uint64_t addr, uin
 	return ret;
 }
 
-static int load_locked(struct uevent_jit *j, char *name, uint64_t addr, uint64_t size,
-		       const void *code, uint64_t index, struct pending *info, uint64_t now)
+/* Takes ownership of what c owns (also on failure). */
+static int load_locked(struct uevent_jit *j, const struct code *c, const void *code,
+		       uint64_t now)
 {
-	int ret = write_load(j, name, addr, size, code, index, info, now);
+	int ret = write_load(j, c->name, c->addr, c->size, code, c->index, c->info, now);
 
 	if (ret < 0) {
-		free(name);
-		free_pending(info);
+		code_free(c);
 		return ret;
 	}
-	return code_put(j, addr, size, index, name, info);
+	return code_put(j, c);
 }
 
 /*
@@ -1041,6 +1083,7 @@ static int replay(struct uevent_jit *j)
 	void *buf;
 	int ret;
 
+	code_settle(j);
 	for (i = 0; i < j->cap; i++) {
 		c = &j->codes[i];
 		if (!c->addr)
@@ -1099,7 +1142,8 @@ UEVENT_EXPORT int uevent_jit__code_load(struct uevent_jit *j, const char *name,
 		goto out;
 	}
 	index = __atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED);
-	ret = load_locked(j, copy, addr, size, code, index, take_pending(j, addr), _uevent_now_ns());
+	ret = load_locked(j, &(struct code){ addr, size, index, copy, take_pending(j, addr), 0 },
+			  code, _uevent_now_ns());
 	if (ret == 0 && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
 		marker_load(addr, size, index, name);
 out:
@@ -1107,11 +1151,12 @@ out:
 	return ret < 0 ? _uevent_err(-ret) : 0;
 }
 
-/* A DEBUG_INFO record for nr entries at code_addr, unlinked; NULL on ENOMEM. */
+/* A DEBUG_INFO record for nr entries at code_addr, unlinked, with extra bytes after its
+ * padding for the caller; NULL on ENOMEM. */
 static struct pending *debug_record(uint64_t code_addr, const struct uevent_jit_debug_entry *e,
-				    uint32_t nr, size_t len, uint64_t now)
+				    uint32_t nr, size_t len, uint64_t now, size_t extra)
 {
-	struct pending *p = malloc(sizeof(*p) + len + 8);
+	struct pending *p = malloc(sizeof(*p) + len + 8 + extra);
 	struct jd_debug *rec;
 	unsigned char *w;
 	size_t flen;
@@ -1171,7 +1216,8 @@ UEVENT_EXPORT int uevent_jit__code_load_func(struct uevent_jit *j, const char *n
 	struct uevent_jit_debug_entry e = { addr, line, 0, file, 0 };
 	struct pending *info = NULL, **pp;
 	uint64_t index, now;
-	size_t nlen, flen, fnlen;
+	size_t nlen, flen, fnlen, flen1;
+	struct pending *mine;
 	char *full, *w;
 	int ret;
 
@@ -1187,9 +1233,16 @@ UEVENT_EXPORT int uevent_jit__code_load_func(struct uevent_jit *j, const char *n
 	if (flen > UINT32_MAX / 4 || fnlen > UINT32_MAX / 4)
 		return _uevent_err(EINVAL);
 	/* "NAME FUNC FILE:LINE", built here so the caller (an interpreted hook) need not
-	 * build a string for every trace */
-	if (!(full = malloc(nlen + fnlen + flen + 14)))
+	 * build a string for every trace; with a line record, in the same block as the
+	 * record (one malloc a load: a JIT's compile path makes it for every trace) */
+	flen1 = sizeof(struct jd_debug) + 16 + flen + 1;
+	if (file && !(j->flags & UEVENT_JIT_NO_JITDUMP)) {
+		if (!(info = debug_record(addr, &e, 1, flen1, 0, nlen + fnlen + flen + 14)))
+			return _uevent_err(ENOMEM);
+		full = (char *)info->rec + flen1 + 8;
+	} else if (!(full = malloc(nlen + fnlen + flen + 14))) {
 		return _uevent_err(ENOMEM);
+	}
 	w = put_str(full, name, nlen);
 	if (fnlen) {
 		*w++ = ' ';
@@ -1200,21 +1253,17 @@ UEVENT_EXPORT int uevent_jit__code_load_func(struct uevent_jit *j, const char *n
 		w = put_line(put_str(w, file, flen), line);
 	}
 	*w = 0;
-	if (file && !(j->flags & UEVENT_JIT_NO_JITDUMP) &&
-	    !(info = debug_record(addr, &e, 1, sizeof(struct jd_debug) + 16 + flen + 1, 0))) {
-		free(full);
-		return _uevent_err(ENOMEM);
-	}
 	pthread_mutex_lock(&j->lock);
 	if ((ret = check_fork(j)) < 0) {
-		free(full);
+		if (!info)
+			free(full);
 		free(info);
 		goto out;
 	}
 	index = __atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED);
 	/* One clock read for both records, under the lock: timestamps rise in file order. */
 	now = _uevent_now_ns();
-	if (info)
+	if ((mine = info))
 		memcpy(info->rec + offsetof(struct jd_prefix, timestamp), &now, 8);
 	/* Ours goes last: of several DEBUG_INFO records perf keeps the one before the load. */
 	{
@@ -1229,9 +1278,9 @@ UEVENT_EXPORT int uevent_jit__code_load_func(struct uevent_jit *j, const char *n
 	}
 	if (file && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
 		marker_debug(addr, &e, 1);
-	ret = load_locked(j, full, addr, size, code, index, info, now);
+	ret = load_locked(j, &(struct code){ addr, size, index, full, info, mine != NULL }, code, now);
 	if (ret == 0 && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
-		marker_load(addr, size, index, code_find(j, addr)->name);
+		marker_load(addr, size, index, full);	/* the table's now */
 out:
 	pthread_mutex_unlock(&j->lock);
 	return ret < 0 ? _uevent_err(-ret) : 0;
@@ -1266,11 +1315,10 @@ static void info_rebase(struct pending *p, uint64_t new_addr)
 UEVENT_EXPORT int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr,
 					uint64_t new_addr, uint64_t size)
 {
-	struct pending *info, *p;
+	struct code *c, moved;
+	struct pending *p;
 	struct jd_move rec;
 	struct iovec iov;
-	struct code *c;
-	char *name;
 	uint64_t index, now;
 	int ret = 0;
 
@@ -1310,14 +1358,14 @@ UEVENT_EXPORT int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr,
 			dump_undo(j, j->dump_off - sizeof(rec));
 		goto out;
 	}
-	name = c->name;
-	info = c->info;
+	moved = (struct code){ new_addr, size, index, c->name, c->info, c->name_in_info };
 	c->name = NULL;
 	c->info = NULL;
+	c->name_in_info = 0;
 	code_del(j, c);
-	for (p = info; p; p = p->next)	/* a replay describes the new place */
+	for (p = moved.info; p; p = p->next)	/* a replay describes the new place */
 		info_rebase(p, new_addr);
-	if ((ret = code_put(j, new_addr, size, index, name, info)) < 0)
+	if ((ret = code_put(j, &moved)) < 0)
 		goto out;
 	if (!(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED()) {
 		unsigned char buf[64];
@@ -1385,6 +1433,13 @@ UEVENT_EXPORT int uevent_jit__code_unload_all(struct uevent_jit *j)
 	if ((ret = check_fork(j)) < 0)
 		goto out;
 	markers = !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED();
+	/* one marker per address: through the table; else the fresh loads need not go
+	 * there first */
+	if (markers)
+		code_settle(j);
+	for (i = 0; i < j->nfresh; i++)
+		code_free(&j->fresh[i]);
+	j->nfresh = 0;
 	for (i = 0; i < j->cap; i++) {
 		struct code *c = &j->codes[i];
 
@@ -1392,9 +1447,8 @@ UEVENT_EXPORT int uevent_jit__code_unload_all(struct uevent_jit *j)
 			continue;
 		if (markers)
 			marker_unload(c->addr, c->size, c->index);
-		free(c->name);
-		free_pending(c->info);
-		*c = (struct code){ 0, 0, 0, NULL, NULL };
+		code_free(c);
+		*c = (struct code){ 0, 0, 0, NULL, NULL, 0 };
 	}
 	j->ncodes = 0;
 out:
@@ -1429,7 +1483,7 @@ UEVENT_EXPORT int uevent_jit__debug_info(struct uevent_jit *j, uint64_t code_add
 			return _uevent_err(E2BIG);
 	}
 	if (!(j->flags & UEVENT_JIT_NO_JITDUMP) && !(p = debug_record(code_addr, e, nr, len,
-								       _uevent_now_ns())))
+								       _uevent_now_ns(), 0)))
 		return _uevent_err(ENOMEM);
 	pthread_mutex_lock(&j->lock);
 	if ((ret = check_fork(j)) < 0) {
@@ -1545,11 +1599,12 @@ UEVENT_EXPORT int uevent_jit__close(struct uevent_jit *j)
 		close(j->dir_fd);
 	pthread_mutex_unlock(&j->lock);
 	pthread_mutex_destroy(&j->lock);
-	for (i = 0; i < j->cap; i++) {
-		free(j->codes[i].name);
-		free_pending(j->codes[i].info);
-	}
+	for (i = 0; i < j->cap; i++)
+		code_free(&j->codes[i]);
+	for (i = 0; i < j->nfresh; i++)
+		code_free(&j->fresh[i]);
 	free(j->codes);
+	free(j->fresh);
 	free_pending(j->pending);
 	free(j->mapbuf);
 	free(j->dumpbuf);

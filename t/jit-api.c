@@ -688,6 +688,58 @@ static void test_fork(void)
 	unlink(cmap);
 }
 
+/* Many loads at once, as a tracing JIT makes them: the table takes them late (a lookup
+ * or FRESH_MAX of them), with the same answers: a second load at an address replaces
+ * the first, move and unload find a load just made, unload_all marks each address
+ * once, and a moved code_load_func keeps its name (stored with its line record). */
+static void test_many(void)
+{
+	static unsigned char area[700];
+	uintptr_t a = (uintptr_t)area;
+	struct uevent_file_reader *rd;
+	struct uevent_record r = { .sz = sizeof(r) };
+	struct uevent_jit *j;
+	char path[512], map[512], name[32], line[128];
+	unsigned char *buf;
+	size_t len;
+	int i, bad = 0, unloads = 0;
+	UEVENT_OPTS(uo, .transport = UEVENT_TRANSPORT_FILE, .path = path,
+		    .flags = UEVENT_OPEN_IGNORE_ENV);
+
+	snprintf(path, sizeof(path), "%s/many.uev", tmp);
+	snprintf(map, sizeof(map), "%s/many.map", tmp);
+	memset(area, 0xc3, sizeof(area));
+	uevent_open(&uo);
+	j = open_in("many", map, 0);
+	for (i = 0; i < 600; i++) {
+		snprintf(name, sizeof(name), "TRACE_%d", i);
+		bad |= uevent_jit__code_load_func(j, name, "f", a + (uintptr_t)i, 1, NULL, "x.lua",
+						  (uint32_t)i + 1);
+	}
+	bad |= uevent_jit__code_load(j, "again", a, 2, NULL);
+	ok(!bad, "600 code_load_func and a second load at the first address");
+	ok(uevent_jit__code_unload(j, a, 0) == 0 && uevent_jit__code_unload(j, a, 0) == -ENOENT,
+	   "the second load replaced the first: one unload, then ENOENT");
+	bad = uevent_jit__code_load_func(j, "TRACE_700", "g", a + 650, 1, NULL, "y.lua", 9);
+	ok(!bad && uevent_jit__code_move(j, a + 650, a + 660, 0) == 0 &&
+	   uevent_jit__code_unload(j, a + 650, 0) == -ENOENT,
+	   "move finds a load just made");
+	ok(uevent_jit__code_unload_all(j) == 0 && uevent_jit__code_unload(j, a + 660, 0) == -ENOENT,
+	   "unload_all drops loads not yet in the table");
+	uevent_jit__close(j);
+	uevent_close();
+	rd = uevent_file_reader__open(path);
+	while (rd && uevent_file_reader__next(rd, &r) == 1)
+		unloads += r.type == UEVENT_TYPE_JIT_CODE_UNLOAD;
+	uevent_file_reader__close(rd);
+	/* 1 unload, 599 + the moved one in unload_all */
+	ok(unloads == 601, "one unload marker per address (%d of 601)", unloads);
+	snprintf(line, sizeof(line), "%lx 1 TRACE_700 g y.lua:9\n", (unsigned long)(a + 660));
+	buf = slurp(map, &len);
+	ok(buf && memmem(buf, len, line, strlen(line)), "the moved code keeps its name: %s", line);
+	free(buf);
+}
+
 /* code_load_line (one call: name + line record), unload_all, batched perf-map lines. */
 static void test_line_and_batch(void)
 {
@@ -1072,13 +1124,14 @@ int main(void)
 	if (!mkdtemp(tmp))
 		plan_skip_all("no temporary directory");
 	self = getpid();
-	plan(98);
+	plan(104);
 	test_format();
 	test_marker();
 	test_safety();
 	test_planted();
 	test_threads();
 	test_fork();
+	test_many();
 	test_line_and_batch();
 	test_buffered_dump();
 	test_errors();
