@@ -119,6 +119,8 @@ struct uevent_jit {
 	unsigned char *dumpbuf;		/* UEVENT_JIT_BUFFER_JITDUMP: records not yet written */
 	size_t dumplen, dumpcap;
 	uint64_t dump_file;		/* ... and the bytes before them, in the file */
+	uint64_t dump_alloc;		/* ... and the file's blocks allocated up to here
+					   (FALLOC_FL_KEEP_SIZE); UINT64_MAX: cannot */
 	uint64_t dump_t0;		/* when the oldest of them was added */
 	uint64_t dump_cap;		/* bytes reserved (fallocated) and mapped */
 	char *mapbuf;			/* UEVENT_JIT_BUFFER_PERF_MAP: lines not yet written */
@@ -396,6 +398,7 @@ static int dump_reserve(struct uevent_jit *j, uint64_t need)
 }
 
 #define DUMP_BUF_MAX	((size_t)64 * 1024)
+#define DUMP_ALLOC	((uint64_t)1024 * 1024)
 #define DUMP_BUF_AGE_NS	((uint64_t)100 * 1000 * 1000)
 
 /*
@@ -412,6 +415,19 @@ static int dump_flush(struct uevent_jit *j)
 	if (!len || j->dump_fd < 0)
 		return 0;
 	j->dumplen = 0;
+	/* Blocks allocated ahead, 1 MiB at a time, without growing the file: a write
+	 * into them costs a third less (ext4: no block reservation per page). A file
+	 * system that cannot is left to allocate as it writes. */
+	if (j->dump_alloc != UINT64_MAX && j->dump_file + len > j->dump_alloc) {
+		uint64_t step = (j->dump_file + len - j->dump_alloc + DUMP_ALLOC - 1) &
+				~(DUMP_ALLOC - 1);
+
+		if (fallocate(j->dump_fd, FALLOC_FL_KEEP_SIZE, (off_t)j->dump_alloc,
+			      (off_t)step) == 0)
+			j->dump_alloc += step;
+		else if (errno == EOPNOTSUPP || errno == ENOSYS)
+			j->dump_alloc = UINT64_MAX;
+	}
 	while (done < len) {
 		n = pwrite(j->dump_fd, j->dumpbuf + done, len - done, (off_t)(j->dump_file + done));
 		if (n < 0 && errno == EINTR)
@@ -645,7 +661,7 @@ static int open_dump(struct uevent_jit *j)
 			    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (j->dump_fd < 0)
 		return -errno;
-	j->dump_off = j->dump_cap = j->dump_file = 0;
+	j->dump_off = j->dump_cap = j->dump_file = j->dump_alloc = 0;
 	j->dumplen = 0;
 	j->win = NULL;
 	memset(&h, 0, sizeof(h));
@@ -709,7 +725,7 @@ static void close_files(struct uevent_jit *j)
 	if (j->win)
 		munmap(j->win, (size_t)j->dump_cap);
 	j->win = NULL;
-	j->dump_off = j->dump_cap = j->dump_file = 0;
+	j->dump_off = j->dump_cap = j->dump_file = j->dump_alloc = 0;
 	j->dumplen = 0;
 	if (j->dump_fd >= 0)
 		close(j->dump_fd);
@@ -1586,7 +1602,8 @@ UEVENT_EXPORT int uevent_jit__close(struct uevent_jit *j)
 			ret = err;
 		if ((err = dump_flush(j)) < 0 && ret == 0)
 			ret = err;
-		/* drop the reserved tail: the file ends with its last record */
+		/* drop the reserved tail: the file ends with its last record (on ext4 this
+		 * frees the blocks allocated past it too, size changed or not: t/jit-api) */
 		if (ftruncate(j->dump_fd, (off_t)j->dump_off) < 0 && ret == 0)
 			ret = -errno;
 	}

@@ -740,6 +740,35 @@ static void test_many(void)
 	free(buf);
 }
 
+/* The buffered dump allocates the file's blocks 1 MiB ahead (FALLOC_FL_KEEP_SIZE): the
+ * file holds every record, and once closed no block past its end. */
+static void test_dump_alloc(void)
+{
+	static unsigned char code[1000];
+	struct uevent_jit *j;
+	char dump[512];
+	unsigned char *buf;
+	struct stat st;
+	size_t len;
+	int i, bad = 0, loads = 0, n;
+
+	memset(code, 0x90, sizeof(code));
+	j = open_in("alloc", NULL, UEVENT_JIT_NO_PERF_MAP | UEVENT_JIT_BUFFER_JITDUMP);
+	snprintf(dump, sizeof(dump), "%s", j ? uevent_jit__dump_path(j) : "");
+	for (i = 0; i < 2500; i++)	/* 2.6 MiB of records */
+		bad |= uevent_jit__code_load(j, "alloc_fn", (uintptr_t)code + (uintptr_t)i, 1000, code);
+	ok(j && !bad && uevent_jit__close(j) == 0, "2500 buffered loads of 1000 bytes, close");
+	buf = slurp(dump, &len);
+	n = buf ? count_records(buf, len, 0, &loads) : -1;
+	ok(n == 2501 && loads == 2500, "the dump holds them all, and CODE_CLOSE (%d records)", n);
+	free(buf);
+	if (stat(dump, &st) != 0)
+		memset(&st, 0xff, sizeof(st));
+	ok(st.st_size > 0 && (uint64_t)st.st_blocks * 512 < (uint64_t)st.st_size + 64 * 1024,
+	   "closed: no blocks allocated past its end (%lld bytes in blocks, %lld long)",
+	   (long long)st.st_blocks * 512, (long long)st.st_size);
+}
+
 /* code_load_line (one call: name + line record), unload_all, batched perf-map lines. */
 static void test_line_and_batch(void)
 {
@@ -1124,7 +1153,7 @@ int main(void)
 	if (!mkdtemp(tmp))
 		plan_skip_all("no temporary directory");
 	self = getpid();
-	plan(104);
+	plan(107);
 	test_format();
 	test_marker();
 	test_safety();
@@ -1132,6 +1161,7 @@ int main(void)
 	test_threads();
 	test_fork();
 	test_many();
+	test_dump_alloc();
 	test_line_and_batch();
 	test_buffered_dump();
 	test_errors();
