@@ -39,14 +39,19 @@ local function bind()
   end
   core = c
   local ok, uevent = pcall(require, "uevent")
-  if ok and type(uevent) == "table" and uevent.lib
-     and pcall(function() return uevent.lib.uevent_jit__code_load_func end) then
-    lib, via = uevent.lib, "binding"
-    return lib
+  if not ok and tostring(uevent):match("module 'uevent' not found") then
+    return nil, "uevent.jit needs the LuaJIT binding (require \"uevent\": make install puts "
+      .. "it beside uevent/jit.lua; in the build tree put bindings/lua on LUA_PATH): "
+      .. tostring(uevent)
+  elseif not ok or type(uevent) ~= "table" or not uevent.lib then  -- found, no library
+    return nil, "uevent.jit: cannot load libuevent (LD_LIBRARY_PATH, or UEVENT_LIB=path of "
+      .. "libuevent.so): " .. tostring(uevent)
+  elseif not pcall(function() return uevent.lib.uevent_jit__code_load_func end) then
+    return nil, "uevent.jit: the libuevent loaded has no JIT API (an older one?): "
+      .. tostring(os.getenv("UEVENT_LIB") or "on the loader's path")
   end
-  return nil, "uevent.jit needs the LuaJIT binding (require \"uevent\": make install puts "
-    .. "it beside uevent/jit.lua; in the build tree put bindings/lua on LUA_PATH): "
-    .. tostring(uevent)
+  lib, via = uevent.lib, "binding"
+  return lib
 end
 
 -- ---- state -------------------------------------------------------------------------
