@@ -135,9 +135,27 @@ struct uevent_jit {
 	struct code *fresh;
 	size_t nfresh;
 	struct pending *pending;
+	uint64_t index_next, index_end;	/* take_index's block */
 };
 
 static uint64_t next_index = 1;		/* process-wide: perf names files by it */
+
+/*
+ * A code index, unique in the process (perf names jitted-PID-INDEX.so by it). A session
+ * takes them 256 at a time: one atomic add on the shared counter per 256 loads, not one
+ * per load, whose cache line a JIT's compile path (LuaJIT's, for every trace) has
+ * always evicted. Lock held.
+ */
+#define INDEX_BLOCK	256
+
+static uint64_t take_index(struct uevent_jit *j)
+{
+	if (j->index_next == j->index_end) {
+		j->index_next = __atomic_fetch_add(&next_index, INDEX_BLOCK, __ATOMIC_RELAXED);
+		j->index_end = j->index_next + INDEX_BLOCK;
+	}
+	return j->index_next++;
+}
 
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct uevent_jit *sessions;
@@ -1157,7 +1175,7 @@ UEVENT_EXPORT int uevent_jit__code_load(struct uevent_jit *j, const char *name,
 		free(copy);
 		goto out;
 	}
-	index = __atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED);
+	index = take_index(j);
 	ret = load_locked(j, &(struct code){ addr, size, index, copy, take_pending(j, addr), 0 },
 			  code, _uevent_now_ns());
 	if (ret == 0 && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
@@ -1276,7 +1294,7 @@ UEVENT_EXPORT int uevent_jit__code_load_func(struct uevent_jit *j, const char *n
 		free(info);
 		goto out;
 	}
-	index = __atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED);
+	index = take_index(j);
 	/* One clock read for both records, under the lock: timestamps rise in file order. */
 	now = _uevent_now_ns();
 	if ((mine = info))
