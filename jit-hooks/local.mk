@@ -29,7 +29,7 @@ luajitcore_LTLIBRARIES = %reldir%/luajit/uevent/jit_core.la
 	-fvisibility=hidden
 %canon_reldir%_luajit_uevent_jit_core_la_LDFLAGS = -module -avoid-version -shared
 %reldir%/luajit/uevent/jit_core.so: %reldir%/luajit/uevent/jit_core.la
-	$(AM_V_GEN)cp -f %reldir%/luajit/uevent/.libs/jit_core.so $@
+	$(AM_V_GEN)cp -f %reldir%/luajit/uevent/.libs/jit_core.so $@.tmp && mv -f $@.tmp $@
 luajit_core_so = %reldir%/luajit/uevent/jit_core.so
 CLEANFILES += %reldir%/luajit/uevent/jit_core.so
 else
