@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -27,6 +28,7 @@ static int n_load, n_func, n_unload, n_unload_all, fail;
 static char last_name[256], last_fn[64], last_file[64];
 static uint64_t last_addr, last_size, last_unload;
 static uint32_t last_line;
+static uint32_t line_of_tr[4096];	/* by trace number: the line of its last load_func */
 
 static int wrong(struct uevent_jit *j)
 {
@@ -50,6 +52,8 @@ static int stub_load_func(struct uevent_jit *j, const char *name, const char *fu
 			  uint32_t line)
 {
 	n_func++;
+	if (!strncmp(name, "TRACE_", 6) && atoi(name + 6) > 0 && atoi(name + 6) < 4096)
+		line_of_tr[atoi(name + 6)] = line;
 	snprintf(last_name, sizeof(last_name), "%s", name);
 	snprintf(last_fn, sizeof(last_fn), "%s", func ? func : "(null)");
 	snprintf(last_file, sizeof(last_file), "%s", file ? file : "(null)");
@@ -97,6 +101,14 @@ static int l_calls(lua_State *L)
 	return 11;
 }
 
+static int l_line_of(lua_State *L)
+{
+	lua_Integer tr = luaL_checkinteger(L, 1);
+
+	lua_pushinteger(L, tr > 0 && tr < 4096 ? (lua_Integer)line_of_tr[tr] : 0);
+	return 1;
+}
+
 static int l_fail(lua_State *L)
 {
 	fail = (int)luaL_checkinteger(L, 1);
@@ -109,7 +121,7 @@ static void put_addr(lua_State *L, const char *name, const void *p)
 	lua_setglobal(L, name);
 }
 
-/* The test, in Lua: each ok() is one TAP line (17). */
+/* The test, in Lua: each ok() is one TAP line (19). */
 static const char script[] =
 "local jutil = require 'jit.util'\n"
 "local core = assert(package.loadlib(CORE_SO, 'luaopen_uevent_jit_core'))()\n"
@@ -185,7 +197,40 @@ static const char script[] =
 "hot(10000)\n"
 "nl, nf, _, _, name = calls()\n"
 "ok(name:match('^TRACE_%d+ hot t%.lua:2$'), 'lines=false: code_load(' .. name .. ')')\n"
+"-- every trace's line, side traces too, is funcinfo's for its start (function, pc)\n"
+"bind(true)\n"
+"jit.flush()\n"
+"-- (one handler per event: the spy passes each on, by a tail call, so the handler still\n"
+"-- runs right above the function being recorded)\n"
+"local want, seen, fi1 = {}, {}, nfi\n"
+"local function spy(what, tr, func, pc, ...)\n"
+"  if what == 'start' and type(func) == 'function' then seen[tr] = jutil.funcinfo(func, pc).currentline\n"
+"  elseif what == 'stop' then want[tr] = seen[tr] end\n"
+"  return handler(what, tr, func, pc, ...)\n"
+"end\n"
+"jit.attach(spy, 'trace')\n"
+"local branchy = assert(loadstring([[\n"
+"local function branchy(k) local s = 0\n"
+"  for i = 1, k do\n"
+"    if i % 3 == 0 then s = s + 1\n"
+"    elseif i % 5 == 0 then\n"
+"      s = s - 2\n"
+"    else s = s * 2 % 65521 end\n"
+"  end\n"
+"  return s end\n"
+"return branchy]], '@/some/dir/branchy.lua'))()\n"
+"branchy(100000); hot(10000)\n"
+"jit.attach(handler, 'trace')\n"
+"local n, wrong, lines = 0, {}, {}\n"
+"for tr, l in pairs(want) do\n"
+"  n = n + 1; lines[#lines + 1] = tr .. ':' .. l\n"
+"  if line_of(tr) ~= l then wrong[#wrong + 1] = tr .. ':' .. line_of(tr) .. '~=' .. l end\n"
+"end\n"
+"_, _, _, _, _, _, file = calls()\n"
+"ok(n >= 3 and #wrong == 0, ('%d traces (root and side: %s) with funcinfo\\'s line%s'):format(n, table.concat(lines, ' '), #wrong > 0 and ', not: ' .. table.concat(wrong, ' ') or ''))\n"
+"ok(nfi - fi1 < n, ('the root traces\\' lines from the stack, not funcinfo (%d funcinfo calls for %d traces)'):format(nfi - fi1, n))\n"
 "-- unbound again: nothing more\n"
+"nl, nf, _, nua2 = calls()\n"
 "core.bind(h)\n"
 "jit.flush()\n"
 "local function cold(k) local s = 1; for i = 1, k do s = s * 3 % 65521 end; return s end\n"
@@ -200,7 +245,7 @@ int main(void)
 
 	if (access(JIT_CORE_SO, R_OK) != 0)
 		plan_skip_all("jit-hooks/luajit/uevent/jit_core.so not built");
-	plan(17);
+	plan(19);
 	L = luaL_newstate();
 	luaL_openlibs(L);
 	lua_pushstring(L, JIT_CORE_SO);
@@ -208,6 +253,7 @@ int main(void)
 	lua_register(L, "ok", l_ok);
 	lua_register(L, "calls", l_calls);
 	lua_register(L, "fail_with", l_fail);
+	lua_register(L, "line_of", l_line_of);
 	put_addr(L, "SESSION", &fake_session);
 	put_addr(L, "LOAD", (const void *)(uintptr_t)stub_load);
 	put_addr(L, "LOAD_FUNC", (const void *)(uintptr_t)stub_load_func);

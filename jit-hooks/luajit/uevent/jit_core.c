@@ -126,6 +126,82 @@ static int trace_name(char *name, size_t tr)
 	return n;
 }
 
+/*
+ * What jit.util.funcinfo's loc calls a chunk ("app.lua" for "@/x/app.lua", "t.lua" for
+ * "=t.lua", "\"code\"" for a string chunk), into buf; NULL where it names the chunk by
+ * an address this cannot know (a chunk name of over 40 bytes not from a file).
+ */
+static const char *chunk_file(const char *src, char *buf, size_t cap)
+{
+	size_t len = strlen(src);
+	const char *b;
+
+	if (*src == '@') {
+		b = strrchr(src, '/');
+		return b ? b + 1 : src + 1;
+	}
+	if (len > 40)
+		return NULL;
+	if (*src == '=')
+		return src + 1;
+	snprintf(buf, cap, "\"%s\"", src);
+	return buf;
+}
+
+/*
+ * At a root trace's "start" the function being recorded is running (stack level 1; the
+ * handler is level 0) at the trace's first instruction: lua_getinfo gives its chunk and
+ * that line without building a table and a string, which jit.util.funcinfo at "stop"
+ * does. (Not at a side trace's: the frame is not at its start; t/jit-core checks both
+ * against funcinfo.) Fills the
+ * cache for (func, pc) when it has no line for them yet; when level 1 is not func (or
+ * not a Lua function) it leaves them to "stop", which asks funcinfo.
+ */
+static void learn(lua_State *L, struct hook *h, int func, int32_t pc)
+{
+	char buf[48];
+	const char *file;
+	lua_Debug ar;
+	int top = lua_gettop(L), at;
+
+	if (!h->lines || !lua_isfunction(L, func))
+		return;
+	lua_pushvalue(L, func);
+	lua_rawget(L, UP(UP_CACHE));
+	at = lua_istable(L, -1) ? lua_gettop(L) : 0;
+	if (at) {
+		lua_rawgeti(L, at, pc);
+		if (lua_isnumber(L, -1))
+			goto out;		/* known */
+	}
+	if (!lua_getstack(L, 1, &ar) || !lua_getinfo(L, "Slf", &ar) ||
+	    !lua_rawequal(L, -1, func) || ar.currentline <= 0 || *ar.what == 'C')
+		goto out;
+	if (!at) {
+		lua_createtable(L, 0, 4);
+		at = lua_gettop(L);
+		if (ar.linedefined > 0 && lua_getinfo(L, "n", &ar) && ar.name)
+			lua_pushstring(L, ar.name);
+		else
+			lua_pushboolean(L, 0);
+		lua_rawseti(L, at, AT_FN);
+		lua_pushvalue(L, func);
+		lua_pushvalue(L, at);
+		lua_rawset(L, UP(UP_CACHE));
+	}
+	lua_rawgeti(L, at, AT_FILE);
+	if (!lua_isstring(L, -1)) {
+		if (!(file = chunk_file(ar.source, buf, sizeof(buf))))
+			goto out;
+		lua_pushstring(L, file);
+		lua_rawseti(L, at, AT_FILE);
+	}
+	lua_pushinteger(L, ar.currentline);
+	lua_rawseti(L, at, pc);
+out:
+	lua_settop(L, top);
+}
+
 static void count(struct hook *h, uint64_t addr, size_t tr, int ret)
 {
 	if (ret == 0) {
@@ -280,10 +356,12 @@ static int handler(lua_State *L)
 		return 0;
 	}
 	if (!strcmp(what, "start")) {
-		lua_settop(L, 4);
+		lua_settop(L, 5);
 		lua_pushvalue(L, 3);
 		lua_rawseti(L, UP(UP_STARTS), (int)tr);
 		h->pc[tr] = (int32_t)lua_tointeger(L, 4);
+		if (lua_isnoneornil(L, 5))	/* a root trace: no parent trace */
+			learn(L, h, 3, h->pc[tr]);
 	} else if (!strcmp(what, "stop")) {
 		lua_settop(L, 2);
 		lua_rawgeti(L, UP(UP_STARTS), (int)tr);
