@@ -131,9 +131,10 @@ struct uevent_jit {
 	/* Loads not in codes yet, in order: appended to (one hot cache line), moved into
 	 * the table by the first lookup (code_settle), freed with it by unload_all. A
 	 * JIT that compiles many pieces and unloads them all at once (LuaJIT's flush)
-	 * never pays for the table's cold, random probes. */
+	 * never pays for the table's cold, random probes. It doubles as it fills; the
+	 * table keeps room for all of it, so settling never allocates. */
 	struct code *fresh;
-	size_t nfresh;
+	size_t nfresh, freshcap;
 	struct pending *pending;
 	uint64_t index_next, index_end;	/* take_index's block */
 };
@@ -294,8 +295,6 @@ static void code_insert(struct uevent_jit *j, const struct code *n)
 	j->ncodes++;
 }
 
-#define FRESH_MAX	256
-
 /* The fresh loads into the table, in order (a later load at an address replaces). */
 static void code_settle(struct uevent_jit *j)
 {
@@ -316,13 +315,17 @@ static int code_put(struct uevent_jit *j, const struct code *c)
 		code_free(c);
 		return -ENOMEM;
 	}
-	if (!j->fresh)
-		j->fresh = malloc(FRESH_MAX * sizeof(*j->fresh));
-	if (!j->fresh || j->nfresh == FRESH_MAX)
-		code_settle(j);
-	if (!j->fresh) {
-		code_insert(j, &n);
-		return 0;
+	if (j->nfresh == j->freshcap) {
+		size_t cap = j->freshcap ? j->freshcap * 2 : 256;
+		struct code *f = realloc(j->fresh, cap * sizeof(*f));
+
+		if (!f) {		/* the table has room: no list, then */
+			code_settle(j);
+			code_insert(j, &n);
+			return 0;
+		}
+		j->fresh = f;
+		j->freshcap = cap;
 	}
 	j->fresh[j->nfresh++] = n;
 	return 0;

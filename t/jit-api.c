@@ -689,7 +689,7 @@ static void test_fork(void)
 }
 
 /* Many loads at once, as a tracing JIT makes them: the table takes them late (a lookup
- * or FRESH_MAX of them), with the same answers: a second load at an address replaces
+ * only), with the same answers: a second load at an address replaces
  * the first, move and unload find a load just made, unload_all marks each address
  * once, and a moved code_load_func keeps its name (stored with its line record). */
 static void test_many(void)
