@@ -318,20 +318,23 @@ static void unprivileged(void)
 		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
 			_exit(2);
 		w[0] = enable_word(&word, BIT, 0) == 0 ? word : ~0u;
-		if (read(go[0], &c, 1) != 1)
+		if (write(res[1], w, sizeof(*w)) != sizeof(*w) || read(go[0], &c, 1) != 1)
 			_exit(3);
 		w[1] = word;
-		if (read(go[0], &c, 1) != 1)
+		if (write(res[1], w + 1, sizeof(*w)) != sizeof(*w) || read(go[0], &c, 1) != 1)
 			_exit(3);
 		w[2] = word;
-		_exit(write(res[1], w, sizeof(w)) == sizeof(w) ? 0 : 4);
+		_exit(write(res[1], w + 2, sizeof(*w)) == sizeof(*w) ? 0 : 4);
 	}
+	/* Each step waits for the child's answer to the one before. */
+	if (read(res[0], w, sizeof(*w)) != sizeof(*w))
+		diag("the unprivileged child did not register");
 	/* root listens to itself: the unprivileged process must not learn it */
 	mine = open_listener(0, -1, 1, 0, 0);
-	if (write(go[1], "g", 1) != 1)
-		diag("no go");
+	if (write(go[1], "g", 1) != 1 || read(res[0], w + 1, sizeof(*w)) != sizeof(*w))
+		diag("no answer");
 	fd = open_listener(pid, -1, 1, 0, 0);
-	if (write(go[1], "g", 1) != 1 || read(res[0], w, sizeof(w)) != sizeof(w))
+	if (write(go[1], "g", 1) != 1 || read(res[0], w + 2, sizeof(*w)) != sizeof(*w))
 		diag("the unprivileged child did not report");
 	waitpid(pid, &status, 0);
 	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0 && w[0] == 0,
