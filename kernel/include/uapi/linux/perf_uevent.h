@@ -51,6 +51,7 @@
 /* flags (arg5) */
 #define PR_PERF_UEVENT_QUERY		(1UL << 0)	/* fill struct perf_uevent_abi at data */
 #define PR_PERF_UEVENT_ENABLE_WORD	(1UL << 1)	/* register the enable word at data */
+#define PR_PERF_UEVENT_UNREG_WORD	(1UL << 2)	/* unregister it */
 #define PR_PERF_UEVENT_FORMAT_SHIFT	8		/* bits 8..15: format, 0 = current */
 #define PR_PERF_UEVENT_FORMAT_MASK	(0xffUL << PR_PERF_UEVENT_FORMAT_SHIFT)
 #define PR_PERF_UEVENT_FORMAT(v)	((unsigned long)(v) << PR_PERF_UEVENT_FORMAT_SHIFT)
@@ -124,22 +125,27 @@ struct perf_uevent_abi {
 
 /*
  * prctl(PR_TASK_PERF_UEVENT, bit, 0, addr, PR_PERF_UEVENT_ENABLE_WORD)
+ * prctl(PR_TASK_PERF_UEVENT, bit, 0, addr, PR_PERF_UEVENT_UNREG_WORD)
  *
- * Registers the calling process's enable word: the kernel sets bit (0..31) of the u32
- * at addr while an enabled event with attr.uevents can see one of the process's threads
- * (a per-task event on it, an inherited one in its context, or a per-CPU one, which
- * sees every task) and clears it when the last goes away, as user_events does with
- * enable_addr. The word is written before the perf_event_open(), ioctl(ENABLE/DISABLE)
- * or close() that changes it returns, with an atomic or/and-not of the one bit: the
- * other 31 bits stay user space's. Registration writes the current state at once.
- * addr = 0 (bit 0) unregisters and leaves the word as it is.
+ * Registers (unregisters) an enable word of the calling process: the kernel sets bit
+ * (0..31) of the u32 at addr while an enabled event with attr.uevents can see one of the
+ * process's threads (a per-task event on it, an inherited one in its context, or a per-
+ * CPU one, which sees every task) and clears it when the last goes away, as user_events
+ * does with enable_addr. The word is written before the perf_event_open(),
+ * ioctl(ENABLE/DISABLE) or close() that changes it returns, with an atomic or/and-not of
+ * the one bit: the other 31 bits stay user space's. Registration writes the current
+ * state at once; registering the same addr and bit again only does that. Unregistering
+ * leaves the word as it is.
  *
- * One word per process (thread group); a second registration replaces the first.
- * fork()'s child (a new process with its own memory) keeps the registration, its bit
- * computed for the child before fork() returns; a CLONE_VM child without CLONE_THREAD
- * (vfork, posix_spawn) does not get one. execve() drops it. Returns 0, or -1 with errno:
- *   EINVAL  size not 0; addr not 4-byte aligned; bit above 31; addr 0 with a bit
+ * Per process (thread group), up to 64 (addr, bit) pairs: one per copy of a library
+ * the process maps. fork()'s child (a new process with its own memory) keeps them, its
+ * bits computed for the child before fork() returns; a CLONE_VM child without
+ * CLONE_THREAD (vfork, posix_spawn) gets none. execve() drops them. Returns 0, or -1
+ * with errno:
+ *   EINVAL  size not 0; addr 0 or not 4-byte aligned; bit above 31; other flags
  *   EFAULT  addr not a user address, or the word could not be written now
+ *   ENOSPC  the process holds 64 registrations already
+ *   ENOENT  (unregistering) addr and bit are not registered
  * Once registered, a word that becomes unwritable (unmapped, made read-only) is skipped
  * without an error; the next write that succeeds makes it right again.
  */
