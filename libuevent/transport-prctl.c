@@ -75,7 +75,8 @@ static void prctl_close(struct _uevent_tstate *ts)
 {
 	if (!ts->registered)
 		return;
-	prctl(PR_TASK_PERF_UEVENT, 0UL, 0UL, 0UL, PR_PERF_UEVENT_ENABLE_WORD);
+	prctl(PR_TASK_PERF_UEVENT, (unsigned long)_UEVENT_EN_PRCTL_BIT, 0UL,
+	      (unsigned long)&_uevent_word, PR_PERF_UEVENT_UNREG_WORD);
 	__atomic_fetch_and(&_uevent_word, ~(1u << _UEVENT_EN_PRCTL_BIT), __ATOMIC_RELEASE);
 	ts->registered = 0;
 }
