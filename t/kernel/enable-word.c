@@ -36,14 +36,20 @@
 
 #define BIT		3
 #define OTHER_BITS	0xf0000001u	/* user space's bits, which the kernel must keep */
-#define PLAN		(1 + 7 + 7 + 2 + 2 + 3 + 2 + 3 + 3)
+#define PLAN		(1 + 9 + 7 + 2 + 2 + 3 + 2 + 3 + 3 + 3)
 
-static volatile uint32_t word;
+static volatile uint32_t word, word2;
 
 static long enable_word(volatile uint32_t *addr, unsigned long bit, unsigned long size)
 {
 	return syscall(SYS_prctl, PR_TASK_PERF_UEVENT, bit, size, (void *)addr,
 		       PR_PERF_UEVENT_ENABLE_WORD);
+}
+
+static long unreg_word(volatile uint32_t *addr, unsigned long bit)
+{
+	return syscall(SYS_prctl, PR_TASK_PERF_UEVENT, bit, 0UL, (void *)addr,
+		       PR_PERF_UEVENT_UNREG_WORD);
 }
 
 static int bit_of(volatile uint32_t *w)
@@ -73,7 +79,7 @@ static void errors(void)
 		{ "an unaligned word", (volatile uint32_t *)((char *)&word + 1), BIT, 0, EINVAL },
 		{ "bit 32", &word, 32, 0, EINVAL },
 		{ "a size", &word, BIT, 4, EINVAL },
-		{ "no word with a bit", NULL, BIT, 0, EINVAL },
+		{ "no word", NULL, BIT, 0, EINVAL },
 		{ "a kernel address", (volatile uint32_t *)0xffffffff81000000ul, BIT, 0, EFAULT },
 	};
 	void *page;
@@ -95,6 +101,34 @@ static void errors(void)
 	r = enable_word((volatile uint32_t *)page, BIT, 0);
 	ok(r == -1 && errno == EFAULT,
 	   "an unmapped word: EFAULT (%s)", strerror(errno));
+	errno = 0;
+	r = unreg_word(&word, BIT);
+	ok(r == -1 && errno == ENOENT, "unregistering what is not registered: ENOENT (%s)",
+	   strerror(errno));
+	errno = 0;
+	r = syscall(SYS_prctl, PR_TASK_PERF_UEVENT, BIT, 0UL, &word,
+		    PR_PERF_UEVENT_ENABLE_WORD | PR_PERF_UEVENT_UNREG_WORD);
+	ok(r == -1 && errno == EINVAL, "register and unregister at once: EINVAL (%s)",
+	   strerror(errno));
+}
+
+/* Two copies of a library in one process: each word is kept; one unregisters. */
+static void two_words(void)
+{
+	int fd, both, after;
+
+	word2 = 0;
+	fd = open_listener(0, -1, 1, 0, 0);
+	both = fd >= 0 && enable_word(&word2, 0, 0) == 0 && bit_of(&word) == 1 && word2 == 1;
+	ok(both, "a second word registered while listened to: both set (%#x %#x)", word, word2);
+	close(fd);
+	ok(bit_of(&word) == 0 && word2 == 0, "the close clears both (%#x %#x)", word, word2);
+	after = unreg_word(&word2, 0) == 0;
+	fd = open_listener(0, -1, 1, 0, 0);
+	ok(after && bit_of(&word) == 1 && word2 == 0,
+	   "the second unregistered: the first still follows, the second is left alone "
+	   "(%#x %#x)", word, word2);
+	close(fd);
 }
 
 /* The bit after each step of a listener's life; 1 when each matched. */
@@ -195,7 +229,7 @@ static int child_report(pid_t pid, int go[2], int res[2], uint32_t w[2])
 
 static void other_process(void)
 {
-	int go[2], res[2], fd;
+	int go[2], res[2], fd, rep;
 	uint32_t w[2];
 	pid_t pid;
 
@@ -203,7 +237,8 @@ static void other_process(void)
 	pid = child_reporting(go, res);
 	fd = open_listener(pid, -1, 1, 0, 0);
 	ok(fd >= 0 && bit_of(&word) == 0, "a listener on another process: this one's bit clear");
-	ok(child_report(pid, go, res, w) && ((w[1] >> BIT) & 1) == 1,
+	rep = child_report(pid, go, res, w);
+	ok(rep && ((w[1] >> BIT) & 1) == 1,
 	   "and that process's kept registration has it set (%#x)", w[1]);
 	if (fd >= 0)
 		close(fd);
@@ -211,14 +246,15 @@ static void other_process(void)
 
 static void forks(void)
 {
-	int go[2], res[2], fd;
+	int go[2], res[2], fd, rep;
 	uint32_t w[2];
 	pid_t pid;
 
 	/* The parent's per-task listener is not inherited: the child's copy is cleared. */
 	fd = open_listener(0, -1, 1, 0, 0);
 	pid = child_reporting(go, res);
-	ok(fd >= 0 && bit_of(&word) == 1 && child_report(pid, go, res, w) &&
+	rep = bit_of(&word) == 1 && child_report(pid, go, res, w);
+	ok(fd >= 0 && rep &&
 	   ((w[0] >> BIT) & 1) == 0 && (w[0] & OTHER_BITS) == OTHER_BITS,
 	   "fork under a per-task listener: the parent's bit set, the child's cleared before it "
 	   "ran (%#x)", w[0]);
@@ -230,7 +266,8 @@ static void forks(void)
 	pid = child_reporting(go, res);
 	child_close = -1;
 	close(fd);
-	ok(child_report(pid, go, res, w) && ((w[0] >> BIT) & 1) == 1,
+	rep = child_report(pid, go, res, w);
+	ok(rep && ((w[0] >> BIT) & 1) == 1,
 	   "fork under an inherited listener: the child's bit set (%#x)", w[0]);
 	ok(((w[1] >> BIT) & 1) == 0 && bit_of(&word) == 0,
 	   "the parent closes it: the child's bit and the parent's clear (%#x)", w[1]);
@@ -292,11 +329,11 @@ static void unmapped(void)
 		ring_unmap(&r);
 		close(fd);
 	}
-	ok(fd >= 0 && ok_emit, "its page unmapped: a listener comes and goes, the prctl "
-	   "still delivers");
-	word = 0;
-	ok(enable_word(&word, BIT, 0) == 0 && bit_of(&word) == 0,
-	   "registering a mapped word again works");
+	ok(fd >= 0 && ok_emit && bit_of(&word) == 0,
+	   "its page unmapped: a listener comes and goes, the prctl still delivers, the "
+	   "other word follows");
+	ok(unreg_word(page, BIT) == 0 && enable_word(&word, BIT, 0) == 0 && bit_of(&word) == 0,
+	   "the unmapped one unregisters; registering a mapped word again works");
 }
 
 static void unprivileged(void)
@@ -381,6 +418,7 @@ int main(int argc, char **argv)
 	errors();
 	per_task();
 	per_cpu();
+	two_words();
 	other_process();
 	forks();
 	exec();
