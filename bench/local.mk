@@ -6,7 +6,7 @@ bench_emit_LDADD = libuevent/libuevent.la
 bench_emit_LDFLAGS = -static-libtool-libs
 CLEANFILES += bench/emit
 EXTRA_DIST += %reldir%/usdt-hit.sh %reldir%/guest.sh %reldir%/bench.h %reldir%/report.sh \
-	%reldir%/guest-emit-cost.c
+	%reldir%/guest-emit-cost.c %reldir%/guest-enable-word.c
 bench_scripts += %reldir%/usdt-hit.sh %reldir%/guest.sh %reldir%/report.sh
 # perf.data decode rate against perf script, live session throughput.
 EXTRA_PROGRAMS += bench/decode
