@@ -6,7 +6,7 @@ bench_emit_LDADD = libuevent/libuevent.la
 bench_emit_LDFLAGS = -static-libtool-libs
 CLEANFILES += bench/emit
 EXTRA_DIST += %reldir%/usdt-hit.sh %reldir%/guest.sh %reldir%/bench.h %reldir%/report.sh \
-	%reldir%/guest-emit-cost.c
+	%reldir%/guest-emit-cost.c %reldir%/guest-enable-word.c
 bench_scripts += %reldir%/usdt-hit.sh %reldir%/guest.sh %reldir%/report.sh
 # perf.data decode rate against perf script, live session throughput.
 EXTRA_PROGRAMS += bench/decode
@@ -34,7 +34,8 @@ bench_jit_CPPFLAGS = $(AM_CPPFLAGS) -DBENCH_SRCDIR='"$(abs_top_srcdir)"' \
 	-DBENCH_BUILDDIR='"$(abs_top_builddir)"' -DBENCH_LUAJIT='"$(LUAJIT)"'
 bench_jit_LDADD = libuevent/libuevent.la
 CLEANFILES += %reldir%/jit
-EXTRA_DIST += %reldir%/jit-luajit.lua
+# jit-luajit-parts.lua, run by hand, splits the hook's cost a trace into its parts.
+EXTRA_DIST += %reldir%/jit-luajit.lua %reldir%/jit-luajit-parts.lua
 
 # make bench: the Numba hook's cost on compiles and on running code, on against off.
 bench_scripts += %reldir%/jit-numba.sh

@@ -11,6 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct uevent_perf_file *f;
 	struct uevent_perf_record rec;
 	uint64_t last;
+	size_t nrec;
 	int i, n, ret, bo;
 
 	if (fuzz_input(&in, data, size, size % 4 != 3) < 0) {
@@ -30,19 +31,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	fuzz_sink ^= (uint8_t)(uevent_perf_file__clockid(f) ^ uevent_perf_file__clock_res_ns(f));
 	bo = uevent_perf_file__byte_order(f);
-	last = uevent_perf_file__offset(f);
-	for (;;) {
+	for (nrec = 0;;) {
 		perf_record_init(&rec);
 		ret = uevent_perf_file__next(f, &rec);
 		if (ret == 1)
 			touch_perf_record(&rec, bo);
 		else if (ret != -EPROTO)
 			break;
-		/* every record moves the reader on: no loop on the same bytes */
-		if (uevent_perf_file__offset(f) <= last || uevent_perf_file__offset(f) > size)
+		/*
+		 * each record is 8 bytes or more of the input, read once (in time order, so
+		 * the offsets need not grow): no loop on the same bytes
+		 */
+		if (++nrec > size / 8 || uevent_perf_file__offset(f) > size)
 			__builtin_trap();
-		last = uevent_perf_file__offset(f);
 	}
+	last = uevent_perf_file__offset(f);
 	/* a cut or corrupt record is where __offset() says, and stays the answer */
 	if (ret < 0 && (uevent_perf_file__next(f, &rec) != ret || uevent_perf_file__offset(f) != last))
 		__builtin_trap();

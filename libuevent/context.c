@@ -66,14 +66,18 @@ UEVENT_EXPORT int uevent_thread_context_set(const uint8_t *trace_id16, const uin
 
 	if (!trace_id16 || !span_id8)
 		return _uevent_err(EFAULT);
-	if (unlikely(!registered))
-		do_register();
 	seq = write_begin();
 	memcpy(area.trace_id, trace_id16, 16);
 	memcpy(area.span_id, span_id8, 8);
 	area.flags = flags;
 	area.valid = 1;
 	write_end(seq);
+	/*
+	 * Registered after the first write: a sample taken as the prctl returns (a timer
+	 * that expired during the call fires there) then finds the context already whole.
+	 */
+	if (unlikely(!registered))
+		do_register();
 	return 0;
 }
 

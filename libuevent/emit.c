@@ -15,10 +15,13 @@
 #include "transport.h"
 
 /*
- * The enabled word. Three writers share it so that UEVENT_ENABLED() is one load:
+ * The enabled word. Four writers share it so that UEVENT_ENABLED() is one load:
  *  - bits 0..15 are the USDT semaphore of libuevent:emit; the kernel increments them
  *    when a uprobe is attached to the probe site (the word lives in .probes for that);
- *  - bit 16 is set by us when the transport delivers without a listener check;
+ *  - bit 16 is set by us when the transport delivers without a listener check (prctl
+ *    on a kernel without the enable word, ftrace, file);
+ *  - bit 30 is the prctl enable bit on a kernel with PR_PERF_UEVENT_ENABLE_WORD
+ *    (patch 0007), set while an attr.uevents event can see one of our threads;
  *  - bit 31 is the user_events enable bit, which the kernel sets while a tracer
  *    (perf, ftrace) has our tracepoint enabled.
  * All of them only ever flip their own bits; the word is non-zero iff someone may listen.
@@ -346,11 +349,15 @@ static int try_open(int t, const char *path)
 
 static void activate(int t)
 {
-	/* Leaving user_events: stop the kernel from enabling us for a transport not in use. */
+	/* Leaving user_events or prctl: stop the kernel from enabling us for a transport
+	 * not in use. */
 	if (t != UEVENT_TRANSPORT_USER_EVENTS && ops[UEVENT_TRANSPORT_USER_EVENTS]->close)
 		ops[UEVENT_TRANSPORT_USER_EVENTS]->close(&tstates[UEVENT_TRANSPORT_USER_EVENTS]);
+	if (t != UEVENT_TRANSPORT_PRCTL && ops[UEVENT_TRANSPORT_PRCTL]->close)
+		ops[UEVENT_TRANSPORT_PRCTL]->close(&tstates[UEVENT_TRANSPORT_PRCTL]);
 	__atomic_store_n(&active, t, __ATOMIC_RELEASE);
-	if (ops[t]->always)
+	/* A transport whose kernel keeps an enable bit for us needs no ALWAYS bit. */
+	if (ops[t]->always && !tstates[t].registered)
 		__atomic_fetch_or(&_uevent_word, _UEVENT_EN_ALWAYS, __ATOMIC_RELEASE);
 	else
 		__atomic_fetch_and(&_uevent_word, ~_UEVENT_EN_ALWAYS, __ATOMIC_RELEASE);
@@ -510,9 +517,10 @@ static void atfork_child(void)
 	for (t = 0; t < UEVENT_TRANSPORT_COUNT; t++)
 		close_state(t);
 	__atomic_store_n(&active, UEVENT_TRANSPORT_NONE, __ATOMIC_RELEASE);
-	/* The user_events bit was set for the parent's registration; the child re-registers. */
+	/* The kernel bits were set for the parent's registrations; the child re-registers. */
 	__atomic_fetch_and(&_uevent_word,
-			   ~((1u << _UEVENT_EN_USER_EVENTS_BIT) | _UEVENT_EN_ALWAYS),
+			   ~((1u << _UEVENT_EN_USER_EVENTS_BIT) | (1u << _UEVENT_EN_PRCTL_BIT) |
+			     _UEVENT_EN_ALWAYS),
 			   __ATOMIC_RELEASE);
 	do_open(last_opts.transport, last_opts.have_path ? file_path : NULL, last_opts.flags);
 }

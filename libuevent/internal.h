@@ -144,6 +144,7 @@ extern volatile uint32_t _uevent_word __attribute__((visibility("hidden")));
 #define _UEVENT_EN_USDT_MASK	0x0000ffffu	/* uprobe ref counter (kernel) */
 #define _UEVENT_EN_ALWAYS	0x00010000u	/* transport needs no listener check */
 #define _UEVENT_EN_USER_EVENTS_BIT 31		/* user_events enable bit (kernel) */
+#define _UEVENT_EN_PRCTL_BIT	30		/* prctl enable bit (kernel, patch 0007) */
 
 /*
  * The usdt size classes: probe libuevent:emitN fetches N bytes of a zero-padded copy of

@@ -86,7 +86,19 @@ struct code {
 	uint64_t addr, size, index;
 	char *name;
 	struct pending *info;		/* the records written with its load */
+	int name_in_info;		/* name is in the last of info's blocks (one malloc
+					   for both: code_load_func), not its own */
 };
+
+static void free_pending(struct pending *p);
+
+/* What a code owns. */
+static void code_free(const struct code *c)
+{
+	if (!c->name_in_info)
+		free(c->name);
+	free_pending(c->info);
+}
 
 struct uevent_jit {
 	pthread_mutex_t lock;
@@ -107,6 +119,8 @@ struct uevent_jit {
 	unsigned char *dumpbuf;		/* UEVENT_JIT_BUFFER_JITDUMP: records not yet written */
 	size_t dumplen, dumpcap;
 	uint64_t dump_file;		/* ... and the bytes before them, in the file */
+	uint64_t dump_alloc;		/* ... and the file's blocks allocated up to here
+					   (FALLOC_FL_KEEP_SIZE); UINT64_MAX: cannot */
 	uint64_t dump_t0;		/* when the oldest of them was added */
 	uint64_t dump_cap;		/* bytes reserved (fallocated) and mapped */
 	char *mapbuf;			/* UEVENT_JIT_BUFFER_PERF_MAP: lines not yet written */
@@ -114,10 +128,35 @@ struct uevent_jit {
 	uint64_t map_t0;		/* when the oldest of them was added */
 	struct code *codes;		/* open addressing, linear probing, addr 0 = empty */
 	size_t ncodes, cap;
+	/* Loads not in codes yet, in order: appended to (one hot cache line), moved into
+	 * the table by the first lookup (code_settle), freed with it by unload_all. A
+	 * JIT that compiles many pieces and unloads them all at once (LuaJIT's flush)
+	 * never pays for the table's cold, random probes. It doubles as it fills; the
+	 * table keeps room for all of it, so settling never allocates. */
+	struct code *fresh;
+	size_t nfresh, freshcap;
 	struct pending *pending;
+	uint64_t index_next, index_end;	/* take_index's block */
 };
 
 static uint64_t next_index = 1;		/* process-wide: perf names files by it */
+
+/*
+ * A code index, unique in the process (perf names jitted-PID-INDEX.so by it). A session
+ * takes them 256 at a time: one atomic add on the shared counter per 256 loads, not one
+ * per load, whose cache line a JIT's compile path (LuaJIT's, for every trace) has
+ * always evicted. Lock held.
+ */
+#define INDEX_BLOCK	256
+
+static uint64_t take_index(struct uevent_jit *j)
+{
+	if (j->index_next == j->index_end) {
+		j->index_next = __atomic_fetch_add(&next_index, INDEX_BLOCK, __ATOMIC_RELAXED);
+		j->index_end = j->index_next + INDEX_BLOCK;
+	}
+	return j->index_next++;
+}
 
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct uevent_jit *sessions;
@@ -194,10 +233,13 @@ static size_t slot_of(const struct uevent_jit *j, uint64_t addr)
 	return (size_t)(h >> 17) & (j->cap - 1);
 }
 
+static void code_settle(struct uevent_jit *j);
+
 static struct code *code_find(struct uevent_jit *j, uint64_t addr)
 {
 	size_t i;
 
+	code_settle(j);
 	if (!j->cap)
 		return NULL;
 	for (i = slot_of(j, addr); j->codes[i].addr; i = (i + 1) & (j->cap - 1))
@@ -237,31 +279,55 @@ static void free_pending(struct pending *p)
 	}
 }
 
-/* Inserts or replaces; takes ownership of name and info (also on failure). */
-static int code_put(struct uevent_jit *j, uint64_t addr, uint64_t size, uint64_t index,
-		    char *name, struct pending *info)
+/* Inserts or replaces, in the table; there is room (code_put made it). */
+static void code_insert(struct uevent_jit *j, const struct code *n)
 {
-	struct code *c = code_find(j, addr);
+	struct code *c;
 	size_t i;
 
-	if (c) {
-		free(c->name);
-		free_pending(c->info);
-		c->size = size;
-		c->index = index;
-		c->name = name;
-		c->info = info;
-		return 0;
-	}
-	if ((j->ncodes + 1) * 4 > j->cap * 3 && code_grow(j) < 0) {
-		free(name);
-		free_pending(info);
+	for (i = slot_of(j, n->addr); (c = &j->codes[i])->addr; i = (i + 1) & (j->cap - 1))
+		if (c->addr == n->addr) {
+			code_free(c);
+			*c = *n;
+			return;
+		}
+	*c = *n;
+	j->ncodes++;
+}
+
+/* The fresh loads into the table, in order (a later load at an address replaces). */
+static void code_settle(struct uevent_jit *j)
+{
+	size_t i;
+
+	for (i = 0; i < j->nfresh; i++)
+		code_insert(j, &j->fresh[i]);
+	j->nfresh = 0;
+}
+
+/* Inserts or replaces; takes ownership of name and info (also on failure). The table
+ * grows here, so that settling never has to allocate. */
+static int code_put(struct uevent_jit *j, const struct code *c)
+{
+	struct code n = *c;
+
+	if ((j->ncodes + j->nfresh + 1) * 4 > j->cap * 3 && code_grow(j) < 0) {
+		code_free(c);
 		return -ENOMEM;
 	}
-	for (i = slot_of(j, addr); j->codes[i].addr; i = (i + 1) & (j->cap - 1))
-		;
-	j->codes[i] = (struct code){ addr, size, index, name, info };
-	j->ncodes++;
+	if (j->nfresh == j->freshcap) {
+		size_t cap = j->freshcap ? j->freshcap * 2 : 256;
+		struct code *f = realloc(j->fresh, cap * sizeof(*f));
+
+		if (!f) {		/* the table has room: no list, then */
+			code_settle(j);
+			code_insert(j, &n);
+			return 0;
+		}
+		j->fresh = f;
+		j->freshcap = cap;
+	}
+	j->fresh[j->nfresh++] = n;
 	return 0;
 }
 
@@ -270,9 +336,8 @@ static void code_del(struct uevent_jit *j, struct code *c)
 {
 	size_t i = (size_t)(c - j->codes), k, home;
 
-	free(c->name);
-	free_pending(c->info);
-	j->codes[i] = (struct code){ 0, 0, 0, NULL, NULL };
+	code_free(c);
+	j->codes[i] = (struct code){ 0, 0, 0, NULL, NULL, 0 };
 	j->ncodes--;
 	for (k = (i + 1) & (j->cap - 1); j->codes[k].addr; k = (k + 1) & (j->cap - 1)) {
 		home = slot_of(j, j->codes[k].addr);
@@ -354,6 +419,7 @@ static int dump_reserve(struct uevent_jit *j, uint64_t need)
 }
 
 #define DUMP_BUF_MAX	((size_t)64 * 1024)
+#define DUMP_ALLOC	((uint64_t)1024 * 1024)
 #define DUMP_BUF_AGE_NS	((uint64_t)100 * 1000 * 1000)
 
 /*
@@ -370,6 +436,19 @@ static int dump_flush(struct uevent_jit *j)
 	if (!len || j->dump_fd < 0)
 		return 0;
 	j->dumplen = 0;
+	/* Blocks allocated ahead, 1 MiB at a time, without growing the file: a write
+	 * into them costs a third less (ext4: no block reservation per page). A file
+	 * system that cannot is left to allocate as it writes. */
+	if (j->dump_alloc != UINT64_MAX && j->dump_file + len > j->dump_alloc) {
+		uint64_t step = (j->dump_file + len - j->dump_alloc + DUMP_ALLOC - 1) &
+				~(DUMP_ALLOC - 1);
+
+		if (fallocate(j->dump_fd, FALLOC_FL_KEEP_SIZE, (off_t)j->dump_alloc,
+			      (off_t)step) == 0)
+			j->dump_alloc += step;
+		else if (errno == EOPNOTSUPP || errno == ENOSYS)
+			j->dump_alloc = UINT64_MAX;
+	}
 	while (done < len) {
 		n = pwrite(j->dump_fd, j->dumpbuf + done, len - done, (off_t)(j->dump_file + done));
 		if (n < 0 && errno == EINTR)
@@ -603,7 +682,7 @@ static int open_dump(struct uevent_jit *j)
 			    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (j->dump_fd < 0)
 		return -errno;
-	j->dump_off = j->dump_cap = j->dump_file = 0;
+	j->dump_off = j->dump_cap = j->dump_file = j->dump_alloc = 0;
 	j->dumplen = 0;
 	j->win = NULL;
 	memset(&h, 0, sizeof(h));
@@ -667,7 +746,7 @@ static void close_files(struct uevent_jit *j)
 	if (j->win)
 		munmap(j->win, (size_t)j->dump_cap);
 	j->win = NULL;
-	j->dump_off = j->dump_cap = j->dump_file = 0;
+	j->dump_off = j->dump_cap = j->dump_file = j->dump_alloc = 0;
 	j->dumplen = 0;
 	if (j->dump_fd >= 0)
 		close(j->dump_fd);
@@ -1011,17 +1090,17 @@ static int write_load(struct uevent_jit *j, const char *name, uint64_t addr, uin
 	return ret;
 }
 
-static int load_locked(struct uevent_jit *j, char *name, uint64_t addr, uint64_t size,
-		       const void *code, uint64_t index, struct pending *info, uint64_t now)
+/* Takes ownership of what c owns (also on failure). */
+static int load_locked(struct uevent_jit *j, const struct code *c, const void *code,
+		       uint64_t now)
 {
-	int ret = write_load(j, name, addr, size, code, index, info, now);
+	int ret = write_load(j, c->name, c->addr, c->size, code, c->index, c->info, now);
 
 	if (ret < 0) {
-		free(name);
-		free_pending(info);
+		code_free(c);
 		return ret;
 	}
-	return code_put(j, addr, size, index, name, info);
+	return code_put(j, c);
 }
 
 /*
@@ -1041,6 +1120,7 @@ static int replay(struct uevent_jit *j)
 	void *buf;
 	int ret;
 
+	code_settle(j);
 	for (i = 0; i < j->cap; i++) {
 		c = &j->codes[i];
 		if (!c->addr)
@@ -1098,8 +1178,9 @@ UEVENT_EXPORT int uevent_jit__code_load(struct uevent_jit *j, const char *name,
 		free(copy);
 		goto out;
 	}
-	index = __atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED);
-	ret = load_locked(j, copy, addr, size, code, index, take_pending(j, addr), _uevent_now_ns());
+	index = take_index(j);
+	ret = load_locked(j, &(struct code){ addr, size, index, copy, take_pending(j, addr), 0 },
+			  code, _uevent_now_ns());
 	if (ret == 0 && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
 		marker_load(addr, size, index, name);
 out:
@@ -1107,11 +1188,12 @@ out:
 	return ret < 0 ? _uevent_err(-ret) : 0;
 }
 
-/* A DEBUG_INFO record for nr entries at code_addr, unlinked; NULL on ENOMEM. */
+/* A DEBUG_INFO record for nr entries at code_addr, unlinked, with extra bytes after its
+ * padding for the caller; NULL on ENOMEM. */
 static struct pending *debug_record(uint64_t code_addr, const struct uevent_jit_debug_entry *e,
-				    uint32_t nr, size_t len, uint64_t now)
+				    uint32_t nr, size_t len, uint64_t now, size_t extra)
 {
-	struct pending *p = malloc(sizeof(*p) + len + 8);
+	struct pending *p = malloc(sizeof(*p) + len + 8 + extra);
 	struct jd_debug *rec;
 	unsigned char *w;
 	size_t flen;
@@ -1171,7 +1253,8 @@ UEVENT_EXPORT int uevent_jit__code_load_func(struct uevent_jit *j, const char *n
 	struct uevent_jit_debug_entry e = { addr, line, 0, file, 0 };
 	struct pending *info = NULL, **pp;
 	uint64_t index, now;
-	size_t nlen, flen, fnlen;
+	size_t nlen, flen, fnlen, flen1;
+	struct pending *mine;
 	char *full, *w;
 	int ret;
 
@@ -1187,9 +1270,16 @@ UEVENT_EXPORT int uevent_jit__code_load_func(struct uevent_jit *j, const char *n
 	if (flen > UINT32_MAX / 4 || fnlen > UINT32_MAX / 4)
 		return _uevent_err(EINVAL);
 	/* "NAME FUNC FILE:LINE", built here so the caller (an interpreted hook) need not
-	 * build a string for every trace */
-	if (!(full = malloc(nlen + fnlen + flen + 14)))
+	 * build a string for every trace; with a line record, in the same block as the
+	 * record (one malloc a load: a JIT's compile path makes it for every trace) */
+	flen1 = sizeof(struct jd_debug) + 16 + flen + 1;
+	if (file && !(j->flags & UEVENT_JIT_NO_JITDUMP)) {
+		if (!(info = debug_record(addr, &e, 1, flen1, 0, nlen + fnlen + flen + 14)))
+			return _uevent_err(ENOMEM);
+		full = (char *)info->rec + flen1 + 8;
+	} else if (!(full = malloc(nlen + fnlen + flen + 14))) {
 		return _uevent_err(ENOMEM);
+	}
 	w = put_str(full, name, nlen);
 	if (fnlen) {
 		*w++ = ' ';
@@ -1200,21 +1290,17 @@ UEVENT_EXPORT int uevent_jit__code_load_func(struct uevent_jit *j, const char *n
 		w = put_line(put_str(w, file, flen), line);
 	}
 	*w = 0;
-	if (file && !(j->flags & UEVENT_JIT_NO_JITDUMP) &&
-	    !(info = debug_record(addr, &e, 1, sizeof(struct jd_debug) + 16 + flen + 1, 0))) {
-		free(full);
-		return _uevent_err(ENOMEM);
-	}
 	pthread_mutex_lock(&j->lock);
 	if ((ret = check_fork(j)) < 0) {
-		free(full);
+		if (!info)
+			free(full);
 		free(info);
 		goto out;
 	}
-	index = __atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED);
+	index = take_index(j);
 	/* One clock read for both records, under the lock: timestamps rise in file order. */
 	now = _uevent_now_ns();
-	if (info)
+	if ((mine = info))
 		memcpy(info->rec + offsetof(struct jd_prefix, timestamp), &now, 8);
 	/* Ours goes last: of several DEBUG_INFO records perf keeps the one before the load. */
 	{
@@ -1229,9 +1315,9 @@ UEVENT_EXPORT int uevent_jit__code_load_func(struct uevent_jit *j, const char *n
 	}
 	if (file && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
 		marker_debug(addr, &e, 1);
-	ret = load_locked(j, full, addr, size, code, index, info, now);
+	ret = load_locked(j, &(struct code){ addr, size, index, full, info, mine != NULL }, code, now);
 	if (ret == 0 && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
-		marker_load(addr, size, index, code_find(j, addr)->name);
+		marker_load(addr, size, index, full);	/* the table's now */
 out:
 	pthread_mutex_unlock(&j->lock);
 	return ret < 0 ? _uevent_err(-ret) : 0;
@@ -1266,11 +1352,10 @@ static void info_rebase(struct pending *p, uint64_t new_addr)
 UEVENT_EXPORT int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr,
 					uint64_t new_addr, uint64_t size)
 {
-	struct pending *info, *p;
+	struct code *c, moved;
+	struct pending *p;
 	struct jd_move rec;
 	struct iovec iov;
-	struct code *c;
-	char *name;
 	uint64_t index, now;
 	int ret = 0;
 
@@ -1310,14 +1395,14 @@ UEVENT_EXPORT int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr,
 			dump_undo(j, j->dump_off - sizeof(rec));
 		goto out;
 	}
-	name = c->name;
-	info = c->info;
+	moved = (struct code){ new_addr, size, index, c->name, c->info, c->name_in_info };
 	c->name = NULL;
 	c->info = NULL;
+	c->name_in_info = 0;
 	code_del(j, c);
-	for (p = info; p; p = p->next)	/* a replay describes the new place */
+	for (p = moved.info; p; p = p->next)	/* a replay describes the new place */
 		info_rebase(p, new_addr);
-	if ((ret = code_put(j, new_addr, size, index, name, info)) < 0)
+	if ((ret = code_put(j, &moved)) < 0)
 		goto out;
 	if (!(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED()) {
 		unsigned char buf[64];
@@ -1385,6 +1470,13 @@ UEVENT_EXPORT int uevent_jit__code_unload_all(struct uevent_jit *j)
 	if ((ret = check_fork(j)) < 0)
 		goto out;
 	markers = !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED();
+	/* one marker per address: through the table; else the fresh loads need not go
+	 * there first */
+	if (markers)
+		code_settle(j);
+	for (i = 0; i < j->nfresh; i++)
+		code_free(&j->fresh[i]);
+	j->nfresh = 0;
 	for (i = 0; i < j->cap; i++) {
 		struct code *c = &j->codes[i];
 
@@ -1392,9 +1484,8 @@ UEVENT_EXPORT int uevent_jit__code_unload_all(struct uevent_jit *j)
 			continue;
 		if (markers)
 			marker_unload(c->addr, c->size, c->index);
-		free(c->name);
-		free_pending(c->info);
-		*c = (struct code){ 0, 0, 0, NULL, NULL };
+		code_free(c);
+		*c = (struct code){ 0, 0, 0, NULL, NULL, 0 };
 	}
 	j->ncodes = 0;
 out:
@@ -1429,7 +1520,7 @@ UEVENT_EXPORT int uevent_jit__debug_info(struct uevent_jit *j, uint64_t code_add
 			return _uevent_err(E2BIG);
 	}
 	if (!(j->flags & UEVENT_JIT_NO_JITDUMP) && !(p = debug_record(code_addr, e, nr, len,
-								       _uevent_now_ns())))
+								       _uevent_now_ns(), 0)))
 		return _uevent_err(ENOMEM);
 	pthread_mutex_lock(&j->lock);
 	if ((ret = check_fork(j)) < 0) {
@@ -1532,7 +1623,8 @@ UEVENT_EXPORT int uevent_jit__close(struct uevent_jit *j)
 			ret = err;
 		if ((err = dump_flush(j)) < 0 && ret == 0)
 			ret = err;
-		/* drop the reserved tail: the file ends with its last record */
+		/* drop the reserved tail: the file ends with its last record (on ext4 this
+		 * frees the blocks allocated past it too, size changed or not: t/jit-api) */
 		if (ftruncate(j->dump_fd, (off_t)j->dump_off) < 0 && ret == 0)
 			ret = -errno;
 	}
@@ -1545,11 +1637,12 @@ UEVENT_EXPORT int uevent_jit__close(struct uevent_jit *j)
 		close(j->dir_fd);
 	pthread_mutex_unlock(&j->lock);
 	pthread_mutex_destroy(&j->lock);
-	for (i = 0; i < j->cap; i++) {
-		free(j->codes[i].name);
-		free_pending(j->codes[i].info);
-	}
+	for (i = 0; i < j->cap; i++)
+		code_free(&j->codes[i]);
+	for (i = 0; i < j->nfresh; i++)
+		code_free(&j->fresh[i]);
 	free(j->codes);
+	free(j->fresh);
 	free_pending(j->pending);
 	free(j->mapbuf);
 	free(j->dumpbuf);

@@ -797,8 +797,10 @@ UEVENT_EXPORT int uevent_perf_file__next(struct uevent_perf_file *f, struct ueve
 		/* an unknown id: decoded as perf does, by the first event's layout */
 		err = uevent_perf_record_decode(r, h.size, f->bo, e ? &e->fmt : &f->ev[0].fmt,
 						rec);
-		if (err < 0 && err != -EPROTO)
+		if (err < 0 && err != -EPROTO) {
+			f->iorder = f->last_iorder;	/* corrupt: the same answer next time */
 			return err;
+		}
 		if (rec->body == UEVENT_BODY_SAMPLE)
 			rec->u.sample.event_index = e ? (int32_t)(e - f->ev) : -1;
 		else if (rec->body == UEVENT_BODY_UEVENT && !err)

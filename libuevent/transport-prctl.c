@@ -57,7 +57,28 @@ static int prctl_open(struct _uevent_tstate *ts, const char *path)
 	ts->max_payload = abi.max_payload < UEVENT_MAX_PAYLOAD ? abi.max_payload
 								 : UEVENT_MAX_PAYLOAD;
 	ts->told = perfmon_capable();
+	/*
+	 * A kernel that keeps an enable word (patch 0007) sets our bit while a listener
+	 * can see one of our threads: a disabled mark is then one load, no system call.
+	 * Without it (older series, or the registration refused) ALWAYS stands in.
+	 */
+	ts->registered = 0;
+	if ((abi.features & PERF_UEVENT_FEAT_ENABLE_WORD) &&
+	    prctl(PR_TASK_PERF_UEVENT, (unsigned long)_UEVENT_EN_PRCTL_BIT, 0UL,
+		  (unsigned long)&_uevent_word, PR_PERF_UEVENT_ENABLE_WORD) == 0)
+		ts->registered = 1;
 	return 0;
+}
+
+/* Drop the kernel's enabler (it stops writing bit 30) and clear the bit it left. */
+static void prctl_close(struct _uevent_tstate *ts)
+{
+	if (!ts->registered)
+		return;
+	prctl(PR_TASK_PERF_UEVENT, (unsigned long)_UEVENT_EN_PRCTL_BIT, 0UL,
+	      (unsigned long)&_uevent_word, PR_PERF_UEVENT_UNREG_WORD);
+	__atomic_fetch_and(&_uevent_word, ~(1u << _UEVENT_EN_PRCTL_BIT), __ATOMIC_RELEASE);
+	ts->registered = 0;
 }
 
 /* The kernel answers how many buffers took the mark: 0 is nobody listening, when it
@@ -65,15 +86,18 @@ static int prctl_open(struct _uevent_tstate *ts, const char *path)
 static int prctl_write(struct _uevent_tstate *ts, uint32_t type, const void *data, size_t size,
 		       uint32_t word)
 {
-	int ret = prctl(PR_TASK_PERF_UEVENT, (unsigned long)type, (unsigned long)size,
-			(unsigned long)data, 0UL);
+	int ret;
 
-	(void)word;
+	/* With the kernel's bit clear nobody listens to us: no system call. */
+	if (ts->registered && !(word & (1u << _UEVENT_EN_PRCTL_BIT)))
+		return 1;
+	ret = prctl(PR_TASK_PERF_UEVENT, (unsigned long)type, (unsigned long)size,
+		    (unsigned long)data, 0UL);
 	if (ret < 0)
 		return -errno;
 	return ret == 0 && ts->told;
 }
 
 const struct _uevent_transport_ops _uevent_prctl_ops = {
-	.open = prctl_open, .write = prctl_write, .always = 1,
+	.open = prctl_open, .write = prctl_write, .close = prctl_close, .always = 1,
 };

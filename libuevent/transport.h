@@ -14,7 +14,7 @@
 struct _uevent_tstate {
 	int fd;			/* user_events_data, trace_marker_raw, or the file */
 	uint32_t write_index;	/* user_events */
-	int registered;		/* user_events: the kernel holds an enabler on our word */
+	int registered;		/* user_events, prctl: the kernel holds an enabler on our word */
 	uint32_t max_payload;
 	pid_t pid;		/* process the state belongs to (fork detection) */
 	int told;		/* prctl: the kernel says how many buffers took a mark */

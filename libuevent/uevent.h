@@ -102,7 +102,8 @@ const char *uevent_open_reason(void);
 
 /* ---------------------------------------------------------------------------------- */
 /* The enabled check: a relaxed 32-bit load, non-zero when a listener may exist.        */
-/* The kernel itself writes this word for user_events and the USDT semaphore.           */
+/* The kernel itself writes this word for user_events, the USDT semaphore and, on the     */
+/* patched kernel with PERF_UEVENT_FEAT_ENABLE_WORD, the prctl transport's bit.          */
 
 extern volatile uint32_t uevent_enabled_word;
 
@@ -497,7 +498,7 @@ struct uevent_kernel_abi {
 	uint32_t	attr_uevents_bit;
 	uint32_t	sample_tls_user_bit;
 	uint32_t	listeners;
-	uint32_t	features;	/* PERF_UEVENT_FEAT_* (TLS_AREA = 1); 0 on older kernels */
+	uint32_t	features;	/* PERF_UEVENT_FEAT_* (TLS_AREA = 1, ENABLE_WORD = 2); 0 on older kernels */
 };
 int uevent_kernel_abi(struct uevent_kernel_abi *abi);
 

@@ -688,6 +688,87 @@ static void test_fork(void)
 	unlink(cmap);
 }
 
+/* Many loads at once, as a tracing JIT makes them: the table takes them late (a lookup
+ * only), with the same answers: a second load at an address replaces
+ * the first, move and unload find a load just made, unload_all marks each address
+ * once, and a moved code_load_func keeps its name (stored with its line record). */
+static void test_many(void)
+{
+	static unsigned char area[700];
+	uintptr_t a = (uintptr_t)area;
+	struct uevent_file_reader *rd;
+	struct uevent_record r = { .sz = sizeof(r) };
+	struct uevent_jit *j;
+	char path[512], map[512], name[32], line[128];
+	unsigned char *buf;
+	size_t len;
+	int i, bad = 0, unloads = 0;
+	UEVENT_OPTS(uo, .transport = UEVENT_TRANSPORT_FILE, .path = path,
+		    .flags = UEVENT_OPEN_IGNORE_ENV);
+
+	snprintf(path, sizeof(path), "%s/many.uev", tmp);
+	snprintf(map, sizeof(map), "%s/many.map", tmp);
+	memset(area, 0xc3, sizeof(area));
+	uevent_open(&uo);
+	j = open_in("many", map, 0);
+	for (i = 0; i < 600; i++) {
+		snprintf(name, sizeof(name), "TRACE_%d", i);
+		bad |= uevent_jit__code_load_func(j, name, "f", a + (uintptr_t)i, 1, NULL, "x.lua",
+						  (uint32_t)i + 1);
+	}
+	bad |= uevent_jit__code_load(j, "again", a, 2, NULL);
+	ok(!bad, "600 code_load_func and a second load at the first address");
+	ok(uevent_jit__code_unload(j, a, 0) == 0 && uevent_jit__code_unload(j, a, 0) == -ENOENT,
+	   "the second load replaced the first: one unload, then ENOENT");
+	bad = uevent_jit__code_load_func(j, "TRACE_700", "g", a + 650, 1, NULL, "y.lua", 9);
+	ok(!bad && uevent_jit__code_move(j, a + 650, a + 660, 0) == 0 &&
+	   uevent_jit__code_unload(j, a + 650, 0) == -ENOENT,
+	   "move finds a load just made");
+	ok(uevent_jit__code_unload_all(j) == 0 && uevent_jit__code_unload(j, a + 660, 0) == -ENOENT,
+	   "unload_all drops loads not yet in the table");
+	uevent_jit__close(j);
+	uevent_close();
+	rd = uevent_file_reader__open(path);
+	while (rd && uevent_file_reader__next(rd, &r) == 1)
+		unloads += r.type == UEVENT_TYPE_JIT_CODE_UNLOAD;
+	uevent_file_reader__close(rd);
+	/* 1 unload, 599 + the moved one in unload_all */
+	ok(unloads == 601, "one unload marker per address (%d of 601)", unloads);
+	snprintf(line, sizeof(line), "%lx 1 TRACE_700 g y.lua:9\n", (unsigned long)(a + 660));
+	buf = slurp(map, &len);
+	ok(buf && memmem(buf, len, line, strlen(line)), "the moved code keeps its name: %s", line);
+	free(buf);
+}
+
+/* The buffered dump allocates the file's blocks 1 MiB ahead (FALLOC_FL_KEEP_SIZE): the
+ * file holds every record, and once closed no block past its end. */
+static void test_dump_alloc(void)
+{
+	static unsigned char code[1000];
+	struct uevent_jit *j;
+	char dump[512];
+	unsigned char *buf;
+	struct stat st;
+	size_t len;
+	int i, bad = 0, loads = 0, n;
+
+	memset(code, 0x90, sizeof(code));
+	j = open_in("alloc", NULL, UEVENT_JIT_NO_PERF_MAP | UEVENT_JIT_BUFFER_JITDUMP);
+	snprintf(dump, sizeof(dump), "%s", j ? uevent_jit__dump_path(j) : "");
+	for (i = 0; i < 2500; i++)	/* 2.6 MiB of records */
+		bad |= uevent_jit__code_load(j, "alloc_fn", (uintptr_t)code + (uintptr_t)i, 1000, code);
+	ok(j && !bad && uevent_jit__close(j) == 0, "2500 buffered loads of 1000 bytes, close");
+	buf = slurp(dump, &len);
+	n = buf ? count_records(buf, len, 0, &loads) : -1;
+	ok(n == 2501 && loads == 2500, "the dump holds them all, and CODE_CLOSE (%d records)", n);
+	free(buf);
+	if (stat(dump, &st) != 0)
+		memset(&st, 0xff, sizeof(st));
+	ok(st.st_size > 0 && (uint64_t)st.st_blocks * 512 < (uint64_t)st.st_size + 64 * 1024,
+	   "closed: no blocks allocated past its end (%lld bytes in blocks, %lld long)",
+	   (long long)st.st_blocks * 512, (long long)st.st_size);
+}
+
 /* code_load_line (one call: name + line record), unload_all, batched perf-map lines. */
 static void test_line_and_batch(void)
 {
@@ -1072,13 +1153,15 @@ int main(void)
 	if (!mkdtemp(tmp))
 		plan_skip_all("no temporary directory");
 	self = getpid();
-	plan(98);
+	plan(107);
 	test_format();
 	test_marker();
 	test_safety();
 	test_planted();
 	test_threads();
 	test_fork();
+	test_many();
+	test_dump_alloc();
 	test_line_and_batch();
 	test_buffered_dump();
 	test_errors();

@@ -65,7 +65,17 @@ t_jit_cjit_LDADD = libuevent/libuevent.la
 t_jit_api_CFLAGS = $(jit_t_cflags) -pthread
 t_jit_api_LDADD = libuevent/libuevent.la -lpthread
 
-TESTS += %reldir%/jit-api %reldir%/jit-perf.test
+# The LuaJIT hook's C trace handler (jit-hooks/luajit/uevent/jit_core.so), in an embedded
+# LuaJIT against stubs; without LuaJIT's headers it SKIPs.
+check_PROGRAMS += %reldir%/jit-core
+t_jit_core_CFLAGS = $(jit_t_cflags) $(LUAJIT_DEV_CFLAGS) \
+	-DJIT_CORE_SO='"$(abs_top_builddir)/jit-hooks/luajit/uevent/jit_core.so"'
+if HAVE_LUAJIT_DEV
+t_jit_core_CFLAGS += -DHAVE_LUAJIT_DEV
+t_jit_core_LDADD = $(LUAJIT_DEV_LIBS)
+endif
+
+TESTS += %reldir%/jit-api %reldir%/jit-core %reldir%/jit-perf.test
 EXTRA_DIST += %reldir%/jit-perf.test
 
 TESTS += %reldir%/jit-luajit.test %reldir%/jit-python.test %reldir%/jit-numba.test

@@ -2,8 +2,10 @@
  * lib-guest.c - libuevent itself (statically linked) inside the test kernel.
  *
  * usage: lib-guest [patched|stock]   (default: $UEVENT_KERNEL, else patched)
- * Patched kernel: auto-probe picks prctl; uevent_kernel_abi() reports the ABI; marks
- * emitted through the library arrive in a uevents=1 ring and decode with
+ * Patched kernel: auto-probe picks prctl; uevent_kernel_abi() reports the ABI; the
+ * kernel keeps the library's enable word (patch 0007): uevent_enabled() is 0 with nobody
+ * listening, so marks cost nothing and count nothing, 1 while a uevents=1 listener is
+ * open; marks emitted through the library arrive in that ring and decode with
  * uevent_record_decode(). Stock kernel: auto-probe picks user_events, prctl is refused,
  * and every mark arrives through the user_events tracepoint.
  */
@@ -139,7 +141,7 @@ static int run_patched(void)
 	struct ring r;
 	int t, fd, fails;
 
-	plan(9);
+	plan(12);
 	unsetenv("UEVENT_TRANSPORT");
 	t = uevent_open(NULL);
 	ok(t == UEVENT_TRANSPORT_PRCTL, "auto-probe picks prctl (%s: %s)",
@@ -147,18 +149,22 @@ static int run_patched(void)
 	memset(&abi, 0, sizeof(abi));
 	t = uevent_kernel_abi(&abi);
 	ok(t == 0 && abi.record_type == PERF_RECORD_UEVENT &&
-	   abi.format == PERF_UEVENT_FORMAT_V1 && abi.max_payload == PERF_UEVENT_MAX_PAYLOAD,
-	   "uevent_kernel_abi: record %u format %u max %u", abi.record_type, abi.format,
-	   abi.max_payload);
+	   abi.format == PERF_UEVENT_FORMAT_V1 && abi.max_payload == PERF_UEVENT_MAX_PAYLOAD &&
+	   (abi.features & PERF_UEVENT_FEAT_ENABLE_WORD),
+	   "uevent_kernel_abi: record %u format %u max %u features %#x", abi.record_type,
+	   abi.format, abi.max_payload, abi.features);
 
 	setenv("UEVENT_TRANSPORT", "prctl", 1);
 	t = uevent_open(NULL);
 	ok(t == UEVENT_TRANSPORT_PRCTL, "UEVENT_TRANSPORT=prctl opens prctl");
 
+	ok(!uevent_enabled() && !UEVENT_ENABLED(),
+	   "nobody listening: the kernel keeps the enabled word clear (%#x)", *uevent_enabled_ptr);
 	uevent_stats_reset();
 	ok(emit_marks() == 0, "%d marks with nobody listening return 0", N_MARKS);
 	t = uevent_stats_get(&st, sizeof(st));
-	ok(t == 0 && st.emitted == N_MARKS && st.unobserved == N_MARKS, "stats: %llu emitted, %llu unobserved",
+	ok(t == 0 && st.emitted == 0 && st.unobserved == 0,
+	   "stats: the disabled marks never reached the transport (%llu emitted, %llu unobserved)",
 	   (unsigned long long)st.emitted, (unsigned long long)st.unobserved);
 
 	memset(&a, 0, sizeof(a));
@@ -168,12 +174,15 @@ static int run_patched(void)
 	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 	a.sample_id_all = 1;
 	a.uevents = 1;
+	a.exclude_kernel = 1;
 	fd = perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0 || ring_map(&r, fd, 16)) {
 		ok(0, "uevents=1 listener opens (%s)", strerror(errno));
-		skip(2, "no listener");
+		skip(4, "no listener");
 		return exit_status();
 	}
+	ok(uevent_enabled() && UEVENT_ENABLED(),
+	   "a uevents=1 listener on this task: enabled (%#x)", *uevent_enabled_ptr);
 	uevent_stats_reset();
 	fails = emit_marks();
 	g.sample_type = a.sample_type;
@@ -185,11 +194,14 @@ static int run_patched(void)
 	ok(t == 0 && st.emitted == N_MARKS && st.unobserved == 0 && st.dropped == 0, "stats: %llu emitted, %llu unobserved, %llu dropped",
 	   (unsigned long long)st.emitted, (unsigned long long)st.unobserved,
 	   (unsigned long long)st.dropped);
+	ring_unmap(&r);
 	close(fd);
+	ok(!uevent_enabled(), "its close (and unmap): disabled again (%#x)", *uevent_enabled_ptr);
 
 	/*
-	 * Unprivileged, the kernel does not say whether anyone listens: the library must
-	 * not count the marks unobserved (nobody listens here, and it cannot know).
+	 * Unprivileged, the kernel does not say whether anyone listens, but the enable word
+	 * does: with nobody listening the marks stop at the word, nothing counted; with a
+	 * listener they are counted delivered, none unobserved.
 	 */
 	{
 		pid_t child = fork();
@@ -202,16 +214,21 @@ static int run_patched(void)
 			if (uevent_open(NULL) != UEVENT_TRANSPORT_PRCTL)
 				_exit(3);
 			uevent_stats_reset();
-			if (emit_marks())
+			if (emit_marks() || uevent_enabled())
 				_exit(4);
-			if (uevent_stats_get(&st, sizeof(st)) || st.emitted != N_MARKS)
+			if (uevent_stats_get(&st, sizeof(st)) || st.emitted != 0)
 				_exit(5);
+			fd = perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+			if (fd < 0 || !uevent_enabled() || emit_marks())
+				_exit(7);
+			if (uevent_stats_get(&st, sizeof(st)) || st.emitted != N_MARKS)
+				_exit(8);
 			_exit(st.unobserved == 0 ? 0 : 6);
 		}
 		waitpid(child, &status, 0);
 		ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		   "unprivileged: the kernel tells no listener count, no mark counted unobserved "
-		   "(status %d)", status);
+		   "unprivileged: disabled marks stop at the word; with its own listener the "
+		   "kernel tells no count and no mark is counted unobserved (status %d)", status);
 	}
 	return exit_status();
 }

@@ -5,6 +5,7 @@ kernel_guest_programs = \
 	%reldir%/uevent-prctl \
 	%reldir%/uevent-stress \
 	%reldir%/tls-user \
+	%reldir%/enable-word \
 	%reldir%/user-events \
 	%reldir%/lib-guest \
 	%reldir%/session-guest \
@@ -24,6 +25,9 @@ t_kernel_uevent_stress_LDFLAGS = $(kernel_guest_ldflags) -pthread
 t_kernel_tls_user_SOURCES = %reldir%/tls-user.c %reldir%/kperf.h
 t_kernel_tls_user_CFLAGS = $(kernel_guest_cflags) -pthread
 t_kernel_tls_user_LDFLAGS = $(kernel_guest_ldflags) -pthread
+t_kernel_enable_word_SOURCES = %reldir%/enable-word.c %reldir%/kperf.h
+t_kernel_enable_word_CFLAGS = $(kernel_guest_cflags)
+t_kernel_enable_word_LDFLAGS = $(kernel_guest_ldflags)
 t_kernel_user_events_SOURCES = %reldir%/user-events.c %reldir%/kperf.h
 t_kernel_user_events_CFLAGS = $(kernel_guest_cflags)
 t_kernel_user_events_LDFLAGS = $(kernel_guest_ldflags)

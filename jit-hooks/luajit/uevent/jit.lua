@@ -4,12 +4,13 @@
 --   require("uevent.jit").start()         -- the same from a program
 --   -- then: perf record -k mono ...; perf inject --jit
 --
--- Attaches to LuaJIT's "trace" VM events (jit.attach). On "stop" the trace's machine code
--- (jit.util.tracemc's address and size) is announced as "TRACE_12 mix app.lua:34" (the
--- function and line where the trace starts), with that line as its debug info, through
--- uevent_jit__code_load_func: the event fires inside the compiler, before the
--- interpreter can enter the new trace. A "flush" unloads every trace announced. Works
--- with stock LuaJIT 2.1; no LUAJIT_USE_PERFTOOLS.
+-- Attaches to LuaJIT's "trace" VM events (jit.attach) a handler written in C
+-- (uevent/jit_core.c: no interpreted Lua and no FFI call per trace). On "stop" the
+-- trace's machine code (jit.util.tracemc's address and size) is announced as "TRACE_12
+-- mix app.lua:34" (the function and line where the trace starts), with that line as its
+-- debug info, through uevent_jit__code_load_func: the event fires inside the compiler,
+-- before the interpreter can enter the new trace. A "flush" unloads every trace
+-- announced. Works with stock LuaJIT 2.1; no LUAJIT_USE_PERFTOOLS.
 --
 -- C declarations come from the LuaJIT binding (require "uevent", generated from
 -- uevent.h); none are restated here.
@@ -18,148 +19,50 @@ local jit = require "jit"
 local jutil = require "jit.util"
 
 local tracemc, traceinfo, funcinfo = jutil.tracemc, jutil.traceinfo, jutil.funcinfo
-local tostring, pairs, type, next, getinfo = tostring, pairs, type, next, debug.getinfo
+local tostring, type = tostring, type
 local bor = require("bit").bor
 
 local M = {}
 
 -- ---- binding -----------------------------------------------------------------------
 
-local lib, via
+-- The trace handler is C (uevent/jit_core.c, a lua_CFunction): per trace it runs no
+-- interpreted Lua and makes no FFI call. It keeps the counts, from the first start().
+local lib, via, core, hook, handler
 local function bind()
   if lib then return lib end
-  local ok, uevent = pcall(require, "uevent")
-  if ok and type(uevent) == "table" and uevent.lib
-     and pcall(function() return uevent.lib.uevent_jit__code_load_func end) then
-    lib, via = uevent.lib, "binding"
-    return lib
+  local okc, c = pcall(require, "uevent.jit_core")
+  if not okc then
+    return nil, "uevent.jit needs its C part uevent/jit_core.so (make install puts it in "
+      .. "LuaJIT's C module directory; in the build tree put jit-hooks/luajit on "
+      .. "LUA_CPATH): " .. tostring(c)
   end
-  return nil, "uevent.jit needs the LuaJIT binding (require \"uevent\": make install puts "
-    .. "it beside uevent/jit.lua; in the build tree put bindings/lua on LUA_PATH): "
-    .. tostring(uevent)
+  core = c
+  local ok, uevent = pcall(require, "uevent")
+  if not ok and tostring(uevent):match("module 'uevent' not found") then
+    return nil, "uevent.jit needs the LuaJIT binding (require \"uevent\": make install puts "
+      .. "it beside uevent/jit.lua; in the build tree put bindings/lua on LUA_PATH): "
+      .. tostring(uevent)
+  elseif not ok or type(uevent) ~= "table" or not uevent.lib then  -- found, no library
+    return nil, "uevent.jit: cannot load libuevent (LD_LIBRARY_PATH, or UEVENT_LIB=path of "
+      .. "libuevent.so): " .. tostring(uevent)
+  elseif not pcall(function() return uevent.lib.uevent_jit__code_load_func end) then
+    return nil, "uevent.jit: the libuevent loaded has no JIT API (an older one?): "
+      .. tostring(os.getenv("UEVENT_LIB") or "on the loader's path")
+  end
+  lib, via = uevent.lib, "binding"
+  return lib
 end
 
 -- ---- state -------------------------------------------------------------------------
 
 local session              -- struct uevent_jit *, or nil when stopped
-local lines = true         -- send a DEBUG_INFO line for each trace
-local startf, startpc = {}, {}  -- trace number -> function and bytecode pc at "start"
-local loaded = {}          -- trace number -> mcode address (a Lua number)
-local shortsrc = {}        -- chunk name -> the file part of funcinfo's loc
-local names = {}           -- trace number -> "TRACE_n" (numbers are reused after a flush)
--- function -> { file = "app.lua", fn = "mix" or false, [pc] = line }: funcinfo's
--- answer for a trace start, kept for the next trace that starts there (after a flush,
--- an abort, a side exit that gets hot again: real programs compile the same spots
--- again and again), and the function's name. Weak keys: a function's entries go with it.
-local lineat = setmetatable({}, { __mode = "k" })
-local counts = { loaded = 0, unloaded = 0, errors = 0, flushes = 0 }
-M.counts = counts
+local nth = { loaded = 1, unloaded = 2, errors = 3, flushes = 4 }
+M.counts = setmetatable({}, { __index = function(_, k)   -- counts.loaded, ...: C's
+  if nth[k] then return hook and (select(nth[k], core.counts(hook))) or 0 end
+end })
 
-local code_load, code_load_func, code_unload, code_unload_all  -- looked up once
-
-local function unload(tr)
-  local addr = loaded[tr]
-  if addr then
-    loaded[tr] = nil
-    if code_unload(session, addr, 0) == 0 then
-      counts.unloaded = counts.unloaded + 1
-    end
-  end
-end
-
--- The name the function a trace starts in is called by ("mix"), or false: asked of the
--- stack (debug.getinfo "n": the caller's call instruction says it) once per function,
--- and only for a function with a definition line (a main chunk has no name). At "stop"
--- the frame that called the hook is the function being recorded, unless the trace
--- left it (a function that returned): then false, and no name.
-local function func_name(func, fi)
-  if not fi.linedefined or fi.linedefined <= 0 then return false end
-  local d = getinfo(4, "nf")   -- 1 here, 2 announce, 3 on_trace, 4 the function
-  return d and d.func == func and d.name or false
-end
-
--- Announces trace tr; func/pc are where it started (nil for traces found at start()).
--- This runs inside the trace compiler, before the trace is first entered, for every
--- trace compiled: it is kept to one jit.util.tracemc (for the address and size: C
--- reads the bytes from the address), at most one funcinfo (none when a trace started
--- at this function and pc before) and one C call, with the name and line record built
--- in C (uevent_jit__code_load_func) from strings cached here ("TRACE_n" per trace
--- number, the file per chunk, the function's name per function): no Lua string is
--- built for a trace.
-local function announce(tr, func, pc)
-  local mcode, addr = tracemc(tr)
-  if not mcode or not addr then return end
-  local size = #mcode
-  if size == 0 then return end
-  if loaded[tr] then unload(tr) end      -- the number was reused
-  local name = names[tr]
-  if not name then
-    name = "TRACE_" .. tr
-    names[tr] = name
-  end
-  local ret
-  local at = func and lines and lineat[func]
-  local line = at and at[pc]
-  if line then
-    ret = code_load_func(session, name, at.fn or nil, addr, size, nil, at.file, line)
-  elseif func then
-    -- funcinfo only here, at a trace start not seen before: it allocates, and "start"
-    -- fires for every attempt, aborted ones included.
-    local fi = funcinfo(func, pc)
-    local loc
-    loc, line = fi.loc, fi.currentline
-    if loc then
-      if not at then
-        at = lineat[func]
-        if not at then
-          at = { fn = func_name(func, fi) }
-          lineat[func] = at
-        end
-      end
-      if lines and line and line > 0 then
-        local file = at.file
-        if not file then
-          local src = fi.source
-          file = shortsrc[src]
-          if not file then
-            file = loc:sub(1, -(#tostring(line) + 2))
-            shortsrc[src] = file          -- interned here: outlives the call
-          end
-          at.file = file
-        end
-        at[pc] = line
-        ret = code_load_func(session, name, at.fn or nil, addr, size, nil, file, line)
-      else     -- no line record: the name says where
-        name = name .. " " .. (at.fn and at.fn .. " " or "") .. loc
-      end
-    elseif fi.ffid then
-      name = name .. " [builtin#" .. fi.ffid .. "]"
-    end
-  end
-  if not ret then ret = code_load(session, name, addr, size, nil) end
-  if ret == 0 then
-    loaded[tr] = addr
-    counts.loaded = counts.loaded + 1
-  else
-    counts.errors = counts.errors + 1
-  end
-end
-
-local function on_trace(what, tr, func, pc)
-  if what == "start" then
-    startf[tr], startpc[tr] = func, pc
-  elseif what == "stop" then
-    announce(tr, startf[tr], startpc[tr])
-    startf[tr] = nil
-  elseif what == "flush" then
-    counts.flushes = counts.flushes + 1
-    -- every trace is gone: one C call, not one per trace (a flush can drop thousands)
-    if next(loaded) and code_unload_all(session) == 0 then
-      for t in pairs(loaded) do counts.unloaded = counts.unloaded + 1 end
-    end
-    loaded = {}
-  end
-end
+local function addr(p) return tonumber(ffi.cast("uintptr_t", p)) end
 
 -- ---- API ---------------------------------------------------------------------------
 
@@ -201,29 +104,30 @@ function M.start(opts)
     if why == "" then why = ffi.string(lib.uevent_strerror(e)) end
     error("uevent.jit: cannot start: " .. why, 2)
   end
-  lines = opts.lines ~= false
   session = ffi.gc(s, lib.uevent_jit__close)
-  code_load, code_load_func = lib.uevent_jit__code_load, lib.uevent_jit__code_load_func
-  code_unload, code_unload_all = lib.uevent_jit__code_unload, lib.uevent_jit__code_unload_all
+  if not hook then hook, handler = core.new(tracemc, funcinfo) end
+  core.bind(hook, addr(s), addr(lib.uevent_jit__code_load), addr(lib.uevent_jit__code_load_func),
+            addr(lib.uevent_jit__code_unload), addr(lib.uevent_jit__code_unload_all),
+            opts.lines ~= false)
   -- Traces compiled before start(): announce them now, without a location.
   local misses, tr = 0, 1
   while misses < 64 do
-    if traceinfo(tr) then announce(tr); misses = 0 else misses = misses + 1 end
+    if traceinfo(tr) then handler("stop", tr); misses = 0 else misses = misses + 1 end
     tr = tr + 1
   end
-  jit.attach(on_trace, "trace")
+  jit.attach(handler, "trace")
   return true
 end
 
 -- Detaches and closes the session (its files stay for perf inject).
 function M.stop()
   if not session then return true end
-  jit.attach(on_trace)
+  jit.attach(handler)
+  core.bind(hook)
   local s = session
   session = nil
   ffi.gc(s, nil)
   local ret = lib.uevent_jit__close(s)
-  startf, startpc, loaded = {}, {}, {}
   if ret < 0 then return nil, ffi.string(lib.uevent_strerror(ret)) end
   return true
 end

@@ -50,6 +50,8 @@
 
 /* flags (arg5) */
 #define PR_PERF_UEVENT_QUERY		(1UL << 0)	/* fill struct perf_uevent_abi at data */
+#define PR_PERF_UEVENT_ENABLE_WORD	(1UL << 1)	/* register the enable word at data */
+#define PR_PERF_UEVENT_UNREG_WORD	(1UL << 2)	/* unregister it */
 #define PR_PERF_UEVENT_FORMAT_SHIFT	8		/* bits 8..15: format, 0 = current */
 #define PR_PERF_UEVENT_FORMAT_MASK	(0xffUL << PR_PERF_UEVENT_FORMAT_SHIFT)
 #define PR_PERF_UEVENT_FORMAT(v)	((unsigned long)(v) << PR_PERF_UEVENT_FORMAT_SHIFT)
@@ -119,5 +121,33 @@ struct perf_uevent_abi {
 
 /* perf_uevent_abi.features (0 in kernels before PR_PERF_TLS_AREA) */
 #define PERF_UEVENT_FEAT_TLS_AREA	(1U << 0)	/* PR_PERF_TLS_AREA is there */
+#define PERF_UEVENT_FEAT_ENABLE_WORD	(1U << 1)	/* PR_PERF_UEVENT_ENABLE_WORD is there */
+
+/*
+ * prctl(PR_TASK_PERF_UEVENT, bit, 0, addr, PR_PERF_UEVENT_ENABLE_WORD)
+ * prctl(PR_TASK_PERF_UEVENT, bit, 0, addr, PR_PERF_UEVENT_UNREG_WORD)
+ *
+ * Registers (unregisters) an enable word of the calling process: the kernel sets bit
+ * (0..31) of the u32 at addr while an enabled event with attr.uevents can see one of the
+ * process's threads (a per-task event on it, an inherited one in its context, or a per-
+ * CPU one, which sees every task) and clears it when the last goes away, as user_events
+ * does with enable_addr. The word is written before the perf_event_open(),
+ * ioctl(ENABLE/DISABLE) or close() that changes it returns, with an atomic or/and-not of
+ * the one bit: the other 31 bits stay user space's. Registration writes the current
+ * state at once; registering the same addr and bit again only does that. Unregistering
+ * leaves the word as it is.
+ *
+ * Per process (thread group), up to 64 (addr, bit) pairs: one per copy of a library
+ * the process maps. fork()'s child (a new process with its own memory) keeps them, its
+ * bits computed for the child before fork() returns; a CLONE_VM child without
+ * CLONE_THREAD (vfork, posix_spawn) gets none. execve() drops them. Returns 0, or -1
+ * with errno:
+ *   EINVAL  size not 0; addr 0 or not 4-byte aligned; bit above 31; other flags
+ *   EFAULT  addr not a user address, or the word could not be written now
+ *   ENOSPC  the process holds 64 registrations already
+ *   ENOENT  (unregistering) addr and bit are not registered
+ * Once registered, a word that becomes unwritable (unmapped, made read-only) is skipped
+ * without an error; the next write that succeeds makes it right again.
+ */
 
 #endif /* _UAPI_LINUX_PERF_UEVENT_H */

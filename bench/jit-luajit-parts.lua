@@ -1,0 +1,105 @@
+-- jit-luajit-parts.lua - where the LuaJIT hook's cost a trace goes, part by part, in one run.
+--
+--   LUA_PATH="jit-hooks/luajit/?.lua;bindings/lua/?.lua;;" LUA_CPATH="jit-hooks/luajit/?.so;;" \
+--   UEVENT_LIB=libuevent/.libs/libuevent.so luajit bench/jit-luajit-parts.lua TMPDIR [ROUNDS]
+--
+-- The stress workload of jit-luajit.lua (600 fresh chunks, 300 iterations: nearly all
+-- compiling) run with each of these in turn, the order rotating every round, and
+-- reported as the median of the round times less the median with no hook, a trace:
+--   floor     jit-luajit.lua's floor (tracemc, funcinfo once per start; a Lua handler)
+--   cstub     the hook's C handler calling a stub for each library call (its own work)
+--   nooutput  the hook with no jitdump, no perf map, no uevent (the library's bookkeeping)
+--   nomap     the hook without the perf map       nojitdump  ... without the jitdump
+--   hook      the hook as it starts by default
+-- A diagnostic for jit-luajit.lua's "share" line: each part here is a difference of
+-- medians, not a paired ratio with an interval.
+local J = require "uevent.jit"
+local core = require "uevent.jit_core"
+local ffi = require "ffi"
+local jutil = require "jit.util"
+local tracemc, funcinfo = jutil.tracemc, jutil.funcinfo
+
+local dir = assert(arg[1], "usage: jit-luajit-parts.lua TMPDIR [ROUNDS]")
+local ROUNDS = tonumber(arg[2]) or 61
+local N, ITERS = 600, 300
+local SRC = [[
+local t, s = {}, %d
+for i = 1, %d do
+  local k = i %% 16 + 1
+  t[k] = (t[k] or 0) + i * %d
+  if t[k] %% 3 == 0 then s = s + k else s = s - 1 end
+end
+return s]]
+
+local fstart, fpc, fline = {}, {}, setmetatable({}, { __mode = "k" })
+local function floor_handler(what, tr, func, pc)   -- as in jit-luajit.lua
+  if what == "start" then
+    fstart[tr], fpc[tr] = func, pc
+  elseif what == "stop" then
+    local mcode = tracemc(tr)
+    local f = fstart[tr]
+    if mcode and f then
+      local at = fline[f]
+      if not (at and at[fpc[tr]]) then
+        if not at then at = {}; fline[f] = at end
+        at[fpc[tr]] = funcinfo(f, fpc[tr]).currentline or 0
+      end
+    end
+    fstart[tr] = nil
+  end
+end
+
+local k = 0
+local function hook(opts)
+  return function()
+    k = k + 1
+    opts.dir, opts.perf_map_path = dir .. "/jd" .. k, dir .. "/perf.map"
+    assert(J.start(opts))
+  end, J.stop
+end
+-- The stub: an exported function of the library that only returns (its nonzero result
+-- counts as a failed load, which costs the handler nothing more).
+local stub = tonumber(ffi.cast("uintptr_t", require("uevent").lib.uevent_max_payload))
+local sh, shandler = core.new(tracemc, funcinfo)
+local parts = {
+  { "floor", function() jit.attach(floor_handler, "trace") end,
+    function() jit.attach(floor_handler) end },
+  { "cstub", function() core.bind(sh, 4096, stub, stub, stub, stub, true)
+                        jit.attach(shandler, "trace") end,
+    function() jit.attach(shandler); core.bind(sh) end },
+  { "nooutput", hook { jitdump = false, perf_map = false, uevent = false } },
+  { "nomap", hook { perf_map = false } },
+  { "nojitdump", hook { jitdump = false } },
+  { "hook", hook {} },
+  { "off" },
+}
+
+local times, ntr = {}, 0
+for _, p in ipairs(parts) do times[p[1]] = {} end
+for r = 0, ROUNDS do
+  for i = 1, #parts do
+    local p = parts[(i + r) % #parts + 1]
+    jit.flush()
+    local chunks = {}
+    for c = 1, N do chunks[c] = assert(loadstring(SRC:format(c, ITERS, c), "=heavy.lua")) end
+    collectgarbage()
+    if p[2] then p[2]() end
+    local l0 = J.counts.loaded
+    local t = os.clock()
+    for c = 1, N do chunks[c]() end
+    t = os.clock() - t
+    if p[3] then p[3]() end
+    if p[1] == "hook" then ntr = J.counts.loaded - l0 end
+    if r > 0 then table.insert(times[p[1]], t) end
+  end
+  os.execute("rm -rf '" .. dir .. "'/jd*")
+end
+local function median(t) table.sort(t); return (t[math.floor((#t + 1) / 2)] + t[math.ceil((#t + 1) / 2)]) / 2 end
+local off = median(times.off)
+print(("# %d rounds, %d traces a round; median CPU time less the median with no hook (%.2f ms), a trace")
+  :format(ROUNDS, ntr, off * 1e3))
+for _, p in ipairs(parts) do
+  if p[1] ~= "off" then
+    print(("%-10s %6.2f us"):format(p[1], (median(times[p[1]]) - off) / ntr * 1e6))
+  end
+end

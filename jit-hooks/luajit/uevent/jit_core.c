@@ -1,0 +1,481 @@
+/* jit_core.c - uevent.jit_core: the LuaJIT hook's trace handler, in C (a lua_CFunction). */
+/*
+ * uevent/jit.lua opens the session (through the FFI binding) and gives jit.attach the
+ * handler made here, so each trace event runs no interpreted Lua and makes no FFI call:
+ * on "stop" one jit.util.tracemc (for the address and size; libuevent reads the bytes
+ * at the address), on a trace start not seen before one jit.util.funcinfo, then one
+ * call into libuevent with the name "TRACE_n" formatted on the stack and the file, line
+ * and function name kept per function (a weak-keyed table: a function's entries go with
+ * it). The library's functions come as addresses from the FFI binding (bind()), so the
+ * handler calls the very library the binding loaded and this module links nothing but
+ * LuaJIT's API.
+ *
+ *   local h, handler = core.new(jit.util.tracemc, jit.util.funcinfo)
+ *   core.bind(h, session, code_load, code_load_func, code_unload, code_unload_all, lines)
+ *   jit.attach(handler, "trace")  ...  core.bind(h)   -- unbound: the handler does nothing
+ *   core.counts(h)                -- loaded, unloaded, errors, flushes (since new())
+ *
+ * Addresses are Lua numbers (tonumber of an ffi.cast("uintptr_t", ...)): exact below
+ * 2^53, which user-space addresses are; bind() refuses one that is not a whole number.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "uevent.h"
+
+/* The library's entry points, typed from the header they are declared in. */
+typedef __typeof__(uevent_jit__code_load) load_fn;
+typedef __typeof__(uevent_jit__code_load_func) load_func_fn;
+typedef __typeof__(uevent_jit__code_unload) unload_fn;
+typedef __typeof__(uevent_jit__code_unload_all) unload_all_fn;
+
+struct hook {
+	struct uevent_jit *j;		/* NULL: unbound, the handler returns at once */
+	load_fn *load;
+	load_func_fn *load_func;
+	unload_fn *unload;
+	unload_all_fn *unload_all;
+	int lines;			/* a DEBUG_INFO line record per trace */
+	/* by trace number: the pc "start" gave, and the address announced (0: none) */
+	int32_t *pc;
+	uint64_t *addr;
+	size_t ntr;
+	size_t nloaded;
+	double loaded, unloaded, errors, flushes;
+};
+
+/* The handler's upvalues. */
+enum { UP_HOOK = 1, UP_TRACEMC, UP_FUNCINFO, UP_STARTS, UP_CACHE, UP_FILES };
+
+/* The per-function cache table's non-pc keys (pcs are >= 0). */
+enum { AT_FILE = -1, AT_FN = -2 };
+
+#define UP(i) lua_upvalueindex(i)
+
+/* Room for trace number tr in the per-trace arrays; 0 or -1 (out of memory). */
+static int grow(struct hook *h, size_t tr)
+{
+	size_t n = h->ntr ? h->ntr : 256;
+	int32_t *pc;
+	uint64_t *addr;
+
+	if (tr < h->ntr)
+		return 0;
+	while (n <= tr)
+		n *= 2;
+	if (!(pc = realloc(h->pc, n * sizeof(*pc))))
+		return -1;
+	h->pc = pc;
+	if (!(addr = realloc(h->addr, n * sizeof(*addr))))
+		return -1;
+	h->addr = addr;
+	memset(pc + h->ntr, 0, (n - h->ntr) * sizeof(*pc));
+	memset(addr + h->ntr, 0, (n - h->ntr) * sizeof(*addr));
+	h->ntr = n;
+	return 0;
+}
+
+static void unload_one(struct hook *h, size_t tr)
+{
+	uint64_t a = h->addr[tr];
+
+	h->addr[tr] = 0;
+	h->nloaded--;
+	if (h->unload(h->j, a, 0) == 0)
+		h->unloaded++;
+}
+
+/* "mix" when the function being recorded (stack level 1: the handler is level 0) is
+ * func and its caller's call instruction names it; NULL otherwise (a main chunk, a
+ * trace that left its function). Pushes one value (the name or false) to keep it. */
+static const char *func_name(lua_State *L, int func, int linedefined)
+{
+	lua_Debug ar;
+
+	if (linedefined > 0 && lua_getstack(L, 1, &ar) && lua_getinfo(L, "nf", &ar)) {
+		int same = lua_rawequal(L, -1, func);
+
+		lua_pop(L, 1);
+		if (same && ar.name) {
+			lua_pushstring(L, ar.name);
+			return lua_tostring(L, -1);
+		}
+	}
+	lua_pushboolean(L, 0);
+	return NULL;
+}
+
+/* "TRACE_12" into name (room for it): this runs for every trace; returns its length. */
+static int trace_name(char *name, size_t tr)
+{
+	char t[24];
+	int k = 0, n = 6;
+
+	memcpy(name, "TRACE_", 6);
+	do
+		t[k++] = (char)('0' + tr % 10);
+	while ((tr /= 10));
+	while (k)
+		name[n++] = t[--k];
+	name[n] = 0;
+	return n;
+}
+
+/*
+ * What jit.util.funcinfo's loc calls a chunk ("app.lua" for "@/x/app.lua", "t.lua" for
+ * "=t.lua", "\"code\"" for a string chunk), into buf; NULL where it names the chunk by
+ * an address this cannot know (a chunk name of over 40 bytes not from a file).
+ */
+static const char *chunk_file(const char *src, char *buf, size_t cap)
+{
+	size_t len = strlen(src);
+	const char *b;
+
+	if (*src == '@') {
+		b = strrchr(src, '/');
+		return b ? b + 1 : src + 1;
+	}
+	if (len > 40)
+		return NULL;
+	if (*src == '=')
+		return src + 1;
+	snprintf(buf, cap, "\"%s\"", src);
+	return buf;
+}
+
+/*
+ * At a root trace's "start" the function being recorded is running (stack level 1; the
+ * handler is level 0) at the trace's first instruction: lua_getinfo gives its chunk and
+ * that line without building a table and a string, which jit.util.funcinfo at "stop"
+ * does. (Not at a side trace's: the frame is not at its start; t/jit-core checks both
+ * against funcinfo.) Fills the
+ * cache for (func, pc) when it has no line for them yet; when level 1 is not func (or
+ * not a Lua function) it leaves them to "stop", which asks funcinfo.
+ */
+static void learn(lua_State *L, struct hook *h, int func, int32_t pc)
+{
+	char buf[48];
+	const char *file;
+	lua_Debug ar;
+	int top = lua_gettop(L), at;
+
+	if (!h->lines || !lua_isfunction(L, func))
+		return;
+	lua_pushvalue(L, func);
+	lua_rawget(L, UP(UP_CACHE));
+	at = lua_istable(L, -1) ? lua_gettop(L) : 0;
+	if (at) {
+		lua_rawgeti(L, at, pc);
+		if (lua_isnumber(L, -1))
+			goto out;		/* known */
+	}
+	if (!lua_getstack(L, 1, &ar) || !lua_getinfo(L, "Slf", &ar) ||
+	    !lua_rawequal(L, -1, func) || ar.currentline <= 0 || *ar.what == 'C')
+		goto out;
+	if (!at) {
+		lua_createtable(L, 0, 4);
+		at = lua_gettop(L);
+		if (ar.linedefined > 0 && lua_getinfo(L, "n", &ar) && ar.name)
+			lua_pushstring(L, ar.name);
+		else
+			lua_pushboolean(L, 0);
+		lua_rawseti(L, at, AT_FN);
+		lua_pushvalue(L, func);
+		lua_pushvalue(L, at);
+		lua_rawset(L, UP(UP_CACHE));
+	}
+	lua_rawgeti(L, at, AT_FILE);
+	if (!lua_isstring(L, -1)) {
+		if (!(file = chunk_file(ar.source, buf, sizeof(buf))))
+			goto out;
+		lua_pushstring(L, file);
+		lua_rawseti(L, at, AT_FILE);
+	}
+	lua_pushinteger(L, ar.currentline);
+	lua_rawseti(L, at, pc);
+out:
+	lua_settop(L, top);
+}
+
+static void count(struct hook *h, uint64_t addr, size_t tr, int ret)
+{
+	if (ret == 0) {
+		h->addr[tr] = addr;
+		h->nloaded++;
+		h->loaded++;
+	} else {
+		h->errors++;
+	}
+}
+
+/* "stop": announces trace tr, started at func (stack index, or 0) and pc. */
+static void stop(lua_State *L, struct hook *h, size_t tr, int func, int32_t pc)
+{
+	char name[512];
+	const char *fn = NULL, *file = NULL;
+	lua_Number line = 0;
+	uint64_t addr;
+	size_t size;
+	int at = 0, n;
+
+	lua_pushvalue(L, UP(UP_TRACEMC));
+	lua_pushinteger(L, (lua_Integer)tr);
+	lua_call(L, 1, 2);
+	if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TNUMBER)
+		return;
+	size = lua_objlen(L, -2);
+	addr = (uint64_t)lua_tonumber(L, -1);
+	if (!size || !addr)
+		return;
+	if (h->addr[tr])		/* the number was reused */
+		unload_one(h, tr);
+	n = trace_name(name, tr);
+	if (func && h->lines) {
+		lua_pushvalue(L, func);
+		lua_rawget(L, UP(UP_CACHE));
+		if (lua_istable(L, -1)) {
+			at = lua_gettop(L);
+			lua_rawgeti(L, at, pc);
+			line = lua_tonumber(L, -1);
+		}
+	}
+	if (line > 0) {
+		lua_rawgeti(L, at, AT_FILE);
+		lua_rawgeti(L, at, AT_FN);
+		file = lua_tostring(L, -2);
+		fn = lua_tostring(L, -1);
+	} else if (func) {
+		/* funcinfo only here, at a trace start not seen before: it allocates, and
+		 * "start" fires for every attempt, aborted ones included */
+		int fi, lined;
+		const char *loc;
+
+		lua_pushvalue(L, UP(UP_FUNCINFO));
+		lua_pushvalue(L, func);
+		lua_pushinteger(L, pc);
+		lua_call(L, 2, 1);
+		fi = lua_gettop(L);
+		if (!lua_istable(L, fi))
+			goto plain;
+		lua_getfield(L, fi, "loc");
+		loc = lua_tostring(L, -1);
+		lua_getfield(L, fi, "currentline");
+		line = lua_tonumber(L, -1);
+		lua_getfield(L, fi, "linedefined");
+		lined = (int)lua_tointeger(L, -1);
+		if (!loc) {
+			lua_getfield(L, fi, "ffid");
+			if (lua_isnumber(L, -1))
+				snprintf(name + n, sizeof(name) - (size_t)n, " [builtin#%d]",
+					 (int)lua_tointeger(L, -1));
+			goto plain;
+		}
+		if (!at) {
+			lua_pushvalue(L, func);
+			lua_rawget(L, UP(UP_CACHE));
+			if (!lua_istable(L, -1)) {
+				lua_pop(L, 1);
+				lua_createtable(L, 0, 4);
+				func_name(L, func, lined);
+				lua_rawseti(L, -2, AT_FN);
+				lua_pushvalue(L, func);
+				lua_pushvalue(L, -2);
+				lua_rawset(L, UP(UP_CACHE));
+			}
+			at = lua_gettop(L);
+		}
+		lua_rawgeti(L, at, AT_FN);
+		fn = lua_tostring(L, -1);
+		if (h->lines && line > 0) {
+			lua_rawgeti(L, at, AT_FILE);
+			if (!lua_isstring(L, -1)) {
+				/* the file part of loc ("app.lua:34"), once per chunk */
+				lua_pop(L, 1);
+				lua_getfield(L, fi, "source");
+				lua_pushvalue(L, -1);
+				lua_rawget(L, UP(UP_FILES));
+				if (!lua_isstring(L, -1)) {
+					const char *c = strrchr(loc, ':');
+
+					lua_pop(L, 1);
+					lua_pushlstring(L, loc, c ? (size_t)(c - loc) : strlen(loc));
+					lua_pushvalue(L, -2);	/* source */
+					lua_pushvalue(L, -2);	/* file */
+					lua_rawset(L, UP(UP_FILES));
+				}
+				lua_pushvalue(L, -1);
+				lua_rawseti(L, at, AT_FILE);
+			}
+			file = lua_tostring(L, -1);
+			lua_pushnumber(L, line);
+			lua_rawseti(L, at, pc);
+		} else {	/* no line record: the name says where */
+			snprintf(name + n, sizeof(name) - (size_t)n, "%s%s %s", fn ? " " : "",
+				 fn ? fn : "", loc);
+			fn = NULL;
+		}
+	}
+	if (file) {
+		count(h, addr, tr, h->load_func(h->j, name, fn, addr, size, NULL, file,
+						(uint32_t)line));
+		return;
+	}
+plain:
+	count(h, addr, tr, h->load(h->j, name, addr, size, NULL));
+}
+
+/* The jit.attach(handler, "trace") callback: (what, tr, func, pc). */
+static int handler(lua_State *L)
+{
+	struct hook *h = lua_touserdata(L, UP(UP_HOOK));
+	const char *what = lua_tostring(L, 1);
+	lua_Integer tr = lua_tointeger(L, 2);
+
+	if (!h->j || !what)
+		return 0;
+	if (!strcmp(what, "flush")) {	/* (no trace number) */
+		h->flushes++;
+		/* every trace is gone: one call, not one per trace (a flush can drop
+		 * thousands) */
+		if (h->nloaded && h->unload_all(h->j) == 0)
+			h->unloaded += (double)h->nloaded;
+		h->nloaded = 0;
+		if (h->addr)
+			memset(h->addr, 0, h->ntr * sizeof(*h->addr));
+		return 0;
+	}
+	if (tr <= 0)
+		return 0;
+	if (grow(h, (size_t)tr) < 0) {
+		h->errors++;
+		return 0;
+	}
+	if (!strcmp(what, "start")) {
+		lua_settop(L, 5);
+		lua_pushvalue(L, 3);
+		lua_rawseti(L, UP(UP_STARTS), (int)tr);
+		h->pc[tr] = (int32_t)lua_tointeger(L, 4);
+		if (lua_isnoneornil(L, 5))	/* a root trace: no parent trace */
+			learn(L, h, 3, h->pc[tr]);
+	} else if (!strcmp(what, "stop")) {
+		lua_settop(L, 2);
+		lua_rawgeti(L, UP(UP_STARTS), (int)tr);
+		lua_pushnil(L);
+		lua_rawseti(L, UP(UP_STARTS), (int)tr);
+		stop(L, h, (size_t)tr, lua_isfunction(L, 3) ? 3 : 0, h->pc[tr]);
+	}
+	return 0;
+}
+
+static int hook_gc(lua_State *L)
+{
+	struct hook *h = lua_touserdata(L, 1);
+
+	free(h->pc);
+	free(h->addr);
+	h->pc = NULL;
+	h->addr = NULL;
+	h->ntr = 0;
+	return 0;
+}
+
+/* core.new(tracemc, funcinfo) -> h, handler */
+static int core_new(lua_State *L)
+{
+	struct hook *h;
+
+	luaL_checktype(L, 1, LUA_TFUNCTION);
+	luaL_checktype(L, 2, LUA_TFUNCTION);
+	h = lua_newuserdata(L, sizeof(*h));
+	memset(h, 0, sizeof(*h));
+	luaL_getmetatable(L, "uevent.jit_core");
+	lua_setmetatable(L, -2);
+	lua_pushvalue(L, -1);		/* UP_HOOK */
+	lua_pushvalue(L, 1);		/* UP_TRACEMC */
+	lua_pushvalue(L, 2);		/* UP_FUNCINFO */
+	lua_newtable(L);		/* UP_STARTS: trace number -> function at "start" */
+	lua_newtable(L);		/* UP_CACHE: function -> { [pc] = line, file, fn } */
+	lua_createtable(L, 0, 1);
+	lua_pushliteral(L, "k");
+	lua_setfield(L, -2, "__mode");
+	lua_setmetatable(L, -2);
+	lua_newtable(L);		/* UP_FILES: chunk name -> file part of its loc */
+	lua_pushcclosure(L, handler, 6);
+	return 2;
+}
+
+static struct hook *check_hook(lua_State *L)
+{
+	return luaL_checkudata(L, 1, "uevent.jit_core");
+}
+
+/* An address given as a Lua number: a whole number from 1 up to 2^53. */
+static void *check_addr(lua_State *L, int i)
+{
+	lua_Number v = luaL_checknumber(L, i);
+
+	if (!(v >= 1 && v <= 9007199254740992.0) || v != (lua_Number)(uint64_t)v)
+		luaL_argerror(L, i, "not an address (a whole number from 1 to 2^53)");
+	return (void *)(uintptr_t)(uint64_t)v;
+}
+
+/* core.bind(h, session, code_load, code_load_func, code_unload, code_unload_all, lines)
+ * or core.bind(h): unbound. */
+static int core_bind(lua_State *L)
+{
+	struct hook *h = check_hook(L);
+	struct hook b = *h;
+
+	if (lua_isnoneornil(L, 2)) {
+		h->j = NULL;
+		return 0;
+	}
+	b.j = check_addr(L, 2);
+	b.load = (load_fn *)check_addr(L, 3);
+	b.load_func = (load_func_fn *)check_addr(L, 4);
+	b.unload = (unload_fn *)check_addr(L, 5);
+	b.unload_all = (unload_all_fn *)check_addr(L, 6);
+	b.lines = lua_toboolean(L, 7);
+	/* a new session: what the last one loaded is not its to unload */
+	if (b.addr)
+		memset(b.addr, 0, b.ntr * sizeof(*b.addr));
+	b.nloaded = 0;
+	*h = b;
+	return 0;
+}
+
+/* core.counts(h) -> loaded, unloaded, errors, flushes */
+static int core_counts(lua_State *L)
+{
+	struct hook *h = check_hook(L);
+
+	lua_pushnumber(L, h->loaded);
+	lua_pushnumber(L, h->unloaded);
+	lua_pushnumber(L, h->errors);
+	lua_pushnumber(L, h->flushes);
+	return 4;
+}
+
+/* require "uevent.jit_core" (the only symbol exported) */
+__attribute__((visibility("default"))) int luaopen_uevent_jit_core(lua_State *L);
+int luaopen_uevent_jit_core(lua_State *L)
+{
+	static const luaL_Reg fns[] = {
+		{ "new", core_new }, { "bind", core_bind }, { "counts", core_counts },
+		{ NULL, NULL }
+	};
+
+	if (luaL_newmetatable(L, "uevent.jit_core")) {
+		lua_pushcfunction(L, hook_gc);
+		lua_setfield(L, -2, "__gc");
+	}
+	lua_pop(L, 1);
+	lua_newtable(L);
+	luaL_register(L, NULL, fns);
+	return 1;
+}
