@@ -31,23 +31,7 @@ for i = 1, %d do
 end
 return s]]
 
-local fstart, fpc, fline = {}, {}, setmetatable({}, { __mode = "k" })
-local function floor_handler(what, tr, func, pc)   -- as in jit-luajit.lua
-  if what == "start" then
-    fstart[tr], fpc[tr] = func, pc
-  elseif what == "stop" then
-    local mcode = tracemc(tr)
-    local f = fstart[tr]
-    if mcode and f then
-      local at = fline[f]
-      if not (at and at[fpc[tr]]) then
-        if not at then at = {}; fline[f] = at end
-        at[fpc[tr]] = funcinfo(f, fpc[tr]).currentline or 0
-      end
-    end
-    fstart[tr] = nil
-  end
-end
+local floor_handler = dofile(((arg[0] or ""):match("^(.*)/") or ".") .. "/jit-floor.lua")
 
 local k = 0
 local function hook(opts)

@@ -87,30 +87,8 @@ local function fresh() -- one jit-PID.dump per directory: each session gets its 
   return { dir = dir .. "/jd" .. k, perf_map_path = dir .. "/perf.map" }
 end
 
--- The floor: what LuaJIT charges any hook that names a trace by its code and source
--- line through the public API, before the hook does anything with them: a jit.attach
--- handler that only calls jit.util.tracemc for each trace and jit.util.funcinfo once
--- per trace start (function, pc), as uevent.jit does.
-local jutil = require "jit.util"
-local tracemc, funcinfo = jutil.tracemc, jutil.funcinfo
-local fstart, fpc = {}, {}
-local fline = setmetatable({}, { __mode = "k" })
-local function floor_handler(what, tr, func, pc)
-  if what == "start" then
-    fstart[tr], fpc[tr] = func, pc
-  elseif what == "stop" then
-    local mcode = tracemc(tr)
-    local f = fstart[tr]
-    if mcode and f then
-      local at = fline[f]
-      if not (at and at[fpc[tr]]) then
-        if not at then at = {}; fline[f] = at end
-        at[fpc[tr]] = funcinfo(f, fpc[tr]).currentline or 0
-      end
-    end
-    fstart[tr] = nil
-  end
-end
+-- The floor (bench/jit-floor.lua): tracemc for each trace, funcinfo once per start.
+local floor_handler = dofile(((arg[0] or ""):match("^(.*)/") or ".") .. "/jit-floor.lua")
 local FLOOR = {
   start = function() jit.attach(floor_handler, "trace"); return true end,
   stop = function() jit.attach(floor_handler) end,

@@ -35,7 +35,7 @@ bench_jit_CPPFLAGS = $(AM_CPPFLAGS) -DBENCH_SRCDIR='"$(abs_top_srcdir)"' \
 bench_jit_LDADD = libuevent/libuevent.la
 CLEANFILES += %reldir%/jit
 # jit-luajit-parts.lua, run by hand, splits the hook's cost a trace into its parts.
-EXTRA_DIST += %reldir%/jit-luajit.lua %reldir%/jit-luajit-parts.lua
+EXTRA_DIST += %reldir%/jit-luajit.lua %reldir%/jit-luajit-parts.lua %reldir%/jit-floor.lua
 
 # make bench: the Numba hook's cost on compiles and on running code, on against off.
 bench_scripts += %reldir%/jit-numba.sh
