@@ -126,7 +126,7 @@ static int batch_read(struct source *src, struct uevent_sample_batch *samples,
 	bo = src->f ? uevent_perf_file__byte_order(src->f) : UEVENT_BO_HOST;
 	while (!full && sb.n + ub.n < INT_MAX) {
 		if (src->f) {
-			err = uevent_perf_file__next(src->f, &rec);
+			err = _uevent_perf_file_next_data(src->f, &rec);
 		} else {
 			/* only the first record is waited for */
 			err = uevent_session__next(src->s, &rec, sb.n + ub.n ? 0 : src->timeout_ms);

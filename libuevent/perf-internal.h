@@ -69,6 +69,7 @@ int _uevent_tracepoint_id(const char *sys, const char *ev, char *fmt, size_t fmt
 /* Moves a perf.data reader back to a record __offset() gave (batch.c puts one back). */
 struct uevent_perf_file;
 void _uevent_perf_file_unread(struct uevent_perf_file *f);
+int _uevent_perf_file_next_data(struct uevent_perf_file *f, struct uevent_perf_record *rec);
 
 /* Removes the uprobe events of sessions whose process is gone. */
 void _uevent_reap_stale_groups(void);

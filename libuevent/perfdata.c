@@ -64,6 +64,8 @@ struct uevent_perf_file {
 	uint64_t stop;				/* where the ordered records end: the end,
 						   or the first cut or corrupt record */
 	uint64_t last_off;			/* where the last __next() started */
+	struct pevent *last_ev;			/* find_by_id()'s last answer, */
+	uint64_t last_id;			/* for this id */
 	int unfinished;				/* the file holds less than its header says,
 						   or its writer never said how much, or a
 						   libuevent stream lacks its end mark */
@@ -167,6 +169,7 @@ static int add_event(struct uevent_perf_file *f, const void *attr, size_t asz,
 	if (!n)
 		return -ENOMEM;
 	f->ev = n;
+	f->last_ev = NULL;			/* the array may have moved */
 	e = &f->ev[f->nev];
 	memset(e, 0, sizeof(*e));
 	if (asz < PERF_ATTR_SIZE_VER0)
@@ -196,10 +199,15 @@ static struct pevent *find_by_id(struct uevent_perf_file *f, uint64_t id)
 	int i;
 	size_t j;
 
+	/* runs of records of one event are the rule: the last answer first */
+	if (f->last_ev && f->last_id == id)
+		return f->last_ev;
 	for (i = 0; i < f->nev; i++)
 		for (j = 0; j < f->ev[i].nids; j++)
-			if (f->ev[i].ids[j] == id)
-				return &f->ev[i];
+			if (f->ev[i].ids[j] == id) {
+				f->last_id = id;
+				return f->last_ev = &f->ev[i];
+			}
 	return NULL;
 }
 
@@ -749,25 +757,27 @@ static int overrun(const struct uevent_perf_file *f)
 	return _uevent_err(f->cut ? ENODATA : EINVAL);
 }
 
-UEVENT_EXPORT int uevent_perf_file__next(struct uevent_perf_file *f, struct uevent_perf_record *rec)
+/*
+ * The next record, decoded into rec; with data_only, the next sample or uevent (other
+ * records are stepped over undecoded: batch.c's rows are made of nothing else).
+ */
+static int next_record(struct uevent_perf_file *f, struct uevent_perf_record *rec, int data_only)
 {
 	struct perf_event_header h;
 	struct pevent *e;
 	const uint8_t *r;
 	int err;
 
-	if (!f || !rec)
-		return _uevent_err(EINVAL);
-	f->last_off = f->off;
-	f->last_iorder = f->iorder;
-	if (f->order) {
-		/* the records in time order, then what ended them (the end, a cut) */
-		if (f->iorder < f->norder)
-			f->off = f->order[f->iorder++].off;
-		else
-			f->off = f->stop;
-	}
 	for (;;) {
+		f->last_off = f->off;
+		f->last_iorder = f->iorder;
+		if (f->order) {
+			/* the records in time order, then what ended them (the end, a cut) */
+			if (f->iorder < f->norder)
+				f->off = f->order[f->iorder++].off;
+			else
+				f->off = f->stop;
+		}
 		/* a cut that falls between two records is a cut all the same */
 		if (f->off >= f->end)
 			return f->unfinished ? overrun(f) : 0;
@@ -793,6 +803,10 @@ UEVENT_EXPORT int uevent_perf_file__next(struct uevent_perf_file *f, struct ueve
 				return overrun(f);
 			f->off += sz;
 		}
+		if (data_only && h.type != PERF_RECORD_SAMPLE && h.type != PERF_RECORD_UEVENT) {
+			f->off += h.size;
+			continue;
+		}
 		e = event_of(f, r, h.size, h.type);
 		/* an unknown id: decoded as perf does, by the first event's layout */
 		err = uevent_perf_record_decode(r, h.size, f->bo, e ? &e->fmt : &f->ev[0].fmt,
@@ -808,6 +822,19 @@ UEVENT_EXPORT int uevent_perf_file__next(struct uevent_perf_file *f, struct ueve
 		f->off += h.size;
 		return err == -EPROTO ? err : 1;
 	}
+}
+
+UEVENT_EXPORT int uevent_perf_file__next(struct uevent_perf_file *f, struct uevent_perf_record *rec)
+{
+	if (!f || !rec)
+		return _uevent_err(EINVAL);
+	return next_record(f, rec, 0);
+}
+
+/* The next sample or uevent (batch.c). */
+int _uevent_perf_file_next_data(struct uevent_perf_file *f, struct uevent_perf_record *rec)
+{
+	return next_record(f, rec, 1);
 }
 
 UEVENT_EXPORT uint64_t uevent_perf_file__offset(const struct uevent_perf_file *f)
