@@ -839,7 +839,11 @@ struct uevent_session_opts {
 	unsigned int	usdt_max_payload;	/* most bytes fetched per usdt mark (a mark's
 						   size class, 16..4096, caps it too); 0: 4096,
 						   cut to what the kernel takes (3056 on 6.x) */
-	unsigned int	wakeup_events;		/* 0: 1 (wake on every record) */
+	unsigned int	wakeup_events;		/* wake the reader every N marks or
+						   samples; 0: every mark, and samples
+						   (rings of their own) when a quarter
+						   of a ring is full: a reader blocked
+						   in __next() reads them every 100 ms */
 	uint64_t	sample_period_ns;	/* > 0: also cpu-clock samples at this period */
 	unsigned int	tls_user;		/* with samples: PERF_SAMPLE_TLS_USER bytes */
 	const char	*cpus;			/* CPUs to watch, as perf -C: "0-3,7"; NULL:

@@ -783,7 +783,7 @@ impl SessionBuilder {
         self.usdt_max_payload = n;
         self
     }
-    /// `wakeup_events`: 0: 1 (wake on every record)
+    /// `wakeup_events`: wake the reader every N marks or samples; 0: every mark, and samples (rings of their own) when a quarter of a ring is full: a reader blocked in __next() reads them every 100 ms
     pub fn wakeup_events(mut self, n: u32) -> Self {
         self.wakeup_events = n;
         self
