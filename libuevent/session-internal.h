@@ -33,7 +33,7 @@ struct ring {
 	size_t map_size;
 	int live;
 	int cpu;
-	int samples;			/* a ring of cpu-clock samples only */
+	int data;			/* a ring of marks and samples (not side-band) */
 };
 
 struct idmap {
@@ -71,7 +71,6 @@ struct uevent_session {
 	size_t nfds, fds_cap;
 	struct ring *rings;
 	int nr_rings;
-	int sample_rings;		/* of them, rings of samples */
 	struct idmap *ids;
 	size_t nids, ids_cap;
 	struct uevent_perf_format fmt[K_COUNT];	/* usdt and user_events: fmt.raw set */

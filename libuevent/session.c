@@ -399,19 +399,6 @@ void _uevent_session_make_attr(const struct uevent_session *s, int kind, uint64_
 		}
 		if (s->o.tls_user)
 			uevent_attr_set_tls_user(a, s->o.tls_user);
-		/*
-		 * Samples have rings of their own (open_events()), which wake the reader
-		 * when a quarter full unless the caller asked for a count: a wake-up a
-		 * sample cost more than the sample at short periods (`uevent record -F
-		 * 10000 -- true` ran 5 s and wrote a FINISHED_ROUND every 1.2 samples).
-		 * __next() reads them at least every SAMPLE_WAIT_MS.
-		 */
-		if (!s->o.wakeup_events) {
-			a->wakeup_events = 0;
-			a->watermark = 1;
-			a->wakeup_watermark = (s->o.ring_pages ? s->o.ring_pages : 256) *
-					      (uint32_t)sysconf(_SC_PAGESIZE) / 4;
-		}
 		break;
 	}
 }
@@ -560,7 +547,11 @@ static int open_events(struct uevent_session *s, const uint64_t *config, const i
 		free(cpu_on);
 		return nt;
 	}
-	/* a CPU's records, and its samples apart (see K_SAMPLES' attr) */
+	/*
+	 * A CPU's side-band, and its marks and samples apart: the side-band's ring wakes
+	 * the reader on every record when FORKs must be seen at once, which would wake
+	 * it for every mark and sample too, whatever wakeup_events says.
+	 */
 	s->rings = calloc((size_t)ncpu * 2, sizeof(*s->rings));
 	if (!s->rings) {
 		free(tasks);
@@ -568,13 +559,13 @@ static int open_events(struct uevent_session *s, const uint64_t *config, const i
 		return -ENOMEM;
 	}
 	for (c = 0; c < ncpu; c++) {
-		struct ring *rr[2] = { NULL, NULL };	/* this CPU's: records, samples */
+		struct ring *rr[2] = { NULL, NULL };	/* this CPU's: side-band, data */
 
 		if (!cpu_on[c])
 			continue;
 		for (t = 0; t < nt; t++) {
 			for (k = 0; k < K_COUNT; k++) {
-				int fd, w = k == K_SAMPLES;
+				int fd, w = k != K_DUMMY;
 				struct ring *r;
 
 				if (!want[k])
@@ -613,9 +604,8 @@ static int open_events(struct uevent_session *s, const uint64_t *config, const i
 					r->fd = fd;
 					r->live = 1;
 					r->cpu = c;
-					r->samples = w;
+					r->data = w;
 					s->nr_rings++;
-					s->sample_rings += w;
 				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, rr[w]->fd) < 0) {
 					err = -errno;
 					close(fd);
@@ -918,8 +908,8 @@ static int qcmp(const void *a, const void *b)
  * next round, which sorts them with whatever came meanwhile.
  */
 #define HOLD_MARGIN_NS	2000000ull
-/* The longest a reader blocked in __next() leaves samples in their rings. */
-#define SAMPLE_WAIT_MS	100
+/* The longest a reader blocked in __next() leaves records in the rings. */
+#define POLL_MS		100
 
 static int index_records(struct uevent_session *s, uint64_t watermark)
 {
@@ -1131,7 +1121,7 @@ static int usdt_obj_open(struct uevent_session *s, int obj, uint32_t pid)
 		for (t = 0; t < nt && !err; t++)
 			for (c = 0; c < USDT_CLASSES && !err; c++) {
 				if (!(o->events & (1u << c)) || !s->want[K_USDT + c] ||
-				    s->rings[i].samples)
+				    !s->rings[i].data)
 					continue;
 				_uevent_session_make_attr(s, K_USDT + c, o->config[c], &a);
 				if (s->lost_fmt)
@@ -1482,7 +1472,7 @@ UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_p
 		struct epoll_event evs[16];
 		int n, i, wait;
 
-		int live = 0, held, sampled;
+		int live = 0, held, polled;
 
 		while (s->qi < s->qready) {
 			if (deliver(s, s->q[s->qi++].off, rec)) {
@@ -1541,17 +1531,19 @@ UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_p
 		/* records held back go out once the margin has passed */
 		if (held && (wait < 0 || wait > (int)(HOLD_MARGIN_NS / 2000000)))
 			wait = (int)(HOLD_MARGIN_NS / 2000000);
-		/* sample rings wake when a quarter full: look at them every so often */
-		sampled = s->sample_rings && (wait < 0 || wait > SAMPLE_WAIT_MS);
-		if (sampled)
-			wait = SAMPLE_WAIT_MS;
+		/* with wakeup_events > 1 marks wait in the rings: look every so often */
+		polled = wait < 0 || wait > POLL_MS;
+		if (polled)
+			wait = POLL_MS;
 		n = epoll_wait(s->epfd, evs, 16, wait);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return _uevent_err(errno);
 		}
-		if (n == 0 && !held && !sampled)
+		if (n > 0)
+			s->st.wakeups++;
+		if (n == 0 && !held && !polled)
 			return 0;
 		for (i = 0; i < n; i++) {
 			struct ring *r = &s->rings[evs[i].data.u32];

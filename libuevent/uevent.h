@@ -839,11 +839,11 @@ struct uevent_session_opts {
 	unsigned int	usdt_max_payload;	/* most bytes fetched per usdt mark (a mark's
 						   size class, 16..4096, caps it too); 0: 4096,
 						   cut to what the kernel takes (3056 on 6.x) */
-	unsigned int	wakeup_events;		/* wake the reader every N marks or
-						   samples; 0: every mark, and samples
-						   (rings of their own) when a quarter
-						   of a ring is full: a reader blocked
-						   in __next() reads them every 100 ms */
+	unsigned int	wakeup_events;		/* wake the reader (and __fd()) every
+						   N marks or samples, or when a ring is
+						   half full; 0: 1, every one. A reader
+						   blocked in __next() looks every 100
+						   ms */
 	uint64_t	sample_period_ns;	/* > 0: also cpu-clock samples at this period */
 	unsigned int	tls_user;		/* with samples: PERF_SAMPLE_TLS_USER bytes */
 	const char	*cpus;			/* CPUs to watch, as perf -C: "0-3,7"; NULL:
@@ -883,6 +883,10 @@ struct uevent_session_stats {
 						   files with libuevent's probes it mapped (its
 						   libuevent, copies, programs linked with
 						   libuevent.a), each attached to when mapped */
+	uint64_t	wakeups;		/* times the kernel woke the reader in
+						   __next() (perf record's "woken up N
+						   times"): every record, or every
+						   wakeup_events of them */
 };
 
 struct uevent_session;

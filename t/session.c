@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -327,6 +328,79 @@ static void bad_opts(void)
 	   "and a reason (%s)", refused, uevent_perf_open_reason());
 }
 
+/*
+ * wakeup_events: with 1000, three marks leave the session's fd quiet (no wake-up a
+ * mark), yet a reader blocked in __next() has them within its look every 100 ms;
+ * with the default, the fd wakes for the first mark.
+ */
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static int late_done;
+
+/* Marks 300 ms on, then stays (a thread's exit wakes the reader too) until told. */
+static void *late_marks(void *arg)
+{
+	struct timespec ts = { 0, 300 * 1000000L }, tick = { 0, 1000000L };
+
+	(void)arg;
+	nanosleep(&ts, NULL);
+	for (int i = 0; i < 3; i++)
+		uevent_mark("late");
+	while (!__atomic_load_n(&late_done, __ATOMIC_ACQUIRE))
+		nanosleep(&tick, NULL);
+	return NULL;
+}
+
+static void wakeup_batch(void)
+{
+	struct uevent_session_opts so = { .sz = sizeof(so), .pid = 0, .wakeup_events = 1000,
+					  .transports = 1u << UEVENT_TRANSPORT_USDT };
+	struct uevent_perf_record r = { .sz = sizeof(r) };
+	struct uevent_session *s;
+	struct pollfd p;
+	pthread_t th;
+	int quiet, woke, n = 0, i;
+	uint64_t t0, ms;
+
+	pthread_create(&th, NULL, late_marks, NULL);	/* before the session: it is watched */
+	s = uevent_session__open(&so);
+	if (!s) {
+		ok(0, "a session with wakeup_events 1000 opens: %s", strerror(errno));
+		skip(1, "no session");
+		__atomic_store_n(&late_done, 1, __ATOMIC_RELEASE);
+		pthread_join(th, NULL);
+		return;
+	}
+	/* blocked when the thread marks: without the look, epoll sleeps the 5 s, returns 0 */
+	t0 = mono_ms();
+	while (n < 3 && uevent_session__next(s, &r, 5000) == 1)
+		n += r.type == PERF_RECORD_UEVENT;
+	ms = mono_ms() - t0;
+	for (i = 0; i < 3; i++)
+		uevent_mark("batched");
+	p = (struct pollfd){ .fd = uevent_session__fd(s), .events = POLLIN };
+	quiet = poll(&p, 1, 300) == 0;
+	__atomic_store_n(&late_done, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	ok(quiet && n == 3, "wakeup_events 1000: __next(5000), blocked when 3 marks come, has "
+	   "them (%d) in %llu ms; 3 more leave the fd quiet for 300 ms (%s)", n,
+	   (unsigned long long)ms, quiet ? "yes" : "no");
+	uevent_session__close(s);
+	so.wakeup_events = 0;
+	s = uevent_session__open(&so);
+	uevent_mark("woken");
+	p = (struct pollfd){ .fd = s ? uevent_session__fd(s) : -1, .events = POLLIN };
+	woke = s && poll(&p, 1, 2000) == 1;
+	ok(woke, "wakeup_events 0: the fd wakes for one mark");
+	uevent_session__close(s);
+}
+
 /* cpus: a session on CPU 0 hears marks made there, not those made on CPU 1. */
 static void cpu_list(void)
 {
@@ -504,7 +578,7 @@ int main(void)
 		plan_skip_all("kernel without uprobes");
 	if (uevent_open(&o) < 0)
 		plan_skip_all("usdt transport unavailable here");
-	plan(29);
+	plan(31);
 
 	pthread_barrier_init(&go, NULL, 2);
 	pthread_create(&early, NULL, early_thread, NULL);
@@ -661,6 +735,7 @@ int main(void)
 	lost_exact();
 	bad_opts();
 	cpu_list();
+	wakeup_batch();
 	running_static();
 	spawn_marks();
 	(void)n_other;

@@ -5234,12 +5234,13 @@ pub struct uevent_session_stats {
     pub trimmed: u64,
     pub lost_counted: u64,
     pub usdt_objects: u64,
+    pub wakeups: u64,
 }
 #[test]
 fn bindgen_test_layout_uevent_session_stats() {
     assert_eq!(
         ::std::mem::size_of::<uevent_session_stats>(),
-        80usize,
+        88usize,
         concat!("Size of: ", stringify!(uevent_session_stats))
     );
     assert_eq!(
@@ -5417,6 +5418,23 @@ fn bindgen_test_layout_uevent_session_stats() {
         );
     }
     test_field_usdt_objects();
+    fn test_field_wakeups() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_session_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).wakeups) as usize - ptr as usize
+            },
+            80usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_session_stats),
+                "::",
+                stringify!(wakeups)
+            )
+        );
+    }
+    test_field_wakeups();
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]

@@ -391,6 +391,7 @@ pub struct SessionStats {
     pub trimmed: u64,
     pub lost_counted: u64,
     pub usdt_objects: u64,
+    pub wakeups: u64,
 }
 
 /// Copies a `struct uevent_session_stats` the library filled.
@@ -411,6 +412,7 @@ pub(crate) unsafe fn session_stats_from(s: &sys::uevent_session_stats, bo: c_int
         trimmed: s.trimmed,
         lost_counted: s.lost_counted,
         usdt_objects: s.usdt_objects,
+        wakeups: s.wakeups,
     }
 }
 
@@ -783,7 +785,7 @@ impl SessionBuilder {
         self.usdt_max_payload = n;
         self
     }
-    /// `wakeup_events`: wake the reader every N marks or samples; 0: every mark, and samples (rings of their own) when a quarter of a ring is full: a reader blocked in __next() reads them every 100 ms
+    /// `wakeup_events`: wake the reader (and __fd()) every N marks or samples, or when a ring is half full; 0: 1, every one. A reader blocked in __next() looks every 100 ms
     pub fn wakeup_events(mut self, n: u32) -> Self {
         self.wakeup_events = n;
         self
