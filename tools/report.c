@@ -877,9 +877,10 @@ static int64_t str_id(struct strtab *st, const char *s)
 }
 
 /*
- * pprof's profile.proto: every sample with its stack (leaf first), values samples/count
- * and cpu/nanoseconds, labels "range" (each uevent range open on the thread, outer
- * first) and "thread" (its command name). One function and one location per symbol.
+ * pprof's profile.proto: a sample for each stack (leaf first) and set of labels, values
+ * samples/count and cpu/nanoseconds summed over the samples that share them, labels
+ * "range" (each uevent range open on the thread, outer first) and "thread" (its
+ * command name). One function and one location per symbol.
  */
 int cli_export_pprof(const char *out, const char *in, const char *debug_dir)
 {
@@ -890,7 +891,9 @@ int cli_export_pprof(const char *out, const char *in, const char *debug_dir)
 	Perftools__Profiles__ValueType pt = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
 	Perftools__Profiles__ValueType *vtp[2] = { &vt[0], &vt[1] };
 	struct strtab st = { { NULL, 0, 0 }, NULL, 0, 0 };
-	struct table funcs = { NULL, 0, 0 };
+	struct table funcs = { NULL, 0, 0 }, stacks = { NULL, 0, 0 };
+	char *skey = NULL;
+	size_t skeycap = 0, nsmp = 0;
 	Perftools__Profiles__Function *fn = NULL, **fnp = NULL;
 	Perftools__Profiles__Location *loc = NULL, **locp = NULL;
 	Perftools__Profiles__Line *line = NULL, **linep = NULL;
@@ -929,11 +932,12 @@ int cli_export_pprof(const char *out, const char *in, const char *debug_dir)
 	nids = nlab = 0;
 	for (i = 0; i < p.n; i++) {
 		const struct sample *s = &p.s[i];
-		Perftools__Profiles__Sample *o = &smp[i];
+		Perftools__Profiles__Sample *o = &smp[nsmp];
+		size_t ids0 = nids, lab0 = nlab, kn = 0;
 		uint32_t k;
+		struct row *m;
 
 		perftools__profiles__sample__init(o);
-		smpp[i] = o;
 		o->location_id = &ids[nids];
 		o->n_location_id = s->nframes;
 		for (k = 0; k < s->nframes; k++) {
@@ -973,10 +977,7 @@ int cli_export_pprof(const char *out, const char *in, const char *debug_dir)
 			}
 			ids[nids++] = r->self;
 		}
-		o->value = &vals[2 * i];
 		o->n_value = 2;
-		vals[2 * i] = 1;
-		vals[2 * i + 1] = (int64_t)s->period;
 		o->label = &labp[nlab];
 		for (k = 0; k <= s->nranges; k++) {
 			Perftools__Profiles__Label *l = &lab[nlab];
@@ -989,6 +990,36 @@ int cli_export_pprof(const char *out, const char *in, const char *debug_dir)
 			labp[nlab++] = l;
 		}
 		o->n_label = s->nranges + 1;
+		/* the stack's location ids and the labels' strings: a sample that has
+		 * the same as one before adds to its values */
+		for (k = 0; k < s->nframes + 2 * (s->nranges + 1); k++) {
+			if (skeycap - kn < 24) {
+				char *a = realloc(skey, skeycap = skeycap ? 2 * skeycap : 1024);
+
+				if (!a)
+					goto out;
+				skey = a;
+			}
+			kn += (size_t)snprintf(skey + kn, skeycap - kn, "%" PRId64 ",",
+					       k < s->nframes ? (int64_t)ids[ids0 + k]
+					       : (k - s->nframes) % 2 ? lab[lab0 + (k - s->nframes) / 2].str
+					       : lab[lab0 + (k - s->nframes) / 2].key);
+		}
+		if (!(m = row_get(&stacks, skey)))
+			goto out;
+		if (m->seen) {
+			vals[2 * (m->self - 1)] += 1;
+			vals[2 * (m->self - 1) + 1] += (int64_t)s->period;
+			nids = ids0;
+			nlab = lab0;
+			continue;
+		}
+		m->seen = 1;
+		m->self = ++nsmp;
+		smpp[nsmp - 1] = o;
+		o->value = &vals[2 * (nsmp - 1)];
+		vals[2 * (nsmp - 1)] = 1;
+		vals[2 * (nsmp - 1) + 1] = (int64_t)s->period;
 	}
 	/* pointers into the arrays only now: they moved while they grew */
 	fnp = calloc(nfn + 1, sizeof(*fnp));
@@ -1003,7 +1034,7 @@ int cli_export_pprof(const char *out, const char *in, const char *debug_dir)
 		loc[i].n_line = 1;
 		loc[i].line = &linep[i];
 	}
-	prof.n_sample = p.n;
+	prof.n_sample = nsmp;
 	prof.sample = smpp;
 	prof.n_function = prof.n_location = nfn;
 	prof.function = fnp;
@@ -1025,7 +1056,8 @@ int cli_export_pprof(const char *out, const char *in, const char *debug_dir)
 		ret = 1;
 		goto out;
 	}
-	fprintf(stderr, "%zu samples, %zu functions written to %s\n", p.n, nfn, out);
+	fprintf(stderr, "%zu samples (%zu stacks), %zu functions written to %s\n", p.n, nsmp,
+		nfn, out);
 	ret = 0;
 out:
 	if (ret < 0)
@@ -1034,6 +1066,10 @@ out:
 		free(st.t.v[i].key);
 	for (i = 0; i < funcs.cap; i++)
 		free(funcs.v[i].key);
+	for (i = 0; i < stacks.cap; i++)
+		free(stacks.v[i].key);
+	free(stacks.v);
+	free(skey);
 	free(st.t.v);
 	free(st.v);
 	free(funcs.v);
