@@ -841,9 +841,9 @@ struct uevent_session_opts {
 						   cut to what the kernel takes (3056 on 6.x) */
 	unsigned int	wakeup_events;		/* wake the reader (and __fd()) every
 						   N marks or samples, or when a ring is
-						   half full; 0: 1, every one. A reader
-						   blocked in __next() looks every 100
-						   ms */
+						   half full; 0: every mark, every 64
+						   samples. A reader blocked in __next()
+						   looks every 100 ms */
 	uint64_t	sample_period_ns;	/* > 0: also cpu-clock samples at this period */
 	unsigned int	tls_user;		/* with samples: PERF_SAMPLE_TLS_USER bytes */
 	const char	*cpus;			/* CPUs to watch, as perf -C: "0-3,7"; NULL:

@@ -357,6 +357,44 @@ static void *late_marks(void *arg)
 	return NULL;
 }
 
+/* Spins for ms of this thread's CPU time. */
+static void spin_cpu_ms(int ms)
+{
+	struct timespec t0, t;
+	volatile uint64_t x = 0;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	do {
+		for (int i = 0; i < 10000; i++)
+			x += (uint64_t)i;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
+/* Samples, by default, wake the reader every 64: 2 ms of samples every 100 us (about
+ * 20) leave the fd quiet, 30 ms more wake it. */
+static void sample_wakeups(void)
+{
+	struct uevent_session_opts so = { .sz = sizeof(so), .pid = 0, .sample_period_ns = 100000,
+					  .transports = 1u << UEVENT_TRANSPORT_USDT };
+	struct uevent_session *s = uevent_session__open(&so);
+	struct pollfd p;
+	int quiet, woke;
+
+	if (!s) {
+		ok(0, "a sampling session opens: %s", strerror(errno));
+		return;
+	}
+	p = (struct pollfd){ .fd = uevent_session__fd(s), .events = POLLIN };
+	spin_cpu_ms(2);
+	quiet = poll(&p, 1, 0) == 0;
+	spin_cpu_ms(30);
+	woke = poll(&p, 1, 1000) == 1;
+	ok(quiet && woke, "samples every 100 us: the fd stays quiet for 2 ms of them (%s) and "
+	   "wakes within 30 ms more (%s)", quiet ? "yes" : "no", woke ? "yes" : "no");
+	uevent_session__close(s);
+}
+
 static void wakeup_batch(void)
 {
 	struct uevent_session_opts so = { .sz = sizeof(so), .pid = 0, .wakeup_events = 1000,
@@ -399,6 +437,7 @@ static void wakeup_batch(void)
 	woke = s && poll(&p, 1, 2000) == 1;
 	ok(woke, "wakeup_events 0: the fd wakes for one mark");
 	uevent_session__close(s);
+	sample_wakeups();
 }
 
 /* cpus: a session on CPU 0 hears marks made there, not those made on CPU 1. */
@@ -578,7 +617,7 @@ int main(void)
 		plan_skip_all("kernel without uprobes");
 	if (uevent_open(&o) < 0)
 		plan_skip_all("usdt transport unavailable here");
-	plan(31);
+	plan(32);
 
 	pthread_barrier_init(&go, NULL, 2);
 	pthread_create(&early, NULL, early_thread, NULL);

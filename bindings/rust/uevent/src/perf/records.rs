@@ -785,7 +785,7 @@ impl SessionBuilder {
         self.usdt_max_payload = n;
         self
     }
-    /// `wakeup_events`: wake the reader (and __fd()) every N marks or samples, or when a ring is half full; 0: 1, every one. A reader blocked in __next() looks every 100 ms
+    /// `wakeup_events`: wake the reader (and __fd()) every N marks or samples, or when a ring is half full; 0: every mark, every 64 samples. A reader blocked in __next() looks every 100 ms
     pub fn wakeup_events(mut self, n: u32) -> Self {
         self.wakeup_events = n;
         self
