@@ -188,8 +188,11 @@ UEVENT_EXPORT int uevent_feature_probe(int feature, struct uevent_feature_info *
 		ret = _uevent_prctl_query(&abi);
 		if (ret == 0)
 			fill(info, UEVENT_FEAT_PRESENT, 0,
-			     "format %u, record type %u, max payload %u, listeners %u",
-			     abi.format, abi.record_type, abi.max_payload, abi.listeners);
+			     "format %u, record type %u, max payload %u, listeners %u, %s",
+			     abi.format, abi.record_type, abi.max_payload, abi.listeners,
+			     abi.features & PERF_UEVENT_FEAT_ENABLE_WORD
+			     ? "enable word (a mark nobody hears is one load)"
+			     : "no enable word (a mark nobody hears costs a prctl)");
 		else if (ret == -EPROTO)
 			fill(info, UEVENT_FEAT_ABSENT, EPROTO, "%s", uevent_reason());
 		else if (ret == -EINVAL)

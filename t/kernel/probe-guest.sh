@@ -29,7 +29,7 @@ if [ "$flavour" = stock ]; then
 	check "user_events reported present" '^user_events  *yes '
 	check "transport is user_events" '^transport  *user_events '
 else
-	check "prctl reported present" '^prctl  *yes '
+	check "prctl reported present, with its enable word" '^prctl  *yes .*, enable word '
 	check "attr_uevents reported present" '^attr_uevents  *yes '
 	check "sample_tls_user reported present" '^sample_tls_user  *yes '
 	check "user_events reported present" '^user_events  *yes '
