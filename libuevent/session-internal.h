@@ -33,7 +33,7 @@ struct ring {
 	size_t map_size;
 	int live;
 	int cpu;
-	int data;			/* a ring of marks and samples (not side-band) */
+	int data;			/* a ring with marks or samples in it */
 };
 
 struct idmap {

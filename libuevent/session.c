@@ -555,9 +555,10 @@ static int open_events(struct uevent_session *s, const uint64_t *config, const i
 		return nt;
 	}
 	/*
-	 * A CPU's side-band, and its marks and samples apart: the side-band's ring wakes
-	 * the reader on every record when FORKs must be seen at once, which would wake
-	 * it for every mark and sample too, whatever wakeup_events says.
+	 * A CPU's side-band, and its marks and samples apart when the side-band's ring
+	 * wakes the reader on every record (FORKs must be seen at once following a
+	 * process tree): it would wake it for every mark and sample too, whatever
+	 * wakeup_events says. Elsewhere one ring a CPU (memory a user may lock is short).
 	 */
 	s->rings = calloc((size_t)ncpu * 2, sizeof(*s->rings));
 	if (!s->rings) {
@@ -572,7 +573,8 @@ static int open_events(struct uevent_session *s, const uint64_t *config, const i
 			continue;
 		for (t = 0; t < nt; t++) {
 			for (k = 0; k < K_COUNT; k++) {
-				int fd, w = k != K_DUMMY;
+				/* apart only where the side-band wakes on every record */
+				int fd, w = s->anchor_tree && k != K_DUMMY;
 				struct ring *r;
 
 				if (!want[k])
@@ -611,13 +613,13 @@ static int open_events(struct uevent_session *s, const uint64_t *config, const i
 					r->fd = fd;
 					r->live = 1;
 					r->cpu = c;
-					r->data = w;
 					s->nr_rings++;
 				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, rr[w]->fd) < 0) {
 					err = -errno;
 					close(fd);
 					goto out;
 				}
+				rr[w]->data |= k != K_DUMMY;
 				err = push_fd(s, fd, k);
 				if (err < 0) {
 					if (s->nfds && s->fds[s->nfds - 1] != fd)
