@@ -10,6 +10,7 @@ rust_sources = %reldir%/Cargo.toml %reldir%/Cargo.lock \
 	%reldir%/uevent-sys/src/lib.rs %reldir%/uevent-sys/src/bindings.rs \
 	%reldir%/uevent/Cargo.toml %reldir%/uevent/build.rs %reldir%/uevent/src/lib.rs \
 	%reldir%/uevent/src/perf.rs %reldir%/uevent/src/perf/records.rs \
+	%reldir%/uevent/src/perf/batch.rs %reldir%/uevent/tests/batch.rs \
 	%reldir%/uevent/src/symbolize.rs %reldir%/uevent/tests/symbolize.rs \
 	%reldir%/uevent/examples/mark.rs \
 	%reldir%/uevent/examples/bench.rs %reldir%/uevent/examples/session.rs \

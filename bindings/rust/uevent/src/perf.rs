@@ -71,6 +71,11 @@ pub struct Rec<T> {
 mod records;
 pub use records::*;
 
+// Columns (SampleColumns, UeventColumns) and the batch readers PerfData::read_batch,
+// PerfData::read_all_columns and Session::read_batch.
+mod batch;
+pub use batch::{is_cut, partial_columns, Columns, PartialRead, SampleColumns, UeventColumns};
+
 // Record (one variant per union member), its header(), sample_id() and member(), and
 // payload decoding (Payload, decode) are generated too.
 impl Record {
@@ -179,7 +184,10 @@ impl std::error::Error for Errno {}
 
 /// The errno of an error this crate returned, with or without context.
 pub fn errno(e: &io::Error) -> Option<i32> {
-    e.raw_os_error().or_else(|| e.get_ref().and_then(|i| i.downcast_ref::<Errno>()).map(|x| x.errno))
+    e.raw_os_error().or_else(|| {
+        let i = e.get_ref()?;
+        i.downcast_ref::<Errno>().or_else(|| i.downcast_ref::<PartialRead>().map(|p| &p.error)).map(|x| x.errno)
+    })
 }
 
 /// An io::Error of errno `e` that also says why, keeping the errno's kind.
