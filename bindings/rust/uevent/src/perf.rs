@@ -431,6 +431,8 @@ pub struct PerfData {
     rec: Box<sys::uevent_perf_record>,
     bo: ByteOrder,
     done: bool,
+    // the file's size when it is a regular file: read_all_columns sizes its columns by it
+    size: Option<u64>,
 }
 
 // SAFETY: as for Session: a heap object (the file's bytes and its events) with no thread
@@ -450,7 +452,8 @@ impl PerfData {
             return Err(with_reason(e, &path.display().to_string()));
         }
         let bo = ByteOrder::from_raw(unsafe { sys::uevent_perf_file__byte_order(f) });
-        Ok(PerfData { f, rec: Box::new(crate::zeroed_out()), bo, done: false })
+        let size = std::fs::metadata(path).ok().filter(|m| m.is_file()).map(|m| m.len());
+        Ok(PerfData { f, rec: Box::new(crate::zeroed_out()), bo, done: false, size })
     }
 
     /// The byte order the file was written in (its payloads and arrays are in it).

@@ -240,16 +240,19 @@ const ENOSPC: c_int = 28;
 const ENODATA: i32 = 61;
 
 /// One batch of up to `n` samples and `n` uevents from `call` (the C reader on the
-/// batches): `Ok(None)` when it returned 0, `Err(-errno)` for its error. One record that
-/// does not fit empty columns (ENOSPC) gets columns four times larger.
+/// batches), with room for `caps` callchain ips and payload bytes (`None`: 16 and 64 a
+/// row, at least the largest record's): `Ok(None)` when it returned 0, `Err(-errno)`
+/// for its error. One record that does not fit empty columns (ENOSPC) gets columns
+/// four times larger.
 fn read_one(
     n: usize,
+    caps: Option<(usize, usize)>,
     mut call: impl FnMut(&mut sys::uevent_sample_batch, &mut sys::uevent_record_batch) -> c_int,
 ) -> Result<Option<Columns>, c_int> {
     if n == 0 || n > i32::MAX as usize {
         return Err(-22);
     }
-    let (mut chain_cap, mut data_cap) = ((16 * n).max(MIN_CHAIN), (64 * n).max(MIN_DATA));
+    let (mut chain_cap, mut data_cap) = caps.unwrap_or(((16 * n).max(MIN_CHAIN), (64 * n).max(MIN_DATA)));
     loop {
         let mut s = SampleColumns::with_capacity(n, chain_cap);
         let mut u = UeventColumns::with_capacity(n, data_cap);
@@ -302,19 +305,35 @@ impl PerfData {
     /// ([`is_cut`]); a corrupt record `InvalidInput` (EINVAL); `max_rows` 0 or above
     /// `i32::MAX` is `InvalidInput`. Errors say the offset, as [`PerfData::next_ref`]'s.
     pub fn read_batch(&mut self, max_rows: usize) -> io::Result<Option<Columns>> {
+        self.read_batch_caps(max_rows, None)
+    }
+
+    fn read_batch_caps(&mut self, max_rows: usize, caps: Option<(usize, usize)>) -> io::Result<Option<Columns>> {
         let f = self.f;
         // SAFETY: f is the open file this PerfData owns; sb and ub point at Vecs with
         // room for cap rows and chain_cap / data_cap elements, alive across the call.
-        read_one(max_rows, |sb, ub| unsafe { sys::uevent_perf_file__read_batch(f, sb, ub) })
+        read_one(max_rows, caps, |sb, ub| unsafe { sys::uevent_perf_file__read_batch(f, sb, ub) })
             .map_err(|ret| with_reason(err(ret), &format!("record at offset {}", self.offset())))
     }
 
     /// Every remaining sample and uevent as one `Columns`. On an error (a cut file:
     /// ENODATA) the `io::Error` carries the rows before it: [`partial_columns`].
+    /// A regular file bounds what its rows can need (a record is at least 16 bytes, a
+    /// callchain ip 8), so most files are read in one call, into columns that size
+    /// (only the pages written are touched); a pipe in batches of 65536 rows.
     pub fn read_all_columns(&mut self) -> io::Result<Columns> {
+        let (n, caps) = match self.size {
+            Some(size) => {
+                let size = usize::try_from(size).unwrap_or(usize::MAX);
+                let n = (size / 16 + 1).min(1 << 22);
+                let caps = ((size / 8 + 1).clamp(MIN_CHAIN, 1 << 25), (size + 1).clamp(MIN_DATA, 1 << 26));
+                (n, Some(caps))
+            }
+            None => (1 << 16, None),
+        };
         let mut all = Columns::default();
         loop {
-            match self.read_batch(1 << 16) {
+            match self.read_batch_caps(n, caps) {
                 Ok(Some(c)) if all.is_empty() => all = c,
                 Ok(Some(c)) => all.append(c),
                 Ok(None) => return Ok(all),
@@ -343,6 +362,6 @@ impl Session {
         let (s, t) = (self.s, timeout_ms(timeout));
         // SAFETY: s is the open session this Session owns; sb and ub point at Vecs with
         // room for cap rows and chain_cap / data_cap elements, alive across the call.
-        read_one(max_rows, |sb, ub| unsafe { sys::uevent_session__read_batch(s, sb, ub, t) }).map_err(err)
+        read_one(max_rows, None, |sb, ub| unsafe { sys::uevent_session__read_batch(s, sb, ub, t) }).map_err(err)
     }
 }
