@@ -14,6 +14,7 @@ rust_sources = %reldir%/Cargo.toml %reldir%/Cargo.lock \
 	%reldir%/uevent/src/symbolize.rs %reldir%/uevent/tests/symbolize.rs \
 	%reldir%/uevent/examples/mark.rs \
 	%reldir%/uevent/examples/bench.rs %reldir%/uevent/examples/session.rs \
+	%reldir%/uevent/examples/columns.rs \
 	%reldir%/uevent/tests/golden.rs %reldir%/uevent/tests/emit.rs \
 	%reldir%/uevent/tests/perfdata.rs %reldir%/uevent/tests/session.rs \
 	%reldir%/uevent/tests/spawn.rs
