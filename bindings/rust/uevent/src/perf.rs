@@ -5,6 +5,9 @@
 //! [`Record`] copies out what it points to (callchains, raw data, names...). For zero-copy
 //! reading, [`Session::next_ref`] and [`PerfData::next_ref`] lend a [`RecordRef`] tied to
 //! the reader's `&mut` borrow, which the compiler keeps from outliving the next call.
+//! For bulk reading, [`PerfData::read_batch`], [`PerfData::read_all_columns`] and
+//! [`Session::read_batch`] have C fill the samples and uevents straight into the `Vec`s
+//! of a [`Columns`] (no Rust code per record).
 //!
 //! ```no_run
 //! use std::time::Duration;
