@@ -2,7 +2,8 @@
 # arrays.sh - the Python readers against perf script and perf report on one recording, in
 # the same run: t/burn under `uevent record -F` (cpu-clock samples with callchains, a
 # few uevents), then records/s (samples + uevents) of perf script, of PerfData's
-# per-record objects and of uevent.read_arrays (NumPy, filled in C); best of three each.
+# per-record objects and of uevent.read_arrays (NumPy, filled in C), and of the Rust
+# crate's owned records and read_all_columns (examples/columns.rs); best of three each.
 # Prints each path's rate and its ratio to perf script's (and perf report's).
 . "$top_srcdir/t/jit-lib.sh"
 PERF=${PERF:-perf}
@@ -39,12 +40,24 @@ pr=$(best "$PERF" report -i "$tmp/b.data" --stdio --no-children -g none --sort c
 PYTHONPATH=$lib PYTHONDONTWRITEBYTECODE=1 LD_LIBRARY_PATH=$top_builddir/libuevent/.libs \
 	"$NPY" "$top_srcdir/bench/arrays.py" "$tmp/b.data" 3 > "$tmp/py" || say "bench/arrays.py failed"
 rows=$(awk '$1 == "batch" { print $2 }' "$tmp/py")
+# Rust's readers on the same file, when the crate's release examples are built
+rc=$top_builddir/bindings/rust/target/release/examples/columns
+if [ -x "$rc" ]; then
+	LD_LIBRARY_PATH=$top_builddir/libuevent/.libs "$rc" "$tmp/b.data" 3 > "$tmp/rs" ||
+		echo "# rust: bindings/rust's columns example failed"
+	awk -v rows="$rows" '$2 != rows { print "# rust read " $2 " rows, Python " rows }' "$tmp/rs"
+	cat "$tmp/rs" >> "$tmp/py"
+else
+	echo "# rust: skipped (bindings/rust not built)"
+fi
 awk -v ps="$ps" -v pr="$pr" -v rows="$rows" -v bytes="$(wc -c < "$tmp/b.data")" -v py="$NPY" '
 	function rate(s) { return s > 0 ? rows / s : 0 }
 	BEGIN { sps = ps / 1e9; spr = pr / 1e9
 		printf "arrays: %d samples + uevents (%d bytes), %s\n", rows, bytes, py
 		printf "  perf script              %8.0f ms %10.0f records/s\n", sps * 1000, rate(sps)
-		printf "  perf report              %8.0f ms %10.0f records/s\n", spr * 1000, rate(spr) }
+		printf "  perf report              %8.0f ms %10.0f records/s\n", spr * 1000, rate(spr)
+		name["batch"] = "read_arrays (NumPy)"; name["per_record"] = "PerfData per record"
+		name["rust_columns"] = "Rust read_all_columns"; name["rust_records"] = "Rust PerfData records" }
 	{ s = $3; printf "  %-24s %8.1f ms %10.0f records/s   x%.1f perf script, x%.1f perf report\n",
-		($1 == "batch" ? "read_arrays (NumPy)" : "PerfData per record"), s * 1000, rate(s),
+		name[$1], s * 1000, rate(s),
 		sps / s, spr / s }' "$tmp/py"

@@ -10,9 +10,11 @@ rust_sources = %reldir%/Cargo.toml %reldir%/Cargo.lock \
 	%reldir%/uevent-sys/src/lib.rs %reldir%/uevent-sys/src/bindings.rs \
 	%reldir%/uevent/Cargo.toml %reldir%/uevent/build.rs %reldir%/uevent/src/lib.rs \
 	%reldir%/uevent/src/perf.rs %reldir%/uevent/src/perf/records.rs \
+	%reldir%/uevent/src/perf/batch.rs %reldir%/uevent/tests/batch.rs \
 	%reldir%/uevent/src/symbolize.rs %reldir%/uevent/tests/symbolize.rs \
 	%reldir%/uevent/examples/mark.rs \
 	%reldir%/uevent/examples/bench.rs %reldir%/uevent/examples/session.rs \
+	%reldir%/uevent/examples/columns.rs \
 	%reldir%/uevent/tests/golden.rs %reldir%/uevent/tests/emit.rs \
 	%reldir%/uevent/tests/perfdata.rs %reldir%/uevent/tests/session.rs \
 	%reldir%/uevent/tests/spawn.rs

@@ -5,6 +5,9 @@
 //! [`Record`] copies out what it points to (callchains, raw data, names...). For zero-copy
 //! reading, [`Session::next_ref`] and [`PerfData::next_ref`] lend a [`RecordRef`] tied to
 //! the reader's `&mut` borrow, which the compiler keeps from outliving the next call.
+//! For bulk reading, [`PerfData::read_batch`], [`PerfData::read_all_columns`] and
+//! [`Session::read_batch`] have C fill the samples and uevents straight into the `Vec`s
+//! of a [`Columns`] (no Rust code per record).
 //!
 //! ```no_run
 //! use std::time::Duration;
@@ -70,6 +73,11 @@ pub struct Rec<T> {
 // generated from uevent.h's structs.
 mod records;
 pub use records::*;
+
+// Columns (SampleColumns, UeventColumns) and the batch readers PerfData::read_batch,
+// PerfData::read_all_columns and Session::read_batch.
+mod batch;
+pub use batch::{is_cut, partial_columns, Columns, PartialRead, SampleColumns, UeventColumns};
 
 // Record (one variant per union member), its header(), sample_id() and member(), and
 // payload decoding (Payload, decode) are generated too.
@@ -179,7 +187,10 @@ impl std::error::Error for Errno {}
 
 /// The errno of an error this crate returned, with or without context.
 pub fn errno(e: &io::Error) -> Option<i32> {
-    e.raw_os_error().or_else(|| e.get_ref().and_then(|i| i.downcast_ref::<Errno>()).map(|x| x.errno))
+    e.raw_os_error().or_else(|| {
+        let i = e.get_ref()?;
+        i.downcast_ref::<Errno>().or_else(|| i.downcast_ref::<PartialRead>().map(|p| &p.error)).map(|x| x.errno)
+    })
 }
 
 /// An io::Error of errno `e` that also says why, keeping the errno's kind.
@@ -423,6 +434,8 @@ pub struct PerfData {
     rec: Box<sys::uevent_perf_record>,
     bo: ByteOrder,
     done: bool,
+    // the file's size when it is a regular file: read_all_columns sizes its columns by it
+    size: Option<u64>,
 }
 
 // SAFETY: as for Session: a heap object (the file's bytes and its events) with no thread
@@ -442,7 +455,8 @@ impl PerfData {
             return Err(with_reason(e, &path.display().to_string()));
         }
         let bo = ByteOrder::from_raw(unsafe { sys::uevent_perf_file__byte_order(f) });
-        Ok(PerfData { f, rec: Box::new(crate::zeroed_out()), bo, done: false })
+        let size = std::fs::metadata(path).ok().filter(|m| m.is_file()).map(|m| m.len());
+        Ok(PerfData { f, rec: Box::new(crate::zeroed_out()), bo, done: false, size })
     }
 
     /// The byte order the file was written in (its payloads and arrays are in it).

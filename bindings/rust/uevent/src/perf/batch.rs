@@ -1,0 +1,367 @@
+//! batch.rs - samples and uevents read in batches into owned columns
+//! (`uevent_perf_file__read_batch`, `uevent_session__read_batch`): C fills the rows
+//! straight into `Vec`s, no Rust code runs per record.
+use std::io;
+use std::os::raw::c_int;
+use std::time::Duration;
+
+use super::{timeout_ms, with_reason, Errno, PerfData, Session};
+use crate::{err, sys};
+
+/// Samples as columns: row `i` of every `Vec` but `chains` is sample `i`; its callchain
+/// is `chains[chain_off[i]..][..chain_len[i]]` ([`SampleColumns::callchain`]). Fields
+/// the event did not sample are 0; `event_index` as [`super::Sample`]'s.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SampleColumns {
+    pub time: Vec<u64>,
+    pub pid: Vec<u32>,
+    pub tid: Vec<u32>,
+    pub cpu: Vec<u32>,
+    pub event_index: Vec<i32>,
+    pub ip: Vec<u64>,
+    pub period: Vec<u64>,
+    pub chain_off: Vec<u64>,
+    pub chain_len: Vec<u32>,
+    /// Every sample's callchain, back to back.
+    pub chains: Vec<u64>,
+}
+
+/// Uevents as columns: row `i` is uevent `i`; its payload is
+/// `data[data_off[i]..][..data_len[i]]` ([`UeventColumns::payload`]), `ty` its payload
+/// type, `flags` `UEVENT_RECORD_*`, `transport` the raw `enum uevent_transport`
+/// ([`super::Transport::from_raw`]). Sample-id fields the record lacks are 0.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UeventColumns {
+    pub time: Vec<u64>,
+    pub pid: Vec<u32>,
+    pub tid: Vec<u32>,
+    pub cpu: Vec<u32>,
+    pub event_index: Vec<i32>,
+    pub ty: Vec<u32>,
+    pub flags: Vec<u32>,
+    pub transport: Vec<u32>,
+    pub data_off: Vec<u64>,
+    pub data_len: Vec<u32>,
+    /// Every uevent's payload, back to back.
+    pub data: Vec<u8>,
+}
+
+/// A batch (or a whole file) of samples and uevents, each in file / session order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Columns {
+    pub samples: SampleColumns,
+    pub uevents: UeventColumns,
+}
+
+impl SampleColumns {
+    pub fn len(&self) -> usize {
+        self.time.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.time.is_empty()
+    }
+    /// Sample `i`'s callchain (panics when `i` is out of range, as indexing does).
+    pub fn callchain(&self, i: usize) -> &[u64] {
+        let off = self.chain_off[i] as usize;
+        &self.chains[off..off + self.chain_len[i] as usize]
+    }
+    fn with_capacity(n: usize, chain_cap: usize) -> SampleColumns {
+        SampleColumns {
+            time: Vec::with_capacity(n),
+            pid: Vec::with_capacity(n),
+            tid: Vec::with_capacity(n),
+            cpu: Vec::with_capacity(n),
+            event_index: Vec::with_capacity(n),
+            ip: Vec::with_capacity(n),
+            period: Vec::with_capacity(n),
+            chain_off: Vec::with_capacity(n),
+            chain_len: Vec::with_capacity(n),
+            chains: Vec::with_capacity(chain_cap),
+        }
+    }
+    /// The C view of these (empty) columns: packed, room for `n` rows and `chain_cap` ips.
+    fn batch(&mut self, n: usize, chain_cap: usize) -> sys::uevent_sample_batch {
+        sys::uevent_sample_batch {
+            sz: std::mem::size_of::<sys::uevent_sample_batch>() as _,
+            cap: n as _,
+            stride: 0,
+            n: 0,
+            time: self.time.as_mut_ptr(),
+            pid: self.pid.as_mut_ptr(),
+            tid: self.tid.as_mut_ptr(),
+            cpu: self.cpu.as_mut_ptr(),
+            event_index: self.event_index.as_mut_ptr(),
+            ip: self.ip.as_mut_ptr(),
+            period: self.period.as_mut_ptr(),
+            chain_off: self.chain_off.as_mut_ptr(),
+            chain_len: self.chain_len.as_mut_ptr(),
+            chain: self.chains.as_mut_ptr(),
+            chain_cap: chain_cap as _,
+            chain_n: 0,
+        }
+    }
+    /// Takes the rows C wrote (`b` is what it returned).
+    fn filled(&mut self, b: &sys::uevent_sample_batch) {
+        let n = b.n as usize;
+        filled(&mut self.time, n);
+        filled(&mut self.pid, n);
+        filled(&mut self.tid, n);
+        filled(&mut self.cpu, n);
+        filled(&mut self.event_index, n);
+        filled(&mut self.ip, n);
+        filled(&mut self.period, n);
+        filled(&mut self.chain_off, n);
+        filled(&mut self.chain_len, n);
+        filled(&mut self.chains, b.chain_n as usize);
+    }
+    fn append(&mut self, mut o: SampleColumns) {
+        let base = self.chains.len() as u64;
+        self.chain_off.extend(o.chain_off.iter().map(|x| x + base));
+        self.time.append(&mut o.time);
+        self.pid.append(&mut o.pid);
+        self.tid.append(&mut o.tid);
+        self.cpu.append(&mut o.cpu);
+        self.event_index.append(&mut o.event_index);
+        self.ip.append(&mut o.ip);
+        self.period.append(&mut o.period);
+        self.chain_len.append(&mut o.chain_len);
+        self.chains.append(&mut o.chains);
+    }
+}
+
+impl UeventColumns {
+    pub fn len(&self) -> usize {
+        self.time.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.time.is_empty()
+    }
+    /// Uevent `i`'s payload bytes (panics when `i` is out of range, as indexing does).
+    pub fn payload(&self, i: usize) -> &[u8] {
+        let off = self.data_off[i] as usize;
+        &self.data[off..off + self.data_len[i] as usize]
+    }
+    fn with_capacity(n: usize, data_cap: usize) -> UeventColumns {
+        UeventColumns {
+            time: Vec::with_capacity(n),
+            pid: Vec::with_capacity(n),
+            tid: Vec::with_capacity(n),
+            cpu: Vec::with_capacity(n),
+            event_index: Vec::with_capacity(n),
+            ty: Vec::with_capacity(n),
+            flags: Vec::with_capacity(n),
+            transport: Vec::with_capacity(n),
+            data_off: Vec::with_capacity(n),
+            data_len: Vec::with_capacity(n),
+            data: Vec::with_capacity(data_cap),
+        }
+    }
+    fn batch(&mut self, n: usize, data_cap: usize) -> sys::uevent_record_batch {
+        sys::uevent_record_batch {
+            sz: std::mem::size_of::<sys::uevent_record_batch>() as _,
+            cap: n as _,
+            stride: 0,
+            n: 0,
+            time: self.time.as_mut_ptr(),
+            pid: self.pid.as_mut_ptr(),
+            tid: self.tid.as_mut_ptr(),
+            cpu: self.cpu.as_mut_ptr(),
+            event_index: self.event_index.as_mut_ptr(),
+            type_: self.ty.as_mut_ptr(),
+            flags: self.flags.as_mut_ptr(),
+            transport: self.transport.as_mut_ptr(),
+            data_off: self.data_off.as_mut_ptr(),
+            data_len: self.data_len.as_mut_ptr(),
+            data: self.data.as_mut_ptr(),
+            data_cap: data_cap as _,
+            data_n: 0,
+        }
+    }
+    fn filled(&mut self, b: &sys::uevent_record_batch) {
+        let n = b.n as usize;
+        filled(&mut self.time, n);
+        filled(&mut self.pid, n);
+        filled(&mut self.tid, n);
+        filled(&mut self.cpu, n);
+        filled(&mut self.event_index, n);
+        filled(&mut self.ty, n);
+        filled(&mut self.flags, n);
+        filled(&mut self.transport, n);
+        filled(&mut self.data_off, n);
+        filled(&mut self.data_len, n);
+        filled(&mut self.data, b.data_n as usize);
+    }
+    fn append(&mut self, mut o: UeventColumns) {
+        let base = self.data.len() as u64;
+        self.data_off.extend(o.data_off.iter().map(|x| x + base));
+        self.time.append(&mut o.time);
+        self.pid.append(&mut o.pid);
+        self.tid.append(&mut o.tid);
+        self.cpu.append(&mut o.cpu);
+        self.event_index.append(&mut o.event_index);
+        self.ty.append(&mut o.ty);
+        self.flags.append(&mut o.flags);
+        self.transport.append(&mut o.transport);
+        self.data_len.append(&mut o.data_len);
+        self.data.append(&mut o.data);
+    }
+}
+
+impl Columns {
+    /// Rows: samples + uevents.
+    pub fn len(&self) -> usize {
+        self.samples.len() + self.uevents.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.samples.is_empty() && self.uevents.is_empty()
+    }
+    /// Adds `other`'s rows after these (its callchain and payload offsets rebased).
+    pub fn append(&mut self, other: Columns) {
+        self.samples.append(other.samples);
+        self.uevents.append(other.uevents);
+    }
+}
+
+/// `v` (empty, capacity reserved) holds the `n` elements C wrote into its buffer.
+fn filled<T: Copy>(v: &mut Vec<T>, n: usize) {
+    // C never writes past the capacity it was given; a count beyond it is a library bug.
+    assert!(v.is_empty() && n <= v.capacity(), "libuevent returned {} rows for {}", n, v.capacity());
+    // SAFETY: the buffer has room for n (checked above) and the C reader wrote each of
+    // its first n elements (rows below the count it returned; chain/data below chain_n
+    // / data_n); T is a plain integer, valid for any bytes.
+    unsafe { v.set_len(n) }
+}
+
+/// Room for the largest record (65535 bytes): 8191 callchain ips, 65535 payload bytes,
+/// which a session needs free before it reads (else ENOSPC).
+const MIN_CHAIN: usize = 8192;
+const MIN_DATA: usize = 65536;
+const ENOSPC: c_int = 28;
+const ENODATA: i32 = 61;
+
+/// One batch of up to `n` samples and `n` uevents from `call` (the C reader on the
+/// batches), with room for `caps` callchain ips and payload bytes (`None`: 16 and 64 a
+/// row, at least the largest record's): `Ok(None)` when it returned 0, `Err(-errno)`
+/// for its error. One record that does not fit empty columns (ENOSPC) gets columns
+/// four times larger.
+fn read_one(
+    n: usize,
+    caps: Option<(usize, usize)>,
+    mut call: impl FnMut(&mut sys::uevent_sample_batch, &mut sys::uevent_record_batch) -> c_int,
+) -> Result<Option<Columns>, c_int> {
+    if n == 0 || n > i32::MAX as usize {
+        return Err(-22);
+    }
+    let (mut chain_cap, mut data_cap) = caps.unwrap_or(((16 * n).max(MIN_CHAIN), (64 * n).max(MIN_DATA)));
+    loop {
+        let mut s = SampleColumns::with_capacity(n, chain_cap);
+        let mut u = UeventColumns::with_capacity(n, data_cap);
+        let mut sb = s.batch(n, chain_cap);
+        let mut ub = u.batch(n, data_cap);
+        let ret = call(&mut sb, &mut ub);
+        if ret == -ENOSPC && chain_cap < 1 << 28 {
+            chain_cap *= 4;
+            data_cap *= 4;
+            continue;
+        }
+        if ret < 0 {
+            return Err(ret);
+        }
+        if ret == 0 {
+            return Ok(None);
+        }
+        s.filled(&sb);
+        u.filled(&ub);
+        return Ok(Some(Columns { samples: s, uevents: u }));
+    }
+}
+
+/// The error [`PerfData::read_all_columns`] returns when the file is cut or corrupt: the
+/// errno and where, and every row before it. [`partial_columns`] finds it in the
+/// `io::Error`, [`super::errno`] its errno.
+#[derive(Debug)]
+pub struct PartialRead {
+    pub error: Errno,
+    pub partial: Columns,
+}
+
+impl std::fmt::Display for PartialRead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} (after {} rows)", self.error, self.partial.len())
+    }
+}
+
+impl std::error::Error for PartialRead {}
+
+/// The rows [`PerfData::read_all_columns`] read before its error, if `e` is one.
+pub fn partial_columns(e: &io::Error) -> Option<&Columns> {
+    e.get_ref().and_then(|i| i.downcast_ref::<PartialRead>()).map(|p| &p.partial)
+}
+
+impl PerfData {
+    /// The next up to `max_rows` samples and up to `max_rows` uevents (other records are
+    /// skipped, as are uevents of an unknown format) as columns filled by C;
+    /// `Ok(None)` at the end of the file. A cut file gives its rows, then ENODATA
+    /// ([`is_cut`]); a corrupt record `InvalidInput` (EINVAL); `max_rows` 0 or above
+    /// `i32::MAX` is `InvalidInput`. Errors say the offset, as [`PerfData::next_ref`]'s.
+    pub fn read_batch(&mut self, max_rows: usize) -> io::Result<Option<Columns>> {
+        self.read_batch_caps(max_rows, None)
+    }
+
+    fn read_batch_caps(&mut self, max_rows: usize, caps: Option<(usize, usize)>) -> io::Result<Option<Columns>> {
+        let f = self.f;
+        // SAFETY: f is the open file this PerfData owns; sb and ub point at Vecs with
+        // room for cap rows and chain_cap / data_cap elements, alive across the call.
+        read_one(max_rows, caps, |sb, ub| unsafe { sys::uevent_perf_file__read_batch(f, sb, ub) })
+            .map_err(|ret| with_reason(err(ret), &format!("record at offset {}", self.offset())))
+    }
+
+    /// Every remaining sample and uevent as one `Columns`. On an error (a cut file:
+    /// ENODATA) the `io::Error` carries the rows before it: [`partial_columns`].
+    /// A regular file bounds what its rows can need (a record is at least 16 bytes, a
+    /// callchain ip 8), so most files are read in one call, into columns that size
+    /// (only the pages written are touched); a pipe in batches of 65536 rows.
+    pub fn read_all_columns(&mut self) -> io::Result<Columns> {
+        let (n, caps) = match self.size {
+            Some(size) => {
+                let size = usize::try_from(size).unwrap_or(usize::MAX);
+                let n = (size / 16 + 1).min(1 << 22);
+                let caps = ((size / 8 + 1).clamp(MIN_CHAIN, 1 << 25), (size + 1).clamp(MIN_DATA, 1 << 26));
+                (n, Some(caps))
+            }
+            None => (1 << 16, None),
+        };
+        let mut all = Columns::default();
+        loop {
+            match self.read_batch_caps(n, caps) {
+                Ok(Some(c)) if all.is_empty() => all = c,
+                Ok(Some(c)) => all.append(c),
+                Ok(None) => return Ok(all),
+                Err(e) => {
+                    let Some(n) = super::errno(&e) else { return Err(e) };
+                    let error = Errno { errno: n, context: format!("record at offset {}", self.offset()) };
+                    return Err(io::Error::new(e.kind(), PartialRead { error, partial: all }));
+                }
+            }
+        }
+    }
+}
+
+/// True for the error a cut perf.data file gives after its last whole record (ENODATA).
+pub fn is_cut(e: &io::Error) -> bool {
+    super::errno(e) == Some(ENODATA)
+}
+
+impl Session {
+    /// Up to `max_rows` samples and `max_rows` uevents as columns: waits up to `timeout`
+    /// (`None`: forever) for the first record, then takes only those already waiting.
+    /// `Ok(None)` when none came in time (or every watched task has exited). Each batch
+    /// has room for the largest record (the C reader needs it: a session cannot put a
+    /// record back), so a small `max_rows` still reserves 64 KiB of payload room.
+    pub fn read_batch(&mut self, max_rows: usize, timeout: Option<Duration>) -> io::Result<Option<Columns>> {
+        let (s, t) = (self.s, timeout_ms(timeout));
+        // SAFETY: s is the open session this Session owns; sb and ub point at Vecs with
+        // room for cap rows and chain_cap / data_cap elements, alive across the call.
+        read_one(max_rows, None, |sb, ub| unsafe { sys::uevent_session__read_batch(s, sb, ub, t) }).map_err(err)
+    }
+}
