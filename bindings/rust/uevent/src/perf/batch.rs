@@ -65,68 +65,6 @@ impl SampleColumns {
         let off = self.chain_off[i] as usize;
         &self.chains[off..off + self.chain_len[i] as usize]
     }
-    fn with_capacity(n: usize, chain_cap: usize) -> SampleColumns {
-        SampleColumns {
-            time: Vec::with_capacity(n),
-            pid: Vec::with_capacity(n),
-            tid: Vec::with_capacity(n),
-            cpu: Vec::with_capacity(n),
-            event_index: Vec::with_capacity(n),
-            ip: Vec::with_capacity(n),
-            period: Vec::with_capacity(n),
-            chain_off: Vec::with_capacity(n),
-            chain_len: Vec::with_capacity(n),
-            chains: Vec::with_capacity(chain_cap),
-        }
-    }
-    /// The C view of these (empty) columns: packed, room for `n` rows and `chain_cap` ips.
-    fn batch(&mut self, n: usize, chain_cap: usize) -> sys::uevent_sample_batch {
-        sys::uevent_sample_batch {
-            sz: std::mem::size_of::<sys::uevent_sample_batch>() as _,
-            cap: n as _,
-            stride: 0,
-            n: 0,
-            time: self.time.as_mut_ptr(),
-            pid: self.pid.as_mut_ptr(),
-            tid: self.tid.as_mut_ptr(),
-            cpu: self.cpu.as_mut_ptr(),
-            event_index: self.event_index.as_mut_ptr(),
-            ip: self.ip.as_mut_ptr(),
-            period: self.period.as_mut_ptr(),
-            chain_off: self.chain_off.as_mut_ptr(),
-            chain_len: self.chain_len.as_mut_ptr(),
-            chain: self.chains.as_mut_ptr(),
-            chain_cap: chain_cap as _,
-            chain_n: 0,
-        }
-    }
-    /// Takes the rows C wrote (`b` is what it returned).
-    fn filled(&mut self, b: &sys::uevent_sample_batch) {
-        let n = b.n as usize;
-        filled(&mut self.time, n);
-        filled(&mut self.pid, n);
-        filled(&mut self.tid, n);
-        filled(&mut self.cpu, n);
-        filled(&mut self.event_index, n);
-        filled(&mut self.ip, n);
-        filled(&mut self.period, n);
-        filled(&mut self.chain_off, n);
-        filled(&mut self.chain_len, n);
-        filled(&mut self.chains, b.chain_n as usize);
-    }
-    fn append(&mut self, mut o: SampleColumns) {
-        let base = self.chains.len() as u64;
-        self.chain_off.extend(o.chain_off.iter().map(|x| x + base));
-        self.time.append(&mut o.time);
-        self.pid.append(&mut o.pid);
-        self.tid.append(&mut o.tid);
-        self.cpu.append(&mut o.cpu);
-        self.event_index.append(&mut o.event_index);
-        self.ip.append(&mut o.ip);
-        self.period.append(&mut o.period);
-        self.chain_len.append(&mut o.chain_len);
-        self.chains.append(&mut o.chains);
-    }
 }
 
 impl UeventColumns {
@@ -141,71 +79,59 @@ impl UeventColumns {
         let off = self.data_off[i] as usize;
         &self.data[off..off + self.data_len[i] as usize]
     }
-    fn with_capacity(n: usize, data_cap: usize) -> UeventColumns {
-        UeventColumns {
-            time: Vec::with_capacity(n),
-            pid: Vec::with_capacity(n),
-            tid: Vec::with_capacity(n),
-            cpu: Vec::with_capacity(n),
-            event_index: Vec::with_capacity(n),
-            ty: Vec::with_capacity(n),
-            flags: Vec::with_capacity(n),
-            transport: Vec::with_capacity(n),
-            data_off: Vec::with_capacity(n),
-            data_len: Vec::with_capacity(n),
-            data: Vec::with_capacity(data_cap),
-        }
-    }
-    fn batch(&mut self, n: usize, data_cap: usize) -> sys::uevent_record_batch {
-        sys::uevent_record_batch {
-            sz: std::mem::size_of::<sys::uevent_record_batch>() as _,
-            cap: n as _,
-            stride: 0,
-            n: 0,
-            time: self.time.as_mut_ptr(),
-            pid: self.pid.as_mut_ptr(),
-            tid: self.tid.as_mut_ptr(),
-            cpu: self.cpu.as_mut_ptr(),
-            event_index: self.event_index.as_mut_ptr(),
-            type_: self.ty.as_mut_ptr(),
-            flags: self.flags.as_mut_ptr(),
-            transport: self.transport.as_mut_ptr(),
-            data_off: self.data_off.as_mut_ptr(),
-            data_len: self.data_len.as_mut_ptr(),
-            data: self.data.as_mut_ptr(),
-            data_cap: data_cap as _,
-            data_n: 0,
-        }
-    }
-    fn filled(&mut self, b: &sys::uevent_record_batch) {
-        let n = b.n as usize;
-        filled(&mut self.time, n);
-        filled(&mut self.pid, n);
-        filled(&mut self.tid, n);
-        filled(&mut self.cpu, n);
-        filled(&mut self.event_index, n);
-        filled(&mut self.ty, n);
-        filled(&mut self.flags, n);
-        filled(&mut self.transport, n);
-        filled(&mut self.data_off, n);
-        filled(&mut self.data_len, n);
-        filled(&mut self.data, b.data_n as usize);
-    }
-    fn append(&mut self, mut o: UeventColumns) {
-        let base = self.data.len() as u64;
-        self.data_off.extend(o.data_off.iter().map(|x| x + base));
-        self.time.append(&mut o.time);
-        self.pid.append(&mut o.pid);
-        self.tid.append(&mut o.tid);
-        self.cpu.append(&mut o.cpu);
-        self.event_index.append(&mut o.event_index);
-        self.ty.append(&mut o.ty);
-        self.flags.append(&mut o.flags);
-        self.transport.append(&mut o.transport);
-        self.data_len.append(&mut o.data_len);
-        self.data.append(&mut o.data);
-    }
 }
+
+/// What C needs of a column set and how its rows come back: `with_capacity`, the packed C
+/// view `batch` (room for `n` rows and `tail_cap` elements of the tail array), `filled`
+/// (the counts C returned) and `append` (offsets into the tail rebased).
+macro_rules! columns {
+    ($t:ident, $b:ident, [$($f:ident: $cf:ident),*], $off:ident, $tail:ident: $ctail:ident,
+     $ccap:ident, $cn:ident) => {
+        impl $t {
+            fn with_capacity(n: usize, tail_cap: usize) -> $t {
+                $t {
+                    $($f: Vec::with_capacity(n),)*
+                    $off: Vec::with_capacity(n),
+                    $tail: Vec::with_capacity(tail_cap),
+                }
+            }
+            fn batch(&mut self, n: usize, tail_cap: usize) -> sys::$b {
+                sys::$b {
+                    sz: std::mem::size_of::<sys::$b>() as _,
+                    cap: n as _,
+                    stride: 0,
+                    n: 0,
+                    $($cf: self.$f.as_mut_ptr(),)*
+                    $off: self.$off.as_mut_ptr(),
+                    $ctail: self.$tail.as_mut_ptr(),
+                    $ccap: tail_cap as _,
+                    $cn: 0,
+                }
+            }
+            fn filled(&mut self, b: &sys::$b) {
+                let n = b.n as usize;
+                $(filled(&mut self.$f, n);)*
+                filled(&mut self.$off, n);
+                filled(&mut self.$tail, b.$cn as usize);
+            }
+            fn append(&mut self, mut o: $t) {
+                let base = self.$tail.len() as u64;
+                self.$off.extend(o.$off.iter().map(|x| x + base));
+                $(self.$f.append(&mut o.$f);)*
+                self.$tail.append(&mut o.$tail);
+            }
+        }
+    };
+}
+
+columns!(SampleColumns, uevent_sample_batch,
+         [time: time, pid: pid, tid: tid, cpu: cpu, event_index: event_index, ip: ip,
+          period: period, chain_len: chain_len],
+         chain_off, chains: chain, chain_cap, chain_n);
+columns!(UeventColumns, uevent_record_batch,
+         [time: time, pid: pid, tid: tid, cpu: cpu, event_index: event_index, ty: type_,
+          flags: flags, transport: transport, data_len: data_len],
+         data_off, data: data, data_cap, data_n);
 
 impl Columns {
     /// Rows: samples + uevents.
