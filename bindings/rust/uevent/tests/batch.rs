@@ -1,17 +1,13 @@
 //! batch.rs - the columnar readers (PerfData::read_batch, read_all_columns,
 //! Session::read_batch) give row for row what per-record iteration gives, on every
 //! t/data/*.perf.data, in batches of any size; cut, empty and garbage files give errors.
+mod common;
+use common::{top, skip, cannot_run};
 use std::io::ErrorKind;
 use std::path::PathBuf;
 use std::time::Duration;
 use uevent::perf::{self, Columns, Record, Transport};
 use uevent::{PerfData, Session};
-
-fn top(var: &str) -> PathBuf {
-    std::env::var(var)
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.."))
-}
 
 fn golden() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(top("top_srcdir").join("t/data"))
@@ -198,28 +194,6 @@ fn empty_and_garbage_files_are_clear_errors() {
 }
 
 // ---- a live session ------------------------------------------------------------------
-
-fn skip(test: &str, reason: &str) {
-    eprintln!("SKIP {}: {}", test, reason);
-    if let Ok(dir) = std::env::var("UEVENT_TAP_SKIP_DIR") {
-        std::fs::write(std::path::Path::new(&dir).join(test), reason).unwrap();
-    }
-}
-
-fn cannot_run() -> Option<String> {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let uid = status.lines().find(|l| l.starts_with("Uid:")).and_then(|l| l.split_whitespace().nth(2));
-    if uid != Some("0") {
-        return Some("needs root to add uprobe events".into());
-    }
-    if !std::path::Path::new("/sys/bus/event_source/devices/uprobe").exists() {
-        return Some("kernel without uprobes".into());
-    }
-    if let Err(e) = uevent::open("usdt", None, true) {
-        return Some(format!("usdt transport unavailable here: {}", e));
-    }
-    None
-}
 
 #[test]
 fn session_read_batch_takes_this_process_marks() {

@@ -1,16 +1,12 @@
 //! perfdata.rs - PerfData agrees with `uevent dump --json` field by field on every
 //! t/data/*.perf.data; the golden perf records and ring image decode as t/perfdec.c says.
+mod common;
+use common::top;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;
 use uevent::perf::{self, Format, Record};
 use uevent::{ByteOrder, Payload, PerfData};
-
-fn top(var: &str) -> PathBuf {
-    std::env::var(var)
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.."))
-}
 
 fn data(name: &str) -> PathBuf {
     top("top_srcdir").join("t/data").join(name)

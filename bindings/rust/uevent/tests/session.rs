@@ -1,6 +1,8 @@
 //! session.rs - live Sessions reading the marks this process makes through the usdt
 //! transport (needs perf_event_open and uprobes: root here), and the errors of bad options.
 //! Tests that cannot run say SKIP with the reason, which cargo.test reports as TAP SKIP.
+mod common;
+use common::{skip, cannot_run};
 use std::collections::HashMap;
 use std::io::ErrorKind;
 use std::os::fd::{AsFd, AsRawFd};
@@ -11,30 +13,6 @@ use uevent::{Payload, Session};
 
 // Every session here watches this process: one at a time, or each sees the others' marks.
 static LOCK: Mutex<()> = Mutex::new(());
-
-/// Reports a skip: cargo.test turns the file it leaves into `ok N - NAME # SKIP reason`.
-fn skip(test: &str, reason: &str) {
-    eprintln!("SKIP {}: {}", test, reason);
-    if let Ok(dir) = std::env::var("UEVENT_TAP_SKIP_DIR") {
-        std::fs::write(std::path::Path::new(&dir).join(test), reason).unwrap();
-    }
-}
-
-/// Why a live session cannot run here, if it cannot.
-fn cannot_run() -> Option<String> {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let uid = status.lines().find(|l| l.starts_with("Uid:")).and_then(|l| l.split_whitespace().nth(2));
-    if uid != Some("0") {
-        return Some("needs root to add uprobe events".into());
-    }
-    if !std::path::Path::new("/sys/bus/event_source/devices/uprobe").exists() {
-        return Some("kernel without uprobes".into());
-    }
-    if let Err(e) = uevent::open("usdt", None, true) {
-        return Some(format!("usdt transport unavailable here: {}", e));
-    }
-    None
-}
 
 fn tid() -> u32 {
     let l = std::fs::read_link("/proc/thread-self").unwrap();

@@ -1,36 +1,12 @@
 //! spawn.rs - a program started under a session (SessionBuilder::spawn) loses none of its
 //! first marks; a sample's event_index names its event (PerfData, Session).
 //! Tests that cannot run say SKIP with the reason, which cargo.test reports as TAP SKIP.
+mod common;
+use common::{top, skip, no_uprobes};
 use std::io::ErrorKind;
-use std::path::PathBuf;
 use std::time::Duration;
 use uevent::perf::Record;
 use uevent::{Payload, PerfData, Session};
-
-fn top(var: &str) -> PathBuf {
-    std::env::var(var)
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.."))
-}
-
-fn skip(test: &str, reason: &str) {
-    eprintln!("SKIP {}: {}", test, reason);
-    if let Ok(dir) = std::env::var("UEVENT_TAP_SKIP_DIR") {
-        std::fs::write(std::path::Path::new(&dir).join(test), reason).unwrap();
-    }
-}
-
-fn cannot_run() -> Option<&'static str> {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let uid = status.lines().find(|l| l.starts_with("Uid:")).and_then(|l| l.split_whitespace().nth(2));
-    if uid != Some("0") {
-        return Some("needs root to add uprobe events");
-    }
-    if !std::path::Path::new("/sys/bus/event_source/devices/uprobe").exists() {
-        return Some("kernel without uprobes");
-    }
-    None
-}
 
 extern "C" {
     fn waitpid(pid: i32, status: *mut i32, options: i32) -> i32;
@@ -67,7 +43,7 @@ fn raw_fields_by_name() {
     let dir = std::env::temp_dir().join(format!("uevent-rs-spawn-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let data = dir.join("sw.data");
-    let recorded = cannot_run().is_none()
+    let recorded = no_uprobes().is_none()
         && !perf.is_empty()
         && std::process::Command::new(&perf)
             .args(["record", "-q", "-e", "sched:sched_switch", "-o"])
@@ -118,8 +94,8 @@ fn spawn_missing_program_or_pid_is_an_error() {
 
 #[test]
 fn spawn_hears_every_mark() {
-    if let Some(why) = cannot_run() {
-        return skip("spawn_hears_every_mark", why);
+    if let Some(why) = no_uprobes() {
+        return skip("spawn_hears_every_mark", &why);
     }
     // an ELF that marks first thing (libtool's t/mark-loop is a wrapper script, slower to start)
     let mut prog = top("top_builddir").join("t/mark-loop-static");
