@@ -342,6 +342,19 @@ def _sid_cell(c: List[Any]) -> Any:
     return v
 
 
+def _params(fields: List[Any], env: Dict[str, Any]) -> List[str]:
+    """The parameters of a generated constructor for these dataclass fields, in order,
+    each default bound in env as _dN."""
+    params = []
+    for i, f in enumerate(fields):
+        if f.default is _dc.MISSING:
+            params.append(f.name)
+        else:
+            env[f"_d{i}"] = f.default
+            params.append(f"{f.name}=_d{i}")
+    return params
+
+
 def _record_class(dc: Any, order: Optional[Tuple[str, ...]] = None,
                   base: type = tuple, lazy_sid: bool = False) -> Any:
     """The record class of the frozen dataclass dc: a tuple subclass holding dc's fields
@@ -377,13 +390,7 @@ def _record_class(dc: Any, order: Optional[Tuple[str, ...]] = None,
         ns["sample_id"] = property(lambda s: _sid_cell(s[k]) if type(s[k]) is list else s[k],
                                    doc=f"{dc.__name__}.sample_id")
     env: Dict[str, Any] = {"_tnew": _tnew}
-    params = []
-    for i, f in enumerate(fields):
-        if f.default is _dc.MISSING:
-            params.append(f.name)
-        else:
-            env[f"_d{i}"] = f.default
-            params.append(f"{f.name}=_d{i}")
+    params = _params(fields, env)
     inner = ", ".join(sorted(names, key=at.__getitem__))
     exec(f"def __new__(_cls, {', '.join(params)}):\\n"
          f"    return _tnew(_cls, ({inner},))\\n", env)
@@ -421,13 +428,7 @@ def _slot_init(cls: type) -> Callable[..., None]:
     if any(f.default_factory is not _dc.MISSING or f.name not in sets for f in fields):
         return cls.__init__     # type: ignore[misc]
     env: Dict[str, Any] = {}
-    params = []
-    for i, f in enumerate(fields):
-        if f.default is _dc.MISSING:
-            params.append(f.name)
-        else:
-            env[f"_d{i}"] = f.default
-            params.append(f"{f.name}=_d{i}")
+    params = _params(fields, env)
     src = (f"def _make({', '.join(f'_s{i}' for i in range(len(fields)))}):\\n"
            f"    def __init__(self, {', '.join(params)}):\\n"
            + "".join(f"        _s{i}(self, {f.name})\\n" for i, f in enumerate(fields))
