@@ -326,6 +326,9 @@ UEVENT_EXPORT const char *uevent_strerror(int err)
 	case EFAULT:	return "bad pointer";
 	case ENODEV:	return "transport not available on this system";
 	case EPROTO:	return "unknown record format";
+	/* what a write to trace_marker_raw says when its buffer is off */
+	case EBADF:	return "the transport's file takes no writes (closed, or ftrace "
+			       "with tracing_on 0 in its buffer)";
 	default:	return strerror(err);
 	}
 }
