@@ -418,24 +418,30 @@ static int dump_reserve(struct uevent_jit *j, uint64_t need)
 	return ret;
 }
 
-#define DUMP_BUF_MAX	((size_t)64 * 1024)
+#define DUMP_BUF_MAX	((size_t)256 * 1024)
+#define DUMP_BUF_CAP	(2 * DUMP_BUF_MAX)	/* room to wait for a boundary */
 #define DUMP_ALLOC	((uint64_t)1024 * 1024)
 #define DUMP_BUF_AGE_NS	((uint64_t)100 * 1000 * 1000)
+/* A full buffer is written up to a multiple of this in the file, the rest kept: whole,
+ * aligned blocks are what the page cache takes cheapest (large folios, no partial page
+ * to look up and fill). On ext4, 6.18, a 448 KiB file written from offset 40 in blocks
+ * of 65,248 bytes costs 0.23 us a KiB; in aligned 64 KiB blocks 0.11, 256 KiB 0.09. */
+#define DUMP_ALIGN	((uint64_t)256 * 1024)
 
 /*
- * UEVENT_JIT_BUFFER_JITDUMP: writes the records held in memory with pwrite at the end
- * of the file. A batch the file does not take whole is cut off again (no torn record
- * is left for perf) and lost, and the call that wrote it fails.
+ * UEVENT_JIT_BUFFER_JITDUMP: writes the first len bytes held in memory with pwrite at
+ * the end of the file and keeps the rest for later. A batch the file does not take whole
+ * is cut off again (no torn record is left for perf) and lost with what was kept, and
+ * the call that wrote it fails.
  */
-static int dump_flush(struct uevent_jit *j)
+static int dump_write(struct uevent_jit *j, size_t len)
 {
-	size_t len = j->dumplen, done = 0;
+	size_t done = 0;
 	ssize_t n;
 	int err;
 
 	if (!len || j->dump_fd < 0)
 		return 0;
-	j->dumplen = 0;
 	/* Blocks allocated ahead, 1 MiB at a time, without growing the file: a write
 	 * into them costs a third less (ext4: no block reservation per page). A file
 	 * system that cannot is left to allocate as it writes. */
@@ -458,24 +464,36 @@ static int dump_flush(struct uevent_jit *j)
 			if (ftruncate(j->dump_fd, (off_t)j->dump_file) < 0) {
 				/* nothing more to do: perf stops at the torn record */
 			}
+			j->dumplen = 0;
 			j->dump_off = j->dump_file;
 			return -err;
 		}
 		done += (size_t)n;
 	}
 	j->dump_file += len;
+	j->dumplen -= len;
+	if (j->dumplen)
+		memmove(j->dumpbuf, j->dumpbuf + len, j->dumplen);
 	return 0;
 }
 
+/* Everything held: at an age, fork, close and exit. */
+static int dump_flush(struct uevent_jit *j)
+{
+	return dump_write(j, j->dumplen);
+}
+
 /*
- * UEVENT_JIT_BUFFER_JITDUMP's append: into memory, written when 64 KiB pile up or the
- * oldest record is 100 ms old, and at fork, close and exit. On ext4 this costs a
+ * UEVENT_JIT_BUFFER_JITDUMP's append: into memory, written when a 256 KiB boundary in
+ * the file is passed (up to it: the part of a record past it waits) or the oldest
+ * record is 100 ms old, and at fork, close and exit. On ext4 this costs a
  * quarter of a store into the shared mapping (page faults, page_mkwrite per page).
  */
 static int dump_buffer(struct uevent_jit *j, const struct iovec *iov, int cnt, uint64_t len,
 		       uint64_t now)
 {
 	unsigned char *w;
+	uint64_t end;
 	int i, ret;
 
 	if (j->dumplen + len > j->dumpcap) {
@@ -497,8 +515,13 @@ static int dump_buffer(struct uevent_jit *j, const struct iovec *iov, int cnt, u
 	}
 	j->dumplen += (size_t)len;
 	j->dump_off += len;
-	if (now - j->dump_t0 > DUMP_BUF_AGE_NS || j->dumplen >= DUMP_BUF_MAX)
+	if (now - j->dump_t0 > DUMP_BUF_AGE_NS)
 		return dump_flush(j);
+	/* Past a 256 KiB boundary in the file: up to the last one, if that is at least
+	 * half a buffer (after a flush at an age the file ends anywhere) */
+	end = j->dump_off & ~(DUMP_ALIGN - 1);
+	if (end > j->dump_file && end - j->dump_file >= DUMP_BUF_MAX / 2)
+		return dump_write(j, (size_t)(end - j->dump_file));
 	return 0;
 }
 
@@ -989,11 +1012,11 @@ UEVENT_EXPORT struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *
 		goto fail;
 	}
 	if ((flags & UEVENT_JIT_BUFFER_JITDUMP) && !(flags & UEVENT_JIT_NO_JITDUMP)) {
-		if (!(j->dumpbuf = malloc(DUMP_BUF_MAX))) {
+		if (!(j->dumpbuf = malloc(DUMP_BUF_CAP))) {
 			ret = -ENOMEM;
 			goto fail;
 		}
-		j->dumpcap = DUMP_BUF_MAX;
+		j->dumpcap = DUMP_BUF_CAP;
 	}
 	if (!(flags & UEVENT_JIT_NO_JITDUMP) && (ret = make_dir(j, dir)) < 0) {
 		_uevent_reason("jit: the jitdump directory %s: %s (a symlink, another user's or "

@@ -1210,10 +1210,12 @@ enum uevent_jit_flags {
 	UEVENT_JIT_BUFFER_PERF_MAP = 8,	/* batch perf-map lines: written when 64 KiB pile
 					   up or the oldest is 100 ms old, and at fork,
 					   close and exit */
-	UEVENT_JIT_BUFFER_JITDUMP = 16	/* batch jitdump records the same way (written
-					   with pwrite, not stored through the shared
-					   mapping: a quarter of the cost on ext4); a
-					   process killed before loses them */
+	UEVENT_JIT_BUFFER_JITDUMP = 16	/* batch jitdump records: written with pwrite
+					   in aligned 256 KiB blocks, not stored through
+					   the shared mapping (a quarter of the cost on
+					   ext4), when the oldest is 100 ms old, and at
+					   fork, close and exit; a process killed before
+					   loses them */
 };
 
 /* Options for uevent_jit__open(); zero-fill with UEVENT_JIT_OPTS(). */
