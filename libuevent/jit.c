@@ -101,20 +101,13 @@ static void code_free(const struct code *c)
 }
 
 struct uevent_jit {
+	/* What a load touches, first and together: the JIT's compile path between two
+	 * loads has evicted it, and each line it spans is another miss. */
 	pthread_mutex_t lock;
-	struct uevent_jit *next;	/* in the process's list, for fork */
 	unsigned int flags;
 	int forked;			/* set in a fork child: reopen on next call */
 	pid_t pid;
-	char dir[PATH_MAX];
-	int dir_fd;			/* the jitdump directory, checked once at open */
-	char dump_path[PATH_MAX];
-	char map_path[PATH_MAX];
-	int map_path_given;
 	int dump_fd, map_fd;
-	void *dump_map;			/* the PROT_EXEC marker mapping perf inject looks for */
-	size_t dump_map_len;
-	unsigned char *win;		/* MAP_SHARED window over the whole reserved file */
 	uint64_t dump_off;		/* end of the last whole record */
 	unsigned char *dumpbuf;		/* UEVENT_JIT_BUFFER_JITDUMP: records not yet written */
 	size_t dumplen, dumpcap;
@@ -122,12 +115,9 @@ struct uevent_jit {
 	uint64_t dump_alloc;		/* ... and the file's blocks allocated up to here
 					   (FALLOC_FL_KEEP_SIZE); UINT64_MAX: cannot */
 	uint64_t dump_t0;		/* when the oldest of them was added */
-	uint64_t dump_cap;		/* bytes reserved (fallocated) and mapped */
 	char *mapbuf;			/* UEVENT_JIT_BUFFER_PERF_MAP: lines not yet written */
 	size_t maplen;
 	uint64_t map_t0;		/* when the oldest of them was added */
-	struct code *codes;		/* open addressing, linear probing, addr 0 = empty */
-	size_t ncodes, cap;
 	/* Loads not in codes yet, in order: appended to (one hot cache line), moved into
 	 * the table by the first lookup (code_settle), freed with it by unload_all. A
 	 * JIT that compiles many pieces and unloads them all at once (LuaJIT's flush)
@@ -135,8 +125,21 @@ struct uevent_jit {
 	 * table keeps room for all of it, so settling never allocates. */
 	struct code *fresh;
 	size_t nfresh, freshcap;
+	struct code *codes;		/* open addressing, linear probing, addr 0 = empty */
+	size_t ncodes, cap;
 	struct pending *pending;
 	uint64_t index_next, index_end;	/* take_index's block */
+	unsigned char *win;		/* MAP_SHARED window over the whole reserved file */
+	uint64_t dump_cap;		/* bytes reserved (fallocated) and mapped */
+	/* The rest is for open, close and fork. */
+	struct uevent_jit *next;	/* in the process's list, for fork */
+	int dir_fd;			/* the jitdump directory, checked once at open */
+	int map_path_given;
+	void *dump_map;			/* the PROT_EXEC marker mapping perf inject looks for */
+	size_t dump_map_len;
+	char dir[PATH_MAX];
+	char dump_path[PATH_MAX];
+	char map_path[PATH_MAX];
 };
 
 static uint64_t next_index = 1;		/* process-wide: perf names files by it */
