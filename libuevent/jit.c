@@ -86,17 +86,74 @@ struct code {
 	uint64_t addr, size, index;
 	char *name;
 	struct pending *info;		/* the records written with its load */
-	int name_in_info;		/* name is in the last of info's blocks (one malloc
-					   for both: code_load_func), not its own */
+	int name_in_info;		/* where name is: enum name_at */
 };
+
+enum name_at {
+	NAME_OWN,			/* a malloc of its own */
+	NAME_IN_INFO,			/* in the last of info's blocks, one malloc for both */
+	NAME_IN_SLAB,			/* in a slab block (slab_alloc): with the last of
+					   info's blocks, if that is there */
+};
+
+/*
+ * What a code_load_func keeps (its DEBUG_INFO record and the name) comes from the
+ * session's slabs: 64 KiB blocks, aligned to their size, taken from in order and given
+ * back when every piece from one is freed. A JIT compiles between two loads, and the
+ * compile evicts malloc's lists and headers: a bump here touches the one line it
+ * writes, and freeing a load (LuaJIT frees all at a flush) touches none of the piece,
+ * only its slab's count, found from the name's address.
+ */
+#define SLAB_SIZE	((size_t)64 * 1024)
+#define SLAB_SPARE	8		/* empty slabs a session keeps: pages faulted in */
+
+struct slab {
+	struct uevent_jit *j;		/* whose spares it joins when empty */
+	struct slab *next;		/* in j's spares */
+	long live;			/* pieces not freed; for the one allocated from,
+					   minus those freed (j counts what it gives out
+					   and adds that when it retires the slab: a load
+					   touches only j and its piece) */
+	int retired;			/* not the one allocated from any more */
+};
+
+#define SLAB_HEAD	((sizeof(struct slab) + 15) & ~(size_t)15)
+
+static struct slab *slab_of(const void *p)
+{
+	return (struct slab *)((uintptr_t)p & ~(uintptr_t)(SLAB_SIZE - 1));
+}
+
+static void slab_empty(struct slab *s);
+
+static void slab_put(struct slab *s)
+{
+	if (--s->live == 0 && s->retired)
+		slab_empty(s);
+}
 
 static void free_pending(struct pending *p);
 
 /* What a code owns. */
 static void code_free(const struct code *c)
 {
-	if (!c->name_in_info)
+	struct pending *p, *n;
+	struct slab *s;
+
+	switch (c->name_in_info) {
+	case NAME_IN_SLAB:
+		/* blocks of debug_info calls before the load (malloc'd), then ours */
+		s = slab_of(c->name);
+		for (p = c->info; p && slab_of(p) != s; p = n) {
+			n = p->next;
+			free(p);
+		}
+		slab_put(s);
+		return;
+	case NAME_OWN:
 		free(c->name);
+		break;
+	}
 	free_pending(c->info);
 }
 
@@ -129,6 +186,11 @@ struct uevent_jit {
 	size_t ncodes, cap;
 	struct pending *pending;
 	uint64_t index_next, index_end;	/* take_index's block */
+	char *slab_next, *slab_end;	/* slab_alloc's room */
+	long slab_n;			/* ... and the pieces it gave from it */
+	struct slab *slab;		/* ... which is in this one */
+	struct slab *spare;		/* empty ones, up to SLAB_SPARE */
+	int nspare;
 	unsigned char *win;		/* MAP_SHARED window over the whole reserved file */
 	uint64_t dump_cap;		/* bytes reserved (fallocated) and mapped */
 	/* The rest is for open, close and fork. */
@@ -165,11 +227,88 @@ static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct uevent_jit *sessions;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
-/* Hold every session across fork() so the child never inherits a lock held by a
- * thread that does not exist there; the child then marks each session for reopening. */
+/* An empty slab: kept for the next slab_alloc (its pages are in), up to SLAB_SPARE. */
+static void slab_empty(struct slab *s)
+{
+	struct uevent_jit *j = s->j;
+
+	if (j->nspare >= SLAB_SPARE) {
+		free(s);
+		return;
+	}
+	s->next = j->spare;
+	j->spare = s;
+	j->nspare++;
+}
+
+static void slab_retire(struct uevent_jit *j)
+{
+	struct slab *s = j->slab;
+
+	if (!s)
+		return;
+	j->slab = NULL;
+	j->slab_next = j->slab_end = NULL;
+	s->retired = 1;
+	s->live += j->slab_n;
+	if (!s->live)
+		slab_empty(s);
+}
+
+static __attribute__((cold)) int slab_new(struct uevent_jit *j)
+{
+	struct slab *s;
+
+	if ((s = j->spare)) {
+		j->spare = s->next;
+		j->nspare--;
+	} else if (!(s = aligned_alloc(SLAB_SIZE, SLAB_SIZE))) {
+		return -ENOMEM;
+	}
+	*s = (struct slab){ .j = j };
+	slab_retire(j);
+	j->slab = s;
+	j->slab_next = (char *)s + SLAB_HEAD;
+	j->slab_end = (char *)s + SLAB_SIZE;
+	j->slab_n = 0;
+	return 0;
+}
+
+/* n bytes (16-aligned) for a code's piece, lock held; NULL: take it from malloc (too
+ * big for a slab, or out of memory). */
+static void *slab_alloc(struct uevent_jit *j, size_t n)
+{
+	void *p;
+
+	n = (n + 15) & ~(size_t)15;
+	if (n > SLAB_SIZE / 8)
+		return NULL;
+	if (unlikely((size_t)(j->slab_end - j->slab_next) < n) && slab_new(j) < 0)
+		return NULL;
+	p = j->slab_next;
+	j->slab_next += n;
+	j->slab_n++;
+	return p;
+}
+
+/* At close, every code freed: the slabs back to malloc. */
+static void slab_free_all(struct uevent_jit *j)
+{
+	struct slab *s;
+
+	slab_retire(j);
+	while ((s = j->spare)) {
+		j->spare = s->next;
+		free(s);
+	}
+	j->nspare = 0;
+}
+
 static int map_flush(struct uevent_jit *j);
 static int dump_flush(struct uevent_jit *j);
 
+/* Hold every session across fork() so the child never inherits a lock held by a
+ * thread that does not exist there; the child then marks each session for reopening. */
 static void fork_prepare(void)
 {
 	struct uevent_jit *j;
@@ -1214,12 +1353,18 @@ out:
 	return ret < 0 ? _uevent_err(-ret) : 0;
 }
 
-/* A DEBUG_INFO record for nr entries at code_addr, unlinked, with extra bytes after its
- * padding for the caller; NULL on ENOMEM. */
-static struct pending *debug_record(uint64_t code_addr, const struct uevent_jit_debug_entry *e,
-				    uint32_t nr, size_t len, uint64_t now, size_t extra)
+/* The size of debug_record's block. */
+static size_t debug_size(size_t len, size_t extra)
 {
-	struct pending *p = malloc(sizeof(*p) + len + 8 + extra);
+	return sizeof(struct pending) + len + 8 + extra;
+}
+
+/* A DEBUG_INFO record for nr entries at code_addr, unlinked, with extra bytes after its
+ * padding for the caller, in mem (debug_size() bytes) or else a malloc; NULL on ENOMEM. */
+static struct pending *debug_record(uint64_t code_addr, const struct uevent_jit_debug_entry *e,
+				    uint32_t nr, size_t len, uint64_t now, size_t extra, void *mem)
+{
+	struct pending *p = mem ? mem : malloc(debug_size(len, extra));
 	struct jd_debug *rec;
 	unsigned char *w;
 	size_t flen;
@@ -1278,10 +1423,12 @@ UEVENT_EXPORT int uevent_jit__code_load_func(struct uevent_jit *j, const char *n
 {
 	struct uevent_jit_debug_entry e = { addr, line, 0, file, 0 };
 	struct pending *info = NULL, **pp;
+	enum name_at at = NAME_OWN;
 	uint64_t index, now;
-	size_t nlen, flen, fnlen, flen1;
+	size_t nlen, flen, fnlen, flen1, want;
 	struct pending *mine;
 	char *full, *w;
+	void *mem;
 	int ret;
 
 	if (!file && !(func && *func))
@@ -1297,14 +1444,27 @@ UEVENT_EXPORT int uevent_jit__code_load_func(struct uevent_jit *j, const char *n
 		return _uevent_err(EINVAL);
 	/* "NAME FUNC FILE:LINE", built here so the caller (an interpreted hook) need not
 	 * build a string for every trace; with a line record, in the same block as the
-	 * record (one malloc a load: a JIT's compile path makes it for every trace) */
+	 * record: one slab piece a load (a JIT's compile path makes it for every trace) */
 	flen1 = sizeof(struct jd_debug) + 16 + flen + 1;
+	pthread_mutex_lock(&j->lock);
+	if ((ret = check_fork(j)) < 0)
+		goto out;
+	want = nlen + fnlen + flen + 14;
+	if (file && !(j->flags & UEVENT_JIT_NO_JITDUMP))
+		want = debug_size(flen1, want);
+	if ((mem = slab_alloc(j, want)))
+		at = NAME_IN_SLAB;
+	else if (!(mem = malloc(want))) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	if (file && !(j->flags & UEVENT_JIT_NO_JITDUMP)) {
-		if (!(info = debug_record(addr, &e, 1, flen1, 0, nlen + fnlen + flen + 14)))
-			return _uevent_err(ENOMEM);
+		info = debug_record(addr, &e, 1, flen1, 0, nlen + fnlen + flen + 14, mem);
 		full = (char *)info->rec + flen1 + 8;
-	} else if (!(full = malloc(nlen + fnlen + flen + 14))) {
-		return _uevent_err(ENOMEM);
+		if (at == NAME_OWN)
+			at = NAME_IN_INFO;
+	} else {
+		full = mem;
 	}
 	w = put_str(full, name, nlen);
 	if (fnlen) {
@@ -1316,13 +1476,6 @@ UEVENT_EXPORT int uevent_jit__code_load_func(struct uevent_jit *j, const char *n
 		w = put_line(put_str(w, file, flen), line);
 	}
 	*w = 0;
-	pthread_mutex_lock(&j->lock);
-	if ((ret = check_fork(j)) < 0) {
-		if (!info)
-			free(full);
-		free(info);
-		goto out;
-	}
 	index = take_index(j);
 	/* One clock read for both records, under the lock: timestamps rise in file order. */
 	now = _uevent_now_ns();
@@ -1341,7 +1494,7 @@ UEVENT_EXPORT int uevent_jit__code_load_func(struct uevent_jit *j, const char *n
 	}
 	if (file && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
 		marker_debug(addr, &e, 1);
-	ret = load_locked(j, &(struct code){ addr, size, index, full, info, mine != NULL }, code, now);
+	ret = load_locked(j, &(struct code){ addr, size, index, full, info, at }, code, now);
 	if (ret == 0 && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
 		marker_load(addr, size, index, full);	/* the table's now */
 out:
@@ -1546,7 +1699,7 @@ UEVENT_EXPORT int uevent_jit__debug_info(struct uevent_jit *j, uint64_t code_add
 			return _uevent_err(E2BIG);
 	}
 	if (!(j->flags & UEVENT_JIT_NO_JITDUMP) && !(p = debug_record(code_addr, e, nr, len,
-								       _uevent_now_ns(), 0)))
+								       _uevent_now_ns(), 0, NULL)))
 		return _uevent_err(ENOMEM);
 	pthread_mutex_lock(&j->lock);
 	if ((ret = check_fork(j)) < 0) {
@@ -1667,6 +1820,7 @@ UEVENT_EXPORT int uevent_jit__close(struct uevent_jit *j)
 		code_free(&j->codes[i]);
 	for (i = 0; i < j->nfresh; i++)
 		code_free(&j->fresh[i]);
+	slab_free_all(j);
 	free(j->codes);
 	free(j->fresh);
 	free_pending(j->pending);

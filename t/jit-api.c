@@ -740,6 +740,70 @@ static void test_many(void)
 	free(buf);
 }
 
+/* What each load keeps for later (its name and line record: for a move's perf-map line
+ * and a fork child's replay) comes from 64 KiB slabs, given back as loads go. Across
+ * several slabs, unloads one by one and all at once, slabs used again, a move and a
+ * fork child's replay, every name stays whole. */
+static void test_slabs(void)
+{
+	static unsigned char area[8192];
+	const unsigned char *r, *prev = NULL;
+	uintptr_t a = (uintptr_t)area;
+	char map[512], name[80], line[160], dump[512];
+	struct uevent_jit *j;
+	unsigned char *buf;
+	size_t len;
+	int i, bad = 0, status, n, loads = 0;
+	pid_t pid;
+
+	memset(area, 0xc3, sizeof(area));
+	snprintf(map, sizeof(map), "%s/slabs.map", tmp);
+	j = open_in("slabs", map, UEVENT_JIT_BUFFER_JITDUMP | UEVENT_JIT_BUFFER_PERF_MAP);
+	for (i = 0; j && i < 3000; i++) {	/* ~150 bytes each: 7 slabs */
+		snprintf(name, sizeof(name), "TRACE_%d_%040d", i, i);
+		bad |= uevent_jit__code_load_func(j, name, "f", a + (uintptr_t)i, 1, NULL,
+						  "slab.lua", (uint32_t)i + 1);
+	}
+	for (i = 0; j && i < 3000; i += 2)
+		bad |= uevent_jit__code_unload(j, a + (uintptr_t)i, 0);
+	ok(j && !bad && uevent_jit__code_unload_all(j) == 0,
+	   "3000 loads over several slabs, every other one unloaded, then the rest at once");
+	for (i = 0; j && i < 3000; i++) {
+		snprintf(name, sizeof(name), "SECOND_%d", i);
+		bad |= uevent_jit__code_load_func(j, name, "g", a + (uintptr_t)i, 1, NULL,
+						  "two.lua", (uint32_t)i + 1);
+	}
+	ok(j && !bad && uevent_jit__code_move(j, a + 2999, a + 5000, 0) == 0,
+	   "3000 more loads in the slabs given back, and a move");
+	pid = fork();
+	if (pid == 0)	/* its first call replays every code still loaded, in its own dump */
+		_exit(uevent_jit__code_load(j, "child_fn", a + 6000, 1, NULL) == 0 &&
+		      uevent_jit__close(j) == 0 ? 0 : 1);
+	status = -1;
+	waitpid(pid, &status, 0);
+	snprintf(dump, sizeof(dump), "%s/slabs/jit-%d.dump", tmp, (int)pid);
+	buf = slurp(dump, &len);
+	n = buf ? count_records(buf, len, 0, &loads) : -1;
+	r = buf ? find_load(buf, len, "SECOND_1500 g two.lua:1501", &prev) : NULL;
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0 && loads == 3001 && n == 6002 && r &&
+	   prev && u32(prev) == 2 && u32(prev + 40) == 1501,
+	   "the fork child replays all 3000 with names and line records (%d loads, %d records)",
+	   loads, n);
+	r = buf ? find_load(buf, len, "SECOND_2999 g two.lua:3000", &prev) : NULL;
+	ok(r && u64(r + 32) == a + 5000 && prev && u64(prev + 16) == a + 5000 &&
+	   u64(prev + 32) == a + 5000, "... the moved one at its new address, its line too");
+	free(buf);
+	unlink(dump);
+	ok(uevent_jit__close(j) == 0, "close with the slabs in use");
+	buf = slurp(map, &len);
+	snprintf(line, sizeof(line), "%lx 1 TRACE_2999_%040d f slab.lua:3000\n",
+		 (unsigned long)(a + 2999), 2999);
+	ok(buf && memmem(buf, len, line, strlen(line)), "perf map: a name from the first slabs");
+	snprintf(line, sizeof(line), "%lx 1 SECOND_2999 g two.lua:3000\n", (unsigned long)(a + 5000));
+	ok(buf && memmem(buf, len, line, strlen(line)), "perf map: the moved one's name");
+	free(buf);
+}
+
 /* The buffered dump allocates the file's blocks 1 MiB ahead (FALLOC_FL_KEEP_SIZE): the
  * file holds every record, and once closed no block past its end. */
 static void test_dump_alloc(void)
@@ -1153,13 +1217,14 @@ int main(void)
 	if (!mkdtemp(tmp))
 		plan_skip_all("no temporary directory");
 	self = getpid();
-	plan(107);
+	plan(114);
 	test_format();
 	test_marker();
 	test_safety();
 	test_planted();
 	test_threads();
 	test_fork();
+	test_slabs();
 	test_many();
 	test_dump_alloc();
 	test_line_and_batch();
