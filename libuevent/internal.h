@@ -12,6 +12,9 @@
 /* Exported definitions carry this; everything else is hidden by -fvisibility=hidden. */
 #define UEVENT_EXPORT __attribute__((visibility("default")))
 
+/* The per-load path of a JIT hook, which runs between long stretches of the JIT's own
+ * code: together in .text.hot, so it is fewer cache lines and pages to fetch again. */
+#define UEVENT_HOT __attribute__((hot))
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))

@@ -214,7 +214,7 @@ static uint64_t next_index = 1;		/* process-wide: perf names files by it */
  */
 #define INDEX_BLOCK	256
 
-static uint64_t take_index(struct uevent_jit *j)
+static UEVENT_HOT uint64_t take_index(struct uevent_jit *j)
 {
 	if (j->index_next == j->index_end) {
 		j->index_next = __atomic_fetch_add(&next_index, INDEX_BLOCK, __ATOMIC_RELAXED);
@@ -276,7 +276,7 @@ static __attribute__((cold)) int slab_new(struct uevent_jit *j)
 
 /* n bytes (16-aligned) for a code's piece, lock held; NULL: take it from malloc (too
  * big for a slab, or out of memory). */
-static void *slab_alloc(struct uevent_jit *j, size_t n)
+static UEVENT_HOT void *slab_alloc(struct uevent_jit *j, size_t n)
 {
 	void *p;
 
@@ -449,7 +449,7 @@ static void code_settle(struct uevent_jit *j)
 
 /* Inserts or replaces; takes ownership of name and info (also on failure). The table
  * grows here, so that settling never has to allocate. */
-static int code_put(struct uevent_jit *j, const struct code *c)
+static UEVENT_HOT int code_put(struct uevent_jit *j, const struct code *c)
 {
 	struct code n = *c;
 
@@ -631,8 +631,8 @@ static int dump_flush(struct uevent_jit *j)
  * record is 100 ms old, and at fork, close and exit. On ext4 this costs a
  * quarter of a store into the shared mapping (page faults, page_mkwrite per page).
  */
-static int dump_buffer(struct uevent_jit *j, const struct iovec *iov, int cnt, uint64_t len,
-		       uint64_t now)
+static UEVENT_HOT int dump_buffer(struct uevent_jit *j, const struct iovec *iov, int cnt,
+				  uint64_t len, uint64_t now)
 {
 	unsigned char *w;
 	uint64_t end;
@@ -675,7 +675,8 @@ static int dump_buffer(struct uevent_jit *j, const struct iovec *iov, int cnt, u
  * stops reading at a total_size of 0. close() trims the reserved tail. (Buffered:
  * dump_buffer.) now: the records' timestamp, for the buffer's age.
  */
-static int dump_append(struct uevent_jit *j, const struct iovec *iov, int cnt, uint64_t now)
+static UEVENT_HOT int dump_append(struct uevent_jit *j, const struct iovec *iov, int cnt,
+				  uint64_t now)
 {
 	unsigned char *w;
 	uint64_t len = 0, head;
@@ -954,7 +955,7 @@ static int check_fork(struct uevent_jit *j)
 
 #define MAP_BUF_MAX	((size_t)64 * 1024)
 
-static char *fmt_hex(char *p, uint64_t v)
+static UEVENT_HOT char *fmt_hex(char *p, uint64_t v)
 {
 	char t[16];
 	int n = 0;
@@ -1006,8 +1007,8 @@ static void map_flush_all(void)
 	pthread_mutex_unlock(&list_lock);
 }
 
-static int map_line(struct uevent_jit *j, uint64_t addr, uint64_t size, const char *name,
-		    uint64_t now)
+static UEVENT_HOT int map_line(struct uevent_jit *j, uint64_t addr, uint64_t size,
+			       const char *name, uint64_t now)
 {
 	char small[512], *buf = small, *p;
 	size_t cap = sizeof(small), len = strlen(name) + 64;
@@ -1194,7 +1195,7 @@ fail:
 	return NULL;
 }
 
-static struct pending *take_pending(struct uevent_jit *j, uint64_t addr)
+static UEVENT_HOT struct pending *take_pending(struct uevent_jit *j, uint64_t addr)
 {
 	struct pending **pp, *p, *out = NULL, **tail = &out;
 
@@ -1217,9 +1218,9 @@ static struct pending *take_pending(struct uevent_jit *j, uint64_t addr)
  * ownership of name and info. now stamps the record (one clock read per load: the LuaJIT
  * hook makes one for every trace compiled).
  */
-static int write_load(struct uevent_jit *j, const char *name, uint64_t addr, uint64_t size,
-		      const void *code, uint64_t index, const struct pending *info,
-		      uint64_t now)
+static UEVENT_HOT int write_load(struct uevent_jit *j, const char *name, uint64_t addr,
+				 uint64_t size, const void *code, uint64_t index,
+				 const struct pending *info, uint64_t now)
 {
 	struct iovec iov[16];
 	struct jd_load rec;
@@ -1256,7 +1257,7 @@ static int write_load(struct uevent_jit *j, const char *name, uint64_t addr, uin
 }
 
 /* Takes ownership of what c owns (also on failure). */
-static int load_locked(struct uevent_jit *j, const struct code *c, const void *code,
+static UEVENT_HOT int load_locked(struct uevent_jit *j, const struct code *c, const void *code,
 		       uint64_t now)
 {
 	int ret = write_load(j, c->name, c->addr, c->size, code, c->index, c->info, now);
@@ -1354,15 +1355,17 @@ out:
 }
 
 /* The size of debug_record's block. */
-static size_t debug_size(size_t len, size_t extra)
+static UEVENT_HOT size_t debug_size(size_t len, size_t extra)
 {
 	return sizeof(struct pending) + len + 8 + extra;
 }
 
 /* A DEBUG_INFO record for nr entries at code_addr, unlinked, with extra bytes after its
  * padding for the caller, in mem (debug_size() bytes) or else a malloc; NULL on ENOMEM. */
-static struct pending *debug_record(uint64_t code_addr, const struct uevent_jit_debug_entry *e,
-				    uint32_t nr, size_t len, uint64_t now, size_t extra, void *mem)
+static UEVENT_HOT struct pending *debug_record(uint64_t code_addr,
+					       const struct uevent_jit_debug_entry *e,
+					       uint32_t nr, size_t len, uint64_t now,
+					       size_t extra, void *mem)
 {
 	struct pending *p = mem ? mem : malloc(debug_size(len, extra));
 	struct jd_debug *rec;
@@ -1396,13 +1399,13 @@ static struct pending *debug_record(uint64_t code_addr, const struct uevent_jit_
 
 /* Name building without printf (this runs for every trace a JIT compiles): each
  * returns the end of what it wrote. */
-static char *put_str(char *w, const char *s, size_t n)
+static UEVENT_HOT char *put_str(char *w, const char *s, size_t n)
 {
 	memcpy(w, s, n);
 	return w + n;
 }
 
-static char *put_line(char *w, uint32_t line)
+static UEVENT_HOT char *put_line(char *w, uint32_t line)
 {
 	char t[10];
 	int k = 0;
@@ -1417,7 +1420,7 @@ static char *put_line(char *w, uint32_t line)
 	return w;
 }
 
-UEVENT_EXPORT int uevent_jit__code_load_func(struct uevent_jit *j, const char *name,
+UEVENT_EXPORT UEVENT_HOT int uevent_jit__code_load_func(struct uevent_jit *j, const char *name,
 					     const char *func, uint64_t addr, uint64_t size,
 					     const void *code, const char *file, uint32_t line)
 {
