@@ -33,9 +33,10 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The file, NUL-terminated (not counted in *len): sscanf may read it as a string. */
 static unsigned char *slurp(const char *path, size_t *len)
 {
-	unsigned char *buf = NULL;
+	unsigned char *buf = NULL, *nb;
 	size_t cap = 0, n;
 	FILE *f = fopen(path, "rb");
 
@@ -43,12 +44,20 @@ static unsigned char *slurp(const char *path, size_t *len)
 	if (!f)
 		return NULL;
 	do {
-		if (*len == cap && !(buf = realloc(buf, cap = cap ? cap * 2 : 4096)))
-			break;
-		n = fread(buf + *len, 1, cap - *len, f);
+		if (*len + 1 >= cap) {
+			if (!(nb = realloc(buf, cap = cap ? cap * 2 : 4096))) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+		}
+		n = fread(buf + *len, 1, cap - 1 - *len, f);
 		*len += n;
 	} while (n > 0);
 	fclose(f);
+	if (buf)
+		buf[*len] = 0;
 	return buf;
 }
 
@@ -991,6 +1000,7 @@ static void test_errors(void)
 		snprintf(dump, sizeof(dump), "%s", uevent_jit__dump_path(j));
 		buf = slurp(dump, &len);
 		n = buf ? count_records(buf, len, 0, &loads) : -1;
+		free(buf);
 		/* the replayed "small" and every load that succeeded, nothing torn */
 		_exit(r == -EFBIG && errno == EFBIG && done > 50 && n == done + 1 &&
 		      loads == done + 1 && len <= 300 * 1024 ? 0 : 1);
@@ -1135,7 +1145,7 @@ static void test_enospc(void)
 	snprintf(mnt, sizeof(mnt), "%s/small", tmp);
 	mkdir(mnt, 0700);
 	/* In a mount namespace of our own: the mount goes away with us, whatever happens. */
-	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	if (unshare(CLONE_NEWNS) < 0 || mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0 ||
 	    mount("none", mnt, "tmpfs", 0, "size=256k,mode=0700") < 0) {
 		diag("mount -t tmpfs -o size=256k: %s", strerror(errno));
 		skip(9, "cannot mount a small tmpfs");
