@@ -1010,7 +1010,7 @@ static void map_flush_all(void)
 static UEVENT_HOT int map_line(struct uevent_jit *j, uint64_t addr, uint64_t size,
 			       const char *name, uint64_t now)
 {
-	char small[512], *buf = small, *p;
+	char small[512], *buf = small, *p, *q;
 	size_t cap = sizeof(small), len = strlen(name) + 64;
 	ssize_t n;
 	int ret = 0;
@@ -1027,8 +1027,13 @@ static UEVENT_HOT int map_line(struct uevent_jit *j, uint64_t addr, uint64_t siz
 		*p++ = ' ';
 		p = fmt_hex(p, size);
 		*p++ = ' ';
-		for (; *name; name++)
-			*p++ = *name == '\n' || *name == '\r' ? ' ' : *name;
+		/* one line per symbol: a newline inside the name would start a bogus one */
+		memcpy(p, name, len - 64);
+		if (unlikely(memchr(p, '\n', len - 64) || memchr(p, '\r', len - 64)))
+			for (q = p; q < p + len - 64; q++)
+				if (*q == '\n' || *q == '\r')
+					*q = ' ';
+		p += len - 64;
 		*p++ = '\n';
 		n = p - (j->mapbuf + j->maplen);
 		if (!j->maplen)

@@ -803,13 +803,17 @@ static void test_slabs(void)
 	   u64(prev + 32) == a + 5000, "... the moved one at its new address, its line too");
 	free(buf);
 	unlink(dump);
-	ok(uevent_jit__close(j) == 0, "close with the slabs in use");
+	ok(uevent_jit__code_load(j, "two\nlines\r", a + 7000, 1, NULL) == 0 &&
+	   uevent_jit__close(j) == 0, "close with the slabs in use");
 	buf = slurp(map, &len);
 	snprintf(line, sizeof(line), "%lx 1 TRACE_2999_%040d f slab.lua:3000\n",
 		 (unsigned long)(a + 2999), 2999);
 	ok(buf && memmem(buf, len, line, strlen(line)), "perf map: a name from the first slabs");
 	snprintf(line, sizeof(line), "%lx 1 SECOND_2999 g two.lua:3000\n", (unsigned long)(a + 5000));
 	ok(buf && memmem(buf, len, line, strlen(line)), "perf map: the moved one's name");
+	snprintf(line, sizeof(line), "\n%lx 1 two lines \n", (unsigned long)(a + 7000));
+	ok(buf && memmem(buf, len, line, strlen(line)),
+	   "perf map, batched: a newline or CR in a name is a space (one line a symbol)");
 	free(buf);
 }
 
@@ -1227,7 +1231,7 @@ int main(void)
 	if (!mkdtemp(tmp))
 		plan_skip_all("no temporary directory");
 	self = getpid();
-	plan(114);
+	plan(115);
 	test_format();
 	test_marker();
 	test_safety();
