@@ -175,6 +175,8 @@ struct uevent_jit {
 	char *mapbuf;			/* UEVENT_JIT_BUFFER_PERF_MAP: lines not yet written */
 	size_t maplen;
 	uint64_t map_t0;		/* when the oldest of them was added */
+	uint64_t map_scan;		/* both batched: the dump's records from here on
+					   have no perf-map line yet (map_scan()) */
 	/* Loads not in codes yet, in order: appended to (one hot cache line), moved into
 	 * the table by the first lookup (code_settle), freed with it by unload_all. A
 	 * JIT that compiles many pieces and unloads them all at once (LuaJIT's flush)
@@ -305,6 +307,7 @@ static void slab_free_all(struct uevent_jit *j)
 }
 
 static int map_flush(struct uevent_jit *j);
+static int map_scan(struct uevent_jit *j);
 static int dump_flush(struct uevent_jit *j);
 
 /* Hold every session across fork() so the child never inherits a lock held by a
@@ -580,10 +583,11 @@ static int dump_write(struct uevent_jit *j, size_t len)
 {
 	size_t done = 0;
 	ssize_t n;
-	int err;
+	int err, ret;
 
 	if (!len || j->dump_fd < 0)
 		return 0;
+	ret = map_scan(j);
 	/* Blocks allocated ahead, 1 MiB at a time, without growing the file: a write
 	 * into them costs a third less (ext4: no block reservation per page). A file
 	 * system that cannot is left to allocate as it writes. */
@@ -608,6 +612,8 @@ static int dump_write(struct uevent_jit *j, size_t len)
 			}
 			j->dumplen = 0;
 			j->dump_off = j->dump_file;
+			if (j->map_scan > j->dump_off)	/* records go there next */
+				j->map_scan = j->dump_off;
 			return -err;
 		}
 		done += (size_t)n;
@@ -616,7 +622,7 @@ static int dump_write(struct uevent_jit *j, size_t len)
 	j->dumplen -= len;
 	if (j->dumplen)
 		memmove(j->dumpbuf, j->dumpbuf + len, j->dumplen);
-	return 0;
+	return ret;
 }
 
 /* Everything held: at an age, fork, close and exit. */
@@ -719,6 +725,8 @@ static void dump_undo(struct uevent_jit *j, uint64_t off)
 		}
 		j->dumplen = (size_t)(off - j->dump_file);
 		j->dump_off = off;
+		if (j->map_scan > off)
+			j->map_scan = off;
 		return;
 	}
 	__atomic_store_n((uint64_t *)(void *)(j->win + off), 0, __ATOMIC_RELEASE);
@@ -849,6 +857,7 @@ static int open_dump(struct uevent_jit *j)
 	if (j->dump_fd < 0)
 		return -errno;
 	j->dump_off = j->dump_cap = j->dump_file = j->dump_alloc = 0;
+	j->map_scan = sizeof(struct jd_header);	/* records start after the header */
 	j->dumplen = 0;
 	j->win = NULL;
 	memset(&h, 0, sizeof(h));
@@ -912,7 +921,7 @@ static void close_files(struct uevent_jit *j)
 	if (j->win)
 		munmap(j->win, (size_t)j->dump_cap);
 	j->win = NULL;
-	j->dump_off = j->dump_cap = j->dump_file = j->dump_alloc = 0;
+	j->dump_off = j->dump_cap = j->dump_file = j->dump_alloc = j->map_scan = 0;
 	j->dumplen = 0;
 	if (j->dump_fd >= 0)
 		close(j->dump_fd);
@@ -988,6 +997,51 @@ static int map_flush(struct uevent_jit *j)
 	return (size_t)n == len ? 0 : -_uevent_undo_short_append(j->map_fd, (size_t)n);
 }
 
+static char *map_put(char *p, uint64_t addr, uint64_t size, const char *name, size_t nlen);
+
+/*
+ * With both batched (UEVENT_JIT_BUFFER_JITDUMP and _PERF_MAP), a load writes no perf-map
+ * line: the lines are made here from the CODE_LOAD records in the dump's batch when
+ * that is written (every 256 KiB, at 100 ms, fork, close and exit), in one pass with
+ * the caches warm for it, and written at once. A load's own line, made while the JIT's
+ * compile has evicted the map's buffer and this code, cost it 0.1 us.
+ */
+static int map_scan(struct uevent_jit *j)
+{
+	const unsigned char *p, *end;
+	uint32_t id, size;
+	uint64_t addr, csize;
+	size_t nlen;
+	int ret = 0;
+
+	if (!j->mapbuf || !j->dumpbuf || j->map_fd < 0 || j->map_scan < j->dump_file)
+		return 0;
+	p = j->dumpbuf + (j->map_scan - j->dump_file);
+	end = j->dumpbuf + j->dumplen;
+	for (; p + 16 <= end; p += size) {
+		memcpy(&id, p, 4);
+		memcpy(&size, p + 4, 4);
+		if (size < 16 || size > (size_t)(end - p))
+			break;
+		if (id != JIT_CODE_LOAD || size < sizeof(struct jd_load) + 1)
+			continue;
+		memcpy(&addr, p + offsetof(struct jd_load, code_addr), 8);
+		memcpy(&csize, p + offsetof(struct jd_load, code_size), 8);
+		nlen = strnlen((const char *)p + sizeof(struct jd_load), size - sizeof(struct jd_load));
+		if (j->maplen + nlen + 64 > MAP_BUF_MAX && (ret = map_flush(j)) < 0)
+			break;
+		if (nlen + 64 > MAP_BUF_MAX)
+			continue;	/* a name of 64 KiB: no line */
+		j->maplen = (size_t)(map_put(j->mapbuf + j->maplen, addr, csize,
+					     (const char *)p + sizeof(struct jd_load), nlen) -
+				     j->mapbuf);
+	}
+	j->map_scan = j->dump_off;
+	if (ret == 0)
+		ret = map_flush(j);
+	return ret;
+}
+
 /* At exit: the records and lines still buffered (a session never closed, or the process
  * ends first). */
 static void map_flush_all(void)
@@ -1007,10 +1061,32 @@ static void map_flush_all(void)
 	pthread_mutex_unlock(&list_lock);
 }
 
+/* "ADDR SIZE NAME\n" at p, formatted by hand (a line for every trace a JIT compiles);
+ * returns its end. Room: nlen + 64. */
+static UEVENT_HOT char *map_put(char *p, uint64_t addr, uint64_t size, const char *name,
+				size_t nlen)
+{
+	char *q;
+
+	p = fmt_hex(p, addr);
+	*p++ = ' ';
+	p = fmt_hex(p, size);
+	*p++ = ' ';
+	/* one line per symbol: a newline inside the name would start a bogus one */
+	memcpy(p, name, nlen);
+	if (unlikely(memchr(p, '\n', nlen) || memchr(p, '\r', nlen)))
+		for (q = p; q < p + nlen; q++)
+			if (*q == '\n' || *q == '\r')
+				*q = ' ';
+	p += nlen;
+	*p++ = '\n';
+	return p;
+}
+
 static UEVENT_HOT int map_line(struct uevent_jit *j, uint64_t addr, uint64_t size,
 			       const char *name, uint64_t now)
 {
-	char small[512], *buf = small, *p, *q;
+	char small[512], *buf = small, *p;
 	size_t cap = sizeof(small), len = strlen(name) + 64;
 	ssize_t n;
 	int ret = 0;
@@ -1022,19 +1098,7 @@ static UEVENT_HOT int map_line(struct uevent_jit *j, uint64_t addr, uint64_t siz
 		 * or its oldest line is 100 ms old (and at fork, close and exit) */
 		if (j->maplen + len > MAP_BUF_MAX && (ret = map_flush(j)) < 0)
 			return ret;
-		/* formatted by hand: this runs for every trace a JIT compiles */
-		p = fmt_hex(j->mapbuf + j->maplen, addr);
-		*p++ = ' ';
-		p = fmt_hex(p, size);
-		*p++ = ' ';
-		/* one line per symbol: a newline inside the name would start a bogus one */
-		memcpy(p, name, len - 64);
-		if (unlikely(memchr(p, '\n', len - 64) || memchr(p, '\r', len - 64)))
-			for (q = p; q < p + len - 64; q++)
-				if (*q == '\n' || *q == '\r')
-					*q = ' ';
-		p += len - 64;
-		*p++ = '\n';
+		p = map_put(j->mapbuf + j->maplen, addr, size, name, len - 64);
 		n = p - (j->mapbuf + j->maplen);
 		if (!j->maplen)
 			j->map_t0 = now;
@@ -1256,7 +1320,9 @@ static UEVENT_HOT int write_load(struct uevent_jit *j, const char *name, uint64_
 		iov[cnt++] = (struct iovec){ (void *)zeros, pad8(sizeof(rec) + nlen + 1 + size) };
 		ret = dump_append(j, iov, cnt, now);
 	}
-	if (ret == 0 && (ret = map_line(j, addr, size, name, now)) < 0 && j->dump_fd >= 0)
+	/* both batched: map_scan() makes the line from the record */
+	if (ret == 0 && !(j->dumpbuf && j->mapbuf && j->dump_fd >= 0) &&
+	    (ret = map_line(j, addr, size, name, now)) < 0 && j->dump_fd >= 0)
 		dump_undo(j, off);	/* a failed call leaves no trace */
 	return ret;
 }

@@ -749,6 +749,8 @@ static void test_many(void)
 	free(buf);
 }
 
+static int map_lines(const char *map);
+
 /* What each load keeps for later (its name and line record: for a move's perf-map line
  * and a fork child's replay) comes from 64 KiB slabs, given back as loads go. Across
  * several slabs, unloads one by one and all at once, slabs used again, a move and a
@@ -773,6 +775,11 @@ static void test_slabs(void)
 		bad |= uevent_jit__code_load_func(j, name, "f", a + (uintptr_t)i, 1, NULL,
 						  "slab.lua", (uint32_t)i + 1);
 	}
+	/* Both batched: the lines come from the dump's batch as it is written (at each 256
+	 * KiB boundary), not from the loads: 3000 loads of ~184 bytes cross two. */
+	n = map_lines(map);
+	ok(n > 2000 && n < 3000, "both batched: perf-map lines for the records written so far "
+	   "(%d of 3000), whole lines", n);
 	for (i = 0; j && i < 3000; i += 2)
 		bad |= uevent_jit__code_unload(j, a + (uintptr_t)i, 0);
 	ok(j && !bad && uevent_jit__code_unload_all(j) == 0,
@@ -805,6 +812,10 @@ static void test_slabs(void)
 	unlink(dump);
 	ok(uevent_jit__code_load(j, "two\nlines\r", a + 7000, 1, NULL) == 0 &&
 	   uevent_jit__close(j) == 0, "close with the slabs in use");
+	/* 6000 loads, the move, the name with a newline; the child's 3000 replayed and
+	 * its own (it reopens the given path) */
+	n = map_lines(map);
+	ok(n == 9003, "closed: every load has its perf-map line, whole (%d of 9003)", n);
 	buf = slurp(map, &len);
 	snprintf(line, sizeof(line), "%lx 1 TRACE_2999_%040d f slab.lua:3000\n",
 		 (unsigned long)(a + 2999), 2999);
@@ -814,6 +825,27 @@ static void test_slabs(void)
 	snprintf(line, sizeof(line), "\n%lx 1 two lines \n", (unsigned long)(a + 7000));
 	ok(buf && memmem(buf, len, line, strlen(line)),
 	   "perf map, batched: a newline or CR in a name is a space (one line a symbol)");
+	free(buf);
+
+	/* exit() without close: the atexit flush makes the lines from the batch too */
+	snprintf(map, sizeof(map), "%s/slabs-exit.map", tmp);
+	pid = fork();
+	if (pid == 0) {
+		UEVENT_JIT_OPTS(o, .dir = dump, .perf_map_path = map,
+			       .flags = UEVENT_JIT_BUFFER_JITDUMP | UEVENT_JIT_BUFFER_PERF_MAP);
+		struct uevent_jit *cj;
+
+		snprintf(dump, sizeof(dump), "%s/slabs-exit", tmp);
+		cj = uevent_jit__open(&o);
+		exit(cj && uevent_jit__code_load_func(cj, "TRACE_9", "h", a, 1, NULL, "e.lua", 3) == 0
+		     ? 0 : 1);
+	}
+	status = -1;
+	waitpid(pid, &status, 0);
+	buf = slurp(map, &len);
+	snprintf(line, sizeof(line), "%lx 1 TRACE_9 h e.lua:3\n", (unsigned long)a);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0 && buf &&
+	   memmem(buf, len, line, strlen(line)), "both batched, exit() without close: the line");
 	free(buf);
 }
 
@@ -1231,7 +1263,7 @@ int main(void)
 	if (!mkdtemp(tmp))
 		plan_skip_all("no temporary directory");
 	self = getpid();
-	plan(115);
+	plan(118);
 	test_format();
 	test_marker();
 	test_safety();
