@@ -1848,6 +1848,22 @@ UEVENT_EXPORT const char *uevent_jit__perf_map_path(const struct uevent_jit *j)
 	return j->map_path;
 }
 
+UEVENT_EXPORT int uevent_jit__flush(struct uevent_jit *j)
+{
+	int ret, err;
+
+	if (!j)
+		return _uevent_err(EFAULT);
+	pthread_mutex_lock(&j->lock);
+	if ((ret = check_fork(j)) == 0) {
+		ret = dump_flush(j);	/* and the perf-map lines of its records */
+		if ((err = map_flush(j)) < 0 && ret == 0)
+			ret = err;
+	}
+	pthread_mutex_unlock(&j->lock);
+	return ret < 0 ? _uevent_err(-ret) : 0;
+}
+
 UEVENT_EXPORT int uevent_jit__close(struct uevent_jit *j)
 {
 	struct uevent_jit **pp;

@@ -1292,6 +1292,13 @@ int uevent_jit__debug_info(struct uevent_jit *j, uint64_t code_addr,
 int uevent_jit__unwinding_info(struct uevent_jit *j, uint64_t code_addr, const void *data,
 			       uint64_t size, uint64_t eh_frame_hdr_size, uint64_t mapped_size);
 
+/*
+ * Writes what UEVENT_JIT_BUFFER_JITDUMP and _PERF_MAP hold now (they are otherwise
+ * written at 256 KiB, 100 ms, fork, close and exit), so perf can read both files whole
+ * while the process runs. 0 or -errno; a no-op without batching.
+ */
+int uevent_jit__flush(struct uevent_jit *j);
+
 /* Paths of this process's files, or NULL when that output is off. */
 const char *uevent_jit__dump_path(const struct uevent_jit *j);
 const char *uevent_jit__perf_map_path(const struct uevent_jit *j);

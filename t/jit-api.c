@@ -750,6 +750,7 @@ static void test_many(void)
 }
 
 static int map_lines(const char *map);
+static int dump_loads(const char *dump);
 
 /* What each load keeps for later (its name and line record: for a move's perf-map line
  * and a fork child's replay) comes from 64 KiB slabs, given back as loads go. Across
@@ -780,6 +781,11 @@ static void test_slabs(void)
 	n = map_lines(map);
 	ok(n > 2000 && n < 3000, "both batched: perf-map lines for the records written so far "
 	   "(%d of 3000), whole lines", n);
+	snprintf(dump, sizeof(dump), "%s", j ? uevent_jit__dump_path(j) : "");
+	ok(uevent_jit__flush(j) == 0 && (n = map_lines(map)) == 3000 && dump_loads(dump) == 3000,
+	   "flush: the dump holds all 3000 loads and the map their lines (%d)", n);
+	errno = 0;
+	ok(uevent_jit__flush(NULL) == -EFAULT && errno == EFAULT, "flush(NULL): -EFAULT");
 	for (i = 0; j && i < 3000; i += 2)
 		bad |= uevent_jit__code_unload(j, a + (uintptr_t)i, 0);
 	ok(j && !bad && uevent_jit__code_unload_all(j) == 0,
@@ -1263,7 +1269,7 @@ int main(void)
 	if (!mkdtemp(tmp))
 		plan_skip_all("no temporary directory");
 	self = getpid();
-	plan(118);
+	plan(120);
 	test_format();
 	test_marker();
 	test_safety();

@@ -122,6 +122,10 @@ class Session:
         self._u._check(self._lib.uevent_jit__debug_info(self._handle(), code_addr, arr,
                                                         len(entries)), "debug_info")
 
+    def flush(self) -> None:
+        """Writes the batched jitdump records and perf-map lines now."""
+        self._u._check(self._lib.uevent_jit__flush(self._handle()), "flush")
+
     @property
     def dump_path(self) -> Optional[str]:
         return self._path(self._lib.uevent_jit__dump_path(self._handle()))

@@ -6,7 +6,7 @@ local tmp = assert(arg[1], "usage: test_jit.lua TMPDIR")
 
 local tap = require "tests.tap"
 local ok, skip = tap.ok, tap.skip
-tap.plan(21)
+tap.plan(22)
 
 local have_uevent, uevent = pcall(require, "uevent")
 local uev_path = tmp .. "/lua.uev"
@@ -122,6 +122,8 @@ local dump3 = J.dump_path()
 local function loop3(k) local s = 2; for i = 1, k do s = (s * 5 + i) % 65521 end; return s end
 for _ = 1, 3 do loop3(10000) end
 local during = #select(1, loads(dump3))
+local fl_ok, fl_err = J.flush()
+local flushed = #select(1, loads(dump3))
 J.stop()
 local named = false
 for _, r in ipairs(loads(dump3)) do
@@ -129,6 +131,9 @@ for _, r in ipairs(loads(dump3)) do
 end
 ok(during == 0 and named, "buffered jitdump (the default): no load in the file while running ("
    .. during .. "), TRACE_n loop3 test_jit.lua:N after stop()")
+ok(fl_ok and flushed >= 1 and select(2, J.flush()) == "uevent.jit: not running",
+   "flush() writes the batch while running (" .. flushed .. " loads; " .. tostring(fl_err)
+   .. "); after stop() it says it is not running")
 
 -- A hook that cannot start raises (a one-liner must not drop a nil, err) and says why.
 local f2 = io.open(tmp .. "/afile", "w"); f2:write("x"); f2:close()

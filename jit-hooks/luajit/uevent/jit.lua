@@ -132,6 +132,14 @@ function M.stop()
   return true
 end
 
+-- Writes the batched jitdump records and perf-map lines now (true; nil, err).
+function M.flush()
+  if not session then return nil, "uevent.jit: not running" end
+  local ret = lib.uevent_jit__flush(session)
+  if ret < 0 then return nil, ffi.string(lib.uevent_strerror(ret)) end
+  return true
+end
+
 function M.running() return session ~= nil end
 
 -- Paths of the files of the running session (nil when off or stopped).

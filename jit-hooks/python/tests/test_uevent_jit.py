@@ -30,7 +30,7 @@ def loads(path):
     return out, p.returncode == 0 and last == "close"
 
 
-print("1..10")
+print("1..11")
 mapf = os.path.join(tmp, "py.map")
 with uevent_jit.session(dir=os.path.join(tmp, "jd"), perf_map_path=mapf) as jit:
     dump = jit.dump_path
@@ -40,6 +40,7 @@ with uevent_jit.session(dir=os.path.join(tmp, "jd"), perf_map_path=mapf) as jit:
     jit.code_load("py_fn", addr, len(CODE), CODE)
     ok(fn(12345) == 0, "the JIT-compiled function runs (returns 0 after 12345 iterations)")
     jit.code_load("py_fn_from_memory", addr + 16, 4)      # bytes read at addr
+    jit.flush()                 # nothing batched here: a no-op that succeeds
     try:
         jit.code_unload(addr + 4096)
         ok(False, "unload of unknown code raises")
@@ -58,6 +59,11 @@ try:
     ok(False, "a closed session raises")
 except OSError as e:
     ok(e.errno == errno.EBADF, "a closed session raises OSError(EBADF)")
+try:
+    jit.flush()
+    ok(False, "flush() of a closed session raises")
+except OSError as e:
+    ok(e.errno == errno.EBADF, "flush() succeeds while open, raises OSError(EBADF) once closed")
 s = uevent_jit.session(jitdump=False, perf_map=False)
 ok(s.dump_path is None and s.perf_map_path is None, "jitdump and perf map can be turned off")
 s.close()

@@ -6735,6 +6735,9 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
+    pub fn uevent_jit__flush(j: *mut uevent_jit) -> ::std::os::raw::c_int;
+}
+extern "C" {
     pub fn uevent_jit__dump_path(j: *const uevent_jit) -> *const ::std::os::raw::c_char;
 }
 extern "C" {
