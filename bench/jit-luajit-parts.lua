@@ -22,16 +22,10 @@ local tracemc, funcinfo = jutil.tracemc, jutil.funcinfo
 local dir = assert(arg[1], "usage: jit-luajit-parts.lua TMPDIR [ROUNDS]")
 local ROUNDS = tonumber(arg[2]) or 61
 local N, ITERS = 600, 300
-local SRC = [[
-local t, s = {}, %d
-for i = 1, %d do
-  local k = i %% 16 + 1
-  t[k] = (t[k] or 0) + i * %d
-  if t[k] %% 3 == 0 then s = s + k else s = s - 1 end
-end
-return s]]
 
-local floor_handler = dofile(((arg[0] or ""):match("^(.*)/") or ".") .. "/jit-floor.lua")
+local here = ((arg[0] or ""):match("^(.*)/") or ".")
+local floor_handler = dofile(here .. "/jit-floor.lua")
+local make_chunks = dofile(here .. "/jit-workload.lua")
 
 local k = 0
 local function hook(opts)
@@ -64,13 +58,13 @@ for r = 0, ROUNDS do
   for i = 1, #parts do
     local p = parts[(i + r) % #parts + 1]
     jit.flush()
-    local chunks = {}
-    for c = 1, N do chunks[c] = assert(loadstring(SRC:format(c, ITERS, c), "=heavy.lua")) end
+    local chunks = make_chunks(N, ITERS)
     collectgarbage()
     if p[2] then p[2]() end
     local l0 = J.counts.loaded
     local t = os.clock()
     for c = 1, N do chunks[c]() end
+    if J.running() then assert(J.flush()) end	-- the round's writes are its own
     t = os.clock() - t
     if p[3] then p[3]() end
     if p[1] == "hook" then ntr = J.counts.loaded - l0 end

@@ -34,8 +34,10 @@ bench_jit_CPPFLAGS = $(AM_CPPFLAGS) -DBENCH_SRCDIR='"$(abs_top_srcdir)"' \
 	-DBENCH_BUILDDIR='"$(abs_top_builddir)"' -DBENCH_LUAJIT='"$(LUAJIT)"'
 bench_jit_LDADD = libuevent/libuevent.la
 CLEANFILES += %reldir%/jit
-# jit-luajit-parts.lua, run by hand, splits the hook's cost a trace into its parts.
-EXTRA_DIST += %reldir%/jit-luajit.lua %reldir%/jit-luajit-parts.lua %reldir%/jit-floor.lua
+# jit-luajit-parts.lua, run by hand, splits the hook's cost a trace into its parts;
+# jit-luajit-ab.lua, by hand, sets two builds of the library against each other.
+EXTRA_DIST += %reldir%/jit-luajit.lua %reldir%/jit-luajit-parts.lua %reldir%/jit-floor.lua \
+	%reldir%/jit-workload.lua %reldir%/jit-luajit-ab.lua
 
 # make bench: the Numba hook's cost on compiles and on running code, on against off.
 bench_scripts += %reldir%/jit-numba.sh
