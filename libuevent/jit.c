@@ -1491,6 +1491,32 @@ static UEVENT_HOT char *put_line(char *w, uint32_t line)
 	return w;
 }
 
+/*
+ * The lines a load writes (its records in the dump's batch, its piece of slab, its entry
+ * in the fresh list), asked for now, to write: the JIT's compile since the last load has
+ * evicted them, and the misses then overlap with formatting the name instead of each
+ * stalling a store. Read without the lock: prefetching a stale or wild address is
+ * harmless (it never faults).
+ */
+static UEVENT_HOT void prefetch_load(struct uevent_jit *j)
+{
+	const char *b = (const char *)__atomic_load_n(&j->dumpbuf, __ATOMIC_RELAXED);
+	const char *s = __atomic_load_n(&j->slab_next, __ATOMIC_RELAXED);
+	const struct code *f = __atomic_load_n(&j->fresh, __ATOMIC_RELAXED);
+	int k;
+
+	if (b) {
+		b += __atomic_load_n(&j->dumplen, __ATOMIC_RELAXED);
+		for (k = 0; k < 512; k += 64)
+			__builtin_prefetch(b + k, 1, 3);
+	}
+	if (s)
+		for (k = 0; k < 192; k += 64)
+			__builtin_prefetch(s + k, 1, 3);
+	if (f)
+		__builtin_prefetch(f + __atomic_load_n(&j->nfresh, __ATOMIC_RELAXED), 1, 3);
+}
+
 UEVENT_EXPORT UEVENT_HOT int uevent_jit__code_load_func(struct uevent_jit *j, const char *name,
 					     const char *func, uint64_t addr, uint64_t size,
 					     const void *code, const char *file, uint32_t line)
@@ -1509,6 +1535,7 @@ UEVENT_EXPORT UEVENT_HOT int uevent_jit__code_load_func(struct uevent_jit *j, co
 		return uevent_jit__code_load(j, name, addr, size, code);
 	if ((ret = check_load_args(j, name, addr, size)) < 0)
 		return _uevent_err(-ret);
+	prefetch_load(j);
 	if (!code)
 		code = (const void *)(uintptr_t)addr;
 	nlen = strlen(name);
