@@ -1209,13 +1209,14 @@ enum uevent_jit_flags {
 	UEVENT_JIT_NO_UEVENT	= 4,	/* do not emit uevent markers */
 	UEVENT_JIT_BUFFER_PERF_MAP = 8,	/* batch perf-map lines: written when 64 KiB pile
 					   up or the oldest is 100 ms old, and at fork,
-					   close and exit */
+					   flush, close and exit; with _JITDUMP too, made
+					   from the dump's records when that is written */
 	UEVENT_JIT_BUFFER_JITDUMP = 16	/* batch jitdump records: written with pwrite
 					   in aligned 256 KiB blocks, not stored through
 					   the shared mapping (a quarter of the cost on
 					   ext4), when the oldest is 100 ms old, and at
-					   fork, close and exit; a process killed before
-					   loses them */
+					   fork, flush, close and exit; a process killed
+					   before loses them */
 };
 
 /* Options for uevent_jit__open(); zero-fill with UEVENT_JIT_OPTS(). */

@@ -71,10 +71,11 @@ local function addr(p) return tonumber(ffi.cast("uintptr_t", p)) end
 -- (lines=false: no DEBUG_INFO record; the name still says file:line.
 --  perf_map_buffered=false, jitdump_buffered=false: each perf-map line written, each
 --  jitdump record stored in the file, before the trace runs, as the C API does by
---  default. The hook batches both (UEVENT_JIT_BUFFER_PERF_MAP, _JITDUMP: written at
---  64 KiB, 100 ms, fork, stop and exit) since perf reads them after the run, and
---  storing each record in the file costs more than all the rest of the hook on ext4;
---  the uevent marker, which orders the load in the perf stream, is never batched. A
+--  default. The hook batches both (UEVENT_JIT_BUFFER_PERF_MAP, _JITDUMP: the dump
+--  written in 256 KiB blocks, at 100 ms, fork, flush(), stop and exit, the perf-map
+--  lines made from its records then) since perf reads them after the run, and storing
+--  each record in the file costs more than all the rest of the hook on ext4; the
+--  uevent marker, which orders the load in the perf stream, is never batched. A
 --  process killed by a signal loses the batch.)
 -- Returns true; raises with the reason when the hook cannot start (a hook that is not
 -- running is not something to carry on without noticing: `luajit -juevent` then fails).
