@@ -29,7 +29,7 @@ if os.getenv("UEVENT_AB_CHILD") then
   require "uevent"     -- the C declarations, from the binding
   local core = require "uevent.jit_core"
   local jutil = require "jit.util"
-  local make_chunks = dofile(here .. "/jit-workload.lua")
+  local workload = dofile(here .. "/jit-workload.lua")
   local libs = { ffi.load(a_path), ffi.load(b_path) }   -- loaded in this order
   local h, handler = core.new(jutil.tracemc, jutil.funcinfo)
   local function addr(p) return tonumber(ffi.cast("uintptr_t", p)) end
@@ -57,25 +57,12 @@ if os.getenv("UEVENT_AB_CHILD") then
     end
   end
   local parts = { { "first", hook(libs[1]) }, { "second", hook(libs[2]) }, { "off" } }
-  local times, ntr = { first = {}, second = {}, off = {} }, 0
-  for r = 0, ROUNDS do
-    for i = 1, #parts do
-      local p = parts[(i + r) % #parts + 1]
-      jit.flush()
-      local chunks = make_chunks(N, ITERS)
-      collectgarbage()
-      if p[2] then p[2]() end
-      local l0 = core.counts(h)
-      local t = os.clock()
-      for c = 1, N do chunks[c]() end
-      if flush then flush() end
-      t = os.clock() - t
-      if p[1] == "first" then ntr = core.counts(h) - l0 end
-      if p[3] then p[3]() end
-      if r > 0 then table.insert(times[p[1]], t) end
-    end
-    os.execute("rm -rf '" .. dir .. "'/jd*")
-  end
+  local times, ntr = workload.rotate(parts, ROUNDS, N, ITERS, {
+    loaded = function() return (core.counts(h)) end,
+    flush = function() return flush end,
+    counted = "first",
+    between = function() os.execute("rm -rf '" .. dir .. "'/jd*") end,
+  })
   local function median(t)
     local s = {}
     for i, v in ipairs(t) do s[i] = v end

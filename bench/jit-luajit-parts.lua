@@ -25,7 +25,7 @@ local N, ITERS = 600, 300
 
 local here = ((arg[0] or ""):match("^(.*)/") or ".")
 local floor_handler = dofile(here .. "/jit-floor.lua")
-local make_chunks = dofile(here .. "/jit-workload.lua")
+local workload = dofile(here .. "/jit-workload.lua")
 
 local k = 0
 local function hook(opts)
@@ -52,26 +52,12 @@ local parts = {
   { "off" },
 }
 
-local times, ntr = {}, 0
-for _, p in ipairs(parts) do times[p[1]] = {} end
-for r = 0, ROUNDS do
-  for i = 1, #parts do
-    local p = parts[(i + r) % #parts + 1]
-    jit.flush()
-    local chunks = make_chunks(N, ITERS)
-    collectgarbage()
-    if p[2] then p[2]() end
-    local l0 = J.counts.loaded
-    local t = os.clock()
-    for c = 1, N do chunks[c]() end
-    if J.running() then assert(J.flush()) end	-- the round's writes are its own
-    t = os.clock() - t
-    if p[3] then p[3]() end
-    if p[1] == "hook" then ntr = J.counts.loaded - l0 end
-    if r > 0 then table.insert(times[p[1]], t) end
-  end
-  os.execute("rm -rf '" .. dir .. "'/jd*")
-end
+local times, ntr = workload.rotate(parts, ROUNDS, N, ITERS, {
+  loaded = function() return J.counts.loaded end,
+  flush = function() return J.running() and function() assert(J.flush()) end end,
+  counted = "hook",
+  between = function() os.execute("rm -rf '" .. dir .. "'/jd*") end,
+})
 local function median(t) table.sort(t); return (t[math.floor((#t + 1) / 2)] + t[math.ceil((#t + 1) / 2)]) / 2 end
 local off = median(times.off)
 print(("# %d rounds, %d traces a round; median CPU time less the median with no hook (%.2f ms), a trace")

@@ -56,7 +56,7 @@ end
 -- the hook's batches, however big the batches are (only closing the session is left
 -- out: a program opens one).
 local here = ((arg[0] or ""):match("^(.*)/") or ".")
-local make_chunks = dofile(here .. "/jit-workload.lua")
+local make_chunks = dofile(here .. "/jit-workload.lua").make
 local chunks = {}
 local function trace_heavy(iters)
   return function(after)
