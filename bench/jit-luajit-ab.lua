@@ -10,12 +10,13 @@
 -- A.so and B.so: copies of libuevent.so.0 from the two builds (different paths). Both are
 -- loaded into one process, so each needs its static TLS (libuevent's thread context is
 -- initial-exec): the tunable makes room for the second. The hook's C handler is bound
--- to A's session in some rounds and B's in others (the stress workload of
--- jit-workload.lua; the order rotates each round, with rounds of no hook between), and
--- the per-round difference A - B is taken a trace. Whichever copy is loaded first runs
--- faster by 0.05-0.2 us a trace here, whatever it holds, so the script runs itself
--- twice, loading A first and then B first, and reports the difference with that bias
--- cancelled: ((A - B | A first) - (B - A | B first)) / 2.
+-- to A's session in some rounds and B's in others (jit-workload.lua's chunks, ITERS
+-- iterations: 300 the stress case, 20000 trace-heavy; the order rotates each round,
+-- with rounds of no hook between), and the per-round difference A - B is taken a trace.
+-- The copy loaded first usually runs faster, whatever it holds (in 24 pairs of runs
+-- here: faster in 20, by 0.08 us a trace at the median, from -0.06 to 0.19), so the
+-- script runs itself twice, loading A first and then B first, and reports the
+-- difference with that bias cancelled: ((A - B | A first) - (B - A | B first)) / 2.
 local ffi = require "ffi"
 local bit = require "bit"
 

@@ -1004,7 +1004,8 @@ static char *map_put(char *p, uint64_t addr, uint64_t size, const char *name, si
  * line: the lines are made here from the CODE_LOAD records in the dump's batch when
  * that is written (every 256 KiB, at 100 ms, fork, close and exit), in one pass with
  * the caches warm for it, and written at once. A load's own line, made while the JIT's
- * compile has evicted the map's buffer and this code, cost it 0.1 us.
+ * compile has evicted the map's buffer and this code, cost it 0.1 us (a C loop that
+ * reads 4 MiB between loads).
  */
 static int map_scan(struct uevent_jit *j)
 {
@@ -1328,8 +1329,8 @@ static UEVENT_HOT int write_load(struct uevent_jit *j, const char *name, uint64_
 }
 
 /* Takes ownership of what c owns (also on failure). */
-static UEVENT_HOT int load_locked(struct uevent_jit *j, const struct code *c, const void *code,
-		       uint64_t now)
+static UEVENT_HOT int load_locked(struct uevent_jit *j, const struct code *c,
+				  const void *code, uint64_t now)
 {
 	int ret = write_load(j, c->name, c->addr, c->size, code, c->index, c->info, now);
 

@@ -796,7 +796,7 @@ static void test_slabs(void)
 						  "two.lua", (uint32_t)i + 1);
 	}
 	ok(j && !bad && uevent_jit__code_move(j, a + 2999, a + 5000, 0) == 0,
-	   "3000 more loads in the slabs given back, and a move");
+	   "3000 more loads once all were freed, and a move");
 	pid = fork();
 	if (pid == 0)	/* its first call replays every code still loaded, in its own dump */
 		_exit(uevent_jit__code_load(j, "child_fn", a + 6000, 1, NULL) == 0 &&
