@@ -1,0 +1,35 @@
+# inject/local.mk - injection libraries: a program's NVTX (libuevent-nvtx.so) and ITT
+# (libuevent-itt.so) calls become uevents, with no change to the program.
+inject_cflags = $(AM_CFLAGS) -fvisibility=hidden -pthread
+inject_common = %reldir%/inject.c %reldir%/inject.h
+
+# NVTX is header-only: without its v3 headers there is nothing to build against, and
+# nvtx-check SKIPs with the reason.
+check_PROGRAMS += %reldir%/nvtx-check
+%canon_reldir%_nvtx_check_SOURCES = %reldir%/nvtx-check.c %reldir%/inject.h
+%canon_reldir%_nvtx_check_CFLAGS = $(AM_CFLAGS) -I$(top_srcdir)/t
+%canon_reldir%_nvtx_check_LDADD = libuevent/libuevent.la
+TESTS += %reldir%/nvtx-check
+EXTRA_DIST += %reldir%/nvtx.c %reldir%/nvtx-client.c %reldir%/nvtx-module.c %reldir%/nvtx-chain.c
+
+if HAVE_NVTX
+lib_LTLIBRARIES += %reldir%/libuevent-nvtx.la
+%canon_reldir%_libuevent_nvtx_la_SOURCES = %reldir%/nvtx.c $(inject_common)
+%canon_reldir%_libuevent_nvtx_la_CPPFLAGS = $(AM_CPPFLAGS) $(NVTX_CFLAGS)
+%canon_reldir%_libuevent_nvtx_la_CFLAGS = $(inject_cflags)
+%canon_reldir%_libuevent_nvtx_la_LIBADD = libuevent/libuevent.la -ldl -lpthread
+%canon_reldir%_libuevent_nvtx_la_LDFLAGS = -module -avoid-version -shared
+
+# The test client: NVTX's own loader and nothing of ours (no libuevent), as in PyTorch.
+check_PROGRAMS += %reldir%/nvtx-client
+%canon_reldir%_nvtx_client_CPPFLAGS = $(NVTX_CFLAGS)
+%canon_reldir%_nvtx_client_CFLAGS = -pthread
+%canon_reldir%_nvtx_client_LDADD = -ldl -lpthread
+# A second NVTX module and a second injection library to chain to.
+check_LTLIBRARIES = %reldir%/nvtx-module.la %reldir%/nvtx-chain.la
+%canon_reldir%_nvtx_module_la_CPPFLAGS = $(NVTX_CFLAGS)
+%canon_reldir%_nvtx_module_la_LIBADD = -ldl
+%canon_reldir%_nvtx_module_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+%canon_reldir%_nvtx_chain_la_CPPFLAGS = $(NVTX_CFLAGS)
+%canon_reldir%_nvtx_chain_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+endif
