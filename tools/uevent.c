@@ -22,6 +22,7 @@
 #include "uevent.h"
 #include "jit-clean.h"
 #include "cli.h"
+#include "inject-env.h"
 
 static const char *prog = "uevent";
 
@@ -1214,6 +1215,8 @@ static int cmd_record(int argc, char **argv)
 		{ "ring-pages", required_argument, NULL, 'm' },
 		{ "cpus", required_argument, NULL, 'C' },
 		{ "system-wide", no_argument, NULL, 'W' },
+		{ "nvtx", no_argument, NULL, 'N' },
+		{ "itt", no_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1225,6 +1228,7 @@ static int cmd_record(int argc, char **argv)
 	unsigned long nrec = 0, nuev = 0, nsamples = 0, nbpf = 0;
 	int c, go[2], status = 0, ret, fd, done = 0, idle = 0, failed = 0, created = 0;
 	int sent = 0, killed = 0, started = 0, usdt_only = 0, system_wide = 0;
+	unsigned int inject = 0;
 	int64_t next_look = 0, kill_at = 0;
 	pid_t child, parent;
 
@@ -1248,6 +1252,8 @@ static int cmd_record(int argc, char **argv)
 		case 'C': so.cpus = optarg; break;
 		case 'a': so.flags |= UEVENT_SESSION_ALL_RECORDS; break;
 		case 'W': system_wide = 1; break;
+		case 'N': inject |= CLI_INJECT_NVTX; break;
+		case 'I': inject |= CLI_INJECT_ITT; break;
 		case 'F':
 			/* what naming the samples needs: the mappings, names and stacks */
 			so.sample_period_ns = v;
@@ -1279,6 +1285,8 @@ static int cmd_record(int argc, char **argv)
 		fprintf(stderr, "%s record: --tls needs samples (--sample-ns NS)\n", prog);
 		return 2;
 	}
+	if (inject && cli_inject_env(inject) < 0)
+		return 1;
 	/*
 	 * A file, not a live view: marks and samples wake us every 4096 (or when a ring
 	 * is half full, or at the next look, 100 ms on), as perf record's rings do. A
@@ -1640,6 +1648,10 @@ static const struct command {
 	  "      -n, --usdt-bytes N         payload bytes fetched per usdt mark (default 4096)\n"
 	  "      -b, --bpf                  also BPF_EVENT and KSYMBOL records (BPF programs)\n"
 	  "      -a, --all                  also COMM, MMAP, FORK, EXIT records\n"
+	  "      --nvtx, --itt              CMD's NVTX / ITT calls as uevents (libuevent-nvtx.so\n"
+	  "                                 in NVTX_INJECTION64_PATH, libuevent-itt.so in\n"
+	  "                                 INTEL_LIBITTNOTIFY64; a library named there before\n"
+	  "                                 still gets every call)\n"
 	  "      -F, --sample-ns NS         also cpu-clock samples every NS nanoseconds, with\n"
 	  "                                 their callchains and what names them (COMM,\n"
 	  "                                 MMAP2, FORK, EXIT): uevent report, perf report\n"
