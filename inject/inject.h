@@ -24,4 +24,18 @@ char *_uevent_inject_utf8(const wchar_t *ws, char *buf, size_t cap);
 __attribute__((format(printf, 1, 2)))
 void _uevent_inject_meta(const char *fmt, ...);
 
+/*
+ * Push/pop ranges, a stack per thread. NVTX nests them per domain and thread, ITT its
+ * tasks; uevent ranges nest per thread. Each push is one entry (its uevent id, 0 when
+ * nobody recorded it), so a pop after a session started or stopped ends only what was
+ * begun. key is the domain: a pop ends the innermost entry of its key. Deeper than
+ * INJECT_DEPTH, pushes are counted but not recorded.
+ */
+#define INJECT_DEPTH	256
+/* Begins a range named name (NULL: none) when enabled; *id its uevent id or 0; the
+ * 0-based level among key's open ones. */
+int _uevent_inject_push(const void *key, const char *name, uint64_t *id);
+/* Ends key's innermost range on this thread; its level, or -1 if none is open. */
+int _uevent_inject_pop(const void *key);
+
 #endif

@@ -6,7 +6,7 @@ inject_common = %reldir%/inject.c %reldir%/inject.h
 # NVTX is header-only: without its v3 headers there is nothing to build against, and
 # nvtx-check SKIPs with the reason.
 check_PROGRAMS += %reldir%/nvtx-check
-%canon_reldir%_nvtx_check_SOURCES = %reldir%/nvtx-check.c %reldir%/inject.h
+%canon_reldir%_nvtx_check_SOURCES = %reldir%/nvtx-check.c %reldir%/check.c %reldir%/check.h %reldir%/inject.h
 %canon_reldir%_nvtx_check_CFLAGS = $(AM_CFLAGS) -I$(top_srcdir)/t
 %canon_reldir%_nvtx_check_LDADD = libuevent/libuevent.la
 TESTS += %reldir%/nvtx-check %reldir%/record-nvtx.test

@@ -6,142 +6,21 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <linux/perf_event.h>
-#include <linux/perf_uevent.h>
 
 #include "uevent.h"
 #include "tap.h"
 #include "inject.h"
+#include "check.h"
 
 #define THREADS	8
 #define ROUNDS	100
 
-struct ev {
-	uint32_t	type, tid;
-	struct uevent_range_begin b;	/* type RANGE_BEGIN */
-	struct uevent_range_end e;	/* type RANGE_END */
-	char		*text;		/* a mark's or side record's text, a begin's name */
-};
-
-static struct ev *evs;
-static size_t nev, cap_ev;
-
-static void take(uint32_t type, uint32_t tid, const void *data, uint32_t size, int bo)
-{
-	struct ev *e;
-
-	if (nev == cap_ev) {
-		cap_ev = cap_ev ? cap_ev * 2 : 1024;
-		evs = realloc(evs, cap_ev * sizeof(*evs));
-		if (!evs)
-			abort();
-	}
-	e = &evs[nev];
-	memset(e, 0, sizeof(*e));
-	e->type = type;
-	e->tid = tid;
-	if (type == UEVENT_TYPE_RANGE_BEGIN && !uevent_range_begin_decode(data, size, bo, &e->b))
-		e->text = strdup(e->b.name);
-	else if (type == UEVENT_TYPE_RANGE_END && !uevent_range_end_decode(data, size, bo, &e->e))
-		;
-	else if ((type == UEVENT_TYPE_TEXT || type == INJECT_META_TYPE) && size &&
-		 ((const char *)data)[size - 1] == 0)
-		e->text = strdup(data);
-	else
-		return;
-	nev++;
-}
-
-static void forget(void)
-{
-	size_t i;
-
-	for (i = 0; i < nev; i++)
-		free(evs[i].text);
-	nev = 0;
-}
-
-static size_t count(uint32_t type, const char *text)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < nev; i++)
-		n += evs[i].type == type && evs[i].text && !strcmp(evs[i].text, text);
-	return n;
-}
-
-static const struct ev *find(uint32_t type, const char *text)
-{
-	size_t i;
-
-	for (i = 0; i < nev; i++)
-		if (evs[i].type == type && evs[i].text && !strcmp(evs[i].text, text))
-			return &evs[i];
-	return NULL;
-}
-
-static const struct ev *end_of(uint64_t id)
-{
-	size_t i;
-
-	for (i = 0; i < nev; i++)
-		if (evs[i].type == UEVENT_TYPE_RANGE_END && evs[i].e.id == id)
-			return &evs[i];
-	return NULL;
-}
-
-static const struct ev *begin_of(uint64_t id)
-{
-	size_t i;
-
-	for (i = 0; i < nev; i++)
-		if (evs[i].type == UEVENT_TYPE_RANGE_BEGIN && evs[i].b.id == id)
-			return &evs[i];
-	return NULL;
-}
-
-static int meta_has(const char *prefix, const char *needle)
-{
-	size_t i;
-
-	for (i = 0; i < nev; i++)
-		if (evs[i].type == INJECT_META_TYPE && !strncmp(evs[i].text, prefix, strlen(prefix)) &&
-		    strstr(evs[i].text, needle))
-			return 1;
-	return 0;
-}
-
-static char dir[4096], client[4096 + 64], lib[4096 + 64], chain[4096 + 64], module[4096 + 64];
-
-/* Runs the client to completion with env set; its exit status. */
-static int run(char *const argv[], const char *transport, const char *file, const char *counts)
-{
-	pid_t pid = fork();
-	int st;
-
-	if (pid == 0) {
-		setenv("NVTX_INJECTION64_PATH", lib, 1);
-		setenv("UEVENT_TRANSPORT", transport, 1);
-		if (file)
-			setenv("UEVENT_FILE", file, 1);
-		if (counts) {
-			setenv("UEVENT_NVTX_CHAIN", chain, 1);
-			setenv("NVTX_CHAIN_COUNTS", counts, 1);
-		}
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	if (pid < 0 || waitpid(pid, &st, 0) != pid)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
+static char dir[2048], client[2048 + 64], lib[2048 + 64], chain[2048 + 64], module[2048 + 64];
 
 static unsigned long chain_count(const char *path, const char *name)
 {
@@ -161,11 +40,11 @@ static void file_transport(void)
 {
 	char file[] = "/tmp/nvtx-check-XXXXXX", counts[] = "/tmp/nvtx-chain-XXXXXX";
 	char *argv[] = { client, "all", module, NULL };
-	struct uevent_record rec = { .sz = sizeof(rec) };
-	struct uevent_file_reader *r;
+	char env[4][4096];
+	char *envp[] = { env[0], env[1], env[2], env[3], "UEVENT_TRANSPORT=file", NULL };
 	const struct ev *outer, *inner, *innermost, *a, *reg, *plain, *e;
-	size_t i, work = 0, step = 0, nested = 0;
-	int fd, st, ret, bo;
+	size_t i, work, step;
+	int fd, st, ret;
 	static const struct { const char *name; unsigned long n; } want[] = {
 		{ "MarkA", 2 }, { "MarkW", 1 }, { "MarkEx", 1 },
 		{ "RangePushA", 2 + 2 * THREADS * ROUNDS + 1 }, { "RangePushW", 1 },
@@ -183,81 +62,65 @@ static void file_transport(void)
 	unlink(file);
 	fd = mkstemp(counts);
 	close(fd);
-	st = run(argv, "file", file, counts);
+	snprintf(env[0], sizeof(env[0]), "NVTX_INJECTION64_PATH=%s", lib);
+	snprintf(env[1], sizeof(env[1]), "UEVENT_FILE=%s", file);
+	snprintf(env[2], sizeof(env[2]), "UEVENT_NVTX_CHAIN=%s", chain);
+	snprintf(env[3], sizeof(env[3]), "NVTX_CHAIN_COUNTS=%s", counts);
+	st = check_run(argv, envp);
 	ok(st == 0, "the client ran, NVTX's return values as NVTX defines them (exit %d)", st);
-	r = uevent_file_reader__open(file);
-	if (!r) {
-		ok(0, "its uevents file opens: %s", strerror(errno));
-		return;
-	}
-	bo = uevent_file_reader__byte_order(r);
-	while ((ret = uevent_file_reader__next(r, &rec)) == 1)
-		take(rec.type, rec.id.tid, rec.data, rec.size, bo);
-	uevent_file_reader__close(r);
-	ok(ret == 0 && nev > 0, "the uevents file reads to its end (%zu records)", nev);
+	ret = check_read_file(file);
+	ok(ret > 0, "the uevents file reads to its end (%d records)", ret);
 
-	ok(count(UEVENT_TYPE_TEXT, "mark A") == 1 && count(UEVENT_TYPE_TEXT, "mark W \xc3\xbc") == 1 &&
-	   count(UEVENT_TYPE_TEXT, "mark Ex") == 1,
+	ok(check_count(UEVENT_TYPE_TEXT, "mark A") == 1 && check_count(UEVENT_TYPE_TEXT, "mark W \xc3\xbc") == 1 &&
+	   check_count(UEVENT_TYPE_TEXT, "mark Ex") == 1,
 	   "nvtxMarkA, nvtxMarkW (as UTF-8) and nvtxMarkEx are marks");
-	ok(meta_has("nvtx mark", "category=7 category_name=seven color=#ff00ff00 payload=i64:42"),
+	ok(check_meta_has("nvtx mark", "category=7 category_name=seven color=#ff00ff00 payload=i64:42"),
 	   "nvtxMarkEx's category (named by nvtxNameCategoryA), colour and payload follow it");
 
-	outer = find(UEVENT_TYPE_RANGE_BEGIN, "outer");
-	inner = find(UEVENT_TYPE_RANGE_BEGIN, "inner");
-	innermost = find(UEVENT_TYPE_RANGE_BEGIN, "innermost");
+	outer = check_find(UEVENT_TYPE_RANGE_BEGIN, "outer");
+	inner = check_find(UEVENT_TYPE_RANGE_BEGIN, "inner");
+	innermost = check_find(UEVENT_TYPE_RANGE_BEGIN, "innermost");
 	ok(outer && inner && innermost && !outer->b.parent && inner->b.parent == outer->b.id &&
 	   innermost->b.parent == inner->b.id && !(inner->b.flags & UEVENT_RANGE_ASYNC),
 	   "push/pop: nested ranges, each the parent of the next");
-	ok(outer && inner && innermost && end_of(outer->b.id) && end_of(inner->b.id) &&
-	   end_of(innermost->b.id) &&
-	   end_of(innermost->b.id) < end_of(inner->b.id) && end_of(inner->b.id) < end_of(outer->b.id),
+	ok(outer && inner && innermost && check_end_of(outer->b.id) && check_end_of(inner->b.id) &&
+	   check_end_of(innermost->b.id) &&
+	   check_end_of(innermost->b.id) < check_end_of(inner->b.id) && check_end_of(inner->b.id) < check_end_of(outer->b.id),
 	   "each pop ends the innermost range, in order");
 	if (inner) {
 		char want_attr[128];
 
 		snprintf(want_attr, sizeof(want_attr), "nvtx range=%#" PRIx64 " ", inner->b.id);
-		ok(meta_has(want_attr, "category=7 category_name=seven color=#ff00ff00 payload=i64:42"),
+		ok(check_meta_has(want_attr, "category=7 category_name=seven color=#ff00ff00 payload=i64:42"),
 		   "nvtxRangePushEx's attributes are kept, keyed by the range's id");
 	} else {
 		ok(0, "nvtxRangePushEx's attributes are kept");
 	}
 
-	a = find(UEVENT_TYPE_RANGE_BEGIN, "async");
-	e = a ? end_of(a->b.id) : NULL;
+	a = check_find(UEVENT_TYPE_RANGE_BEGIN, "async");
+	e = a ? check_end_of(a->b.id) : NULL;
 	ok(a && e && (a->b.flags & UEVENT_RANGE_ASYNC) && (e->e.flags & UEVENT_RANGE_ASYNC) &&
 	   e->tid != a->tid, "start/end: an async range, ended on another thread");
 
-	plain = find(UEVENT_TYPE_RANGE_BEGIN, "plain");
-	reg = find(UEVENT_TYPE_RANGE_BEGIN, "dom:reg");
-	ok(plain && reg && reg->b.parent == plain->b.id && end_of(reg->b.id),
+	plain = check_find(UEVENT_TYPE_RANGE_BEGIN, "plain");
+	reg = check_find(UEVENT_TYPE_RANGE_BEGIN, "dom:reg");
+	ok(plain && reg && reg->b.parent == plain->b.id && check_end_of(reg->b.id),
 	   "a domain's push of a registered string: named domain:string, nested, ended");
-	ok(count(UEVENT_TYPE_TEXT, "dom:dmark") == 1 && find(UEVENT_TYPE_RANGE_BEGIN, "dom:dasync") &&
-	   end_of(find(UEVENT_TYPE_RANGE_BEGIN, "dom:dasync")->b.id),
+	ok(check_count(UEVENT_TYPE_TEXT, "dom:dmark") == 1 && check_find(UEVENT_TYPE_RANGE_BEGIN, "dom:dasync") &&
+	   check_end_of(check_find(UEVENT_TYPE_RANGE_BEGIN, "dom:dasync")->b.id),
 	   "a domain's mark and start/end range carry the domain in their name");
-	ok(meta_has("nvtx category", "domain=dom id=3 name=three") &&
-	   meta_has("nvtx range=", "domain=dom category=3 category_name=three") &&
-	   meta_has("nvtx domain", "name=dom") && meta_has("nvtx domain_destroy", "name=dom"),
+	ok(check_meta_has("nvtx category", "domain=dom id=3 name=three") &&
+	   check_meta_has("nvtx range=", "domain=dom category=3 category_name=three") &&
+	   check_meta_has("nvtx domain", "name=dom") && check_meta_has("nvtx domain_destroy", "name=dom"),
 	   "domain create/destroy, its categories and its ranges' category in side records");
-	ok(meta_has("nvtx thread", "name=client main"), "nvtxNameOsThreadA is a side record");
+	ok(check_meta_has("nvtx thread", "name=client main"), "nvtxNameOsThreadA is a side record");
 
-	for (i = 0; i < nev; i++) {
-		const struct ev *p;
-
-		if (evs[i].type != UEVENT_TYPE_RANGE_BEGIN)
-			continue;
-		if (!strcmp(evs[i].text, "thread work"))
-			work += end_of(evs[i].b.id) && end_of(evs[i].b.id)->tid == evs[i].tid;
-		if (!strcmp(evs[i].text, "thread step")) {
-			step++;
-			p = begin_of(evs[i].b.parent);
-			nested += p && !strcmp(p->text, "thread work") && p->tid == evs[i].tid &&
-				  end_of(evs[i].b.id);
-		}
-	}
-	ok(work == THREADS * ROUNDS && step == THREADS * ROUNDS && nested == THREADS * ROUNDS,
-	   "%d threads: %zu, %zu of %d ranges, %zu nested in their own thread's",
-	   THREADS, work, step, THREADS * ROUNDS, nested);
-	ok(count(UEVENT_TYPE_RANGE_BEGIN, "module range") == 1 && count(UEVENT_TYPE_TEXT, "module mark") == 1,
+	work = check_nested("thread work", NULL);
+	step = check_nested("thread step", "thread work");
+	ok(work == THREADS * ROUNDS && step == THREADS * ROUNDS,
+	   "%d threads: %zu, %zu of %d ranges, the inner nested in their own thread's outer",
+	   THREADS, work, step, THREADS * ROUNDS);
+	ok(check_count(UEVENT_TYPE_RANGE_BEGIN, "module range") == 1 && check_count(UEVENT_TYPE_TEXT, "module mark") == 1,
 	   "a second NVTX module's calls land in the same stream");
 
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
@@ -269,7 +132,7 @@ static void file_transport(void)
 	}
 	ok(!*wrong, "UEVENT_NVTX_CHAIN: the chained library got every call, its own handles and ids back%s",
 	   wrong);
-	forget();
+	check_forget();
 	unlink(file);
 	unlink(counts);
 }
@@ -277,63 +140,28 @@ static void file_transport(void)
 /* The client calls NVTX, then a session starts on it, then it calls again. */
 static void live_session(void)
 {
-	struct uevent_session_opts so = { .sz = sizeof(so),
-					  .transports = 1u << UEVENT_TRANSPORT_USDT };
-	struct uevent_perf_record r = { .sz = sizeof(r) };
-	struct uevent_session *s = NULL;
-	int to[2], from[2], idle = 0, ret, st = -1, exited = 0;
+	char *argv[] = { client, "late", NULL }, env[4096];
+	char *envp[] = { env, "UEVENT_NVTX_CHAIN=", NULL };
 	const struct ev *late;
-	char c;
-	pid_t pid;
 	size_t i, orphan_ends = 0;
+	int ret;
 
-	if (getuid() != 0 || access("/sys/bus/event_source/devices/uprobe", F_OK) < 0) {
+	snprintf(env, sizeof(env), "NVTX_INJECTION64_PATH=%s", lib);
+	ret = check_live(argv, envp);
+	if (ret < 0) {
 		skip(3, "a live session needs root and uprobes");
 		return;
 	}
-	if (pipe(to) < 0 || pipe(from) < 0)
-		abort();
-	pid = fork();
-	if (pid == 0) {
-		dup2(to[0], 0);
-		dup2(from[1], 1);
-		setenv("NVTX_INJECTION64_PATH", lib, 1);
-		setenv("UEVENT_TRANSPORT", "usdt", 1);
-		unsetenv("UEVENT_NVTX_CHAIN");
-		execl(client, client, "late", (char *)NULL);
-		_exit(127);
-	}
-	close(to[0]);
-	close(from[1]);
-	if (read(from[0], &c, 1) == 1) {
-		so.pid = pid;
-		s = uevent_session__open(&so);
-	}
-	if (write(to[1], "1", 1) != 1)
-		kill(pid, SIGKILL);
-	while (s && idle < 3 && (ret = uevent_session__next(s, &r, 200)) >= 0) {
-		if (ret == 0) {
-			if (!exited && waitpid(pid, &st, WNOHANG) == pid)
-				exited = 1;
-			idle += exited;
-			continue;
-		}
-		if (r.type == PERF_RECORD_UEVENT)
-			take(r.u.uevent.type, r.id.tid, r.u.uevent.data, r.u.uevent.size, UEVENT_BO_HOST);
-	}
-	if (!exited)
-		waitpid(pid, &st, 0);
-	uevent_session__close(s);
-	ok(s && WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	   "a session opened on the running client, which exited 0 (%d)", st);
-	late = find(UEVENT_TYPE_RANGE_BEGIN, "late range");
-	ok(count(UEVENT_TYPE_TEXT, "late mark") == 1 && late && end_of(late->b.id),
+	ok(ret == 1, "a session opened on the running client, which exited 0");
+	late = check_find(UEVENT_TYPE_RANGE_BEGIN, "late range");
+	ok(check_count(UEVENT_TYPE_TEXT, "late mark") == 1 && late && check_end_of(late->b.id),
 	   "calls after the session started are uevents");
 	for (i = 0; i < nev; i++)
-		orphan_ends += evs[i].type == UEVENT_TYPE_RANGE_END && !begin_of(evs[i].e.id);
-	ok(!count(UEVENT_TYPE_TEXT, "early mark") && !find(UEVENT_TYPE_RANGE_BEGIN, "early outer") &&
-	   !orphan_ends, "calls before it are not, and the pop of a range pushed before it ends nothing");
-	forget();
+		orphan_ends += evs[i].type == UEVENT_TYPE_RANGE_END && !check_begin_of(evs[i].e.id);
+	ok(!check_count(UEVENT_TYPE_TEXT, "early mark") &&
+	   !check_find(UEVENT_TYPE_RANGE_BEGIN, "early outer") && !orphan_ends,
+	   "calls before it are not, and the pop of a range pushed before it ends nothing");
+	check_forget();
 }
 
 int main(void)

@@ -257,74 +257,15 @@ static const nvtxEventAttributes_t *their_attr(const nvtxEventAttributes_t *a,
 	return tmp;
 }
 
-/* ---- push/pop: a stack per thread ------------------------------------------------ */
-
-/*
- * NVTX nests push/pop per domain and thread; uevent ranges nest per thread. Each push
- * is one entry (its uevent id, 0 when nobody recorded it), so a pop after a session
- * started or stopped ends only what was begun. Deeper than DEPTH, pushes are counted
- * but not recorded.
- */
-#define DEPTH 256
-static __thread struct {
-	uint32_t n;
-	struct {
-		uint64_t		id;
-		nvtxDomainHandle_t	d;
-	} e[DEPTH];
-} stack;
-
-static int level(nvtxDomainHandle_t d, uint32_t below)
-{
-	int l = 0;
-	uint32_t i;
-
-	for (i = 0; i < below && i < DEPTH; i++)
-		l += stack.e[i].d == d;
-	return l;
-}
+/* ---- push/pop ------------------------------------------------------------------------ */
 
 static int push(nvtxDomainHandle_t d, const char *name, const nvtxEventAttributes_t *a)
 {
-	uint32_t n = stack.n;
-	uint64_t id = 0;
-
-	if (n < DEPTH && name && UEVENT_ENABLED()) {
-		id = uevent_range_begin(name);
-		if (id)
-			attributes(d, a, id);
-	}
-	if (n < DEPTH) {
-		stack.e[n].id = id;
-		stack.e[n].d = d;
-	}
-	stack.n = n + 1;
-	return level(d, n);
-}
-
-static int pop(nvtxDomainHandle_t d)
-{
-	uint32_t n = stack.n, i;
 	uint64_t id;
-	int l;
+	int l = _uevent_inject_push(d, name, &id);
 
-	if (n == 0)
-		return -1;
-	if (n > DEPTH) {
-		stack.n = n - 1;
-		return level(d, DEPTH);
-	}
-	for (i = n; i-- > 0;)
-		if (stack.e[i].d == d)
-			break;
-	if (i == (uint32_t)-1)
-		return -1;	/* nothing of this domain open on this thread */
-	id = stack.e[i].id;
-	l = level(d, i);
-	memmove(&stack.e[i], &stack.e[i + 1], (n - i - 1) * sizeof(stack.e[0]));
-	stack.n = n - 1;
 	if (id)
-		uevent_range_end(id);
+		attributes(d, a, id);
 	return l;
 }
 
@@ -489,7 +430,7 @@ static int NVTX_API rangePushW(const wchar_t *msg)
 
 static int NVTX_API rangePop(void)
 {
-	int l = pop(NULL);
+	int l = _uevent_inject_pop(NULL);
 
 	if (CHAIN(CORE, RangePop, nvtxRangePop_impl_fntype))
 		CHAIN(CORE, RangePop, nvtxRangePop_impl_fntype)();
@@ -576,7 +517,7 @@ static int NVTX_API domainRangePushEx(nvtxDomainHandle_t d, const nvtxEventAttri
 
 static int NVTX_API domainRangePop(nvtxDomainHandle_t d)
 {
-	int l = pop(d);
+	int l = _uevent_inject_pop(d);
 
 	if (CHAIN(CORE2, DomainRangePop, nvtxDomainRangePop_impl_fntype))
 		CHAIN(CORE2, DomainRangePop, nvtxDomainRangePop_impl_fntype)(their(d));
