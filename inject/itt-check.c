@@ -1,0 +1,168 @@
+/* itt-check.c - libuevent-itt.so end to end: inject/itt-client, two ITT static parts
+ * following Intel's collector protocol with INTEL_LIBITTNOTIFY64 set, is read back (file
+ * transport, and a live usdt session that starts while it runs) and checked by name,
+ * nesting and count; a chained second collector gets every call too. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "uevent.h"
+#include "tap.h"
+#include "inject.h"
+#include "check.h"
+
+#define THREADS	4
+#define ROUNDS	50
+
+static char client[2048 + 64], lib[2048 + 64], chain[2048 + 64];
+
+static unsigned long chain_count(const char *path, const char *name)
+{
+	char line[128], n[64];
+	unsigned long v, found = (unsigned long)-1;
+	FILE *f = fopen(path, "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %lu", n, &v) == 2 && !strcmp(n, name))
+			found = v;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* The values of the counter name, in order, as "7,8,..." */
+static void counter_values(const char *name, char *out, size_t cap)
+{
+	size_t i, n = 0;
+
+	*out = 0;
+	for (i = 0; i < nev && n < cap - 24; i++)
+		if (evs[i].type == UEVENT_TYPE_COUNTER && !strcmp(evs[i].c.name, name))
+			n += (size_t)snprintf(out + n, cap - n, "%s%lld", n ? "," : "",
+					      (long long)evs[i].c.value);
+}
+
+static void file_transport(void)
+{
+	char file[] = "/tmp/itt-check-XXXXXX", counts[] = "/tmp/itt-chain-XXXXXX";
+	char *argv[] = { client, "all", NULL }, env[4][4096], vals[256], wrong[512] = "";
+	char *envp[] = { env[0], env[1], env[2], env[3], "UEVENT_TRANSPORT=file", NULL };
+	const struct ev *work, *step, *o, *e;
+	size_t i, frames = 0, olaps = 0, cross = 0;
+	int fd, st, ret;
+	static const struct { const char *name; unsigned long n; } want[] = {
+		{ "domain_create", 1 }, { "string_handle_create", 7 }, { "thread_set_name", 1 },
+		{ "task_begin", 2 + 2 * THREADS * ROUNDS + 1 }, { "task_begin_fn", 1 },
+		{ "task_end", 3 + 2 * THREADS * ROUNDS + 1 }, { "task_begin_overlapped", 2 },
+		{ "task_end_overlapped", 2 }, { "frame_begin_v3", 3 }, { "frame_end_v3", 3 },
+		{ "marker", 1 }, { "counter_create", 1 }, { "counter_set_value", 1 },
+		{ "counter_inc", 1 }, { "counter_inc_delta", 1 }, { "counter_dec", 1 },
+		{ "counter_inc_v3", 2 }, { "metadata_add", 1 }, { "sync_create", 1 },
+		{ "mismatch", 0 },
+	};
+
+	fd = mkstemp(file);
+	close(fd);
+	unlink(file);
+	fd = mkstemp(counts);
+	close(fd);
+	snprintf(env[0], sizeof(env[0]), "INTEL_LIBITTNOTIFY64=%s", lib);
+	snprintf(env[1], sizeof(env[1]), "UEVENT_FILE=%s", file);
+	snprintf(env[2], sizeof(env[2]), "UEVENT_ITT_CHAIN=%s", chain);
+	snprintf(env[3], sizeof(env[3]), "ITT_CHAIN_COUNTS=%s", counts);
+	st = check_run(argv, envp);
+	ok(st == 0, "the client ran: one domain per name across its two static parts (exit %d)", st);
+	ret = check_read_file(file);
+	ok(ret > 0, "the uevents file reads to its end (%d records)", ret);
+
+	work = check_find(UEVENT_TYPE_RANGE_BEGIN, "tbb:work");
+	step = check_find(UEVENT_TYPE_RANGE_BEGIN, "tbb:step");
+	ok(work && step && step->b.parent == work->b.id && check_end_of(step->b.id) &&
+	   check_end_of(work->b.id) && check_end_of(step->b.id) < check_end_of(work->b.id),
+	   "task_begin/task_end: nested ranges named domain:name");
+	e = check_find(UEVENT_TYPE_RANGE_BEGIN, "tbb:qsort");
+	ok(e && check_end_of(e->b.id), "task_begin_fn: a range named by the function's symbol");
+	for (i = 0; i < nev; i++) {
+		o = &evs[i];
+		if (o->type != UEVENT_TYPE_RANGE_BEGIN || !(o->b.flags & UEVENT_RANGE_ASYNC))
+			continue;
+		e = check_end_of(o->b.id);
+		if (!e || !(e->e.flags & UEVENT_RANGE_ASYNC))
+			continue;
+		frames += !strcmp(o->text, "tbb:frame");
+		olaps += !strcmp(o->text, "tbb:olap");
+		cross += !strcmp(o->text, "tbb:olap") && e->tid != o->tid;
+	}
+	ok(olaps == 2 && cross == 1,
+	   "overlapped tasks: %zu async ranges by id, %zu ended on another thread", olaps, cross);
+	ok(frames == 3, "frames: %zu of 3 async ranges domain:frame", frames);
+	ok(check_count(UEVENT_TYPE_TEXT, "tbb:tick") == 1, "a marker is a mark");
+	counter_values("tbb:depth", vals, sizeof(vals));
+	ok(!strcmp(vals, "7,8,13,12"), "a counter: set 7, inc, inc by 5, dec: %s", vals);
+	counter_values("tbb:queue", vals, sizeof(vals));
+	ok(!strcmp(vals, "1,2"), "a v3 counter by domain and string handle: %s", vals);
+	ok(check_meta_has("itt metadata", "domain=tbb key=sizes values=3,4") &&
+	   check_meta_has("itt thread", "name=itt main") && check_meta_has("itt domain", "name=tbb"),
+	   "metadata, the thread's name and the domain in side records");
+	ok(check_nested("tbb:work", NULL) == 1 + THREADS * ROUNDS &&
+	   check_nested("tbb:step", "tbb:work") == 1 + THREADS * ROUNDS,
+	   "%d threads: each's tasks nested in its own", THREADS);
+	ok(check_nested("tbb:module task", NULL) == 1, "the second static part's calls are in the stream");
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		unsigned long got = chain_count(counts, want[i].name);
+
+		if (got != want[i].n)
+			snprintf(wrong + strlen(wrong), sizeof(wrong) - strlen(wrong), " %s=%ld (want %lu)",
+				 want[i].name, (long)got, want[i].n);
+	}
+	ok(!*wrong, "UEVENT_ITT_CHAIN: the chained collector got every call (sync_create, ours "
+	   "lacks, straight), its own handles back%s", wrong);
+	check_forget();
+	unlink(file);
+	unlink(counts);
+}
+
+static void live_session(void)
+{
+	char *argv[] = { client, "late", NULL }, env[4096];
+	char *envp[] = { env, "UEVENT_ITT_CHAIN=", NULL };
+	const struct ev *late;
+	size_t i, orphan_ends = 0;
+	int ret;
+
+	snprintf(env, sizeof(env), "INTEL_LIBITTNOTIFY64=%s", lib);
+	ret = check_live(argv, envp);
+	if (ret < 0) {
+		skip(3, "a live session needs root and uprobes");
+		return;
+	}
+	ok(ret == 1, "a session opened on the running client, which exited 0");
+	late = check_find(UEVENT_TYPE_RANGE_BEGIN, "tbb:late task");
+	ok(check_count(UEVENT_TYPE_TEXT, "tbb:late mark") == 1 && late && check_end_of(late->b.id),
+	   "calls after the session started are uevents");
+	for (i = 0; i < nev; i++)
+		orphan_ends += evs[i].type == UEVENT_TYPE_RANGE_END && !check_begin_of(evs[i].e.id);
+	ok(!check_count(UEVENT_TYPE_TEXT, "tbb:early mark") &&
+	   !check_find(UEVENT_TYPE_RANGE_BEGIN, "tbb:early task") && !orphan_ends,
+	   "calls before it are not, and the end of a task begun before it ends nothing");
+	check_forget();
+}
+
+int main(void)
+{
+	const char *b = getenv("top_builddir");
+
+	snprintf(client, sizeof(client), "%s/inject/itt-client", b ? b : ".");
+	snprintf(lib, sizeof(lib), "%s/inject/.libs/libuevent-itt.so", b ? b : ".");
+	snprintf(chain, sizeof(chain), "%s/inject/.libs/itt-chain.so", b ? b : ".");
+	if (access(client, X_OK) < 0 || access(lib, R_OK) < 0)
+		plan_skip_all("inject/itt-client or libuevent-itt.so not built");
+	plan(16);
+	file_transport();
+	live_session();
+	return exit_status();
+}
