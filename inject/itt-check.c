@@ -59,7 +59,7 @@ static void file_transport(void)
 		{ "task_end", 3 + 2 * THREADS * ROUNDS + 1 }, { "task_begin_overlapped", 2 },
 		{ "task_end_overlapped", 2 }, { "frame_begin_v3", 3 }, { "frame_end_v3", 3 },
 		{ "marker", 1 }, { "counter_create", 1 }, { "counter_set_value", 1 },
-		{ "counter_inc", 1 }, { "counter_inc_delta", 1 }, { "counter_dec", 1 },
+		{ "counter_inc", 2 }, { "counter_inc_delta", 2 }, { "counter_dec", 1 },
 		{ "counter_inc_v3", 2 }, { "metadata_add", 1 }, { "sync_create", 1 },
 		{ "mismatch", 0 },
 	};
@@ -102,6 +102,8 @@ static void file_transport(void)
 	ok(check_count(UEVENT_TYPE_TEXT, "tbb:tick") == 1, "a marker is a mark");
 	counter_values("tbb:depth", vals, sizeof(vals));
 	ok(!strcmp(vals, "7,8,13,12"), "a counter: set 7, inc, inc by 5, dec: %s", vals);
+	counter_values("tbb:early", vals, sizeof(vals));
+	ok(!strcmp(vals, "3,4"), "a counter the static part made before it loaded us: %s", vals);
 	counter_values("tbb:queue", vals, sizeof(vals));
 	ok(!strcmp(vals, "1,2"), "a v3 counter by domain and string handle: %s", vals);
 	ok(check_meta_has("itt metadata", "domain=tbb key=sizes values=3,4") &&
@@ -161,7 +163,7 @@ int main(void)
 	snprintf(chain, sizeof(chain), "%s/inject/.libs/itt-chain.so", b ? b : ".");
 	if (access(client, X_OK) < 0 || access(lib, R_OK) < 0)
 		plan_skip_all("inject/itt-client or libuevent-itt.so not built");
-	plan(16);
+	plan(17);
 	file_transport();
 	live_session();
 	return exit_status();

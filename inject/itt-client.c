@@ -104,6 +104,7 @@ static struct part a, b;
 static D *dom;
 static S *s_work, *s_step;
 static int failed;
+static struct itt_counter_info early_ctr;
 
 #define expect(cond) do { if (!(cond)) { fprintf(stderr, "itt-client: %s:%d: %s\n", \
 	__FILE__, __LINE__, #cond); failed = 1; } } while (0)
@@ -184,6 +185,13 @@ static int all(void)
 		pthread_create(&th[i], NULL, worker, NULL);
 	for (i = 0; i < THREADS; i++)
 		pthread_join(th[i], NULL);
+
+	/* a counter the static part made itself, before its collector loaded */
+	early_ctr.nameA = "early";
+	early_ctr.domainA = "tbb";
+	early_ctr.type = ITT_METADATA_U64;
+	a.counter_inc_delta(&early_ctr, 3);
+	a.counter_inc(&early_ctr);
 
 	/* the second static part: one domain per name across both */
 	dom_b = b.domain_create("tbb");

@@ -369,12 +369,20 @@ static void marker(const struct itt_domain *d, struct itt_id id, struct itt_stri
 
 /* ---- counters -------------------------------------------------------------------------------- */
 
+/*
+ * A counter handle starts as the static part's own (ittnotify_config.h's
+ * __itt_counter_info_t): it makes one itself when created before the collector loads,
+ * as it does domains and string handles. Ours has that layout too, MAGIC in extra1.
+ */
 struct counter {
+	struct itt_counter_info info;	/* info.extra1: MAGIC */
 	long long	value;
-	int		type;
 	void		*theirs;
-	char		name[];
+	struct counter	*next;
+	char		name[];		/* "domain:name" */
 };
+
+static struct counter *counters;
 
 static struct counter *counter_new(const char *domain, const char *name, int type, void *theirs)
 {
@@ -392,15 +400,44 @@ static struct counter *counter_new(const char *domain, const char *name, int typ
 	c = calloc(1, sizeof(*c) + len + 1);
 	if (!c)
 		return NULL;
-	c->type = type;
+	c->info.type = type;
+	c->info.extra1 = MAGIC;
 	c->theirs = theirs;
 	memcpy(c->name, buf, len + 1);
+	c->info.nameA = c->name + (domain && *domain ? strlen(domain) + 1 : 0);
+	pthread_mutex_lock(&lock);
+	c->next = counters;
+	counters = c;
+	pthread_mutex_unlock(&lock);
 	return c;
+}
+
+/* Ours for a handle: itself, or the one of the same name a static part's handle has. */
+static struct counter *counter_of(void *h)
+{
+	const struct itt_counter_info *f = h;
+	char buf[INJECT_NAME_MAX];
+	struct counter *c;
+
+	if (!f || f->extra1 == MAGIC)
+		return h;
+	if (!f->nameA)
+		return NULL;
+	if (f->domainA && *f->domainA)
+		snprintf(buf, sizeof(buf), "%s:%s", f->domainA, f->nameA);
+	else
+		snprintf(buf, sizeof(buf), "%s", f->nameA);
+	pthread_mutex_lock(&lock);
+	for (c = counters; c; c = c->next)
+		if (c->info.type == f->type && !strcmp(c->name, buf))
+			break;
+	pthread_mutex_unlock(&lock);
+	return c ? c : counter_new(f->domainA, f->nameA, f->type, h);
 }
 
 static void *their_c(void *c)
 {
-	return c ? ((struct counter *)c)->theirs : NULL;
+	return c && ((struct counter *)c)->info.extra1 == MAGIC ? ((struct counter *)c)->theirs : c;
 }
 
 static void *counter_create(const char *name, const char *domain)
@@ -438,10 +475,10 @@ static long long value_of(int type, const void *p)
 
 static void counter_set_value(void *h, void *value)
 {
-	struct counter *c = h;
+	struct counter *c = counter_of(h);
 
 	if (c && value) {
-		long long v = value_of(c->type, value);
+		long long v = value_of(c->info.type, value);
 
 		__atomic_store_n(&c->value, v, __ATOMIC_RELAXED);
 		if (UEVENT_ENABLED())
@@ -460,7 +497,7 @@ static void counter_add(const char *name, long long *value, long long delta)
 
 static void counter_inc_delta(void *h, unsigned long long delta)
 {
-	struct counter *c = h;
+	struct counter *c = counter_of(h);
 
 	if (c)
 		counter_add(c->name, &c->value, (long long)delta);
@@ -469,7 +506,7 @@ static void counter_inc_delta(void *h, unsigned long long delta)
 
 static void counter_dec_delta(void *h, unsigned long long delta)
 {
-	struct counter *c = h;
+	struct counter *c = counter_of(h);
 
 	if (c)
 		counter_add(c->name, &c->value, -(long long)delta);
@@ -478,7 +515,7 @@ static void counter_dec_delta(void *h, unsigned long long delta)
 
 static void counter_inc(void *h)
 {
-	struct counter *c = h;
+	struct counter *c = counter_of(h);
 
 	if (c)
 		counter_add(c->name, &c->value, 1);
@@ -487,7 +524,7 @@ static void counter_inc(void *h)
 
 static void counter_dec(void *h)
 {
-	struct counter *c = h;
+	struct counter *c = counter_of(h);
 
 	if (c)
 		counter_add(c->name, &c->value, -1);
@@ -505,7 +542,9 @@ static void counter_v3(const struct itt_domain *d, struct itt_string_handle *s, 
 {
 	char buf[INJECT_NAME_MAX];
 
-	if (s && s->extra1 == MAGIC)
+	if (s && s->extra1 != MAGIC)	/* a static part's own: ours of its name */
+		s = s->strA ? string_handle_create(s->strA) : NULL;
+	if (s)
 		counter_add(qualify(d, s->strA, buf, sizeof(buf)), &((struct str *)s)->value, delta);
 }
 

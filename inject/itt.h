@@ -29,6 +29,19 @@ struct itt_string_handle {
 	struct itt_string_handle *next;
 };
 
+/* ittnotify_config.h's __itt_counter_info_t: a counter a static part made itself. */
+struct itt_counter_info {
+	const char	*nameA;
+	void		*nameW;
+	const char	*domainA;
+	void		*domainW;
+	int		type;
+	long		index;
+	int		extra1;
+	void		*extra2;
+	struct itt_counter_info *next;
+};
+
 /* One entry of the static part's API list: "__itt_" name and the slot it calls through. */
 struct itt_api_info {
 	const char	*name;
