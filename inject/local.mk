@@ -27,8 +27,8 @@ check_PROGRAMS += %reldir%/nvtx-check
 %canon_reldir%_nvtx_check_SOURCES = %reldir%/nvtx-check.c %reldir%/check.c %reldir%/check.h %reldir%/inject.h
 %canon_reldir%_nvtx_check_CFLAGS = $(AM_CFLAGS) -I$(top_srcdir)/t
 %canon_reldir%_nvtx_check_LDADD = libuevent/libuevent.la
-TESTS += %reldir%/nvtx-check %reldir%/record-nvtx.test
-EXTRA_DIST += %reldir%/record-nvtx.test %reldir%/nvtx.c %reldir%/nvtx-client.c %reldir%/nvtx-module.c %reldir%/nvtx-chain.c
+TESTS += %reldir%/nvtx-check %reldir%/record.test
+EXTRA_DIST += %reldir%/record.test %reldir%/nvtx.c %reldir%/nvtx-client.c %reldir%/nvtx-module.c %reldir%/nvtx-chain.c
 
 if HAVE_NVTX
 lib_LTLIBRARIES += %reldir%/libuevent-nvtx.la
