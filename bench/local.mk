@@ -46,3 +46,5 @@ EXTRA_DIST += %reldir%/jit-numba.sh %reldir%/jit-numba.py
 # make bench: the Python readers (per record, NumPy batches) against perf script/report.
 bench_scripts += %reldir%/arrays.sh
 EXTRA_DIST += %reldir%/arrays.sh %reldir%/arrays.py
+# PyTorch under `uevent record --nvtx`, for a machine with PyTorch (not run by make bench).
+EXTRA_DIST += %reldir%/device/nvtx-pytorch.sh %reldir%/device/nvtx_pytorch.py
