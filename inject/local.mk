@@ -19,7 +19,8 @@ check_PROGRAMS += %reldir%/itt-client %reldir%/itt-check
 %canon_reldir%_itt_check_LDADD = libuevent/libuevent.la
 check_LTLIBRARIES = %reldir%/itt-chain.la
 %canon_reldir%_itt_chain_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
-TESTS += %reldir%/itt-check
+TESTS += %reldir%/itt-check %reldir%/exports.test
+EXTRA_DIST += %reldir%/exports.test
 
 # NVTX is header-only: without its v3 headers there is nothing to build against, and
 # nvtx-check SKIPs with the reason.
