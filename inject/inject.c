@@ -52,60 +52,69 @@ void _uevent_inject_meta(const char *fmt, ...)
 	uevent_emit(INJECT_META_TYPE, buf, (size_t)n + 1);
 }
 
-static __thread struct {
+struct stack {
 	uint32_t n;
 	struct {
 		uint64_t	id;
 		const void	*key;
+		int		level;	/* among key's entries below it */
 	} e[INJECT_DEPTH];
-} stack;
+};
 
-static int level(const void *key, uint32_t below)
+static __thread struct stack stack;
+
+/* The level a push of key takes on s: one above key's nearest entry. */
+static int level(const struct stack *s, const void *key, uint32_t below)
 {
-	int l = 0;
 	uint32_t i;
 
-	for (i = 0; i < below && i < INJECT_DEPTH; i++)
-		l += stack.e[i].key == key;
-	return l;
+	for (i = below < INJECT_DEPTH ? below : INJECT_DEPTH; i-- > 0;)
+		if (s->e[i].key == key)
+			return s->e[i].level + 1;
+	return 0;
 }
 
 int _uevent_inject_push(const void *key, const char *name, uint64_t *id)
 {
-	uint32_t n = stack.n;
+	struct stack *s = &stack;
+	uint32_t n = s->n;
+	int l = level(s, key, n);
 
 	*id = 0;
 	if (n < INJECT_DEPTH) {
 		if (name && UEVENT_ENABLED())
 			*id = uevent_range_begin(name);
-		stack.e[n].id = *id;
-		stack.e[n].key = key;
+		s->e[n].id = *id;
+		s->e[n].key = key;
+		s->e[n].level = l;
 	}
-	stack.n = n + 1;
-	return level(key, n);
+	s->n = n + 1;
+	return l;
 }
 
 int _uevent_inject_pop(const void *key)
 {
-	uint32_t n = stack.n, i;
+	struct stack *s = &stack;
+	uint32_t n = s->n, i;
 	uint64_t id;
 	int l;
 
 	if (n == 0)
 		return -1;
 	if (n > INJECT_DEPTH) {
-		stack.n = n - 1;
-		return level(key, INJECT_DEPTH);
+		s->n = n - 1;
+		return level(s, key, INJECT_DEPTH);
 	}
 	for (i = n; i-- > 0;)
-		if (stack.e[i].key == key)
+		if (s->e[i].key == key)
 			break;
 	if (i == (uint32_t)-1)
 		return -1;	/* nothing of this key open on this thread */
-	id = stack.e[i].id;
-	l = level(key, i);
-	memmove(&stack.e[i], &stack.e[i + 1], (n - i - 1) * sizeof(stack.e[0]));
-	stack.n = n - 1;
+	id = s->e[i].id;
+	l = s->e[i].level;
+	if (i != n - 1)		/* another key's entries above it: they stay */
+		memmove(&s->e[i], &s->e[i + 1], (n - i - 1) * sizeof(s->e[0]));
+	s->n = n - 1;
 	if (id)
 		uevent_range_end(id);
 	return l;

@@ -29,7 +29,7 @@ check_PROGRAMS += %reldir%/nvtx-check
 %canon_reldir%_nvtx_check_CFLAGS = $(AM_CFLAGS) -I$(top_srcdir)/t
 %canon_reldir%_nvtx_check_LDADD = libuevent/libuevent.la
 TESTS += %reldir%/nvtx-check %reldir%/record.test
-EXTRA_DIST += %reldir%/record.test %reldir%/nvtx.c %reldir%/nvtx-client.c %reldir%/nvtx-module.c %reldir%/nvtx-chain.c
+EXTRA_DIST += %reldir%/record.test %reldir%/nvtx-bench.c %reldir%/nvtx.c %reldir%/nvtx-client.c %reldir%/nvtx-module.c %reldir%/nvtx-chain.c
 
 if HAVE_NVTX
 lib_LTLIBRARIES += %reldir%/libuevent-nvtx.la
@@ -51,4 +51,11 @@ check_LTLIBRARIES += %reldir%/nvtx-module.la %reldir%/nvtx-chain.la
 %canon_reldir%_nvtx_module_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 %canon_reldir%_nvtx_chain_la_CPPFLAGS = $(NVTX_CFLAGS)
 %canon_reldir%_nvtx_chain_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+
+# make bench: ns per NVTX call against the libuevent call it becomes.
+EXTRA_PROGRAMS += %reldir%/nvtx-bench
+bench_programs += %reldir%/nvtx-bench
+%canon_reldir%_nvtx_bench_CPPFLAGS = $(AM_CPPFLAGS) $(NVTX_CFLAGS) -I$(top_srcdir)/bench
+%canon_reldir%_nvtx_bench_LDADD = libuevent/libuevent.la -ldl
+CLEANFILES += %reldir%/nvtx-bench
 endif
