@@ -160,6 +160,26 @@ int check_read_file(const char *path)
 	return ret < 0 ? ret : (int)nev;
 }
 
+int check_run_file(char *const argv[], const char *var, const char *lib, const char *chain_var,
+		   const char *chain, const char *counts, int *records)
+{
+	char file[] = "/tmp/inject-check-XXXXXX", env[4][4096];
+	char *envp[] = { env[0], env[1], env[2], env[3], "UEVENT_TRANSPORT=file", NULL };
+	int fd = mkstemp(file), st;
+
+	if (fd >= 0)
+		close(fd);
+	unlink(file);
+	snprintf(env[0], sizeof(env[0]), "%s=%s", var, lib);
+	snprintf(env[1], sizeof(env[1]), "UEVENT_FILE=%s", file);
+	snprintf(env[2], sizeof(env[2]), "%s=%s", chain_var, chain);
+	snprintf(env[3], sizeof(env[3]), "CHAIN_COUNTS=%s", counts);
+	st = check_run(argv, envp);
+	*records = check_read_file(file);
+	unlink(file);
+	return st;
+}
+
 int check_live(char *const argv[], char *const env[])
 {
 	struct uevent_session_opts so = { .sz = sizeof(so),
@@ -207,4 +227,48 @@ int check_live(char *const argv[], char *const env[])
 	close(to[1]);
 	close(from[0]);
 	return s && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+void check_chain(const char *counts, const struct check_want *want, size_t n, char *wrong,
+		 size_t cap)
+{
+	char line[128], name[64];
+	size_t i;
+
+	*wrong = 0;
+	for (i = 0; i < n; i++) {
+		unsigned long v, got = (unsigned long)-1;
+		FILE *f = fopen(counts, "r");
+
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "%63s %lu", name, &v) == 2 && !strcmp(name, want[i].name))
+				got = v;
+		if (f)
+			fclose(f);
+		if (got != want[i].n)
+			snprintf(wrong + strlen(wrong), cap - strlen(wrong), " %s=%ld (want %lu)",
+				 want[i].name, (long)got, want[i].n);
+	}
+}
+
+struct check_late check_late(char *const argv[], char *const env[], const char *prefix)
+{
+	struct check_late r = { 0, 0, 0 };
+	char late[64], lmark[64], emark[64], early[64];
+	const struct ev *b;
+	size_t i, orphan_ends = 0;
+
+	snprintf(late, sizeof(late), "%slate range", prefix);
+	snprintf(lmark, sizeof(lmark), "%slate mark", prefix);
+	snprintf(emark, sizeof(emark), "%searly mark", prefix);
+	snprintf(early, sizeof(early), "%searly outer", prefix);
+	r.live = check_live(argv, env);
+	b = check_find(UEVENT_TYPE_RANGE_BEGIN, late);
+	r.after = check_count(UEVENT_TYPE_TEXT, lmark) == 1 && b && check_end_of(b->b.id);
+	for (i = 0; i < nev; i++)
+		orphan_ends += evs[i].type == UEVENT_TYPE_RANGE_END && !check_begin_of(evs[i].e.id);
+	r.before = !check_count(UEVENT_TYPE_TEXT, emark) &&
+		   !check_find(UEVENT_TYPE_RANGE_BEGIN, early) && !orphan_ends;
+	check_forget();
+	return r;
 }

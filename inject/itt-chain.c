@@ -1,9 +1,11 @@
 /* itt-chain.c - a second ITT collector for inject/itt-check: counts each call it gets
  * through UEVENT_ITT_CHAIN, checks that its own handles come back to it, and writes the
- * counts to $ITT_CHAIN_COUNTS at exit. */
+ * counts to $CHAIN_COUNTS at exit. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "chain-count.h"
 
 #include "itt.h"
 
@@ -63,15 +65,7 @@ static void sync_create(void *a, const char *t, const char *n, int f)
 
 static void report(void)
 {
-	const char *path = getenv("ITT_CHAIN_COUNTS");
-	FILE *f = path ? fopen(path, "w") : NULL;
-	int i;
-
-	if (!f)
-		return;
-	for (i = 0; i < N; i++)
-		fprintf(f, "%s %lu\n", names[i], count[i]);
-	fclose(f);
+	chain_report(names, count, N);
 }
 
 void __itt_api_init(struct itt_global *g, int groups);

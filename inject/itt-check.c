@@ -19,20 +19,6 @@
 
 static char client[2048 + 64], lib[2048 + 64], chain[2048 + 64];
 
-static unsigned long chain_count(const char *path, const char *name)
-{
-	char line[128], n[64];
-	unsigned long v, found = (unsigned long)-1;
-	FILE *f = fopen(path, "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %lu", n, &v) == 2 && !strcmp(n, name))
-			found = v;
-	if (f)
-		fclose(f);
-	return found;
-}
-
 /* The values of the counter name, in order, as "7,8,..." */
 static void counter_values(const char *name, char *out, size_t cap)
 {
@@ -47,13 +33,12 @@ static void counter_values(const char *name, char *out, size_t cap)
 
 static void file_transport(void)
 {
-	char file[] = "/tmp/itt-check-XXXXXX", counts[] = "/tmp/itt-chain-XXXXXX";
-	char *argv[] = { client, "all", NULL }, env[4][4096], vals[256], wrong[512] = "";
-	char *envp[] = { env[0], env[1], env[2], env[3], "UEVENT_TRANSPORT=file", NULL };
+	char counts[] = "/tmp/itt-chain-XXXXXX";
+	char *argv[] = { client, "all", NULL }, vals[256], wrong[512];
 	const struct ev *work, *step, *o, *e;
 	size_t i, frames = 0, olaps = 0, cross = 0;
 	int fd, st, ret;
-	static const struct { const char *name; unsigned long n; } want[] = {
+	static const struct check_want want[] = {
 		{ "domain_create", 1 }, { "string_handle_create", 7 }, { "thread_set_name", 1 },
 		{ "task_begin", 2 + 2 * THREADS * ROUNDS + 1 }, { "task_begin_fn", 1 },
 		{ "task_end", 3 + 2 * THREADS * ROUNDS + 1 }, { "task_begin_overlapped", 2 },
@@ -64,18 +49,11 @@ static void file_transport(void)
 		{ "mismatch", 0 },
 	};
 
-	fd = mkstemp(file);
-	close(fd);
-	unlink(file);
 	fd = mkstemp(counts);
-	close(fd);
-	snprintf(env[0], sizeof(env[0]), "INTEL_LIBITTNOTIFY64=%s", lib);
-	snprintf(env[1], sizeof(env[1]), "UEVENT_FILE=%s", file);
-	snprintf(env[2], sizeof(env[2]), "UEVENT_ITT_CHAIN=%s", chain);
-	snprintf(env[3], sizeof(env[3]), "ITT_CHAIN_COUNTS=%s", counts);
-	st = check_run(argv, envp);
+	if (fd >= 0)
+		close(fd);
+	st = check_run_file(argv, "INTEL_LIBITTNOTIFY64", lib, "UEVENT_ITT_CHAIN", chain, counts, &ret);
 	ok(st == 0, "the client ran: one domain per name across its two static parts (exit %d)", st);
-	ret = check_read_file(file);
 	ok(ret > 0, "the uevents file reads to its end (%d records)", ret);
 
 	work = check_find(UEVENT_TYPE_RANGE_BEGIN, "tbb:work");
@@ -114,44 +92,11 @@ static void file_transport(void)
 	   "%d threads: each's tasks nested in its own", THREADS);
 	ok(check_nested("tbb:module task", NULL) == 1, "the second static part's calls are in the stream");
 
-	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		unsigned long got = chain_count(counts, want[i].name);
-
-		if (got != want[i].n)
-			snprintf(wrong + strlen(wrong), sizeof(wrong) - strlen(wrong), " %s=%ld (want %lu)",
-				 want[i].name, (long)got, want[i].n);
-	}
+	check_chain(counts, want, sizeof(want) / sizeof(want[0]), wrong, sizeof(wrong));
 	ok(!*wrong, "UEVENT_ITT_CHAIN: the chained collector got every call (sync_create, ours "
 	   "lacks, straight), its own handles back%s", wrong);
 	check_forget();
-	unlink(file);
 	unlink(counts);
-}
-
-static void live_session(void)
-{
-	char *argv[] = { client, "late", NULL }, env[4096];
-	char *envp[] = { env, "UEVENT_ITT_CHAIN=", NULL };
-	const struct ev *late;
-	size_t i, orphan_ends = 0;
-	int ret;
-
-	snprintf(env, sizeof(env), "INTEL_LIBITTNOTIFY64=%s", lib);
-	ret = check_live(argv, envp);
-	if (ret < 0) {
-		skip(3, "a live session needs root and uprobes");
-		return;
-	}
-	ok(ret == 1, "a session opened on the running client, which exited 0");
-	late = check_find(UEVENT_TYPE_RANGE_BEGIN, "tbb:late task");
-	ok(check_count(UEVENT_TYPE_TEXT, "tbb:late mark") == 1 && late && check_end_of(late->b.id),
-	   "calls after the session started are uevents");
-	for (i = 0; i < nev; i++)
-		orphan_ends += evs[i].type == UEVENT_TYPE_RANGE_END && !check_begin_of(evs[i].e.id);
-	ok(!check_count(UEVENT_TYPE_TEXT, "tbb:early mark") &&
-	   !check_find(UEVENT_TYPE_RANGE_BEGIN, "tbb:early task") && !orphan_ends,
-	   "calls before it are not, and the end of a task begun before it ends nothing");
-	check_forget();
 }
 
 int main(void)
@@ -165,6 +110,7 @@ int main(void)
 		plan_skip_all("inject/itt-client or libuevent-itt.so not built");
 	plan(17);
 	file_transport();
-	live_session();
+	/* the client calls, then a session starts on it, then it calls again */
+	check_late_tap(client, "INTEL_LIBITTNOTIFY64", lib, "UEVENT_ITT_CHAIN", "tbb:", "task");
 	return exit_status();
 }

@@ -209,14 +209,14 @@ static int late(void)
 	if (part_init(&a) < 0)
 		return 1;
 	dom = a.domain_create("tbb");
-	CALL(&a, task_begin, dom, null_id, null_id, a.string_handle_create("early task"));
+	CALL(&a, task_begin, dom, null_id, null_id, a.string_handle_create("early outer"));
 	CALL(&a, marker, dom, null_id, a.string_handle_create("early mark"), 1);
 	if (write(1, "1", 1) != 1 || read(0, &ch, 1) != 1)
 		return 1;
 	CALL(&a, marker, dom, null_id, a.string_handle_create("late mark"), 1);
-	CALL(&a, task_begin, dom, null_id, null_id, a.string_handle_create("late task"));
+	CALL(&a, task_begin, dom, null_id, null_id, a.string_handle_create("late range"));
 	CALL0(&a, task_end, dom);
-	CALL0(&a, task_end, dom);	/* "early task": begun unrecorded, ends unrecorded */
+	CALL0(&a, task_end, dom);	/* "early outer": begun unrecorded, ends unrecorded */
 	return failed;
 }
 

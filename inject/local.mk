@@ -18,6 +18,7 @@ check_PROGRAMS += %reldir%/itt-client %reldir%/itt-check
 %canon_reldir%_itt_check_CFLAGS = $(AM_CFLAGS) -I$(top_srcdir)/t
 %canon_reldir%_itt_check_LDADD = libuevent/libuevent.la
 check_LTLIBRARIES = %reldir%/itt-chain.la
+%canon_reldir%_itt_chain_la_SOURCES = %reldir%/itt-chain.c %reldir%/chain-count.h
 %canon_reldir%_itt_chain_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 TESTS += %reldir%/itt-check %reldir%/exports.test
 EXTRA_DIST += %reldir%/exports.test
@@ -29,7 +30,7 @@ check_PROGRAMS += %reldir%/nvtx-check
 %canon_reldir%_nvtx_check_CFLAGS = $(AM_CFLAGS) -I$(top_srcdir)/t
 %canon_reldir%_nvtx_check_LDADD = libuevent/libuevent.la
 TESTS += %reldir%/nvtx-check %reldir%/record.test
-EXTRA_DIST += %reldir%/record.test %reldir%/nvtx-bench.c %reldir%/nvtx.c %reldir%/nvtx-client.c %reldir%/nvtx-module.c %reldir%/nvtx-chain.c
+EXTRA_DIST += %reldir%/record.test %reldir%/nvtx-bench.c %reldir%/nvtx.c %reldir%/nvtx-client.c %reldir%/nvtx-module.c %reldir%/nvtx-chain.c %reldir%/chain-count.h
 
 if HAVE_NVTX
 lib_LTLIBRARIES += %reldir%/libuevent-nvtx.la

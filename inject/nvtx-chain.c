@@ -1,9 +1,11 @@
 /* nvtx-chain.c - a second NVTX injection library for inject/nvtx-check: counts each call
  * it gets through UEVENT_NVTX_CHAIN, checks that its own handles and ids come back to
- * it, and writes the counts to $NVTX_CHAIN_COUNTS at exit. */
+ * it, and writes the counts to $CHAIN_COUNTS at exit. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "chain-count.h"
 
 #define NVTX_NO_IMPL
 #include <nvtx3/nvToolsExt.h>
@@ -107,15 +109,7 @@ static void domainDestroy(nvtxDomainHandle_t d) { check_domain(d); COUNT(DomainD
 
 static void report(void)
 {
-	const char *path = getenv("NVTX_CHAIN_COUNTS");
-	FILE *f = path ? fopen(path, "w") : NULL;
-	int i;
-
-	if (!f)
-		return;
-	for (i = 0; i < N; i++)
-		fprintf(f, "%s %lu\n", names[i], count[i]);
-	fclose(f);
+	chain_report(names, count, N);
 }
 
 #define SET(t, n, cbid, f) do { if ((cbid) < (n) && (t)[cbid]) *(t)[cbid] = (NvtxFunctionPointer)(f); } while (0)

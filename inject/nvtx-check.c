@@ -22,30 +22,14 @@
 
 static char dir[2048], client[2048 + 64], lib[2048 + 64], chain[2048 + 64], module[2048 + 64];
 
-static unsigned long chain_count(const char *path, const char *name)
-{
-	char line[128], n[64];
-	unsigned long v, found = (unsigned long)-1;
-	FILE *f = fopen(path, "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %lu", n, &v) == 2 && !strcmp(n, name))
-			found = v;
-	if (f)
-		fclose(f);
-	return found;
-}
-
 static void file_transport(void)
 {
-	char file[] = "/tmp/nvtx-check-XXXXXX", counts[] = "/tmp/nvtx-chain-XXXXXX";
+	char counts[] = "/tmp/nvtx-chain-XXXXXX";
 	char *argv[] = { client, "all", module, NULL };
-	char env[4][4096];
-	char *envp[] = { env[0], env[1], env[2], env[3], "UEVENT_TRANSPORT=file", NULL };
 	const struct ev *outer, *inner, *innermost, *a, *reg, *plain, *e;
-	size_t i, work, step;
+	size_t work, step;
 	int fd, st, ret;
-	static const struct { const char *name; unsigned long n; } want[] = {
+	static const struct check_want want[] = {
 		{ "MarkA", 2 }, { "MarkW", 1 }, { "MarkEx", 1 },
 		{ "RangePushA", 2 + 2 * THREADS * ROUNDS + 1 }, { "RangePushW", 1 },
 		{ "RangePushEx", 1 }, { "RangePop", 5 + 2 * THREADS * ROUNDS + 1 },
@@ -55,20 +39,13 @@ static void file_transport(void)
 		{ "DomainRangeStartEx", 1 }, { "DomainRangeEnd", 1 }, { "DomainRangePop", 1 },
 		{ "DomainDestroy", 1 }, { "mismatch", 0 }, { "inits", 1 },
 	};
-	char wrong[512] = "";
+	char wrong[512];
 
-	fd = mkstemp(file);
-	close(fd);
-	unlink(file);
 	fd = mkstemp(counts);
-	close(fd);
-	snprintf(env[0], sizeof(env[0]), "NVTX_INJECTION64_PATH=%s", lib);
-	snprintf(env[1], sizeof(env[1]), "UEVENT_FILE=%s", file);
-	snprintf(env[2], sizeof(env[2]), "UEVENT_NVTX_CHAIN=%s", chain);
-	snprintf(env[3], sizeof(env[3]), "NVTX_CHAIN_COUNTS=%s", counts);
-	st = check_run(argv, envp);
+	if (fd >= 0)
+		close(fd);
+	st = check_run_file(argv, "NVTX_INJECTION64_PATH", lib, "UEVENT_NVTX_CHAIN", chain, counts, &ret);
 	ok(st == 0, "the client ran, NVTX's return values as NVTX defines them (exit %d)", st);
-	ret = check_read_file(file);
 	ok(ret > 0, "the uevents file reads to its end (%d records)", ret);
 
 	ok(check_count(UEVENT_TYPE_TEXT, "mark A") == 1 && check_count(UEVENT_TYPE_TEXT, "mark W \xc3\xbc") == 1 &&
@@ -123,45 +100,11 @@ static void file_transport(void)
 	ok(check_count(UEVENT_TYPE_RANGE_BEGIN, "module range") == 1 && check_count(UEVENT_TYPE_TEXT, "module mark") == 1,
 	   "a second NVTX module's calls land in the same stream");
 
-	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		unsigned long got = chain_count(counts, want[i].name);
-
-		if (got != want[i].n)
-			snprintf(wrong + strlen(wrong), sizeof(wrong) - strlen(wrong), " %s=%ld (want %lu)",
-				 want[i].name, (long)got, want[i].n);
-	}
+	check_chain(counts, want, sizeof(want) / sizeof(want[0]), wrong, sizeof(wrong));
 	ok(!*wrong, "UEVENT_NVTX_CHAIN: the chained library got every call, its own handles and ids back%s",
 	   wrong);
 	check_forget();
-	unlink(file);
 	unlink(counts);
-}
-
-/* The client calls NVTX, then a session starts on it, then it calls again. */
-static void live_session(void)
-{
-	char *argv[] = { client, "late", NULL }, env[4096];
-	char *envp[] = { env, "UEVENT_NVTX_CHAIN=", NULL };
-	const struct ev *late;
-	size_t i, orphan_ends = 0;
-	int ret;
-
-	snprintf(env, sizeof(env), "NVTX_INJECTION64_PATH=%s", lib);
-	ret = check_live(argv, envp);
-	if (ret < 0) {
-		skip(3, "a live session needs root and uprobes");
-		return;
-	}
-	ok(ret == 1, "a session opened on the running client, which exited 0");
-	late = check_find(UEVENT_TYPE_RANGE_BEGIN, "late range");
-	ok(check_count(UEVENT_TYPE_TEXT, "late mark") == 1 && late && check_end_of(late->b.id),
-	   "calls after the session started are uevents");
-	for (i = 0; i < nev; i++)
-		orphan_ends += evs[i].type == UEVENT_TYPE_RANGE_END && !check_begin_of(evs[i].e.id);
-	ok(!check_count(UEVENT_TYPE_TEXT, "early mark") &&
-	   !check_find(UEVENT_TYPE_RANGE_BEGIN, "early outer") && !orphan_ends,
-	   "calls before it are not, and the pop of a range pushed before it ends nothing");
-	check_forget();
 }
 
 int main(void)
@@ -177,6 +120,7 @@ int main(void)
 		plan_skip_all("no NVTX headers: ./configure --with-nvtx-include=DIR (DIR/nvtx3/nvToolsExt.h)");
 	plan(18);
 	file_transport();
-	live_session();
+	/* the client calls, then a session starts on it, then it calls again */
+	check_late_tap(client, "NVTX_INJECTION64_PATH", lib, "UEVENT_NVTX_CHAIN", "", "range pushed");
 	return exit_status();
 }
