@@ -10,12 +10,12 @@
 
 /*
  * One record per thread, 8-aligned (PR_PERF_TLS_AREA wants that), with the two private
- * words the writer needs beside it so that set() resolves one TLS address. The library
- * is built with the TLSDESC dialect (-mtls-dialect=gnu2 where the compiler has it, as
- * OTEP 4947 recommends): cheap in static TLS, and a dlopen()ed libuevent (CFFI, LuaJIT)
- * is no worse off. (The library has initial-exec TLS too, the emit fast path's, so its
- * whole TLS block takes the loader's small surplus of static TLS when dlopen()ed: a
- * 640-byte record made LuaJIT's dlopen fail, hence 256.)
+ * words the writer needs beside it, in initial-exec TLS: one %fs-relative address, no
+ * call. libuevent has initial-exec TLS anyway (the emit fast path's), so its whole TLS
+ * block sits in static TLS, where a dlopen()ed copy takes glibc's small surplus: a
+ * 640-byte record made LuaJIT's dlopen fail, hence 256. otel_thread_ctx_v1, which
+ * readers outside the process resolve, keeps the TLSDESC dialect that OTEP 4947
+ * recommends (-mtls-dialect=gnu2 where the compiler has it).
  */
 struct tstate {
 	struct uevent_thread_context_record rec;
@@ -23,7 +23,7 @@ struct tstate {
 	int8_t registered;	/* 0: no set yet; 1: the kernel dumps rec; -1: it refused */
 };
 
-static __thread struct tstate ts __attribute__((aligned(8)));
+static __thread struct tstate ts __attribute__((tls_model("initial-exec"), aligned(8)));
 
 /*
  * What readers outside the process look up in .dynsym (OTEP 4947): a pointer to the
@@ -71,6 +71,7 @@ UEVENT_EXPORT int uevent_thread_context_set(const uint8_t *trace_id16, const uin
 					    uint8_t flags)
 {
 	struct tstate *t = &ts;
+	int8_t registered = t->registered;
 	uint8_t nested;
 
 	if (unlikely(!trace_id16 || !span_id8))
@@ -90,7 +91,7 @@ UEVENT_EXPORT int uevent_thread_context_set(const uint8_t *trace_id16, const uin
 		barrier();
 		WRITE_ONCE(t->rec.valid, 1);
 	}
-	if (unlikely(!t->registered))
+	if (unlikely(!registered))
 		first_set(t);
 	return 0;
 }
