@@ -46,3 +46,13 @@ EXTRA_DIST += %reldir%/jit-numba.sh %reldir%/jit-numba.py
 # make bench: the Python readers (per record, NumPy batches) against perf script/report.
 bench_scripts += %reldir%/arrays.sh
 EXTRA_DIST += %reldir%/arrays.sh %reldir%/arrays.py
+
+# ns per uevent_thread_context_set() (OTEP 4947 record) against a plain store; the shared
+# library (PLT + TLSDESC) and libuevent.a (the linker relaxes TLSDESC to local-exec).
+EXTRA_PROGRAMS += %reldir%/thread-context %reldir%/thread-context-static
+bench_programs += %reldir%/thread-context %reldir%/thread-context-static
+bench_thread_context_LDADD = libuevent/libuevent.la
+bench_thread_context_static_SOURCES = %reldir%/thread-context.c
+bench_thread_context_static_LDADD = libuevent/libuevent.la
+bench_thread_context_static_LDFLAGS = -static-libtool-libs
+CLEANFILES += %reldir%/thread-context %reldir%/thread-context-static
