@@ -318,6 +318,8 @@ UEVENT_EXPORT int uevent_process_context_publish(const struct uevent_process_con
 				offsetof(struct uevent_process_context_opts, service_name));
 	if (ret)
 		return ret;
+	if (o.nr_attr_keys && !o.attr_keys)
+		return _uevent_err(EFAULT);
 	if (o.service_name && !(name = strdup(o.service_name)))
 		return _uevent_err(ENOMEM);
 	if (o.service_instance_id && strlen(o.service_instance_id) >= sizeof(pc.instance_id)) {

@@ -334,14 +334,43 @@ static void hammer(void)
 	   sets, seen_valid, seen_invalid, seen_torn);
 }
 
+/* The process context's calls, their refusals (t/otel-reader.test reads what they write). */
+static void process_context(void)
+{
+	static const char *const keys[] = { "a", "b" }, *const other[] = { "x", "b" };
+	struct uevent_process_context_opts o = { .sz = sizeof(o), .service_name = "t",
+						 .attr_keys = keys, .nr_attr_keys = 1 };
+	struct uevent_process_context_opts bad = o;
+
+	ok(uevent_process_context_add_keys(keys, 1) == -ENODATA,
+	   "add_keys before any publish: -ENODATA");
+	bad.nr_attr_keys = 1;
+	bad.attr_keys = NULL;
+	ok(uevent_process_context_publish(&bad) == -EFAULT && errno == EFAULT,
+	   "keys counted but NULL: -EFAULT");
+	ok(uevent_process_context_publish(&o) == 0 && uevent_process_context_add_keys(keys + 1, 1) == 1,
+	   "publish with key a, then add_keys(b): index 1");
+	bad = o;
+	bad.attr_keys = other;
+	bad.nr_attr_keys = 2;
+	ok(uevent_process_context_publish(&bad) == -EINVAL,
+	   "a publish that renames key 0: -EINVAL (the map is append-only)");
+	o.nr_attr_keys = 2;
+	ok(uevent_process_context_drop() == 0 && uevent_process_context_drop() == 0 &&
+	   uevent_process_context_add_keys(keys, 1) == -ENODATA &&
+	   uevent_process_context_publish(&o) == 0 && uevent_process_context_drop() == 0,
+	   "drop, twice: 0; then nothing to add to; publish again works");
+}
+
 int main(void)
 {
-	plan(34);
+	plan(39);
 	layout();
 	set_and_read();
 	decode();
 	samples();
 	threads();
 	hammer();
+	process_context();
 	return exit_status();
 }
