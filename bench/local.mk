@@ -48,3 +48,13 @@ bench_scripts += %reldir%/arrays.sh
 EXTRA_DIST += %reldir%/arrays.sh %reldir%/arrays.py
 # PyTorch under `uevent record --nvtx`, for a machine with PyTorch (not run by make bench).
 EXTRA_DIST += %reldir%/device/nvtx-pytorch.sh %reldir%/device/nvtx_pytorch.py
+
+# ns per uevent_thread_context_set() (OTEP 4947 record) against a plain store; the shared
+# library (PLT + TLSDESC) and libuevent.a (the linker relaxes TLSDESC to local-exec).
+EXTRA_PROGRAMS += %reldir%/thread-context %reldir%/thread-context-static
+bench_programs += %reldir%/thread-context %reldir%/thread-context-static
+bench_thread_context_LDADD = libuevent/libuevent.la
+bench_thread_context_static_SOURCES = %reldir%/thread-context.c
+bench_thread_context_static_LDADD = libuevent/libuevent.la
+bench_thread_context_static_LDFLAGS = -static-libtool-libs
+CLEANFILES += %reldir%/thread-context %reldir%/thread-context-static

@@ -1,6 +1,7 @@
-/* context.c - the thread's trace context in a registered area that perf samples carry. */
+/* context.c - the thread's trace context as OpenTelemetry's thread-local record (OTEP 4947). */
 #include "config.h"
 
+#include <stddef.h>
 #include <sys/prctl.h>
 
 #include <linux/perf_uevent.h>
@@ -8,137 +9,234 @@
 #include "internal.h"
 
 /*
- * The area is a struct uevent_thread_context_area in static TLS (initial-exec: no
- * allocation, no lock, usable from a signal handler). Its reader is the kernel taking a
- * sample of this very thread, that is an interrupt of it: program order is all it can
- * see, so the seqlock needs compiler barriers, not fences.
+ * One record per thread, 8-aligned (PR_PERF_TLS_AREA wants that), with the two private
+ * words the writer needs beside it, in initial-exec TLS: one %fs-relative address, no
+ * call. libuevent has initial-exec TLS anyway (the emit fast path's), so its whole TLS
+ * block sits in static TLS, where a dlopen()ed copy takes glibc's small surplus: a
+ * 640-byte record made LuaJIT's dlopen fail, hence 256. otel_thread_ctx_v1, which
+ * readers outside the process resolve, keeps the TLSDESC dialect that OTEP 4947
+ * recommends (-mtls-dialect=gnu2 where the compiler has it).
  */
-static __thread struct uevent_thread_context_area area
-	__attribute__((tls_model("initial-exec"), aligned(8)));
+struct tstate {
+	struct uevent_thread_context_record rec;
+	uint8_t writing;	/* a set or set_attr is under way on this thread */
+	int8_t registered;	/* 0: no set yet; 1: the kernel dumps rec; -1: it refused */
+};
 
-/* 0: not tried yet; 1: the kernel dumps the area; -1: it refused (remembered). */
-static __thread int registered __attribute__((tls_model("initial-exec")));
+static __thread struct tstate ts __attribute__((tls_model("initial-exec"), aligned(8)));
 
-_Static_assert(sizeof(struct uevent_thread_context_area) == UEVENT_THREAD_CONTEXT_SIZE,
-	       "the documented layout is 40 bytes");
+/*
+ * What readers outside the process look up in .dynsym (OTEP 4947): a pointer to the
+ * thread's record, NULL until the thread's first set. It then stays pointed at the one
+ * fixed record and only `valid` changes (the OTEP's in-place protocol: a writer uses
+ * either the pointer or the valid flag, not both).
+ */
+UEVENT_EXPORT __thread struct uevent_thread_context_record *otel_thread_ctx_v1;
 
-static void do_register(void)
+_Static_assert(sizeof(struct uevent_thread_context_record) == UEVENT_THREAD_CONTEXT_SIZE &&
+	       offsetof(struct uevent_thread_context_record, valid) == 24 &&
+	       offsetof(struct uevent_thread_context_record, attrs_data_size) == 26 &&
+	       offsetof(struct uevent_thread_context_record, attrs_data) ==
+	       UEVENT_THREAD_CONTEXT_HEADER_SIZE,
+	       "OTEP 4947's record: packed, 28-byte header, 256 bytes");
+_Static_assert(UEVENT_THREAD_CONTEXT_SIZE % 8 == 0, "PR_PERF_TLS_AREA takes multiples of 8");
+
+/*
+ * The readers are a profiler that stopped or interrupted this thread, or the kernel
+ * taking a sample of it: program order is all they can see, so compiler fences suffice
+ * and volatile stores keep the compiler from merging or dropping the flag writes.
+ */
+#define barrier()	__atomic_signal_fence(__ATOMIC_SEQ_CST)
+#define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
+
+static __attribute__((noinline)) void first_set(struct tstate *t)
 {
-	area.version = UEVENT_THREAD_CONTEXT_VERSION;
-	area.size = UEVENT_THREAD_CONTEXT_SIZE;
+	barrier();
+	WRITE_ONCE(otel_thread_ctx_v1, &t->rec);
 	/*
-	 * Once per thread. A kernel without PR_PERF_TLS_AREA says EINVAL (an unknown
-	 * prctl option); the stores below still happen, samples just do not carry them.
+	 * Once per thread, after the record is whole: a sample taken as the prctl returns
+	 * finds it already valid. A kernel without PR_PERF_TLS_AREA says EINVAL (an
+	 * unknown prctl option); the stores still happen, samples just do not carry them.
 	 */
-	if (prctl(PR_PERF_TLS_AREA, (unsigned long)&area, (unsigned long)sizeof(area),
-		  0UL, 0UL) == 0)
-		registered = 1;
-	else
-		registered = -1;
+	t->registered = prctl(PR_PERF_TLS_AREA, (unsigned long)&t->rec,
+			      (unsigned long)sizeof(t->rec), 0UL, 0UL) == 0 ? 1 : -1;
 }
 
 /*
- * seq odd while writing. A signal handler's set that interrupts one on the same thread
- * finds seq odd and leaves it so: only the outer write makes it even again, so no sample
- * sees a half-written area as whole (the area may end up holding a mix of the two).
+ * valid goes to 0 first and back to 1 last. A set in a signal handler that interrupts
+ * one on the same thread finds `writing` and leaves valid at 0: only the outer write
+ * marks the record whole, so no reader sees a half-written record as valid.
  */
-static inline uint32_t write_begin(void)
-{
-	uint32_t seq = __atomic_load_n(&area.seq, __ATOMIC_RELAXED);
-
-	if (!(seq & 1))
-		__atomic_store_n(&area.seq, seq + 1, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	return seq;
-}
-
-static inline void write_end(uint32_t seq)
-{
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (!(seq & 1))
-		__atomic_store_n(&area.seq, seq + 2, __ATOMIC_RELAXED);
-}
-
 UEVENT_EXPORT int uevent_thread_context_set(const uint8_t *trace_id16, const uint8_t *span_id8,
 					    uint8_t flags)
 {
-	uint32_t seq;
+	struct tstate *t = &ts;
+	int8_t registered = t->registered;
+	uint8_t nested;
 
-	if (!trace_id16 || !span_id8)
+	if (unlikely(!trace_id16 || !span_id8))
 		return _uevent_err(EFAULT);
-	seq = write_begin();
-	memcpy(area.trace_id, trace_id16, 16);
-	memcpy(area.span_id, span_id8, 8);
-	area.flags = flags;
-	area.valid = 1;
-	write_end(seq);
-	/*
-	 * Registered after the first write: a sample taken as the prctl returns (a timer
-	 * that expired during the call fires there) then finds the context already whole.
-	 */
+	nested = t->writing;
+	WRITE_ONCE(t->writing, 1);
+	barrier();
+	WRITE_ONCE(t->rec.valid, 0);
+	barrier();
+	memcpy(t->rec.trace_id, trace_id16, 16);
+	memcpy(t->rec.span_id, span_id8, 8);
+	t->rec.trace_flags = flags;
+	t->rec.attrs_data_size = 0;
+	if (likely(!nested)) {
+		barrier();
+		WRITE_ONCE(t->writing, 0);
+		barrier();
+		WRITE_ONCE(t->rec.valid, 1);
+	}
 	if (unlikely(!registered))
-		do_register();
+		first_set(t);
 	return 0;
 }
 
 UEVENT_EXPORT int uevent_thread_context_clear(void)
 {
-	uint32_t seq;
+	struct tstate *t = &ts;
 
-	/* Nothing set on this thread yet: nothing to clear, and no system call for it. */
-	if (!registered)
+	/* Nothing set on this thread yet: the pointer is NULL, nothing to clear. */
+	if (!t->registered)
 		return 0;
-	seq = write_begin();
-	memset(area.trace_id, 0, sizeof(area.trace_id));
-	memset(area.span_id, 0, sizeof(area.span_id));
-	area.flags = 0;
-	area.valid = 0;
-	write_end(seq);
+	WRITE_ONCE(t->rec.valid, 0);
+	barrier();
+	memset(t->rec.trace_id, 0, sizeof(t->rec.trace_id));
+	memset(t->rec.span_id, 0, sizeof(t->rec.span_id));
+	t->rec.trace_flags = 0;
+	t->rec.attrs_data_size = 0;
 	return 0;
+}
+
+/* Drop the entries of key from attrs_data (the record is invalid meanwhile). */
+static uint16_t attrs_without(struct uevent_thread_context_record *r, uint8_t key)
+{
+	uint16_t in = 0, out = 0, n;
+
+	while (in + 2 <= r->attrs_data_size) {
+		n = (uint16_t)(2 + r->attrs_data[in + 1]);
+		if (in + n > r->attrs_data_size)
+			break;
+		if (r->attrs_data[in] != key) {
+			memmove(r->attrs_data + out, r->attrs_data + in, n);
+			out = (uint16_t)(out + n);
+		}
+		in = (uint16_t)(in + n);
+	}
+	return out;
+}
+
+UEVENT_EXPORT int uevent_thread_context_set_attr(uint8_t key, const char *value, size_t len)
+{
+	struct tstate *t = &ts;
+	struct uevent_thread_context_record *r = &t->rec;
+	uint16_t size;
+	int err = 0;
+
+	if (len > 255)
+		return _uevent_err(EINVAL);
+	if (!value && len)
+		return _uevent_err(EFAULT);
+	if (!t->registered || r->valid != 1)
+		return _uevent_err(ENODATA);
+	/* A handler interrupting this thread's own write: the bytes are not ours to touch. */
+	if (t->writing)
+		return _uevent_err(EBUSY);
+	WRITE_ONCE(t->writing, 1);
+	barrier();
+	size = r->attrs_data_size;
+	if (size + 2 + len > sizeof(r->attrs_data)) {
+		/* Full: drop the key's older values, the record invalid while it moves. */
+		WRITE_ONCE(r->valid, 0);
+		barrier();
+		size = attrs_without(r, key);
+		r->attrs_data_size = size;
+		barrier();
+		WRITE_ONCE(r->valid, 1);
+		barrier();
+		if (size + 2 + len > sizeof(r->attrs_data))
+			err = ENOSPC;
+	}
+	if (!err) {
+		/*
+		 * Past attrs_data_size readers look at nothing: write the entry there, then
+		 * publish it by the size (the OTEP's growing rule; a later entry of the same
+		 * key wins for readers).
+		 */
+		r->attrs_data[size] = key;
+		r->attrs_data[size + 1] = (uint8_t)len;
+		if (len)
+			memcpy(r->attrs_data + size + 2, value, len);
+		barrier();
+		WRITE_ONCE(r->attrs_data_size, (uint16_t)(size + 2 + len));
+	}
+	barrier();
+	WRITE_ONCE(t->writing, 0);
+	return err ? _uevent_err(err) : 0;
 }
 
 UEVENT_EXPORT int uevent_thread_context_registered(void)
 {
-	return registered > 0;
+	return ts.registered > 0;
 }
 
-UEVENT_EXPORT const struct uevent_thread_context_area *uevent_thread_context_area(void)
+UEVENT_EXPORT const struct uevent_thread_context_record *uevent_thread_context_get(void)
 {
-	return &area;
+	return &ts.rec;
 }
 
 UEVENT_EXPORT int uevent_thread_context_decode(const void *buf, size_t len, int bo,
 					       struct uevent_trace_context *out)
 {
-	struct _uevent_cur c;
-	const uint8_t *p;
-	uint32_t seq;
-	uint16_t version, size;
+	const uint8_t *p = buf;
 
 	if (!buf && len)
 		return _uevent_err(EFAULT);
 	if (!out || bo < UEVENT_BO_HOST || bo > UEVENT_BO_BIG)
 		return _uevent_err(EINVAL);
 	memset(out, 0, sizeof(*out));
-	/* An empty dump: the thread registered no area (or the kernel could not read it). */
+	/* An empty dump: the thread registered no record (or the kernel could not read it). */
 	if (!len)
 		return _uevent_err(ENODATA);
-	_uevent_cur_init(&c, buf, len, bo);
-	seq = _uevent_get32(&c);
-	version = _uevent_get16(&c);
-	size = _uevent_get16(&c);
-	/* Later versions only append: the first 40 bytes keep their meaning. */
-	if (c.bad || version < UEVENT_THREAD_CONTEXT_VERSION || size < UEVENT_THREAD_CONTEXT_SIZE ||
-	    len < UEVENT_THREAD_CONTEXT_SIZE)
+	if (len < UEVENT_THREAD_CONTEXT_HEADER_SIZE)
 		return _uevent_err(EINVAL);
-	/* Sampled in the middle of a set or clear: neither the old nor the new context. */
-	if (seq & 1)
-		return _uevent_err(EAGAIN);
-	p = _uevent_take(&c, 32);
-	if (!p[25])
+	/* Not set, cleared, or caught while being written: OTEP 4947 says ignore it. */
+	if (p[24] != 1)
 		return _uevent_err(ENODATA);
 	memcpy(out->trace_id, p, 16);
 	memcpy(out->span_id, p + 16, 8);
-	out->flags = p[24];
+	out->flags = p[25];
+	return 0;
+}
+
+UEVENT_EXPORT int uevent_thread_context_attr_next(const void *buf, size_t len, int bo,
+						  uint32_t *offset, uint8_t *key,
+						  const char **value, uint8_t *value_len)
+{
+	const uint8_t *attrs = (const uint8_t *)buf + UEVENT_THREAD_CONTEXT_HEADER_SIZE;
+	struct _uevent_cur c;
+	uint64_t end;
+	uint16_t size;
+	uint32_t o;
+
+	if (!buf || !offset || !key || !value || !value_len || bo < UEVENT_BO_HOST ||
+	    bo > UEVENT_BO_BIG || len < UEVENT_THREAD_CONTEXT_HEADER_SIZE)
+		return _uevent_err(EINVAL);
+	_uevent_cur_init(&c, (const uint8_t *)buf + 26, 2, bo);
+	size = _uevent_get16(&c);
+	/* The size is untrusted, and a dump may stop short of it (sample_tls_user). */
+	end = size < len - UEVENT_THREAD_CONTEXT_HEADER_SIZE ? size :
+	      len - UEVENT_THREAD_CONTEXT_HEADER_SIZE;
+	o = *offset;
+	if ((uint64_t)o + 2 > end || (uint64_t)o + 2 + attrs[o + 1] > end)
+		return _uevent_err(ENOENT);
+	*key = attrs[o];
+	*value_len = attrs[o + 1];
+	*value = (const char *)attrs + o + 2;
+	*offset = o + 2 + attrs[o + 1];
 	return 0;
 }

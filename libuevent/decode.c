@@ -159,7 +159,7 @@ static void read_dump(struct _uevent_cur *c, uint64_t *size, const void **data, 
 }
 
 /*
- * The TLS dump as uevent_thread_context_set()'s area, for every sample: a reader asks
+ * The TLS dump as the thread's OTEP 4947 record, for every sample: a reader asks
  * context_err rather than knowing whether the event dumped TLS at all.
  */
 static void decode_context(struct uevent_perf_sample *s, int bo)

@@ -14,6 +14,7 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/transport-file.c \
 	%reldir%/codec.c \
 	%reldir%/context.c \
+	%reldir%/process-context.c \
 	%reldir%/probe.c \
 	%reldir%/reason.c \
 	%reldir%/perf-internal.h \
@@ -30,7 +31,7 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/tp-fields.c \
 	%reldir%/symbolize.c \
 	%reldir%/jit.c
-libuevent_libuevent_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(LIBTRACEEVENT_CFLAGS) $(LIBDW_CFLAGS)
+libuevent_libuevent_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(TLS_CFLAGS) $(LIBTRACEEVENT_CFLAGS) $(LIBDW_CFLAGS)
 libuevent_libuevent_la_LIBADD = $(LIBTRACEEVENT_LIBS) $(LIBDW_LIBS)
 libuevent_libuevent_la_LDFLAGS = -version-info 0:0:0 \
 	-Wl,--version-script=$(top_srcdir)/%reldir%/libuevent.map -Wl,-z,relro,-z,now

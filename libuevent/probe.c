@@ -238,8 +238,8 @@ UEVENT_EXPORT int uevent_feature_probe(int feature, struct uevent_feature_info *
 		ret = _uevent_prctl_query(&abi);
 		if (ret == 0 && (abi.features & PERF_UEVENT_FEAT_TLS_AREA))
 			fill(info, UEVENT_FEAT_PRESENT, 0,
-			     "samples with TLS_USER >= %d bytes carry uevent_thread_context_set()'s "
-			     "context", UEVENT_THREAD_CONTEXT_SIZE);
+			     "samples with TLS_USER >= %d bytes carry the thread's OTEP 4947 "
+			     "record", UEVENT_THREAD_CONTEXT_HEADER_SIZE);
 		else if (ret == -EPROTO)
 			fill(info, UEVENT_FEAT_ABSENT, EPROTO, "%s", uevent_reason());
 		else

@@ -297,62 +297,123 @@ int uevent_trace_context_decode(const void *buf, size_t len, int byte_order,
 const char *uevent_type_name(uint32_t type);
 
 /* ---------------------------------------------------------------------------------- */
-/* Thread context: the trace context that each perf sample of the thread carries.       */
+/* Thread context: OpenTelemetry's thread-local context record (OTEP 4947).             */
 
 /*
- * uevent_thread_context_set() keeps the calling thread's W3C trace context in a
- * thread-local struct uevent_thread_context_area, registered with the kernel
- * (PR_PERF_TLS_AREA) by the thread's first call. A sampling session with tls_user >= 40
- * (`uevent record --tls 40`, PERF_SAMPLE_TLS_USER) then finds the context in each of the
- * thread's samples (struct uevent_perf_sample's context_*), so samples are attributed to
- * spans. After the first call: plain stores, no system call, no lock, signal-safe (a
- * set in a handler that interrupts one on the same thread may leave a mix of the two,
- * never a half-written area that reads as whole). On a kernel without PR_PERF_TLS_AREA the registration fails once per thread and is
- * remembered; the calls still store and return 0, and samples carry no context
- * (`uevent probe`: thread_context). A thread made by clone(CLONE_VM) registers its own
- * on its first call; execve() drops the registration, fork()'s child keeps it.
+ * uevent_thread_context_set() keeps the calling thread's W3C trace context in the
+ * thread's Thread-Local Context Record of OpenTelemetry OTEP 4947 ("thread context"),
+ * which out-of-process profilers (the OpenTelemetry eBPF profiler, Datadog's agent)
+ * find through the TLS symbol otel_thread_ctx_v1 that libuevent exports in .dynsym
+ * (TLSDESC in the shared library; a program that links libuevent.a puts it in its
+ * own .dynsym with `pkg-config --static --libs libuevent`, which adds
+ * -Wl,--export-dynamic-symbol=otel_thread_ctx_v1). The symbol is not declared here:
+ * it is for readers outside the process; in-process code uses the calls below.
  *
- * The layout, host byte order, 8-aligned, for profilers that read the dump themselves:
- *   0  u32 seq           even: stable; odd: a write was under way (drop the sample's
- *                        context: it is neither the old one nor the new one)
- *   4  u16 version       UEVENT_THREAD_CONTEXT_VERSION; later versions only append
- *   6  u16 size          bytes of the area, UEVENT_THREAD_CONTEXT_SIZE
- *   8  u8  trace_id[16]  W3C trace-id
- *  24  u8  span_id[8]    W3C parent-id (the current span)
- *  32  u8  flags         W3C trace-flags
- *  33  u8  valid         1 while a context is set; 0 before the first set and after clear
- *  34  u8  reserved[6]   0
+ * The thread's first set points otel_thread_ctx_v1 at the thread's one record (a fixed
+ * record: after that only `valid` changes, the OTEP's second protocol) and, on a kernel
+ * with PR_PERF_TLS_AREA, registers the record as the area that PERF_SAMPLE_TLS_USER
+ * dumps (`uevent record --tls 32`, or 256 for attributes too), so each sample of the
+ * thread carries it (struct uevent_perf_sample's context_*). That kernel refusing is
+ * remembered per thread; the calls still store and return 0. After the first call: plain
+ * stores, no system call, no lock, compiler fences only, signal-safe (a set in a handler
+ * that interrupts one on the same thread leaves the record invalid until the outer one
+ * ends: it may then hold a mix of the two, never a half-written record marked valid).
+ *
+ * The record, byte-packed, host byte order, 8-aligned here, 256 bytes (the OTEP asks
+ * for at most 640; libuevent's TLS must fit the static TLS that glibc keeps for
+ * dlopen()ed libraries, and 640 did not beside LuaJIT):
+ *   0  u8  trace_id[16]      W3C trace-id
+ *  16  u8  span_id[8]        W3C parent-id (the current span)
+ *  24  u8  valid             1: the record is whole; anything else: ignore it
+ *  25  u8  trace_flags       W3C trace-flags
+ *  26  u16 attrs_data_size   bytes of attrs_data in use
+ *  28  u8  attrs_data[228]   {u8 key index, u8 length, length bytes of UTF-8} entries;
+ *                            a key seen twice: the last one counts
+ * Key indexes name keys through the process context's threadlocal.attribute_key_map
+ * (uevent_process_context_publish()).
  */
-enum { UEVENT_THREAD_CONTEXT_VERSION = 1, UEVENT_THREAD_CONTEXT_SIZE = 40 };
-
-struct uevent_thread_context_area {
-	uint32_t	seq;
-	uint16_t	version;
-	uint16_t	size;
-	uint8_t		trace_id[16];
-	uint8_t		span_id[8];
-	uint8_t		flags;
-	uint8_t		valid;
-	uint8_t		reserved[6];
+enum {
+	UEVENT_THREAD_CONTEXT_HEADER_SIZE	= 28,	/* up to attrs_data */
+	UEVENT_THREAD_CONTEXT_SIZE		= 256,	/* the whole record */
 };
 
-/* Set the calling thread's context (0, or -EFAULT for a NULL id); clear it (0). */
+struct uevent_thread_context_record {
+	uint8_t		trace_id[16];
+	uint8_t		span_id[8];
+	uint8_t		valid;
+	uint8_t		trace_flags;
+	uint16_t	attrs_data_size;
+	uint8_t		attrs_data[228];
+};
+
+/*
+ * Set the calling thread's context, with no attributes (0, or -EFAULT for a NULL id);
+ * clear it (0: the record stays, invalid).
+ */
 int uevent_thread_context_set(const uint8_t *trace_id16, const uint8_t *span_id8,
 			      uint8_t flags);
 int uevent_thread_context_clear(void);
-/* 1 when the kernel dumps the calling thread's area into its samples, else 0. */
-int uevent_thread_context_registered(void);
-/* The calling thread's area (whether registered or not). */
-const struct uevent_thread_context_area *uevent_thread_context_area(void);
 /*
- * A sample's TLS dump (tls_user, tls_user_dyn_size bytes) as a thread context: 0 and
- * *out filled, or -ENODATA (no area, or no context set), -EAGAIN (sampled during a
- * write), -EINVAL (not an area of this layout: shorter than 40 bytes, version 0); *out
- * is zeroed on every error. byte_order: that of the sampled machine (enum
+ * Add attribute key (an index into threadlocal.attribute_key_map) = value (len bytes of
+ * UTF-8) to the calling thread's context, replacing an earlier value of that key: 0, or
+ * -ENODATA (no context set), -EINVAL (len > 255), -EFAULT (NULL value with len),
+ * -ENOSPC (the record's 228 bytes of attributes are full).
+ */
+int uevent_thread_context_set_attr(uint8_t key, const char *value, size_t len);
+/* 1 when the kernel dumps the calling thread's record into its samples, else 0. */
+int uevent_thread_context_registered(void);
+/* The calling thread's record (whether set, registered, or not). */
+const struct uevent_thread_context_record *uevent_thread_context_get(void);
+/*
+ * A sample's TLS dump (tls_user, tls_user_dyn_size bytes), or any copy of a record, as
+ * a trace context: 0 and *out filled, or -ENODATA (no record, or valid != 1: none set,
+ * cleared, or sampled while being written), -EINVAL (shorter than the 28-byte header);
+ * *out is zeroed on every error. byte_order: that of the sampled machine (enum
  * uevent_byte_order).
  */
 int uevent_thread_context_decode(const void *buf, size_t len, int byte_order,
 				 struct uevent_trace_context *out);
+/*
+ * The attribute entries of a record copy: walk with *offset starting at 0; 0 and *key,
+ * *value (not NUL-terminated), *value_len filled, or -ENOENT after the last whole entry
+ * (a truncated one is not returned), -EINVAL on bad arguments or a record shorter than
+ * its header. The dump may be shorter than attrs_data_size says (a short --tls): only
+ * entries that are wholly inside len count.
+ */
+int uevent_thread_context_attr_next(const void *buf, size_t len, int byte_order,
+				    uint32_t *offset, uint8_t *key, const char **value,
+				    uint8_t *value_len);
+
+/* ---------------------------------------------------------------------------------- */
+/* Process context: OpenTelemetry's process context (OTEP 4719).                        */
+
+/*
+ * uevent_process_context_publish() puts the OTEL_CTX header and a protobuf
+ * ProcessContext payload (opentelemetry.proto.processcontext.v1development) in a memfd
+ * named "OTEL_CTX" mapped privately (or an anonymous mapping when memfd is refused),
+ * with MADV_DONTFORK and the VMA name OTEL_CTX, as OTEP 4719 says; readers find it in
+ * /proc/PID/maps ([anon_shmem:OTEL_CTX], [anon:OTEL_CTX] or /memfd:OTEL_CTX). The
+ * payload carries resource attributes service.name and service.instance.id, and the
+ * attributes threadlocal.schema_version ("tlsdesc_v1_dev") and
+ * threadlocal.attribute_key_map (attr_keys: index i names key i of
+ * uevent_thread_context_set_attr()). A second publish updates the one context in place
+ * with the OTEP's protocol (timestamp 0, fence, payload, fence, new timestamp).
+ * Calls are serialized by a lock (not signal-safe). Returns 0 or -errno.
+ */
+struct uevent_process_context_opts {
+	size_t		sz;
+	const char	*service_name;		/* NULL: not published */
+	const char	*service_instance_id;	/* NULL: a random UUID, kept across updates */
+	const char	*const *attr_keys;	/* [each of nr_attr_keys] attribute names */
+	uint32_t	nr_attr_keys;		/* at most 256 */
+};
+
+int uevent_process_context_publish(const struct uevent_process_context_opts *opts);
+/* Append keys to threadlocal.attribute_key_map (append-only: indexes stay): the index of
+ * the first, or -errno (-ENODATA: nothing published yet; -ENOSPC: over 256 keys). */
+int uevent_process_context_add_keys(const char *const *keys, uint32_t nr);
+/* Unmap the process context (0, or 0 when there is none). */
+int uevent_process_context_drop(void);
 
 /* ---------------------------------------------------------------------------------- */
 /* Records: PERF_RECORD_UEVENT as the kernel writes it (and the file transport too).    */
@@ -680,7 +741,7 @@ struct uevent_perf_sample {
 	uint64_t	tls_user_dyn_size;	/* bytes the kernel could read */
 	int32_t		context_err;		/* tls_user as a thread context
 						   (uevent_thread_context_decode): 0, or
-						   -ENODATA, -EAGAIN, -EINVAL; ids zero then */
+						   -ENODATA, -EINVAL; ids zero then */
 	uint8_t		context_trace_id[16];	/* [bytes x 16] W3C trace-id */
 	uint8_t		context_span_id[8];	/* [bytes x 8] W3C parent-id */
 	uint8_t		context_flags;		/* W3C trace-flags */

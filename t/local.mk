@@ -86,3 +86,12 @@ TESTS += %reldir%/jit-install.test %reldir%/jit-clean.test
 EXTRA_DIST += %reldir%/jit-install.test %reldir%/jit-clean.test
 
 include %reldir%/kernel/local.mk
+
+# OpenTelemetry contexts (OTEP 4947, 4719) read from outside the process as the OTEPs
+# say: libuevent.a linked in, otel_thread_ctx_v1 exported from the executable.
+check_PROGRAMS += t/otel-child
+t_otel_child_CFLAGS = $(t_cflags) -pthread
+t_otel_child_LDADD = $(t_ldadd) -lpthread
+t_otel_child_LDFLAGS = -static -Wl,--export-dynamic-symbol=otel_thread_ctx_v1
+TESTS += t/otel-reader.test
+EXTRA_DIST += %reldir%/otel-reader.test %reldir%/otel-reader.py

@@ -222,9 +222,12 @@ function M.trace_context(trace_id, span_id, flags)
   return true
 end
 
--- The calling thread's trace context, the one its perf samples carry: plain stores into
--- its registered area; on a kernel without PR_PERF_TLS_AREA samples carry none.
-function M.thread_context(trace_id, span_id, flags)
+-- The calling thread's trace context, the one profilers read (OpenTelemetry OTEP 4947's
+-- thread record): plain stores; on a kernel without PR_PERF_TLS_AREA only that kernel's
+-- samples lack it. With fn: runs fn(...) in the context, then brings the thread's
+-- previous one back (also when fn raises, which is then re-raised) and returns fn's
+-- results. attrs: {[key index] = string} (keys index the process context's key map).
+function M.thread_context(trace_id, span_id, flags, attrs, fn, ...)
   if type(trace_id) ~= "string" or #trace_id ~= 16 or type(span_id) ~= "string" or #span_id ~= 8 then
     return fail(EINVAL, "thread_context: trace_id must be 16 bytes, span_id 8")
   end
@@ -232,13 +235,64 @@ function M.thread_context(trace_id, span_id, flags)
   if not f then
     return fail(EINVAL, "thread_context: flags must be a whole number 0-255, not " .. tostring(flags))
   end
+  if type(attrs) == "function" then return M.thread_context(trace_id, span_id, f, nil, attrs, fn, ...) end
+  local prev = fn and ffi.string(lib.uevent_thread_context_get(), lib.UEVENT_THREAD_CONTEXT_SIZE)
   local ret = lib.uevent_thread_context_set(trace_id, span_id, f)
   if ret < 0 then return fail(ret, "thread_context") end
+  for k, v in pairs(attrs or {}) do
+    local r, e = M.thread_context_attr(k, v)
+    if not r then return r, e end
+  end
+  if not fn then return true end
+  local res = { pcall(fn, ...) }
+  M.thread_context_restore(prev)
+  if not res[1] then error(res[2], 0) end
+  return unpack(res, 2, table.maxn(res))
+end
+
+-- Attribute key = value (a string of at most 255 bytes) on the thread's context.
+function M.thread_context_attr(key, value)
+  local k = whole(key, 0, 255)
+  if not k or type(value) ~= "string" then
+    return fail(EINVAL, "thread_context_attr: key 0-255 and a string value")
+  end
+  local ret = lib.uevent_thread_context_set_attr(k, value, #value)
+  if ret < 0 then return fail(ret, "thread_context_attr") end
+  return true
+end
+
+-- Put back a record saved as a string of its bytes (what thread_context(..., fn) does).
+function M.thread_context_restore(rec)
+  if rec:byte(25) ~= 1 then return M.thread_context_clear() end
+  lib.uevent_thread_context_set(rec:sub(1, 16), rec:sub(17, 24), rec:byte(26))
+  local off, key = ffi.new("uint32_t[1]"), ffi.new("uint8_t[1]")
+  local val, n = ffi.new("const char *[1]"), ffi.new("uint8_t[1]")
+  while lib.uevent_thread_context_attr_next(rec, #rec, lib.UEVENT_BO_HOST, off, key, val, n) == 0 do
+    lib.uevent_thread_context_set_attr(key[0], val[0], n[0])
+  end
   return true
 end
 
 function M.thread_context_clear()
   lib.uevent_thread_context_clear()
+  return true
+end
+
+-- Publish (or update) the process context of OTEP 4719: opts.service_name,
+-- opts.service_instance_id, opts.attr_keys (a list: key index i + 1 - 1 names entry i).
+function M.process_context(opts)
+  opts = opts or {}
+  local keys = opts.attr_keys or {}
+  local arr = ffi.new("const char *[?]", #keys + 1)
+  for i, k in ipairs(keys) do arr[i - 1] = k end
+  local o = ffi.new("struct uevent_process_context_opts")
+  o.sz = ffi.sizeof(o)
+  o.service_name = opts.service_name
+  o.service_instance_id = opts.service_instance_id
+  o.attr_keys = arr
+  o.nr_attr_keys = #keys
+  local ret = lib.uevent_process_context_publish(o)
+  if ret < 0 then return fail(ret, "process_context") end
   return true
 end
 

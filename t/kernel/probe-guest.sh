@@ -66,7 +66,7 @@ else
 	n=$(grep -c " SAMPLE .* tls=40B traceparent=$tp" /tmp/tls.dump)
 	all=$(grep ' SAMPLE ' /tmp/tls.dump | grep -c ' tls=')
 	if [ "$n" -gt 5 ] && [ "$n" = "$all" ]; then
-		echo "ok 9 - uevent record -F --tls 64: $n samples, each with the workload's 40-byte context, traceparent $tp"
+		echo "ok 9 - uevent record -F --tls 64: $n samples, each with the workload's OTEP 4947 record, traceparent $tp"
 	else
 		echo "not ok 9 - uevent record -F --tls 64: $n of $all samples with the context"
 		sed 's/^/# /' /tmp/tls.err; grep ' SAMPLE ' /tmp/tls.dump | head -3 | sed 's/^/# /'

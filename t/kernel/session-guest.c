@@ -277,7 +277,7 @@ static void tls_samples(int patched)
 		uevent_session__close(s);
 		ok(uevent_thread_context_set(ctx_trace, wk[0].span, 1) == 0 &&
 		   !uevent_thread_context_registered() &&
-		   uevent_thread_context_area()->span_id[0] == 0x5a,
+		   uevent_thread_context_get()->span_id[0] == 0x5a,
 		   "stock: uevent_thread_context_set() still returns 0 and stores, unregistered");
 		return;
 	}

@@ -37,14 +37,27 @@ for i = 0, 15 do tid = tid .. string.char(i) end
 for i = 0xa0, 0xa7 do sid = sid .. string.char(i) end
 ok(uevent.trace_context(tid, sid, 1) == true, "trace_context")
 do
-  local area = uevent.lib.uevent_thread_context_area()
-  ok(uevent.thread_context(tid, sid, 1) == true and ffi.string(area.span_id, 8) == sid
-     and ffi.string(area.trace_id, 16) == tid and area.flags == 1 and area.valid == 1
-     and area.seq % 2 == 0, "thread_context stores ids and flags in the thread's area")
+  local rec = uevent.lib.uevent_thread_context_get()
+  ok(uevent.thread_context(tid, sid, 1) == true and ffi.string(rec.span_id, 8) == sid
+     and ffi.string(rec.trace_id, 16) == tid and rec.trace_flags == 1 and rec.valid == 1
+     and ffi.sizeof(rec[0]) == 256, "thread_context stores ids and flags in the OTEP 4947 record")
+  local inner = ("\1"):rep(8)
+  local r1, r2 = uevent.thread_context(tid, inner, 0, { [0] = "/orders" }, function(x)
+    return ffi.string(rec.span_id, 8), ffi.string(rec.attrs_data, rec.attrs_data_size), x
+  end, 7)
+  ok(r1 == inner and r2 == "\0\7/orders" and ffi.string(rec.span_id, 8) == sid
+     and rec.attrs_data_size == 0, "thread_context(..., fn): fn runs in it, the outer comes back")
+  local okc, err = pcall(uevent.thread_context, tid, inner, 0, function() error("boom", 0) end)
+  ok(not okc and err == "boom" and ffi.string(rec.span_id, 8) == sid,
+     "thread_context(..., fn) restores when fn raises, and re-raises")
   ok(type(uevent.thread_context_registered()) == "boolean" and uevent.thread_context_clear()
-     and area.valid == 0, "thread_context_registered is a boolean; clear leaves no context")
+     and rec.valid == 0, "thread_context_registered is a boolean; clear leaves no context")
   local r, e = uevent.thread_context("short", sid)
   ok(r == nil and e and e:find("16 bytes"), "thread_context checks id lengths: nil, err")
+  r, e = uevent.thread_context_attr(0, "x")
+  ok(r == nil and e, "thread_context_attr with no context: nil, err")
+  ok(uevent.process_context { service_name = "lua-test", attr_keys = { "http.route" } } == true,
+     "process_context publishes")
 end
 local st = uevent.stats()
 ok(st.emitted == 14 and st.dropped == 0, "stats: 14 emitted, 0 dropped (" .. st.emitted .. ")")

@@ -45,18 +45,39 @@ uevent.trace_context(bytes(range(16)), bytes(range(0xA0, 0xA8)), 1)
 st = uevent.stats()
 ok(st.emitted == 15 and st.dropped == 0, f"stats count 15 emitted, 0 dropped ({st})")
 
-# ---- thread context: stores in the thread's area, whatever the kernel --------------------
-uevent.thread_context(bytes(range(16)), bytes(range(0xA0, 0xA8)), 1)
-area = L.uevent_thread_context_area()
-ok(bytes(area.span_id) == bytes(range(0xA0, 0xA8)) and bytes(area.trace_id) == bytes(range(16))
-   and area.flags == 1 and area.valid == 1 and area.seq % 2 == 0 and area.size == 40,
-   "thread_context stores ids and flags in the thread's 40-byte area, seq even")
+# ---- thread context: OTEP 4947's record, whatever the kernel -----------------------------
+T, S, S2 = bytes(range(16)), bytes(range(0xA0, 0xA8)), bytes(range(0xB0, 0xB8))
+uevent.thread_context(T, S, 1)
+rec = L.uevent_thread_context_get()
+ok(bytes(rec.span_id) == S and bytes(rec.trace_id) == T and rec.trace_flags == 1
+   and rec.valid == 1 and rec.attrs_data_size == 0 and L.UEVENT_THREAD_CONTEXT_SIZE == 256,
+   "thread_context stores ids and flags in the thread's 256-byte OTEP 4947 record, valid 1")
+with uevent.thread_context(T, S2, 0, {0: "/orders", 1: "alice"}) as c:
+    ok(bytes(rec.span_id) == S2 and rec.attrs_data_size == 2 + 7 + 2 + 5 and
+       bytes(rec.attrs_data[0:9]) == b"\x00\x07/orders",
+       "with thread_context(..., attrs): the inner span and its attributes")
+    uevent.thread_context_attr(2, "x" * 200)
+    ok(raises(uevent.InvalidArgument, uevent.thread_context_attr, 2, "x" * 256) is not None,
+       "thread_context_attr refuses values over 255 bytes")
+ok(bytes(rec.span_id) == S and rec.valid == 1 and rec.attrs_data_size == 0,
+   "leaving the with block brings the outer context back")
+with uevent.thread_context(T, S2, 0, {1: "bob"}):
+    with uevent.thread_context(T, S, 1):
+        pass
+    ok(bytes(rec.span_id) == S2 and bytes(rec.attrs_data[0:5]) == b"\x01\x03bob",
+       "nested: the inner block restores the outer one's attributes too")
 ok(isinstance(uevent.thread_context_registered(), bool), "thread_context_registered is a bool "
    f"({uevent.thread_context_registered()})")
 uevent.thread_context_clear()
-ok(area.valid == 0 and bytes(area.span_id) == bytes(8), "thread_context_clear: no context")
+ok(rec.valid == 0 and bytes(rec.span_id) == bytes(8), "thread_context_clear: no context")
 ok(raises(ValueError, uevent.thread_context, b"short", bytes(8)) is not None,
    "thread_context checks id lengths")
+ok(raises(OSError, uevent.thread_context_attr, 0, "x") is not None,
+   "thread_context_attr with no context: an error")
+uevent.process_context("py-test", attr_keys=["http.route", "enduser.id"])
+maps = open("/proc/self/maps").read()
+ok("OTEL_CTX" in maps and uevent.process_context_add_keys(["tenant"]) == 2,
+   "process_context publishes an OTEL_CTX mapping; add_keys appends at index 2")
 
 with uevent.FileReader(path) as rd:
     recs = list(rd)

@@ -34,7 +34,8 @@ from ._records import (SampleId, PerfRecord, PerfRead, Sample, Mmap, Comm, Task,
 __all__ = [
     # not "range" and "open": `from uevent import *` leaves the builtins alone
     "Error", "InvalidArgument", "mark", "emit", "counter", "trace_context",
-    "thread_context", "thread_context_clear", "thread_context_registered",
+    "thread_context", "thread_context_attr", "thread_context_clear", "thread_context_registered",
+    "process_context", "process_context_add_keys",
     "async_begin", "async_end", "enabled", "close", "transport", "open_reason", "reason",
     "max_payload", "Stats", "stats", "stats_reset", "decode", "decode_record", "Record",
     "FileReader", "Text", "RangeBegin", "RangeEnd", "Counter", "JitCodeLoad", "JitCodeMove",
@@ -245,16 +246,55 @@ def trace_context(trace_id: bytes, span_id: bytes, flags: int = 0) -> None:
     _check(_lib.uevent_trace_context(tid, sid, f), "trace_context")
 
 
-def thread_context(trace_id: bytes, span_id: bytes, flags: int = 0) -> None:
-    """Set the calling thread's trace context, the one its perf samples carry.
+class thread_context:
+    """Set the calling thread's trace context, the one profilers read (OTEP 4947).
 
-    Plain stores into the thread's registered area (uevent_thread_context_set); on a
-    kernel without PR_PERF_TLS_AREA it still stores, and samples carry no context.
+    ``uevent.thread_context(trace_id, span_id, flags)`` sets it now; as a context manager,
+    ``with uevent.thread_context(tid, sid, 1, {0: "/orders"}):``, the thread's previous
+    context (attributes included) comes back on exit. ``attrs`` maps key indexes (into
+    the process context's attribute_key_map) to strings. Plain stores into the thread's
+    record (uevent_thread_context_set); on a kernel without PR_PERF_TLS_AREA it still
+    stores, and only that kernel's samples lack it.
     """
-    tid = _fixed(trace_id, 16, "trace_id")
-    sid = _fixed(span_id, 8, "span_id")
-    f = _int(flags, 0, 0xFF, "thread_context: flags")
-    _check(_lib.uevent_thread_context_set(tid, sid, f), "thread_context")
+    __slots__ = ("_prev",)
+
+    def __init__(self, trace_id: bytes, span_id: bytes, flags: int = 0,
+                 attrs: Optional[Dict[int, str]] = None) -> None:
+        tid = _fixed(trace_id, 16, "trace_id")
+        sid = _fixed(span_id, 8, "span_id")
+        f = _int(flags, 0, 0xFF, "thread_context: flags")
+        self._prev = _ffi.buffer(_lib.uevent_thread_context_get(),
+                                 _lib.UEVENT_THREAD_CONTEXT_SIZE)[:]
+        _check(_lib.uevent_thread_context_set(tid, sid, f), "thread_context")
+        for k, v in (attrs or {}).items():
+            thread_context_attr(k, v)
+
+    def __enter__(self) -> "thread_context":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        prev = self._prev
+        if prev[24] != 1:
+            thread_context_clear()
+            return
+        _check(_lib.uevent_thread_context_set(prev[:16], prev[16:24], prev[25]), "thread_context")
+        off = _ffi.new("uint32_t *")
+        key = _ffi.new("uint8_t *")
+        val = _ffi.new("const char **")
+        n = _ffi.new("uint8_t *")
+        while _lib.uevent_thread_context_attr_next(prev, len(prev), _lib.UEVENT_BO_HOST, off,
+                                                   key, val, n) == 0:
+            _check(_lib.uevent_thread_context_set_attr(key[0], val[0], n[0]),
+                   "thread_context: restoring attributes")
+
+
+def thread_context_attr(key: int, value: Union[str, bytes]) -> None:
+    """Attribute key (an index into attribute_key_map) = value on this thread's context."""
+    k = _int(key, 0, 0xFF, "thread_context_attr: key")
+    v = value.encode() if isinstance(value, str) else bytes(value)
+    if len(v) > 255:
+        raise InvalidArgument("thread_context_attr: value is %d bytes, at most 255" % len(v))
+    _check(_lib.uevent_thread_context_set_attr(k, v, len(v)), "thread_context_attr")
 
 
 def thread_context_clear() -> None:
@@ -265,6 +305,36 @@ def thread_context_clear() -> None:
 def thread_context_registered() -> bool:
     """True when the kernel dumps the calling thread's context into its samples."""
     return bool(_lib.uevent_thread_context_registered())
+
+
+def process_context(service_name: Optional[str] = None, *,
+                    service_instance_id: Optional[str] = None,
+                    attr_keys: Sequence[str] = ()) -> None:
+    """Publish (or update) the process context of OTEP 4719 that profilers read.
+
+    ``attr_keys[i]`` names key index ``i`` of thread_context attributes; the map is
+    append-only, so an update passes the earlier keys first.
+    """
+    keep = [_ffi.new("char[]", k.encode()) for k in attr_keys]
+    o = _ffi.new("struct uevent_process_context_opts *")
+    o.sz = _ffi.sizeof("struct uevent_process_context_opts")
+    if service_name is not None:
+        keep.append(_ffi.new("char[]", service_name.encode()))
+        o.service_name = keep[-1]
+    if service_instance_id is not None:
+        keep.append(_ffi.new("char[]", service_instance_id.encode()))
+        o.service_instance_id = keep[-1]
+    arr = _ffi.new("char *[]", keep[:len(attr_keys)] or 1)
+    o.attr_keys = arr
+    o.nr_attr_keys = len(attr_keys)
+    _check(_lib.uevent_process_context_publish(o), "process_context")
+
+
+def process_context_add_keys(keys: Sequence[str]) -> int:
+    """Append attribute keys to the published context: the index of the first."""
+    keep = [_ffi.new("char[]", k.encode()) for k in keys]
+    arr = _ffi.new("char *[]", keep or 1)
+    return _check(_lib.uevent_process_context_add_keys(arr, len(keep)), "process_context_add_keys")
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])

@@ -1289,95 +1289,42 @@ extern "C" {
 extern "C" {
     pub fn uevent_type_name(type_: u32) -> *const ::std::os::raw::c_char;
 }
-pub const UEVENT_THREAD_CONTEXT_VERSION: _bindgen_ty_3 = 1;
-pub const UEVENT_THREAD_CONTEXT_SIZE: _bindgen_ty_3 = 40;
+pub const UEVENT_THREAD_CONTEXT_HEADER_SIZE: _bindgen_ty_3 = 28;
+pub const UEVENT_THREAD_CONTEXT_SIZE: _bindgen_ty_3 = 256;
 pub type _bindgen_ty_3 = ::std::os::raw::c_uint;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
-pub struct uevent_thread_context_area {
-    pub seq: u32,
-    pub version: u16,
-    pub size: u16,
+pub struct uevent_thread_context_record {
     pub trace_id: [u8; 16usize],
     pub span_id: [u8; 8usize],
-    pub flags: u8,
     pub valid: u8,
-    pub reserved: [u8; 6usize],
+    pub trace_flags: u8,
+    pub attrs_data_size: u16,
+    pub attrs_data: [u8; 228usize],
 }
 #[test]
-fn bindgen_test_layout_uevent_thread_context_area() {
+fn bindgen_test_layout_uevent_thread_context_record() {
     assert_eq!(
-        ::std::mem::size_of::<uevent_thread_context_area>(),
-        40usize,
-        concat!("Size of: ", stringify!(uevent_thread_context_area))
+        ::std::mem::size_of::<uevent_thread_context_record>(),
+        256usize,
+        concat!("Size of: ", stringify!(uevent_thread_context_record))
     );
     assert_eq!(
-        ::std::mem::align_of::<uevent_thread_context_area>(),
-        4usize,
-        concat!("Alignment of ", stringify!(uevent_thread_context_area))
+        ::std::mem::align_of::<uevent_thread_context_record>(),
+        2usize,
+        concat!("Alignment of ", stringify!(uevent_thread_context_record))
     );
-    fn test_field_seq() {
+    fn test_field_trace_id() {
         assert_eq!(
             unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_thread_context_area>::uninit();
+                let uninit = ::std::mem::MaybeUninit::<uevent_thread_context_record>::uninit();
                 let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).seq) as usize - ptr as usize
+                ::std::ptr::addr_of!((*ptr).trace_id) as usize - ptr as usize
             },
             0usize,
             concat!(
                 "Offset of field: ",
-                stringify!(uevent_thread_context_area),
-                "::",
-                stringify!(seq)
-            )
-        );
-    }
-    test_field_seq();
-    fn test_field_version() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_thread_context_area>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).version) as usize - ptr as usize
-            },
-            4usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(uevent_thread_context_area),
-                "::",
-                stringify!(version)
-            )
-        );
-    }
-    test_field_version();
-    fn test_field_size() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_thread_context_area>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).size) as usize - ptr as usize
-            },
-            6usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(uevent_thread_context_area),
-                "::",
-                stringify!(size)
-            )
-        );
-    }
-    test_field_size();
-    fn test_field_trace_id() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_thread_context_area>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).trace_id) as usize - ptr as usize
-            },
-            8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(uevent_thread_context_area),
+                stringify!(uevent_thread_context_record),
                 "::",
                 stringify!(trace_id)
             )
@@ -1387,71 +1334,88 @@ fn bindgen_test_layout_uevent_thread_context_area() {
     fn test_field_span_id() {
         assert_eq!(
             unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_thread_context_area>::uninit();
+                let uninit = ::std::mem::MaybeUninit::<uevent_thread_context_record>::uninit();
                 let ptr = uninit.as_ptr();
                 ::std::ptr::addr_of!((*ptr).span_id) as usize - ptr as usize
             },
-            24usize,
+            16usize,
             concat!(
                 "Offset of field: ",
-                stringify!(uevent_thread_context_area),
+                stringify!(uevent_thread_context_record),
                 "::",
                 stringify!(span_id)
             )
         );
     }
     test_field_span_id();
-    fn test_field_flags() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_thread_context_area>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).flags) as usize - ptr as usize
-            },
-            32usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(uevent_thread_context_area),
-                "::",
-                stringify!(flags)
-            )
-        );
-    }
-    test_field_flags();
     fn test_field_valid() {
         assert_eq!(
             unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_thread_context_area>::uninit();
+                let uninit = ::std::mem::MaybeUninit::<uevent_thread_context_record>::uninit();
                 let ptr = uninit.as_ptr();
                 ::std::ptr::addr_of!((*ptr).valid) as usize - ptr as usize
             },
-            33usize,
+            24usize,
             concat!(
                 "Offset of field: ",
-                stringify!(uevent_thread_context_area),
+                stringify!(uevent_thread_context_record),
                 "::",
                 stringify!(valid)
             )
         );
     }
     test_field_valid();
-    fn test_field_reserved() {
+    fn test_field_trace_flags() {
         assert_eq!(
             unsafe {
-                let uninit = ::std::mem::MaybeUninit::<uevent_thread_context_area>::uninit();
+                let uninit = ::std::mem::MaybeUninit::<uevent_thread_context_record>::uninit();
                 let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
+                ::std::ptr::addr_of!((*ptr).trace_flags) as usize - ptr as usize
             },
-            34usize,
+            25usize,
             concat!(
                 "Offset of field: ",
-                stringify!(uevent_thread_context_area),
+                stringify!(uevent_thread_context_record),
                 "::",
-                stringify!(reserved)
+                stringify!(trace_flags)
             )
         );
     }
-    test_field_reserved();
+    test_field_trace_flags();
+    fn test_field_attrs_data_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_thread_context_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).attrs_data_size) as usize - ptr as usize
+            },
+            26usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_thread_context_record),
+                "::",
+                stringify!(attrs_data_size)
+            )
+        );
+    }
+    test_field_attrs_data_size();
+    fn test_field_attrs_data() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_thread_context_record>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).attrs_data) as usize - ptr as usize
+            },
+            28usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_thread_context_record),
+                "::",
+                stringify!(attrs_data)
+            )
+        );
+    }
+    test_field_attrs_data();
 }
 extern "C" {
     pub fn uevent_thread_context_set(
@@ -1464,10 +1428,17 @@ extern "C" {
     pub fn uevent_thread_context_clear() -> ::std::os::raw::c_int;
 }
 extern "C" {
+    pub fn uevent_thread_context_set_attr(
+        key: u8,
+        value: *const ::std::os::raw::c_char,
+        len: size_t,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
     pub fn uevent_thread_context_registered() -> ::std::os::raw::c_int;
 }
 extern "C" {
-    pub fn uevent_thread_context_area() -> *const uevent_thread_context_area;
+    pub fn uevent_thread_context_get() -> *const uevent_thread_context_record;
 }
 extern "C" {
     pub fn uevent_thread_context_decode(
@@ -1476,6 +1447,138 @@ extern "C" {
         byte_order: ::std::os::raw::c_int,
         out: *mut uevent_trace_context,
     ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    pub fn uevent_thread_context_attr_next(
+        buf: *const ::std::os::raw::c_void,
+        len: size_t,
+        byte_order: ::std::os::raw::c_int,
+        offset: *mut u32,
+        key: *mut u8,
+        value: *mut *const ::std::os::raw::c_char,
+        value_len: *mut u8,
+    ) -> ::std::os::raw::c_int;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct uevent_process_context_opts {
+    pub sz: size_t,
+    pub service_name: *const ::std::os::raw::c_char,
+    pub service_instance_id: *const ::std::os::raw::c_char,
+    pub attr_keys: *const *const ::std::os::raw::c_char,
+    pub nr_attr_keys: u32,
+}
+#[test]
+fn bindgen_test_layout_uevent_process_context_opts() {
+    assert_eq!(
+        ::std::mem::size_of::<uevent_process_context_opts>(),
+        40usize,
+        concat!("Size of: ", stringify!(uevent_process_context_opts))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<uevent_process_context_opts>(),
+        8usize,
+        concat!("Alignment of ", stringify!(uevent_process_context_opts))
+    );
+    fn test_field_sz() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_process_context_opts>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).sz) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_process_context_opts),
+                "::",
+                stringify!(sz)
+            )
+        );
+    }
+    test_field_sz();
+    fn test_field_service_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_process_context_opts>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).service_name) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_process_context_opts),
+                "::",
+                stringify!(service_name)
+            )
+        );
+    }
+    test_field_service_name();
+    fn test_field_service_instance_id() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_process_context_opts>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).service_instance_id) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_process_context_opts),
+                "::",
+                stringify!(service_instance_id)
+            )
+        );
+    }
+    test_field_service_instance_id();
+    fn test_field_attr_keys() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_process_context_opts>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).attr_keys) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_process_context_opts),
+                "::",
+                stringify!(attr_keys)
+            )
+        );
+    }
+    test_field_attr_keys();
+    fn test_field_nr_attr_keys() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_process_context_opts>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).nr_attr_keys) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_process_context_opts),
+                "::",
+                stringify!(nr_attr_keys)
+            )
+        );
+    }
+    test_field_nr_attr_keys();
+}
+extern "C" {
+    pub fn uevent_process_context_publish(
+        opts: *const uevent_process_context_opts,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    pub fn uevent_process_context_add_keys(
+        keys: *const *const ::std::os::raw::c_char,
+        nr: u32,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    pub fn uevent_process_context_drop() -> ::std::os::raw::c_int;
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]

@@ -194,11 +194,20 @@ pub fn trace_context(trace_id: &[u8; 16], span_id: &[u8; 8], flags: u8) -> io::R
     check(unsafe { sys::uevent_trace_context(trace_id.as_ptr(), span_id.as_ptr(), flags) })
 }
 
-/// Sets the calling thread's trace context, the one its perf samples carry: plain
-/// stores into the thread's registered area (`uevent_thread_context_set`). On a kernel
-/// without `PR_PERF_TLS_AREA` it still stores, and samples carry no context.
+/// Sets the calling thread's trace context, the one profilers read (OpenTelemetry OTEP
+/// 4947's thread record, `uevent_thread_context_set`): plain stores, no system call after
+/// the thread's first. On a kernel without `PR_PERF_TLS_AREA` it still stores, and only
+/// that kernel's samples lack it. See [`ThreadContext`] for a scoped one.
 pub fn thread_context(trace_id: &[u8; 16], span_id: &[u8; 8], flags: u8) -> io::Result<()> {
     check(unsafe { sys::uevent_thread_context_set(trace_id.as_ptr(), span_id.as_ptr(), flags) })
+}
+
+/// Adds attribute `key` (an index into the process context's attribute key map) =
+/// `value` to the calling thread's context; a later value of a key wins.
+pub fn thread_context_attr(key: u8, value: &str) -> io::Result<()> {
+    check(unsafe {
+        sys::uevent_thread_context_set_attr(key, value.as_ptr().cast(), value.len() as _)
+    })
 }
 
 /// The calling thread has no trace context any more.
@@ -209,6 +218,77 @@ pub fn thread_context_clear() -> io::Result<()> {
 /// Whether the kernel dumps the calling thread's context into its samples.
 pub fn thread_context_registered() -> bool {
     unsafe { sys::uevent_thread_context_registered() != 0 }
+}
+
+/// A scoped thread context: [`ThreadContext::enter`] sets it, dropping the guard brings
+/// back the context the thread had before (attributes included). The guard stays on
+/// its thread (it is neither `Send` nor `Sync`): the record is the thread's own.
+#[must_use = "the context ends when the guard is dropped"]
+pub struct ThreadContext {
+    prev: [u8; sys::UEVENT_THREAD_CONTEXT_SIZE as usize],
+    _thread: PhantomData<*const ()>,
+}
+
+impl ThreadContext {
+    /// Sets the calling thread's context and returns the guard that undoes it.
+    pub fn enter(trace_id: &[u8; 16], span_id: &[u8; 8], flags: u8) -> io::Result<ThreadContext> {
+        let mut prev = [0u8; sys::UEVENT_THREAD_CONTEXT_SIZE as usize];
+        // SAFETY: the calling thread's record, valid while it lives; only this thread
+        // writes it, and not during this copy.
+        unsafe {
+            let rec = sys::uevent_thread_context_get().cast::<u8>();
+            std::ptr::copy_nonoverlapping(rec, prev.as_mut_ptr(), prev.len());
+        }
+        thread_context(trace_id, span_id, flags)?;
+        Ok(ThreadContext { prev, _thread: PhantomData })
+    }
+
+    /// Adds an attribute to this context (see [`thread_context_attr`]).
+    pub fn attr(&self, key: u8, value: &str) -> io::Result<&Self> {
+        thread_context_attr(key, value).map(|()| self)
+    }
+}
+
+impl Drop for ThreadContext {
+    fn drop(&mut self) {
+        let p = &self.prev;
+        if p[24] != 1 {
+            let _ = thread_context_clear();
+            return;
+        }
+        let (t, s) = (p[..16].try_into().unwrap(), p[16..24].try_into().unwrap());
+        let _ = thread_context(t, s, p[25]);
+        let (mut off, mut key, mut len) = (0u32, 0u8, 0u8);
+        let mut val: *const c_char = std::ptr::null();
+        // SAFETY: prev is a whole record copy; the walk stays inside it.
+        while unsafe {
+            sys::uevent_thread_context_attr_next(
+                p.as_ptr().cast(), p.len() as _, sys::UEVENT_BO_HOST as i32, &mut off, &mut key,
+                &mut val, &mut len)
+        } == 0
+        {
+            unsafe { sys::uevent_thread_context_set_attr(key, val, len as _) };
+        }
+    }
+}
+
+/// Publishes (or updates) OpenTelemetry's process context (OTEP 4719): `service.name`,
+/// a `service.instance.id` (random unless given) and the attribute key map whose index
+/// `i` names `attr_keys[i]` (append-only: an update repeats the earlier keys first).
+pub fn process_context(service_name: Option<&str>, service_instance_id: Option<&str>,
+                       attr_keys: &[&str]) -> io::Result<()> {
+    let name = service_name.map(cstring).transpose()?;
+    let id = service_instance_id.map(cstring).transpose()?;
+    let keys = attr_keys.iter().map(|k| cstring(k)).collect::<io::Result<Vec<_>>>()?;
+    let ptrs: Vec<*const c_char> = keys.iter().map(|k| k.as_ptr()).collect();
+    let o = sys::uevent_process_context_opts {
+        sz: std::mem::size_of::<sys::uevent_process_context_opts>() as _,
+        service_name: name.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()),
+        service_instance_id: id.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()),
+        attr_keys: ptrs.as_ptr(),
+        nr_attr_keys: ptrs.len() as u32,
+    };
+    check(unsafe { sys::uevent_process_context_publish(&o) })
 }
 
 /// First payload type free for applications.

@@ -213,21 +213,36 @@ fn argument_checks(dir: &std::path::Path) {
     assert!(matches!(&recs[6].payload, Payload::RangeBegin { name, flags: 1, .. } if *name == rname));
 }
 
-/// The thread context lands in this thread's area, on any kernel; another thread's is
-/// its own.
+/// The thread context lands in this thread's OTEP 4947 record, on any kernel; another
+/// thread's is its own; a guard brings the previous context back.
 #[test]
-fn thread_context_area() {
-    // The library writes the area: read it by volatile copies, never hold a reference.
-    let ptr = unsafe { uevent::sys::uevent_thread_context_area() };
-    // SAFETY: the calling thread's area, valid and aligned while the thread lives.
+fn thread_context_record() {
+    // The library writes the record: read it by volatile copies, never hold a reference.
+    let ptr = unsafe { uevent::sys::uevent_thread_context_get() };
+    // SAFETY: the calling thread's record, valid and aligned while the thread lives.
     let read = || unsafe { std::ptr::read_volatile(ptr) };
     uevent::thread_context(&[7; 16], &[9; 8], 1).unwrap();
     let a = read();
-    assert_eq!((a.trace_id, a.span_id, a.flags, a.valid), ([7; 16], [9; 8], 1, 1));
-    assert_eq!((a.size, a.seq % 2), (40, 0));
+    assert_eq!((a.trace_id, a.span_id, a.trace_flags, a.valid), ([7; 16], [9; 8], 1, 1));
+    assert_eq!((std::mem::size_of_val(&a), a.attrs_data_size), (256, 0));
+    {
+        let g = uevent::ThreadContext::enter(&[7; 16], &[5; 8], 0).unwrap();
+        g.attr(0, "/orders").unwrap().attr(1, "alice").unwrap();
+        let a = read();
+        assert_eq!((a.span_id, a.attrs_data_size), ([5; 8], 9 + 7));
+        assert_eq!(&a.attrs_data[..9], b"\x00\x07/orders");
+        {
+            let _inner = uevent::ThreadContext::enter(&[7; 16], &[6; 8], 0).unwrap();
+            assert_eq!((read().span_id, read().attrs_data_size), ([6; 8], 0));
+        }
+        let a = read();
+        assert_eq!((a.span_id, a.attrs_data_size), ([5; 8], 9 + 7), "inner guard restores");
+    }
+    let a = read();
+    assert_eq!((a.span_id, a.valid, a.attrs_data_size), ([9; 8], 1, 0), "outer restored");
     let registered = uevent::thread_context_registered();
     let other = std::thread::spawn(|| {
-        let p = unsafe { uevent::sys::uevent_thread_context_area() };
+        let p = unsafe { uevent::sys::uevent_thread_context_get() };
         // SAFETY: as above, for the spawned thread.
         (unsafe { std::ptr::read_volatile(p) }.valid, p as usize)
     })
@@ -237,5 +252,15 @@ fn thread_context_area() {
     assert_ne!(other.1, ptr as usize);
     uevent::thread_context_clear().unwrap();
     assert_eq!(read().valid, 0);
+    assert!(uevent::thread_context_attr(0, "x").is_err());
     assert_eq!(uevent::thread_context_registered(), registered);
+}
+
+/// The process context appears as an OTEL_CTX mapping.
+#[test]
+fn process_context_published() {
+    uevent::process_context(Some("rust-test"), None, &["http.route"]).unwrap();
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+    assert!(maps.contains("OTEL_CTX"), "{maps}");
+    assert!(uevent::process_context(None, None, &[]).is_err(), "the key map is append-only");
 }
