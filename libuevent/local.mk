@@ -34,7 +34,7 @@ libuevent_libuevent_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(LIBTRACEEVENT
 libuevent_libuevent_la_LIBADD = $(LIBTRACEEVENT_LIBS) $(LIBDW_LIBS)
 libuevent_libuevent_la_LDFLAGS = -version-info 0:0:0 \
 	-Wl,--version-script=$(top_srcdir)/%reldir%/libuevent.map -Wl,-z,relro,-z,now
-EXTRA_libuevent_libuevent_la_DEPENDENCIES = %reldir%/libuevent.map
+EXTRA_libuevent_libuevent_la_DEPENDENCIES = %reldir%/libuevent.map install-dirs.stamp
 # The record-model generator goes beside the header, for `pip install` of the binding.
 dist_pkgdata_DATA = %reldir%/gen-records.py
 EXTRA_DIST += %reldir%/libuevent.map %reldir%/libuevent.pc.in

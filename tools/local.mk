@@ -3,6 +3,7 @@ bin_PROGRAMS += tools/uevent
 tools_uevent_SOURCES = %reldir%/uevent.c %reldir%/uevent-json.h %reldir%/cli.h %reldir%/report.c \
 	%reldir%/jit-clean.c %reldir%/jit-clean.h
 tools_uevent_LDADD = libuevent/libuevent.la
+EXTRA_tools_uevent_DEPENDENCIES = install-dirs.stamp
 EXTRA_DIST += %reldir%/profile.proto
 
 # export --pprof: pprof's profile.proto through protobuf-c, generated at build time
