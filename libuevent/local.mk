@@ -41,3 +41,15 @@ EXTRA_DIST += %reldir%/libuevent.map %reldir%/libuevent.pc.in
 
 # libuevent(3), which t/man.test checks names every exported function
 dist_man3_MANS = %reldir%/libuevent.3
+# ... and `man uevent_range_begin` finds it: a .so link per exported function.
+install-data-local: install-man3-links
+uninstall-local: uninstall-man3-links
+.PHONY: install-man3-links uninstall-man3-links
+uevent_man3_names = sed -n 's/^[[:space:]]*\(uevent_[a-z0-9_]*\);.*/\1/p' $(srcdir)/%reldir%/libuevent.map
+install-man3-links:
+	$(MKDIR_P) '$(DESTDIR)$(man3dir)'
+	for f in `$(uevent_man3_names)`; do \
+		echo '.so man3/libuevent.3' > '$(DESTDIR)$(man3dir)/'"$$f.3" || exit 1; \
+	done
+uninstall-man3-links:
+	for f in `$(uevent_man3_names)`; do rm -f '$(DESTDIR)$(man3dir)/'"$$f.3"; done
