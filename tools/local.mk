@@ -39,3 +39,7 @@ records:
 
 # uevent(1), kept true to the commands by t/man.test
 dist_man1_MANS = %reldir%/uevent.1
+
+# bash completion, where bash-completion loads it by the command's name
+bashcompletiondir = $(datadir)/bash-completion/completions
+dist_bashcompletion_DATA = %reldir%/bash-completion/uevent
