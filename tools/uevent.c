@@ -10,6 +10,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/statfs.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -1297,6 +1299,30 @@ static void stop_child(pid_t child, int sig, int *status)
 
 #define MIN_PERIOD_NS 10000u	/* record refuses samples more often without --force */
 
+#define TRACEFS_DIR "/sys/kernel/tracing"
+
+static int tracefs_mounted(void)
+{
+	struct statfs sfs;
+
+	return (statfs(TRACEFS_DIR, &sfs) == 0 && (unsigned long)sfs.f_type == 0x74726163) ||
+	       (statfs("/sys/kernel/debug/tracing", &sfs) == 0 &&
+		(unsigned long)sfs.f_type == 0x74726163);
+}
+
+/* As perf does: the uprobe events need tracefs; as root, mount it where it goes. */
+static void record_mount_tracefs(void)
+{
+	if (tracefs_mounted() || geteuid() != 0)
+		return;
+	if (mount("nodev", TRACEFS_DIR, "tracefs", 0, NULL) == 0)
+		fprintf(stderr, "%s record: mounted tracefs on " TRACEFS_DIR " (as perf does)\n",
+			prog);
+	else
+		fprintf(stderr, "%s record: tracefs is not mounted and mounting it failed (%s): "
+			"mount -t tracefs nodev " TRACEFS_DIR "\n", prog, strerror(errno));
+}
+
 /* "250us", "1ms", "2.5ms", "1s", "100000" (ns) as nanoseconds, at least 1; -1 after
  * saying why not. */
 static int parse_duration(const char *cmd, const char *opt, const char *arg, uint64_t *v)
@@ -1530,6 +1556,7 @@ static int cmd_record(int argc, char **argv)
 		signal(SIGPIPE, SIG_IGN);
 	}
 	so.pid = system_wide ? -1 : child;
+	record_mount_tracefs();
 	s = uevent_session__open(&so);
 	/* an existing output is emptied only now: a session that cannot start leaves it be */
 	if (!s || (!created && strcmp(out, "-") && ftruncate(fd, 0) < 0) ||
@@ -1547,8 +1574,10 @@ static int cmd_record(int argc, char **argv)
 				"perf_event_paranoid is %d): run as root\n", prog,
 				uevent_perf_open_reason(), uevent_perf_paranoid());
 		else if (!s)
-			fprintf(stderr, "%s record: cannot start a session: %s (%s)\n", prog,
-				strerror(err), uevent_perf_open_reason());
+			fprintf(stderr, "%s record: cannot start a session: %s (%s)%s\n", prog,
+				strerror(err), uevent_perf_open_reason(), tracefs_mounted() ? "" :
+				"; tracefs is not mounted: as root, mount -t tracefs nodev "
+				TRACEFS_DIR);
 		else
 			fprintf(stderr, "%s record: %s: %s\n", prog, out, strerror(err));
 		return 1;
