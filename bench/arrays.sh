@@ -21,7 +21,7 @@ done
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 lib=$(binding_for "$NPY" "$tmp/lib") || say "the binding does not build for $NPY"
 LD_LIBRARY_PATH=$top_builddir/libuevent/.libs "$top_builddir/tools/uevent" record \
-	-o "$tmp/b.data" -F "${BENCH_ARRAYS_PERIOD:-10000}" -- "$BURN" "${BENCH_ARRAYS_SECS:-3}" \
+	-o "$tmp/b.data" --period "${BENCH_ARRAYS_PERIOD:-10000}" -- "$BURN" "${BENCH_ARRAYS_SECS:-3}" \
 	2>"$tmp/rec" || say "uevent record failed: $(tail -1 "$tmp/rec")"
 
 best() { # best CMD...: the least wall time of three runs, in ns

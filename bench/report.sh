@@ -11,7 +11,7 @@ BURN=$top_builddir/t/.libs/burn
 command -v "$PERF" >/dev/null 2>&1 || { echo "report                     skipped: no perf"; exit 0; }
 [ -x "$BURN" ] || { echo "report                     skipped: make check builds t/burn"; exit 0; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-LD_LIBRARY_PATH=$top_builddir/libuevent/.libs "$UEVENT" record -o "$tmp/b.data" -F 100000 -- \
+LD_LIBRARY_PATH=$top_builddir/libuevent/.libs "$UEVENT" record -o "$tmp/b.data" --period 100us -- \
 	"$BURN" "${BENCH_REPORT_SECS:-2}" 2>"$tmp/rec"
 samples=$(sed -n 's/.*uevents, \([0-9]*\) samples.*/\1/p' "$tmp/rec")
 

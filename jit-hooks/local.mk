@@ -28,6 +28,7 @@ luajitcore_LTLIBRARIES = %reldir%/luajit/uevent/jit_core.la
 %canon_reldir%_luajit_uevent_jit_core_la_CFLAGS = $(AM_CFLAGS) $(LUAJIT_DEV_CFLAGS) \
 	-fvisibility=hidden
 %canon_reldir%_luajit_uevent_jit_core_la_LDFLAGS = -module -avoid-version -shared
+EXTRA_%canon_reldir%_luajit_uevent_jit_core_la_DEPENDENCIES = install-dirs.stamp
 %reldir%/luajit/uevent/jit_core.so: %reldir%/luajit/uevent/jit_core.la
 	$(AM_V_GEN)cp -f %reldir%/luajit/uevent/.libs/jit_core.so $@.tmp && mv -f $@.tmp $@
 luajit_core_so = %reldir%/luajit/uevent/jit_core.so

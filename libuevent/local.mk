@@ -35,10 +35,22 @@ libuevent_libuevent_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(TLS_CFLAGS) $
 libuevent_libuevent_la_LIBADD = $(LIBTRACEEVENT_LIBS) $(LIBDW_LIBS)
 libuevent_libuevent_la_LDFLAGS = -version-info 0:0:0 \
 	-Wl,--version-script=$(top_srcdir)/%reldir%/libuevent.map -Wl,-z,relro,-z,now
-EXTRA_libuevent_libuevent_la_DEPENDENCIES = %reldir%/libuevent.map
+EXTRA_libuevent_libuevent_la_DEPENDENCIES = %reldir%/libuevent.map install-dirs.stamp
 # The record-model generator goes beside the header, for `pip install` of the binding.
 dist_pkgdata_DATA = %reldir%/gen-records.py
 EXTRA_DIST += %reldir%/libuevent.map %reldir%/libuevent.pc.in
 
 # libuevent(3), which t/man.test checks names every exported function
 dist_man3_MANS = %reldir%/libuevent.3
+# ... and `man uevent_range_begin` finds it: a .so link per exported function.
+install-data-local: install-man3-links
+uninstall-local: uninstall-man3-links
+.PHONY: install-man3-links uninstall-man3-links
+uevent_man3_names = sed -n 's/^[[:space:]]*\(uevent_[a-z0-9_]*\);.*/\1/p' $(srcdir)/%reldir%/libuevent.map
+install-man3-links:
+	$(MKDIR_P) '$(DESTDIR)$(man3dir)'
+	for f in `$(uevent_man3_names)`; do \
+		echo '.so man3/libuevent.3' > '$(DESTDIR)$(man3dir)/'"$$f.3" || exit 1; \
+	done
+uninstall-man3-links:
+	for f in `$(uevent_man3_names)`; do rm -f '$(DESTDIR)$(man3dir)/'"$$f.3"; done

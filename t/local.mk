@@ -82,8 +82,8 @@ TESTS += %reldir%/jit-luajit.test %reldir%/jit-python.test %reldir%/jit-numba.te
 EXTRA_DIST += %reldir%/jit-lib.sh %reldir%/jit-luajit.test %reldir%/jit-python.test \
 	%reldir%/jit-numba.test
 
-TESTS += %reldir%/jit-install.test %reldir%/jit-clean.test
-EXTRA_DIST += %reldir%/jit-install.test %reldir%/jit-clean.test
+TESTS += %reldir%/jit-install.test %reldir%/jit-clean.test %reldir%/install.test %reldir%/cli-user.test %reldir%/demangle.test %reldir%/completion.test %reldir%/tracefs-mount.test
+EXTRA_DIST += %reldir%/jit-install.test %reldir%/jit-clean.test %reldir%/install.test %reldir%/cli-user.test %reldir%/demangle.test %reldir%/completion.test %reldir%/tracefs-mount.test
 
 include %reldir%/kernel/local.mk
 

@@ -2,6 +2,7 @@
 #ifndef UEVENT_CLI_H
 #define UEVENT_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 extern const char *const cli_prog;
@@ -18,7 +19,33 @@ FILE *cli_open_output_file(const char *cmd, const char *path, int *created);
 /* s as a JSON string, at most max bytes of it (SIZE_MAX: whole). */
 void cli_json_str(FILE *f, const char *s, size_t max);
 
+/* Which samples or records: --pid, --tid, --comm (comma lists) and --time START,END
+ * (seconds on the recording's clock, as dump prints them; either side may be empty). */
+struct cli_filter {
+	const char	*pids, *tids, *comms;
+	uint64_t	t0, t1;		/* [t0, t1]; t1 UINT64_MAX: no end */
+};
+#define CLI_FILTER_LONGOPTS \
+	{ "pid", required_argument, NULL, 0x100 }, \
+	{ "tid", required_argument, NULL, 0x101 }, \
+	{ "comm", required_argument, NULL, 0x102 }, \
+	{ "time", required_argument, NULL, 0x103 }
+#define CLI_FILTER_USAGE \
+	"      --pid PIDS, --tid TIDS     only these processes, threads (comma lists)\n" \
+	"      --comm NAMES               only threads of these command names\n" \
+	"      --time START,END           only between these times (seconds, as dump\n" \
+	"                                 prints them; either may be left out)\n"
+void cli_filter_init(struct cli_filter *f);
+/* 1 if c was a filter option (taken), 0 if not one, -1 after saying why arg is bad. */
+int cli_filter_opt(struct cli_filter *f, const char *cmd, int c, const char *arg);
+int cli_filter_match(const struct cli_filter *f, uint32_t pid, uint32_t tid, const char *comm,
+		     uint64_t time);
+
 /* tools/report.c */
+/* A C++ or legacy Rust name demangled (free it), or NULL: not mangled, no libstdc++, or
+ * cli_no_demangle (--no-demangle) set. */
+extern int cli_no_demangle;
+char *cli_demangle(const char *name);
 int cli_cmd_report(int argc, char **argv);
 int cli_export_folded(const char *out, const char *in, int ranges, const char *debug_dir);
 int cli_export_pprof(const char *out, const char *in, const char *debug_dir);

@@ -3,6 +3,7 @@ bin_PROGRAMS += tools/uevent
 tools_uevent_SOURCES = %reldir%/uevent.c %reldir%/uevent-json.h %reldir%/cli.h %reldir%/report.c \
 	%reldir%/jit-clean.c %reldir%/jit-clean.h %reldir%/inject-env.c %reldir%/inject-env.h
 tools_uevent_LDADD = libuevent/libuevent.la
+EXTRA_tools_uevent_DEPENDENCIES = install-dirs.stamp
 EXTRA_DIST += %reldir%/profile.proto
 
 # export --pprof: pprof's profile.proto through protobuf-c, generated at build time
@@ -38,3 +39,7 @@ records:
 
 # uevent(1), kept true to the commands by t/man.test
 dist_man1_MANS = %reldir%/uevent.1
+
+# bash completion, where bash-completion loads it by the command's name
+bashcompletiondir = $(datadir)/bash-completion/completions
+dist_bashcompletion_DATA = %reldir%/bash-completion/uevent

@@ -3,7 +3,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <dlfcn.h>
 #include <getopt.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,7 +76,13 @@ struct profile {
 	const char	*path;
 	int		cut;		/* the file ended inside a record */
 	unsigned long	bad_jit;	/* JIT uevents that did not decode */
+	uint64_t	filtered;	/* samples --pid, --tid, --comm, --time left out */
+	void		*dem;		/* mangled name -> demangled, by pointer */
+	size_t		ndem, dcap;
 };
+
+/* report's --pid, --tid, --comm, --time (NULL: every sample) */
+static const struct cli_filter *sample_filter;
 
 static struct row *row_get(struct table *t, const char *key);
 
@@ -174,6 +182,119 @@ static int take_range(struct profile *p, const struct uevent_perf_record *r, int
 	return 0;
 }
 
+/* ---- names as perf and c++filt print them ------------------------------------- */
+
+int cli_no_demangle;
+
+/* Rust's legacy escapes, in place: $LT$ <, $GT$ >, $u20$ ' ', .. ::, ... */
+static void rust_unescape(char *d)
+{
+	static const struct { const char *from, *to; } esc[] = {
+		{ "$LT$", "<" }, { "$GT$", ">" }, { "$RF$", "&" }, { "$BP$", "*" }, { "$C$", "," },
+		{ "$SP$", "@" }, { "$LP$", "(" }, { "$RP$", ")" }, { "$u20$", " " },
+		{ "$u27$", "'" }, { "$u5b$", "[" }, { "$u5d$", "]" }, { "$u7b$", "{" },
+		{ "$u7d$", "}" }, { "$u7e$", "~" }, { "..", "::" },
+	};
+	char *w = d, *r = d;
+	size_t i;
+
+	while (*r) {
+		/* a path segment starting with an escape has a '_' before it */
+		if (r[0] == '_' && r[1] == '$' && (w == d || (w - d >= 2 && w[-1] == ':' && w[-2] == ':')))
+			r++;
+		for (i = 0; i < sizeof(esc) / sizeof(esc[0]); i++) {
+			size_t n = strlen(esc[i].from);
+
+			if (!strncmp(r, esc[i].from, n) && strlen(esc[i].to) <= n) {
+				memcpy(w, esc[i].to, strlen(esc[i].to));
+				w += strlen(esc[i].to);
+				r += n;
+				break;
+			}
+		}
+		if (i == sizeof(esc) / sizeof(esc[0]))
+			*w++ = *r++;
+	}
+	*w = 0;
+}
+
+/*
+ * A C++ or (legacy) Rust name demangled, as perf prints it, or NULL (not mangled, no
+ * libstdc++ or --no-demangle); the caller frees it. libstdc++'s __cxa_demangle is looked
+ * up at run time: the CLI links no C++ runtime, and a program with C++ names has one.
+ * Rust's legacy names are Itanium ones ending in a ::h<16 hex digits> hash, dropped.
+ */
+char *cli_demangle(const char *name)
+{
+	typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+	static demangle_fn fn;
+	static int tried;
+	char *d;
+	size_t n;
+	int st = -1;
+
+	if (cli_no_demangle || !name || name[0] != '_' || name[1] != 'Z')
+		return NULL;
+	if (!tried) {
+		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+
+		tried = 1;
+		if (h)
+			*(void **)&fn = dlsym(h, "__cxa_demangle");
+	}
+	d = fn ? fn(name, NULL, NULL, &st) : NULL;
+	if (!d || st) {
+		free(d);
+		return NULL;
+	}
+	n = strlen(d);
+	if (n > 19 && !strncmp(d + n - 19, "::h", 3) &&
+	    strspn(d + n - 16, "0123456789abcdef") == 16) {
+		d[n - 19] = 0;
+		rust_unescape(d);
+	}
+	return d;
+}
+
+/* name demangled once per distinct name (the symbolizer's strings are stable) */
+static const char *demangled(struct profile *p, const char *name)
+{
+	struct dem { const char *k, *v; } *e;
+	size_t i, mask;
+	char *d;
+
+	if (cli_no_demangle || name[0] != '_' || name[1] != 'Z')
+		return name;
+	if (p->ndem * 2 >= p->dcap) {
+		size_t cap = p->dcap ? p->dcap * 2 : 256, j;
+		struct dem *v = calloc(cap, sizeof(*v)), *old = p->dem;
+
+		if (!v)
+			return name;
+		for (j = 0; j < p->dcap; j++)
+			if (old[j].k) {
+				for (i = ((uintptr_t)old[j].k >> 4) & (cap - 1); v[i].k; i = (i + 1) & (cap - 1))
+					;
+				v[i] = old[j];
+			}
+		free(old);
+		p->dem = v;
+		p->dcap = cap;
+	}
+	mask = p->dcap - 1;
+	for (i = ((uintptr_t)name >> 4) & mask; (e = &((struct dem *)p->dem)[i])->k; i = (i + 1) & mask)
+		if (e->k == name)
+			return e->v;
+	d = cli_demangle(name);
+	e->k = name;
+	e->v = d ? own(p, d) : name;
+	free(d);
+	if (!e->v)
+		e->v = name;
+	p->ndem++;
+	return e->v;
+}
+
 static int add_frame(struct profile *p, struct frame *f, uint32_t pid, uint64_t addr,
 		     uint64_t time)
 {
@@ -182,7 +303,7 @@ static int add_frame(struct profile *p, struct frame *f, uint32_t pid, uint64_t 
 
 	f->kernel = addr >= 0xffff800000000000ull;
 	if (uevent_symbolizer__lookup(p->sym, pid, addr, time, &s) == 0) {
-		f->sym = s.name;
+		f->sym = demangled(p, s.name);
 		f->dso = s.dso ? s.dso : "[unknown]";
 		return 0;
 	}
@@ -218,6 +339,10 @@ static int take_sample(struct profile *p, const struct uevent_perf_record *r, in
 	s->comm = uevent_symbolizer__comm(p->sym, smp->tid, smp->time);
 	if (!s->comm)
 		s->comm = ":unknown";
+	if (sample_filter && !cli_filter_match(sample_filter, s->pid, s->tid, s->comm, s->time)) {
+		p->filtered++;
+		return 0;
+	}
 	s->frames = calloc(smp->callchain_nr + 1, sizeof(*s->frames));
 	if (!s->frames)
 		return -ENOMEM;
@@ -265,6 +390,158 @@ static int take_sample(struct profile *p, const struct uevent_perf_record *r, in
 	return 0;
 }
 
+/* ---- --pid, --tid, --comm, --time (cli.h) ------------------------------------- */
+
+void cli_filter_init(struct cli_filter *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->t1 = UINT64_MAX;
+}
+
+/* "SECONDS[.FRACTION]" to ns, exactly (the nine digits dump prints); -1 if not one. */
+static int parse_seconds(const char *s, const char *end, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0, scale = 1000000000u;
+	const char *p = s;
+
+	if (p == end)
+		return -1;
+	for (; p < end && *p >= '0' && *p <= '9'; p++)
+		sec = sec * 10 + (uint64_t)(*p - '0');
+	if (p < end && *p == '.')
+		for (p++; p < end && *p >= '0' && *p <= '9'; p++)
+			if (scale > 1) {
+				scale /= 10;
+				frac += (uint64_t)(*p - '0') * scale;
+			}
+	if (p != end || sec > UINT64_MAX / 1000000000u - 1)
+		return -1;
+	*ns = sec * 1000000000u + frac;
+	return 0;
+}
+
+/* a comma list of numbers: every one a number */
+static int is_num_list(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if ((*s < '0' || *s > '9') && *s != ',')
+			return 0;
+	return 1;
+}
+
+int cli_filter_opt(struct cli_filter *f, const char *cmd, int c, const char *arg)
+{
+	const char *comma;
+
+	switch (c) {
+	case 0x100:
+	case 0x101:
+		if (!is_num_list(arg)) {
+			fprintf(stderr, "%s %s: --%s wants a comma list of numbers, not '%s'\n",
+				cli_prog, cmd, c == 0x100 ? "pid" : "tid", arg);
+			return -1;
+		}
+		*(c == 0x100 ? &f->pids : &f->tids) = arg;
+		return 1;
+	case 0x102:
+		f->comms = arg;
+		return 1;
+	case 0x103:
+		comma = strchr(arg, ',');
+		if (!comma || (comma > arg && parse_seconds(arg, comma, &f->t0) < 0) ||
+		    (comma[1] && parse_seconds(comma + 1, comma + strlen(comma), &f->t1) < 0) ||
+		    f->t0 > f->t1) {
+			fprintf(stderr, "%s %s: --time wants START,END in seconds as dump prints "
+				"them (e.g. 2086.5,2087 or 2086.5,), not '%s'\n", cli_prog, cmd, arg);
+			return -1;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* whether the comma list has v (numbers) or the word w */
+static int in_list(const char *list, uint64_t v, const char *w)
+{
+	const char *p = list;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		if (w ? strlen(w) == n && !strncmp(p, w, n) : strtoull(p, NULL, 10) == v && n)
+			return 1;
+		p += n + (p[n] == ',');
+	}
+	return 0;
+}
+
+int cli_filter_match(const struct cli_filter *f, uint32_t pid, uint32_t tid, const char *comm,
+		     uint64_t time)
+{
+	return (!f->pids || in_list(f->pids, pid, NULL)) &&
+	       (!f->tids || in_list(f->tids, tid, NULL)) &&
+	       (!f->comms || (comm && in_list(f->comms, 0, comm))) &&
+	       time >= f->t0 && time <= f->t1;
+}
+
+/* ---- the pager: report on a terminal, as perf's ---------------------------------- */
+
+static FILE *pager;
+static int pager_saved_fd = -1;
+
+/* Pipes stdout through $PAGER (else less, with LESS=FRX unless set) when it is a
+ * terminal; PAGER= or PAGER=cat, --no-pager or a pipe: none. */
+static void pager_start(void)
+{
+	const char *pg = getenv("PAGER");
+
+	if (!isatty(1))
+		return;
+	if (!pg)
+		pg = "less";
+	if (!*pg || !strcmp(pg, "cat"))
+		return;
+	setenv("LESS", "FRX", 0);
+	fflush(stdout);
+	pager = popen(pg, "w");
+	if (!pager)
+		return;
+	pager_saved_fd = dup(1);
+	if (pager_saved_fd < 0 || dup2(fileno(pager), 1) < 0) {
+		pclose(pager);
+		pager = NULL;
+		return;
+	}
+	signal(SIGPIPE, SIG_IGN);	/* the user quit the pager early: we stop writing */
+}
+
+static void pager_end(void)
+{
+	if (!pager)
+		return;
+	fflush(stdout);
+	dup2(pager_saved_fd, 1);	/* the pager sees the end of its input */
+	close(pager_saved_fd);
+	pclose(pager);
+	pager = NULL;
+}
+
+/* A file without samples is an error alike for report and the exports: 1, saying how. */
+static int no_samples(const struct profile *p, const char *cmd)
+{
+	if (p->n)
+		return 0;
+	if (p->filtered)
+		fprintf(stderr, "%s %s: %s: none of its %" PRIu64 " samples is of that --pid, "
+			"--tid, --comm or --time\n", cli_prog, cmd, p->path, p->filtered);
+	else
+		fprintf(stderr, "%s %s: %s: no samples (record them with uevent record -F HZ, "
+			"or perf record -g)\n", cli_prog, cmd, p->path);
+	return 1;
+}
+
 /* Reads path whole: the side-band into the symbolizer, the samples named as of their
  * time. Returns 0, or 1 after saying why. */
 static int profile_read(struct profile *p, const char *cmd, const char *path,
@@ -281,8 +558,12 @@ static int profile_read(struct profile *p, const char *cmd, const char *path,
 		fprintf(stderr, "%s %s: standard input: %s\n", cli_prog, cmd, strerror(-ret));
 		return 1;
 	}
+	if (strcmp(path, "-") && access(path, R_OK) < 0) {
+		fprintf(stderr, "%s %s: %s\n", cli_prog, cmd, cli_open_error(path, errno, 1));
+		return 1;
+	}
 	if (!cli_is_perf_data(path)) {
-		fprintf(stderr, "%s %s: %s: not a perf.data (uevent record -F writes one)\n",
+		fprintf(stderr, "%s %s: %s: not a perf.data (uevent record -F HZ writes one)\n",
 			cli_prog, cmd, path);
 		return 1;
 	}
@@ -350,6 +631,7 @@ static void profile_free(struct profile *p)
 		free(p->tr[i].v);
 	for (i = 0; i < p->strs.cap; i++)
 		free(p->strs.v[i].key);
+	free(p->dem);
 	free(p->s);
 	free(p->tr);
 	free(p->rs);
@@ -558,10 +840,15 @@ int cli_cmd_report(int argc, char **argv)
 		{ "range", required_argument, NULL, 'r' },
 		{ "debug-dir", required_argument, NULL, 'd' },
 		{ "input", required_argument, NULL, 'i' },
+		{ "no-pager", no_argument, NULL, 'P' },
+		{ "no-demangle", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
+		CLI_FILTER_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	UEVENT_SYMBOLIZER_OPTS(so, .flags = UEVENT_SYMBOLIZER_NO_LINES);
+	struct cli_filter filt;
+	int use_pager = 1;
 	const char *path = NULL, *range = NULL;
 	unsigned int keys = KEY_COMM | KEY_DSO | KEY_SYM;
 	struct table t = { NULL, 0, 0 };
@@ -570,8 +857,13 @@ int cli_cmd_report(int argc, char **argv)
 	int c, children = 0, ret = 0;
 	size_t i;
 
+	cli_filter_init(&filt);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:cr:d:i:h", opts, NULL)) != -1) {
+		switch (cli_filter_opt(&filt, "report", c, optarg)) {
+		case 1: continue;
+		case -1: return 2;
+		}
 		switch (c) {
 		case 's':
 			if (parse_sort(optarg, &keys) < 0) {
@@ -584,9 +876,12 @@ int cli_cmd_report(int argc, char **argv)
 		case 'r': range = optarg; break;
 		case 'd': so.debug_dir = optarg; break;
 		case 'i': path = optarg; break;
+		case 'P': use_pager = 0; break;
+		case 'M': cli_no_demangle = 1; break;
 		case 'h':
 			printf("Usage: %s report [--sort comm,pid,dso,sym] [--children] "
-			       "[--range NAME] [--debug-dir DIR] FILE\n", cli_prog);
+			       "[--range NAME] [--debug-dir DIR] [--pid PIDS] [--tid TIDS] "
+			       "[--comm NAMES] [--time START,END] [--no-pager] [--no-demangle] FILE\n", cli_prog);
 			return 0;
 		default: return 2;
 		}
@@ -597,23 +892,36 @@ int cli_cmd_report(int argc, char **argv)
 		fprintf(stderr, "%s report: which file? (uevent report [OPTIONS] FILE)\n", cli_prog);
 		return 2;
 	}
-	if (profile_read(&p, "report", path, &so))
+	sample_filter = &filt;
+	ret = profile_read(&p, "report", path, &so);
+	sample_filter = NULL;
+	if (ret)
 		return 1;
+	if (no_samples(&p, "report")) {
+		profile_free(&p);
+		return 1;
+	}
 	for (i = 0; i < p.n; i++)
 		if (in_range(&p.s[i], range)) {
 			nsel++;
 			total += p.s[i].period;
 		}
+	if (range && !nsel) {
+		/* a name mistyped reads as an empty profile: say which ranges there are */
+		fprintf(stderr, "%s report: %s: no samples inside a range named '%s'; its ranges:",
+			cli_prog, path, range);
+		for (i = 0; i < p.nrs; i++)
+			fprintf(stderr, "%s %s", i ? "," : "", p.rs[i].name);
+		fprintf(stderr, "%s\n", p.nrs ? "" : " none (no uevent ranges recorded)");
+		profile_free(&p);
+		return 1;
+	}
+	if (use_pager)
+		pager_start();
 	printf("# uevent report of %s\n# Samples: %zu, %" PRIu64 " with callchains\n", path,
 	       p.n, p.with_chain);
 	if (range)
 		printf("# Range: %s (%" PRIu64 " samples taken inside it)\n", range, nsel);
-	if (!p.n) {
-		fprintf(stderr, "%s report: %s: no samples (record with uevent record -F NS)\n",
-			cli_prog, path);
-		profile_free(&p);
-		return 1;
-	}
 	if (children && !p.with_chain)
 		fprintf(stderr, "%s report: %s: no callchains: children are self\n", cli_prog, path);
 	for (i = 0; i < p.n && ret == 0; i++) {
@@ -641,6 +949,7 @@ int cli_cmd_report(int argc, char **argv)
 		}
 	}
 	if (ret < 0) {
+		pager_end();
 		fprintf(stderr, "%s report: %s\n", cli_prog, strerror(-ret));
 		profile_free(&p);
 		return 1;
@@ -665,6 +974,7 @@ int cli_cmd_report(int argc, char **argv)
 	free(t.v);
 	if (!range)
 		report_ranges(&p);
+	pager_end();
 	profile_free(&p);
 	return 0;
 }
@@ -688,6 +998,10 @@ int cli_export_folded(const char *out, const char *in, int ranges, const char *d
 
 	if (profile_read(&p, "export", in, &so))
 		return 1;
+	if (no_samples(&p, "export")) {
+		profile_free(&p);
+		return 1;
+	}
 	for (i = 0; i < p.n && ret == 0; i++) {
 		const struct sample *s = &p.s[i];
 		struct row *r;
@@ -909,6 +1223,10 @@ int cli_export_pprof(const char *out, const char *in, const char *debug_dir)
 
 	if (profile_read(&p, "export", in, &so))
 		return 1;
+	if (no_samples(&p, "export")) {
+		profile_free(&p);
+		return 1;
+	}
 	for (i = 0; i < p.n; i++) {
 		nids += p.s[i].nframes;
 		nlab += p.s[i].nranges + 1;

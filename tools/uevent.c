@@ -10,6 +10,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/statfs.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -597,6 +599,9 @@ static void print_traceparent(const struct uevent_perf_sample *s, int json)
  * maps to no event).
  * fields: a tracepoint sample's fields by name (NULL: none), "a=1 b=x" or a JSON object.
  */
+static uint64_t dump_time_base;	/* dump --relative: the first record's time */
+static const char *dump_sym;		/* dump: the sample's ip named, or NULL */
+
 static void print_perf_record(const struct uevent_perf_record *r, int json, int bo,
 			      const char *event, const char *fields)
 {
@@ -610,8 +615,10 @@ static void print_perf_record(const struct uevent_perf_record *r, int json, int 
 		json_str(name ? name : "unknown");
 		printf(", \"record_type\": %u", r->type);
 	} else {
-		printf("%" PRIu64 ".%09" PRIu64 " %u/%u %s", r->id.time / 1000000000u,
-		       r->id.time % 1000000000u, r->id.pid, r->id.tid, name ? name : "unknown");
+		uint64_t t = r->id.time - (r->id.time >= dump_time_base ? dump_time_base : r->id.time);
+
+		printf("%" PRIu64 ".%09" PRIu64 " %u/%u %s", t / 1000000000u, t % 1000000000u,
+		       r->id.pid, r->id.tid, name ? name : "unknown");
 		if (!name)
 			printf("(%u)", r->type);
 	}
@@ -642,6 +649,8 @@ static void print_perf_record(const struct uevent_perf_record *r, int json, int 
 		}
 		printf(json ? ", \"ip\": %" PRIu64 ", \"period\": %" PRIu64 : " ip=%#" PRIx64 " period=%" PRIu64,
 		       r->u.sample.ip, r->u.sample.period);
+		if (dump_sym && !json)
+			printf(" %s", dump_sym);
 		if (r->u.sample.tls_user_size)
 			printf(json ? ", \"tls_bytes\": %" PRIu64 : " tls=%" PRIu64 "B",
 			       r->u.sample.tls_user_dyn_size);
@@ -711,24 +720,68 @@ static const char *raw_fields(struct uevent_perf_file *f, const struct uevent_pe
 	return n > 0 && (size_t)n < *cap ? *buf : NULL;
 }
 
-static int dump_perf(const char *path, int json)
+struct dump_opts {
+	int			json, all, relative, symbols;
+	struct cli_filter	filt;
+};
+
+/* The records a reader of a uevent record file wants by default: the marks, the samples
+ * and what was lost; the side-band (COMM, MMAP, FORK, ...) is for naming (dump -a). */
+static int dump_shown(const struct uevent_perf_record *r)
 {
+	return r->type == PERF_RECORD_UEVENT || r->type == PERF_RECORD_SAMPLE ||
+	       r->type == PERF_RECORD_LOST || r->type == PERF_RECORD_LOST_SAMPLES;
+}
+
+/* " sym+0xoff (dso)" for a sample's ip, or NULL */
+static const char *dump_name(struct uevent_symbolizer *sym, const struct uevent_perf_record *r,
+			     char *buf, size_t n)
+{
+	struct uevent_symbol s = { .sz = sizeof(s) };
+	int ret;
+
+	if (!sym)
+		return NULL;
+	ret = uevent_symbolizer__lookup(sym, r->u.sample.pid, r->u.sample.ip, r->u.sample.time, &s);
+	if (ret == 0) {
+		char *d = cli_demangle(s.name);
+
+		snprintf(buf, n, "%s+%#" PRIx64 " (%s)", d ? d : s.name, s.offset, s.dso ? s.dso : "?");
+		free(d);
+	}
+	else if (s.dso)
+		snprintf(buf, n, "[unknown] (%s+%#" PRIx64 ")", s.dso, s.offset);
+	else
+		return NULL;
+	return buf;
+}
+
+static int dump_perf(const char *path, const struct dump_opts *o)
+{
+	UEVENT_SYMBOLIZER_OPTS(so, .flags = UEVENT_SYMBOLIZER_NO_LINES);
 	char *fields = NULL;
 	size_t fields_cap = 0;
 	struct uevent_perf_file *f = uevent_perf_file__open(path);
 	struct uevent_perf_record r = { .sz = sizeof(r) };
-	unsigned long n = 0, nu = 0;
+	struct uevent_symbolizer *sym = NULL;
+	unsigned long n = 0, nu = 0, hidden = 0;
 	uint64_t lost = 0;
-	int ret, i;
+	int ret, i, json = o->json, first = 1;
+	char name[512];
 
 	if (!f) {
 		fprintf(stderr, "%s dump: %s\n", prog, open_error(path, errno, 1));
 		return 1;
 	}
+	so.byte_order = uevent_perf_file__byte_order(f);
+	if (o->symbols && !json)
+		sym = uevent_symbolizer__new(&so);	/* none: the lines go unnamed */
 	if (!json)
 		for (i = 0; i < uevent_perf_file__nr_events(f); i++)
 			printf("# event %d: %s\n", i, uevent_perf_file__event_name(f, i));
 	while ((ret = uevent_perf_file__next(f, &r)) != 0) {
+		const char *comm;
+
 		if (ret == -EPROTO)
 			continue;
 		if (ret == -ENODATA) {	/* a recording cut short: what is there counts */
@@ -742,15 +795,30 @@ static int dump_perf(const char *path, int json)
 			fprintf(stderr, "%s dump: %s: corrupt record at offset %" PRIu64 ": %s\n",
 				prog, path, uevent_perf_file__offset(f), strerror(-ret));
 			uevent_perf_file__close(f);
+			uevent_symbolizer__free(sym);
 			free(fields);
 			return 1;
 		}
 		if (r.type >= 64 && !json)
 			continue;	/* perf's own bookkeeping (FINISHED_ROUND, ...) */
+		if (sym)
+			uevent_symbolizer__feed(sym, &r);	/* -EINVAL: a bad JIT uevent, kept */
+		if (first && o->relative)
+			dump_time_base = r.id.time;
+		first = 0;
+		if (!json && !o->all && !dump_shown(&r)) {
+			hidden++;
+			continue;
+		}
+		comm = sym ? uevent_symbolizer__comm(sym, r.id.tid, r.id.time) : NULL;
+		if (!cli_filter_match(&o->filt, r.id.pid, r.id.tid, comm ? comm : "",
+				      r.id.time - (r.id.time >= dump_time_base ? dump_time_base : 0)))
+			continue;
 		n++;
 		nu += r.type == PERF_RECORD_UEVENT;
 		if (r.type == PERF_RECORD_LOST || r.type == PERF_RECORD_LOST_SAMPLES)
 			lost += r.u.lost.lost;
+		dump_sym = r.type == PERF_RECORD_SAMPLE ? dump_name(sym, &r, name, sizeof(name)) : NULL;
 		print_perf_record(&r, json, uevent_perf_file__byte_order(f),
 				  r.body == UEVENT_BODY_SAMPLE ?
 				  uevent_perf_file__event_name(f, r.u.sample.event_index) :
@@ -759,10 +827,14 @@ static int dump_perf(const char *path, int json)
 				  raw_fields(f, &r, json, &fields, &fields_cap));
 	}
 	uevent_perf_file__close(f);
+	uevent_symbolizer__free(sym);
 	free(fields);
 	if (!json) {
 		fflush(stdout);	/* the records before it, in order when both go to one file */
 		fprintf(stderr, "%lu records, %lu uevents, %" PRIu64 " lost\n", n, nu, lost);
+		if (hidden)
+			fprintf(stderr, "(and %lu side-band records, COMM, MMAP, FORK...: "
+				"dump -a shows them)\n", hidden);
 	}
 	return 0;
 }
@@ -998,22 +1070,46 @@ static int cmd_export(int argc, char **argv)
 	int i, ret, created;
 	FILE *f;
 
+	/* options anywhere, as getopt's; an option's value is never another option */
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--chrome") && i + 1 < argc)
-			out = argv[++i];
-		else if (!strcmp(argv[i], "--folded") && i + 1 < argc)
-			folded = argv[++i];
-		else if (!strcmp(argv[i], "--pprof") && i + 1 < argc)
-			pprof = argv[++i];
-		else if (!strcmp(argv[i], "--ranges"))
+		const char **val = !strcmp(argv[i], "--chrome") ? &out :
+				   !strcmp(argv[i], "--folded") ? &folded :
+				   !strcmp(argv[i], "--pprof") ? &pprof :
+				   !strcmp(argv[i], "--debug-dir") ? &debug_dir : NULL;
+
+		if (val) {
+			if (i + 1 >= argc || (argv[i + 1][0] == '-' && argv[i + 1][1])) {
+				fprintf(stderr, "%s export: %s wants a %s, not %s%s%s (a file named so: "
+					"./%s)\n", prog, argv[i], val == &debug_dir ? "directory" :
+					"file to write", i + 1 < argc ? "'" : "nothing",
+					i + 1 < argc ? argv[i + 1] : "", i + 1 < argc ? "'" : "",
+					i + 1 < argc ? argv[i + 1] : "NAME");
+				return 2;
+			}
+			*val = argv[++i];
+		} else if (!strcmp(argv[i], "--ranges")) {
 			ranges = 1;
-		else if (!strcmp(argv[i], "--debug-dir") && i + 1 < argc)
-			debug_dir = argv[++i];
-		else if (argv[i][0] == '-' && argv[i][1]) {
+		} else if (!strcmp(argv[i], "--no-demangle")) {
+			cli_no_demangle = 1;
+		} else if (!strcmp(argv[i], "--")) {
+			for (i++; i < argc; i++) {
+				if (in) {
+					fprintf(stderr, "%s export: one input file, not '%s' and '%s'\n",
+						prog, in, argv[i]);
+					return 2;
+				}
+				in = argv[i];
+			}
+		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "%s export: unknown option '%s'\n", prog, argv[i]);
 			return 2;
-		} else
+		} else if (in) {
+			fprintf(stderr, "%s export: one input file, not '%s' and '%s'\n", prog, in,
+				argv[i]);
+			return 2;
+		} else {
 			in = argv[i];
+		}
 	}
 	if (folded && !out && !pprof && in)
 		return cli_export_folded(folded, in, ranges, debug_dir);
@@ -1202,6 +1298,79 @@ static void stop_child(pid_t child, int sig, int *status)
 	}
 }
 
+#define MIN_PERIOD_NS 10000u	/* record refuses samples more often without --force */
+
+#define TRACEFS_DIR "/sys/kernel/tracing"
+
+static int tracefs_mounted(void)
+{
+	struct statfs sfs;
+
+	return (statfs(TRACEFS_DIR, &sfs) == 0 && (unsigned long)sfs.f_type == 0x74726163) ||
+	       (statfs("/sys/kernel/debug/tracing", &sfs) == 0 &&
+		(unsigned long)sfs.f_type == 0x74726163);
+}
+
+/* As perf does: the uprobe events need tracefs; as root, mount it where it goes. */
+static void record_mount_tracefs(void)
+{
+	if (tracefs_mounted() || geteuid() != 0)
+		return;
+	if (mount("nodev", TRACEFS_DIR, "tracefs", 0, NULL) == 0)
+		fprintf(stderr, "%s record: mounted tracefs on " TRACEFS_DIR " (as perf does)\n",
+			prog);
+	else
+		fprintf(stderr, "%s record: tracefs is not mounted and mounting it failed (%s): "
+			"mount -t tracefs nodev " TRACEFS_DIR "\n", prog, strerror(errno));
+}
+
+/* "250us", "1ms", "2.5ms", "1s", "100000" (ns) as nanoseconds, at least 1; -1 after
+ * saying why not. */
+static int parse_duration(const char *cmd, const char *opt, const char *arg, uint64_t *v)
+{
+	static const struct { const char *unit; uint64_t ns; } units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { "", 1 },
+	};
+	char *end;
+	double d;
+	size_t i;
+
+	errno = 0;
+	d = strtod(arg, &end);
+	for (i = 0; end != arg && !errno && i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit) && d * (double)units[i].ns >= 1 &&
+		    d * (double)units[i].ns < 9e18) {
+			*v = (uint64_t)(d * (double)units[i].ns + 0.5);
+			return 0;
+		}
+	fprintf(stderr, "%s %s: %s wants a time such as 1ms, 250us or 100000 (ns), not '%s'\n",
+		prog, cmd, opt, arg);
+	return -1;
+}
+
+/* Whether execvp() would find name (errno set when not), as the shell looks it up. */
+static int command_runnable(const char *name)
+{
+	const char *path = getenv("PATH"), *p;
+	char buf[4096];
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0;
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path;; p += strcspn(p, ":") + 1) {
+		size_t n = strcspn(p, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s%s%s", (int)n, n ? p : ".", "/", name);
+		if (access(buf, X_OK) == 0)
+			return 1;
+		if (!p[n])
+			break;
+	}
+	errno = ENOENT;
+	return 0;
+}
+
 static int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1210,7 +1379,10 @@ static int cmd_record(int argc, char **argv)
 		{ "usdt-bytes", required_argument, NULL, 'n' },
 		{ "bpf", no_argument, NULL, 'b' },
 		{ "all", no_argument, NULL, 'a' },
-		{ "sample-ns", required_argument, NULL, 'F' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "period", required_argument, NULL, 0x200 },
+		{ "sample-ns", required_argument, NULL, 0x201 },
+		{ "force", no_argument, NULL, 0x202 },
 		{ "tls", required_argument, NULL, 'T' },
 		{ "ring-pages", required_argument, NULL, 'm' },
 		{ "cpus", required_argument, NULL, 'C' },
@@ -1229,6 +1401,7 @@ static int cmd_record(int argc, char **argv)
 	int c, go[2], status = 0, ret, fd, done = 0, idle = 0, failed = 0, created = 0;
 	int sent = 0, killed = 0, started = 0, usdt_only = 0, system_wide = 0;
 	unsigned int inject = 0;
+	int force = 0;
 	int64_t next_look = 0, kill_at = 0;
 	pid_t child, parent;
 
@@ -1239,7 +1412,9 @@ static int cmd_record(int argc, char **argv)
 		/* the kernel's limits: a probe fetches at most a payload, sample_period < 2^63 */
 		if ((c == 'n' && parse_u64("record", "-n/--usdt-bytes", optarg, 1,
 					   UEVENT_MAX_PAYLOAD, &v) < 0) ||
-		    (c == 'F' && parse_u64("record", "-F/--sample-ns", optarg, 1, INT64_MAX, &v) < 0) ||
+		    (c == 'F' && parse_u64("record", "-F/--freq", optarg, 1, 1000000000u, &v) < 0) ||
+		    (c == 0x200 && parse_duration("record", "--period", optarg, &v) < 0) ||
+		    (c == 0x201 && parse_u64("record", "--sample-ns", optarg, 1, INT64_MAX, &v) < 0) ||
 		    (c == 'T' && parse_u64("record", "--tls", optarg, 8, PERF_SAMPLE_TLS_USER_MAX,
 					   &v) < 0) ||
 		    (c == 'm' && parse_u64("record", "-m/--ring-pages", optarg, 1, 1u << 31, &v) < 0))
@@ -1254,11 +1429,14 @@ static int cmd_record(int argc, char **argv)
 		case 'W': system_wide = 1; break;
 		case 'N': inject |= CLI_INJECT_NVTX; break;
 		case 'I': inject |= CLI_INJECT_ITT; break;
-		case 'F':
+		case 'F':		/* as perf's -F: samples per second */
+		case 0x200:
+		case 0x201:
 			/* what naming the samples needs: the mappings, names and stacks */
-			so.sample_period_ns = v;
+			so.sample_period_ns = c == 'F' ? 1000000000u / v : v;
 			so.flags |= UEVENT_SESSION_ALL_RECORDS | UEVENT_SESSION_CALLCHAIN;
 			break;
+		case 0x202: force = 1; break;
 		case 'T':
 			if (v % 8) {
 				fprintf(stderr, "%s record: --tls must be a multiple of 8\n", prog);
@@ -1282,11 +1460,25 @@ static int cmd_record(int argc, char **argv)
 		return 2;
 	}
 	if (so.tls_user && !so.sample_period_ns) {
-		fprintf(stderr, "%s record: --tls needs samples (--sample-ns NS)\n", prog);
+		fprintf(stderr, "%s record: --tls needs samples (-F HZ or --period TIME)\n", prog);
 		return 2;
 	}
 	if (inject && cli_inject_env(inject) < 0)
 		return 1;
+	/* a sample every few microseconds is the program's time spent in the kernel */
+	if (so.sample_period_ns && so.sample_period_ns < MIN_PERIOD_NS && !force) {
+		fprintf(stderr, "%s record: a sample every %" PRIu64 " ns (%" PRIu64 " Hz) is too "
+			"often: the samples would cost more than the program; at most -F %u "
+			"(--period 10us), or --force\n", prog, (uint64_t)so.sample_period_ns,
+			(uint64_t)(1000000000u / so.sample_period_ns), 1000000000u / MIN_PERIOD_NS);
+		return 2;
+	}
+	/* a command that cannot run: said now, before an output is made for it */
+	if (!command_runnable(argv[optind])) {
+		fprintf(stderr, "%s record: cannot run %s: %s\n", prog, argv[optind],
+			strerror(errno));
+		return 127;
+	}
 	/*
 	 * A file, not a live view: marks and samples wake us every 4096 (or when a ring
 	 * is half full, or at the next look, 100 ms on), as perf record's rings do. A
@@ -1372,6 +1564,7 @@ static int cmd_record(int argc, char **argv)
 		signal(SIGPIPE, SIG_IGN);
 	}
 	so.pid = system_wide ? -1 : child;
+	record_mount_tracefs();
 	s = uevent_session__open(&so);
 	/* an existing output is emptied only now: a session that cannot start leaves it be */
 	if (!s || (!created && strcmp(out, "-") && ftruncate(fd, 0) < 0) ||
@@ -1389,8 +1582,10 @@ static int cmd_record(int argc, char **argv)
 				"perf_event_paranoid is %d): run as root\n", prog,
 				uevent_perf_open_reason(), uevent_perf_paranoid());
 		else if (!s)
-			fprintf(stderr, "%s record: cannot start a session: %s (%s)\n", prog,
-				strerror(err), uevent_perf_open_reason());
+			fprintf(stderr, "%s record: cannot start a session: %s (%s)%s\n", prog,
+				strerror(err), uevent_perf_open_reason(), tracefs_mounted() ? "" :
+				"; tracefs is not mounted: as root, mount -t tracefs nodev "
+				TRACEFS_DIR);
 		else
 			fprintf(stderr, "%s record: %s: %s\n", prog, out, strerror(err));
 		return 1;
@@ -1418,7 +1613,9 @@ static int cmd_record(int argc, char **argv)
 			break;
 		}
 		if (ret > 0) {
-			nrec++;
+			/* as dump counts them: the side-band that names samples aside */
+			nrec += r.type == PERF_RECORD_UEVENT || r.type == PERF_RECORD_SAMPLE ||
+				r.type == PERF_RECORD_LOST || r.type == PERF_RECORD_LOST_SAMPLES;
 			nuev += r.type == PERF_RECORD_UEVENT;
 			nsamples += r.type == PERF_RECORD_SAMPLE;
 			nbpf += r.type == PERF_RECORD_BPF_EVENT;
@@ -1493,21 +1690,43 @@ static int cmd_dump(int argc, char **argv)
 {
 	struct uevent_file_reader *rd;
 	struct uevent_record rec = { .sz = sizeof(rec) };
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "relative", no_argument, NULL, 'r' },
+		{ "no-symbols", no_argument, NULL, 'S' },
+		{ "no-demangle", no_argument, NULL, 'M' },
+		{ "help", no_argument, NULL, 'h' },
+		CLI_FILTER_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dump_opts o = { .symbols = 1 };
 	const char *path = NULL;
-	int json = 0, i, ret;
+	int json, c, ret;
 	unsigned long n = 0;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = 1;
-		else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "%s dump: unknown option '%s'\n", prog, argv[i]);
-			return 2;
-		} else
-			path = argv[i];
+	cli_filter_init(&o.filt);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "ah", opts, NULL)) != -1) {
+		switch (cli_filter_opt(&o.filt, "dump", c, optarg)) {
+		case 1: continue;
+		case -1: return 2;
+		}
+		switch (c) {
+		case 'j': o.json = 1; break;
+		case 'a': o.all = 1; break;
+		case 'r': o.relative = 1; break;
+		case 'S': o.symbols = 0; break;
+		case 'M': cli_no_demangle = 1; break;
+		case 'h': return command_help("dump", stdout);
+		default: return 2;
+		}
 	}
-	if (!path) {
-		fprintf(stderr, "%s dump: which file?\n", prog);
+	json = o.json;
+	if (optind < argc)
+		path = argv[optind++];
+	if (!path || optind < argc) {
+		fprintf(stderr, "%s dump: %s\n", prog, path ? "one file at a time" : "which file?");
 		return 2;
 	}
 	if (!strcmp(path, "-") && (ret = stdin_rewindable()) < 0) {
@@ -1515,7 +1734,7 @@ static int cmd_dump(int argc, char **argv)
 		return 1;
 	}
 	if (is_perf_data(path))
-		return dump_perf(path, json);
+		return dump_perf(path, &o);
 	rd = uevent_file_reader__open(path);
 	if (!rd) {
 		fprintf(stderr, "%s dump: %s: %s\n", prog, path,
@@ -1542,6 +1761,11 @@ static int cmd_dump(int argc, char **argv)
 			uevent_file_reader__close(rd);
 			return 1;
 		}
+		if (o.relative && !n && !dump_time_base)
+			dump_time_base = rec.id.time ? rec.id.time : 1;
+		if (!cli_filter_match(&o.filt, rec.id.pid, rec.id.tid, NULL,
+				      rec.id.time - (rec.id.time >= dump_time_base ? dump_time_base : 0)))
+			continue;
 		n++;
 		if (json) {
 			printf("{\"time\": %" PRIu64 ", \"pid\": %u, \"tid\": %u, \"size\": %u, ",
@@ -1549,8 +1773,10 @@ static int cmd_dump(int argc, char **argv)
 			print_payload(&rec, 1, uevent_file_reader__byte_order(rd));
 			printf("}\n");
 		} else {
-			printf("%" PRIu64 ".%09" PRIu64 " %u/%u", rec.id.time / 1000000000u,
-			       rec.id.time % 1000000000u, rec.id.pid, rec.id.tid);
+			uint64_t t = rec.id.time >= dump_time_base ? rec.id.time - dump_time_base : 0;
+
+			printf("%" PRIu64 ".%09" PRIu64 " %u/%u", t / 1000000000u, t % 1000000000u,
+			       rec.id.pid, rec.id.tid);
 			print_payload(&rec, 0, uevent_file_reader__byte_order(rd));
 			putchar('\n');
 		}
@@ -1633,10 +1859,16 @@ static const struct command {
 	  "      -c, --counter NAME=VALUE   emit a counter instead of text\n"
 	  "      -n, --count N              emit N times (default 1)\n" },
 	{ "dump", cmd_dump,
-	  "  dump [--json] FILE             print the records of a capture: a file-transport\n"
+	  "  dump [OPTIONS] FILE            print the records of a capture: a file-transport\n"
 	  "                                 file, or a perf.data (`perf record`, pipe mode too);\n"
 	  "                                 - reads standard input. One cut short (a killed\n"
-	  "                                 writer) gives its whole records and a warning\n" },
+	  "                                 writer) gives its whole records and a warning\n"
+	  "          --json                 one JSON object per record, every record\n"
+	  "      -a, --all                  also the side-band records (COMM, MMAP, FORK...)\n"
+	  "          --relative             times (and --time) from the first record\n"
+	  "          --no-symbols           samples' ip not named (default: sym+off (dso))\n"
+	  "          --no-demangle          C++ and Rust names as the binary has them\n"
+	  CLI_FILTER_USAGE },
 	{ "record", cmd_record,
 	  "  record [OPTIONS] -- CMD [ARGS...]\n"
 	  "                                 run CMD and record its uevents into a perf.data\n"
@@ -1652,9 +1884,13 @@ static const struct command {
 	  "                                 in NVTX_INJECTION64_PATH, libuevent-itt.so in\n"
 	  "                                 INTEL_LIBITTNOTIFY64; a library named there before\n"
 	  "                                 still gets every call)\n"
-	  "      -F, --sample-ns NS         also cpu-clock samples every NS nanoseconds, with\n"
-	  "                                 their callchains and what names them (COMM,\n"
-	  "                                 MMAP2, FORK, EXIT): uevent report, perf report\n"
+	  "      -F, --freq HZ              also cpu-clock samples, HZ a second (as perf's\n"
+	  "                                 -F), with their callchains and what names them\n"
+	  "                                 (COMM, MMAP2, FORK, EXIT): uevent report, perf\n"
+	  "                                 report. At most 100000 without --force\n"
+	  "          --period TIME          instead: one sample every TIME (1ms, 250us;\n"
+	  "                                 --sample-ns NS the same in nanoseconds)\n"
+	  "          --force                allow samples more often than every 10us\n"
 	  "          --tls BYTES            with samples: BYTES of the thread's TLS in each\n"
 	  "                                 (PERF_SAMPLE_TLS_USER, patched kernel; a\n"
 	  "                                 multiple of 8 up to 32768)\n"
@@ -1673,14 +1909,20 @@ static const struct command {
 	  "  export --pprof OUT FILE        FILE's samples as pprof's profile.proto, the\n"
 	  "                                 uevent ranges open as labels (range=NAME):\n"
 	  "                                 go tool pprof -top -tagfocus=range=parse OUT\n"
-	  "      --debug-dir DIR            also look in DIR for separate debug files\n" },
+	  "      --debug-dir DIR            also look in DIR for separate debug files\n"
+	  "      --no-demangle              C++ and Rust names as the binary has them\n" },
 	{ "report", cli_cmd_report,
 	  "  report [OPTIONS] FILE          a perf.data's samples by symbol, as perf report\n"
 	  "                                 --stdio, and the samples under each uevent range\n"
 	  "      -s, --sort KEYS            comm,pid,dso,sym (default comm,dso,sym)\n"
 	  "      -c, --children             with callchains: time in each symbol's callees\n"
 	  "      -r, --range NAME           only samples inside uevent range NAME\n"
-	  "      -d, --debug-dir DIR        also look in DIR for separate debug files\n" },
+	  "      -d, --debug-dir DIR        also look in DIR for separate debug files\n"
+	  CLI_FILTER_USAGE
+	  "          --no-demangle          C++ and Rust names as the binary has them (default:\n"
+	  "                                 demangled, as perf prints them)\n"
+	  "          --no-pager             on a terminal the report goes through $PAGER\n"
+	  "                                 (default less; PAGER= or cat: none), as perf's\n" },
 	{ "jit-clean", cmd_jit_clean, UEVENT_JIT_CLEAN_USAGE },
 };
 

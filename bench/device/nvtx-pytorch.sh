@@ -67,7 +67,7 @@ fi
 	git -C "$root" log --oneline -1 2>/dev/null
 } >"$OUT/env.txt" 2>&1
 
-"$uevent" record --nvtx -F "$FREQ_NS" -o "$OUT/torch.data" -- \
+"$uevent" record --nvtx --sample-ns "$FREQ_NS" -o "$OUT/torch.data" -- \
 	"$PY" "$root/bench/device/nvtx_pytorch.py" >"$OUT/record.log" 2>&1
 rc=$?
 cat "$OUT/record.log"

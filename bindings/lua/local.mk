@@ -18,7 +18,7 @@ luabind_DATA = %reldir%/uevent.lua
 luabindcdefdir = $(luadir)/uevent
 nodist_luabindcdef_DATA = %reldir%/install/uevent/cdef.lua %reldir%/uevent/_records.lua
 luabindcdef_DATA = %reldir%/uevent/symbolize.lua
-%reldir%/install/uevent/cdef.lua: $(UEVENT_CDEF) $(top_srcdir)/libuevent/uevent.h
+%reldir%/install/uevent/cdef.lua: $(UEVENT_CDEF) $(top_srcdir)/libuevent/uevent.h install-dirs.stamp
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && { \
 	echo '-- cdef.lua - generated from libuevent/uevent.h by make; do not edit.'; \
 	echo 'return { installed_library = "$(libdir)/libuevent.so",'; \

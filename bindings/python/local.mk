@@ -31,7 +31,7 @@ $(py_pkg)/.built: $(UEVENT_CDEF) %reldir%/uevent_build.py $(py_sources) libueven
 # (AM_PATH_PYTHON's; the package holds a C extension). The installed extension is the
 # same C compiled again with its RUNPATH at $(libdir), never the build tree's.
 py_inst = %reldir%/install
-$(py_inst)/.built: $(py_pkg)/.built
+$(py_inst)/.built: $(py_pkg)/.built install-dirs.stamp
 	$(AM_V_GEN)rm -rf $(py_inst) && $(MKDIR_P) $(py_inst) && \
 	inc=`$(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])'` && \
 	ext=`$(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))'` && \

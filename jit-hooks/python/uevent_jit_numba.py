@@ -3,9 +3,9 @@
     import uevent.jit.numba          # on; or uevent.jit.numba.enable(dir=..., ...)
     import numba                     # (either order)
 
-or, for a program left unchanged, ``UEVENT_JIT_NUMBA=1 python3 app.py`` with the
-``uevent-jit-numba.pth`` file in a site directory of that interpreter (see
-jit-hooks/README.md). Then ``perf record -k mono ...; perf inject --jit ...; perf
+or, for a program left unchanged, ``python3 -m uevent.jit.numba app.py [ARG...]``, or
+``UEVENT_JIT_NUMBA=1 python3 app.py`` with the ``uevent-jit-numba.pth`` file in a site
+directory of that interpreter (see jit-hooks/README.md). Then ``perf record -k mono ...; perf inject --jit ...; perf
 report``: samples in jitted code read ``__main__.hot(int64, float64)``.
 
 How. Numba compiles through LLVM's MCJIT, which hands every object it loads to the GDB
@@ -547,7 +547,31 @@ def _activate(on_error) -> None:
         sys.meta_path.insert(0, _AfterNumba(on_error))
 
 
+def _main(argv: List[str]) -> int:
+    """python3 -m uevent.jit.numba APP.py [ARG...] (or -m MODULE [ARG...]): runs the
+    program as python3 would, with the hook on, and needs no .pth."""
+    import runpy
+    if not argv or argv[0] in ("-h", "--help") or argv == ["-m"]:
+        print("usage: python3 -m %s APP.py [ARG...]  or  -m MODULE [ARG...]"
+              % (__spec__.name if __spec__ else "uevent_jit_numba"), file=sys.stderr)
+        return 2
+    # one hook: an `import uevent.jit.numba` in the program finds this one
+    if __spec__ is not None:
+        sys.modules.setdefault(__spec__.name, sys.modules[__name__])
+    if argv[0] == "-m":
+        sys.argv = argv[1:]
+        runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+    else:
+        sys.argv = argv
+        sys.path[0] = os.path.dirname(os.path.abspath(argv[0]))
+        runpy.run_path(argv[0], run_name="__main__")
+    return 0
+
+
 # With UEVENT_JIT_NUMBA set (uevent-jit-numba.pth imports this module at interpreter
 # start for it) a failure to turn on is a warning on stderr and the program runs on
 # unprofiled; without it, `import uevent.jit.numba` raises.
 _activate(_warn if os.environ.get(ENV, "") not in ("", "0") else _raise)
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))

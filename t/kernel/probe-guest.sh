@@ -50,7 +50,7 @@ else
 fi
 grep -q 'lost 0' /tmp/rec.err && echo "ok 8 - record says lost 0" || echo "not ok 8 - record says lost 0"
 if [ "$flavour" = stock ]; then
-	"$cli" record -o /tmp/tls.data -F 200000 --tls 64 -- true 2>/tmp/tls.err
+	"$cli" record -o /tmp/tls.data -F 5000 --tls 64 -- true 2>/tmp/tls.err
 	st=$?
 	if [ $st = 1 ] && grep -q 'TLS_USER.*not supported' /tmp/tls.err; then
 		echo "ok 9 - --tls on the stock kernel: exit 1, says TLS_USER is not supported"
@@ -60,7 +60,7 @@ if [ "$flavour" = stock ]; then
 else
 	# the workload sets its thread context with uevent_thread_context_set()
 	lg=$(command -v lib-guest || echo /tests/lib-guest)
-	"$cli" record -o /tmp/tls.data -F 200000 --tls 64 -- "$lg" spin-context 2>/tmp/tls.err
+	"$cli" record -o /tmp/tls.data -F 5000 --tls 64 -- "$lg" spin-context 2>/tmp/tls.err
 	tp=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01
 	"$cli" dump /tmp/tls.data >/tmp/tls.dump 2>/dev/null
 	n=$(grep -c " SAMPLE .* tls=40B traceparent=$tp" /tmp/tls.dump)
