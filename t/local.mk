@@ -76,6 +76,12 @@ t_jit_core_LDADD = $(LUAJIT_DEV_LIBS)
 endif
 
 TESTS += %reldir%/jit-api %reldir%/jit-core %reldir%/jit-perf.test
+
+# $JITDUMPDIR a symlink another user planted (libuevent/fs-trust.h)
+check_PROGRAMS += %reldir%/jit-base-link
+t_jit_base_link_CFLAGS = $(jit_t_cflags)
+t_jit_base_link_LDADD = libuevent/libuevent.la
+TESTS += %reldir%/jit-base-link
 EXTRA_DIST += %reldir%/jit-perf.test
 
 TESTS += %reldir%/jit-luajit.test %reldir%/jit-python.test %reldir%/jit-numba.test
