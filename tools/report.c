@@ -74,6 +74,8 @@ struct profile {
 	const char	*path;
 	int		cut;		/* the file ended inside a record */
 	unsigned long	bad_jit;	/* JIT uevents that did not decode */
+	const char	*cmd;
+	char		said[640];	/* the last file the symbolizer skipped, said */
 };
 
 static struct row *row_get(struct table *t, const char *key);
@@ -174,14 +176,28 @@ static int take_range(struct profile *p, const struct uevent_perf_record *r, int
 	return 0;
 }
 
+/* A file the symbolizer skipped (a FIFO, a link planted as /tmp/perf-PID.map), said once. */
+static void say_skipped(struct profile *p)
+{
+	const char *r = uevent_reason();
+
+	if (strncmp(r, "symbolizer: skipped ", 20) || !strcmp(r, p->said))
+		return;
+	snprintf(p->said, sizeof(p->said), "%s", r);
+	fprintf(stderr, "%s %s: warning: %s\n", cli_prog, p->cmd, r + 12);
+}
+
 static int add_frame(struct profile *p, struct frame *f, uint32_t pid, uint64_t addr,
 		     uint64_t time)
 {
 	struct uevent_symbol s = { .sz = sizeof(s) };
 	char buf[64];
+	int ret;
 
 	f->kernel = addr >= 0xffff800000000000ull;
-	if (uevent_symbolizer__lookup(p->sym, pid, addr, time, &s) == 0) {
+	ret = uevent_symbolizer__lookup(p->sym, pid, addr, time, &s);
+	say_skipped(p);
+	if (ret == 0) {
 		f->sym = s.name;
 		f->dso = s.dso ? s.dso : "[unknown]";
 		return 0;
@@ -277,6 +293,7 @@ static int profile_read(struct profile *p, const char *cmd, const char *path,
 
 	memset(p, 0, sizeof(*p));
 	p->path = path;
+	p->cmd = cmd;
 	if (!strcmp(path, "-") && (ret = cli_stdin_rewindable()) < 0) {
 		fprintf(stderr, "%s %s: standard input: %s\n", cli_prog, cmd, strerror(-ret));
 		return 1;
@@ -321,6 +338,7 @@ static int profile_read(struct profile *p, const char *cmd, const char *path,
 			ret = take_range(p, &r, bo);
 		else
 			ret = uevent_symbolizer__feed(p->sym, &r);
+		say_skipped(p);
 		if (ret == -EINVAL) {
 			p->bad_jit++;
 			ret = 0;
