@@ -127,7 +127,12 @@ static int cmd_probe(int argc, char **argv)
 			fprintf(stderr, "%s probe: cannot add the uprobe event libuevent:emit for %s: %s\n",
 				prog, argc > 2 ? argv[2] : "this libuevent",
 				err == -ENOENT ? "no libuevent:text probe there" :
-				err == -EBUSY ? "the old one is in use by a tracer" : strerror(-err));
+				err == -EBUSY ? "the old one is in use by a tracer; stop it first" :
+				err == -EEXIST ? uevent_reason() : strerror(-err));
+			if (err == -EEXIST)
+				fprintf(stderr, "%s probe: if it is no one's, remove it yourself: "
+					"echo -:libuevent/emit >> /sys/kernel/tracing/uprobe_events\n",
+					prog);
 			return 1;
 		}
 		printf("added libuevent:emit: perf record -e libuevent:emit -- CMD; perf script\n");
@@ -138,7 +143,8 @@ static int cmd_probe(int argc, char **argv)
 
 		if (err < 0) {
 			fprintf(stderr, "%s probe: cannot remove libuevent:emit: %s\n", prog,
-				err == -ENOENT ? "there is none" : strerror(-err));
+				err == -ENOENT ? "there is none" :
+				err == -EBUSY || err == -EEXIST ? uevent_reason() : strerror(-err));
 			return 1;
 		}
 		return 0;
