@@ -671,7 +671,8 @@ int cli_cmd_report(int argc, char **argv)
 			if (t.v[i].key)
 				t.v[n++] = t.v[i];
 		sort_by = children;
-		qsort(t.v, n, sizeof(*t.v), row_cmp);
+		if (n > 1)	/* t.v is NULL with no samples: not for qsort */
+			qsort(t.v, n, sizeof(*t.v), row_cmp);
 		print_header(keys, children);
 		for (i = 0; i < n && total; i++) {
 			print_row(&t.v[i], total, keys, children);
@@ -759,7 +760,8 @@ int cli_export_folded(const char *out, const char *in, int ranges, const char *d
 		if (t.v[i].key)
 			t.v[n++] = t.v[i];
 	sort_by = 0;
-	qsort(t.v, n, sizeof(*t.v), row_cmp);
+	if (n > 1)	/* t.v is NULL with no samples: not for qsort */
+		qsort(t.v, n, sizeof(*t.v), row_cmp);
 	for (i = 0; i < n; i++) {
 		fprintf(f, "%s %" PRIu64 "\n", t.v[i].key, t.v[i].self);
 		free(t.v[i].key);
