@@ -58,22 +58,24 @@ static void write_map(long n)
 	fclose(f);
 }
 
-/* The perf map read whole (by a first lookup in anonymous memory), named at entry i. */
-static double time_map(long n)
+/* CPU seconds, best of 5, for a fresh symbolizer (fed rec first, if any) to name entry
+ * n/2 of pid at time t. */
+static double time_naming(const struct uevent_symbolizer_opts *o,
+			  const struct uevent_perf_record *rec, uint32_t pid, uint64_t t, long n,
+			  const char *what)
 {
 	double best = 1e30;
 	int r;
 
-	write_map(n);
 	for (r = 0; r < 5; r++) {
-		UEVENT_SYMBOLIZER_OPTS(o, .perf_map_dir = dir, .flags = UEVENT_SYMBOLIZER_NO_KERNEL);
 		struct uevent_symbol sym = { .sz = sizeof(sym) };
 		double t0 = cpu_now(), d;
-		struct uevent_symbolizer *s = uevent_symbolizer__new(&o);
+		struct uevent_symbolizer *s = uevent_symbolizer__new(o);
 
-		if (uevent_symbolizer__lookup(s, PID, addr_of(n / 2) + 8, 1, &sym) < 0 ||
+		if ((rec && uevent_symbolizer__feed(s, rec) != 1) ||
+		    uevent_symbolizer__lookup(s, pid, addr_of(n / 2) + 8, t, &sym) < 0 ||
 		    sym.offset != 8) {
-			fprintf(stderr, "perf map of %ld lines: entry %ld not named\n", n, n / 2);
+			fprintf(stderr, "%s of %ld: entry %ld not named\n", what, n, n / 2);
 			exit(1);
 		}
 		d = cpu_now() - t0;
@@ -84,16 +86,25 @@ static double time_map(long n)
 	return best / 1e9;
 }
 
+/* The perf map read whole (by a first lookup in anonymous memory). */
+static double time_map(long n)
+{
+	UEVENT_SYMBOLIZER_OPTS(o, .perf_map_dir = dir, .flags = UEVENT_SYMBOLIZER_NO_KERNEL);
+
+	write_map(n);
+	return time_naming(&o, NULL, PID, 1, n, "perf map");
+}
+
 /* A jitdump of n loads, written by the JIT API, read when its MMAP is fed. */
 static double time_jitdump(long n)
 {
 	UEVENT_JIT_OPTS(jo, .dir = dir, .flags = UEVENT_JIT_NO_UEVENT | UEVENT_JIT_NO_PERF_MAP);
 	static const unsigned char code[64] = { 0xc3 };
 	struct uevent_jit *j = uevent_jit__open(&jo);
+	struct uevent_perf_record rec = { .sz = sizeof(rec) };
 	char dump[600], name[32];
-	double best = 1e30;
+	double t;
 	long i;
-	int r;
 
 	if (!j) {
 		fprintf(stderr, "uevent_jit__open: %s\n", uevent_reason());
@@ -105,34 +116,18 @@ static double time_jitdump(long n)
 	}
 	snprintf(dump, sizeof(dump), "%s", uevent_jit__dump_path(j));
 	uevent_jit__close(j);
-	for (r = 0; r < 5; r++) {
-		struct uevent_perf_record rec = { .sz = sizeof(rec) };
-		struct uevent_symbol sym = { .sz = sizeof(sym) };
-		double t0 = cpu_now(), d;
-		struct uevent_symbolizer *s = uevent_symbolizer__new(NULL);
-
-		rec.type = PERF_RECORD_MMAP2;
-		rec.body = UEVENT_BODY_MMAP;
-		rec.id.fields = UEVENT_ID_TID | UEVENT_ID_TIME;
-		rec.id.pid = rec.id.tid = rec.u.mmap.pid = rec.u.mmap.tid = (uint32_t)getpid();
-		rec.id.time = 1;
-		rec.u.mmap.addr = 0x10000;
-		rec.u.mmap.len = 4096;
-		rec.u.mmap.prot = PROT_READ | PROT_EXEC;
-		rec.u.mmap.filename = dump;
-		if (uevent_symbolizer__feed(s, &rec) != 1 ||
-		    uevent_symbolizer__lookup(s, (uint32_t)getpid(), addr_of(n / 2) + 8, UINT64_MAX,
-					      &sym) < 0) {
-			fprintf(stderr, "jitdump of %ld loads: entry %ld not named\n", n, n / 2);
-			exit(1);
-		}
-		d = cpu_now() - t0;
-		uevent_symbolizer__free(s);
-		if (d < best)
-			best = d;
-	}
+	rec.type = PERF_RECORD_MMAP2;
+	rec.body = UEVENT_BODY_MMAP;
+	rec.id.fields = UEVENT_ID_TID | UEVENT_ID_TIME;
+	rec.id.pid = rec.id.tid = rec.u.mmap.pid = rec.u.mmap.tid = (uint32_t)getpid();
+	rec.id.time = 1;
+	rec.u.mmap.addr = 0x10000;
+	rec.u.mmap.len = 4096;
+	rec.u.mmap.prot = PROT_READ | PROT_EXEC;
+	rec.u.mmap.filename = dump;
+	t = time_naming(NULL, &rec, (uint32_t)getpid(), UINT64_MAX, n, "jitdump");
 	unlink(dump);
-	return best / 1e9;
+	return t;
 }
 
 int main(int argc, char **argv)

@@ -359,6 +359,18 @@ static void test_files(const char *tmp)
 	}
 }
 
+/* pid's perf map in dir names nothing, and the reason channel says why. */
+static int planted_map(const char *dir, uint32_t pid, const char *why)
+{
+	UEVENT_SYMBOLIZER_OPTS(o, .perf_map_dir = dir);
+	struct uevent_symbol sym = { .sz = sizeof(sym) };
+	struct uevent_symbolizer *s = uevent_symbolizer__new(&o);
+	int ret = uevent_symbolizer__lookup(s, pid, 0x7f0000100010ull, 5, &sym);
+
+	uevent_symbolizer__free(s);
+	return ret == -ENOENT && strstr(uevent_reason(), why);
+}
+
 /* What others plant where the symbolizer looks: skipped at once, and said. An alarm
  * fails the test rather than letting a reader that blocks hang the suite. */
 static void test_planted(const char *tmp)
@@ -374,26 +386,12 @@ static void test_planted(const char *tmp)
 	mkdir(dir, 0700);
 	snprintf(path, sizeof(path), "%s/perf-%d.map", dir, 4343);
 	ret = mkfifo(path, 0600);
-	{
-		UEVENT_SYMBOLIZER_OPTS(o, .perf_map_dir = dir);
-
-		s = uevent_symbolizer__new(&o);
-		ok(ret == 0 && uevent_symbolizer__lookup(s, 4343, 0x7f0000100010ull, 5, &sym) ==
-		   -ENOENT && strstr(uevent_reason(), "a FIFO, not a regular file"),
-		   "perf map a FIFO: skipped at once, said (%s)", uevent_reason());
-		uevent_symbolizer__free(s);
-	}
+	ok(ret == 0 && planted_map(dir, 4343, "a FIFO, not a regular file"),
+	   "perf map a FIFO: skipped at once, said (%s)", uevent_reason());
 	snprintf(path, sizeof(path), "%s/perf-%d.map", dir, 4344);
 	ret = symlink("/dev/zero", path);
-	{
-		UEVENT_SYMBOLIZER_OPTS(o, .perf_map_dir = dir);
-
-		s = uevent_symbolizer__new(&o);
-		ok(ret == 0 && uevent_symbolizer__lookup(s, 4344, 0x7f0000100010ull, 5, &sym) ==
-		   -ENOENT && strstr(uevent_reason(), "a symlink (not followed)"),
-		   "perf map a link to /dev/zero: not followed, said (%s)", uevent_reason());
-		uevent_symbolizer__free(s);
-	}
+	ok(ret == 0 && planted_map(dir, 4344, "a symlink (not followed)"),
+	   "perf map a link to /dev/zero: not followed, said (%s)", uevent_reason());
 	/* a mapped binary and a jitdump the stream names, now FIFOs */
 	snprintf(exe, sizeof(exe), "%s/prog", dir);
 	snprintf(path, sizeof(path), "%s/jit-4345.dump", dir);
