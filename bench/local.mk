@@ -13,6 +13,11 @@ EXTRA_PROGRAMS += bench/decode
 bench_programs += bench/decode
 bench_decode_LDADD = libuevent/libuevent.la
 CLEANFILES += bench/decode
+# The symbolizer reading a perf map and a jitdump of n and 4n entries: the ratio.
+EXTRA_PROGRAMS += bench/symbolize-scale
+bench_programs += bench/symbolize-scale
+bench_symbolize_scale_LDADD = libuevent/libuevent.la
+CLEANFILES += bench/symbolize-scale
 
 # `make bench`: bench/bindings runs the C baseline and each built binding's mark loop.
 # (This file is included after the bindings': the rule needs their *_all variables.)

@@ -15,6 +15,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "fs-trust.h"
 #include "internal.h"
 
 /* ---- jitdump format: internal.h ------------------------------------------------ */
@@ -795,8 +796,8 @@ static int mkdtemp_at(int at, char *name)
  * The session's directory, opened into j->dir_fd (the dump is made under that fd, in
  * this process and in a fork child): the caller's, else a fresh one as perf's jvmti
  * agent makes, $JITDUMPDIR/.debug/jit/libuevent-jit-XXXXXX, so nobody else's files are
- * ever in it. The base ($JITDUMPDIR, $HOME) is the user's and may be a symlink; what
- * we make or reuse under it must be a directory of ours.
+ * ever in it. The base ($JITDUMPDIR, $HOME) is the user's and may be a symlink (ours or
+ * root's); what we make or reuse under it must be a directory of ours.
  */
 static int make_dir(struct uevent_jit *j, const char *dir)
 {
@@ -821,9 +822,10 @@ static int make_dir(struct uevent_jit *j, const char *dir)
 	if (snprintf(j->dir, sizeof(j->dir), "%s/.debug/jit/libuevent-jit-XXXXXX", base) >=
 	    (int)sizeof(j->dir))
 		return -ENAMETOOLONG;
-	base_fd = open(base, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+	/* the base may be a link, but only one of ours or root's: not one planted in /tmp */
+	base_fd = _uevent_open_dir_trusted(base, NULL, 0);
 	if (base_fd < 0)
-		return -errno;
+		return base_fd;
 	ret = dir_open_at(base_fd, ".debug", &debug_fd);
 	close(base_fd);
 	if (ret < 0)

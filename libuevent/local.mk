@@ -5,6 +5,7 @@ pkgconfig_DATA += libuevent/libuevent.pc
 
 libuevent_libuevent_la_SOURCES = \
 	%reldir%/internal.h \
+	%reldir%/fs-trust.h \
 	%reldir%/emit.c \
 	%reldir%/transport.h \
 	%reldir%/transport-prctl.c \

@@ -317,14 +317,68 @@ void _uevent_reap_stale_groups(void)
 #define PERF_EVENT_GROUP "libuevent"
 #define PERF_EVENT_NAME "emit"
 
+/*
+ * The libuevent:emit defined now, as uprobe_events shows it (into def): 1 if it is one we
+ * make (our type, size and text fetches at the libuevent:text probe of the file it is
+ * on), 0 if it is another's, -ENOENT if there is none. tracefs records no owner: what it
+ * probes and fetches is what tells ours apart.
+ */
+static int perf_event_ours(char *def, size_t cap)
+{
+	struct _uevent_sdt_probe p[16];
+	const char *dir = _uevent_tracefs();
+	char path[PATH_MAX], line[PATH_MAX + 512];
+	unsigned long long off;
+	int found = 0, n, i;
+	FILE *f;
+
+	if (!dir)
+		return -ENOENT;
+	snprintf(line, sizeof(line), "%s/uprobe_events", dir);
+	f = fopen(line, "re");
+	if (!f)
+		return -ENOENT;
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, "p:" PERF_EVENT_GROUP "/" PERF_EVENT_NAME " ",
+				 sizeof("p:" PERF_EVENT_GROUP "/" PERF_EVENT_NAME));
+	fclose(f);
+	if (!found)
+		return -ENOENT;
+	line[strcspn(line, "\n")] = 0;
+	snprintf(def, cap, "%s", line);
+	if (sscanf(line + sizeof("p:" PERF_EVENT_GROUP "/" PERF_EVENT_NAME), "%4095[^:]:0x%llx",
+		   path, &off) != 2 || !strstr(line, " type=") || !strstr(line, " size=") ||
+	    !strstr(line, " text=+0(") || !strstr(line, "):string"))
+		return 0;
+	n = _uevent_sdt_find_all(path, "libuevent", p, ARRAY_SIZE(p));
+	for (i = 0; i < n; i++)
+		if (!strcmp(p[i].name, "text") && p[i].offset == off)
+			return 1;
+	return 0;
+}
+
+/* Removes libuevent:emit if it is ours (-EEXIST: another's, left; reason says which). */
+static int perf_event_remove_ours(void)
+{
+	char def[PATH_MAX + 512];
+	int err = perf_event_ours(def, sizeof(def));
+
+	if (err < 0)
+		return err;
+	if (!err) {
+		_uevent_reason("libuevent:emit is not one uevent made (%s): left as it is", def);
+		return -EEXIST;
+	}
+	err = _uevent_tracefs_append("uprobe_events", "-:" PERF_EVENT_GROUP "/" PERF_EVENT_NAME);
+	if (err == -EBUSY)
+		_uevent_reason("libuevent:emit is in use (a perf record has it open)");
+	return err;
+}
+
 UEVENT_EXPORT int uevent_perf_event_remove(void)
 {
-	char fmt[64];
-	int err;
+	int err = perf_event_remove_ours();
 
-	if (_uevent_tracepoint_id(PERF_EVENT_GROUP, PERF_EVENT_NAME, fmt, sizeof(fmt)) < 0)
-		return _uevent_err(ENOENT);
-	err = _uevent_tracefs_append("uprobe_events", "-:" PERF_EVENT_GROUP "/" PERF_EVENT_NAME);
 	return err < 0 ? _uevent_err(-err) : 0;
 }
 
@@ -332,6 +386,8 @@ UEVENT_EXPORT int uevent_perf_event_add(const char *path)
 {
 	struct _uevent_sdt_probe p[16];
 	char real[PATH_MAX], def[PATH_MAX + 512], sem[32], tok[3][64], f[3][64];
+	char have[PATH_MAX + 512], tok_path[PATH_MAX];
+	unsigned long long off;
 	Dl_info info;
 	int n, i, err;
 
@@ -359,9 +415,14 @@ UEVENT_EXPORT int uevent_perf_event_add(const char *path)
 	snprintf(def, sizeof(def), "p:" PERF_EVENT_GROUP "/" PERF_EVENT_NAME " %s:0x%llx%s "
 		 "type=%s:u32 size=%s:u64 text=+0(%s):string", real,
 		 (unsigned long long)p[i].offset, p[i].sem_offset ? sem : "", f[0], f[2], f[1]);
-	err = uevent_perf_event_remove();
+	/* the same one, already there: kept (someone may be recording with it) */
+	if (perf_event_ours(have, sizeof(have)) == 1 &&
+	    sscanf(have, "p:" PERF_EVENT_GROUP "/" PERF_EVENT_NAME " %4095[^:]:0x%llx", tok_path,
+		   &off) == 2 && !strcmp(tok_path, real) && off == p[i].offset)
+		return 0;
+	err = perf_event_remove_ours();
 	if (err < 0 && err != -ENOENT)
-		return err;
+		return _uevent_err(-err);
 	err = _uevent_tracefs_append("uprobe_events", def);
 	return err < 0 ? _uevent_err(-err) : 0;
 }

@@ -19,6 +19,7 @@
 #include <gelf.h>
 #endif
 
+#include "fs-trust.h"
 #include "internal.h"
 #include "uevent.h"
 
@@ -34,11 +35,22 @@ struct code {
 	uint32_t	source;
 };
 
+/* A live code in the treap: its key beside the links, so a walk stays in a small array. */
+struct live_node {
+	uint64_t	addr, to;	/* [addr, to): its bytes (one, if no size) */
+	uint32_t	kid[2];		/* v indexes + 1, 0 none */
+};
+
 struct code_list {
 	struct code	*v;		/* in the order added (time order) */
 	size_t		n, cap;
-	size_t		*by_addr;	/* indexes into v sorted by address, for lookups */
+	size_t		*by_addr;	/* indexes into v by address, for lookups: sorted up */
+	size_t		sorted;		/* to here, the rest sorted in on the next lookup */
 	size_t		idx_cap;
+	uint32_t	live;		/* the live codes (end TIME_MAX) by address: a treap
+					   root, v index + 1 (0: none) */
+	struct live_node *node;		/* the treap's nodes, by v index */
+	size_t		node_cap;
 	uint64_t	max_size;	/* the largest code: how far back a search looks */
 	int		no_index;	/* kallsyms: sorted whole instead */
 };
@@ -194,8 +206,44 @@ static void real_path(const struct uevent_symbolizer *s, const char *path, char 
 	snprintf(buf, cap, "%s%s", s->o.root ? s->o.root : "", path);
 }
 
+/*
+ * Opens a file the recording points at, to read: others can plant one where it is looked
+ * for (/tmp/perf-PID.map), so a symlink there is not followed, a FIFO or a device (a link
+ * to /dev/zero) is skipped rather than read forever, and *size, the bytes to read at
+ * most, is the size it had when opened. What is skipped is said on the reason channel
+ * (uevent_reason()), "symbolizer: skipped PATH: why". Returns a stream or NULL.
+ */
+static int open_input_fd(const char *path, int nofollow, off_t *size)
+{
+	char why[600] = "";
+	int fd = _uevent_open_regular(AT_FDCWD, path, nofollow, size, why, sizeof(why));
+
+	if (fd < 0 && *why)
+		_uevent_reason("symbolizer: %s", why);
+	return fd;
+}
+
+static FILE *open_input(const char *path, off_t *size)
+{
+	int fd = open_input_fd(path, 1, size);
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
+
 /* ---- code lists: JIT code, perf maps, kernel symbols ------------------------------ */
 
+/*
+ * Adding n codes costs O(n log n): a code goes to the end of by_addr, and the next lookup
+ * sorts what came since and merges it in (one pass); the live codes, which never overlap
+ * (a load ends what it covers), sit in a treap by address, so finding the ones a load
+ * replaces costs O(log n) rather than a scan of every code ever added.
+ */
 static struct code *code_add(struct code_list *l, uint64_t addr, uint64_t size,
 			     uint64_t start, const char *name, size_t name_len)
 {
@@ -213,22 +261,15 @@ static struct code *code_add(struct code_list *l, uint64_t addr, uint64_t size,
 	c->start = start;
 	c->end = TIME_MAX;
 	if (!l->no_index) {
-		size_t lo = 0, hi = l->n;
-
-		if (grow((void **)&l->by_addr, &l->idx_cap, l->n, sizeof(*l->by_addr)) < 0) {
+		if (l->n >= UINT32_MAX ||
+		    grow((void **)&l->by_addr, &l->idx_cap, l->n, sizeof(*l->by_addr)) < 0 ||
+		    grow((void **)&l->node, &l->node_cap, l->n, sizeof(*l->node)) < 0) {
 			free(c->name);
 			return NULL;
 		}
-		while (lo < hi) {	/* after the last one at or below addr */
-			size_t mid = (lo + hi) / 2;
-
-			if (l->v[l->by_addr[mid]].addr <= addr)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		memmove(&l->by_addr[lo + 1], &l->by_addr[lo], (l->n - lo) * sizeof(*l->by_addr));
-		l->by_addr[lo] = l->n;
+		l->node[l->n].addr = addr;
+		l->node[l->n].to = addr + (size ? size : 1);
+		l->by_addr[l->n] = l->n;
 		if (size > l->max_size)
 			l->max_size = size;
 	}
@@ -236,26 +277,187 @@ static struct code *code_add(struct code_list *l, uint64_t addr, uint64_t size,
 	return c;
 }
 
-/* Ends, at time t, the live code of l that overlaps [addr, addr+size): it was replaced. */
-static void code_end_overlap(struct code_list *l, uint64_t addr, uint64_t size, uint64_t t)
+/* by address, then in the order added */
+static int by_addr_cmp(const void *a, const void *b, void *arg)
 {
-	size_t i;
+	const struct code *v = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
 
-	for (i = 0; i < l->n; i++) {
-		struct code *c = &l->v[i];
+	if (v[x].addr != v[y].addr)
+		return v[x].addr < v[y].addr ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
 
-		if (c->end == TIME_MAX && c->start <= t && c->addr < addr + (size ? size : 1) &&
-		    addr < c->addr + (c->size ? c->size : 1))
-			c->end = t;
+/* Sorts the codes added since the last lookup into by_addr. */
+static int code_index(struct code_list *l)
+{
+	size_t *m, i, j, k, n = l->n, s = l->sorted;
+
+	if (s == n)
+		return 0;
+	qsort_r(l->by_addr + s, n - s, sizeof(*l->by_addr), by_addr_cmp, l->v);
+	if (s && by_addr_cmp(&l->by_addr[s - 1], &l->by_addr[s], l->v) > 0) {
+		m = malloc(n * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		for (i = 0, j = s, k = 0; k < n; k++)
+			m[k] = j == n || (i < s && by_addr_cmp(&l->by_addr[i], &l->by_addr[j],
+							      l->v) < 0) ?
+			       l->by_addr[i++] : l->by_addr[j++];
+		memcpy(l->by_addr, m, n * sizeof(*m));
+		free(m);
+	}
+	l->sorted = n;
+	return 0;
+}
+
+/* ---- the live treap: keys (addr, v index), heap on a hash of the index ---- */
+
+/* splitmix64's finalizer: a multiplicative hash alone tracks keys made the same way */
+static uint32_t live_prio(size_t t)
+{
+	uint64_t x = (uint64_t)t * 0x9E3779B97F4A7C15ull;
+
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+	return (uint32_t)(x ^ (x >> 31));
+}
+
+/* t into lo (keys below (addr, i)) and hi (the rest). */
+static void live_split(struct live_node *v, uint32_t t, uint64_t addr, size_t i, uint32_t *lo,
+		       uint32_t *hi)
+{
+	while (t) {
+		struct live_node *c = &v[t - 1];
+
+		if (c->addr < addr || (c->addr == addr && t - 1 < i)) {
+			*lo = t;
+			lo = &c->kid[1];
+			t = c->kid[1];
+		} else {
+			*hi = t;
+			hi = &c->kid[0];
+			t = c->kid[0];
+		}
+	}
+	*lo = *hi = 0;
+}
+
+/* a's keys all below b's */
+static uint32_t live_merge(struct live_node *v, uint32_t a, uint32_t b)
+{
+	uint32_t root = 0, *at = &root;
+
+	while (a && b) {
+		if (live_prio(a) > live_prio(b)) {
+			*at = a;
+			at = &v[a - 1].kid[1];
+			a = v[a - 1].kid[1];
+		} else {
+			*at = b;
+			at = &v[b - 1].kid[0];
+			b = v[b - 1].kid[0];
+		}
+	}
+	*at = a ? a : b;
+	return root;
+}
+
+static void live_insert(struct code_list *l, size_t i)
+{
+	uint32_t lo, hi;
+
+	l->node[i].kid[0] = l->node[i].kid[1] = 0;
+	live_split(l->node, l->live, l->node[i].addr, i, &lo, &hi);
+	l->live = live_merge(l->node, live_merge(l->node, lo, (uint32_t)i + 1), hi);
+}
+
+static void live_remove(struct code_list *l, size_t i)
+{
+	uint32_t lo, mid, hi;
+
+	live_split(l->node, l->live, l->node[i].addr, i, &lo, &mid);
+	live_split(l->node, mid, l->node[i].addr, i + 1, &mid, &hi);
+	l->live = live_merge(l->node, lo, hi);
+}
+
+/* The first live code at or after (addr, i) (into *above), and the last before addr
+ * (*below): v index + 1, 0 if none. One walk down. */
+static void live_seek(const struct code_list *l, uint64_t addr, size_t i, uint32_t *below,
+		      uint32_t *above)
+{
+	uint32_t t = l->live;
+
+	*below = *above = 0;
+	while (t) {
+		const struct live_node *c = &l->node[t - 1];
+
+		if (c->addr < addr || (c->addr == addr && t - 1 < i)) {
+			*below = t;
+			t = c->kid[1];
+		} else {
+			*above = t;
+			t = c->kid[0];
+		}
 	}
 }
 
+/* Ends c at time t (unloaded, moved, replaced). */
+static void code_end(struct code_list *l, struct code *c, uint64_t t)
+{
+	if (c->end == TIME_MAX && !l->no_index)
+		live_remove(l, (size_t)(c - l->v));
+	c->end = t;
+}
+
+/*
+ * Ends, at time t, the live code of l that overlaps [addr, addr+size): it was replaced.
+ * Returns when the new code ends: TIME_MAX, or the start of a live code over the same
+ * bytes loaded after t (records a little out of time order), which replaced it.
+ */
+static uint64_t code_end_overlap(struct code_list *l, uint64_t addr, uint64_t size, uint64_t t)
+{
+	uint64_t end = addr + (size ? size : 1), until = TIME_MAX;
+	uint32_t below, k;
+
+	live_seek(l, addr, 0, &below, &k);
+	if (below && l->node[below - 1].to > addr)
+		k = below;	/* the one below reaches into it */
+	while (k && l->node[k - 1].addr < end) {
+		struct code *c = &l->v[k - 1];
+		uint64_t a = c->addr;
+
+		if (c->start <= t)
+			code_end(l, c, t);
+		else if (c->start < until)
+			until = c->start;
+		live_seek(l, a, k, &below, &k);	/* the next after it */
+	}
+	return until;
+}
+
+/* A new code over [addr, addr+size) from time t, ending the ones it replaces. */
+static struct code *code_replace(struct code_list *l, uint64_t addr, uint64_t size,
+				 uint64_t t, const char *name, size_t name_len)
+{
+	uint64_t until = code_end_overlap(l, addr, size, t);
+	struct code *c = code_add(l, addr, size, t, name, name_len);
+
+	if (c && until != TIME_MAX)
+		c->end = until;
+	else if (c)
+		live_insert(l, (size_t)(c - l->v));
+	return c;
+}
+
 /* The live code at addr of l at time t: the latest started of those covering it. */
-static const struct code *code_find(const struct code_list *l, uint64_t addr, uint64_t t)
+static const struct code *code_find(struct code_list *l, uint64_t addr, uint64_t t)
 {
 	const struct code *best = NULL;
 	size_t lo = 0, hi = l->n, span = l->max_size ? l->max_size : 1;
 
+	if (code_index(l) < 0)
+		return NULL;
 	/* the codes starting at or below addr, back as far as the largest one reaches */
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
@@ -287,6 +489,7 @@ static void code_free(struct code_list *l)
 	}
 	free(l->v);
 	free(l->by_addr);
+	free(l->node);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -313,8 +516,7 @@ static int jit_load(struct uevent_symbolizer *s, struct code_list *l, uint64_t a
 {
 	struct code *c;
 
-	code_end_overlap(l, addr, size, t);
-	c = code_add(l, addr, size, t, name, len);
+	c = code_replace(l, addr, size, t, name, len);
 	if (!c)
 		return -ENOMEM;
 	c->index = index;
@@ -333,16 +535,15 @@ static int jit_move(struct code_list *l, uint64_t index,
 
 	if (!c)
 		return 0;	/* moved code we never saw loaded */
-	c->end = t;
+	code_end(l, c, t);
 	name = c->name;
 	file = c->file;
 	line = c->line;
 	source = c->source;
 	dso = c->dso;
-	code_end_overlap(l, new_addr, size, t);
 	if (!size)
 		size = c->size;
-	n = code_add(l, new_addr, size, t, name, strlen(name));	/* may move l->v */
+	n = code_replace(l, new_addr, size, t, name, strlen(name));	/* may move l->v */
 	if (!n)
 		return -ENOMEM;
 	n->index = index;
@@ -370,6 +571,7 @@ static int read_jitdump(struct uevent_symbolizer *s, struct proc *p, const char 
 	const char *dso;
 	unsigned char *buf = NULL;
 	size_t i, cap = 0;
+	off_t left;
 	FILE *f;
 	int swap;
 
@@ -390,14 +592,15 @@ static int read_jitdump(struct uevent_symbolizer *s, struct proc *p, const char 
 	if (!dso)
 		return -ENOMEM;
 	real_path(s, path, rp, sizeof(rp));
-	f = fopen(rp, "rb");
+	f = open_input(rp, &left);
 	if (!f)
-		return 0;	/* gone: its code stays unnamed */
+		return 0;	/* gone, or not a file: its code stays unnamed */
 	if (fread(&h, sizeof(h), 1, f) != 1 || (h.magic != JITDUMP_MAGIC && h.magic != JITDUMP_MAGIC_SWAPPED))
 		goto out;
 	swap = h.magic == JITDUMP_MAGIC_SWAPPED;
 	if (fseek(f, (long)bswap32_if(h.total_size, swap), SEEK_SET) < 0)
 		goto out;
+	left -= bswap32_if(h.total_size, swap);
 	for (;;) {
 		struct jd_prefix r;
 		uint32_t size, id;
@@ -408,8 +611,10 @@ static int read_jitdump(struct uevent_symbolizer *s, struct proc *p, const char 
 		id = bswap32_if(r.id, swap);
 		size = bswap32_if(r.total_size, swap);
 		t = bswap64_if(r.timestamp, swap);
-		if (size < sizeof(r) || size > (64u << 20) || id > 64)
-			break;		/* the zeros past the last record, or garbage */
+		if (size < sizeof(r) || size > (64u << 20) || id > 64 || size > left)
+			break;		/* the zeros past the last record, garbage, or
+					   what was written since it was opened */
+		left -= size;
 		if (cap < size) {
 			unsigned char *nb = realloc(buf, size);
 
@@ -465,6 +670,7 @@ static void read_perf_map(struct uevent_symbolizer *s, struct proc *p)
 {
 	char path[4096], line[4096];
 	const char *dso;
+	off_t left;
 	FILE *f;
 
 	p->pmap_read = 1;
@@ -473,21 +679,21 @@ static void read_perf_map(struct uevent_symbolizer *s, struct proc *p)
 	snprintf(path, sizeof(path), "%s/perf-%u.map", s->o.perf_map_dir ? s->o.perf_map_dir
 					: "/tmp", p->pid);
 	dso = intern(s, path);
-	f = dso ? fopen(path, "r") : NULL;
+	f = dso ? open_input(path, &left) : NULL;
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f)) {
+	while (left > 0 && fgets(line, sizeof(line), f)) {
 		unsigned long long a, n;
 		int off = 0;
-		size_t len;
+		size_t len = strlen(line);
 		struct code *c;
 
+		left -= (off_t)len;
 		if (sscanf(line, "%llx %llx %n", &a, &n, &off) != 2 || !off)
 			continue;
 		len = strcspn(line + off, "\n");
 		/* no times: a later line for the same bytes replaces the earlier one */
-		code_end_overlap(&p->pmap, a, n, 0);
-		c = code_add(&p->pmap, a, n, 0, line + off, len);
+		c = code_replace(&p->pmap, a, n, 0, line + off, len);
 		if (!c)
 			break;
 		c->source = UEVENT_SYM_PERF_MAP;
@@ -607,7 +813,8 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	if (fd >= 0 || !s || !s->o.debug_dir || !debuglink_file || strchr(debuglink_file, '/'))
 		return fd;
 	snprintf(path, sizeof(path), "%s/%s", s->o.debug_dir, debuglink_file);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* the directory is the user's (links in it are followed); the file must be one */
+	fd = open_input_fd(path, 0, NULL);
 	if (fd >= 0 && !(*debuginfo_file_name = strdup(path))) {
 		close(fd);
 		fd = -1;
@@ -723,7 +930,15 @@ static int file_open(struct uevent_symbolizer *s, struct file *f)
 	f->dwfl = dwfl_begin(cb);
 	if (!f->dwfl)
 		return -ENOMEM;
-	f->mod = dwfl_report_offline(f->dwfl, f->path, rp, -1);
+	{	/* libdwfl's own open would wait on a FIFO planted there */
+		int fd = open_input_fd(rp, 1, NULL);
+
+		if (fd < 0)
+			return fd;
+		f->mod = dwfl_report_offline(f->dwfl, f->path, rp, fd);
+		if (!f->mod)
+			close(fd);	/* consumed only on success */
+	}
 	dwfl_report_end(f->dwfl, NULL, NULL);
 	if (!f->mod)
 		return -ENOENT;
@@ -903,7 +1118,7 @@ static int feed_uevent(struct uevent_symbolizer *s, const struct uevent_perf_rec
 			return -EINVAL;
 		c = code_live(&p->jit, un.code_index, un.code_addr);
 		if (c)
-			c->end = t;
+			code_end(&p->jit, c, t);
 		return 1;
 	}
 }
@@ -965,6 +1180,8 @@ UEVENT_EXPORT int uevent_symbolizer__feed(struct uevent_symbolizer *s,
 			for (i = 0; p && i < p->jd.n; i++)
 				if (p->jd.v[i].end > t)
 					p->jd.v[i].end = t;
+			if (p)
+				p->jit.live = p->jd.live = 0;	/* none live now */
 		}
 		break;
 	}
@@ -995,11 +1212,12 @@ UEVENT_EXPORT int uevent_symbolizer__feed(struct uevent_symbolizer *s,
 
 		if (!dso)
 			return _uevent_err(ENOMEM);
-		code_end_overlap(&s->ksym, k->addr, k->len, t);
-		if (k->flags & PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER)
+		if (k->flags & PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER) {
+			code_end_overlap(&s->ksym, k->addr, k->len, t);
 			break;
-		c = code_add(&s->ksym, k->addr, k->len, t, k->name ? k->name : "",
-			     k->name ? strlen(k->name) : 0);
+		}
+		c = code_replace(&s->ksym, k->addr, k->len, t, k->name ? k->name : "",
+				 k->name ? strlen(k->name) : 0);
 		if (!c)
 			return _uevent_err(ENOMEM);
 		c->source = UEVENT_SYM_KERNEL;

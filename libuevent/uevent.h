@@ -657,11 +657,13 @@ int uevent_raw_layout_from_format(struct uevent_raw_layout *l, const char *forma
  * object at path (NULL: this libuevent), fetching each mark's type, size and payload as
  * a string (text=..., up to its first NUL). Then `perf record -e libuevent:emit -- CMD`
  * records CMD's marks, `perf script` prints their text and `uevent dump` reads them as
- * uevents. An earlier libuevent:emit is replaced. Needs write access to tracefs.
- * Returns 0 or -errno (-EBUSY: a tracer has the event open, -ENOENT: no probe in path).
+ * uevents. An earlier libuevent:emit of ours is replaced (the same one is kept); one not
+ * made this way is not (-EEXIST). Needs write access to tracefs. Returns 0 or -errno
+ * (-EBUSY: a tracer has the event open, -ENOENT: no probe in path; uevent_reason() says).
  */
 int uevent_perf_event_add(const char *path);
-/* Removes libuevent:emit: 0, or -errno (-ENOENT: none, -EBUSY: a tracer has it open). */
+/* Removes libuevent:emit if ours: 0, or -errno (-ENOENT: none, -EBUSY: a tracer has it
+ * open, -EEXIST: one not made by uevent_perf_event_add, left). */
 int uevent_perf_event_remove(void);
 
 /*

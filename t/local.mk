@@ -41,6 +41,9 @@ AM_TESTS_ENVIRONMENT += CC='$(CC)'; export CC;
 .PHONY: check-asan
 check-asan:
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS=t/asan.test
+TESTS += t/record-kill.test t/record-memlock.test t/ubsan-cli.test t/perf-event-guard.test
+EXTRA_DIST += %reldir%/record-kill.test %reldir%/record-memlock.test %reldir%/ubsan-cli.test \
+	%reldir%/perf-event-guard.test
 TESTS += t/perfdata.test t/record.test t/live-vs-perf.test t/export.test t/perf-event.test \
 	t/bpftrace.test t/event-names.test
 EXTRA_DIST += %reldir%/perfdata.test %reldir%/record.test %reldir%/live-vs-perf.test \
@@ -76,6 +79,12 @@ t_jit_core_LDADD = $(LUAJIT_DEV_LIBS)
 endif
 
 TESTS += %reldir%/jit-api %reldir%/jit-core %reldir%/jit-perf.test
+
+# $JITDUMPDIR a symlink another user planted (libuevent/fs-trust.h)
+check_PROGRAMS += %reldir%/jit-base-link
+t_jit_base_link_CFLAGS = $(jit_t_cflags)
+t_jit_base_link_LDADD = libuevent/libuevent.la
+TESTS += %reldir%/jit-base-link
 EXTRA_DIST += %reldir%/jit-perf.test
 
 TESTS += %reldir%/jit-luajit.test %reldir%/jit-python.test %reldir%/jit-numba.test

@@ -359,12 +359,61 @@ static void test_files(const char *tmp)
 	}
 }
 
+/* pid's perf map in dir names nothing, and the reason channel says why. */
+static int planted_map(const char *dir, uint32_t pid, const char *why)
+{
+	UEVENT_SYMBOLIZER_OPTS(o, .perf_map_dir = dir);
+	struct uevent_symbol sym = { .sz = sizeof(sym) };
+	struct uevent_symbolizer *s = uevent_symbolizer__new(&o);
+	int ret = uevent_symbolizer__lookup(s, pid, 0x7f0000100010ull, 5, &sym);
+
+	uevent_symbolizer__free(s);
+	return ret == -ENOENT && strstr(uevent_reason(), why);
+}
+
+/* What others plant where the symbolizer looks: skipped at once, and said. An alarm
+ * fails the test rather than letting a reader that blocks hang the suite. */
+static void test_planted(const char *tmp)
+{
+	char dir[512], path[600], exe[600];
+	struct uevent_symbolizer *s;
+	struct uevent_symbol sym = { .sz = sizeof(sym) };
+	struct uevent_perf_record r;
+	int ret;
+
+	alarm(30);
+	snprintf(dir, sizeof(dir), "%s/planted", tmp);
+	mkdir(dir, 0700);
+	snprintf(path, sizeof(path), "%s/perf-%d.map", dir, 4343);
+	ret = mkfifo(path, 0600);
+	ok(ret == 0 && planted_map(dir, 4343, "a FIFO, not a regular file"),
+	   "perf map a FIFO: skipped at once, said (%s)", uevent_reason());
+	snprintf(path, sizeof(path), "%s/perf-%d.map", dir, 4344);
+	ret = symlink("/dev/zero", path);
+	ok(ret == 0 && planted_map(dir, 4344, "a symlink (not followed)"),
+	   "perf map a link to /dev/zero: not followed, said (%s)", uevent_reason());
+	/* a mapped binary and a jitdump the stream names, now FIFOs */
+	snprintf(exe, sizeof(exe), "%s/prog", dir);
+	snprintf(path, sizeof(path), "%s/jit-4345.dump", dir);
+	ret = mkfifo(exe, 0600) | mkfifo(path, 0600);
+	s = uevent_symbolizer__new(NULL);
+	mk_mmap(&r, 4345, 1, 0x10000, 4096, 0, path);
+	ret |= uevent_symbolizer__feed(s, &r) != 1;
+	mk_mmap(&r, 4345, 2, 0x400000, 0x1000, 0, exe);
+	ret |= uevent_symbolizer__feed(s, &r) != 1;
+	ok(ret == 0 && uevent_symbolizer__lookup(s, 4345, 0x400010, 5, &sym) == -ENOENT &&
+	   is(sym.dso, exe), "a jitdump and a mapped file that are FIFOs: skipped (%s)",
+	   uevent_reason());
+	uevent_symbolizer__free(s);
+	alarm(0);
+}
+
 int main(void)
 {
 	char tmp[] = "/tmp/uevent-symtest-XXXXXX";
 	char cmd[128];
 
-	plan(29);
+	plan(32);
 	symtest_known_function(1);
 	ok(!uevent_symbolizer__new(&(struct uevent_symbolizer_opts){ .sz = 4 }) && errno == EINVAL,
 	   "new: opts with a short sz are EINVAL");
@@ -381,9 +430,10 @@ int main(void)
 	test_many();
 	test_comm();
 	if (!mkdtemp(tmp)) {
-		skip(11, "mkdtemp failed");
+		skip(14, "mkdtemp failed");
 		return exit_status();
 	}
+	test_planted(tmp);
 	test_files(tmp);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	if (system(cmd) != 0)

@@ -79,6 +79,8 @@ struct profile {
 	uint64_t	filtered;	/* samples --pid, --tid, --comm, --time left out */
 	void		*dem;		/* mangled name -> demangled, by pointer */
 	size_t		ndem, dcap;
+	const char	*cmd;
+	char		said[640];	/* the last file the symbolizer skipped, said */
 };
 
 /* report's --pid, --tid, --comm, --time (NULL: every sample) */
@@ -295,14 +297,28 @@ static const char *demangled(struct profile *p, const char *name)
 	return e->v;
 }
 
+/* A file the symbolizer skipped (a FIFO, a link planted as /tmp/perf-PID.map), said once. */
+static void say_skipped(struct profile *p)
+{
+	const char *r = uevent_reason();
+
+	if (strncmp(r, "symbolizer: skipped ", 20) || !strcmp(r, p->said))
+		return;
+	snprintf(p->said, sizeof(p->said), "%s", r);
+	fprintf(stderr, "%s %s: warning: %s\n", cli_prog, p->cmd, r + 12);
+}
+
 static int add_frame(struct profile *p, struct frame *f, uint32_t pid, uint64_t addr,
 		     uint64_t time)
 {
 	struct uevent_symbol s = { .sz = sizeof(s) };
 	char buf[64];
+	int ret;
 
 	f->kernel = addr >= 0xffff800000000000ull;
-	if (uevent_symbolizer__lookup(p->sym, pid, addr, time, &s) == 0) {
+	ret = uevent_symbolizer__lookup(p->sym, pid, addr, time, &s);
+	say_skipped(p);
+	if (ret == 0) {
 		f->sym = demangled(p, s.name);
 		f->dso = s.dso ? s.dso : "[unknown]";
 		return 0;
@@ -554,6 +570,7 @@ static int profile_read(struct profile *p, const char *cmd, const char *path,
 
 	memset(p, 0, sizeof(*p));
 	p->path = path;
+	p->cmd = cmd;
 	if (!strcmp(path, "-") && (ret = cli_stdin_rewindable()) < 0) {
 		fprintf(stderr, "%s %s: standard input: %s\n", cli_prog, cmd, strerror(-ret));
 		return 1;
@@ -602,6 +619,7 @@ static int profile_read(struct profile *p, const char *cmd, const char *path,
 			ret = take_range(p, &r, bo);
 		else
 			ret = uevent_symbolizer__feed(p->sym, &r);
+		say_skipped(p);
 		if (ret == -EINVAL) {
 			p->bad_jit++;
 			ret = 0;
@@ -962,7 +980,8 @@ int cli_cmd_report(int argc, char **argv)
 			if (t.v[i].key)
 				t.v[n++] = t.v[i];
 		sort_by = children;
-		qsort(t.v, n, sizeof(*t.v), row_cmp);
+		if (n > 1)	/* t.v is NULL with no samples: not for qsort */
+			qsort(t.v, n, sizeof(*t.v), row_cmp);
 		print_header(keys, children);
 		for (i = 0; i < n && total; i++) {
 			print_row(&t.v[i], total, keys, children);
@@ -1055,7 +1074,8 @@ int cli_export_folded(const char *out, const char *in, int ranges, const char *d
 		if (t.v[i].key)
 			t.v[n++] = t.v[i];
 	sort_by = 0;
-	qsort(t.v, n, sizeof(*t.v), row_cmp);
+	if (n > 1)	/* t.v is NULL with no samples: not for qsort */
+		qsort(t.v, n, sizeof(*t.v), row_cmp);
 	for (i = 0; i < n; i++) {
 		fprintf(f, "%s %" PRIu64 "\n", t.v[i].key, t.v[i].self);
 		free(t.v[i].key);

@@ -13,6 +13,7 @@
 #include <sys/mount.h>
 #include <sys/statfs.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -130,7 +131,12 @@ static int cmd_probe(int argc, char **argv)
 			fprintf(stderr, "%s probe: cannot add the uprobe event libuevent:emit for %s: %s\n",
 				prog, argc > 2 ? argv[2] : "this libuevent",
 				err == -ENOENT ? "no libuevent:text probe there" :
-				err == -EBUSY ? "the old one is in use by a tracer" : strerror(-err));
+				err == -EBUSY ? "the old one is in use by a tracer; stop it first" :
+				err == -EEXIST ? uevent_reason() : strerror(-err));
+			if (err == -EEXIST)
+				fprintf(stderr, "%s probe: if it is no one's, remove it yourself: "
+					"echo -:libuevent/emit >> /sys/kernel/tracing/uprobe_events\n",
+					prog);
 			return 1;
 		}
 		printf("added libuevent:emit: perf record -e libuevent:emit -- CMD; perf script\n");
@@ -141,7 +147,8 @@ static int cmd_probe(int argc, char **argv)
 
 		if (err < 0) {
 			fprintf(stderr, "%s probe: cannot remove libuevent:emit: %s\n", prog,
-				err == -ENOENT ? "there is none" : strerror(-err));
+				err == -ENOENT ? "there is none" :
+				err == -EBUSY || err == -EEXIST ? uevent_reason() : strerror(-err));
 			return 1;
 		}
 		return 0;
@@ -1280,22 +1287,114 @@ static int64_t mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Stops the command with SIG, then SIGKILL after the grace period or another signal. */
+/* Stops the command's process group with SIG, then SIGKILL after the grace period or
+ * another signal. */
 static void stop_child(pid_t child, int sig, int *status)
 {
 	int64_t kill_at = mono_ms() + STOP_GRACE_MS;
 	sig_atomic_t n = nr_signals;
 	struct timespec tick = { 0, 10000000 };
 
-	kill(child, sig);
+	kill(-child, sig);
 	while (waitpid(child, status, WNOHANG) == 0) {
 		if (mono_ms() >= kill_at || nr_signals != n) {
-			kill(child, SIGKILL);
+			kill(-child, SIGKILL);
 			waitpid(child, status, 0);
 			return;
 		}
 		nanosleep(&tick, NULL);
 	}
+	kill(-child, SIGKILL);	/* what it left running in its group */
+}
+
+/*
+ * The command runs in a process group of its own (pgid = its pid), so a signal reaches
+ * what it started too. PR_SET_PDEATHSIG kills only the command itself when the recorder
+ * dies; for its descendants after a SIGKILL of the recorder, a reaper process waits on a
+ * pipe whose only write end is the recorder's: the kernel closes it however the recorder
+ * dies, and the reaper then kills the group. Returns the reaper (or -1); *wfd: that end.
+ */
+static pid_t start_reaper(pid_t pgid, int *wfd)
+{
+	int p[2], fd;
+	pid_t w;
+	char c;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	w = fork();
+	if (w == 0) {
+		signal(SIGINT, SIG_IGN);	/* the terminal's ^C is the recorder's to pass on */
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		for (fd = 3; fd < 1024; fd++)	/* the output, the command's pipe: not ours */
+			if (fd != p[0])
+				close(fd);
+		while (read(p[0], &c, 1) < 0 && errno == EINTR)
+			;
+		kill(-pgid, SIGKILL);
+		_exit(0);
+	}
+	close(p[0]);
+	if (w < 0) {
+		close(p[1]);
+		return -1;
+	}
+	*wfd = p[1];
+	return w;
+}
+
+/*
+ * The rings could not be mapped: their pages are locked memory, which without
+ * CAP_IPC_LOCK is bounded by kernel.perf_event_mlock_kb a user (per CPU's ring) and then
+ * by RLIMIT_MEMLOCK. Root without the capability (a container) meets the same limit:
+ * "run as root" would not help, the limit or smaller rings would.
+ */
+static void say_memlock(unsigned int pages)
+{
+	char kb[32] = "?", lim[32] = "?";
+	FILE *f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re");
+	struct rlimit rl;
+
+	if (f && !fgets(kb, sizeof(kb), f))
+		snprintf(kb, sizeof(kb), "?");
+	if (f)
+		fclose(f);
+	kb[strcspn(kb, "\n")] = 0;
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0)
+		snprintf(lim, sizeof(lim), rl.rlim_cur == RLIM_INFINITY ? "unlimited" : "%llu KiB",
+			 (unsigned long long)rl.rlim_cur / 1024);
+	fprintf(stderr, "%s record: cannot lock the ring buffers in memory (%s): %u pages a CPU "
+		"is more than this process may lock without CAP_IPC_LOCK (ulimit -l: %s; "
+		"kernel.perf_event_mlock_kb: %s KiB)%s. Raise ulimit -l or perf_event_mlock_kb, "
+		"or record with smaller rings: -m 16\n", prog, uevent_perf_open_reason(),
+		pages ? pages : 256, lim, kb, geteuid() == 0 ? "; root without CAP_IPC_LOCK "
+		"meets these limits too" : "");
+}
+
+/* The terminal's foreground to group pgid, if the recorder had it (fg): the command in
+ * its own group reads the terminal as it would without us; then back. */
+static void terminal_to(pid_t pgid, int fg)
+{
+	sigset_t set, old;
+
+	if (!fg)
+		return;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTTOU);	/* sent to a background group that sets it */
+	sigprocmask(SIG_BLOCK, &set, &old);
+	tcsetpgrp(0, pgid);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/* The recorder ends in order: the reaper goes without killing anything. */
+static void stop_reaper(pid_t reaper, int wfd)
+{
+	if (reaper <= 0)
+		return;
+	kill(reaper, SIGKILL);
+	waitpid(reaper, NULL, 0);
+	close(wfd);
 }
 
 #define MIN_PERIOD_NS 10000u	/* record refuses samples more often without --force */
@@ -1403,7 +1502,8 @@ static int cmd_record(int argc, char **argv)
 	unsigned int inject = 0;
 	int force = 0;
 	int64_t next_look = 0, kill_at = 0;
-	pid_t child, parent;
+	pid_t child, parent, reaper = -1;
+	int reaper_fd = -1, parent_fg;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:t:n:baF:m:C:h", opts, NULL)) != -1) {
@@ -1512,6 +1612,7 @@ static int cmd_record(int argc, char **argv)
 		return 1;
 	}
 	parent = getpid();
+	parent_fg = isatty(0) && tcgetpgrp(0) == getpgrp();
 	child = pipe2(go, O_CLOEXEC) < 0 ? -1 : fork();
 	if (child < 0) {
 		fprintf(stderr, "%s record: cannot start %s: %s\n", prog, argv[optind],
@@ -1524,9 +1625,12 @@ static int cmd_record(int argc, char **argv)
 		char name[32];
 		ssize_t n;
 
-		/* the command dies with the recorder, even a recorder killed with SIGKILL */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		/* the command dies with the recorder, even a recorder killed with SIGKILL; its
+		 * descendants, in its process group, by the reaper */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent ||
+		    setpgid(0, 0) < 0)
 			_exit(127);
+		terminal_to(getpid(), parent_fg);	/* it may read the terminal */
 		/* wait until the session listens; the parent sends the transport to use */
 		close(go[1]);
 		n = read(go[0], name, sizeof(name) - 1);
@@ -1547,6 +1651,8 @@ static int cmd_record(int argc, char **argv)
 		_exit(127);
 	}
 	close(go[0]);
+	setpgid(child, child);		/* as the child does: whichever runs first */
+	reaper = start_reaper(child, &reaper_fd);
 	/*
 	 * From now on a signal stops the record in order, however long the session takes to
 	 * open: the command is stopped, the rest drained, the session's uprobe event removed.
@@ -1571,13 +1677,17 @@ static int cmd_record(int argc, char **argv)
 	    uevent_session__record_to(s, fd) < 0) {
 		int err = errno;
 
-		kill(child, SIGKILL);
+		kill(-child, SIGKILL);
 		waitpid(child, NULL, 0);
+		stop_reaper(reaper, reaper_fd);
 		uevent_session__close(s);
 		if (strcmp(out, "-"))
 			remove_output(out, fd, created);
 		close(fd);
-		if (!s && (err == EACCES || err == EPERM))
+		if (!s && (err == EACCES || err == EPERM) &&
+		    (geteuid() == 0 || strstr(uevent_perf_open_reason(), "mmap")))
+			say_memlock(so.ring_pages);
+		else if (!s && (err == EACCES || err == EPERM))
 			fprintf(stderr, "%s record: not allowed to open perf events or tracefs (%s; "
 				"perf_event_paranoid is %d): run as root\n", prog,
 				uevent_perf_open_reason(), uevent_perf_paranoid());
@@ -1636,11 +1746,11 @@ static int cmd_record(int argc, char **argv)
 		if (got_signal && !done) {
 			if (!sent) {
 				sent = got_signal;
-				kill(child, sent);
+				kill(-child, sent);	/* the command's group */
 				kill_at = now + STOP_GRACE_MS;
 			} else if (!killed && (nr_signals > 1 || now >= kill_at)) {
 				killed = 1;
-				kill(child, SIGKILL);
+				kill(-child, SIGKILL);
 			}
 		}
 		if (done && ret == 0 && ++idle > 1)
@@ -1648,6 +1758,10 @@ static int cmd_record(int argc, char **argv)
 	}
 	if (!done)
 		stop_child(child, SIGTERM, &status);
+	else if (sent)
+		kill(-child, SIGKILL);	/* signalled: what the command left goes too */
+	stop_reaper(reaper, reaper_fd);
+	terminal_to(getpgrp(), parent_fg);
 	uevent_session__stats(s, &st, sizeof(st));
 	uevent_session__close(s);
 	if (close(fd) < 0 && !failed) {
