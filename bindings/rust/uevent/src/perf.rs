@@ -70,7 +70,8 @@ pub struct Rec<T> {
 
 // SampleId, the owned bodies (Sample, Read, Mmap, Comm, Task, Lost, Throttle, Switch,
 // Ksymbol, BpfEvent) and their makers, and Format (struct uevent_perf_format) are
-// generated from uevent.h's structs.
+// generated from uevent.h's structs; notes.rs reads what their pointer members point at.
+mod notes;
 mod records;
 pub use records::*;
 

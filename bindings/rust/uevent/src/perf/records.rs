@@ -1,52 +1,18 @@
-// records.rs - generated from libuevent/uevent.h by libuevent/gen-records.py: the
-// owned record structs, one per record struct of uevent.h, and their makers. A C
-// member that only counts another's elements is that Vec's length. Do not edit:
+// records.rs - generated from libuevent/uevent.h by bindings/rust/gen_records.py:
+// the owned record structs, one per record struct of uevent.h, and their makers. A
+// C member that only counts another's elements is that Vec's length. Do not edit:
 // change uevent.h and run `make records`.
 #![allow(clippy::all)]
 
 use std::io;
 use std::mem::MaybeUninit;
-use std::os::raw::{c_char, c_int, c_void};
+use std::os::raw::c_int;
 use std::path::{Path, PathBuf};
 
+use super::notes::{bytes, groups, groups_of, sized_str, u64s};
 use super::{cstr, Header, Rec};
 use crate::check;
 use uevent_sys as sys;
-
-unsafe fn bytes(p: *const c_void, n: u64) -> Vec<u8> {
-    if p.is_null() || n == 0 {
-        return Vec::new();
-    }
-    std::slice::from_raw_parts(p as *const u8, n as usize).to_vec()
-}
-
-unsafe fn sized_str(p: *const c_char, n: u32) -> String {
-    if p.is_null() {
-        return String::new();
-    }
-    String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, n as usize)).into_owned()
-}
-
-unsafe fn u64s(p: *const c_void, n: u64, bo: c_int) -> Vec<u64> {
-    if p.is_null() {
-        return Vec::new();
-    }
-    (0..n).map(|i| sys::uevent_perf_u64(p, i, bo)).collect()
-}
-
-/// n groups of K u64 each.
-unsafe fn groups_of<const K: usize>(p: *const c_void, n: u64, bo: c_int) -> Vec<[u64; K]> {
-    let all = u64s(p, n * K as u64, bo);
-    all.chunks_exact(K).map(|c| c.try_into().expect("K elements")).collect()
-}
-
-/// n groups of per u64 each.
-unsafe fn groups(p: *const c_void, n: u64, per: u64, bo: c_int) -> Vec<Vec<u64>> {
-    if per == 0 {
-        return Vec::new();
-    }
-    u64s(p, n * per, bo).chunks(per as usize).map(|c| c.to_vec()).collect()
-}
 
 /// `struct uevent_perf_read`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
