@@ -171,7 +171,7 @@ const char *uevent_drop_reason_name(int reason);
 /* Decoders never read past len; string and array fields point into buf.                */
 /* byte_order is the order the payload was written in.                                  */
 /*
- * The bindings' payload types are generated from the structs below (gen-records.py), by
+ * The bindings' payload types are generated from the structs below (records_model.py), by
  * the bracket notes that start a member's comment, as for the record structs further
  * down: [str x N] (N bytes of text), [bytes x N], [each S] (encoded entries, walked
  * with S_next()), [length] (only another member's length: no field of
