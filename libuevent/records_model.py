@@ -54,6 +54,12 @@ class Field:
         self.by = m.group(1) if m else None     # [by F]: counts by the name F(index) gives
         m = re.match(r"^\[id (\w+)\]", note or "")
         self.idbit = m.group(1) if m else name.upper()    # sample_id: UEVENT_ID_<bit>
+        # batches: [column] one element a row, [offset in T] a row's first element in the
+        # tail array T, [tail CAP N] the rows' elements back to back (room CAP, N filled)
+        m = re.match(r"^\[(column|offset in (\w+)|tail (\w+) (\w+))\]", note or "")
+        self.column = bool(m)
+        self.offset_in = m.group(2) if m else None
+        self.tail = (m.group(3), m.group(4)) if m and m.group(3) else None
         self.nested = ctype[len("struct "):] if ctype.startswith("struct ") and not ptr else None
         self.union = ctype[len("union "):] if ctype.startswith("union ") else None
 
@@ -63,10 +69,10 @@ class Field:
 
     def as_dict(self):
         d = {"name": self.name, "ctype": self.ctype}
-        for k in ("ptr", "array", "length"):
+        for k in ("ptr", "array", "length", "column"):
             if getattr(self, k):
                 d[k] = True
-        for k in ("kind", "count", "per", "each", "by", "nested", "union"):
+        for k in ("kind", "count", "per", "each", "by", "nested", "union", "offset_in", "tail"):
             if getattr(self, k):
                 d[k] = getattr(self, k)
         return d
@@ -174,6 +180,12 @@ class Model:
             keep = [by[n] for n in self.order[st]]
         return keep
 
+    def batches(self):
+        """(struct, its [column], [offset in T] and [tail CAP N] members in order) of each
+        batch struct, in the header's order."""
+        return [(name, [f for f in fields if f.column]) for name, fields in self.structs.items()
+                if any(f.column for f in fields)]
+
     def format_fields(self):
         """struct uevent_perf_format's numbers (the nested raw layout is the library's)."""
         return [f for f in self.structs[FORMAT] if f.name != "sz" and not f.nested]
@@ -190,7 +202,7 @@ class Model:
     def as_dict(self):
         """The model as plain data (what records_model.py prints)."""
         used = self.records + [s for _, s in self.payloads()] + self.entry_structs() + \
-            COUNTERS + [FORMAT, SESSION_OPTS]
+            COUNTERS + [FORMAT, SESSION_OPTS] + [s for s, _ in self.batches()]
         return {
             "structs": {s: [f.as_dict() for f in self.structs[s]] for s in dict.fromkeys(used)},
             "order": self.order,
@@ -200,6 +212,7 @@ class Model:
             "payloads": [list(p) for p in self.payloads()],
             "id_fields": [list(i) for i in self.id_fields()],
             "counters": COUNTERS,
+            "batches": [[s, [f.name for f in cols]] for s, cols in self.batches()],
         }
 
 

@@ -326,7 +326,24 @@ def python(model):
                "range(_lib.UEVENT_BODY_COUNT))")
     out.append("BODY_CLASSES = (" + ", ".join(py_class(st) for m, st in members
                                                if st in bodies) + ",)")
+    out += python_batches(model)
     return "\n".join(out) + "\n"
+
+
+# NumPy's type code of a C integer type
+NP_CODE = {"uint8_t": "u1", "uint16_t": "u2", "uint32_t": "u4", "uint64_t": "u8",
+           "int8_t": "i1", "int16_t": "i2", "int32_t": "i4", "int64_t": "i8"}
+
+
+def python_batches(model):
+    """The row columns of each batch struct ([column] and [offset in T] members, not the
+    tail array): (name, NumPy type code), the structured arrays' fields (_arrays.py)."""
+    out = ["", "# batch struct -> its row columns as (member, NumPy type code), host order",
+           "BATCH_COLUMNS: Dict[str, List[Tuple[str, str]]] = {"]
+    for st, cols in model.batches():
+        out.append(f'    "{st}": [' + ", ".join(f'("{f.name}", "{NP_CODE[f.ctype]}")'
+                                             for f in cols if not f.tail) + "],")
+    return out + ["}"]
 
 
 def python_uevent(model):

@@ -113,8 +113,54 @@ def rust(model):
         out += ["    }", "}", ""]
     out += rust_sample_id(model) + rust_record_enum(model) + rust_payloads(model)
     out += rust_byte_order(model) + rust_transports(model) + rust_session_opts(model) + rust_format(model)
-    out += rust_uevent_record(model)
+    out += rust_uevent_record(model) + rust_columns(model)
     return "\n".join(out)
+
+
+# batch struct -> (its Rust column struct, the Rust name of its tail array, its doc)
+RUST_COLUMNS = {
+    "uevent_sample_batch": ("SampleColumns", "chains", [
+        "Samples as columns: row `i` of every `Vec` but `chains` is sample `i`; its callchain",
+        "is `chains[chain_off[i]..][..chain_len[i]]` ([`SampleColumns::callchain`]). Fields",
+        "the event did not sample are 0; `event_index` as [`super::Sample`]'s."]),
+    "uevent_record_batch": ("UeventColumns", "data", [
+        "Uevents as columns: row `i` is uevent `i`; its payload is",
+        "`data[data_off[i]..][..data_len[i]]` ([`UeventColumns::payload`]), `ty` its payload",
+        "type, `flags` `UEVENT_RECORD_*`, `transport` the raw `enum uevent_transport`",
+        "([`super::Transport::from_raw`]). Sample-id fields the record lacks are 0."]),
+}
+
+
+def rust_columns(model):
+    """The owned column structs of the batch structs ([column], [offset in T] and
+    [tail CAP N] members), and batch_columns!(m), which gives batch.rs's macro m each
+    one's columns: m!(Rust struct, C struct, [rust: c, ...], offset, tail: c_tail, CAP, N)."""
+    out, calls = [], []
+    for st, cols in model.batches():
+        t, tail_name, doc = RUST_COLUMNS[st]
+        out += [f"/// {d}" for d in doc]
+        out += ["#[derive(Debug, Clone, Default, PartialEq, Eq)]", f"pub struct {t} {{"]
+        plain, off, tail = [], None, None
+        for f in cols:
+            if f.tail:
+                tail = f
+                d = f.doc.split("] ", 1)[1]
+                out += [f"    /// {d[0].upper() + d[1:]}.", f"    pub {tail_name}: Vec<{RUST_INT[f.ctype]}>,"]
+                continue
+            rn = RUST_NAME.get(f.name, f.name)
+            out.append(f"    pub {rn}: Vec<{RUST_INT[f.ctype]}>,")
+            if f.offset_in:
+                off = f
+            else:
+                plain.append(f"{rn}: {f.name}" + ("_" if f.name in RUST_KEYWORDS else ""))
+        out += ["}", ""]
+        calls.append(f"        $m!({t}, {st}, [{', '.join(plain)}], {off.name}, "
+                     f"{tail_name}: {tail.name}, {tail.tail[0]}, {tail.tail[1]});")
+    out += ["/// `m!(Rust struct, C struct, [rust: c, ...], offset, tail: c_tail, cap, filled)` for",
+            "/// each batch struct (batch.rs's `columns!`).",
+            "macro_rules! batch_columns {", "    ($m:ident) => {"] + calls + ["    };", "}",
+            "pub(crate) use batch_columns;", ""]
+    return out
 
 
 def rust_uevent_record(model):

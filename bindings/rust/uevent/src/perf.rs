@@ -75,10 +75,10 @@ mod notes;
 mod records;
 pub use records::*;
 
-// Columns (SampleColumns, UeventColumns) and the batch readers PerfData::read_batch,
-// PerfData::read_all_columns and Session::read_batch.
+// Columns (of SampleColumns and UeventColumns, generated in records.rs) and the batch
+// readers PerfData::read_batch, PerfData::read_all_columns and Session::read_batch.
 mod batch;
-pub use batch::{is_cut, partial_columns, Columns, PartialRead, SampleColumns, UeventColumns};
+pub use batch::{is_cut, partial_columns, Columns, PartialRead};
 
 // Record (one variant per union member), its header(), sample_id() and member(), and
 // payload decoding (Payload, decode) are generated too.

@@ -891,3 +891,51 @@ pub(crate) mod uevent_record {
         }
     }
 }
+
+/// Samples as columns: row `i` of every `Vec` but `chains` is sample `i`; its callchain
+/// is `chains[chain_off[i]..][..chain_len[i]]` ([`SampleColumns::callchain`]). Fields
+/// the event did not sample are 0; `event_index` as [`super::Sample`]'s.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SampleColumns {
+    pub time: Vec<u64>,
+    pub pid: Vec<u32>,
+    pub tid: Vec<u32>,
+    pub cpu: Vec<u32>,
+    pub event_index: Vec<i32>,
+    pub ip: Vec<u64>,
+    pub period: Vec<u64>,
+    pub chain_off: Vec<u64>,
+    pub chain_len: Vec<u32>,
+    /// Every row's callchain, back to back.
+    pub chains: Vec<u64>,
+}
+
+/// Uevents as columns: row `i` is uevent `i`; its payload is
+/// `data[data_off[i]..][..data_len[i]]` ([`UeventColumns::payload`]), `ty` its payload
+/// type, `flags` `UEVENT_RECORD_*`, `transport` the raw `enum uevent_transport`
+/// ([`super::Transport::from_raw`]). Sample-id fields the record lacks are 0.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UeventColumns {
+    pub time: Vec<u64>,
+    pub pid: Vec<u32>,
+    pub tid: Vec<u32>,
+    pub cpu: Vec<u32>,
+    pub event_index: Vec<i32>,
+    pub ty: Vec<u32>,
+    pub flags: Vec<u32>,
+    pub transport: Vec<u32>,
+    pub data_off: Vec<u64>,
+    pub data_len: Vec<u32>,
+    /// Every row's payload, back to back.
+    pub data: Vec<u8>,
+}
+
+/// `m!(Rust struct, C struct, [rust: c, ...], offset, tail: c_tail, cap, filled)` for
+/// each batch struct (batch.rs's `columns!`).
+macro_rules! batch_columns {
+    ($m:ident) => {
+        $m!(SampleColumns, uevent_sample_batch, [time: time, pid: pid, tid: tid, cpu: cpu, event_index: event_index, ip: ip, period: period, chain_len: chain_len], chain_off, chains: chain, chain_cap, chain_n);
+        $m!(UeventColumns, uevent_record_batch, [time: time, pid: pid, tid: tid, cpu: cpu, event_index: event_index, ty: type_, flags: flags, transport: transport, data_len: data_len], data_off, data: data, data_cap, data_n);
+    };
+}
+pub(crate) use batch_columns;
