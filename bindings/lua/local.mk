@@ -61,4 +61,4 @@ EXTRA_DIST += %reldir%/uevent.lua %reldir%/gen-ctest.lua %reldir%/gen_records.py
 	%reldir%/tests/tap.lua \
 	%reldir%/tests/test_reader.lua %reldir%/tests/test_spawn.lua %reldir%/lua-spawn.test \
 	%reldir%/README.md %reldir%/lua-symbolize.test \
-	%reldir%/uevent/symbolize.lua %reldir%/tests/test_symbolize.lua
+	%reldir%/uevent/symbolize.lua %reldir%/uevent/_notes.lua %reldir%/tests/test_symbolize.lua

@@ -72,7 +72,7 @@ def _layout(ctype: str, paths: Tuple[Tuple[str, ...], ...]) -> _struct.Struct:
     return _struct.Struct("".join(fmt))
 
 
-_cast, _unpack = _ffi.cast, _ffi.unpack
+_cast, _unpack, _CHARP = _ffi.cast, _ffi.unpack, _ffi.typeof("char *")
 # byte order -> n -> the struct.Struct of n u64 in that order
 _U64S: Dict[int, Dict[int, _struct.Struct]] = {bo: {} for bo in _BO_CHAR}
 
@@ -85,14 +85,14 @@ def _u64s_struct(bo: int, n: int) -> _struct.Struct:
 
 def _blob_at(a: int, n: int) -> bytes:
     """The n bytes at address a (ffi.unpack of a char *: a copy of exactly n)."""
-    return _unpack(_cast("char *", a), n) if n and a else b""
+    return _unpack(_cast(_CHARP, a), n) if n and a else b""
 
 
 def _u64s_at(a: int, n: int, bo: int) -> Tuple[int, ...]:
     """The n u64 at address a, encoded in byte order bo."""
     if not n or not a:
         return ()
-    return (_U64S[bo].get(n) or _u64s_struct(bo, n)).unpack(_unpack(_cast("char *", a), 8 * n))
+    return (_U64S[bo].get(n) or _u64s_struct(bo, n)).unpack(_unpack(_cast(_CHARP, a), 8 * n))
 
 
 def _groups_at(a: int, n: int, per: int, bo: int) -> Tuple[Tuple[int, ...], ...]:
@@ -103,7 +103,7 @@ def _groups_at(a: int, n: int, per: int, bo: int) -> Tuple[Tuple[int, ...], ...]
 
 
 def _cstr_at(a: int) -> str:
-    return str(_ffi.string(_cast("char *", a)).decode("utf-8", "replace")) if a else ""
+    return str(_ffi.string(_cast(_CHARP, a)).decode("utf-8", "replace")) if a else ""
 
 
 _tnew = tuple.__new__
