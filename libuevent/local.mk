@@ -37,8 +37,10 @@ libuevent_libuevent_la_LIBADD = $(LIBTRACEEVENT_LIBS) $(LIBDW_LIBS)
 libuevent_libuevent_la_LDFLAGS = -version-info 0:0:0 \
 	-Wl,--version-script=$(top_srcdir)/%reldir%/libuevent.map -Wl,-z,relro,-z,now
 EXTRA_libuevent_libuevent_la_DEPENDENCIES = %reldir%/libuevent.map install-dirs.stamp
-# The record-model generator goes beside the header, for `pip install` of the binding.
-dist_pkgdata_DATA = %reldir%/gen-records.py
+# The record model goes beside the header, for `pip install` of the binding (whose
+# emitter, bindings/python/gen_records.py, reads it); each emitter's rule depends on it.
+dist_pkgdata_DATA = %reldir%/records_model.py
+RECORDS_MODEL = $(top_srcdir)/%reldir%/records_model.py
 EXTRA_DIST += %reldir%/libuevent.map %reldir%/libuevent.pc.in
 
 # libuevent(3), which t/man.test checks names every exported function

@@ -171,7 +171,7 @@ const char *uevent_drop_reason_name(int reason);
 /* Decoders never read past len; string and array fields point into buf.                */
 /* byte_order is the order the payload was written in.                                  */
 /*
- * The bindings' payload types are generated from the structs below (gen-records.py), by
+ * The bindings' payload types are generated from the structs below (records_model.py), by
  * the bracket notes that start a member's comment, as for the record structs further
  * down: [str x N] (N bytes of text), [bytes x N], [each S] (encoded entries, walked
  * with S_next()), [length] (only another member's length: no field of
@@ -1087,20 +1087,24 @@ void uevent_perf_file__close(struct uevent_perf_file *f);
  * address of its member in row 0). A NULL column is not filled. Callchains and payloads
  * go back to back into one buffer each, a row giving its offset and length there.
  * Numbers are in host order. Set sz, cap and the columns; the call sets n and
- * chain_n / data_n, counting from 0 each call.
+ * chain_n / data_n, counting from 0 each call. The bindings' columns are generated from
+ * the notes: [column] (one element a row), [offset in T] (a row's first element in the
+ * tail array T), [tail CAP N] (the rows' elements back to back: room for CAP, N filled).
  */
 struct uevent_sample_batch {
 	size_t		sz;			/* sizeof(struct uevent_sample_batch) */
 	size_t		cap;			/* rows each column has room for */
 	size_t		stride;			/* bytes from row to row; 0: packed */
 	size_t		n;			/* rows filled */
-	uint64_t	*time;			/* 0 when the event has no PERF_SAMPLE_TIME */
-	uint32_t	*pid, *tid, *cpu;
-	int32_t		*event_index;		/* as uevent_perf_sample's */
-	uint64_t	*ip, *period;
-	uint64_t	*chain_off;		/* the row's first ip in chain */
-	uint32_t	*chain_len;		/* its callchain_nr */
-	uint64_t	*chain;			/* every row's callchain, back to back */
+	uint64_t	*time;			/* [column] 0 when the event has no
+						   PERF_SAMPLE_TIME */
+	uint32_t	*pid, *tid, *cpu;	/* [column] */
+	int32_t		*event_index;		/* [column] as uevent_perf_sample's */
+	uint64_t	*ip, *period;		/* [column] */
+	uint64_t	*chain_off;		/* [offset in chain] the row's first ip */
+	uint32_t	*chain_len;		/* [column] its callchain_nr */
+	uint64_t	*chain;			/* [tail chain_cap chain_n] every row's
+						   callchain, back to back */
 	size_t		chain_cap;		/* u64s chain has room for */
 	size_t		chain_n;		/* u64s filled */
 };
@@ -1110,15 +1114,18 @@ struct uevent_record_batch {
 	size_t		cap;			/* rows each column has room for */
 	size_t		stride;			/* bytes from row to row; 0: packed */
 	size_t		n;			/* rows filled */
-	uint64_t	*time;			/* sample_id fields the record lacks are 0 */
-	uint32_t	*pid, *tid, *cpu;
-	int32_t		*event_index;		/* as uevent_record's */
-	uint32_t	*type;			/* payload type */
-	uint32_t	*flags;			/* UEVENT_RECORD_* */
-	uint32_t	*transport;		/* enum uevent_transport that carried it */
-	uint64_t	*data_off;		/* the row's payload in data */
-	uint32_t	*data_len;		/* its size */
-	uint8_t		*data;			/* every row's payload, back to back */
+	uint64_t	*time;			/* [column] sample_id fields the record
+						   lacks are 0 */
+	uint32_t	*pid, *tid, *cpu;	/* [column] */
+	int32_t		*event_index;		/* [column] as uevent_record's */
+	uint32_t	*type;			/* [column] payload type */
+	uint32_t	*flags;			/* [column] UEVENT_RECORD_* */
+	uint32_t	*transport;		/* [column] enum uevent_transport that
+						   carried it */
+	uint64_t	*data_off;		/* [offset in data] the row's payload */
+	uint32_t	*data_len;		/* [column] its size */
+	uint8_t		*data;			/* [tail data_cap data_n] every row's
+						   payload, back to back */
 	size_t		data_cap;		/* bytes data has room for */
 	size_t		data_n;			/* bytes filled */
 };

@@ -18,21 +18,23 @@ tools_uevent_CPPFLAGS = $(AM_CPPFLAGS) -I$(builddir)/%reldir% $(PROTOBUF_C_CFLAG
 CLEANFILES += %reldir%/profile.pb-c.c %reldir%/profile.pb-c.h
 endif
 
-# uevent-json.h is generated from the record structs of uevent.h and committed (the CLI
-# builds without Python), as is the Rust crate's records.rs (cargo builds without it);
-# t/records.test fails when either is stale. After changing uevent.h: make records
-# make regenerates them when uevent.h or the generator is newer and Python is there.
-%reldir%/uevent-json.h: $(top_srcdir)/libuevent/uevent.h $(top_srcdir)/libuevent/gen-records.py
+# uevent-json.h is generated from the record model of uevent.h (gen_json.py) and
+# committed (the CLI builds without Python), as is the Rust crate's records.rs (cargo
+# builds without it); t/records.test fails when either is stale. After changing
+# uevent.h: make records. make regenerates them when uevent.h or a generator is newer
+# and Python is there.
+%reldir%/uevent-json.h: $(top_srcdir)/libuevent/uevent.h $(RECORDS_MODEL) %reldir%/gen_json.py
 	$(AM_V_GEN)if test -n '$(PYTHON)'; then \
-		$(PYTHON) $(top_srcdir)/libuevent/gen-records.py --c-json \
+		$(PYTHON) $(srcdir)/%reldir%/gen_json.py \
 			$(top_srcdir)/libuevent/uevent.h > $(srcdir)/$@.tmp && \
 		mv $(srcdir)/$@.tmp $(srcdir)/$@; else touch -c $(srcdir)/$@; fi
+EXTRA_DIST += %reldir%/gen_json.py
 .PHONY: records
 records:
-	$(PYTHON) $(top_srcdir)/libuevent/gen-records.py --c-json $(top_srcdir)/libuevent/uevent.h \
+	$(PYTHON) $(srcdir)/%reldir%/gen_json.py $(top_srcdir)/libuevent/uevent.h \
 		> $(top_srcdir)/%reldir%/uevent-json.h.tmp && \
 	mv $(top_srcdir)/%reldir%/uevent-json.h.tmp $(top_srcdir)/%reldir%/uevent-json.h
-	$(PYTHON) $(top_srcdir)/libuevent/gen-records.py --rust $(top_srcdir)/libuevent/uevent.h \
+	$(PYTHON) $(srcdir)/bindings/rust/gen_records.py $(top_srcdir)/libuevent/uevent.h \
 		> $(top_srcdir)/bindings/rust/uevent/src/perf/records.rs.tmp && \
 	mv $(top_srcdir)/bindings/rust/uevent/src/perf/records.rs.tmp \
 		$(top_srcdir)/bindings/rust/uevent/src/perf/records.rs

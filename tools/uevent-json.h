@@ -1,4 +1,4 @@
-/* uevent-json.h - generated from libuevent/uevent.h by libuevent/gen-records.py:
+/* uevent-json.h - generated from libuevent/uevent.h by tools/gen_json.py:
  * `uevent dump --json`'s printer for each record struct, keys named as the
  * members. Do not edit: change uevent.h and run `make records`. */
 

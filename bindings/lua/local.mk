@@ -17,7 +17,7 @@ luabinddir = $(luadir)
 luabind_DATA = %reldir%/uevent.lua
 luabindcdefdir = $(luadir)/uevent
 nodist_luabindcdef_DATA = %reldir%/install/uevent/cdef.lua %reldir%/uevent/_records.lua
-luabindcdef_DATA = %reldir%/uevent/symbolize.lua
+luabindcdef_DATA = %reldir%/uevent/symbolize.lua %reldir%/uevent/_notes.lua
 %reldir%/install/uevent/cdef.lua: $(UEVENT_CDEF) $(top_srcdir)/libuevent/uevent.h install-dirs.stamp
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && { \
 	echo '-- cdef.lua - generated from libuevent/uevent.h by make; do not edit.'; \
@@ -32,10 +32,12 @@ installcheck-lua-binding:
 	test -f '$(DESTDIR)$(luabinddir)/uevent.lua'
 	test -f '$(DESTDIR)$(luabindcdefdir)/cdef.lua'
 	test -f '$(DESTDIR)$(luabindcdefdir)/_records.lua'
+	test -f '$(DESTDIR)$(luabindcdefdir)/_notes.lua'
 # uevent/_records.lua: the record converters and payload decoders, generated from the
-# header's structs and their bracket notes (libuevent/gen-records.py).
-%reldir%/uevent/_records.lua: $(top_srcdir)/libuevent/uevent.h $(top_srcdir)/libuevent/gen-records.py
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(PYTHON) $(top_srcdir)/libuevent/gen-records.py --lua \
+# record model (libuevent/records_model.py) by gen_records.py; they call uevent/_notes.lua.
+%reldir%/uevent/_records.lua: $(top_srcdir)/libuevent/uevent.h $(RECORDS_MODEL) \
+		%reldir%/gen_records.py
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(PYTHON) $(srcdir)/%reldir%/gen_records.py \
 		$(top_srcdir)/libuevent/uevent.h > $@.tmp && mv $@.tmp $@
 
 # The C program checking LuaJIT's view of every struct, field offset and constant.
@@ -54,9 +56,9 @@ CLEANFILES += %reldir%/uevent/cdef.lua %reldir%/uevent/_records.lua %reldir%/cte
 
 TESTS += %reldir%/lua.test %reldir%/lua-reader.test %reldir%/lua-spawn.test %reldir%/lua-abi.test \
 	%reldir%/lua-symbolize.test
-EXTRA_DIST += %reldir%/uevent.lua %reldir%/gen-ctest.lua %reldir%/lua.test \
+EXTRA_DIST += %reldir%/uevent.lua %reldir%/gen-ctest.lua %reldir%/gen_records.py %reldir%/lua.test \
 	%reldir%/lua-abi.test %reldir%/lua-reader.test %reldir%/tests/test_uevent.lua \
 	%reldir%/tests/tap.lua \
 	%reldir%/tests/test_reader.lua %reldir%/tests/test_spawn.lua %reldir%/lua-spawn.test \
 	%reldir%/README.md %reldir%/lua-symbolize.test \
-	%reldir%/uevent/symbolize.lua %reldir%/tests/test_symbolize.lua
+	%reldir%/uevent/symbolize.lua %reldir%/uevent/_notes.lua %reldir%/tests/test_symbolize.lua

@@ -389,7 +389,7 @@ M.byte_orders = BO
 local table_new = select(2, pcall(require, "table.new"))
 if type(table_new) ~= "function" then table_new = function() return {} end end
 -- The converters, payload decoders and body members, generated from uevent.h's structs
--- and their bracket notes (libuevent/gen-records.py --lua).
+-- and their bracket notes (bindings/lua/gen_records.py).
 local R = require "uevent._records"(lib, ffi, { cstr = cstr, fail = fail, tnew = table_new })
 local decoders, convert, body_struct, member_of_body = R.decoders, R.convert, R.body_struct,
                                                        R.member_of_body

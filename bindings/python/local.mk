@@ -5,15 +5,15 @@
 # The importable package in the build tree: PYTHONPATH=$(top_builddir)/bindings/python/lib
 py_pkg = %reldir%/lib/uevent
 py_sources = %reldir%/uevent/__init__.py %reldir%/uevent/py.typed %reldir%/uevent/_uevent.pyi \
-	%reldir%/uevent/symbolize.py %reldir%/uevent/_arrays.py
-# The record classes are generated from uevent.h's record structs (libuevent/gen-records.py).
+	%reldir%/uevent/symbolize.py %reldir%/uevent/_arrays.py %reldir%/uevent/_recordbase.py
+# The record classes are generated from the record model of uevent.h (gen_records.py).
 $(py_pkg)/.built: $(UEVENT_CDEF) %reldir%/uevent_build.py $(py_sources) libuevent/libuevent.la \
-		$(top_srcdir)/libuevent/gen-records.py
+		$(RECORDS_MODEL) %reldir%/gen_records.py
 	$(AM_V_GEN)$(MKDIR_P) $(py_pkg) && \
 	for f in $(py_sources); do \
 		rm -f $(py_pkg)/`basename $$f` && cp $(srcdir)/$$f $(py_pkg)/ || exit 1; \
 	done && \
-	$(PYTHON) $(top_srcdir)/libuevent/gen-records.py --python \
+	$(PYTHON) $(srcdir)/%reldir%/gen_records.py \
 		$(top_srcdir)/libuevent/uevent.h > $(py_pkg)/_records.py && \
 	$(PYTHON) $(srcdir)/%reldir%/uevent_build.py --cdef $(UEVENT_CDEF) \
 		--emit-c $(py_pkg)/_uevent.c \
@@ -39,7 +39,7 @@ $(py_inst)/.built: $(py_pkg)/.built install-dirs.stamp
 		-o $(py_inst)/_uevent$$ext $(py_pkg)/_uevent.c \
 		-L$(top_builddir)/libuevent/.libs -luevent -Wl,-rpath,$(libdir) && \
 	touch $@
-py_inst_files = __init__.py py.typed _uevent.pyi _records.py symbolize.py _arrays.py \
+py_inst_files = __init__.py py.typed _uevent.pyi _records.py _recordbase.py symbolize.py _arrays.py \
 	jit/__init__.py jit/numba.py
 
 if HAVE_PYTHON_CFFI
@@ -87,7 +87,7 @@ TESTS += %reldir%/python.test %reldir%/reader.test %reldir%/spawn.test %reldir%/
 	%reldir%/symbolize.test %reldir%/install.test %reldir%/arrays.test
 EXTRA_DIST += %reldir%/python.test %reldir%/reader.test %reldir%/spawn.test %reldir%/pip.test \
 	%reldir%/symbolize.test %reldir%/install.test %reldir%/tests/test_symbolize.py \
-	%reldir%/uevent_build.py %reldir%/uevent_backend.py %reldir%/setup.py %reldir%/pyproject.toml %reldir%/README.md \
+	%reldir%/uevent_build.py %reldir%/gen_records.py %reldir%/uevent_backend.py %reldir%/setup.py %reldir%/pyproject.toml %reldir%/README.md \
 	$(py_sources) %reldir%/tests/tap.py %reldir%/tests/test_uevent.py \
 	%reldir%/tests/test_reader.py %reldir%/tests/test_spawn.py \
 	%reldir%/arrays.test %reldir%/tests/test_arrays.py

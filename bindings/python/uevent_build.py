@@ -161,8 +161,10 @@ def _shared(hdir, name):
 
 
 # What the package is made of besides uevent/'s own files: the file of libuevent's each
-# is made from, and the module missing without it. gen-records.py is run, the rest copied.
-PACKAGE = (("uevent/_records.py", "gen-records.py", None),       # the record classes
+# is made from, and the module missing without it. The record classes are written by
+# gen_records.py (beside this file) from the record model records_model.py; the rest is
+# copied.
+PACKAGE = (("uevent/_records.py", "records_model.py", None),     # the record classes
            ("uevent/jit/__init__.py", "uevent_jit.py", "uevent.jit"),   # the JIT API
            ("uevent/jit/numba.py", "uevent_jit_numba.py", "uevent.jit.numba"))   # Numba's hook
 
@@ -170,7 +172,7 @@ PACKAGE = (("uevent/_records.py", "gen-records.py", None),       # the record cl
 def write_package(incdirs=None):
     """Writes PACKAGE's files into uevent/ from the header's libuevent. Returns the path
     of uevent-jit-numba.pth (the Numba hook's start-up switch), or None. Without
-    gen-records.py there is no package; without a JIT file, no module of it (a warning)."""
+    records_model.py there is no package; without a JIT file, no module of it (a warning)."""
     header = _header(incdirs)
     hdir = os.path.dirname(header)
     stale = os.path.join(HERE, "uevent", "jit.py")      # the module uevent.jit once was
@@ -185,8 +187,9 @@ def write_package(incdirs=None):
             print(f"uevent_build.py: warning: no {name} found: no {module}", file=sys.stderr)
             continue
         if module is None:
-            text = subprocess.run([sys.executable, src, "--python", header], check=True,
-                                  capture_output=True, text=True).stdout
+            env = dict(os.environ, PYTHONPATH=os.path.dirname(src))
+            text = subprocess.run([sys.executable, os.path.join(HERE, "gen_records.py"), header],
+                                  check=True, capture_output=True, text=True, env=env).stdout
         else:
             with open(src) as f:
                 text = f.read()

@@ -9,7 +9,7 @@ rust_sources = %reldir%/Cargo.toml %reldir%/Cargo.lock \
 	%reldir%/uevent-sys/Cargo.toml %reldir%/uevent-sys/build.rs \
 	%reldir%/uevent-sys/src/lib.rs %reldir%/uevent-sys/src/bindings.rs \
 	%reldir%/uevent/Cargo.toml %reldir%/uevent/build.rs %reldir%/uevent/src/lib.rs \
-	%reldir%/uevent/src/perf.rs %reldir%/uevent/src/perf/records.rs \
+	%reldir%/uevent/src/perf.rs %reldir%/uevent/src/perf/records.rs %reldir%/uevent/src/perf/notes.rs \
 	%reldir%/uevent/src/perf/batch.rs %reldir%/uevent/tests/batch.rs \
 	%reldir%/uevent/src/symbolize.rs %reldir%/uevent/tests/symbolize.rs \
 	%reldir%/uevent/examples/mark.rs \
@@ -42,11 +42,11 @@ clean-local-rust:
 	$(AM_V_GEN)if test -n '$(BINDGEN)'; then \
 		$(MAKE) $(AM_MAKEFLAGS) rust-bindings; else touch -c $(srcdir)/$@; fi
 
-# records.rs likewise, from gen-records.py (tools/local.mk's `make records` does both).
-%reldir%/uevent/src/perf/records.rs: $(top_srcdir)/libuevent/uevent.h \
-		$(top_srcdir)/libuevent/gen-records.py
+# records.rs likewise, from gen_records.py (tools/local.mk's `make records` does both).
+%reldir%/uevent/src/perf/records.rs: $(top_srcdir)/libuevent/uevent.h $(RECORDS_MODEL) \
+		%reldir%/gen_records.py
 	$(AM_V_GEN)if test -n '$(PYTHON)'; then \
-		$(PYTHON) $(top_srcdir)/libuevent/gen-records.py --rust \
+		$(PYTHON) $(srcdir)/%reldir%/gen_records.py \
 			$(top_srcdir)/libuevent/uevent.h > $(srcdir)/$@.tmp && \
 		mv $(srcdir)/$@.tmp $(srcdir)/$@; else touch -c $(srcdir)/$@; fi
 
@@ -59,4 +59,4 @@ rust-bindings:
 TESTS += %reldir%/cargo.test %reldir%/bindgen.test %reldir%/clippy.test %reldir%/outside.test
 EXTRA_DIST += $(rust_sources) %reldir%/cargo.test %reldir%/bindgen.test %reldir%/clippy.test \
 	%reldir%/outside.test \
-	%reldir%/regen-bindings.sh %reldir%/README.md
+	%reldir%/regen-bindings.sh %reldir%/gen_records.py %reldir%/README.md

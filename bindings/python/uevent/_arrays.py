@@ -9,6 +9,7 @@ import errno as _errno
 import os as _os
 from typing import Any, List, NamedTuple, Optional, Union
 
+from ._records import BATCH_COLUMNS
 from ._uevent import ffi as _ffi, lib as _lib
 
 try:
@@ -17,12 +18,10 @@ except ImportError as e:            # the batch API is the only part that needs 
     _np = None
     _why = str(e)
 
-# Rows: the columns of struct uevent_sample_batch / uevent_record_batch, host order.
-_SAMPLE = [("time", "u8"), ("pid", "u4"), ("tid", "u4"), ("cpu", "u4"), ("event_index", "i4"),
-           ("ip", "u8"), ("period", "u8"), ("chain_off", "u8"), ("chain_len", "u4")]
-_UEVENT = [("time", "u8"), ("pid", "u4"), ("tid", "u4"), ("cpu", "u4"), ("event_index", "i4"),
-           ("type", "u4"), ("flags", "u4"), ("transport", "u4"), ("data_off", "u8"),
-           ("data_len", "u4")]
+# Rows: the columns of struct uevent_sample_batch / uevent_record_batch, host order
+# (generated from their notes in uevent.h).
+_SAMPLE = BATCH_COLUMNS["uevent_sample_batch"]
+_UEVENT = BATCH_COLUMNS["uevent_record_batch"]
 
 
 def _numpy() -> Any:
@@ -62,7 +61,8 @@ def _point(batch: Any, arr: Any, names: List[Any]) -> None:
     base = arr.ctypes.data
     batch.stride = arr.dtype.itemsize
     for n, t in names:
-        ctype = {"u8": "uint64_t *", "u4": "uint32_t *", "i4": "int32_t *"}[t]
+        # "u8" -> uint64_t *, "i4" -> int32_t *
+        ctype = "%sint%d_t *" % ("u" if t[0] == "u" else "", 8 * int(t[1:]))
         setattr(batch, n, _ffi.cast(ctype, base + arr.dtype.fields[n][1]))
 
 

@@ -70,14 +70,15 @@ pub struct Rec<T> {
 
 // SampleId, the owned bodies (Sample, Read, Mmap, Comm, Task, Lost, Throttle, Switch,
 // Ksymbol, BpfEvent) and their makers, and Format (struct uevent_perf_format) are
-// generated from uevent.h's structs.
+// generated from uevent.h's structs; notes.rs reads what their pointer members point at.
+mod notes;
 mod records;
 pub use records::*;
 
-// Columns (SampleColumns, UeventColumns) and the batch readers PerfData::read_batch,
-// PerfData::read_all_columns and Session::read_batch.
+// Columns (of SampleColumns and UeventColumns, generated in records.rs) and the batch
+// readers PerfData::read_batch, PerfData::read_all_columns and Session::read_batch.
 mod batch;
-pub use batch::{is_cut, partial_columns, Columns, PartialRead, SampleColumns, UeventColumns};
+pub use batch::{is_cut, partial_columns, Columns, PartialRead};
 
 // Record (one variant per union member), its header(), sample_id() and member(), and
 // payload decoding (Payload, decode) are generated too.

@@ -5,46 +5,12 @@ use std::io;
 use std::os::raw::c_int;
 use std::time::Duration;
 
-use super::{timeout_ms, with_reason, Errno, PerfData, Session};
+use super::records::batch_columns;
+use super::{timeout_ms, with_reason, Errno, PerfData, SampleColumns, Session, UeventColumns};
 use crate::{err, sys};
 
-/// Samples as columns: row `i` of every `Vec` but `chains` is sample `i`; its callchain
-/// is `chains[chain_off[i]..][..chain_len[i]]` ([`SampleColumns::callchain`]). Fields
-/// the event did not sample are 0; `event_index` as [`super::Sample`]'s.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SampleColumns {
-    pub time: Vec<u64>,
-    pub pid: Vec<u32>,
-    pub tid: Vec<u32>,
-    pub cpu: Vec<u32>,
-    pub event_index: Vec<i32>,
-    pub ip: Vec<u64>,
-    pub period: Vec<u64>,
-    pub chain_off: Vec<u64>,
-    pub chain_len: Vec<u32>,
-    /// Every sample's callchain, back to back.
-    pub chains: Vec<u64>,
-}
-
-/// Uevents as columns: row `i` is uevent `i`; its payload is
-/// `data[data_off[i]..][..data_len[i]]` ([`UeventColumns::payload`]), `ty` its payload
-/// type, `flags` `UEVENT_RECORD_*`, `transport` the raw `enum uevent_transport`
-/// ([`super::Transport::from_raw`]). Sample-id fields the record lacks are 0.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct UeventColumns {
-    pub time: Vec<u64>,
-    pub pid: Vec<u32>,
-    pub tid: Vec<u32>,
-    pub cpu: Vec<u32>,
-    pub event_index: Vec<i32>,
-    pub ty: Vec<u32>,
-    pub flags: Vec<u32>,
-    pub transport: Vec<u32>,
-    pub data_off: Vec<u64>,
-    pub data_len: Vec<u32>,
-    /// Every uevent's payload, back to back.
-    pub data: Vec<u8>,
-}
+// SampleColumns and UeventColumns, one `Vec` per column of struct uevent_sample_batch /
+// uevent_record_batch, are generated from their notes in uevent.h (records.rs).
 
 /// A batch (or a whole file) of samples and uevents, each in file / session order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -124,14 +90,7 @@ macro_rules! columns {
     };
 }
 
-columns!(SampleColumns, uevent_sample_batch,
-         [time: time, pid: pid, tid: tid, cpu: cpu, event_index: event_index, ip: ip,
-          period: period, chain_len: chain_len],
-         chain_off, chains: chain, chain_cap, chain_n);
-columns!(UeventColumns, uevent_record_batch,
-         [time: time, pid: pid, tid: tid, cpu: cpu, event_index: event_index, ty: type_,
-          flags: flags, transport: transport, data_len: data_len],
-         data_off, data: data, data_cap, data_n);
+batch_columns!(columns);
 
 impl Columns {
     /// Rows: samples + uevents.

@@ -1,52 +1,18 @@
-// records.rs - generated from libuevent/uevent.h by libuevent/gen-records.py: the
-// owned record structs, one per record struct of uevent.h, and their makers. A C
-// member that only counts another's elements is that Vec's length. Do not edit:
+// records.rs - generated from libuevent/uevent.h by bindings/rust/gen_records.py:
+// the owned record structs, one per record struct of uevent.h, and their makers. A
+// C member that only counts another's elements is that Vec's length. Do not edit:
 // change uevent.h and run `make records`.
 #![allow(clippy::all)]
 
 use std::io;
 use std::mem::MaybeUninit;
-use std::os::raw::{c_char, c_int, c_void};
+use std::os::raw::c_int;
 use std::path::{Path, PathBuf};
 
+use super::notes::{bytes, groups, groups_of, sized_str, u64s};
 use super::{cstr, Header, Rec};
 use crate::check;
 use uevent_sys as sys;
-
-unsafe fn bytes(p: *const c_void, n: u64) -> Vec<u8> {
-    if p.is_null() || n == 0 {
-        return Vec::new();
-    }
-    std::slice::from_raw_parts(p as *const u8, n as usize).to_vec()
-}
-
-unsafe fn sized_str(p: *const c_char, n: u32) -> String {
-    if p.is_null() {
-        return String::new();
-    }
-    String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, n as usize)).into_owned()
-}
-
-unsafe fn u64s(p: *const c_void, n: u64, bo: c_int) -> Vec<u64> {
-    if p.is_null() {
-        return Vec::new();
-    }
-    (0..n).map(|i| sys::uevent_perf_u64(p, i, bo)).collect()
-}
-
-/// n groups of K u64 each.
-unsafe fn groups_of<const K: usize>(p: *const c_void, n: u64, bo: c_int) -> Vec<[u64; K]> {
-    let all = u64s(p, n * K as u64, bo);
-    all.chunks_exact(K).map(|c| c.try_into().expect("K elements")).collect()
-}
-
-/// n groups of per u64 each.
-unsafe fn groups(p: *const c_void, n: u64, per: u64, bo: c_int) -> Vec<Vec<u64>> {
-    if per == 0 {
-        return Vec::new();
-    }
-    u64s(p, n * per, bo).chunks(per as usize).map(|c| c.to_vec()).collect()
-}
 
 /// `struct uevent_perf_read`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -925,3 +891,51 @@ pub(crate) mod uevent_record {
         }
     }
 }
+
+/// Samples as columns: row `i` of every `Vec` but `chains` is sample `i`; its callchain
+/// is `chains[chain_off[i]..][..chain_len[i]]` ([`SampleColumns::callchain`]). Fields
+/// the event did not sample are 0; `event_index` as [`super::Sample`]'s.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SampleColumns {
+    pub time: Vec<u64>,
+    pub pid: Vec<u32>,
+    pub tid: Vec<u32>,
+    pub cpu: Vec<u32>,
+    pub event_index: Vec<i32>,
+    pub ip: Vec<u64>,
+    pub period: Vec<u64>,
+    pub chain_off: Vec<u64>,
+    pub chain_len: Vec<u32>,
+    /// Every row's callchain, back to back.
+    pub chains: Vec<u64>,
+}
+
+/// Uevents as columns: row `i` is uevent `i`; its payload is
+/// `data[data_off[i]..][..data_len[i]]` ([`UeventColumns::payload`]), `ty` its payload
+/// type, `flags` `UEVENT_RECORD_*`, `transport` the raw `enum uevent_transport`
+/// ([`super::Transport::from_raw`]). Sample-id fields the record lacks are 0.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UeventColumns {
+    pub time: Vec<u64>,
+    pub pid: Vec<u32>,
+    pub tid: Vec<u32>,
+    pub cpu: Vec<u32>,
+    pub event_index: Vec<i32>,
+    pub ty: Vec<u32>,
+    pub flags: Vec<u32>,
+    pub transport: Vec<u32>,
+    pub data_off: Vec<u64>,
+    pub data_len: Vec<u32>,
+    /// Every row's payload, back to back.
+    pub data: Vec<u8>,
+}
+
+/// `m!(Rust struct, C struct, [rust: c, ...], offset, tail: c_tail, cap, filled)` for
+/// each batch struct (batch.rs's `columns!`).
+macro_rules! batch_columns {
+    ($m:ident) => {
+        $m!(SampleColumns, uevent_sample_batch, [time: time, pid: pid, tid: tid, cpu: cpu, event_index: event_index, ip: ip, period: period, chain_len: chain_len], chain_off, chains: chain, chain_cap, chain_n);
+        $m!(UeventColumns, uevent_record_batch, [time: time, pid: pid, tid: tid, cpu: cpu, event_index: event_index, ty: type_, flags: flags, transport: transport, data_len: data_len], data_off, data: data, data_cap, data_n);
+    };
+}
+pub(crate) use batch_columns;

@@ -1,0 +1,576 @@
+#!/usr/bin/env python3
+"""gen_records.py - the Python package's record classes (_records.py) from the record model.
+
+One immutable class per record struct of uevent.h and its maker, SampleId, the perf
+records' reader loop (perf_records()), the payload classes and decoders, PerfFormat and
+the session options. The readers of the notes' kinds and the tuple record class the
+generated code uses are uevent/_recordbase.py. The model is libuevent/records_model.py,
+found in the source tree or (for `pip install` against an installed libuevent) on
+sys.path. usage: gen_records.py libuevent/uevent.h > uevent/_records.py
+"""
+import os
+import re
+import sys
+
+try:
+    import records_model as rm
+except ImportError:
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                    "libuevent"))
+    import records_model as rm
+
+# Python class names where the struct's own name would change the binding's API.
+PY_CLASS = {"uevent_perf_bytes": "Other", "uevent_perf_read": "PerfRead",
+            "uevent_session_stats": "SessionStats", "uevent_stats": "Stats"}
+# Members of the union that the bindings make by hand (they need the payload codecs).
+HAND_MADE = {"uevent"}
+# The members most records of a union member have, the rest being empty: perf_records()
+# makes such a record without testing each of the rest.
+COMMON = {"sample": ("callchain",)}
+# The union members whose makers perf_records() has inline: a perf.data's samples and its
+# FINISHED_ROUND records (Other), one per round of samples.
+INLINE = ("sample", "other")
+# Of those, the ones whose records are often their header alone (FINISHED_ROUND).
+BARE = ("other",)
+# PerfRecord's own fields, which a body member must not shadow in Python.
+PY_BASE = ("type", "misc", "size", "sample_id")
+
+
+def pay_class(st):
+    return "".join(w.capitalize() for w in st[len("uevent_"):].split("_"))
+
+
+# ---- Python: the binding's record classes ------------------------------------------------
+
+def py_class(name):
+    if name in PY_CLASS:
+        return PY_CLASS[name]
+    short = name[len("uevent_perf_"):] if name.startswith("uevent_perf_") else name
+    return "".join(w.capitalize() for w in short.split("_"))
+
+
+# What the bracket notes' kinds are in Python: copies of what a pointer member points to,
+# made before the C record is reused ([u64 x N], [u64 x N of K], [bytes x N], [str]).
+def python(model):
+    members = model.union_members()
+    bodies = {st for m, st in members if m not in HAND_MADE}
+    union = model.union()
+    nested = [s for s in model.records if s not in bodies and s not in (rm.ROOT, union) and
+              not any(f.union for f in model[s]) and s not in
+              {st for m, st in members} and s != "uevent_sample_id"]
+    out = ['"""Record classes generated from libuevent/uevent.h by bindings/python/gen_records.py.',
+           "",
+           "One immutable class per record struct of uevent.h, fields in the struct's order",
+           "(the perf records' and SampleId tuples that keep the dataclass interface:",
+           "_record_class); pointer members are copied out (bytes, str, tuples of ints) by",
+           "the readers of _recordbase.py. Do not edit: change uevent.h.\"\"\"",
+           "# flake8: noqa",
+           "import dataclasses as _dc",
+           "import os as _os",
+           "from dataclasses import dataclass as _dataclass",
+           "from operator import itemgetter as _itemgetter",
+           "from typing import (Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Tuple, Union,",
+           "                    cast as _cast)",
+           "",
+           "from ._recordbase import (_blob, _blob_at, _cstr, _cstr_at, _groups, _groups_at,",
+           "                          _layout, _record_class, _slot_init, _str, _tnew, _u64s,",
+           "                          _u64s_at)",
+           "from ._uevent import ffi as _ffi, lib as _lib",
+           "",
+           "",
+           "@_dataclass(frozen=True)",
+           "class SampleId:",
+           '    """The sample_id fields of a record (or of a sample); None where the record '
+           'has none."""']
+    sid = [f.name for f in model["uevent_sample_id"] if f.name != "fields"]
+    out.append(f"    __slots__ = {tuple(sid)!r}")
+    for n in sid:
+        out.append(f"    {n}: Optional[int]")
+    out += ["", "", "# the sample_id members and the UEVENT_ID_* bit saying each is there",
+            "ID_FIELDS = (" + " ".join(f'("{n}", _lib.UEVENT_ID_{b}),' for n, b in model.id_fields())
+            + ")", "", "",
+            "def id_values(i: Any) -> Tuple[Optional[int], ...]:",
+            '    """A struct uevent_sample_id\'s members, None where its fields lack them."""',
+            "    f = i.fields",
+            "    return tuple(getattr(i, n) if f & b else None for n, b in ID_FIELDS)"]
+    out += ["", "", "@_dataclass(frozen=True)", "class PerfRecord:",
+            '    """A decoded perf record: `type` is perf_event_header.type (PERF_RECORD_*), '
+            '`misc`',
+            '    and `size` the header\'s; `type_name` is the type\'s name ("SAMPLE", "MMAP2", '
+            '...)."""',
+            f"    __slots__ = {PY_BASE!r}",
+            "    type: int", "    misc: int", "    size: int", "    sample_id: SampleId",
+            "", "    @property", "    def type_name(self) -> str:",
+            "        return record_name(self.type)", "", "",
+            "def _no_names(t: int) -> str:",
+            "    return str(t)", "", "",
+            "# the C library's name of a record type: set by the package",
+            "record_name: Callable[[int], str] = _no_names", ""]
+
+    def fields_of(name, base, ref=None, nested=None):
+        """(python name, type, value expression) of each member. ref(member) is how the
+        expression reads a member (default: the cdata's attribute s.member, pointers as
+        cdata); with a ref, pointers are addresses (the _at helpers) and nested(f) gives
+        a nested struct's expression."""
+        res = []
+        at = "_at" if ref else ""
+        ref = ref or (lambda m: "s." + m)
+        count = lambda e: re.sub(r"\b([A-Za-z_]\w*)\b", lambda m: ref(m.group(1)),
+                                 e).replace("/", "//")
+        counts = {f.count for f in model[name] if f.kind == "bytes" and f.count}
+        # the fast makers skip the call for an empty array (most of a sample's are)
+        nz = (lambda e, n, empty: f"({e} if {n} else {empty})") if at else (lambda e, n, empty: e)
+        for f in model[name]:
+            if f.name == "sz":
+                continue
+            pn = f.name
+            if base and pn in PY_BASE:
+                if pn in counts:
+                    continue        # the length of a bytes member: len() of it
+                pn = name[len("uevent_perf_"):].split("_")[0] + "_" + pn
+            s = None if f.nested and nested else ref(f.name)
+            if f.nested:
+                res.append((pn, py_class(f.nested),
+                            nested(f) if nested else f"_mk_{f.nested}({s}, bo)"))
+            elif f.by:
+                res.append((pn, "Dict[str, int]",
+                            f"{{_cstr(_lib.{f.by}(i)) or str(i): v for i, v in enumerate({s})}}"))
+            elif f.kind == "str":
+                res.append((pn, "str", f"_cstr{at}({s})"))
+            elif f.kind == "bytes":
+                n = count(f.count)
+                if f.array:
+                    # the fast makers' unpack reads an array as bytes already
+                    res.append((pn, "bytes", f"{s}[:{n}]" if at else f"bytes({s})[:{n}]"))
+                else:
+                    res.append((pn, "bytes", nz(f"_blob{at}({s}, {n})", n, 'b""')))
+            elif f.kind == "u64" and f.per:
+                e = f"_groups{at}({s}, {count(f.count)}, {count(f.per)}, bo)"
+                t = "Tuple[Tuple[int, ...], ...]"
+                if f.per.isdigit():     # groups of a known size: say so to the type checker
+                    t = "Tuple[Tuple[" + ", ".join(["int"] * int(f.per)) + "], ...]"
+                    e = f"_cast({t!r}, {e})"
+                res.append((pn, t, nz(e, count(f.count), "()")))
+            elif f.kind == "u64":
+                res.append((pn, "Tuple[int, ...]",
+                            nz(f"_u64s{at}({s}, {count(f.count)}, bo)", count(f.count), "()")))
+            else:
+                res.append((pn, "int", s))
+        return res
+
+    def split(st):
+        """A body struct's members as (Python name, member) in two lists: the plain
+        numbers, read by one struct.unpack straight into the record's tuple, and the
+        rest (pointers, arrays, nested structs), made from a second unpack."""
+        counts = {f.count for f in model[st] if f.kind == "bytes" and f.count}
+        plain, rest = [], []
+        for f in model[st]:
+            if f.name == "sz" or (f.name in PY_BASE and f.name in counts):
+                continue
+            pn = f.name if f.name not in PY_BASE else \
+                st[len("uevent_perf_"):].split("_")[0] + "_" + f.name
+            simple = not (f.nested or f.by or f.kind or f.ptr or f.array)
+            (plain if simple else rest).append((pn, f))
+        return plain, rest
+
+    zero_objects = []       # made once the classes are: a nested struct all zeros
+
+    def blob_maker(nst):
+        """The maker of a nested struct from its bytes (read as one member of the record)."""
+        if any(f.nested for f in model[nst]):
+            raise SystemExit(f"gen_records: {nst}: a struct nested twice is not supported")
+        fl = [f.name for f in model[nst] if f.name != "sz"]
+        mk = fields_of(nst, False, lambda m: "b_" + m)
+        zero_objects.append(f"_ZO_{nst} = _mkb_{nst}(_Z_{nst}, 0)")
+        return [f"_B_{nst} = _layout(\"struct {nst}\", (" + " ".join(f"({n!r},)," for n in fl)
+                + "))", f'_Z_{nst} = bytes(_ffi.sizeof("struct {nst}"))', "", "",
+                f"def _mkb_{nst}(b: bytes, bo: int) -> {py_class(nst)}:",
+                "    " + "".join(f"b_{n}, " for n in fl) + f"= _B_{nst}.unpack_from(b)",
+                f"    return {py_class(nst)}(" + ", ".join(e for _, _, e in mk) + ")", ""]
+
+    orders = {}             # record class -> the order its tuple holds its fields in
+    inline = {}             # union member -> its maker's lines (the last the record)
+
+    def fast_maker(member, st, cls):
+        """The maker of a body struct: type, misc, size and the plain members from one
+        struct.unpack of the C record, then sample_id and the other members (made from
+        a second unpack: pointers read only where a count says so)."""
+        plain, rest = split(st)
+        orders[cls] = ("type", "misc", "size") + tuple(n for n, _ in plain) + \
+            ("sample_id",) + tuple(n for n, _ in rest)
+        want = {f.name for _, f in rest}
+        for _, f in rest:
+            for e in (f.count, f.per):
+                want |= set(re.findall(r"\b([A-Za-z_]\w*)\b", e or ""))
+        av = [f.name for f in model[st] if f.name in want]
+        nest = lambda f: (f"(_mkb_{f.nested}(a_{f.name}, bo) if a_{f.name} != _Z_{f.nested}"
+                          f" else _ZO_{f.nested})")
+        ex = dict((pn, e) for pn, _, e in fields_of(st, True, lambda m: "a_" + m, nest))
+        out = [f"_P_{st} = _layout(\"struct uevent_perf_record\", (('type',), ('misc',), "
+               "('size',),"] + [f"    ('u', {member!r}, {f.name!r})," for _, f in plain] + ["))"]
+        if av:
+            out += [f"_A_{st} = _layout(\"struct uevent_perf_record\", ("]
+            out += [f"    ('u', {member!r}, {n!r})," for n in av] + ["))"]
+        out += ["", "", f"def _mk_{st}(r: Any, buf: Any, sid: SampleId, bo: int) -> {cls}:"]
+        body = [f"_tnew({cls}, _P_{st}.unpack_from(buf) + (sid, "
+                + "".join(ex[n] + ", " for n, _ in rest) + "))"]
+        if av:
+            body.insert(0, "".join(f"a_{n}, " for n in av) + f"= _A_{st}.unpack_from(buf)")
+        out += ["    " + b for b in body[:-1]] + ["    return " + body[-1], ""]
+        inline[member] = (body, None)
+        if member in BARE:
+            # A record that is its header alone (size 8: FINISHED_ROUND) and has no
+            # sample_id holds nothing else: perf_records() makes one object of each.
+            empty = lambda f: f"_ZO_{f.nested}" if f.nested else 'b""' if f.kind == "bytes" \
+                else '""' if f.kind == "str" else "()" if f.kind == "u64" else "0"
+            bare = [f"p = _P_{st}.unpack_from(buf)",
+                    "if p[2] == 8 and not i[1]:",
+                    "    o = bare.get(p)",
+                    "    if o is None:",
+                    f"        o = bare[p] = _tnew({cls}, p + (NO_ID, "
+                    + "".join(empty(f) + ", " for _, f in rest) + "))",
+                    "    yield o", "else:"]
+            body = [b.replace(f"_P_{st}.unpack_from(buf)", "p") for b in body]
+            inline[member] = (bare + ["    " + b for b in body[:-1]], "yield " + body[-1])
+            if plain:
+                raise SystemExit(f"gen_records: {st}: a bare record with members is not bare")
+        common = COMMON.get(member)
+        if common is None:
+            return out
+        # The usual record, its rare members all empty, tested with one unpack of their
+        # counts (the zero tuple is that of a zeroed struct) and made without them.
+        fixed = {f.name for _, f in rest if f.array and f.count.isdigit()}
+        used = set(common) | fixed
+        rare = [f for _, f in rest if f.name not in used]
+        cond = set()
+        for f in rare:
+            if f.nested:
+                cond.add(f.name)
+            elif f.kind in ("bytes", "u64") and f.count:
+                cond |= set(re.findall(r"\b([A-Za-z_]\w*)\b", f.count))
+            else:
+                raise SystemExit(f"gen_records: {st}.{f.name}: no count to test it is empty by")
+        cv = [f.name for f in model[st] if f.name in cond]
+        uv = set(used)
+        for f in model[st]:
+            if f.name in used:
+                for e in (f.count, f.per):
+                    uv |= set(re.findall(r"\b([A-Za-z_]\w*)\b", e or ""))
+        uv = [f.name for f in model[st] if f.name in uv]
+        empty = lambda f: f"_ZO_{f.nested}" if f.nested else 'b""' if f.kind == "bytes" else "()"
+        exc = dict((pn, e) for pn, _, e in fields_of(st, True, lambda m: "c_" + m, nest))
+        out += [f"_R_{st} = _layout(\"struct uevent_perf_record\", (" +
+                " ".join(f"('u', {member!r}, {n!r})," for n in cv) + "))",
+                f"_RZ_{st} = _R_{st}.unpack_from(bytes(_R_{st}.size))",
+                f"_C_{st} = _layout(\"struct uevent_perf_record\", (" +
+                " ".join(f"('u', {member!r}, {n!r})," for n in uv) + "))", ""]
+        usual = ["".join(f"c_{n}, " for n in uv) + f"= _C_{st}.unpack_from(buf)",
+                 f"_tnew({cls}, _P_{st}.unpack_from(buf) + (sid, " + "".join(
+                     (exc[pn] if f.name in used else empty(f)) + ", " for pn, f in rest) + "))"]
+        inline[member] = (body, (f"_R_{st}.unpack_from(buf) == _RZ_{st}", usual))
+        return out
+
+    for name in nested + [st for m, st in members if st in bodies] + rm.COUNTERS:
+        is_body = name in bodies
+        cls = py_class(name)
+        fl = fields_of(name, is_body)
+        out += ["", "@_dataclass(frozen=True)",
+                f"class {cls}({'PerfRecord' if is_body else ''}):".replace("()", ""),
+                f'    """struct {name}."""',
+                f"    __slots__ = {tuple(n for n, _, _ in fl)!r}"]
+        out += [f"    {n}: {t}" for n, t, _ in fl]
+        out += ["", ""]
+        if is_body:
+            out += fast_maker(next(m for m, st in members if st == name), name, cls)
+            continue
+        else:
+            out.append(f"def _mk_{name}(s: Any, bo: int) -> {cls}:")
+            out.append(f"    return {cls}(" + ", ".join(e for _, _, e in fl) + ")")
+        out.append("")
+        if name in nested:
+            out += ["", ""] + blob_maker(name)
+    out += python_payloads(model) + python_uevent_record(model) + python_uevent(model)
+    out += python_options(model)
+    out += ["", "# union member -> maker of its record object, from the C record, its bytes,",
+            "# its sample_id and byte order",
+            "MAKERS: Dict[str, Callable[[Any, Any, SampleId, int], Any]] = {"]
+    for m, st in members:
+        out.append(f'    "{m}": _mk_{st}{"_body" if m in HAND_MADE else ""},')
+    out.append("}")
+    out += ["", "# each dataclass's __init__ sets its slots directly (_slot_init)",
+            "for _c in (" + ", ".join(py_class(s) for s in rm.COUNTERS) + ", Record):",
+            '    setattr(_c, "__init__", _slot_init(_c))',
+            "", "",
+            "def _sid_cell(c: List[Any]) -> Any:",
+            '    """A record\'s sample_id from the cell perf_records() leaves in its tuple: [the',
+            '    _L_ID values], made a SampleId on first use and kept there."""',
+            "    v = c[0]",
+            "    if type(v) is tuple:",
+            "        v = c[0] = _sid(v[1], v)",
+            "    return v", "", "",
+            "# the record classes as tuples (_record_class): the dataclasses above give their",
+            "# fields, the makers the order of their tuples",
+            "SampleId = _record_class(SampleId)",
+            "PerfRecord = _record_class(PerfRecord)"]
+    out += [f"{py_class(s)} = _record_class({py_class(s)})" for s in nested]
+    lazy = {py_class(st) for m, st in members if m in INLINE}
+    out += [f"{c} = _record_class({c}, {o!r}, PerfRecord{', _sid_cell' if c in lazy else ''})"
+            for c, o in orders.items()]
+    out += ["UEvent = _record_class(UEvent, None, PerfRecord)",
+            "NO_ID = SampleId(" + ", ".join("None" for _ in sid) + ")"] + zero_objects
+    out += python_head(model, inline)
+    out.append("# enum uevent_perf_body_kind -> the union member it sets")
+    out.append("MEMBER_OF_BODY = {" + " ".join(f'_lib.UEVENT_BODY_{m.upper()}: "{m}",'
+                                               for m, _ in members) + "}")
+    out.append("BODY_MAKERS = tuple(MAKERS[MEMBER_OF_BODY[_i]] for _i in "
+               "range(_lib.UEVENT_BODY_COUNT))")
+    out.append("BODY_CLASSES = (" + ", ".join(py_class(st) for m, st in members
+                                               if st in bodies) + ",)")
+    out += python_batches(model)
+    return "\n".join(out) + "\n"
+
+
+# NumPy's type code of a C integer type
+NP_CODE = {"uint8_t": "u1", "uint16_t": "u2", "uint32_t": "u4", "uint64_t": "u8",
+           "int8_t": "i1", "int16_t": "i2", "int32_t": "i4", "int64_t": "i8"}
+
+
+def python_batches(model):
+    """The row columns of each batch struct ([column] and [offset in T] members, not the
+    tail array): (name, NumPy type code), the structured arrays' fields (_arrays.py)."""
+    out = ["", "# batch struct -> its row columns as (member, NumPy type code), host order",
+           "BATCH_COLUMNS: Dict[str, List[Tuple[str, str]]] = {"]
+    for st, cols in model.batches():
+        out.append(f'    "{st}": [' + ", ".join(f'("{f.name}", "{NP_CODE[f.ctype]}")'
+                                             for f in cols if not f.tail) + "],")
+    return out + ["}"]
+
+
+def python_uevent(model):
+    """UEvent, the record of the union member the bindings make by hand: its transport's
+    name and its struct uevent_record as a Record (with the payload decoded)."""
+    return ["", "", "@_dataclass(frozen=True)", "class UEvent(PerfRecord):",
+            '    """A uevent: PERF_RECORD_UEVENT, or one that came through a usdt/user_events'
+            ' sample.',
+            "    `transport` names the transport that carried it, `uevent` is the decoded",
+            '    struct uevent_record (with its payload)."""',
+            '    __slots__ = ("transport", "uevent")', "    transport: str", "    uevent: Record",
+            "", "    @property", "    def payload(self) -> Payload:",
+            "        return self.uevent.payload", "", "    @property",
+            "    def data(self) -> bytes:", "        return self.uevent.data", "", "",
+            "# the name of a transport (enum uevent_transport): set by the package",
+            "transport_name: Callable[[int], str] = str",
+            "_P_HEAD = _layout(\"struct uevent_perf_record\", (('type',), ('misc',), ('size',)))",
+            "", "",
+            "def _mk_uevent_record_body(r: Any, buf: Any, sid: SampleId, bo: int) -> UEvent:",
+            "    return _tnew(UEvent, _P_HEAD.unpack_from(buf) + (sid, transport_name(r.transport),",
+            "                                                     _mk_uevent_record(r.u.uevent, bo)))"]
+
+
+def python_head(model, inline):
+    """perf_record() and perf_records(): a C record's body kind and sample_id from one
+    unpack, then the maker of its body member (BODY_MAKERS, indexed by enum
+    uevent_perf_body_kind). perf_records() has the makers of the INLINE members (most
+    of a perf.data) in its loop, their structs'
+    unpack_from bound once."""
+    lines = []
+    for k, m in enumerate(INLINE):
+        code, usual = inline[m]
+        if isinstance(usual, str):          # code to run as it is, then this yield
+            lines += [f"        {'el' if k else ''}if i[0] == _BODY_{m.upper()}:"]
+            lines += ["            " + c for c in code] + ["                " + usual]
+            continue
+        ls = ["            " + c for c in code[:-1]] + ["            yield " + code[-1]]
+        if usual:
+            ls = (["            if " + usual[0] + ":"] +
+                  ["                " + c for c in usual[1][:-1]] +
+                  ["                yield " + usual[1][-1], "            else:"] +
+                  ["    " + c for c in ls])
+        lines += [f"        {'el' if k else ''}if i[0] == _BODY_{m.upper()}:"] + ls
+    bound = sorted(set(re.findall(r"\b(_[A-Z]+_\w+)\.unpack_from\b", "\n".join(lines))))
+    lines = [re.sub(r"\b(_[A-Z]+_\w+)\.unpack_from\b", lambda m: "u" + m.group(1), ln)
+             for ln in lines]
+    # their sample_id a cell, made a SampleId when asked for (_sid_cell)
+    lines = [re.sub(r"(\(buf\)|\bp) \+ \(sid, ", r"\1 + ([i], ", ln) for ln in lines]
+    sid = [f for f in model["uevent_sample_id"] if f.name != "fields"]
+    lv = [("body",), ("id", "fields")] + [("id", f.name) for f in sid]
+    bits = sorted({f.idbit for f in sid})
+    return ["", "", "_L_ID = _layout(\"struct uevent_perf_record\", (" +
+            " ".join(f"{p!r}," for p in lv) + "))",
+            "".join(f"_BODY_{m.upper()} = int(_lib.UEVENT_BODY_{m.upper()})\n" for m in INLINE),
+            "# the UEVENT_ID_* bits as ints (a lib attribute is a lookup each time)",
+            "".join(f"_ID_{b} = int(_lib.UEVENT_ID_{b})\n" for b in bits), "",
+            "def _sid_maker(f: int) -> Callable[[Tuple[int, ...]], SampleId]:",
+            '    """The maker of the SampleId of id fields f from _L_ID\'s values: a record\'s',
+            "    sample_id has one of a few such sets (the event's), each made once and kept in",
+            '    _SIDS."""',
+            "    if not f:", "        _SIDS[f] = lambda i: NO_ID", "        return _SIDS[f]",
+            "    # the items of i (one None added at its end) the SampleId's fields are",
+            f"    pick = _itemgetter(*(k if f & b else {len(sid) + 2} for k, b in (" +
+            " ".join(f"({k + 2}, _ID_{f_.idbit})," for k, f_ in enumerate(sid)) + ")))",
+            "",
+            "    def mk(i: Tuple[int, ...]) -> SampleId:",
+            "        return _tnew(SampleId, pick(i + (None,)))  # type: ignore[no-any-return]",
+            "    _SIDS[f] = mk",
+            "    return mk",
+            "", "",
+            "_SIDS: Dict[int, Callable[[Tuple[int, ...]], SampleId]] = {}",
+            "", "",
+            "def _sid(f: int, i: Tuple[int, ...]) -> SampleId:",
+            '    """The SampleId of id fields f and the values i (_L_ID\'s)."""',
+            "    return (_SIDS.get(f) or _sid_maker(f))(i)", "", "",
+            "def perf_record(r: Any, bo: int) -> Any:",
+            '    """The object of a C struct uevent_perf_record."""',
+            "    buf = _ffi.buffer(r)",
+            "    i = _L_ID.unpack_from(buf)",
+            "    return BODY_MAKERS[i[0]](r, buf, _sid(i[1], i), bo)", "", "",
+            "def perf_records(reader: Any, error: Callable[[int, str], Exception]) -> Iterator[Any]:",
+            '    """The records of a PerfData reader (its C reader\'s next() filling its one C',
+            "    record), as objects: its iteration, with what each record needs at hand. Ends",
+            '    (ValueError) when the reader is closed."""',
+            "    h, nxt, r, bo = reader._h, reader._next, reader._rec, reader.byte_order",
+            "    buf = _ffi.buffer(r)",
+            "    unpack, makers, sids, sid_maker = _L_ID.unpack_from, BODY_MAKERS, _SIDS, _sid_maker",
+            "    bare: Dict[Any, Any] = {}"] + [
+            f"    u{n} = {n}.unpack_from" for n in bound] + [
+            "    reader._live()              # raises: closed",
+            "    while reader._h is h:",
+            "        ret = nxt(h, r)",
+            "        if ret <= 0:",
+            "            if ret == 0:", "                return",
+            "            raise error(-ret, f\"{reader.path!r} at offset {reader.offset}\")",
+            "        i = unpack(buf)",
+            ] + lines + [
+            "        else:",
+            "            yield makers[i[0]](r, buf, (sids.get(i[1]) or sid_maker(i[1]))(i), bo)",
+            "    reader._live()              # raises: closed", ""]
+
+
+def python_payloads(model):
+    """The payload classes (named tuples, fields as the [order] note says) and decoders."""
+    def val(f, o):
+        if f.kind == "str":
+            return "str", f"_str({o}.{f.name}, {o}.{f.count})"
+        if f.kind == "bytes":
+            return "bytes", f"_blob({o}.{f.name}, {f.count})"
+        if f.each:
+            return f"Tuple[{pay_class(f.each)}, ...]", f"_each_{f.each}({o}, bo)"
+        return "int", f"{o}.{f.name}"
+    out = ["", "", "# ---- payloads", "",
+           "# the package's check of a C call's return (raises its exceptions): set by it",
+           "_check: Callable[[int, str], int] = lambda ret, what: ret", ""]
+    for st in model.entry_structs():
+        cls = pay_class(st)
+        fl = [(f.name,) + val(f, "e") for f in model.payload_fields(st)]
+        out += ["", f"class {cls}(NamedTuple):", f'    """struct {st}."""']
+        out += [f"    {n}: {t}" for n, t, _ in fl]
+        out += ["", "", f"def _each_{st}(info: Any, bo: int) -> Tuple[{cls}, ...]:",
+                f'    off, e = _ffi.new("uint32_t *"), _ffi.new("struct {st} *")',
+                f"    out = []",
+                f'    while _check(_lib.{st}_next(info, bo, off, e), "{st[7:]}"):',
+                f"        out.append({cls}(" + ", ".join(e for _, _, e in fl) + "))",
+                "    return tuple(out)", ""]
+    for t, st in model.payloads():
+        cls = pay_class(st)
+        fl = [(f.name,) + val(f, "o") for f in model.payload_fields(st)]
+        out += ["", f"class {cls}(NamedTuple):", f'    """A {st[7:]} payload: struct {st}."""']
+        out += [f"    {n}: {ty}" for n, ty, _ in fl]
+        out += ["", "", f"def _dec_{st[7:]}(buf: Any, n: int, bo: int) -> {cls}:",
+                f'    o = _ffi.new("struct {st} *")',
+                f'    _check(_lib.{st}_decode(buf, n, bo, o), "{st[7:]} payload")',
+                f"    return {cls}(" + ", ".join(e for _, _, e in fl) + ")", ""]
+    out += ["", "class Raw(NamedTuple):",
+            '    """A payload of a type this binding does not decode (an application\'s own)."""',
+            "    type: int", "    data: bytes", "", "",
+            "Payload = Union[" + ", ".join(pay_class(st) for _, st in model.payloads()) + ", Raw]",
+            "PAYLOAD_CLASSES = (" + ", ".join(pay_class(st) for st in model.entry_structs()
+                                              + [st for _, st in model.payloads()]) + ", Raw)",
+            "# payload type -> its decoder(buffer, size, byte order)",
+            "DECODERS: Dict[int, Callable[[Any, int, int], Payload]] = {"]
+    out += [f"    _lib.UEVENT_TYPE_{t}: _dec_{st[7:]}," for t, st in model.payloads()]
+    out += ["}", ""]
+    return out
+
+
+def python_uevent_record(model):
+    """struct uevent_record as the package's Record (as the Rust crate's): its payload
+    decoded beside `data`, the sample_id members flattened (None where it lacks them)."""
+    fl = [f for f in model["uevent_record"] if f.name not in ("sz", "size")]
+    sid = [f.name for f in model["uevent_sample_id"] if f.name != "fields"]
+    out = ["", "", "@_dataclass(frozen=True)", "class Record:",
+           '    """One PERF_RECORD_UEVENT (or file-transport record), decoded (struct uevent_record).',
+           "", "    `payload` is the decoded payload (Raw for application types and payloads that did",
+           '    not decode); sample_id fields the record lacks are None.', '    """']
+    args = []
+    after_id = False        # members after the flattened sample_id need defaults too
+    for f in fl:
+        if f.kind == "bytes":
+            out += [f"    {f.name}: bytes", "    payload: Payload"]
+            args += ["data", "payload"]
+        elif f.nested:
+            out += [f"    {n}: Optional[int] = None" for n in sid]
+            args.append("*id_values(r.id)")
+            after_id = True
+        else:
+            dflt = (" = -1" if f.ctype.startswith("int") else " = 0") if after_id else ""
+            out.append(f"    {f.name}: int{dflt}")
+            args.append("r." + f.name)
+    out += ["", "", "def _mk_uevent_record(r: Any, bo: int) -> Record:",
+            "    data = _blob(r.data, r.size)", "    dec = DECODERS.get(r.type)",
+            "    payload: Payload = Raw(r.type, data)", "    if dec is not None:",
+            "        try:", "            payload = dec(_ffi.from_buffer(data), len(data), bo)",
+            "        except ValueError:      # a payload that does not decode stays bytes",
+            "            pass", "    return Record(" + ", ".join(args) + ")"]
+    return out
+
+
+def python_options(model):
+    """PerfFormat (struct uevent_perf_format), and what Session() takes of struct
+    uevent_session_opts: its plain numbers (bits wide) and one flag per keyword."""
+    doc = model.member_docs(rm.FORMAT)
+    out = ["", "", "@_dataclass(frozen=True)", "class PerfFormat:",
+           '    """What a record\'s layout depends on (struct uevent_perf_format): the fields',
+           '    of its event\'s perf_event_attr."""']
+    for f in model.format_fields():
+        b = f.name in FORMAT_BOOL
+        out.append(f"    {f.name}: {'bool' if b else 'int'} = {'False' if b else '0'}"
+                   + (f"  # {doc[f.name]}" if doc[f.name] else ""))
+    out += ["", "", "def _int_opt(kw: Dict[str, Any], k: str, lo: int, hi: int) -> int:",
+            "    v = kw[k]",
+            "    if not isinstance(v, int) or isinstance(v, bool) or not lo <= v < hi:",
+            '        _check(-22, f"{k} must be an integer in [{lo}, {hi})")   # EINVAL',
+            "    return v", "", "",
+            "def _str_opt(kw: Dict[str, Any], k: str, keep: List[Any]) -> Any:",
+            "    if kw[k] is None:", "        return _ffi.NULL",
+            '    keep.append(_ffi.new("char[]", _os.fsencode(kw[k])))', "    return keep[-1]",
+            "", "",
+            "def session_opts(o: Any, kw: Dict[str, Any]) -> List[Any]:",
+            '    """Sets struct uevent_session_opts o from Session()\'s keywords, named as its',
+            "    members (flags: one boolean per UEVENT_SESSION_* flag; transports is the",
+            "    caller's): a number an int in its C type's range, a string str, bytes or a path.",
+            '    Returns the C strings o points to, to keep while o is used."""',
+            "    keep: List[Any] = []"]
+    for f in model["uevent_session_opts"]:
+        if f.ptr:
+            out.append(f'    o.{f.name} = _str_opt(kw, "{f.name}", keep)')
+        elif f.name not in ("sz", "flags", "transports"):
+            lo, hi = PY_INT_RANGE[f.ctype]
+            out.append(f'    o.{f.name} = _int_opt(kw, "{f.name}", {lo}, {hi})')
+    out += ["    o.flags = sum(f for k, f in (" + " ".join(
+        f'("{fl.lower()}", _lib.UEVENT_SESSION_{fl}),' for fl, _ in model.enum_members("UEVENT_SESSION_"))
+        + ") if kw[k])", "    return keep"]
+    return out
+
+LUA_INT_RANGE = {"int": "-2^31, 2^31 - 1", "unsigned int": "0, 2^32 - 1",
+                 "uint64_t": "0, 2^64 - 2^11"}
+# The range of a C type's values, as Python bounds [lo, hi).
+PY_INT_RANGE = {"int": ("-(1 << 31)", "1 << 31"), "unsigned int": ("0", "1 << 32"),
+                "uint64_t": ("0", "1 << 64")}
+
+
+rm.FORMAT = "uevent_perf_format"
+FORMAT_BOOL = {"sample_id_all"}
+
+
+if __name__ == "__main__":
+    rm.main(sys.argv, python)
