@@ -46,3 +46,13 @@ EXTRA_DIST += %reldir%/jit-numba.sh %reldir%/jit-numba.py
 # make bench: the Python readers (per record, NumPy batches) against perf script/report.
 bench_scripts += %reldir%/arrays.sh
 EXTRA_DIST += %reldir%/arrays.sh %reldir%/arrays.py
+
+# make bench: each shared path's throughput as threads are added (1, 2, 4, ... 2x CPUs);
+# scale-record.sh floods usdt marks from as many threads under uevent record and perf.
+EXTRA_PROGRAMS += %reldir%/scale
+bench_programs += %reldir%/scale
+bench_scale_LDADD = libuevent/libuevent.la
+bench_scale_LDFLAGS = -static-libtool-libs -pthread
+CLEANFILES += %reldir%/scale
+bench_scripts += %reldir%/scale-record.sh
+EXTRA_DIST += %reldir%/scale-record.sh
