@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <limits.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <linux/futex.h>
 #include <unistd.h>
@@ -148,10 +149,14 @@ static void wait_writer(const struct file_req *req, unsigned int spins)
 {
 	unsigned int gen;
 
-	if (spins < 200) {
+	if (spins < 64) {
 #if defined(__x86_64__) || defined(__i386__)
 		__builtin_ia32_pause();
 #endif
+		return;
+	}
+	if (spins < 80) {	/* more threads than CPUs: the writer may want this one */
+		sched_yield();
 		return;
 	}
 	__atomic_add_fetch(&file_sleepers, 1, __ATOMIC_SEQ_CST);
@@ -194,28 +199,30 @@ static void write_batch(int fd, struct file_req **req, int n)
 	}
 }
 
-/* The writer: takes what was pushed until nothing is left. */
+/*
+ * The writer: takes what was pushed, once, and writes it. It does not stay for what
+ * is pushed meanwhile: that waits for the next writer (one of those who pushed it),
+ * which then takes all of it at once; a writer that stayed would write for the others
+ * a record at a time, its own caller kept waiting.
+ */
 static void write_pending(int fd)
 {
-	struct file_req *list, *next, *batch[FILE_BATCH];
+	struct file_req *list, *next, *fifo = NULL, *batch[FILE_BATCH];
 	int n;
 
-	while ((list = __atomic_exchange_n(&file_pending, NULL, __ATOMIC_ACQUIRE))) {
-		struct file_req *fifo = NULL;
-
-		for (; list; list = next) {	/* newest first: turn it round */
-			next = list->next;
-			list->next = fifo;
-			fifo = list;
+	list = __atomic_exchange_n(&file_pending, NULL, __ATOMIC_ACQUIRE);
+	for (; list; list = next) {	/* newest first: turn it round */
+		next = list->next;
+		list->next = fifo;
+		fifo = list;
+	}
+	while (fifo) {
+		for (n = 0; fifo && n < FILE_BATCH; fifo = next) {
+			next = fifo->next;	/* read before done: it may be gone */
+			batch[n++] = fifo;
 		}
-		while (fifo) {
-			for (n = 0; fifo && n < FILE_BATCH; fifo = next) {
-				next = fifo->next;	/* read before done: it may be gone */
-				batch[n++] = fifo;
-			}
-			write_batch(fd, batch, n);
-			wake_waiters();
-		}
+		write_batch(fd, batch, n);
+		wake_waiters();
 	}
 }
 
