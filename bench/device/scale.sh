@@ -12,7 +12,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 top=$(pwd)
 OUT=${OUT:-/tmp}
-out=$OUT/scale.txt
+mkdir -p "$OUT" && out=$OUT/scale.txt || exit 1
 export LD_LIBRARY_PATH="$top/libuevent/.libs:$top/bench/device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export TMPDIR=${TMPDIR:-/tmp}
 exec >"$out" 2>&1
