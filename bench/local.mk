@@ -55,4 +55,4 @@ bench_scale_LDADD = libuevent/libuevent.la
 bench_scale_LDFLAGS = -static-libtool-libs -pthread
 CLEANFILES += %reldir%/scale
 bench_scripts += %reldir%/scale-record.sh
-EXTRA_DIST += %reldir%/scale-record.sh
+EXTRA_DIST += %reldir%/scale-record.sh %reldir%/device/scale.sh
