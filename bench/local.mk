@@ -63,3 +63,13 @@ bench_thread_context_static_SOURCES = %reldir%/thread-context.c
 bench_thread_context_static_LDADD = libuevent/libuevent.la
 bench_thread_context_static_LDFLAGS = -static-libtool-libs
 CLEANFILES += %reldir%/thread-context %reldir%/thread-context-static
+
+# make bench: each shared path's throughput as threads are added (1, 2, 4, ... 2x CPUs);
+# scale-record.sh floods usdt marks from as many threads under uevent record and perf.
+EXTRA_PROGRAMS += %reldir%/scale
+bench_programs += %reldir%/scale
+bench_scale_LDADD = libuevent/libuevent.la
+bench_scale_LDFLAGS = -static-libtool-libs -pthread
+CLEANFILES += %reldir%/scale
+bench_scripts += %reldir%/scale-record.sh
+EXTRA_DIST += %reldir%/scale-record.sh %reldir%/device/scale.sh

@@ -508,11 +508,21 @@ static uint64_t page_size(void)
 	return page > 0 ? (uint64_t)page : 4096;
 }
 
+/*
+ * The window over the dump never moves: address space for DUMP_VA bytes is reserved
+ * at the first growth and the file mapped into it piece by piece (MAP_FIXED), so a
+ * load that reserved its place under the lock copies its record there after dropping
+ * it, while another grows the file (uevent_jit__code_load: loads from many threads).
+ */
+#define DUMP_VA		(sizeof(void *) >= 8 ? (uint64_t)64 << 30 : (uint64_t)256 << 20)
+
 static int dump_grow(struct uevent_jit *j, uint64_t cap)
 {
 	void *w;
 	int err;
 
+	if (cap > DUMP_VA)
+		return -EFBIG;
 	/* fallocate, not ftruncate: a full disk or a file size limit is an error here,
 	 * never a SIGBUS later at a store into a hole. */
 	err = posix_fallocate(j->dump_fd, (off_t)j->dump_cap, (off_t)(cap - j->dump_cap));
@@ -522,25 +532,30 @@ static int dump_grow(struct uevent_jit *j, uint64_t cap)
 		}
 		return -err;
 	}
-	if (j->win)
-		w = mremap(j->win, (size_t)j->dump_cap, (size_t)cap, MREMAP_MAYMOVE);
-	else
-		w = mmap(NULL, (size_t)cap, PROT_READ | PROT_WRITE, MAP_SHARED, j->dump_fd, 0);
-	if (w == MAP_FAILED) {
-		err = errno;
-		if (ftruncate(j->dump_fd, (off_t)j->dump_cap) < 0) {
-			/* as above */
-		}
-		return -err;
+	if (!j->win) {
+		w = mmap(NULL, (size_t)DUMP_VA, PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (w == MAP_FAILED)
+			goto fail;
+		j->win = w;
 	}
+	w = mmap(j->win + j->dump_cap, (size_t)(cap - j->dump_cap), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, j->dump_fd, (off_t)j->dump_cap);
+	if (w == MAP_FAILED)
+		goto fail;
 #ifdef MADV_POPULATE_WRITE
 	/* Take the page faults now, in one call, rather than one per page inside the
 	 * caller's compile path; older kernels say EINVAL and fault lazily. */
-	(void)madvise((char *)w + j->dump_cap, (size_t)(cap - j->dump_cap), MADV_POPULATE_WRITE);
+	(void)madvise((char *)w, (size_t)(cap - j->dump_cap), MADV_POPULATE_WRITE);
 #endif
-	j->win = w;
 	j->dump_cap = cap;
 	return 0;
+fail:
+	err = errno;
+	if (ftruncate(j->dump_fd, (off_t)j->dump_cap) < 0) {
+		/* as above */
+	}
+	return -err;
 }
 
 /* Room for need more bytes: the reservation doubles (at most DUMP_STEP_MAX at a time);
@@ -682,11 +697,26 @@ static UEVENT_HOT int dump_buffer(struct uevent_jit *j, const struct iovec *iov,
  * stops reading at a total_size of 0. close() trims the reserved tail. (Buffered:
  * dump_buffer.) now: the records' timestamp, for the buffer's age.
  */
+static UEVENT_HOT void dump_fill(unsigned char *at, const struct iovec *iov, int cnt)
+{
+	unsigned char *w = at;
+	uint64_t head;
+	int i;
+
+	memcpy(&head, iov[0].iov_base, 8);
+	memcpy(w + 8, (const char *)iov[0].iov_base + 8, iov[0].iov_len - 8);
+	w += iov[0].iov_len;
+	for (i = 1; i < cnt; i++) {
+		memcpy(w, iov[i].iov_base, iov[i].iov_len);
+		w += iov[i].iov_len;
+	}
+	__atomic_store_n((uint64_t *)(void *)at, head, __ATOMIC_RELEASE);
+}
+
 static UEVENT_HOT int dump_append(struct uevent_jit *j, const struct iovec *iov, int cnt,
 				  uint64_t now)
 {
-	unsigned char *w;
-	uint64_t len = 0, head;
+	uint64_t len = 0;
 	int i, ret;
 
 	for (i = 0; i < cnt; i++)
@@ -695,15 +725,7 @@ static UEVENT_HOT int dump_append(struct uevent_jit *j, const struct iovec *iov,
 		return dump_buffer(j, iov, cnt, len, now);
 	if ((ret = dump_reserve(j, len)) < 0)
 		return ret;
-	w = j->win + j->dump_off;
-	memcpy(&head, iov[0].iov_base, 8);
-	memcpy(w + 8, (const char *)iov[0].iov_base + 8, iov[0].iov_len - 8);
-	w += iov[0].iov_len;
-	for (i = 1; i < cnt; i++) {
-		memcpy(w, iov[i].iov_base, iov[i].iov_len);
-		w += iov[i].iov_len;
-	}
-	__atomic_store_n((uint64_t *)(void *)(j->win + j->dump_off), head, __ATOMIC_RELEASE);
+	dump_fill(j->win + j->dump_off, iov, cnt);
 	j->dump_off += len;
 	return 0;
 }
@@ -921,7 +943,7 @@ static void close_files(struct uevent_jit *j)
 		munmap(j->dump_map, j->dump_map_len);
 	j->dump_map = NULL;
 	if (j->win)
-		munmap(j->win, (size_t)j->dump_cap);
+		munmap(j->win, (size_t)DUMP_VA);
 	j->win = NULL;
 	j->dump_off = j->dump_cap = j->dump_file = j->dump_alloc = j->map_scan = 0;
 	j->dumplen = 0;
@@ -1218,7 +1240,17 @@ UEVENT_EXPORT struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *
 		errno = ENOMEM;
 		return NULL;
 	}
-	pthread_mutex_init(&j->lock, NULL);
+	{
+		/* Loads from many threads hold it briefly: spin a little before sleeping. */
+		pthread_mutexattr_t a;
+
+		pthread_mutexattr_init(&a);
+#ifdef PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
+		pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
+#endif
+		pthread_mutex_init(&j->lock, &a);
+		pthread_mutexattr_destroy(&a);
+	}
 	j->flags = flags;
 	j->dump_fd = j->map_fd = j->dir_fd = -1;
 	if ((flags & UEVENT_JIT_BUFFER_PERF_MAP) && !(flags & UEVENT_JIT_NO_PERF_MAP) &&
@@ -1400,9 +1432,75 @@ static int check_load_args(struct uevent_jit *j, const char *name, uint64_t addr
 	return 0;
 }
 
+/*
+ * A load with nothing batched and no debug info waiting for it, entered with the lock
+ * held, which it drops: its place in the dump, its timestamp (so that they rise in file
+ * order), its code index and its table entry are taken under the lock; the copy into
+ * the mapped dump (the window never moves: dump_grow) and the perf-map line (one
+ * O_APPEND write) are made after, so that loads from many threads overlap there. A
+ * perf-map line that cannot be written takes the load back from the table, and its
+ * record from the dump if none came after it (else it stays: perf names it right).
+ */
+static UEVENT_HOT int load_unlocked(struct uevent_jit *j, char *name, uint64_t addr,
+				    uint64_t size, const void *code, uint64_t index)
+{
+	struct iovec iov[4];
+	struct jd_load rec;
+	struct code *c;
+	size_t nlen = strlen(name);
+	uint64_t now = _uevent_now_ns(), off = 0, len = 0;
+	int ret = 0, cnt = 0, i;
+
+	if (j->dump_fd >= 0) {
+		memset(&rec, 0, sizeof(rec));
+		rec.p.id = JIT_CODE_LOAD;
+		rec.p.total_size = (uint32_t)(sizeof(rec) + nlen + 1 + size);
+		rec.p.total_size += pad8(rec.p.total_size);
+		rec.p.timestamp = now;
+		rec.pid = (uint32_t)j->pid;
+		rec.tid = (uint32_t)gettid_();
+		rec.vma = rec.code_addr = addr;
+		rec.code_size = size;
+		rec.code_index = index;
+		iov[cnt++] = (struct iovec){ &rec, sizeof(rec) };
+		iov[cnt++] = (struct iovec){ name, nlen + 1 };
+		iov[cnt++] = (struct iovec){ (void *)code, (size_t)size };
+		iov[cnt++] = (struct iovec){ (void *)zeros, pad8(sizeof(rec) + nlen + 1 + size) };
+		for (i = 0; i < cnt; i++)
+			len += iov[i].iov_len;
+		if ((ret = dump_reserve(j, len)) < 0) {
+			free(name);
+			pthread_mutex_unlock(&j->lock);
+			return ret;
+		}
+		off = j->dump_off;
+		j->dump_off += len;
+	}
+	/* the table owns name now; it stays valid here: only this load's unload (which
+	 * the caller makes after this returns) or close frees it */
+	if ((ret = code_put(j, &(struct code){ addr, size, index, name, NULL, 0 })) < 0) {
+		j->dump_off = off;	/* still ours alone: the lock is held */
+		pthread_mutex_unlock(&j->lock);
+		return ret;
+	}
+	pthread_mutex_unlock(&j->lock);
+	if (len)
+		dump_fill(j->win + off, iov, cnt);
+	if ((ret = map_line(j, addr, size, name, now)) >= 0)
+		return 0;
+	pthread_mutex_lock(&j->lock);
+	if ((c = code_find(j, addr)) && c->index == index)
+		code_del(j, c);
+	if (len && j->dump_off == off + len)
+		dump_undo(j, off);	/* a failed call leaves no trace */
+	pthread_mutex_unlock(&j->lock);
+	return ret;
+}
+
 UEVENT_EXPORT int uevent_jit__code_load(struct uevent_jit *j, const char *name,
 					uint64_t addr, uint64_t size, const void *code)
 {
+	struct pending *info;
 	uint64_t index;
 	char *copy;
 	int ret;
@@ -1419,12 +1517,19 @@ UEVENT_EXPORT int uevent_jit__code_load(struct uevent_jit *j, const char *name,
 		goto out;
 	}
 	index = take_index(j);
-	ret = load_locked(j, &(struct code){ addr, size, index, copy, take_pending(j, addr), 0 },
-			  code, _uevent_now_ns());
-	if (ret == 0 && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
-		marker_load(addr, size, index, name);
+	info = take_pending(j, addr);
+	if (!info && !j->dumpbuf && !j->mapbuf) {
+		ret = load_unlocked(j, copy, addr, size, code, index);
+		goto marker;
+	}
+	ret = load_locked(j, &(struct code){ addr, size, index, copy, info, 0 }, code,
+			  _uevent_now_ns());
 out:
 	pthread_mutex_unlock(&j->lock);
+marker:
+	/* after the lock: name is the caller's */
+	if (ret == 0 && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
+		marker_load(addr, size, index, name);
 	return ret < 0 ? _uevent_err(-ret) : 0;
 }
 

@@ -17,6 +17,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -527,10 +528,45 @@ uint64_t _uevent_session_lost_counted(const struct uevent_session *s)
 	return sum;
 }
 
+/*
+ * ring_pages 0: sized as perf record sizes its rings without -m, from what the kernel
+ * lets this user lock without privilege, perf_event_mlock_kb a CPU (its allowance is
+ * that times the online CPUs), plus RLIMIT_MEMLOCK, which it charges past that: the
+ * whole shared among the rings. Root (CAP_IPC_LOCK, no limit) gets at least 4 MiB a
+ * ring: marks from every core at once fill perf's 512 KiB before one reader drains it.
+ * A power of 2, from 8 to 4096 pages.
+ */
+#define RING_ROOT_BYTES		((uint64_t)4 << 20)
+
+static unsigned int default_ring_pages(long nrings, long psz)
+{
+	uint64_t budget, per;
+	long online = sysconf(_SC_NPROCESSORS_ONLN), kb = 516;
+	unsigned int pages = 8;
+	struct rlimit rl;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re");
+
+	if (f) {
+		if (fscanf(f, "%ld", &kb) != 1 || kb < 0)
+			kb = 516;
+		fclose(f);
+	}
+	budget = (uint64_t)kb * 1024 * (uint64_t)(online > 0 ? online : 1);
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		budget += (uint64_t)rl.rlim_cur;
+	per = budget / (uint64_t)(nrings > 0 ? nrings : 1);
+	per = per > (uint64_t)psz ? per - (uint64_t)psz : 0;	/* the header page */
+	if (geteuid() == 0 && per < RING_ROOT_BYTES)
+		per = RING_ROOT_BYTES;
+	while (pages < 4096 && (uint64_t)pages * 2 * (uint64_t)psz <= per)
+		pages *= 2;
+	return pages;
+}
+
 static int open_events(struct uevent_session *s, const uint64_t *config, const int *want)
 {
-	long ncpu = sysconf(_SC_NPROCESSORS_CONF), psz = sysconf(_SC_PAGESIZE);
-	unsigned int pages = s->o.ring_pages ? s->o.ring_pages : 256;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF), psz = sysconf(_SC_PAGESIZE), non = 0;
+	unsigned int pages = s->o.ring_pages;
 	int *tasks = NULL, nt, c, t, k, err = 0;
 	unsigned char *cpu_on;
 	struct perf_event_attr a;
@@ -549,6 +585,10 @@ static int open_events(struct uevent_session *s, const uint64_t *config, const i
 		free(cpu_on);
 		return -EINVAL;
 	}
+	for (c = 0; c < ncpu; c++)
+		non += cpu_on[c];
+	if (!pages)	/* two rings a CPU where the side-band wakes on every record */
+		pages = default_ring_pages(non * (s->anchor_tree ? 2 : 1), psz);
 	nt = list_tasks(s->o.pid, &tasks);
 	if (nt < 0) {
 		free(cpu_on);

@@ -897,7 +897,8 @@ struct uevent_session_opts {
 	int		pid;			/* 0: this process; > 0: that one; -1: all */
 	unsigned int	flags;			/* UEVENT_SESSION_* */
 	unsigned int	transports;		/* 1 << enum uevent_transport; 0: all usable */
-	unsigned int	ring_pages;		/* data pages per ring, a power of 2; 0: 256 */
+	unsigned int	ring_pages;		/* data pages per ring, a power of 2; 0: from
+						   the CPUs and the locked-memory limit */
 	const char	*usdt_path;		/* object with the libuevent:emitN notes; NULL: ours */
 	unsigned int	usdt_max_payload;	/* most bytes fetched per usdt mark (a mark's
 						   size class, 16..4096, caps it too); 0: 4096,

@@ -542,7 +542,7 @@ static void test_planted(void)
 }
 
 #define THREADS 8
-#define PER_THREAD 200
+#define PER_THREAD 2000
 static struct uevent_jit *tj;
 static unsigned char tcode[THREADS][PER_THREAD][16];
 
@@ -595,6 +595,33 @@ static void test_threads(void)
 			good = 0;
 	}
 	ok(good, "every load record's bytes match its name");
+	/* loads overlap outside the session's lock now: the order of the file is still
+	 * the order of time (perf inject applies them in it), and indexes stay unique */
+	{
+		uint64_t last = 0, *idx = calloc(THREADS * PER_THREAD, sizeof(*idx));
+		int rising = 1, k = 0, unique = 1, a;
+
+		for (off = 40; buf && n > 0 && off < len && u32(buf + off + 4);
+		     off += u32(buf + off + 4)) {
+			rising &= u64(buf + off + 8) >= last;
+			last = u64(buf + off + 8);
+			if (u32(buf + off) == 0 && idx && k < THREADS * PER_THREAD)
+				idx[k++] = u64(buf + off + 48);
+		}
+		for (a = 1; idx && a < k; a++) {	/* indexes are taken in blocks: sort */
+			uint64_t v = idx[a];
+			int b = a - 1;
+
+			for (; b >= 0 && idx[b] > v; b--)
+				idx[b + 1] = idx[b];
+			idx[b + 1] = v;
+		}
+		for (a = 1; a < k; a++)
+			unique &= idx[a] != idx[a - 1];
+		ok(rising && n > 0, "timestamps rise in file order across the threads");
+		ok(idx && k == THREADS * PER_THREAD && unique, "%d code indexes, all distinct", k);
+		free(idx);
+	}
 	free(buf);
 	f = fopen(map, "r");
 	{
@@ -1269,7 +1296,7 @@ int main(void)
 	if (!mkdtemp(tmp))
 		plan_skip_all("no temporary directory");
 	self = getpid();
-	plan(120);
+	plan(122);
 	test_format();
 	test_marker();
 	test_safety();

@@ -2008,7 +2008,8 @@ static const struct command {
 	  "          --tls BYTES            with samples: BYTES of the thread's TLS in each\n"
 	  "                                 (PERF_SAMPLE_TLS_USER, patched kernel; a\n"
 	  "                                 multiple of 8 up to 32768)\n"
-	  "      -m, --ring-pages N         data pages per ring buffer (default 256)\n"
+	  "      -m, --ring-pages N         data pages per ring buffer (default: from the CPUs and\n"
+	  "                                 the locked-memory limit, as perf record)\n"
 	  "      -C, --cpus LIST            only these CPUs, as perf -C: 0-3,7\n"
 	  "          --system-wide          every process's marks while CMD runs, not only\n"
 	  "                                 CMD's (turns libuevent's probes on everywhere)\n" },

@@ -736,7 +736,7 @@ pub struct SessionBuilder {
 }
 
 impl SessionBuilder {
-    /// `ring_pages`: data pages per ring, a power of 2; 0: 256
+    /// `ring_pages`: data pages per ring, a power of 2; 0: from the CPUs and the locked-memory limit
     pub fn ring_pages(mut self, n: u32) -> Self {
         self.ring_pages = n;
         self
