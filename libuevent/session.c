@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -39,7 +40,41 @@ const uint32_t _uevent_usdt_class_size[USDT_CLASSES] = { _UEVENT_USDT_CLASSES(CL
 const char *const _uevent_usdt_class_name[USDT_CLASSES] = { _UEVENT_USDT_CLASSES(CLASS_NAME) };
 
 static struct proc *proc_add(struct uevent_session *s, uint32_t pid, uint32_t cov);
+static void session_free(struct uevent_session *s);
 static void usdt_maps(struct uevent_session *s, uint32_t pid);
+
+/* The epoll data of the session's wake_fd (the rings' are their index). */
+#define WAKE_EV	UINT32_MAX
+
+/*
+ * A reader (__next(), __read_batch(), __snapshot()) counts itself in, so that a
+ * __close() in another thread frees nothing until it has left: -ECANCELED once the
+ * session is shut down.
+ */
+static int reader_enter(struct uevent_session *s)
+{
+	int shut;
+
+	pthread_mutex_lock(&s->lock);
+	shut = s->shut;
+	if (!shut)
+		s->readers++;
+	pthread_mutex_unlock(&s->lock);
+	return shut ? -ECANCELED : 0;
+}
+
+static void reader_leave(struct uevent_session *s)
+{
+	pthread_mutex_lock(&s->lock);
+	if (!--s->readers && s->shut)
+		pthread_cond_broadcast(&s->left);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static int is_shut(struct uevent_session *s)
+{
+	return __atomic_load_n(&s->shut, __ATOMIC_ACQUIRE);
+}
 
 static void add_reason(struct uevent_session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -651,14 +686,17 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 	if (!s)
 		return NULL;
 	s->epfd = -1;
+	s->wake_fd = -1;
 	s->user_fd = -1;
 	s->rec_fd = -1;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->left, NULL);
 	err = _uevent_opts_copy(&s->o, sizeof(s->o), opts,
 				offsetof(struct uevent_session_opts, flags));
 	if (err < 0) {
 		_uevent_reason(err == -E2BIG ? "session options: a field this library does not "
 			       "know is set (a newer caller)" : "session options: sz too small");
-		free(s);
+		session_free(s);
 		errno = -err;
 		return NULL;
 	}
@@ -671,7 +709,7 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 			   UINT16_MAX);
 	if (s->reason[0]) {		/* refused before anything opens, for every binding */
 		_uevent_reason("%s", s->reason);
-		free(s);
+		session_free(s);
 		errno = EINVAL;
 		return NULL;
 	}
@@ -754,6 +792,18 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 		struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
 
 		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->rings[i].fd, &ev) < 0) {
+			err = -errno;
+			goto fail;
+		}
+	}
+	s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (s->wake_fd < 0) {
+		err = -errno;
+		goto fail;
+	} else {
+		struct epoll_event ev = { .events = EPOLLIN, .data.u32 = WAKE_EV };
+
+		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->wake_fd, &ev) < 0) {
 			err = -errno;
 			goto fail;
 		}
@@ -1341,14 +1391,12 @@ static int fill(struct uevent_session *s, int all)
 }
 
 /* Overwrite mode: rings written backward from data_head; walk from head while whole. */
-UEVENT_EXPORT int uevent_session__snapshot(struct uevent_session *s)
+static int snapshot(struct uevent_session *s)
 {
 	int i, err;
 
-	if (!s || !(s->o.flags & UEVENT_SESSION_OVERWRITE))
-		return _uevent_err(EINVAL);
 	if (s->rec_fd >= 0 && _uevent_rec_flush(s) < 0)
-		return _uevent_err(-s->rec_err);
+		return s->rec_err;
 	s->buf_len = 0;
 	for (i = 0; i < s->nr_rings; i++) {
 		struct ring *r = &s->rings[i];
@@ -1361,7 +1409,7 @@ UEVENT_EXPORT int uevent_session__snapshot(struct uevent_session *s)
 		err = buf_reserve(s, (size_t)size);
 		if (err < 0) {
 			ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
-			return _uevent_err(-err);
+			return err;
 		}
 		for (pos = 0; pos + 8 <= size;) {
 			struct perf_event_header h;
@@ -1379,7 +1427,21 @@ UEVENT_EXPORT int uevent_session__snapshot(struct uevent_session *s)
 		ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
 	}
 	err = index_records(s, UINT64_MAX);
-	return err < 0 ? _uevent_err(-err) : (int)s->qn;
+	return err < 0 ? err : (int)s->qn;
+}
+
+UEVENT_EXPORT int uevent_session__snapshot(struct uevent_session *s)
+{
+	int ret;
+
+	if (!s || !(s->o.flags & UEVENT_SESSION_OVERWRITE))
+		return _uevent_err(EINVAL);
+	ret = reader_enter(s);
+	if (ret < 0)
+		return _uevent_err(-ret);
+	ret = snapshot(s);
+	reader_leave(s);
+	return ret < 0 ? _uevent_err(-ret) : ret;
 }
 
 /* Decode s->buf at off into rec; 1 = return it, 0 = skip it. */
@@ -1469,20 +1531,19 @@ static int64_t now_ms(void)
 	return (int64_t)(_uevent_mono_ns() / 1000000);
 }
 
-UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_perf_record *rec,
-				       int timeout_ms)
+static int session_next(struct uevent_session *s, struct uevent_perf_record *rec, int timeout_ms)
 {
 	int64_t deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
 	int err, filled = 0, settled = 0;
 
-	if (!s || !rec)
-		return _uevent_err(EINVAL);
 	for (;;) {
 		struct epoll_event evs[16];
 		int n, i, wait;
 
 		int live = 0, held, polled;
 
+		if (is_shut(s))
+			return -ECANCELED;
 		while (s->qi < s->qready) {
 			if (deliver(s, s->q[s->qi++].off, rec)) {
 				s->st.records++;
@@ -1498,7 +1559,7 @@ UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_p
 			if (!filled) {
 				err = fill(s, 1);
 				if (err < 0)
-					return _uevent_err(-err);
+					return err;
 				filled = 1;
 				if (s->qready > s->qi)
 					continue;
@@ -1506,13 +1567,13 @@ UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_p
 		} else if (!filled || timeout_ms) {
 			err = fill(s, 0);
 			if (err < 0)
-				return _uevent_err(-err);
+				return err;
 			filled = 1;
 			if (s->qready > s->qi)
 				continue;
 		}
 		if (s->rec_fd >= 0 && _uevent_rec_flush(s) < 0)
-			return _uevent_err(-s->rec_err);
+			return s->rec_err;
 		held = s->qn > s->qready;
 		if (held && timeout_ms == 0 && !settled) {
 			/*
@@ -1548,14 +1609,18 @@ UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_p
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return _uevent_err(errno);
+			return -errno;
 		}
 		if (n > 0)
 			s->st.wakeups++;
 		if (n == 0 && !held && !polled)
 			return 0;
 		for (i = 0; i < n; i++) {
-			struct ring *r = &s->rings[evs[i].data.u32];
+			struct ring *r;
+
+			if (evs[i].data.u32 == WAKE_EV)
+				continue;	/* shut down: the loop's top returns */
+			r = &s->rings[evs[i].data.u32];
 
 			/* the task is gone: drain its ring once more, then stop polling it */
 			if ((evs[i].events & EPOLLHUP) && r->live) {
@@ -1565,6 +1630,37 @@ UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_p
 			}
 		}
 	}
+}
+
+UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_perf_record *rec,
+				       int timeout_ms)
+{
+	int ret;
+
+	if (!s || !rec)
+		return _uevent_err(EINVAL);
+	ret = reader_enter(s);
+	if (ret < 0)
+		return _uevent_err(-ret);
+	ret = session_next(s, rec, timeout_ms);
+	reader_leave(s);
+	return ret < 0 ? _uevent_err(-ret) : ret;
+}
+
+UEVENT_EXPORT int uevent_session__read_batch(struct uevent_session *s,
+					     struct uevent_sample_batch *samples,
+					     struct uevent_record_batch *uevents, int timeout_ms)
+{
+	int ret;
+
+	if (!s)
+		return _uevent_err(EINVAL);
+	ret = reader_enter(s);
+	if (ret < 0)
+		return _uevent_err(-ret);
+	ret = _uevent_session_batch(s, samples, uevents, timeout_ms);
+	reader_leave(s);
+	return ret;
 }
 
 UEVENT_EXPORT int uevent_session__stats(const struct uevent_session *s,
@@ -1581,6 +1677,29 @@ UEVENT_EXPORT int uevent_session__stats(const struct uevent_session *s,
 	return 0;
 }
 
+UEVENT_EXPORT int uevent_session__shutdown(struct uevent_session *s)
+{
+	uint64_t one = 1;
+
+	if (!s)
+		return _uevent_err(EINVAL);
+	pthread_mutex_lock(&s->lock);
+	__atomic_store_n(&s->shut, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&s->lock);
+	/* the counter stays readable: every later wait ends at once too */
+	if (s->wake_fd >= 0 && write(s->wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		return _uevent_err(errno);
+	return 0;
+}
+
+/* What the session holds that is not a kernel object. */
+static void session_free(struct uevent_session *s)
+{
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->left);
+	free(s);
+}
+
 UEVENT_EXPORT void uevent_session__close(struct uevent_session *s)
 {
 	size_t i;
@@ -1588,6 +1707,14 @@ UEVENT_EXPORT void uevent_session__close(struct uevent_session *s)
 
 	if (!s)
 		return;
+	/* a reader in another thread returns (-ECANCELED) before anything goes */
+	uevent_session__shutdown(s);
+	pthread_mutex_lock(&s->lock);
+	while (s->readers)
+		pthread_cond_wait(&s->left, &s->lock);
+	pthread_mutex_unlock(&s->lock);
+	if (s->wake_fd >= 0)
+		close(s->wake_fd);
 	if (s->rec_fd >= 0)
 		_uevent_rec_end(s);
 	for (j = 0; j < s->nr_rings; j++)
@@ -1619,9 +1746,10 @@ UEVENT_EXPORT void uevent_session__close(struct uevent_session *s)
 	free(s->fds);
 	free(s->ids);
 	free(s->buf);
+	free(s->hold);
 	free(s->q);
 	free(s->wbuf);
 	for (j = 0; j < K_COUNT; j++)
 		free(s->tp_format[j]);
-	free(s);
+	session_free(s);
 }

@@ -28,7 +28,10 @@ EXTRA_DIST += %reldir%/lib.sh %reldir%/symbols.test %reldir%/cli.test %reldir%/u
 	%reldir%/ftrace.test %reldir%/perm.test %reldir%/man.test
 
 # The reading side: decoders (also built with ASan by t/asan.test), live sessions.
-check_PROGRAMS += t/perfdec t/session t/bpf-prog t/thread-context
+check_PROGRAMS += t/perfdec t/session t/bpf-prog t/thread-context t/session-life
+t_session_life_CFLAGS = $(t_cflags) -pthread
+t_session_life_LDADD = $(t_ldadd) -lpthread
+TESTS += t/session-life
 t_thread_context_CFLAGS = $(t_cflags) -pthread
 t_thread_context_LDADD = $(t_ldadd) -lpthread
 t_perfdec_CFLAGS = $(t_cflags)
