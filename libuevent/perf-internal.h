@@ -74,8 +74,6 @@ int _uevent_perf_file_next_data(struct uevent_perf_file *f, struct uevent_perf_r
 int _uevent_session_batch(struct uevent_session *s, struct uevent_sample_batch *samples,
 			  struct uevent_record_batch *uevents, int timeout_ms);
 
-/* Removes the uprobe events of sessions whose process is gone. */
-void _uevent_reap_stale_groups(void);
 
 
 #endif

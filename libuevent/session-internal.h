@@ -57,6 +57,7 @@ struct usdt_obj {
 	unsigned int events;		/* 1 << class: uprobe events added to the group */
 	uint64_t config[USDT_CLASSES];
 	char *format[USDT_CLASSES];	/* objects > 0: their events' formats */
+	struct ev_group *grp;		/* the process's group whose events these are */
 };
 
 struct qent {

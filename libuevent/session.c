@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
@@ -173,12 +174,143 @@ static int usdt_add_event(struct uevent_session *s, struct usdt_obj *o, const ch
 	return 0;
 }
 
-/* The uprobe events of object o (at path): one per size class its probes have. */
-static int usdt_obj_events(struct uevent_session *s, struct usdt_obj *o, const char *path)
+/* ---- uprobe events, shared by the sessions of a process ------------------------------ */
+
+/*
+ * One group of uprobe events (an event per size class an object's probes have) serves
+ * every session of the process that reads that object with the same payload cap: the
+ * process holds 5 events an object however many sessions it opens (a process killed
+ * with a thousand sessions open left 5,000 events, and spent minutes in the kernel
+ * exiting), and a session opened or closed while another has the group neither makes
+ * nor removes them.
+ *
+ * The group is named libuevent_PID_SEQ_NS, NS the inode of the process's PID
+ * namespace, so a later session reaps it when the process dies without closing
+ * (reap_dead_groups): only when that namespace is its own, where PID means the process.
+ */
+struct ev_group {
+	struct ev_group *next;
+	uint32_t maj, min, cap;
+	uint64_t ino;
+	char group[64];
+	unsigned int events;
+	uint64_t config[USDT_CLASSES];
+	char *format[USDT_CLASSES];
+	struct uevent_raw_layout raw[USDT_CLASSES];
+	int refs;
+};
+
+static pthread_mutex_t groups_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ev_group *groups;
+static pid_t groups_pid;
+
+/* The inode of this process's PID namespace (0: unknown). */
+static uint64_t pidns_id(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) < 0 ? 0 : (uint64_t)st.st_ino;
+}
+
+static void group_remove_events(const char *group, unsigned int events)
+{
+	char line[128];
+	int c;
+
+	for (c = 0; c < USDT_CLASSES; c++) {
+		if (!(events & (1u << c)))
+			continue;
+		snprintf(line, sizeof(line), "-:%s/%s", group, _uevent_usdt_class_name[c]);
+		_uevent_tracefs_append("uprobe_events", line);
+	}
+}
+
+static void group_free(struct ev_group *g)
+{
+	int c;
+
+	for (c = 0; c < USDT_CLASSES; c++)
+		free(g->format[c]);
+	free(g);
+}
+
+/*
+ * The groups this process made (under groups_lock). A forked child forgets its
+ * parent's: they are the parent's to remove.
+ */
+static struct ev_group **groups_of_process(void)
+{
+	if (groups_pid != getpid()) {
+		while (groups) {
+			struct ev_group *g = groups;
+
+			groups = g->next;
+			group_free(g);
+		}
+		groups_pid = getpid();
+	}
+	return &groups;
+}
+
+/* Object o takes group g's events (under groups_lock): 0, or -EINVAL (another layout). */
+static int group_use(struct uevent_session *s, struct usdt_obj *o, struct ev_group *g)
+{
+	int c;
+
+	for (c = 0; c < USDT_CLASSES; c++) {
+		struct uevent_raw_layout *raw = &s->fmt[K_USDT + c].raw;
+
+		if (!(g->events & (1u << c)))
+			continue;
+		/* one layout per class, whichever object: the kind decodes them all */
+		if (raw->kind && memcmp(raw, &g->raw[c], sizeof(*raw))) {
+			add_reason(s, "usdt: uprobe event %s/%s has another layout", g->group,
+				   _uevent_usdt_class_name[c]);
+			return -EINVAL;
+		}
+	}
+	for (c = 0; c < USDT_CLASSES; c++) {
+		if (!(g->events & (1u << c)))
+			continue;
+		s->fmt[K_USDT + c].raw = g->raw[c];
+		o->config[c] = g->config[c];
+		o->format[c] = g->format[c] ? strdup(g->format[c]) : NULL;
+	}
+	o->events = g->events;
+	snprintf(o->group, sizeof(o->group), "%s", g->group);
+	o->grp = g;
+	g->refs++;
+	return 0;
+}
+
+/* Object o lets its group go: the last session of the process to use it removes it. */
+static void group_put(struct usdt_obj *o)
+{
+	struct ev_group **pp;
+
+	if (!o->grp) {			/* events made, no group: a failed open's */
+		group_remove_events(o->group, o->events);
+		return;
+	}
+	pthread_mutex_lock(&groups_lock);
+	if (!--o->grp->refs) {
+		for (pp = &groups; *pp && *pp != o->grp; pp = &(*pp)->next)
+			;
+		if (*pp)
+			*pp = o->grp->next;
+		group_remove_events(o->grp->group, o->grp->events);
+		group_free(o->grp);
+	}
+	pthread_mutex_unlock(&groups_lock);
+	o->grp = NULL;
+}
+
+/* Makes the uprobe events of object o (at path): one per size class its probes have. */
+static int usdt_obj_make(struct uevent_session *s, struct usdt_obj *o, const char *path,
+			 uint32_t cap)
 {
 	static int seq;
 	struct _uevent_sdt_probe p[16];
-	uint32_t cap;
 	int err, n, i, c, found = 0;
 
 	n = _uevent_sdt_find_all(path, "libuevent", p, ARRAY_SIZE(p));
@@ -192,10 +324,8 @@ static int usdt_obj_events(struct uevent_session *s, struct usdt_obj *o, const c
 			   "no probes");
 		return n < 0 ? n : -ENOENT;
 	}
-	cap = s->o.usdt_max_payload ? s->o.usdt_max_payload : UEVENT_MAX_PAYLOAD;
-	cap = (cap + 7) & ~7u;
-	snprintf(o->group, sizeof(o->group), "libuevent_%d_%d", (int)getpid(),
-		 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+	snprintf(o->group, sizeof(o->group), "libuevent_%d_%d_%llu", (int)getpid(), seq++,
+		 (unsigned long long)pidns_id());
 	for (c = 0; c < USDT_CLASSES; c++)
 		for (i = 0; i < n; i++) {
 			if (strcmp(p[i].name, _uevent_usdt_class_name[c]))
@@ -207,6 +337,115 @@ static int usdt_obj_events(struct uevent_session *s, struct usdt_obj *o, const c
 			break;
 		}
 	return 0;
+}
+
+/*
+ * A process killed with sessions open could not remove their events: every session's
+ * open removes those of the dead, all of them. A group is reaped when its name says it
+ * is ours (libuevent_PID_SEQ_NS), NS is our PID namespace and PID names no process in
+ * it; one of another namespace is left to its own. A group of the names before the
+ * namespace (libuevent_PID_SEQ) is reaped when PID names no process here and its
+ * object's path is there to see (a process of another mount namespace sees other
+ * files). An event still in use refuses (EBUSY), so a live session never loses one.
+ */
+static void reap_dead_groups(void)
+{
+	const char *dir = _uevent_tracefs();
+	unsigned long long ns = pidns_id(), gns;
+	char path[PATH_MAX], line[PATH_MAX + 1024], **gone = NULL;
+	size_t n = 0, cap = 0, i;
+	FILE *f;
+
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/uprobe_events", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		int pid, seq, at = 0, legacy;
+		char ev[16], obj[PATH_MAX], **p;
+
+		if (sscanf(line, "p:libuevent_%d_%d/%15[a-z0-9] %n", &pid, &seq, ev, &at) == 3 &&
+		    at) {
+			legacy = 1;
+		} else if (sscanf(line, "p:libuevent_%d_%d_%llu/%15[a-z0-9] %n", &pid, &seq, &gns,
+				  ev, &at) == 4 && at) {
+			legacy = 0;
+			if (!ns || gns != ns)
+				continue;
+		} else {
+			continue;
+		}
+		if (pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		if (legacy && (sscanf(line + at, "%4095[^:]", obj) != 1 || access(obj, F_OK) < 0))
+			continue;
+		if (n == cap) {
+			p = realloc(gone, (cap = cap ? cap * 2 : 64) * sizeof(*p));
+			if (!p)
+				break;
+			gone = p;
+		}
+		*strchr(line, ' ') = 0;
+		line[0] = '-';
+		if (!(gone[n] = strdup(line)))
+			break;
+		n++;
+	}
+	fclose(f);
+	for (i = 0; i < n; i++) {
+		_uevent_tracefs_append("uprobe_events", gone[i]);
+		free(gone[i]);
+	}
+	free(gone);
+}
+
+/* Object o (at path) gets its uprobe events: the process's group for it, else a new one. */
+static int usdt_obj_events(struct uevent_session *s, struct usdt_obj *o, const char *path)
+{
+	uint32_t cap = s->o.usdt_max_payload ? s->o.usdt_max_payload : UEVENT_MAX_PAYLOAD;
+	struct ev_group *g, **list;
+	int err, c;
+
+	cap = (cap + 7) & ~7u;
+	pthread_mutex_lock(&groups_lock);
+	list = groups_of_process();
+	for (g = *list; g; g = g->next)
+		if (g->maj == o->maj && g->min == o->min && g->ino == o->ino && g->cap == cap)
+			break;
+	if (g) {
+		err = group_use(s, o, g);
+		pthread_mutex_unlock(&groups_lock);
+		return err;
+	}
+	err = usdt_obj_make(s, o, path, cap);
+	g = err < 0 ? NULL : calloc(1, sizeof(*g));
+	if (g) {
+		g->maj = o->maj;
+		g->min = o->min;
+		g->ino = o->ino;
+		g->cap = cap;
+		snprintf(g->group, sizeof(g->group), "%s", o->group);
+		g->events = o->events;
+		for (c = 0; c < USDT_CLASSES; c++) {
+			g->config[c] = o->config[c];
+			g->raw[c] = s->fmt[K_USDT + c].raw;
+			g->format[c] = o->format[c] ? strdup(o->format[c]) : NULL;
+		}
+		g->refs = 1;
+		g->next = *list;
+		*list = g;
+		o->grp = g;
+	} else if (!err) {
+		err = -ENOMEM;
+	}
+	if (err < 0) {
+		group_remove_events(o->group, o->events);
+		o->events = 0;
+	}
+	pthread_mutex_unlock(&groups_lock);
+	return err;
 }
 
 /* The object of (maj, min, ino), or a new one (NULL: no memory). */
@@ -260,7 +499,7 @@ static int setup_usdt(struct uevent_session *s, uint64_t *config, int *want)
 	if (!o)
 		return -ENOMEM;
 	o->probes = 1;
-	_uevent_reap_stale_groups();
+	reap_dead_groups();
 	err = usdt_obj_events(s, o, path);
 	snprintf(s->usdt_group, sizeof(s->usdt_group), "%s", o->group);
 	for (c = 0; c < USDT_CLASSES; c++) {
@@ -1727,17 +1966,11 @@ UEVENT_EXPORT void uevent_session__close(struct uevent_session *s)
 	for (i = 0; i < s->nprocs; i++)
 		proc_close(&s->procs[i]);
 	free(s->procs);
-	for (i = 0; i < (size_t)s->nobjs; i++)
-		for (j = 0; j < USDT_CLASSES; j++) {
-			char line[128];
-
+	for (i = 0; i < (size_t)s->nobjs; i++) {
+		for (j = 0; j < USDT_CLASSES; j++)
 			free(s->objs[i].format[j]);
-			if (!(s->objs[i].events & (1u << j)))
-				continue;
-			snprintf(line, sizeof(line), "-:%s/%s", s->objs[i].group,
-				 _uevent_usdt_class_name[j]);
-			_uevent_tracefs_append("uprobe_events", line);
-		}
+		group_put(&s->objs[i]);
+	}
 	free(s->objs);
 	free(s->plain);
 	if (s->user_fd >= 0)
