@@ -1942,10 +1942,12 @@ static void session_free(struct uevent_session *s)
 UEVENT_EXPORT void uevent_session__close(struct uevent_session *s)
 {
 	size_t i;
-	int j;
+	int j, cancel;
 
 	if (!s)
 		return;
+	/* a thread cancelled in here would leave the session half freed, its events in */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	/* a reader in another thread returns (-ECANCELED) before anything goes */
 	uevent_session__shutdown(s);
 	pthread_mutex_lock(&s->lock);
@@ -1985,4 +1987,5 @@ UEVENT_EXPORT void uevent_session__close(struct uevent_session *s)
 	for (j = 0; j < K_COUNT; j++)
 		free(s->tp_format[j]);
 	session_free(s);
+	pthread_setcancelstate(cancel, NULL);
 }
