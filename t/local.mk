@@ -38,8 +38,8 @@ t_perfdec_CFLAGS = $(t_cflags)
 t_perfdec_LDADD = $(t_ldadd)
 t_session_CFLAGS = $(t_cflags) -pthread
 t_session_LDADD = $(t_ldadd) -lpthread
-TESTS += t/perfdec t/session t/thread-context t/asan.test
-EXTRA_DIST += %reldir%/asan.test
+TESTS += t/perfdec t/session t/thread-context t/asan.test t/lsan.test
+EXTRA_DIST += %reldir%/asan.test %reldir%/lsan.test
 AM_TESTS_ENVIRONMENT += CC='$(CC)'; export CC;
 .PHONY: check-asan
 check-asan:
