@@ -46,3 +46,10 @@ EXTRA_DIST += %reldir%/jit-numba.sh %reldir%/jit-numba.py
 # make bench: the Python readers (per record, NumPy batches) against perf script/report.
 bench_scripts += %reldir%/arrays.sh
 EXTRA_DIST += %reldir%/arrays.sh %reldir%/arrays.py
+
+# make bench: a live session's open and close, alone and beside another; a killed
+# process's exit with sessions open (root; SKIPs otherwise).
+EXTRA_PROGRAMS += %reldir%/session-open
+bench_programs += %reldir%/session-open
+bench_session_open_LDADD = libuevent/libuevent.la
+CLEANFILES += %reldir%/session-open
