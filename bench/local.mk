@@ -73,3 +73,10 @@ bench_scale_LDFLAGS = -static-libtool-libs -pthread
 CLEANFILES += %reldir%/scale
 bench_scripts += %reldir%/scale-record.sh
 EXTRA_DIST += %reldir%/scale-record.sh %reldir%/device/scale.sh
+
+# make bench: a live session's open and close, alone and beside another; a killed
+# process's exit with sessions open (root; SKIPs otherwise).
+EXTRA_PROGRAMS += %reldir%/session-open
+bench_programs += %reldir%/session-open
+bench_session_open_LDADD = libuevent/libuevent.la
+CLEANFILES += %reldir%/session-open

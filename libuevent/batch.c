@@ -171,11 +171,11 @@ UEVENT_EXPORT int uevent_perf_file__read_batch(struct uevent_perf_file *f,
 	return f ? batch_read(&src, samples, uevents) : _uevent_err(EINVAL);
 }
 
-UEVENT_EXPORT int uevent_session__read_batch(struct uevent_session *s,
-					     struct uevent_sample_batch *samples,
-					     struct uevent_record_batch *uevents, int timeout_ms)
+/* uevent_session__read_batch(), inside the session's reader count (session.c) */
+int _uevent_session_batch(struct uevent_session *s, struct uevent_sample_batch *samples,
+			  struct uevent_record_batch *uevents, int timeout_ms)
 {
 	struct source src = { .s = s, .timeout_ms = timeout_ms };
 
-	return s ? batch_read(&src, samples, uevents) : _uevent_err(EINVAL);
+	return batch_read(&src, samples, uevents);
 }

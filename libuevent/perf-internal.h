@@ -70,9 +70,10 @@ int _uevent_tracepoint_id(const char *sys, const char *ev, char *fmt, size_t fmt
 struct uevent_perf_file;
 void _uevent_perf_file_unread(struct uevent_perf_file *f);
 int _uevent_perf_file_next_data(struct uevent_perf_file *f, struct uevent_perf_record *rec);
+/* uevent_session__read_batch()'s body (batch.c), which session.c runs as a reader. */
+int _uevent_session_batch(struct uevent_session *s, struct uevent_sample_batch *samples,
+			  struct uevent_record_batch *uevents, int timeout_ms);
 
-/* Removes the uprobe events of sessions whose process is gone. */
-void _uevent_reap_stale_groups(void);
 
 
 #endif

@@ -279,39 +279,6 @@ int _uevent_tracepoint_id(const char *sys, const char *ev, char *fmt, size_t fmt
 	return atoi(buf);
 }
 
-/*
- * A session that was killed could not remove its uprobe event: remove the events of
- * sessions whose process is gone (libuevent_PID_N), so they do not pile up.
- */
-void _uevent_reap_stale_groups(void)
-{
-	const char *dir = _uevent_tracefs();
-	char path[256], line[512], gone[64][48];
-	int ngone = 0, i;
-	FILE *f;
-
-	if (!dir)
-		return;
-	snprintf(path, sizeof(path), "%s/uprobe_events", dir);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f) && ngone < 64) {
-		int pid, seq, n = 0;
-		char proc[32], ev[16];
-
-		if (sscanf(line, "p:libuevent_%d_%d/%15[a-z0-9] %n", &pid, &seq, ev, &n) != 3 ||
-		    !n || pid <= 0)
-			continue;
-		snprintf(proc, sizeof(proc), "/proc/%d", pid);
-		if (access(proc, F_OK) < 0 && errno == ENOENT)
-			snprintf(gone[ngone++], sizeof(gone[0]), "-:libuevent_%d_%d/%s", pid, seq, ev);
-	}
-	fclose(f);
-	for (i = 0; i < ngone; i++)
-		_uevent_tracefs_append("uprobe_events", gone[i]);	/* EBUSY if still in use: fine */
-}
-
 /* ---- libuevent:emit, the event for plain perf ----------------------------------------- */
 
 #define PERF_EVENT_GROUP "libuevent"

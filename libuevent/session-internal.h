@@ -4,6 +4,7 @@
 #define UEVENT_SESSION_INTERNAL_H
 
 #include <limits.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,6 +57,7 @@ struct usdt_obj {
 	unsigned int events;		/* 1 << class: uprobe events added to the group */
 	uint64_t config[USDT_CLASSES];
 	char *format[USDT_CLASSES];	/* objects > 0: their events' formats */
+	struct ev_group *grp;		/* the process's group whose events these are */
 };
 
 struct qent {
@@ -67,6 +69,17 @@ struct uevent_session {
 	struct uevent_session_opts o;
 	unsigned int transports;
 	int epfd;
+	/*
+	 * Closing from another thread (see uevent.h): __shutdown() sets shut and makes
+	 * wake_fd (in the epoll set) readable, which ends a reader's wait; __close() then
+	 * waits for readers (the threads inside __next(), __read_batch(), __snapshot())
+	 * to be none before it frees anything.
+	 */
+	int wake_fd;
+	int shut;
+	int readers;
+	pthread_mutex_t lock;
+	pthread_cond_t left;
 	int *fds;
 	size_t nfds, fds_cap;
 	struct ring *rings;

@@ -12,9 +12,11 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -40,7 +42,41 @@ const uint32_t _uevent_usdt_class_size[USDT_CLASSES] = { _UEVENT_USDT_CLASSES(CL
 const char *const _uevent_usdt_class_name[USDT_CLASSES] = { _UEVENT_USDT_CLASSES(CLASS_NAME) };
 
 static struct proc *proc_add(struct uevent_session *s, uint32_t pid, uint32_t cov);
+static void session_free(struct uevent_session *s);
 static void usdt_maps(struct uevent_session *s, uint32_t pid);
+
+/* The epoll data of the session's wake_fd (the rings' are their index). */
+#define WAKE_EV	UINT32_MAX
+
+/*
+ * A reader (__next(), __read_batch(), __snapshot()) counts itself in, so that a
+ * __close() in another thread frees nothing until it has left: -ECANCELED once the
+ * session is shut down.
+ */
+static int reader_enter(struct uevent_session *s)
+{
+	int shut;
+
+	pthread_mutex_lock(&s->lock);
+	shut = s->shut;
+	if (!shut)
+		s->readers++;
+	pthread_mutex_unlock(&s->lock);
+	return shut ? -ECANCELED : 0;
+}
+
+static void reader_leave(struct uevent_session *s)
+{
+	pthread_mutex_lock(&s->lock);
+	if (!--s->readers && s->shut)
+		pthread_cond_broadcast(&s->left);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static int is_shut(struct uevent_session *s)
+{
+	return __atomic_load_n(&s->shut, __ATOMIC_ACQUIRE);
+}
 
 static void add_reason(struct uevent_session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -139,12 +175,143 @@ static int usdt_add_event(struct uevent_session *s, struct usdt_obj *o, const ch
 	return 0;
 }
 
-/* The uprobe events of object o (at path): one per size class its probes have. */
-static int usdt_obj_events(struct uevent_session *s, struct usdt_obj *o, const char *path)
+/* ---- uprobe events, shared by the sessions of a process ------------------------------ */
+
+/*
+ * One group of uprobe events (an event per size class an object's probes have) serves
+ * every session of the process that reads that object with the same payload cap: the
+ * process holds 5 events an object however many sessions it opens (a process killed
+ * with a thousand sessions open left 5,000 events, and spent minutes in the kernel
+ * exiting), and a session opened or closed while another has the group neither makes
+ * nor removes them.
+ *
+ * The group is named libuevent_PID_SEQ_NS, NS the inode of the process's PID
+ * namespace, so a later session reaps it when the process dies without closing
+ * (reap_dead_groups): only when that namespace is its own, where PID means the process.
+ */
+struct ev_group {
+	struct ev_group *next;
+	uint32_t maj, min, cap;
+	uint64_t ino;
+	char group[64];
+	unsigned int events;
+	uint64_t config[USDT_CLASSES];
+	char *format[USDT_CLASSES];
+	struct uevent_raw_layout raw[USDT_CLASSES];
+	int refs;
+};
+
+static pthread_mutex_t groups_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ev_group *groups;
+static pid_t groups_pid;
+
+/* The inode of this process's PID namespace (0: unknown). */
+static uint64_t pidns_id(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) < 0 ? 0 : (uint64_t)st.st_ino;
+}
+
+static void group_remove_events(const char *group, unsigned int events)
+{
+	char line[128];
+	int c;
+
+	for (c = 0; c < USDT_CLASSES; c++) {
+		if (!(events & (1u << c)))
+			continue;
+		snprintf(line, sizeof(line), "-:%s/%s", group, _uevent_usdt_class_name[c]);
+		_uevent_tracefs_append("uprobe_events", line);
+	}
+}
+
+static void group_free(struct ev_group *g)
+{
+	int c;
+
+	for (c = 0; c < USDT_CLASSES; c++)
+		free(g->format[c]);
+	free(g);
+}
+
+/*
+ * The groups this process made (under groups_lock). A forked child forgets its
+ * parent's: they are the parent's to remove.
+ */
+static struct ev_group **groups_of_process(void)
+{
+	if (groups_pid != getpid()) {
+		while (groups) {
+			struct ev_group *g = groups;
+
+			groups = g->next;
+			group_free(g);
+		}
+		groups_pid = getpid();
+	}
+	return &groups;
+}
+
+/* Object o takes group g's events (under groups_lock): 0, or -EINVAL (another layout). */
+static int group_use(struct uevent_session *s, struct usdt_obj *o, struct ev_group *g)
+{
+	int c;
+
+	for (c = 0; c < USDT_CLASSES; c++) {
+		struct uevent_raw_layout *raw = &s->fmt[K_USDT + c].raw;
+
+		if (!(g->events & (1u << c)))
+			continue;
+		/* one layout per class, whichever object: the kind decodes them all */
+		if (raw->kind && memcmp(raw, &g->raw[c], sizeof(*raw))) {
+			add_reason(s, "usdt: uprobe event %s/%s has another layout", g->group,
+				   _uevent_usdt_class_name[c]);
+			return -EINVAL;
+		}
+	}
+	for (c = 0; c < USDT_CLASSES; c++) {
+		if (!(g->events & (1u << c)))
+			continue;
+		s->fmt[K_USDT + c].raw = g->raw[c];
+		o->config[c] = g->config[c];
+		o->format[c] = g->format[c] ? strdup(g->format[c]) : NULL;
+	}
+	o->events = g->events;
+	snprintf(o->group, sizeof(o->group), "%s", g->group);
+	o->grp = g;
+	g->refs++;
+	return 0;
+}
+
+/* Object o lets its group go: the last session of the process to use it removes it. */
+static void group_put(struct usdt_obj *o)
+{
+	struct ev_group **pp;
+
+	if (!o->grp) {			/* events made, no group: a failed open's */
+		group_remove_events(o->group, o->events);
+		return;
+	}
+	pthread_mutex_lock(&groups_lock);
+	if (!--o->grp->refs) {
+		for (pp = &groups; *pp && *pp != o->grp; pp = &(*pp)->next)
+			;
+		if (*pp)
+			*pp = o->grp->next;
+		group_remove_events(o->grp->group, o->grp->events);
+		group_free(o->grp);
+	}
+	pthread_mutex_unlock(&groups_lock);
+	o->grp = NULL;
+}
+
+/* Makes the uprobe events of object o (at path): one per size class its probes have. */
+static int usdt_obj_make(struct uevent_session *s, struct usdt_obj *o, const char *path,
+			 uint32_t cap)
 {
 	static int seq;
 	struct _uevent_sdt_probe p[16];
-	uint32_t cap;
 	int err, n, i, c, found = 0;
 
 	n = _uevent_sdt_find_all(path, "libuevent", p, ARRAY_SIZE(p));
@@ -158,10 +325,8 @@ static int usdt_obj_events(struct uevent_session *s, struct usdt_obj *o, const c
 			   "no probes");
 		return n < 0 ? n : -ENOENT;
 	}
-	cap = s->o.usdt_max_payload ? s->o.usdt_max_payload : UEVENT_MAX_PAYLOAD;
-	cap = (cap + 7) & ~7u;
-	snprintf(o->group, sizeof(o->group), "libuevent_%d_%d", (int)getpid(),
-		 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+	snprintf(o->group, sizeof(o->group), "libuevent_%d_%d_%llu", (int)getpid(), seq++,
+		 (unsigned long long)pidns_id());
 	for (c = 0; c < USDT_CLASSES; c++)
 		for (i = 0; i < n; i++) {
 			if (strcmp(p[i].name, _uevent_usdt_class_name[c]))
@@ -173,6 +338,115 @@ static int usdt_obj_events(struct uevent_session *s, struct usdt_obj *o, const c
 			break;
 		}
 	return 0;
+}
+
+/*
+ * A process killed with sessions open could not remove their events: every session's
+ * open removes those of the dead, all of them. A group is reaped when its name says it
+ * is ours (libuevent_PID_SEQ_NS), NS is our PID namespace and PID names no process in
+ * it; one of another namespace is left to its own. A group of the names before the
+ * namespace (libuevent_PID_SEQ) is reaped when PID names no process here and its
+ * object's path is there to see (a process of another mount namespace sees other
+ * files). An event still in use refuses (EBUSY), so a live session never loses one.
+ */
+static void reap_dead_groups(void)
+{
+	const char *dir = _uevent_tracefs();
+	unsigned long long ns = pidns_id(), gns;
+	char path[PATH_MAX], line[PATH_MAX + 1024], **gone = NULL;
+	size_t n = 0, cap = 0, i;
+	FILE *f;
+
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/uprobe_events", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		int pid, seq, at = 0, legacy;
+		char ev[16], obj[PATH_MAX], **p;
+
+		if (sscanf(line, "p:libuevent_%d_%d/%15[a-z0-9] %n", &pid, &seq, ev, &at) == 3 &&
+		    at) {
+			legacy = 1;
+		} else if (sscanf(line, "p:libuevent_%d_%d_%llu/%15[a-z0-9] %n", &pid, &seq, &gns,
+				  ev, &at) == 4 && at) {
+			legacy = 0;
+			if (!ns || gns != ns)
+				continue;
+		} else {
+			continue;
+		}
+		if (pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		if (legacy && (sscanf(line + at, "%4095[^:]", obj) != 1 || access(obj, F_OK) < 0))
+			continue;
+		if (n == cap) {
+			p = realloc(gone, (cap = cap ? cap * 2 : 64) * sizeof(*p));
+			if (!p)
+				break;
+			gone = p;
+		}
+		*strchr(line, ' ') = 0;
+		line[0] = '-';
+		if (!(gone[n] = strdup(line)))
+			break;
+		n++;
+	}
+	fclose(f);
+	for (i = 0; i < n; i++) {
+		_uevent_tracefs_append("uprobe_events", gone[i]);
+		free(gone[i]);
+	}
+	free(gone);
+}
+
+/* Object o (at path) gets its uprobe events: the process's group for it, else a new one. */
+static int usdt_obj_events(struct uevent_session *s, struct usdt_obj *o, const char *path)
+{
+	uint32_t cap = s->o.usdt_max_payload ? s->o.usdt_max_payload : UEVENT_MAX_PAYLOAD;
+	struct ev_group *g, **list;
+	int err, c;
+
+	cap = (cap + 7) & ~7u;
+	pthread_mutex_lock(&groups_lock);
+	list = groups_of_process();
+	for (g = *list; g; g = g->next)
+		if (g->maj == o->maj && g->min == o->min && g->ino == o->ino && g->cap == cap)
+			break;
+	if (g) {
+		err = group_use(s, o, g);
+		pthread_mutex_unlock(&groups_lock);
+		return err;
+	}
+	err = usdt_obj_make(s, o, path, cap);
+	g = err < 0 ? NULL : calloc(1, sizeof(*g));
+	if (g) {
+		g->maj = o->maj;
+		g->min = o->min;
+		g->ino = o->ino;
+		g->cap = cap;
+		snprintf(g->group, sizeof(g->group), "%s", o->group);
+		g->events = o->events;
+		for (c = 0; c < USDT_CLASSES; c++) {
+			g->config[c] = o->config[c];
+			g->raw[c] = s->fmt[K_USDT + c].raw;
+			g->format[c] = o->format[c] ? strdup(o->format[c]) : NULL;
+		}
+		g->refs = 1;
+		g->next = *list;
+		*list = g;
+		o->grp = g;
+	} else if (!err) {
+		err = -ENOMEM;
+	}
+	if (err < 0) {
+		group_remove_events(o->group, o->events);
+		o->events = 0;
+	}
+	pthread_mutex_unlock(&groups_lock);
+	return err;
 }
 
 /* The object of (maj, min, ino), or a new one (NULL: no memory). */
@@ -226,7 +500,7 @@ static int setup_usdt(struct uevent_session *s, uint64_t *config, int *want)
 	if (!o)
 		return -ENOMEM;
 	o->probes = 1;
-	_uevent_reap_stale_groups();
+	reap_dead_groups();
 	err = usdt_obj_events(s, o, path);
 	snprintf(s->usdt_group, sizeof(s->usdt_group), "%s", o->group);
 	for (c = 0; c < USDT_CLASSES; c++) {
@@ -691,14 +965,17 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 	if (!s)
 		return NULL;
 	s->epfd = -1;
+	s->wake_fd = -1;
 	s->user_fd = -1;
 	s->rec_fd = -1;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->left, NULL);
 	err = _uevent_opts_copy(&s->o, sizeof(s->o), opts,
 				offsetof(struct uevent_session_opts, flags));
 	if (err < 0) {
 		_uevent_reason(err == -E2BIG ? "session options: a field this library does not "
 			       "know is set (a newer caller)" : "session options: sz too small");
-		free(s);
+		session_free(s);
 		errno = -err;
 		return NULL;
 	}
@@ -711,7 +988,7 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 			   UINT16_MAX);
 	if (s->reason[0]) {		/* refused before anything opens, for every binding */
 		_uevent_reason("%s", s->reason);
-		free(s);
+		session_free(s);
 		errno = EINVAL;
 		return NULL;
 	}
@@ -794,6 +1071,18 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 		struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
 
 		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->rings[i].fd, &ev) < 0) {
+			err = -errno;
+			goto fail;
+		}
+	}
+	s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (s->wake_fd < 0) {
+		err = -errno;
+		goto fail;
+	} else {
+		struct epoll_event ev = { .events = EPOLLIN, .data.u32 = WAKE_EV };
+
+		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->wake_fd, &ev) < 0) {
 			err = -errno;
 			goto fail;
 		}
@@ -1381,14 +1670,12 @@ static int fill(struct uevent_session *s, int all)
 }
 
 /* Overwrite mode: rings written backward from data_head; walk from head while whole. */
-UEVENT_EXPORT int uevent_session__snapshot(struct uevent_session *s)
+static int snapshot(struct uevent_session *s)
 {
 	int i, err;
 
-	if (!s || !(s->o.flags & UEVENT_SESSION_OVERWRITE))
-		return _uevent_err(EINVAL);
 	if (s->rec_fd >= 0 && _uevent_rec_flush(s) < 0)
-		return _uevent_err(-s->rec_err);
+		return s->rec_err;
 	s->buf_len = 0;
 	for (i = 0; i < s->nr_rings; i++) {
 		struct ring *r = &s->rings[i];
@@ -1401,7 +1688,7 @@ UEVENT_EXPORT int uevent_session__snapshot(struct uevent_session *s)
 		err = buf_reserve(s, (size_t)size);
 		if (err < 0) {
 			ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
-			return _uevent_err(-err);
+			return err;
 		}
 		for (pos = 0; pos + 8 <= size;) {
 			struct perf_event_header h;
@@ -1419,7 +1706,21 @@ UEVENT_EXPORT int uevent_session__snapshot(struct uevent_session *s)
 		ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
 	}
 	err = index_records(s, UINT64_MAX);
-	return err < 0 ? _uevent_err(-err) : (int)s->qn;
+	return err < 0 ? err : (int)s->qn;
+}
+
+UEVENT_EXPORT int uevent_session__snapshot(struct uevent_session *s)
+{
+	int ret;
+
+	if (!s || !(s->o.flags & UEVENT_SESSION_OVERWRITE))
+		return _uevent_err(EINVAL);
+	ret = reader_enter(s);
+	if (ret < 0)
+		return _uevent_err(-ret);
+	ret = snapshot(s);
+	reader_leave(s);
+	return ret < 0 ? _uevent_err(-ret) : ret;
 }
 
 /* Decode s->buf at off into rec; 1 = return it, 0 = skip it. */
@@ -1509,20 +1810,19 @@ static int64_t now_ms(void)
 	return (int64_t)(_uevent_mono_ns() / 1000000);
 }
 
-UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_perf_record *rec,
-				       int timeout_ms)
+static int session_next(struct uevent_session *s, struct uevent_perf_record *rec, int timeout_ms)
 {
 	int64_t deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
 	int err, filled = 0, settled = 0;
 
-	if (!s || !rec)
-		return _uevent_err(EINVAL);
 	for (;;) {
 		struct epoll_event evs[16];
 		int n, i, wait;
 
 		int live = 0, held, polled;
 
+		if (is_shut(s))
+			return -ECANCELED;
 		while (s->qi < s->qready) {
 			if (deliver(s, s->q[s->qi++].off, rec)) {
 				s->st.records++;
@@ -1538,7 +1838,7 @@ UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_p
 			if (!filled) {
 				err = fill(s, 1);
 				if (err < 0)
-					return _uevent_err(-err);
+					return err;
 				filled = 1;
 				if (s->qready > s->qi)
 					continue;
@@ -1546,13 +1846,13 @@ UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_p
 		} else if (!filled || timeout_ms) {
 			err = fill(s, 0);
 			if (err < 0)
-				return _uevent_err(-err);
+				return err;
 			filled = 1;
 			if (s->qready > s->qi)
 				continue;
 		}
 		if (s->rec_fd >= 0 && _uevent_rec_flush(s) < 0)
-			return _uevent_err(-s->rec_err);
+			return s->rec_err;
 		held = s->qn > s->qready;
 		if (held && timeout_ms == 0 && !settled) {
 			/*
@@ -1588,14 +1888,18 @@ UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_p
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return _uevent_err(errno);
+			return -errno;
 		}
 		if (n > 0)
 			s->st.wakeups++;
 		if (n == 0 && !held && !polled)
 			return 0;
 		for (i = 0; i < n; i++) {
-			struct ring *r = &s->rings[evs[i].data.u32];
+			struct ring *r;
+
+			if (evs[i].data.u32 == WAKE_EV)
+				continue;	/* shut down: the loop's top returns */
+			r = &s->rings[evs[i].data.u32];
 
 			/* the task is gone: drain its ring once more, then stop polling it */
 			if ((evs[i].events & EPOLLHUP) && r->live) {
@@ -1605,6 +1909,37 @@ UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_p
 			}
 		}
 	}
+}
+
+UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_perf_record *rec,
+				       int timeout_ms)
+{
+	int ret;
+
+	if (!s || !rec)
+		return _uevent_err(EINVAL);
+	ret = reader_enter(s);
+	if (ret < 0)
+		return _uevent_err(-ret);
+	ret = session_next(s, rec, timeout_ms);
+	reader_leave(s);
+	return ret < 0 ? _uevent_err(-ret) : ret;
+}
+
+UEVENT_EXPORT int uevent_session__read_batch(struct uevent_session *s,
+					     struct uevent_sample_batch *samples,
+					     struct uevent_record_batch *uevents, int timeout_ms)
+{
+	int ret;
+
+	if (!s)
+		return _uevent_err(EINVAL);
+	ret = reader_enter(s);
+	if (ret < 0)
+		return _uevent_err(-ret);
+	ret = _uevent_session_batch(s, samples, uevents, timeout_ms);
+	reader_leave(s);
+	return ret;
 }
 
 UEVENT_EXPORT int uevent_session__stats(const struct uevent_session *s,
@@ -1621,13 +1956,46 @@ UEVENT_EXPORT int uevent_session__stats(const struct uevent_session *s,
 	return 0;
 }
 
+UEVENT_EXPORT int uevent_session__shutdown(struct uevent_session *s)
+{
+	uint64_t one = 1;
+
+	if (!s)
+		return _uevent_err(EINVAL);
+	pthread_mutex_lock(&s->lock);
+	__atomic_store_n(&s->shut, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&s->lock);
+	/* the counter stays readable: every later wait ends at once too */
+	if (s->wake_fd >= 0 && write(s->wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		return _uevent_err(errno);
+	return 0;
+}
+
+/* What the session holds that is not a kernel object. */
+static void session_free(struct uevent_session *s)
+{
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->left);
+	free(s);
+}
+
 UEVENT_EXPORT void uevent_session__close(struct uevent_session *s)
 {
 	size_t i;
-	int j;
+	int j, cancel;
 
 	if (!s)
 		return;
+	/* a thread cancelled in here would leave the session half freed, its events in */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+	/* a reader in another thread returns (-ECANCELED) before anything goes */
+	uevent_session__shutdown(s);
+	pthread_mutex_lock(&s->lock);
+	while (s->readers)
+		pthread_cond_wait(&s->left, &s->lock);
+	pthread_mutex_unlock(&s->lock);
+	if (s->wake_fd >= 0)
+		close(s->wake_fd);
 	if (s->rec_fd >= 0)
 		_uevent_rec_end(s);
 	for (j = 0; j < s->nr_rings; j++)
@@ -1640,17 +2008,11 @@ UEVENT_EXPORT void uevent_session__close(struct uevent_session *s)
 	for (i = 0; i < s->nprocs; i++)
 		proc_close(&s->procs[i]);
 	free(s->procs);
-	for (i = 0; i < (size_t)s->nobjs; i++)
-		for (j = 0; j < USDT_CLASSES; j++) {
-			char line[128];
-
+	for (i = 0; i < (size_t)s->nobjs; i++) {
+		for (j = 0; j < USDT_CLASSES; j++)
 			free(s->objs[i].format[j]);
-			if (!(s->objs[i].events & (1u << j)))
-				continue;
-			snprintf(line, sizeof(line), "-:%s/%s", s->objs[i].group,
-				 _uevent_usdt_class_name[j]);
-			_uevent_tracefs_append("uprobe_events", line);
-		}
+		group_put(&s->objs[i]);
+	}
 	free(s->objs);
 	free(s->plain);
 	if (s->user_fd >= 0)
@@ -1659,9 +2021,11 @@ UEVENT_EXPORT void uevent_session__close(struct uevent_session *s)
 	free(s->fds);
 	free(s->ids);
 	free(s->buf);
+	free(s->hold);
 	free(s->q);
 	free(s->wbuf);
 	for (j = 0; j < K_COUNT; j++)
 		free(s->tp_format[j]);
-	free(s);
+	session_free(s);
+	pthread_setcancelstate(cancel, NULL);
 }

@@ -1023,6 +1023,19 @@ struct uevent_session *uevent_session__spawn(const struct uevent_session_opts *o
 /* The process the session watches (opts.pid resolved; __spawn(): the child), or -1 for
  * a system-wide session. */
 int uevent_session__pid(const struct uevent_session *s);
+/*
+ * Threads: a session is used by one thread at a time, with two exceptions. While one
+ * thread is inside __next(), __read_batch() or __snapshot() (waiting or not), another
+ * may call __shutdown() or __close(). __shutdown() makes that call and every later one
+ * return -ECANCELED at once (the session's fd polls readable), and frees nothing: it
+ * may race with any call but __close(). __close() shuts down, waits for the reader to
+ * return, then frees; no call may begin once __close() has begun, so a binding that
+ * lets any thread close makes its readers' entry and its close exclusive (or calls
+ * __shutdown() first and __close() once no reader can enter). Returns 0 or -EINVAL.
+ */
+int uevent_session__shutdown(struct uevent_session *s);
+/* Closes every fd and mapping and removes the session's uprobe events (see above for
+ * a reader in another thread). */
 void uevent_session__close(struct uevent_session *s);
 
 /*

@@ -28,15 +28,18 @@ EXTRA_DIST += %reldir%/lib.sh %reldir%/symbols.test %reldir%/cli.test %reldir%/u
 	%reldir%/ftrace.test %reldir%/perm.test %reldir%/man.test
 
 # The reading side: decoders (also built with ASan by t/asan.test), live sessions.
-check_PROGRAMS += t/perfdec t/session t/bpf-prog t/thread-context
+check_PROGRAMS += t/perfdec t/session t/bpf-prog t/thread-context t/session-life
+t_session_life_CFLAGS = $(t_cflags) -pthread
+t_session_life_LDADD = $(t_ldadd) -lpthread
+TESTS += t/session-life
 t_thread_context_CFLAGS = $(t_cflags) -pthread
 t_thread_context_LDADD = $(t_ldadd) -lpthread
 t_perfdec_CFLAGS = $(t_cflags)
 t_perfdec_LDADD = $(t_ldadd)
 t_session_CFLAGS = $(t_cflags) -pthread
 t_session_LDADD = $(t_ldadd) -lpthread
-TESTS += t/perfdec t/session t/thread-context t/asan.test
-EXTRA_DIST += %reldir%/asan.test
+TESTS += t/perfdec t/session t/thread-context t/asan.test t/lsan.test
+EXTRA_DIST += %reldir%/asan.test %reldir%/lsan.test
 AM_TESTS_ENVIRONMENT += CC='$(CC)'; export CC;
 .PHONY: check-asan
 check-asan:

@@ -706,6 +706,12 @@ methods(session, "session", "session", {
   reason = function(h) return cstr(lib.uevent_session__reason(h)) or "" end,
   -- The process watched (spawn(): the child), -1 system-wide.
   pid = function(h) return tonumber(lib.uevent_session__pid(h)) end,
+  -- shutdown(): next() and records() return nil, err, -ECANCELED from now on, at once
+  -- (a wait in C ends); close() frees. A C thread of the host program may call
+  -- uevent_session__shutdown(s.h) or __close(s.h) while this one waits in next()
+  -- (uevent.h: a LuaJIT state runs in one thread; after a C __close the handle is the
+  -- C thread's to forget, so have it shut down and close here).
+  shutdown = function(h) return ok_or_fail(lib.uevent_session__shutdown(h), "shutdown") end,
 })
 
 local Session = ffi.metatype("uevent_lua_session", session)

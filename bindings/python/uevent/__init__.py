@@ -19,6 +19,7 @@ import functools as _functools
 import json as _json
 import operator as _operator
 import os as _os
+import threading as _threading
 import warnings as _warnings
 from dataclasses import asdict as _asdict
 from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence,
@@ -530,6 +531,10 @@ class _Handle:
             raise ValueError(f"I/O operation on a closed {self._what}")
         return self._h
 
+    def _call(self, f: Callable[[Any], Any]) -> Any:
+        """f(the C object), which stays valid while f runs (see Session's)."""
+        return f(self._live())
+
     @property
     def closed(self) -> bool:
         return self._h is None
@@ -601,15 +606,15 @@ class _Events(_Handle):
     @property
     def nr_events(self) -> int:
         """Number of the events (a Sample's event_index is one of them)."""
-        return _check(getattr(_lib, f"uevent_{self._c}__nr_events")(self._live()), "nr_events")
+        return _check(self._call(getattr(_lib, f"uevent_{self._c}__nr_events")), "nr_events")
 
     def event_name(self, i: int) -> Optional[str]:
         """The name of event i: "dummy", "GROUP:emit16", "cpu-clock"... (in a perf.data
         file: HEADER_EVENT_DESC's, or None when the file has none)."""
         if not isinstance(i, int) or not 0 <= i < self.nr_events:
             raise IndexError(f"event {i} of {self.nr_events}")
-        p = getattr(_lib, f"uevent_{self._c}__event_name")(self._live(), i)
-        return _cstr(p) if p != _ffi.NULL else None
+        f = getattr(_lib, f"uevent_{self._c}__event_name")
+        return self._call(lambda h: (lambda p: _cstr(p) if p != _ffi.NULL else None)(f(h, i)))
 
     @property
     def event_names(self) -> Tuple[Optional[str], ...]:
@@ -732,6 +737,7 @@ class Session(_Events):
                  inherit: Optional[bool] = None, enabled: Optional[bool] = None,
                  _spawn: Optional[Sequence[Union[str, bytes]]] = None) -> None:
         self._recording: Any = None
+        self._cv = _threading.Condition()
         if inherit is not None or enabled is not None:      # the 0.1 spellings
             _warnings.warn("Session(inherit=, enabled=) are deprecated: use no_inherit=, "
                            "disabled= (as C, Lua and Rust spell them)", DeprecationWarning, 2)
@@ -771,6 +777,41 @@ class Session(_Events):
         self._rec = _out("struct uevent_perf_record *")
         self.pid = pid if _spawn is None else int(_lib.uevent_session__pid(p))
 
+    # Any thread may close a Session while others use it: each call counts itself in
+    # (_busy, under _cv) and close() frees the C object only once none is in. A reader
+    # waiting in C is woken by uevent_session__shutdown() and raises ValueError, as any
+    # call on a closed Session does. A close() from inside a call of its own thread (a
+    # signal handler) cannot wait: the last call to leave frees the object.
+    _busy = 0
+    _readers: List[int] = []
+    _doomed: Any = None
+
+    def _call(self, f: Callable[[Any], Any]) -> Any:
+        cv = self.__dict__.get("_cv")
+        if cv is None:                   # not opened (__new__): nothing to guard
+            return f(self._live())
+        with cv:
+            h = self._live()
+            self._busy += 1
+            self._readers = self._readers + [_threading.get_ident()]
+        try:
+            return f(h)
+        finally:
+            with cv:
+                self._busy -= 1
+                rd = list(self._readers)
+                rd.remove(_threading.get_ident())
+                self._readers = rd
+                if not self._busy:
+                    if self._doomed is not None:
+                        doomed, self._doomed = self._doomed, None
+                        _ffi.release(doomed)
+                    cv.notify_all()
+
+    def _cancelled(self, ret: int) -> bool:
+        """A call that returned -ECANCELED because another thread closed the Session."""
+        return ret == -_errno.ECANCELED and self._h is None
+
     @classmethod
     def spawn(cls, argv: Sequence[Union[str, bytes, "_os.PathLike[str]"]],
               **opts: Any) -> "Session":
@@ -792,12 +833,17 @@ class Session(_Events):
         (0: do not wait, -1: wait forever)."""
         if not isinstance(timeout_ms, int) or timeout_ms < -1 or timeout_ms >= 1 << 31:
             raise InvalidArgument(_errno.EINVAL, f"timeout_ms must be -1 or more: {timeout_ms!r}")
-        ret = _lib.uevent_session__next(self._live(), self._rec, timeout_ms)
-        if ret == 0:
-            return None
-        if ret < 0:
-            raise _error(-ret, "session next")
-        return _perf_record(self._rec, _lib.UEVENT_BO_HOST)
+        def next_c(h: Any) -> Optional[AnyRecord]:
+            ret = _lib.uevent_session__next(h, self._rec, timeout_ms)
+            if ret == 0:
+                return None
+            if self._cancelled(ret):
+                self._live()
+            if ret < 0:
+                raise _error(-ret, "session next")
+            # copied out before close() can free what the C record points into
+            return _perf_record(self._rec, _lib.UEVENT_BO_HOST)
+        return self._call(next_c)  # type: ignore[no-any-return]
 
     def __next__(self) -> AnyRecord:
         """`for rec in session` waits as long as it takes, and ends when every watched
@@ -820,25 +866,30 @@ class Session(_Events):
         first record (-1: until one comes or every watched task has exited), then takes
         only what is waiting. None when none came."""
         from . import _arrays
-        r = _arrays.read_batch(self._live(), n, call=lambda h, sb, ub:
-                               _lib.uevent_session__read_batch(h, sb, ub, timeout_ms))
+        r = self._call(lambda h: _arrays.read_batch(h, n, call=lambda h, sb, ub:
+                       _lib.uevent_session__read_batch(h, sb, ub, timeout_ms)))
         if isinstance(r, int):
+            if self._cancelled(r):
+                self._live()
             raise _error(-r, f"session read_batch({n!r})")
         return r
 
     def fileno(self) -> int:
         """An fd that polls readable when records may be waiting (owned by the session)."""
-        return _check(_lib.uevent_session__fd(self._live()), "session fd")
+        return _check(self._call(_lib.uevent_session__fd), "session fd")
 
     def enable(self) -> None:
-        _check(_lib.uevent_session__enable(self._live()), "session enable")
+        _check(self._call(_lib.uevent_session__enable), "session enable")
 
     def disable(self) -> None:
-        _check(_lib.uevent_session__disable(self._live()), "session disable")
+        _check(self._call(_lib.uevent_session__disable), "session disable")
 
     def snapshot(self) -> None:
         """Overwrite mode: pause the rings and queue their contents for next()."""
-        _check(_lib.uevent_session__snapshot(self._live()), "session snapshot")
+        ret = self._call(_lib.uevent_session__snapshot)
+        if self._cancelled(ret):
+            self._live()
+        _check(ret, "session snapshot")
 
     def record_to(self, file: Union[int, Any]) -> None:
         """From now on also write every record the session reads to `file` (an fd or an
@@ -849,29 +900,46 @@ class Session(_Events):
         fd = file if isinstance(file, int) else file.fileno()
         if not isinstance(fd, int) or fd < 0:
             raise InvalidArgument(_errno.EINVAL, f"not a file descriptor: {file!r}")
-        _check(_lib.uevent_session__record_to(self._live(), fd), "session record_to")
+        _check(self._call(lambda h: _lib.uevent_session__record_to(h, fd)), "session record_to")
         self._recording = file
 
     @property
     def stats(self) -> SessionStats:
         st = _ffi.new("struct uevent_session_stats *")
-        _check(_lib.uevent_session__stats(self._live(), st, _ffi.sizeof(st[0])), "session stats")
+        _check(self._call(lambda h: _lib.uevent_session__stats(h, st, _ffi.sizeof(st[0]))),
+               "session stats")
         return _records._mk_uevent_session_stats(st, 0)
 
     @property
     def transports(self) -> Tuple[str, ...]:
         """Names of the transports the session listens on."""
-        mask = _lib.uevent_session__transports(self._live())
+        mask = self._call(_lib.uevent_session__transports)
         return tuple(_tname(t) for t in _builtins.range(32) if mask & (1 << t))
 
     @property
     def reason(self) -> str:
         """What the session opened or could not, for people."""
-        return _cstr(_lib.uevent_session__reason(self._live()))
+        return _cstr(self._call(_lib.uevent_session__reason))  # type: ignore[no-any-return]
 
     def close(self) -> None:
-        """Close every fd and mapping (and remove the usdt probe); again does nothing."""
-        super().close()
+        """Close every fd and mapping (and remove the usdt probe); again does nothing.
+        From any thread: a next() waiting in another raises ValueError, and close
+        returns once the session is gone (called from inside a call of this thread,
+        as a signal handler may be, the call's end frees it)."""
+        cv = self.__dict__.get("_cv")
+        if cv is None:
+            super().close()
+        else:
+            with cv:
+                h, self._h = self._h, None
+                if h is not None and not self._busy:
+                    _ffi.release(h)
+                elif h is not None:
+                    _lib.uevent_session__shutdown(h)
+                    self._doomed = h
+                    if _threading.get_ident() not in self._readers:
+                        while self._doomed is not None:
+                            cv.wait()
         self._recording = None
 
     def __repr__(self) -> str:

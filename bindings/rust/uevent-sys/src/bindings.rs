@@ -5604,6 +5604,9 @@ extern "C" {
     pub fn uevent_session__pid(s: *const uevent_session) -> ::std::os::raw::c_int;
 }
 extern "C" {
+    pub fn uevent_session__shutdown(s: *mut uevent_session) -> ::std::os::raw::c_int;
+}
+extern "C" {
     pub fn uevent_session__close(s: *mut uevent_session);
 }
 #[repr(C)]

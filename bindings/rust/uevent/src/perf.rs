@@ -281,6 +281,31 @@ impl SessionBuilder {
 /// As an `Iterator` it waits as long as it takes and ends when every watched task has
 /// exited; [`Session::next_timeout`] waits a bounded time. Closed when dropped (the
 /// usdt uprobe it created is removed then).
+///
+/// Closing while another thread reads cannot happen: reading borrows the session
+/// mutably and only dropping it closes it (C's `uevent_session__close` from another
+/// thread, which Python and Lua must guard, has no safe spelling here). This does not
+/// compile:
+///
+/// ```compile_fail
+/// let mut s = uevent::Session::builder().open().unwrap();
+/// std::thread::scope(|t| {
+///     t.spawn(|| drop(s)); // closes it in another thread...
+///     let _ = s.next_timeout(std::time::Duration::from_secs(1)); // ...while this reads
+/// });
+/// ```
+///
+/// while handing the session to the reading thread, and closing it when that is done,
+/// does:
+///
+/// ```no_run
+/// let mut s = uevent::Session::builder().open().unwrap();
+/// let reader = std::thread::spawn(move || {
+///     let _ = s.next_timeout(std::time::Duration::from_secs(1));
+///     s // back to the thread that closes it
+/// });
+/// drop(reader.join().unwrap());
+/// ```
 pub struct Session {
     s: *mut sys::uevent_session,
     rec: Box<sys::uevent_perf_record>,
