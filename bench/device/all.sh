@@ -15,10 +15,12 @@ echo "== $(date -u) $(uname -r) $(nproc) CPUs"
 echo "== nvtx-pytorch"
 OUT=$OUT/nvtx timeout 170 sh bench/device/nvtx-pytorch.sh >"$OUT/nvtx.log" 2>&1
 echo "rc=$?"; tail -40 "$OUT/nvtx.log"
+# the CLI in scale.sh's flood links libdw and libtraceevent: the bundle has them
+export LD_LIBRARY_PATH="$PWD/bench/device/.libs"
 echo "== scale"
 SCALE_REPEAT=2 timeout 220 sh bench/device/scale.sh; echo "rc=$?"
 cat "$OUT/scale.txt" 2>/dev/null | tail -80
-export LD_LIBRARY_PATH="$PWD/libuevent/.libs:$PWD/bench/device/.libs"
+export LD_LIBRARY_PATH="$PWD/libuevent/.libs:$LD_LIBRARY_PATH"
 echo "== symbolize-scale"
 for a in "50000" "200000" "200000 ascending"; do
 	# shellcheck disable=SC2086
