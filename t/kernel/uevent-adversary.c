@@ -1,0 +1,153 @@
+/*
+ * uevent-adversary.c - guest tests of the series' defects found in review (issue 21),
+ * each written to fail on the series before its fix. Run under the patched and the
+ * debug kernel (KASAN, lockdep; the harness fails the run on any WARN/KASAN line).
+ *
+ * usage: uevent-adversary [patched|stock]   (default: $UEVENT_KERNEL, else patched)
+ *
+ *  1. open/close race: one thread opens attr.uevents events while another closes the
+ *     fd numbers they get, with an enable word registered (the open must not touch the
+ *     event once its fd is installed; KASAN reports it if it does).
+ * On the stock kernel the program has nothing to test (SKIP).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/klog.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+#include <linux/perf_uevent.h>
+#include <linux/userfaultfd.h>
+
+#include "tap.h"
+#include "kperf.h"
+
+#define BIT	5
+#define PLAN	(3)
+
+static volatile uint32_t word;
+
+static long enable_word(volatile uint32_t *addr, unsigned long bit)
+{
+	return syscall(SYS_prctl, PR_TASK_PERF_UEVENT, bit, 0UL, (void *)addr,
+		       PR_PERF_UEVENT_ENABLE_WORD);
+}
+
+static long unreg_word(volatile uint32_t *addr, unsigned long bit)
+{
+	return syscall(SYS_prctl, PR_TASK_PERF_UEVENT, bit, 0UL, (void *)addr,
+		       PR_PERF_UEVENT_UNREG_WORD);
+}
+
+static int open_listener(pid_t pid, int cpu, unsigned long flags)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.uevents = 1;
+	a.exclude_kernel = 1;
+	return perf_open(&a, pid, cpu, -1, flags | PERF_FLAG_FD_CLOEXEC);
+}
+
+static int bit_set(volatile uint32_t *w)
+{
+	return (*w >> BIT) & 1;
+}
+
+/* Wait up to ms for the bit to read want. */
+static int bit_becomes(volatile uint32_t *w, int want, int ms)
+{
+	for (int i = 0; i < ms; i++) {
+		if (bit_set(w) == want)
+			return 1;
+		usleep(1000);
+	}
+	return bit_set(w) == want;
+}
+
+/* --- 1. open/close race --------------------------------------------------------- */
+
+static volatile int race_stop;
+static volatile int race_fd = -1;
+static unsigned long race_closed;
+
+static void *race_closer(void *arg)
+{
+	(void)arg;
+	while (!race_stop) {
+		int fd = race_fd;
+
+		/* the number the next open will get, closed as soon as it exists */
+		if (fd > 2 && close(fd) == 0)
+			race_closed++;
+	}
+	return NULL;
+}
+
+static void open_close_race(void)
+{
+	unsigned long opened = 0;
+	uint64_t end;
+	pthread_t t;
+	int fd;
+
+	word = 0;
+	ok(enable_word(&word, BIT) == 0, "race: an enable word registered");
+	/* the lowest free number: what each open below gets */
+	fd = open("/dev/null", O_RDONLY);
+	close(fd);
+	race_fd = fd;
+	race_stop = 0;
+	if (pthread_create(&t, NULL, race_closer, NULL)) {
+		skip(2, "pthread_create failed");
+		return;
+	}
+	end = now_ns() + 2000000000ull;
+	while (now_ns() < end) {
+		fd = open_listener(0, -1, 0);
+		if (fd >= 0) {
+			opened++;
+			close(fd);	/* EBADF when the other thread was first */
+		}
+	}
+	race_stop = 1;
+	pthread_join(t, NULL);
+	diag("race: %lu opens, %lu closed by the other thread first", opened, race_closed);
+	ok(opened > 100, "race: %lu opens of a uevents listener in 2 s while another thread "
+	   "closes their fd numbers", opened);
+	ok(bit_becomes(&word, 0, 1000) && unreg_word(&word, BIT) == 0,
+	   "race: every listener closed, the bit is clear (%#x)", word);
+}
+
+int main(int argc, char **argv)
+{
+	const char *flavour = argc > 1 ? argv[1] : getenv("UEVENT_KERNEL");
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (flavour && !strcmp(flavour, "stock"))
+		plan_skip_all("stock kernel: no uevents to attack");
+	if (geteuid() != 0)
+		plan_skip_all("needs root (the guest runs as root)");
+	plan(PLAN);
+	open_close_race();
+	return exit_status();
+}
