@@ -12,6 +12,9 @@
  *     resolves; a listener's open returns, another process forks and execs meanwhile,
  *     and the bit lands once the fault is resolved (the write is retried by the
  *     kernel's fault worker, not dropped).
+ *  3. no oracle: an unprivileged process gets EFAULT for an unreadable payload whether
+ *     or not it is watched, and 0 for a readable one either way; a per-CPU listener of
+ *     a cgroup sets the word of a process in that cgroup only.
  * On the stock kernel the program has nothing to test (SKIP).
  */
 #define _GNU_SOURCE
@@ -43,7 +46,7 @@
 #include "kperf.h"
 
 #define BIT	5
-#define PLAN	(3 + 5)
+#define PLAN	(3 + 5 + 4 + 2)
 
 static volatile uint32_t word;
 
@@ -245,6 +248,163 @@ static void slow_word(void)
 	munmap((void *)page, 4096);
 }
 
+/* --- 3. what an unprivileged process learns ---------------------------------------- */
+
+static long uevent(unsigned long type, unsigned long size, const void *data)
+{
+	return syscall(SYS_prctl, PR_TASK_PERF_UEVENT, type, size, data, 0UL);
+}
+
+static void no_oracle(void)
+{
+	int go[2], res[2], fd = -1, status = -1;
+	long r[4] = { 99, 99, 99, 99 };
+	int e[4] = { 0, 0, 0, 0 };
+	pid_t pid;
+
+	if (pipe(go) || pipe(res)) {
+		skip(4, "pipe failed");
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		char *hole = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		long out[4];
+		int err[4];
+		char c;
+
+		if (hole == MAP_FAILED || munmap(hole + 4096, 4096))
+			_exit(6);
+		memset(hole, 'x', 4096);
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(2);
+		for (int round = 0; round < 2; round++) {
+			if (read(go[0], &c, 1) != 1)
+				_exit(3);
+			errno = 0;
+			out[2 * round] = uevent(1, 64, hole + 4096 - 32);	/* runs off the page */
+			err[2 * round] = errno;
+			errno = 0;
+			out[2 * round + 1] = uevent(1, 16, hole);
+			err[2 * round + 1] = errno;
+			if (write(res[1], "r", 1) != 1)
+				_exit(4);
+		}
+		if (write(res[1], out, sizeof(out)) != sizeof(out) ||
+		    write(res[1], err, sizeof(err)) != sizeof(err))
+			_exit(4);
+		_exit(0);
+	}
+	{
+		char c;
+
+		/* unwatched */
+		if (write(go[1], "g", 1) != 1 || read(res[0], &c, 1) != 1)
+			diag("the unprivileged child did not answer");
+		/* watched by root */
+		fd = open_listener(pid, -1, 0);
+		if (write(go[1], "g", 1) != 1 || read(res[0], &c, 1) != 1)
+			diag("the unprivileged child did not answer");
+		if (read(res[0], r, sizeof(r)) != sizeof(r) || read(res[0], e, sizeof(e)) != sizeof(e))
+			diag("no results");
+	}
+	waitpid(pid, &status, 0);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0 && fd >= 0,
+	   "oracle: an unprivileged process emitted unwatched, then watched (status %#x)", status);
+	ok(r[0] == -1 && e[0] == EFAULT,
+	   "oracle: unwatched, a payload running into an unmapped page is EFAULT (%ld, %s)",
+	   r[0], strerror(e[0]));
+	ok(r[2] == -1 && e[2] == EFAULT,
+	   "oracle: watched, the same EFAULT (%ld, %s)", r[2], strerror(e[2]));
+	ok(r[1] == 0 && r[3] == 0, "oracle: a readable payload returns 0 unwatched and watched "
+	   "(%ld %ld)", r[1], r[3]);
+	if (fd >= 0)
+		close(fd);
+	close(go[0]), close(go[1]), close(res[0]), close(res[1]);
+}
+
+/* A child in cgroup dir (or left where it is when dir is NULL) that reports its word. */
+static pid_t cgroup_child(const char *dir, int go[2], int res[2])
+{
+	pid_t pid;
+
+	if (pipe(go) || pipe(res))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char path[256], c;
+		uint32_t w;
+		FILE *f;
+
+		word = 0;
+		if (dir) {
+			snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+			f = fopen(path, "w");
+			if (!f || fprintf(f, "%d\n", getpid()) < 0 || fclose(f))
+				_exit(2);
+		}
+		if (enable_word(&word, BIT))
+			_exit(3);
+		if (write(res[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(4);
+		usleep(100000);
+		w = word;
+		_exit(write(res[1], &w, sizeof(w)) == sizeof(w) ? 0 : 5);
+	}
+	return pid;
+}
+
+static void cgroup_listener(void)
+{
+	const char *root = "/sys/fs/cgroup", *dir = "/sys/fs/cgroup/uevent-a";
+	int go_in[2], res_in[2], go_out[2], res_out[2], cg, fd[8], n = 0, ncpu, st_in = -1,
+	    st_out = -1;
+	uint32_t w_in = ~0u, w_out = ~0u;
+	pid_t in, out;
+	char c;
+
+	mkdir(root, 0755);
+	if (mount("cgroup2", root, "cgroup2", 0, NULL) && errno != EBUSY) {
+		skip(2, "no cgroup2 in this kernel");
+		return;
+	}
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		skip(2, "cannot make a cgroup");
+		return;
+	}
+	cg = open(dir, O_RDONLY | O_DIRECTORY);
+	in = cgroup_child(dir, go_in, res_in);
+	out = cgroup_child(NULL, go_out, res_out);
+	if (read(res_in[0], &c, 1) != 1 || read(res_out[0], &c, 1) != 1)
+		diag("a cgroup child did not register");
+	/* A per-CPU listener on every CPU, of the cgroup: it sees only that cgroup. */
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	for (int cpu = 0; cpu < ncpu && cpu < 8; cpu++) {
+		int f = open_listener(cg, cpu, PERF_FLAG_PID_CGROUP);
+
+		if (f >= 0)
+			fd[n++] = f;
+	}
+	if (write(go_in[1], "g", 1) != 1 || read(res_in[0], &w_in, sizeof(w_in)) != sizeof(w_in))
+		diag("no word from the child in the cgroup");
+	if (write(go_out[1], "g", 1) != 1 || read(res_out[0], &w_out, sizeof(w_out)) != sizeof(w_out))
+		diag("no word from the child outside");
+	waitpid(in, &st_in, 0);
+	waitpid(out, &st_out, 0);
+	ok(n == ncpu && WIFEXITED(st_in) && WEXITSTATUS(st_in) == 0 && ((w_in >> BIT) & 1),
+	   "cgroup: a per-CPU listener of the cgroup sets the word of a process in it (%d of "
+	   "%d opened, %#x)", n, ncpu, w_in);
+	ok(WIFEXITED(st_out) && WEXITSTATUS(st_out) == 0 && !((w_out >> BIT) & 1),
+	   "cgroup: and not the word of a process outside it (%#x)", w_out);
+	while (n > 0)
+		close(fd[--n]);
+	close(cg);
+	rmdir(dir);
+	close(go_in[0]), close(go_in[1]), close(res_in[0]), close(res_in[1]);
+	close(go_out[0]), close(go_out[1]), close(res_out[0]), close(res_out[1]);
+}
+
 int main(int argc, char **argv)
 {
 	const char *flavour = argc > 1 ? argv[1] : getenv("UEVENT_KERNEL");
@@ -257,5 +417,7 @@ int main(int argc, char **argv)
 	plan(PLAN);
 	open_close_race();
 	slow_word();
+	no_oracle();
+	cgroup_listener();
 	return exit_status();
 }
