@@ -15,6 +15,8 @@
  *  3. no oracle: an unprivileged process gets EFAULT for an unreadable payload whether
  *     or not it is watched, and 0 for a readable one either way; a per-CPU listener of
  *     a cgroup sets the word of a process in that cgroup only.
+ *  4. a sample larger than header.size can say (a long user callchain), which mainline
+ *     reaches, writes no WARN into the kernel log.
  * On the stock kernel the program has nothing to test (SKIP).
  */
 #define _GNU_SOURCE
@@ -46,7 +48,7 @@
 #include "kperf.h"
 
 #define BIT	5
-#define PLAN	(3 + 5 + 4 + 2)
+#define PLAN	(3 + 5 + 4 + 2 + 2)
 
 static volatile uint32_t word;
 
@@ -405,6 +407,109 @@ static void cgroup_listener(void)
 	close(go_out[0]), close(go_out[1]), close(res_out[0]), close(res_out[1]);
 }
 
+/* --- 4. a sample larger than header.size ---------------------------------------------- */
+
+#define DEEP 9000
+
+static volatile char *deep_page;
+
+__attribute__((noinline, optimize("no-omit-frame-pointer", "no-optimize-sibling-calls")))
+static int deep(int n)
+{
+	int r;
+
+	if (n == 0) {
+		deep_page[0] = 1;	/* a page fault: the sample, DEEP frames down */
+		return 1;
+	}
+	r = deep(n - 1);
+	__asm__ volatile("" ::: "memory");
+	return r + 1;
+}
+
+static int klog_has(const char *what)
+{
+	int len = klogctl(10, NULL, 0);	/* SYSLOG_ACTION_SIZE_BUFFER */
+	char *buf;
+	int n, found;
+
+	if (len <= 0)
+		return -1;
+	buf = malloc(len + 1);
+	if (!buf)
+		return -1;
+	n = klogctl(3, buf, len);	/* SYSLOG_ACTION_READ_ALL */
+	if (n < 0) {
+		free(buf);
+		return -1;
+	}
+	buf[n] = 0;
+	found = strstr(buf, what) != NULL;
+	free(buf);
+	return found;
+}
+
+static void long_callchain(void)
+{
+	const char *sysctl = "/proc/sys/kernel/perf_event_max_stack";
+	struct perf_event_attr a;
+	char old[32] = "127";
+	uint64_t count = 0;
+	int fd, before, after;
+	FILE *f;
+
+	f = fopen(sysctl, "r");
+	if (!f) {
+		skip(2, "no /proc/sys/kernel/perf_event_max_stack");
+		return;
+	}
+	if (!fgets(old, sizeof(old), f))
+		strcpy(old, "127");
+	fclose(f);
+	f = fopen(sysctl, "w");
+	if (!f || fprintf(f, "%d\n", DEEP + 64) < 0 || fclose(f)) {
+		skip(2, "cannot raise perf_event_max_stack");
+		return;
+	}
+	before = klog_has("WARNING:");
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_PAGE_FAULTS;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_TLS_USER;
+	a.sample_tls_user = 4096;
+	a.exclude_kernel = 1;
+	a.exclude_callchain_kernel = 1;
+	a.disabled = 1;
+	/* No ring: the sample is prepared (and sized) but written nowhere. */
+	fd = perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		a.sample_type &= ~PERF_SAMPLE_TLS_USER;
+		a.sample_tls_user = 0;
+		fd = perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	}
+	deep_page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (fd >= 0 && deep_page != MAP_FAILED) {
+		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+		deep(DEEP);
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		if (read(fd, &count, sizeof(count)) != sizeof(count))
+			count = 0;
+		close(fd);
+	}
+	after = klog_has("WARNING:");
+	f = fopen(sysctl, "w");
+	if (f) {
+		fputs(old, f);
+		fclose(f);
+	}
+	ok(fd >= 0 && count >= 1, "long callchain: a page-fault sample %d frames down (%llu "
+	   "faults counted)", DEEP, (unsigned long long)count);
+	ok(before == 0 && after == 0, "long callchain: a sample beyond header.size's 64 KiB "
+	   "(as mainline can make) writes no WARNING (before %d, after %d)", before, after);
+}
+
 int main(int argc, char **argv)
 {
 	const char *flavour = argc > 1 ? argv[1] : getenv("UEVENT_KERNEL");
@@ -419,5 +524,6 @@ int main(int argc, char **argv)
 	slow_word();
 	no_oracle();
 	cgroup_listener();
+	long_callchain();
 	return exit_status();
 }
