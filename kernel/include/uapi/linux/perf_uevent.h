@@ -134,9 +134,9 @@ struct perf_uevent_abi {
  * of its threads is in) and clears it when the last goes away, as user_events does
  * with enable_addr. The word is written, with an atomic or/and-not of the one bit (the
  * other 31 bits stay user space's), before the perf_event_open(), ioctl() or close()
- * that changes it returns, unless writing it needs a page fault (a page swapped out,
- * not yet written, on a slow file system): then a kernel worker faults it in and
- * writes it a little later, and nothing waits for it. Registration writes the current
+ * that changes it returns, unless writing it needs a page fault that waits (a page
+ * swapped out, on a slow file system, under userfaultfd): then a kernel worker faults
+ * it in and writes it a little later, and nothing waits for it. Registration writes the current
  * state at once (faulting the page in); registering the same addr and bit again only
  * does that. Unregistering leaves the word as it is.
  *
