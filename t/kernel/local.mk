@@ -6,6 +6,7 @@ kernel_guest_programs = \
 	%reldir%/uevent-stress \
 	%reldir%/tls-user \
 	%reldir%/enable-word \
+	%reldir%/uevent-adversary \
 	%reldir%/user-events \
 	%reldir%/lib-guest \
 	%reldir%/session-guest \
@@ -28,6 +29,9 @@ t_kernel_tls_user_LDFLAGS = $(kernel_guest_ldflags) -pthread
 t_kernel_enable_word_SOURCES = %reldir%/enable-word.c %reldir%/kperf.h
 t_kernel_enable_word_CFLAGS = $(kernel_guest_cflags)
 t_kernel_enable_word_LDFLAGS = $(kernel_guest_ldflags)
+t_kernel_uevent_adversary_SOURCES = %reldir%/uevent-adversary.c %reldir%/kperf.h
+t_kernel_uevent_adversary_CFLAGS = $(kernel_guest_cflags) -pthread
+t_kernel_uevent_adversary_LDFLAGS = $(kernel_guest_ldflags) -pthread
 t_kernel_user_events_SOURCES = %reldir%/user-events.c %reldir%/kperf.h
 t_kernel_user_events_CFLAGS = $(kernel_guest_cflags)
 t_kernel_user_events_LDFLAGS = $(kernel_guest_ldflags)

@@ -128,14 +128,17 @@ struct perf_uevent_abi {
  * prctl(PR_TASK_PERF_UEVENT, bit, 0, addr, PR_PERF_UEVENT_UNREG_WORD)
  *
  * Registers (unregisters) an enable word of the calling process: the kernel sets bit
- * (0..31) of the u32 at addr while an enabled event with attr.uevents can see one of the
- * process's threads (a per-task event on it, an inherited one in its context, or a per-
- * CPU one, which sees every task) and clears it when the last goes away, as user_events
- * does with enable_addr. The word is written before the perf_event_open(),
- * ioctl(ENABLE/DISABLE) or close() that changes it returns, with an atomic or/and-not of
- * the one bit: the other 31 bits stay user space's. Registration writes the current
- * state at once; registering the same addr and bit again only does that. Unregistering
- * leaves the word as it is.
+ * (0..31) of the u32 at addr while an enabled event with attr.uevents would get the
+ * process's records (a per-task event on one of its threads, an inherited one in a
+ * thread's context, a per-CPU one without a cgroup, or a per-CPU one of a cgroup one
+ * of its threads is in) and clears it when the last goes away, as user_events does
+ * with enable_addr. The word is written, with an atomic or/and-not of the one bit (the
+ * other 31 bits stay user space's), before the perf_event_open(), ioctl() or close()
+ * that changes it returns, unless writing it needs a page fault that waits (a page
+ * swapped out, on a slow file system, under userfaultfd): then a kernel worker faults
+ * it in and writes it a little later, and nothing waits for it. Registration writes the current
+ * state at once (faulting the page in); registering the same addr and bit again only
+ * does that. Unregistering leaves the word as it is.
  *
  * Per process (thread group), up to 64 (addr, bit) pairs: one per copy of a library
  * the process maps. fork()'s child (a new process with its own memory) keeps them, its
