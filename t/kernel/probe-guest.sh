@@ -63,7 +63,7 @@ else
 	"$cli" record -o /tmp/tls.data -F 5000 --tls 64 -- "$lg" spin-context 2>/tmp/tls.err
 	tp=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01
 	"$cli" dump /tmp/tls.data >/tmp/tls.dump 2>/dev/null
-	n=$(grep -c " SAMPLE .* tls=40B traceparent=$tp" /tmp/tls.dump)
+	n=$(grep -c " SAMPLE .* tls=[0-9][0-9]*B traceparent=$tp" /tmp/tls.dump)
 	all=$(grep ' SAMPLE ' /tmp/tls.dump | grep -c ' tls=')
 	if [ "$n" -gt 5 ] && [ "$n" = "$all" ]; then
 		echo "ok 9 - uevent record -F --tls 64: $n samples, each with the workload's OTEP 4947 record, traceparent $tp"

@@ -106,7 +106,7 @@ if os.geteuid() != 0:
     why = "needs root to record"
 elif not os.access(burn, os.X_OK):
     why = "t/burn not built"
-elif subprocess.run([cli, "record", "-F", "100000", "-o", rec, "--", burn, "0.5"],
+elif subprocess.run([cli, "record", "-F", "10000", "-o", rec, "--", burn, "0.5"],
                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
     why = "uevent record -F failed"
 if why:

@@ -71,7 +71,7 @@ try:
         env = dict(os.environ)
         burn = os.path.join(top_builddir, "t", ".libs", "burn")
         data = os.path.join(tmp, "b.data")
-        subprocess.run([cli, "record", "-o", data, "-F", "1000000", "--", burn, "0.3"],
+        subprocess.run([cli, "record", "-o", data, "-F", "1000", "--", burn, "0.3"],
                        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
         s = Symbolizer()
         names = collections.Counter()
@@ -93,7 +93,7 @@ try:
 
         cjit = os.path.join(top_builddir, "t", "jit-cjit")
         jdata = os.path.join(tmp, "j.data")
-        out = subprocess.run([cli, "record", "-o", jdata, "-F", "1000000", "--", cjit, "0.2",
+        out = subprocess.run([cli, "record", "-o", jdata, "-F", "1000", "--", cjit, "0.2",
                               "move"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                              text=True, check=True).stdout
         addr = {w[0] + " " + w[1]: int(w[2], 16) for w in
