@@ -213,16 +213,28 @@ static uint64_t pidns_id(void)
 	return stat("/proc/self/ns/pid", &st) < 0 ? 0 : (uint64_t)st.st_ino;
 }
 
+/*
+ * Removes a group's events. The kernel refuses (EBUSY) while a perf event is still open
+ * on one: a child forked by another thread just before this session closed its files
+ * holds copies until it execs or exits. Such a removal is tried again for up to about a
+ * second; what is still busy then is left for reap_dead_groups once this process is gone.
+ */
 static void group_remove_events(const char *group, unsigned int events)
 {
+	struct timespec nap = { 0, 1000000 };
 	char line[128];
-	int c;
+	int c, err, tries;
 
 	for (c = 0; c < USDT_CLASSES; c++) {
 		if (!(events & (1u << c)))
 			continue;
 		snprintf(line, sizeof(line), "-:%s/%s", group, _uevent_usdt_class_name[c]);
-		_uevent_tracefs_append("uprobe_events", line);
+		for (tries = 0; (err = _uevent_tracefs_append("uprobe_events", line)) == -EBUSY &&
+		     tries < 40; tries++) {
+			nanosleep(&nap, NULL);
+			if (nap.tv_nsec < 32000000)
+				nap.tv_nsec *= 2;
+		}
 	}
 }
 

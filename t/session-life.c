@@ -192,6 +192,38 @@ static void shared_events(const char *prefix)
 	   "left; %d after the last)", n[1], n[2], n[2], n[0], events_left(prefix));
 }
 
+/*
+ * A child forked while a session is open holds copies of its perf files until it execs
+ * or exits: the kernel refuses to remove the events meanwhile (EBUSY). The close tries
+ * again, so the events still go once the child lets go.
+ */
+static void close_while_child_holds(const char *prefix)
+{
+	struct uevent_session *s = uevent_session__open(&so);
+	int before = events_left(prefix), left;
+	uint64_t t0;
+	pid_t pid;
+
+	if (!s) {
+		skip(1, "no session");
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		sleep_ms(100);
+		_exit(0);
+	}
+	t0 = mono_ms();
+	uevent_session__close(s);
+	left = events_left(prefix);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	ok(pid > 0 && before == 5 && left == 0,
+	   "a child forked with the session's files held them 100 ms: close removed its %d "
+	   "events anyway (%d left, close took %llu ms)", before, left,
+	   (unsigned long long)(mono_ms() - t0));
+}
+
 /* Processes killed with a session open leave their events; the next session reaps all. */
 static void reap_killed(void)
 {
@@ -293,13 +325,14 @@ int main(void)
 			plan_skip_all("no usdt session here");
 		uevent_session__close(s);
 	}
-	plan(8);
+	plan(9);
 	snprintf(prefix, sizeof(prefix), "libuevent_%d_", (int)getpid());
 	close_while_reading(prefix, 0, 0);
 	close_while_reading(prefix, 1, 0);
 	close_while_reading(prefix, 0, 1);
 	shutdown_sticks();
 	shared_events(prefix);
+	close_while_child_holds(prefix);
 	reap_killed();
 	ok(events_left(prefix) == 0, "nothing of this process's is left");
 	return exit_status();
