@@ -12,6 +12,7 @@ pcall(ffi.cdef, [[
 int getpid(void);
 unsigned int getuid(void);
 int access(const char *path, int mode);
+int poll(void *fds, unsigned long n, int timeout);
 ]])
 ffi.cdef [[
 union lc_sigval { int i; void *p; };
@@ -95,8 +96,10 @@ for _, how in ipairs { "shutdown", "close" } do
                    .. "nil, err, -EBADF (%d)", after) or ""))
 end
 anchor:close()
--- the last close of another thread may still be removing its events
+-- the last close of another thread may still be removing its events; wait without
+-- forking (a child forked while that close runs holds the events' files until it
+-- execs)
 local t0 = mono()
-while events_left() ~= 0 and mono() - t0 < 10 do os.execute("sleep 0.1") end
+while events_left() ~= 0 and mono() - t0 < 10 do C.poll(nil, 0, 100) end
 ok(events_left() == 0, "no uprobe events left once the closes are done (" .. events_left() .. ")")
 tap.done()
