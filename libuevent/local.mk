@@ -25,6 +25,7 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/sdt.c \
 	%reldir%/session-internal.h \
 	%reldir%/session.c \
+	%reldir%/session-uprobes.c \
 	%reldir%/session-record.c \
 	%reldir%/session-spawn.c \
 	%reldir%/perfdata.c \

@@ -151,6 +151,17 @@ int _uevent_grow(uint8_t **buf, size_t *cap, size_t need);
 uint64_t _uevent_mono_ns(void);
 void _uevent_session_kind_name(int kind, char *buf, size_t n);
 
+/* session.c: the reason a set-up step gives, after those before it */
+void _uevent_add_reason(struct uevent_session *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* session-uprobes.c: an object's uprobe events */
+struct usdt_obj *_uevent_usdt_obj_get(struct uevent_session *s, uint32_t maj, uint32_t min,
+				      uint64_t ino, int *created);
+int _uevent_usdt_obj_events(struct uevent_session *s, struct usdt_obj *o, const char *path);
+void _uevent_usdt_obj_put(struct usdt_obj *o);
+void _uevent_usdt_reap(void);
+
 /* session-record.c, for the session */
 int _uevent_rec_flush(struct uevent_session *s);
 void _uevent_rec_append(struct uevent_session *s, const void *r, size_t n);
