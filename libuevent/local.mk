@@ -26,6 +26,7 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/session-internal.h \
 	%reldir%/session.c \
 	%reldir%/session-uprobes.c \
+	%reldir%/session-follow.c \
 	%reldir%/session-record.c \
 	%reldir%/session-spawn.c \
 	%reldir%/perfdata.c \

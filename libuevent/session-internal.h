@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "internal.h"
 
@@ -59,6 +60,13 @@ struct usdt_obj {
 	char *format[USDT_CLASSES];	/* objects > 0: their events' formats */
 	struct ev_group *grp;		/* the process's group whose events these are */
 };
+
+static inline int idcmp(const void *a, const void *b)
+{
+	const struct idmap *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
 
 struct qent {
 	uint64_t time;
@@ -141,6 +149,19 @@ struct uevent_session {
 	uint64_t rec_t0, rec_t1;	/* the first and last time written */
 };
 
+/* The kind of event id (-1: not the session's). */
+static inline int kind_of(const struct uevent_session *s, uint64_t id)
+{
+	struct idmap key = { id, 0, 0, 0 }, *f;
+
+	f = bsearch(&key, s->ids, s->nids, sizeof(*s->ids), idcmp);
+	return f ? f->kind : -1;
+}
+
+#ifndef PERF_FORMAT_LOST
+#define PERF_FORMAT_LOST (1u << 4)
+#endif
+
 #define BASE_ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 
 /* session.c, for the writer */
@@ -154,6 +175,16 @@ void _uevent_session_kind_name(int kind, char *buf, size_t n);
 /* session.c: the reason a set-up step gives, after those before it */
 void _uevent_add_reason(struct uevent_session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* session.c: set-up */
+int _uevent_list_tasks(int pid, int **out);
+int _uevent_push_fd(struct uevent_session *s, int fd, int kind);
+
+/* session-follow.c: the process tree and what it maps */
+struct proc *_uevent_proc_add(struct uevent_session *s, uint32_t pid, uint32_t cov);
+void _uevent_proc_close(struct proc *pr);
+void _uevent_usdt_maps(struct uevent_session *s, uint32_t pid);
+void _uevent_follow_tree(struct uevent_session *s, size_t off);
 
 /* session-uprobes.c: an object's uprobe events */
 struct usdt_obj *_uevent_usdt_obj_get(struct uevent_session *s, uint32_t maj, uint32_t min,
