@@ -25,6 +25,7 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/sdt.c \
 	%reldir%/session-internal.h \
 	%reldir%/session.c \
+	%reldir%/session-open.c \
 	%reldir%/session-uprobes.c \
 	%reldir%/session-follow.c \
 	%reldir%/session-record.c \

@@ -162,6 +162,9 @@ static inline int kind_of(const struct uevent_session *s, uint64_t id)
 #define PERF_FORMAT_LOST (1u << 4)
 #endif
 
+/* The epoll data of the session's wake_fd (the rings' are their index). */
+#define WAKE_EV	UINT32_MAX
+
 #define BASE_ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 
 /* session.c, for the writer */
@@ -172,11 +175,13 @@ int _uevent_grow(uint8_t **buf, size_t *cap, size_t need);
 uint64_t _uevent_mono_ns(void);
 void _uevent_session_kind_name(int kind, char *buf, size_t n);
 
-/* session.c: the reason a set-up step gives, after those before it */
+/* session.c: what the session holds that is not a kernel object, freed */
+void _uevent_session_free(struct uevent_session *s);
+
+/* session-open.c: set-up; the reason a step gives, after those before it */
 void _uevent_add_reason(struct uevent_session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* session.c: set-up */
 int _uevent_list_tasks(int pid, int **out);
 int _uevent_push_fd(struct uevent_session *s, int fd, int kind);
 
