@@ -198,6 +198,12 @@ int _uevent_usdt_obj_events(struct uevent_session *s, struct usdt_obj *o, const 
 void _uevent_usdt_obj_put(struct usdt_obj *o);
 void _uevent_usdt_reap(void);
 
+/* the read path: decode a record, then keep it or not */
+int _uevent_session_decode(struct uevent_session *s, uint32_t off, struct uevent_perf_record *rec,
+			   int *kind);
+int _uevent_session_keep(struct uevent_session *s, const struct uevent_perf_record *rec,
+			 int kind);
+
 /* session-record.c, for the session */
 int _uevent_rec_flush(struct uevent_session *s);
 void _uevent_rec_append(struct uevent_session *s, const void *r, size_t n);

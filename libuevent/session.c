@@ -395,8 +395,44 @@ UEVENT_EXPORT int uevent_session__snapshot(struct uevent_session *s)
 	return ret < 0 ? _uevent_err(-ret) : ret;
 }
 
-/* Decode s->buf at off into rec; 1 = return it, 0 = skip it. */
-static int deliver(struct uevent_session *s, uint32_t off, struct uevent_perf_record *rec)
+/*
+ * The identifier: first in a sample, last in the others (and LOST's id); a sample's raw
+ * data starts with its event's tracepoint id (common_type). A recording has the records
+ * of another object's usdt events under an id of ours (see usdt_alias).
+ */
+static void record_tee(struct uevent_session *s, uint32_t off, const struct perf_event_header *h,
+		       uint64_t ident, int kind, const struct uevent_perf_record *rec)
+{
+	uint64_t alias = is_usdt(kind) ? rec_id(s, ident) : ident;
+
+	if (alias != ident && h->type == PERF_RECORD_SAMPLE) {
+		/* BASE_ST's fields (IDENTIFIER, TID, TIME, CPU), the raw size, raw */
+		size_t raw_at = sizeof(*h) + _uevent_sample_id_size(BASE_ST) + 4;
+		uint16_t type = (uint16_t)s->config[kind];
+
+		memcpy(s->buf + off + 8, &alias, 8);
+		if (rec->body == UEVENT_BODY_UEVENT && h->size >= raw_at + 2)
+			memcpy(s->buf + off + raw_at, &type, 2);
+	} else if (alias != ident) {
+		memcpy(s->buf + off + h->size - 8, &alias, 8);
+		if (h->type == PERF_RECORD_LOST)
+			memcpy(s->buf + off + 8, &alias, 8);
+	}
+	if (rec->id.fields & UEVENT_ID_TIME) {
+		if (!s->rec_t0 || rec->id.time < s->rec_t0)
+			s->rec_t0 = rec->id.time;
+		if (rec->id.time > s->rec_t1)
+			s->rec_t1 = rec->id.time;
+	}
+	_uevent_rec_append(s, s->buf + off, h->size);
+}
+
+/*
+ * Decodes s->buf at off into rec, with its event's kind (-1: not the session's), and
+ * writes it to the recording: 0, or -EINVAL (counted corrupt) when it does not decode.
+ */
+int _uevent_session_decode(struct uevent_session *s, uint32_t off, struct uevent_perf_record *rec,
+			   int *kindp)
 {
 	const uint8_t *r = s->buf + off;
 	struct perf_event_header h;
@@ -417,45 +453,26 @@ static int deliver(struct uevent_session *s, uint32_t off, struct uevent_perf_re
 		else
 			memcpy(&ident, r + h.size - 8, 8);
 	}
-	kind = kind_of(s, ident);
+	*kindp = kind = kind_of(s, ident);
 	err = uevent_perf_record_decode(r, h.size, UEVENT_BO_HOST,
 					&s->fmt[kind < 0 ? K_DUMMY : kind], rec);
 	if (err < 0) {
 		s->st.corrupt++;
-		return 0;
+		return -EINVAL;
 	}
-	if (s->rec_fd >= 0) {
-		uint64_t alias = is_usdt(kind) ? rec_id(s, ident) : ident;
-
-		/*
-		 * The identifier: first in a sample, last in the others (and LOST's id);
-		 * a sample's raw data starts with its event's tracepoint id (common_type).
-		 */
-		if (alias != ident && h.type == PERF_RECORD_SAMPLE) {
-			/* BASE_ST's fields (IDENTIFIER, TID, TIME, CPU), the raw size, raw */
-			size_t raw_at = sizeof(h) + _uevent_sample_id_size(BASE_ST) + 4;
-			uint16_t type = (uint16_t)s->config[kind];
-
-			memcpy(s->buf + off + 8, &alias, 8);
-			if (rec->body == UEVENT_BODY_UEVENT && h.size >= raw_at + 2)
-				memcpy(s->buf + off + raw_at, &type, 2);
-		} else if (alias != ident) {
-			memcpy(s->buf + off + h.size - 8, &alias, 8);
-			if (h.type == PERF_RECORD_LOST)
-				memcpy(s->buf + off + 8, &alias, 8);
-		}
-		if (rec->id.fields & UEVENT_ID_TIME) {
-			if (!s->rec_t0 || rec->id.time < s->rec_t0)
-				s->rec_t0 = rec->id.time;
-			if (rec->id.time > s->rec_t1)
-				s->rec_t1 = rec->id.time;
-		}
-		_uevent_rec_append(s, r, h.size);
-	}
+	if (s->rec_fd >= 0)
+		record_tee(s, off, &h, ident, kind, rec);
 	if (rec->body == UEVENT_BODY_SAMPLE)
 		rec->u.sample.event_index = kind < 0 ? -1 : s->kind_ev[kind];
 	else if (rec->body == UEVENT_BODY_UEVENT)
 		rec->u.uevent.event_index = kind < 0 ? -1 : s->kind_ev[kind];
+	return 0;
+}
+
+/* Whether rec (of event kind) goes to the reader: 1, or 0 to skip it; counted. */
+int _uevent_session_keep(struct uevent_session *s, const struct uevent_perf_record *rec,
+			 int kind)
+{
 	switch (rec->type) {
 	case PERF_RECORD_LOST:
 		s->st.lost += rec->u.lost.lost;
@@ -475,6 +492,16 @@ static int deliver(struct uevent_session *s, uint32_t off, struct uevent_perf_re
 					(rec->type == PERF_RECORD_BPF_EVENT ||
 					 rec->type == PERF_RECORD_KSYMBOL ? UEVENT_SESSION_BPF_EVENTS : 0)));
 	}
+}
+
+/* A record of s->buf at off, decoded into rec: 1 = return it, 0 = skip it. */
+static int deliver(struct uevent_session *s, uint32_t off, struct uevent_perf_record *rec)
+{
+	int kind;
+
+	if (_uevent_session_decode(s, off, rec, &kind) < 0)
+		return 0;
+	return _uevent_session_keep(s, rec, kind);
 }
 
 static int64_t now_ms(void)
