@@ -28,6 +28,7 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/session-open.c \
 	%reldir%/session-uprobes.c \
 	%reldir%/session-follow.c \
+	%reldir%/session-order.c \
 	%reldir%/session-record.c \
 	%reldir%/session-spawn.c \
 	%reldir%/perfdata.c \

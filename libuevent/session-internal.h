@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include <linux/perf_event.h>
+
 #include "internal.h"
 
 /* The size-class probes of emit.c, each a kind of event of its own (its raw layout). */
@@ -28,6 +30,8 @@ static inline int is_usdt(int k)
 {
 	return k >= K_USDT && k <= K_USDT_LAST;
 }
+
+int _uevent_grow(uint8_t **buf, size_t *cap, size_t need);
 
 struct ring {
 	int fd;
@@ -165,13 +169,26 @@ static inline int kind_of(const struct uevent_session *s, uint64_t id)
 /* The epoll data of the session's wake_fd (the rings' are their index). */
 #define WAKE_EV	UINT32_MAX
 
+/*
+ * Records go out in time order across read rounds: a record stamped before the round
+ * began (less a margin for the gap between the kernel's timestamp and its commit to
+ * the ring) cannot still be on its way, so those go out now; later ones wait for the
+ * next round, which sorts them with whatever came meanwhile.
+ */
+#define HOLD_MARGIN_NS	2000000ull
+
+/* The read path's buffer, with room for more bytes after what it holds. */
+static inline int buf_reserve(struct uevent_session *s, size_t more)
+{
+	return _uevent_grow(&s->buf, &s->buf_cap, s->buf_len + more);
+}
+
 #define BASE_ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 
 /* session.c, for the writer */
 void _uevent_session_make_attr(const struct uevent_session *s, int kind, uint64_t config,
 			       struct perf_event_attr *a);
 uint64_t _uevent_session_lost_counted(const struct uevent_session *s);
-int _uevent_grow(uint8_t **buf, size_t *cap, size_t need);
 uint64_t _uevent_mono_ns(void);
 void _uevent_session_kind_name(int kind, char *buf, size_t n);
 
@@ -197,6 +214,11 @@ struct usdt_obj *_uevent_usdt_obj_get(struct uevent_session *s, uint32_t maj, ui
 int _uevent_usdt_obj_events(struct uevent_session *s, struct usdt_obj *o, const char *path);
 void _uevent_usdt_obj_put(struct usdt_obj *o);
 void _uevent_usdt_reap(void);
+
+/* session-order.c: a round's records indexed in time order, those held kept */
+size_t _uevent_rec_len(const uint8_t *r, const struct perf_event_header *h);
+int _uevent_session_index(struct uevent_session *s, uint64_t watermark);
+int _uevent_session_keep_held(struct uevent_session *s);
 
 /* the read path: decode a record, then keep it or not */
 int _uevent_session_decode(struct uevent_session *s, uint32_t off, struct uevent_perf_record *rec,

@@ -161,134 +161,8 @@ int _uevent_grow(uint8_t **buf, size_t *cap, size_t need)
 	return 0;
 }
 
-static int buf_reserve(struct uevent_session *s, size_t more)
-{
-	return _uevent_grow(&s->buf, &s->buf_cap, s->buf_len + more);
-}
-
-
-/*
- * Time of a record: a sample's TIME (after IDENTIFIER, IP and TID as its event's
- * sample_type has them), else the sample_id trailer's (..., time, cpu, identifier).
- */
-/*
- * The bytes of record r that are its own: less than its size for a KSYMBOL or BPF_EVENT
- * the kernel wrote too long (see _uevent_sideband_used).
- */
-static size_t rec_len(const uint8_t *r, const struct perf_event_header *h)
-{
-	if (h->type != PERF_RECORD_KSYMBOL && h->type != PERF_RECORD_BPF_EVENT)
-		return h->size;
-	return _uevent_sideband_used(r, h->size, h->type, _uevent_sample_id_size(BASE_ST));
-}
-
-static uint64_t rec_time(const struct uevent_session *s, const uint8_t *r)
-{
-	struct perf_event_header h;
-	uint64_t t = 0, ident, st;
-	size_t at;
-	int kind;
-
-	memcpy(&h, r, sizeof(h));
-	if (h.type == PERF_RECORD_SAMPLE) {
-		if (h.size < 16)
-			return 0;
-		memcpy(&ident, r + 8, 8);
-		kind = kind_of(s, ident);
-		st = s->fmt[kind < 0 ? K_DUMMY : kind].sample_type;
-		at = 16 + ((st & PERF_SAMPLE_IP) ? 8 : 0) + ((st & PERF_SAMPLE_TID) ? 8 : 0);
-		if ((st & PERF_SAMPLE_TIME) && at + 8 <= h.size)
-			memcpy(&t, r + at, 8);
-	} else if (h.type < PERF_RECORD_HEADER_ATTR_TYPE && h.size >= 8 + 32) {
-		/* the BASE_ST sample_id: tid, time, cpu, identifier */
-		memcpy(&t, r + rec_len(r, &h) - 24, 8);
-	}
-	return t;
-}
-
-static int qcmp(const void *a, const void *b)
-{
-	const struct qent *x = a, *y = b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/*
- * Records go out in time order across read rounds: a record stamped before the round
- * began (less a margin for the gap between the kernel's timestamp and its commit to
- * the ring) cannot still be on its way, so those go out now; later ones wait for the
- * next round, which sorts them with whatever came meanwhile.
- */
-#define HOLD_MARGIN_NS	2000000ull
 /* The longest a reader blocked in __next() leaves records in the rings. */
 #define POLL_MS		100
-
-static int index_records(struct uevent_session *s, uint64_t watermark)
-{
-	size_t off = 0, n = 0;
-
-	for (off = 0; off + 8 <= s->buf_len;) {
-		uint16_t sz;
-
-		memcpy(&sz, s->buf + off + 6, 2);
-		if (sz < 8)
-			break;
-		n++;
-		off += sz;
-	}
-	if (n > s->q_cap) {
-		struct qent *q = realloc(s->q, n * sizeof(*q));
-
-		if (!q)
-			return -ENOMEM;
-		s->q = q;
-		s->q_cap = n;
-	}
-	s->qn = s->qi = 0;
-	for (off = 0; off + 8 <= s->buf_len && s->qn < n;) {
-		uint16_t sz;
-
-		memcpy(&sz, s->buf + off + 6, 2);
-		s->q[s->qn].time = rec_time(s, s->buf + off);
-		s->q[s->qn].off = (uint32_t)off;
-		s->q[s->qn].seq = (uint32_t)s->qn;
-		s->qn++;
-		off += sz;
-	}
-	qsort(s->q, s->qn, sizeof(*s->q), qcmp);
-	for (s->qready = 0; s->qready < s->qn && s->q[s->qready].time < watermark; s->qready++)
-		;
-	return 0;
-}
-
-/* Moves the records not yet delivered to the start of s->buf, in their order. */
-static int keep_held(struct uevent_session *s)
-{
-	size_t i, len = 0;
-
-	for (i = s->qi; i < s->qn; i++) {
-		uint16_t sz;
-
-		memcpy(&sz, s->buf + s->q[i].off + 6, 2);
-		if (_uevent_grow(&s->hold, &s->hold_cap, len + sz) < 0)
-			return -ENOMEM;
-		memcpy(s->hold + len, s->buf + s->q[i].off, sz);
-		len += sz;
-	}
-	s->qi = s->qn = s->qready = 0;
-	s->buf_len = 0;
-	if (len) {
-		int err = buf_reserve(s, len);
-
-		if (err < 0)
-			return err;
-		memcpy(s->buf, s->hold, len);
-		s->buf_len = len;
-	}
-	return 0;
-}
 
 uint64_t _uevent_mono_ns(void)
 {
@@ -314,7 +188,7 @@ static int fill(struct uevent_session *s, int all)
 
 	if (s->rec_fd >= 0 && _uevent_rec_flush(s) < 0)
 		return s->rec_err;
-	err = keep_held(s);
+	err = _uevent_session_keep_held(s);
 	if (err < 0)
 		return err;
 	for (i = 0; i < s->nr_rings; i++) {
@@ -338,7 +212,7 @@ static int fill(struct uevent_session *s, int all)
 		if (s->anchor_tree)
 			_uevent_follow_tree(s, from);
 	}
-	return index_records(s, watermark);
+	return _uevent_session_index(s, watermark);
 }
 
 /* Overwrite mode: rings written backward from data_head; walk from head while whole. */
@@ -377,7 +251,7 @@ static int snapshot(struct uevent_session *s)
 		}
 		ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
 	}
-	err = index_records(s, UINT64_MAX);
+	err = _uevent_session_index(s, UINT64_MAX);
 	return err < 0 ? err : (int)s->qn;
 }
 
@@ -440,9 +314,9 @@ int _uevent_session_decode(struct uevent_session *s, uint32_t off, struct uevent
 	int kind, err;
 
 	memcpy(&h, r, sizeof(h));
-	if (rec_len(r, &h) < h.size) {
+	if (_uevent_rec_len(r, &h) < h.size) {
 		/* trimmed to its own bytes, so the recorded perf.data holds what perf expects */
-		h.size = (uint16_t)rec_len(r, &h);
+		h.size = (uint16_t)_uevent_rec_len(r, &h);
 		memcpy(s->buf + off + offsetof(struct perf_event_header, size), &h.size,
 		       sizeof(h.size));
 		s->st.trimmed++;
