@@ -220,6 +220,10 @@ size_t _uevent_rec_len(const uint8_t *r, const struct perf_event_header *h);
 int _uevent_session_index(struct uevent_session *s, uint64_t watermark);
 int _uevent_session_keep_held(struct uevent_session *s);
 
+/* session-fill.c: a read round (all: every record, none held back), a snapshot */
+int _uevent_session_fill(struct uevent_session *s, int all);
+int _uevent_session_snapshot(struct uevent_session *s);
+
 /* the read path: decode a record, then keep it or not */
 int _uevent_session_decode(struct uevent_session *s, uint32_t off, struct uevent_perf_record *rec,
 			   int *kind);

@@ -181,80 +181,6 @@ static uint64_t rec_id(const struct uevent_session *s, uint64_t ident)
 	return f && f->alias ? f->alias : ident;
 }
 
-static int fill(struct uevent_session *s, int all)
-{
-	uint64_t watermark = all ? UINT64_MAX : _uevent_mono_ns() - HOLD_MARGIN_NS;
-	int i, err;
-
-	if (s->rec_fd >= 0 && _uevent_rec_flush(s) < 0)
-		return s->rec_err;
-	err = _uevent_session_keep_held(s);
-	if (err < 0)
-		return err;
-	for (i = 0; i < s->nr_rings; i++) {
-		struct ring *r = &s->rings[i];
-		size_t from = s->buf_len;
-		ssize_t n;
-
-		do {
-			err = buf_reserve(s, r->map_size);
-			if (err < 0)
-				return err;
-			n = uevent_ring_read(r->base, r->map_size, s->buf + s->buf_len,
-					     s->buf_cap - s->buf_len);
-			if (n == -EINVAL)
-				s->st.corrupt++;
-			if (n > 0) {
-				s->buf_len += (size_t)n;
-				s->st.bytes += (uint64_t)n;
-			}
-		} while (n > 0);
-		if (s->anchor_tree)
-			_uevent_follow_tree(s, from);
-	}
-	return _uevent_session_index(s, watermark);
-}
-
-/* Overwrite mode: rings written backward from data_head; walk from head while whole. */
-static int snapshot(struct uevent_session *s)
-{
-	int i, err;
-
-	if (s->rec_fd >= 0 && _uevent_rec_flush(s) < 0)
-		return s->rec_err;
-	s->buf_len = 0;
-	for (i = 0; i < s->nr_rings; i++) {
-		struct ring *r = &s->rings[i];
-		struct perf_event_mmap_page *pg = r->base;
-		const uint8_t *data = (const uint8_t *)r->base + pg->data_offset;
-		uint64_t size = pg->data_size, head, pos;
-
-		ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1);
-		head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-		err = buf_reserve(s, (size_t)size);
-		if (err < 0) {
-			ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
-			return err;
-		}
-		for (pos = 0; pos + 8 <= size;) {
-			struct perf_event_header h;
-
-			_uevent_ring_copy(data, size, head + pos, &h, sizeof(h));
-			if (h.size < 8 || (h.size & 7) || pos + h.size > size || h.type == 0)
-				break;
-			/* the oldest bytes may be a record the kernel overwrote half of */
-			if ((uint64_t)-head < pos + h.size && (uint64_t)-head < size)
-				break;
-			_uevent_ring_copy(data, size, head + pos, s->buf + s->buf_len, h.size);
-			s->buf_len += h.size;
-			pos += h.size;
-		}
-		ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
-	}
-	err = _uevent_session_index(s, UINT64_MAX);
-	return err < 0 ? err : (int)s->qn;
-}
-
 UEVENT_EXPORT int uevent_session__snapshot(struct uevent_session *s)
 {
 	int ret;
@@ -264,7 +190,7 @@ UEVENT_EXPORT int uevent_session__snapshot(struct uevent_session *s)
 	ret = reader_enter(s);
 	if (ret < 0)
 		return _uevent_err(-ret);
-	ret = snapshot(s);
+	ret = _uevent_session_snapshot(s);
 	reader_leave(s);
 	return ret < 0 ? _uevent_err(-ret) : ret;
 }
@@ -409,7 +335,7 @@ static int session_next(struct uevent_session *s, struct uevent_perf_record *rec
 		} else if (!live) {
 			/* every task is gone: nothing more can come, so nothing need wait */
 			if (!filled) {
-				err = fill(s, 1);
+				err = _uevent_session_fill(s, 1);
 				if (err < 0)
 					return err;
 				filled = 1;
@@ -417,7 +343,7 @@ static int session_next(struct uevent_session *s, struct uevent_perf_record *rec
 					continue;
 			}
 		} else if (!filled || timeout_ms) {
-			err = fill(s, 0);
+			err = _uevent_session_fill(s, 0);
 			if (err < 0)
 				return err;
 			filled = 1;
