@@ -31,6 +31,7 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/session-order.c \
 	%reldir%/session-fill.c \
 	%reldir%/session-decode.c \
+	%reldir%/session-filter.c \
 	%reldir%/session-record.c \
 	%reldir%/session-spawn.c \
 	%reldir%/perfdata.c \

@@ -224,7 +224,7 @@ int _uevent_session_keep_held(struct uevent_session *s);
 int _uevent_session_fill(struct uevent_session *s, int all);
 int _uevent_session_snapshot(struct uevent_session *s);
 
-/* the read path: decode a record, then keep it or not */
+/* session-decode.c, session-filter.c: a record decoded, then kept or not */
 int _uevent_session_decode(struct uevent_session *s, uint32_t off, struct uevent_perf_record *rec,
 			   int *kind);
 int _uevent_session_keep(struct uevent_session *s, const struct uevent_perf_record *rec,

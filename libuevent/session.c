@@ -186,31 +186,6 @@ UEVENT_EXPORT int uevent_session__snapshot(struct uevent_session *s)
 	return ret < 0 ? _uevent_err(-ret) : ret;
 }
 
-/* Whether rec (of event kind) goes to the reader: 1, or 0 to skip it; counted. */
-int _uevent_session_keep(struct uevent_session *s, const struct uevent_perf_record *rec,
-			 int kind)
-{
-	switch (rec->type) {
-	case PERF_RECORD_LOST:
-		s->st.lost += rec->u.lost.lost;
-		return 1;
-	case PERF_RECORD_LOST_SAMPLES:
-		s->st.lost_samples += rec->u.lost.lost;
-		return 1;
-	case PERF_RECORD_UEVENT:
-		if (rec->u.uevent.flags & UEVENT_RECORD_TRUNCATED)
-			s->st.truncated++;
-		s->st.uevents++;
-		return 1;
-	case PERF_RECORD_SAMPLE:
-		return kind == K_SAMPLES || (s->o.flags & UEVENT_SESSION_ALL_RECORDS);
-	default:
-		return !!(s->o.flags & (UEVENT_SESSION_ALL_RECORDS |
-					(rec->type == PERF_RECORD_BPF_EVENT ||
-					 rec->type == PERF_RECORD_KSYMBOL ? UEVENT_SESSION_BPF_EVENTS : 0)));
-	}
-}
-
 /* A record of s->buf at off, decoded into rec: 1 = return it, 0 = skip it. */
 static int deliver(struct uevent_session *s, uint32_t off, struct uevent_perf_record *rec)
 {
