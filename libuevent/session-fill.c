@@ -11,6 +11,21 @@
 #include "perf-internal.h"
 #include "session-internal.h"
 
+/* FORK, EXIT and MMAP2 records just read (from off on): to the set-up hook. */
+static void follow_records(struct uevent_session *s, size_t off)
+{
+	struct perf_event_header h;
+
+	for (; off + sizeof(h) <= s->buf_len; off += h.size) {
+		memcpy(&h, s->buf + off, sizeof(h));
+		if (h.size < sizeof(h) || off + h.size > s->buf_len)
+			break;
+		if (h.type == PERF_RECORD_MMAP2 || h.type == PERF_RECORD_FORK ||
+		    h.type == PERF_RECORD_EXIT)
+			s->follow(s, s->buf + off);
+	}
+}
+
 int _uevent_session_fill(struct uevent_session *s, int all)
 {
 	uint64_t watermark = all ? UINT64_MAX : _uevent_mono_ns() - HOLD_MARGIN_NS;
@@ -39,8 +54,8 @@ int _uevent_session_fill(struct uevent_session *s, int all)
 				s->st.bytes += (uint64_t)n;
 			}
 		} while (n > 0);
-		if (s->anchor_tree)
-			_uevent_follow_tree(s, from);
+		if (s->follow)
+			follow_records(s, from);
 	}
 	return _uevent_session_index(s, watermark);
 }

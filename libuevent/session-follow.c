@@ -37,7 +37,7 @@ static struct proc *proc_find(struct uevent_session *s, uint32_t pid)
 	return NULL;
 }
 
-struct proc *_uevent_proc_add(struct uevent_session *s, uint32_t pid, uint32_t cov)
+static struct proc *proc_add(struct uevent_session *s, uint32_t pid, uint32_t cov)
 {
 	struct proc *pr = proc_find(s, pid);
 
@@ -66,7 +66,7 @@ struct proc *_uevent_proc_add(struct uevent_session *s, uint32_t pid, uint32_t c
 static void anchor_add(struct uevent_session *s, uint32_t pid, uint32_t cov)
 {
 	struct perf_event_attr a;
-	struct proc *pr = _uevent_proc_add(s, pid, cov);
+	struct proc *pr = proc_add(s, pid, cov);
 	int i, c, fd, *p;
 
 	if (!pr || pr->nfd)
@@ -238,7 +238,7 @@ static void usdt_mapped(struct uevent_session *s, uint32_t pid, uint32_t maj, ui
 	}
 	pr = proc_find(s, pid);
 	if (!pr)
-		pr = _uevent_proc_add(s, pid, 1);
+		pr = proc_add(s, pid, 1);
 	if (!pr || (pr->cov & (1u << obj)))
 		return;
 	pr->cov |= 1u << obj;
@@ -273,49 +273,58 @@ void _uevent_usdt_maps(struct uevent_session *s, uint32_t pid)
 	fclose(f);
 }
 
-/* FORK, EXIT and MMAP2 records just read (from off on): the tree and what it maps. */
-void _uevent_follow_tree(struct uevent_session *s, size_t off)
+/*
+ * The set-up hook of the read path (s->follow): a FORK, EXIT or MMAP2 record just read,
+ * whole (its header's size in the buffer). A new process of the tree gets its anchors,
+ * a mapped object with probes its events.
+ */
+static void follow_record(struct uevent_session *s, const uint8_t *rec)
 {
 	struct perf_event_header h;
 	uint32_t t[4];
 
-	for (; off + sizeof(h) <= s->buf_len; off += h.size) {
-		memcpy(&h, s->buf + off, sizeof(h));
-		if (h.size < sizeof(h) || off + h.size > s->buf_len)
-			break;
-		if (h.type == PERF_RECORD_MMAP2 && h.size > sizeof(h) + 64) {
-			const uint8_t *r = s->buf + off + sizeof(h);
-			uint32_t maj, min, prot;
-			uint64_t ino;
-			char path[PATH_MAX];
-			size_t n = h.size - sizeof(h) - 64;
+	memcpy(&h, rec, sizeof(h));
+	if (h.type == PERF_RECORD_MMAP2 && h.size > sizeof(h) + 64) {
+		const uint8_t *r = rec + sizeof(h);
+		uint32_t maj, min, prot;
+		uint64_t ino;
+		char path[PATH_MAX];
+		size_t n = h.size - sizeof(h) - 64;
 
-			/* pid, tid, addr, len, pgoff, maj, min, ino, ino_gen, prot, flags, name */
-			memcpy(t, r, 8);
-			memcpy(&maj, r + 32, 4);
-			memcpy(&min, r + 36, 4);
-			memcpy(&ino, r + 40, 8);
-			memcpy(&prot, r + 56, 4);
-			if (n >= sizeof(path))
-				n = sizeof(path) - 1;
-			memcpy(path, r + 64, n);
-			path[n] = 0;
-			if ((h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) || !(prot & PROT_EXEC) ||
-			    path[0] != '/')
-				continue;
-			usdt_mapped(s, t[0], maj, min, ino, path, 1);
-			continue;
-		}
-		if ((h.type != PERF_RECORD_FORK && h.type != PERF_RECORD_EXIT) ||
-		    h.size < sizeof(h) + sizeof(t))
-			continue;
-		memcpy(t, s->buf + off + sizeof(h), sizeof(t));	/* pid, ppid, tid, ptid */
-		if (h.type == PERF_RECORD_FORK && t[0] != t[1]) {
-			struct proc *parent = proc_find(s, t[1]);
-
-			anchor_add(s, t[0], parent ? parent->cov : 1);
-		} else if (h.type == PERF_RECORD_EXIT && t[0] == t[2]) {
-			proc_del(s, t[0]);
-		}
+		/* pid, tid, addr, len, pgoff, maj, min, ino, ino_gen, prot, flags, name */
+		memcpy(t, r, 8);
+		memcpy(&maj, r + 32, 4);
+		memcpy(&min, r + 36, 4);
+		memcpy(&ino, r + 40, 8);
+		memcpy(&prot, r + 56, 4);
+		if (n >= sizeof(path))
+			n = sizeof(path) - 1;
+		memcpy(path, r + 64, n);
+		path[n] = 0;
+		if ((h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) || !(prot & PROT_EXEC) ||
+		    path[0] != '/')
+			return;
+		usdt_mapped(s, t[0], maj, min, ino, path, 1);
+		return;
 	}
+	if ((h.type != PERF_RECORD_FORK && h.type != PERF_RECORD_EXIT) ||
+	    h.size < sizeof(h) + sizeof(t))
+		return;
+	memcpy(t, rec + sizeof(h), sizeof(t));	/* pid, ppid, tid, ptid */
+	if (h.type == PERF_RECORD_FORK && t[0] != t[1]) {
+		struct proc *parent = proc_find(s, t[1]);
+
+		anchor_add(s, t[0], parent ? parent->cov : 1);
+	} else if (h.type == PERF_RECORD_EXIT && t[0] == t[2]) {
+		proc_del(s, t[0]);
+	}
+}
+
+/* The session follows the process tree it watches: its root, and the hook for the rest. */
+int _uevent_follow_start(struct uevent_session *s, uint32_t pid)
+{
+	if (!proc_add(s, pid, 1))
+		return -ENOMEM;
+	s->follow = follow_record;
+	return 0;
 }

@@ -130,6 +130,11 @@ struct uevent_session {
 	 * each process the dummy event's FORK records announce, closed at its EXIT.
 	 */
 	int anchor_tree;
+	/*
+	 * Set-up a read may call for, and the read path's one way into it: FORK, EXIT and
+	 * MMAP2 records just read go here when the session follows a process tree.
+	 */
+	void (*follow)(struct uevent_session *s, const uint8_t *rec);
 	struct proc {
 		uint32_t pid;
 		uint32_t cov;		/* 1 << object whose usdt events it has */
@@ -203,10 +208,9 @@ int _uevent_list_tasks(int pid, int **out);
 int _uevent_push_fd(struct uevent_session *s, int fd, int kind);
 
 /* session-follow.c: the process tree and what it maps */
-struct proc *_uevent_proc_add(struct uevent_session *s, uint32_t pid, uint32_t cov);
 void _uevent_proc_close(struct proc *pr);
 void _uevent_usdt_maps(struct uevent_session *s, uint32_t pid);
-void _uevent_follow_tree(struct uevent_session *s, size_t off);
+int _uevent_follow_start(struct uevent_session *s, uint32_t pid);
 
 /* session-uprobes.c: an object's uprobe events */
 struct usdt_obj *_uevent_usdt_obj_get(struct uevent_session *s, uint32_t maj, uint32_t min,

@@ -561,10 +561,8 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 	}
 	s->anchor_tree = s->o.pid > 0 && !(s->o.flags & UEVENT_SESSION_NO_INHERIT) &&
 			 (s->transports & (1u << UEVENT_TRANSPORT_USDT));
-	if (s->anchor_tree && !_uevent_proc_add(s, (uint32_t)s->o.pid, 1)) {
-		err = -ENOMEM;
+	if (s->anchor_tree && (err = _uevent_follow_start(s, (uint32_t)s->o.pid)) < 0)
 		goto fail;
-	}
 	want[K_DUMMY] = s->anchor_tree || (s->transports & (1u << UEVENT_TRANSPORT_PRCTL)) ||
 			(s->o.flags & (UEVENT_SESSION_ALL_RECORDS | UEVENT_SESSION_BPF_EVENTS));
 	want[K_USER] = !!(s->transports & (1u << UEVENT_TRANSPORT_USER_EVENTS));
