@@ -28,7 +28,7 @@ static void follow_records(struct uevent_session *s, size_t off)
 
 int _uevent_session_fill(struct uevent_session *s, int all)
 {
-	uint64_t watermark = all ? UINT64_MAX : _uevent_mono_ns() - HOLD_MARGIN_NS;
+	uint64_t watermark = all ? UINT64_MAX : _uevent_now_ns() - HOLD_MARGIN_NS;
 	int i, err;
 
 	if (s->rec_fd >= 0 && _uevent_rec_flush(s) < 0)

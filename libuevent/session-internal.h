@@ -194,7 +194,6 @@ static inline int buf_reserve(struct uevent_session *s, size_t more)
 void _uevent_session_make_attr(const struct uevent_session *s, int kind, uint64_t config,
 			       struct perf_event_attr *a);
 uint64_t _uevent_session_lost_counted(const struct uevent_session *s);
-uint64_t _uevent_mono_ns(void);
 void _uevent_session_kind_name(int kind, char *buf, size_t n);
 
 /* session.c: what the session holds that is not a kernel object, freed */

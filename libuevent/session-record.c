@@ -274,7 +274,7 @@ static void rec_final_lost(struct uevent_session *s)
 	r.id = r.ident = s->ids[0].id;
 	r.lost = counted - s->st.lost;
 	r.pid = r.tid = (uint32_t)-1;
-	r.time = _uevent_mono_ns();
+	r.time = _uevent_now_ns();
 	_uevent_rec_append(s, &r, sizeof(r));
 }
 

@@ -164,14 +164,6 @@ int _uevent_grow(uint8_t **buf, size_t *cap, size_t need)
 /* The longest a reader blocked in __next() leaves records in the rings. */
 #define POLL_MS		100
 
-uint64_t _uevent_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 UEVENT_EXPORT int uevent_session__snapshot(struct uevent_session *s)
 {
 	int ret;
@@ -198,7 +190,7 @@ static int deliver(struct uevent_session *s, uint32_t off, struct uevent_perf_re
 
 static int64_t now_ms(void)
 {
-	return (int64_t)(_uevent_mono_ns() / 1000000);
+	return (int64_t)(_uevent_now_ns() / 1000000);
 }
 
 static int session_next(struct uevent_session *s, struct uevent_perf_record *rec, int timeout_ms)
@@ -250,7 +242,7 @@ static int session_next(struct uevent_session *s, struct uevent_perf_record *rec
 			 * Do not wait for new records, but let the ones already here settle:
 			 * after the margin the next round gives them out in order.
 			 */
-			uint64_t ready_at = s->q[s->qready].time + HOLD_MARGIN_NS, now = _uevent_mono_ns();
+			uint64_t ready_at = s->q[s->qready].time + HOLD_MARGIN_NS, now = _uevent_now_ns();
 
 			if (ready_at > now) {
 				uint64_t ns = ready_at - now < HOLD_MARGIN_NS ? ready_at - now
