@@ -44,12 +44,12 @@ static void record_tee(struct uevent_session *s, uint32_t off, const struct perf
 			memcpy(s->buf + off + 8, &alias, 8);
 	}
 	if (rec->id.fields & UEVENT_ID_TIME) {
-		if (!s->rec_t0 || rec->id.time < s->rec_t0)
-			s->rec_t0 = rec->id.time;
-		if (rec->id.time > s->rec_t1)
-			s->rec_t1 = rec->id.time;
+		if (!s->rec.t0 || rec->id.time < s->rec.t0)
+			s->rec.t0 = rec->id.time;
+		if (rec->id.time > s->rec.t1)
+			s->rec.t1 = rec->id.time;
 	}
-	_uevent_rec_append(s, s->buf + off, h->size);
+	_uevent_rec_append(&s->rec, s->buf + off, h->size);
 }
 
 /*
@@ -85,7 +85,7 @@ int _uevent_session_decode(struct uevent_session *s, uint32_t off, struct uevent
 		s->st.corrupt++;
 		return -EINVAL;
 	}
-	if (s->rec_fd >= 0)
+	if (s->rec.fd >= 0)
 		record_tee(s, off, &h, ident, kind, rec);
 	if (rec->body == UEVENT_BODY_SAMPLE)
 		rec->u.sample.event_index = kind < 0 ? -1 : s->kind_ev[kind];

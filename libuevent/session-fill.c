@@ -31,8 +31,8 @@ int _uevent_session_fill(struct uevent_session *s, int all)
 	uint64_t watermark = all ? UINT64_MAX : _uevent_now_ns() - HOLD_MARGIN_NS;
 	int i, err;
 
-	if (s->rec_fd >= 0 && _uevent_rec_flush(s) < 0)
-		return s->rec_err;
+	if (s->rec.fd >= 0 && _uevent_rec_flush(&s->rec) < 0)
+		return s->rec.err;
 	err = _uevent_session_keep_held(s);
 	if (err < 0)
 		return err;
@@ -65,8 +65,8 @@ int _uevent_session_snapshot(struct uevent_session *s)
 {
 	int i, err;
 
-	if (s->rec_fd >= 0 && _uevent_rec_flush(s) < 0)
-		return s->rec_err;
+	if (s->rec.fd >= 0 && _uevent_rec_flush(&s->rec) < 0)
+		return s->rec.err;
 	s->buf_len = 0;
 	for (i = 0; i < s->nr_rings; i++) {
 		struct ring *r = &s->rings[i];

@@ -1,5 +1,5 @@
-/* session-internal.h - the session object, shared by session.c and its pipe-mode
- * perf.data writer (session-record.c). */
+/* session-internal.h - the session object, shared by the files of its read path
+ * (session-fill, -order, -decode, -filter) and of its set-up (-open, -follow, -uprobes). */
 #ifndef UEVENT_SESSION_INTERNAL_H
 #define UEVENT_SESSION_INTERNAL_H
 
@@ -12,6 +12,7 @@
 #include <linux/perf_event.h>
 
 #include "internal.h"
+#include "rec-writer.h"
 
 /* The size-class probes of emit.c, each a kind of event of its own (its raw layout). */
 #define USDT_CLASSES _UEVENT_USDT_NCLASSES
@@ -30,8 +31,6 @@ static inline int is_usdt(int k)
 {
 	return k >= K_USDT && k <= K_USDT_LAST;
 }
-
-int _uevent_grow(uint8_t **buf, size_t *cap, size_t need);
 
 struct ring {
 	int fd;
@@ -151,11 +150,7 @@ struct uevent_session {
 	int kind_ev[K_COUNT];		/* kind -> event number, -1 unwanted */
 	int nev;
 	/* uevent_session__record_to(): the pipe-mode perf.data being written */
-	int rec_fd;
-	uint8_t *wbuf;
-	size_t wlen, wcap;
-	int rec_err;
-	uint64_t rec_t0, rec_t1;	/* the first and last time written */
+	struct _uevent_rec rec;
 };
 
 /* The kind of event id (-1: not the session's). */
@@ -190,26 +185,37 @@ static inline int buf_reserve(struct uevent_session *s, size_t more)
 
 #define BASE_ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 
-/* session.c, for the writer */
-void _uevent_session_make_attr(const struct uevent_session *s, int kind, uint64_t config,
-			       struct perf_event_attr *a);
-uint64_t _uevent_session_lost_counted(const struct uevent_session *s);
-void _uevent_session_kind_name(int kind, char *buf, size_t n);
+/*
+ * The read path, in the order __next() takes it: fill (every ring into s->buf), order
+ * (indexed by time, some held back), decode, filter. Set-up a read calls for goes
+ * through s->follow only.
+ */
+int _uevent_session_fill(struct uevent_session *s, int all);	/* session-fill.c */
+int _uevent_session_snapshot(struct uevent_session *s);
+size_t _uevent_rec_len(const uint8_t *r, const struct perf_event_header *h); /* -order.c */
+int _uevent_session_index(struct uevent_session *s, uint64_t watermark);
+int _uevent_session_keep_held(struct uevent_session *s);
+int _uevent_session_decode(struct uevent_session *s, uint32_t off,	/* session-decode.c */
+			   struct uevent_perf_record *rec, int *kind);
+int _uevent_session_keep(struct uevent_session *s,			/* session-filter.c */
+			 const struct uevent_perf_record *rec, int kind);
 
-/* session.c: what the session holds that is not a kernel object, freed */
+/* session.c: the object */
+uint64_t _uevent_session_lost_counted(const struct uevent_session *s);
 void _uevent_session_free(struct uevent_session *s);
 
 /* session-open.c: set-up; the reason a step gives, after those before it */
 void _uevent_add_reason(struct uevent_session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-
+void _uevent_session_make_attr(const struct uevent_session *s, int kind, uint64_t config,
+			       struct perf_event_attr *a);
 int _uevent_list_tasks(int pid, int **out);
 int _uevent_push_fd(struct uevent_session *s, int fd, int kind);
 
-/* session-follow.c: the process tree and what it maps */
-void _uevent_proc_close(struct proc *pr);
-void _uevent_usdt_maps(struct uevent_session *s, uint32_t pid);
+/* session-follow.c: the process tree and what it maps (sets s->follow) */
 int _uevent_follow_start(struct uevent_session *s, uint32_t pid);
+void _uevent_usdt_maps(struct uevent_session *s, uint32_t pid);
+void _uevent_proc_close(struct proc *pr);
 
 /* session-uprobes.c: an object's uprobe events */
 struct usdt_obj *_uevent_usdt_obj_get(struct uevent_session *s, uint32_t maj, uint32_t min,
@@ -217,25 +223,5 @@ struct usdt_obj *_uevent_usdt_obj_get(struct uevent_session *s, uint32_t maj, ui
 int _uevent_usdt_obj_events(struct uevent_session *s, struct usdt_obj *o, const char *path);
 void _uevent_usdt_obj_put(struct usdt_obj *o);
 void _uevent_usdt_reap(void);
-
-/* session-order.c: a round's records indexed in time order, those held kept */
-size_t _uevent_rec_len(const uint8_t *r, const struct perf_event_header *h);
-int _uevent_session_index(struct uevent_session *s, uint64_t watermark);
-int _uevent_session_keep_held(struct uevent_session *s);
-
-/* session-fill.c: a read round (all: every record, none held back), a snapshot */
-int _uevent_session_fill(struct uevent_session *s, int all);
-int _uevent_session_snapshot(struct uevent_session *s);
-
-/* session-decode.c, session-filter.c: a record decoded, then kept or not */
-int _uevent_session_decode(struct uevent_session *s, uint32_t off, struct uevent_perf_record *rec,
-			   int *kind);
-int _uevent_session_keep(struct uevent_session *s, const struct uevent_perf_record *rec,
-			 int kind);
-
-/* session-record.c, for the session */
-int _uevent_rec_flush(struct uevent_session *s);
-void _uevent_rec_append(struct uevent_session *s, const void *r, size_t n);
-void _uevent_rec_end(struct uevent_session *s);
 
 #endif

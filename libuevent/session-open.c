@@ -151,7 +151,7 @@ int _uevent_push_fd(struct uevent_session *s, int fd, int kind)
 
 
 /* An event's name, as perf names it: "dummy", "libuevent:emit16", "user_events:...". */
-void _uevent_session_kind_name(int k, char *buf, size_t n)
+static void kind_name(int k, char *buf, size_t n)
 {
 	snprintf(buf, n, "%s%s%s",
 		 k == K_DUMMY ? "dummy" : is_usdt(k) ? _UEVENT_USDT_FILE_GROUP :
@@ -170,7 +170,7 @@ static void number_events(struct uevent_session *s)
 		if (!s->want[k])
 			continue;
 		s->kind_ev[k] = s->nev;
-		_uevent_session_kind_name(k, s->ev_name[s->nev], sizeof(s->ev_name[0]));
+		kind_name(k, s->ev_name[s->nev], sizeof(s->ev_name[0]));
 		s->nev++;
 	}
 }
@@ -501,7 +501,7 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 	s->epfd = -1;
 	s->wake_fd = -1;
 	s->user_fd = -1;
-	s->rec_fd = -1;
+	s->rec.fd = -1;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->left, NULL);
 	err = _uevent_opts_copy(&s->o, sizeof(s->o), opts,

@@ -234,8 +234,8 @@ static int session_next(struct uevent_session *s, struct uevent_perf_record *rec
 			if (s->qready > s->qi)
 				continue;
 		}
-		if (s->rec_fd >= 0 && _uevent_rec_flush(s) < 0)
-			return s->rec_err;
+		if (s->rec.fd >= 0 && _uevent_rec_flush(&s->rec) < 0)
+			return s->rec.err;
 		held = s->qn > s->qready;
 		if (held && timeout_ms == 0 && !settled) {
 			/*
@@ -339,6 +339,45 @@ UEVENT_EXPORT int uevent_session__stats(const struct uevent_session *s,
 	return 0;
 }
 
+/*
+ * What the session reads, recorded to fd as it is read: its events as the writer
+ * (session-record.c) describes them, each with the ids of our own object's events.
+ */
+UEVENT_EXPORT int uevent_session__record_to(struct uevent_session *s, int fd)
+{
+	struct _uevent_rec_event ev[K_COUNT];
+	uint64_t *ids;
+	size_t i, at = 0;
+	int k, n = 0, err;
+
+	if (!s || fd < 0)
+		return _uevent_err(EINVAL);
+	if (s->rec.fd >= 0)
+		return _uevent_err(EBUSY);
+	ids = malloc((s->nids ? s->nids : 1) * sizeof(*ids));
+	if (!ids)
+		return _uevent_err(ENOMEM);
+	for (k = 0; k < K_COUNT; k++) {
+		if (!s->want[k])
+			continue;
+		memset(&ev[n], 0, sizeof(ev[n]));
+		_uevent_session_make_attr(s, k, s->config[k], &ev[n].attr);
+		ev[n].name = s->ev_name[s->kind_ev[k]];
+		ev[n].ids = ids + at;
+		for (i = 0; i < s->nids; i++)
+			if (s->ids[i].kind == k && !s->ids[i].obj)
+				ids[at++] = s->ids[i].id;
+		ev[n].nids = (size_t)(ids + at - ev[n].ids);
+		ev[n].tp_format = s->tp_format[k];
+		ev[n].tp_system = is_usdt(k) ? _UEVENT_USDT_FILE_GROUP : "user_events";
+		ev[n].usdt = is_usdt(k);
+		n++;
+	}
+	err = _uevent_rec_start(&s->rec, fd, ev, n);
+	free(ids);
+	return err < 0 ? _uevent_err(-err) : 0;
+}
+
 UEVENT_EXPORT int uevent_session__shutdown(struct uevent_session *s)
 {
 	uint64_t one = 1;
@@ -379,8 +418,13 @@ UEVENT_EXPORT void uevent_session__close(struct uevent_session *s)
 	pthread_mutex_unlock(&s->lock);
 	if (s->wake_fd >= 0)
 		close(s->wake_fd);
-	if (s->rec_fd >= 0)
-		_uevent_rec_end(s);
+	if (s->rec.fd >= 0) {
+		/* the lost records whose LOST record never came (see _uevent_rec_end) */
+		uint64_t counted = _uevent_session_lost_counted(s);
+
+		_uevent_rec_end(&s->rec, counted > s->st.lost && s->nids ? counted - s->st.lost : 0,
+				s->nids ? s->ids[0].id : 0);
+	}
 	for (j = 0; j < s->nr_rings; j++)
 		if (s->rings[j].base && s->rings[j].base != MAP_FAILED)
 			munmap(s->rings[j].base, s->rings[j].map_size);
@@ -406,7 +450,7 @@ UEVENT_EXPORT void uevent_session__close(struct uevent_session *s)
 	free(s->buf);
 	free(s->hold);
 	free(s->q);
-	free(s->wbuf);
+	free(s->rec.buf);
 	for (j = 0; j < K_COUNT; j++)
 		free(s->tp_format[j]);
 	_uevent_session_free(s);
