@@ -44,44 +44,6 @@ static void usage(FILE *f)
 		"Exit status: 0 success, 1 failure, 2 usage error.\n");
 }
 
-/*
- * Numbers of options, strictly: digits only (0x for hex), nothing before or after, in
- * [min, max]. strtoul alone reads "-1" as its maximum, skips " 5", stops at "5x" and
- * saturates 99999999999999999999; each would run with a number nobody asked for.
- * Says which option and why; the caller exits 2.
- */
-static int parse_u64(const char *cmd, const char *opt, const char *arg, uint64_t min,
-		     uint64_t max, uint64_t *v)
-{
-	char *end = NULL;
-
-	errno = 0;
-	if (*arg >= '0' && *arg <= '9') {
-		*v = strtoull(arg, &end, 0);
-		if (!errno && !*end && *v >= min && *v <= max)
-			return 0;
-	}
-	fprintf(stderr, "%s %s: %s wants a number from %" PRIu64 " to %" PRIu64 ", not '%s'\n",
-		prog, cmd, opt, min, max, arg);
-	return -1;
-}
-
-static int parse_i64(const char *cmd, const char *opt, const char *arg, int64_t *v)
-{
-	const char *d = arg + (*arg == '-');
-	char *end = NULL;
-
-	errno = 0;
-	if (*d >= '0' && *d <= '9') {
-		*v = strtoll(arg, &end, 0);
-		if (!errno && !*end)
-			return 0;
-	}
-	fprintf(stderr, "%s %s: %s wants a number from %" PRId64 " to %" PRId64 ", not '%s'\n",
-		prog, cmd, opt, INT64_MIN, INT64_MAX, arg);
-	return -1;
-}
-
 static const char *state_name(int s)
 {
 	switch (s) {
@@ -90,24 +52,6 @@ static const char *state_name(int s)
 	case UEVENT_FEAT_DENIED:	return "denied";
 	default:			return "unknown";
 	}
-}
-
-void cli_json_str(FILE *f, const char *s, size_t max)
-{
-	size_t i;
-
-	fputc('"', f);
-	for (i = 0; s[i] && i < max; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
 }
 
 static void json_str(const char *s)
@@ -220,12 +164,12 @@ static int cmd_emit(int argc, char **argv)
 		case 't': tname = optarg; break;
 		case 'o': out = optarg; break;
 		case 'T':
-			if (parse_u64("emit", "-T/--type", optarg, 0, UINT32_MAX, &type) < 0)
+			if (cli_parse_u64("emit", "-T/--type", optarg, 0, UINT32_MAX, &type) < 0)
 				return 2;
 			break;
 		case 'c': counter = optarg; break;
 		case 'n':
-			if (parse_u64("emit", "-n/--count", optarg, 0, INT64_MAX, &count) < 0)
+			if (cli_parse_u64("emit", "-n/--count", optarg, 0, INT64_MAX, &count) < 0)
 				return 2;
 			break;
 		case 'h': return command_help("emit", stdout);
@@ -241,7 +185,7 @@ static int cmd_emit(int argc, char **argv)
 		}
 		memcpy(name, counter, (size_t)(eq - counter));
 		name[eq - counter] = 0;
-		if (parse_i64("emit", "-c/--counter VALUE", eq + 1, &value) < 0)
+		if (cli_parse_i64("emit", "-c/--counter VALUE", eq + 1, &value) < 0)
 			return 2;
 	}
 	if (tname || out) {
@@ -365,152 +309,6 @@ static void print_payload(const struct uevent_record *r, int json, int bo)
 		if (json)
 			putchar('"');
 	}
-}
-
-/*
- * "-" is standard input. Telling a perf.data from a file-transport capture reads its
- * first bytes, which a pipe gives only once: a pipe is first copied into a memfd put
- * in its place (the readers read a pipe whole anyway), so both readers start at 0.
- */
-static int stdin_rewindable(void)
-{
-	char buf[65536];
-	ssize_t n;
-	int fd;
-
-	if (lseek(0, 0, SEEK_SET) == 0)
-		return 0;
-	fd = memfd_create("uevent-stdin", MFD_CLOEXEC);
-	if (fd < 0) {
-		FILE *t = tmpfile();
-
-		fd = t ? dup(fileno(t)) : -1;
-		if (t)
-			fclose(t);
-		if (fd < 0)
-			return -errno;
-	}
-	errno = 0;
-	while ((n = read(0, buf, sizeof(buf))) != 0) {
-		ssize_t w, done = 0;
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			goto fail;
-		for (; done < n; done += w) {
-			w = write(fd, buf + done, (size_t)(n - done));
-			if (w < 0 && errno == EINTR)
-				w = 0;
-			else if (w <= 0)
-				goto fail;
-		}
-	}
-	if (dup2(fd, 0) < 0 || lseek(0, 0, SEEK_SET) != 0)
-		goto fail;
-	close(fd);
-	return 0;
-fail:
-	n = errno ? errno : EIO;
-	close(fd);
-	return (int)-n;
-}
-
-static int is_perf_data(const char *path)
-{
-	char magic[8];
-	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
-	int yes;
-
-	if (fd < 0)
-		return 0;
-	yes = pread(fd, magic, 8, 0) == 8 &&
-	      (!memcmp(magic, "PERFILE2", 8) || !memcmp(magic, "2ELIFREP", 8));
-	if (fd)
-		close(fd);
-	return yes;
-}
-
-static const char *open_error(const char *path, int err, int perf)
-{
-	static char buf[512];
-
-	if (err == EINVAL)
-		snprintf(buf, sizeof(buf), "%s: %s", path, perf ? "corrupt perf.data (bad header)"
-							   : "not a uevent capture (bad header)");
-	else
-		snprintf(buf, sizeof(buf), "%s: %s", path, strerror(err));
-	return buf;
-}
-
-/* ---- output files ---------------------------------------------------------------- */
-
-/*
- * Opens PATH to write a capture or an export into, often in a shared directory such as
- * /tmp where another user may have planted it first: a symlink to a victim, a hard
- * link to one, a device node or a FIFO. None of those is followed, opened or removed:
- * a new path is created with O_EXCL (which never follows a symlink); an existing one
- * is used only if it is a regular file of ours with a single link, checked again on the
- * opened fd in case it was swapped meanwhile. The file is not truncated here: the
- * caller does it once it is about to write, so a failure before leaves it as it was.
- * Returns the fd, with *created set when the path is ours to remove on failure; or -1
- * after saying why.
- */
-static int open_output(const char *cmd, const char *path, int *created)
-{
-	const char *why = NULL;
-	struct stat st, fst;
-	int fd;
-
-	*created = 0;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd >= 0) {
-		*created = 1;
-		return fd;
-	}
-	if (errno != EEXIST)
-		goto fail;
-	if (lstat(path, &st) < 0)
-		goto fail;
-	if (S_ISLNK(st.st_mode))
-		why = "a symbolic link; not following it";
-	else if (!S_ISREG(st.st_mode))
-		why = "not a regular file; not writing into it";
-	else if (st.st_uid != geteuid())
-		why = "owned by another user; not overwriting it";
-	else if (st.st_nlink > 1)
-		why = "has other hard links; not overwriting it";
-	if (why) {
-		fprintf(stderr, "%s %s: %s: %s (remove it or choose another path)\n", prog, cmd,
-			path, why);
-		return -1;
-	}
-	/* O_NONBLOCK: a FIFO swapped in after the lstat() must not hang the open */
-	fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		goto fail;
-	if (fstat(fd, &fst) < 0 || fst.st_dev != st.st_dev || fst.st_ino != st.st_ino ||
-	    !S_ISREG(fst.st_mode) || fst.st_nlink > 1 ||
-	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
-		close(fd);
-		fprintf(stderr, "%s %s: %s: changed while being opened; not writing into it\n",
-			prog, cmd, path);
-		return -1;
-	}
-	return fd;
-fail:
-	fprintf(stderr, "%s %s: %s: %s\n", prog, cmd, path, strerror(errno));
-	return -1;
-}
-
-/* Removes a failed output, only if it is still the file open_output() created. */
-static void remove_output(const char *path, int fd, int created)
-{
-	struct stat st, fst;
-
-	if (created && fstat(fd, &fst) == 0 && lstat(path, &st) == 0 &&
-	    st.st_dev == fst.st_dev && st.st_ino == fst.st_ino)
-		unlink(path);
 }
 
 /* ---- dump --json: every decoded field, keys named as the C members --------------- */
@@ -777,7 +575,7 @@ static int dump_perf(const char *path, const struct dump_opts *o)
 	char name[512];
 
 	if (!f) {
-		fprintf(stderr, "%s dump: %s\n", prog, open_error(path, errno, 1));
+		fprintf(stderr, "%s dump: %s\n", prog, cli_open_error(path, errno, 1));
 		return 1;
 	}
 	so.byte_order = uevent_perf_file__byte_order(f);
@@ -858,7 +656,7 @@ static int src_open(struct src *s, const char *path)
 {
 	memset(s, 0, sizeof(*s));
 	s->path = path;
-	if (is_perf_data(path))
+	if (cli_is_perf_data(path))
 		s->pf = uevent_perf_file__open(path);
 	else
 		s->fr = uevent_file_reader__open(path);
@@ -1128,12 +926,12 @@ static int cmd_export(int argc, char **argv)
 			"[--debug-dir DIR] FILE\n", prog);
 		return 2;
 	}
-	if (!strcmp(in, "-") && (ret = stdin_rewindable()) < 0) {
+	if (!strcmp(in, "-") && (ret = cli_stdin_rewindable()) < 0) {
 		fprintf(stderr, "%s export: standard input: %s\n", prog, strerror(-ret));
 		return 1;
 	}
 	if (src_open(&src, in) < 0) {
-		fprintf(stderr, "%s export: %s\n", prog, open_error(in, errno, is_perf_data(in)));
+		fprintf(stderr, "%s export: %s\n", prog, cli_open_error(in, errno, cli_is_perf_data(in)));
 		return 1;
 	}
 	f = cli_open_output_file("export", out, &created);
@@ -1510,14 +1308,14 @@ static int cmd_record(int argc, char **argv)
 		uint64_t v = 0;
 
 		/* the kernel's limits: a probe fetches at most a payload, sample_period < 2^63 */
-		if ((c == 'n' && parse_u64("record", "-n/--usdt-bytes", optarg, 1,
+		if ((c == 'n' && cli_parse_u64("record", "-n/--usdt-bytes", optarg, 1,
 					   UEVENT_MAX_PAYLOAD, &v) < 0) ||
-		    (c == 'F' && parse_u64("record", "-F/--freq", optarg, 1, 1000000000u, &v) < 0) ||
+		    (c == 'F' && cli_parse_u64("record", "-F/--freq", optarg, 1, 1000000000u, &v) < 0) ||
 		    (c == 0x200 && parse_duration("record", "--period", optarg, &v) < 0) ||
-		    (c == 0x201 && parse_u64("record", "--sample-ns", optarg, 1, INT64_MAX, &v) < 0) ||
-		    (c == 'T' && parse_u64("record", "--tls", optarg, 8, PERF_SAMPLE_TLS_USER_MAX,
+		    (c == 0x201 && cli_parse_u64("record", "--sample-ns", optarg, 1, INT64_MAX, &v) < 0) ||
+		    (c == 'T' && cli_parse_u64("record", "--tls", optarg, 8, PERF_SAMPLE_TLS_USER_MAX,
 					   &v) < 0) ||
-		    (c == 'm' && parse_u64("record", "-m/--ring-pages", optarg, 1, 1u << 31, &v) < 0))
+		    (c == 'm' && cli_parse_u64("record", "-m/--ring-pages", optarg, 1, 1u << 31, &v) < 0))
 			return 2;
 		switch (c) {
 		case 'o': out = optarg; break;
@@ -1608,7 +1406,7 @@ static int cmd_record(int argc, char **argv)
 			fprintf(stderr, "%s record: stdout: %s\n", prog, strerror(errno));
 			return 1;
 		}
-	} else if ((fd = open_output("record", out, &created)) < 0) {
+	} else if ((fd = cli_open_output("record", out, &created)) < 0) {
 		return 1;
 	}
 	parent = getpid();
@@ -1617,7 +1415,7 @@ static int cmd_record(int argc, char **argv)
 	if (child < 0) {
 		fprintf(stderr, "%s record: cannot start %s: %s\n", prog, argv[optind],
 			strerror(errno));
-		remove_output(out, fd, created);
+		cli_remove_output(out, fd, created);
 		close(fd);
 		return 1;
 	}
@@ -1682,7 +1480,7 @@ static int cmd_record(int argc, char **argv)
 		stop_reaper(reaper, reaper_fd);
 		uevent_session__close(s);
 		if (strcmp(out, "-"))
-			remove_output(out, fd, created);
+			cli_remove_output(out, fd, created);
 		close(fd);
 		if (!s && (err == EACCES || err == EPERM) &&
 		    (geteuid() == 0 || strstr(uevent_perf_open_reason(), "mmap")))
@@ -1843,11 +1641,11 @@ static int cmd_dump(int argc, char **argv)
 		fprintf(stderr, "%s dump: %s\n", prog, path ? "one file at a time" : "which file?");
 		return 2;
 	}
-	if (!strcmp(path, "-") && (ret = stdin_rewindable()) < 0) {
+	if (!strcmp(path, "-") && (ret = cli_stdin_rewindable()) < 0) {
 		fprintf(stderr, "%s dump: standard input: %s\n", prog, strerror(-ret));
 		return 1;
 	}
-	if (is_perf_data(path))
+	if (cli_is_perf_data(path))
 		return dump_perf(path, &o);
 	rd = uevent_file_reader__open(path);
 	if (!rd) {
@@ -1901,48 +1699,6 @@ static int cmd_dump(int argc, char **argv)
 		fprintf(stderr, "%lu records\n", n);
 	}
 	return 0;
-}
-
-/* ---- shared with the command files (cli.h) ------------------------------------- */
-
-const char *const cli_prog = "uevent";
-
-int cli_stdin_rewindable(void)
-{
-	return stdin_rewindable();
-}
-
-int cli_is_perf_data(const char *path)
-{
-	return is_perf_data(path);
-}
-
-const char *cli_open_error(const char *path, int err, int perf)
-{
-	return open_error(path, err, perf);
-}
-
-FILE *cli_open_output_file(const char *cmd, const char *path, int *created)
-{
-	FILE *f;
-	int fd;
-
-	if (!strcmp(path, "-"))
-		return stdout;
-	fd = open_output(cmd, path, created);
-	if (fd < 0)
-		return NULL;
-	f = fdopen(fd, "w");
-	if (!f || ftruncate(fd, 0) < 0) {
-		fprintf(stderr, "%s %s: %s: %s\n", prog, cmd, path, strerror(errno));
-		remove_output(path, fd, *created);
-		if (f)
-			fclose(f);
-		else
-			close(fd);
-		return NULL;
-	}
-	return f;
 }
 
 /*
