@@ -72,6 +72,17 @@ void cli_json_str(FILE *f, const char *s, size_t max)
 	fputc('"', f);
 }
 
+void cli_json_out(const char *s)
+{
+	cli_json_str(stdout, s, SIZE_MAX);
+}
+
+int cli_usage(FILE *f, const char *usage)
+{
+	fprintf(f, "Usage:\n%s", usage);
+	return 0;
+}
+
 /*
  * "-" is standard input. Telling a perf.data from a file-transport capture reads its
  * first bytes, which a pipe gives only once: a pipe is first copied into a memfd put

@@ -27,6 +27,11 @@ void cli_remove_output(const char *path, int fd, int created);
 
 /* s as a JSON string, at most max bytes of it (SIZE_MAX: whole). */
 void cli_json_str(FILE *f, const char *s, size_t max);
+/* ... the whole of s on stdout */
+void cli_json_out(const char *s);
+
+/* `uevent CMD --help`: "Usage:" and the command's usage on f; 0. */
+int cli_usage(FILE *f, const char *usage);
 
 /* Which samples or records: --pid, --tid, --comm (comma lists) and --time START,END
  * (seconds on the recording's clock, as dump prints them; either side may be empty). */

@@ -54,11 +54,6 @@ static const char *state_name(int s)
 	}
 }
 
-static void json_str(const char *s)
-{
-	cli_json_str(stdout, s, SIZE_MAX);
-}
-
 static int cmd_probe(int argc, char **argv)
 {
 	int json = 0, f, paranoid;
@@ -113,15 +108,15 @@ static int cmd_probe(int argc, char **argv)
 			continue;
 		if (json) {
 			if (f == 0) {
-				json_str(uevent_transport_name(uevent_transport()));
+				cli_json_out(uevent_transport_name(uevent_transport()));
 				printf(", \"features\": {");
 			}
 			printf("%s", f ? ", " : "");
-			json_str(uevent_feature_name(f));
+			cli_json_out(uevent_feature_name(f));
 			printf(": {\"state\": ");
-			json_str(state_name(info.state));
+			cli_json_out(state_name(info.state));
 			printf(", \"errno\": %d, \"detail\": ", info.err);
-			json_str(info.detail);
+			cli_json_out(info.detail);
 			printf("}");
 		} else {
 			printf("%-18s %-8s %s\n", uevent_feature_name(f), state_name(info.state),
@@ -260,7 +255,7 @@ static void print_payload(const struct uevent_record *r, int json, int bo)
 
 	if (json) {
 		printf("\"type\": %u, \"type_name\": ", r->type);
-		json_str(name ? name : "user");
+		cli_json_out(name ? name : "user");
 	} else {
 		printf(" %s", name ? name : "user");
 		if (!name)
@@ -269,7 +264,7 @@ static void print_payload(const struct uevent_record *r, int json, int bo)
 	if (r->type == UEVENT_TYPE_TEXT && !uevent_text_decode(r->data, r->size, bo, &t)) {
 		if (json) {
 			printf(", \"text\": ");
-			json_str(t.text);
+			cli_json_out(t.text);
 		} else {
 			printf(" \"%s\"", t.text);
 		}
@@ -277,7 +272,7 @@ static void print_payload(const struct uevent_record *r, int json, int bo)
 		   !uevent_counter_decode(r->data, r->size, bo, &c)) {
 		if (json) {
 			printf(", \"name\": ");
-			json_str(c.name);
+			cli_json_out(c.name);
 			printf(", \"value\": %" PRId64, c.value);
 		} else {
 			printf(" %s=%" PRId64, c.name, c.value);
@@ -287,7 +282,7 @@ static void print_payload(const struct uevent_record *r, int json, int bo)
 		if (json) {
 			printf(", \"id\": %" PRIu64 ", \"parent\": %" PRIu64 ", \"async\": %s, \"name\": ",
 			       rb.id, rb.parent, rb.flags & UEVENT_RANGE_ASYNC ? "true" : "false");
-			json_str(rb.name);
+			cli_json_out(rb.name);
 		} else {
 			printf(" id=%#" PRIx64 " parent=%#" PRIx64 "%s \"%s\"", rb.id, rb.parent,
 			       rb.flags & UEVENT_RANGE_ASYNC ? " async" : "", rb.name);
@@ -340,6 +335,12 @@ static void json_u64s(const void *p, uint64_t n, uint64_t per, int grouped, int 
 			putchar(']');
 	}
 	putchar(']');
+}
+
+/* the generated uevent-json.h writes its strings with it */
+static void json_str(const char *s)
+{
+	cli_json_out(s);
 }
 
 #include "uevent-json.h"
@@ -417,7 +418,7 @@ static void print_perf_record(const struct uevent_perf_record *r, int json, int 
 	if (json) {
 		printf("{\"time\": %" PRIu64 ", \"pid\": %u, \"tid\": %u, \"cpu\": %u, \"record\": ",
 		       r->id.time, r->id.pid, r->id.tid, r->id.cpu);
-		json_str(name ? name : "unknown");
+		cli_json_out(name ? name : "unknown");
 		printf(", \"record_type\": %u", r->type);
 	} else {
 		uint64_t t = r->id.time - (r->id.time >= dump_time_base ? dump_time_base : r->id.time);
@@ -431,10 +432,10 @@ static void print_perf_record(const struct uevent_perf_record *r, int json, int 
 	case PERF_RECORD_UEVENT:
 		if (json) {
 			printf(", \"transport\": ");
-			json_str(r->transport < 7 ? tnames[r->transport] : "?");
+			cli_json_out(r->transport < 7 ? tnames[r->transport] : "?");
 			printf(", \"event\": ");
 			if (event)
-				json_str(event);
+				cli_json_out(event);
 			else
 				printf("null");
 			printf(", \"event_index\": %d, ", r->u.uevent.event_index);
@@ -445,7 +446,7 @@ static void print_perf_record(const struct uevent_perf_record *r, int json, int 
 		if (json) {
 			printf(", \"event\": ");
 			if (event)
-				json_str(event);
+				cli_json_out(event);
 			else
 				printf("null");
 			printf(", \"event_index\": %d", r->u.sample.event_index);
@@ -469,7 +470,7 @@ static void print_perf_record(const struct uevent_perf_record *r, int json, int 
 		if (json) {
 			printf(", \"addr\": %" PRIu64 ", \"len\": %" PRIu64 ", \"filename\": ",
 			       r->u.mmap.addr, r->u.mmap.len);
-			json_str(r->u.mmap.filename);
+			cli_json_out(r->u.mmap.filename);
 		} else {
 			printf(" %#" PRIx64 "+%#" PRIx64 " %s", r->u.mmap.addr, r->u.mmap.len,
 			       r->u.mmap.filename);
@@ -492,7 +493,7 @@ static void print_perf_record(const struct uevent_perf_record *r, int json, int 
 	case PERF_RECORD_KSYMBOL:
 		if (json) {
 			printf(", \"addr\": %" PRIu64 ", \"name\": ", r->u.ksymbol.addr);
-			json_str(r->u.ksymbol.name);
+			cli_json_out(r->u.ksymbol.name);
 		} else {
 			printf(" %#" PRIx64 " %s", r->u.ksymbol.addr, r->u.ksymbol.name);
 		}
@@ -1818,8 +1819,7 @@ static int command_help(const char *name, FILE *f)
 		return 2;
 	}
 	if (c) {
-		fprintf(f, "Usage:\n%s", c->usage);
-		return 0;
+		return cli_usage(f, c->usage);
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fputs(commands[i].usage, f);
