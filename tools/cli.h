@@ -55,6 +55,10 @@ int cli_filter_opt(struct cli_filter *f, const char *cmd, int c, const char *arg
 int cli_filter_match(const struct cli_filter *f, uint32_t pid, uint32_t tid, const char *comm,
 		     uint64_t time);
 
+/* tools/probe.c */
+int cli_cmd_probe(int argc, char **argv);
+extern const char cli_probe_usage[];
+
 /* tools/report.c */
 /* A C++ or legacy Rust name demangled (free it), or NULL: not mangled, no libstdc++, or
  * cli_no_demangle (--no-demangle) set. */

@@ -44,96 +44,6 @@ static void usage(FILE *f)
 		"Exit status: 0 success, 1 failure, 2 usage error.\n");
 }
 
-static const char *state_name(int s)
-{
-	switch (s) {
-	case UEVENT_FEAT_PRESENT:	return "yes";
-	case UEVENT_FEAT_ABSENT:	return "no";
-	case UEVENT_FEAT_DENIED:	return "denied";
-	default:			return "unknown";
-	}
-}
-
-static int cmd_probe(int argc, char **argv)
-{
-	int json = 0, f, paranoid;
-	struct uevent_feature_info info;
-
-	if (argc > 1 && !strcmp(argv[1], "--perf-event")) {
-		int err = argc > 3 ? -E2BIG : uevent_perf_event_add(argc > 2 ? argv[2] : NULL);
-
-		if (err == -E2BIG) {
-			fprintf(stderr, "%s probe: --perf-event takes one LIB\n", prog);
-			return 2;
-		}
-		if (err < 0) {
-			fprintf(stderr, "%s probe: cannot add the uprobe event libuevent:emit for %s: %s\n",
-				prog, argc > 2 ? argv[2] : "this libuevent",
-				err == -ENOENT ? "no libuevent:text probe there" :
-				err == -EBUSY ? "the old one is in use by a tracer; stop it first" :
-				err == -EEXIST ? uevent_reason() : strerror(-err));
-			if (err == -EEXIST)
-				fprintf(stderr, "%s probe: if it is no one's, remove it yourself: "
-					"echo -:libuevent/emit >> /sys/kernel/tracing/uprobe_events\n",
-					prog);
-			return 1;
-		}
-		printf("added libuevent:emit: perf record -e libuevent:emit -- CMD; perf script\n");
-		return 0;
-	}
-	if (argc > 1 && !strcmp(argv[1], "--perf-event-remove")) {
-		int err = uevent_perf_event_remove();
-
-		if (err < 0) {
-			fprintf(stderr, "%s probe: cannot remove libuevent:emit: %s\n", prog,
-				err == -ENOENT ? "there is none" :
-				err == -EBUSY || err == -EEXIST ? uevent_reason() : strerror(-err));
-			return 1;
-		}
-		return 0;
-	}
-	if (argc > 1 && !strcmp(argv[1], "--json"))
-		json = 1;
-	else if (argc > 1) {
-		fprintf(stderr, "%s probe: unknown option '%s'\n", prog, argv[1]);
-		return 2;
-	}
-	paranoid = uevent_perf_paranoid();
-	if (json)
-		printf("{\"perf_event_paranoid\": %d, \"transport\": ", paranoid);
-	else
-		printf("%-18s %-8s %s\n", "feature", "state", "detail");
-	for (f = 0; f < UEVENT_FEAT_COUNT; f++) {
-		if (uevent_feature_probe(f, &info) < 0)
-			continue;
-		if (json) {
-			if (f == 0) {
-				cli_json_out(uevent_transport_name(uevent_transport()));
-				printf(", \"features\": {");
-			}
-			printf("%s", f ? ", " : "");
-			cli_json_out(uevent_feature_name(f));
-			printf(": {\"state\": ");
-			cli_json_out(state_name(info.state));
-			printf(", \"errno\": %d, \"detail\": ", info.err);
-			cli_json_out(info.detail);
-			printf("}");
-		} else {
-			printf("%-18s %-8s %s\n", uevent_feature_name(f), state_name(info.state),
-			       info.detail);
-		}
-	}
-	if (json) {
-		printf("}}\n");
-	} else {
-		printf("%-18s %-8d %s\n", "perf_event_paranoid", paranoid,
-		       paranoid < 0 ? strerror(-paranoid) : "/proc/sys/kernel/perf_event_paranoid");
-		printf("%-18s %-8s %s\n", "transport", uevent_transport_name(uevent_transport()),
-		       uevent_open_reason());
-	}
-	return 0;
-}
-
 static int cmd_emit(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1716,12 +1626,7 @@ static const struct command {
 	int (*fn)(int argc, char **argv);
 	const char *usage;
 } commands[] = {
-	{ "probe", cmd_probe,
-	  "  probe [--json]                 what this kernel and machine support, probed live\n"
-	  "  probe --perf-event [LIB]       add the uprobe event libuevent:emit (LIB's marks,\n"
-	  "                                 default this libuevent's) for plain perf: then\n"
-	  "                                 perf record -e libuevent:emit -- CMD; perf script\n"
-	  "  probe --perf-event-remove      remove it\n" },
+	{ "probe", cli_cmd_probe, cli_probe_usage },
 	{ "emit", cmd_emit,
 	  "  emit [OPTIONS] [TEXT...]       send a mark (the words joined by spaces)\n"
 	  "      -t, --transport NAME       prctl, user_events, usdt, ftrace, file, none, auto\n"
