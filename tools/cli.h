@@ -59,6 +59,10 @@ int cli_filter_match(const struct cli_filter *f, uint32_t pid, uint32_t tid, con
 int cli_cmd_probe(int argc, char **argv);
 extern const char cli_probe_usage[];
 
+/* tools/emit.c */
+int cli_cmd_emit(int argc, char **argv);
+extern const char cli_emit_usage[];
+
 /* tools/report.c */
 /* A C++ or legacy Rust name demangled (free it), or NULL: not mangled, no libstdc++, or
  * cli_no_demangle (--no-demangle) set. */
