@@ -63,6 +63,10 @@ extern const char cli_probe_usage[];
 int cli_cmd_emit(int argc, char **argv);
 extern const char cli_emit_usage[];
 
+/* tools/dump.c */
+int cli_cmd_dump(int argc, char **argv);
+extern const char cli_dump_usage[];
+
 /* tools/report.c */
 /* A C++ or legacy Rust name demangled (free it), or NULL: not mangled, no libstdc++, or
  * cli_no_demangle (--no-demangle) set. */
