@@ -71,6 +71,10 @@ extern const char cli_dump_usage[];
 int cli_cmd_export(int argc, char **argv);
 extern const char cli_export_usage[];
 
+/* tools/record.c */
+int cli_cmd_record(int argc, char **argv);
+extern const char cli_record_usage[];
+
 /* tools/report.c */
 /* A C++ or legacy Rust name demangled (free it), or NULL: not mangled, no libstdc++, or
  * cli_no_demangle (--no-demangle) set. */
