@@ -1,33 +1,12 @@
-/* uevent.c - the libuevent command line: probe the system, emit marks, dump captures. */
+/* uevent.c - the libuevent command line: its commands (one file each), their usage, main. */
 #include "config.h"
 
-#include <errno.h>
-#include <getopt.h>
-#include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/mman.h>
-#include <sys/mount.h>
-#include <sys/statfs.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
-#include <linux/perf_event.h>
-#include <linux/perf_uevent.h>
 
 #include "uevent.h"
 #include "jit-clean.h"
 #include "cli.h"
-#include "inject-env.h"
-
-static const char *prog = "uevent";
 
 static int command_help(const char *name, FILE *f);
 
@@ -35,7 +14,7 @@ static int command_help(const char *name, FILE *f);
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: %s COMMAND [OPTIONS]   (%s COMMAND --help: that command only)\n"
-		"\nCommands:\n", prog, prog);
+		"\nCommands:\n", cli_prog, cli_prog);
 	command_help(NULL, f);
 	fprintf(f, "  help [COMMAND], --help         this text, or COMMAND's\n"
 		"  version, --version             library version\n"
@@ -50,7 +29,7 @@ static void usage(FILE *f)
  */
 static int cmd_jit_clean(int argc, char **argv)
 {
-	return uevent_cmd_jit_clean(prog, argc, argv);
+	return uevent_cmd_jit_clean(cli_prog, argc, argv);
 }
 
 static const struct command {
@@ -95,7 +74,7 @@ static int command_help(const char *name, FILE *f)
 	size_t i;
 
 	if (name && !c) {
-		fprintf(stderr, "%s: unknown command '%s' (try '%s --help')\n", prog, name, prog);
+		fprintf(stderr, "%s: unknown command '%s' (try '%s --help')\n", cli_prog, name, cli_prog);
 		return 2;
 	}
 	if (c) {
@@ -129,7 +108,7 @@ int main(int argc, char **argv)
 	}
 	c = command_find(cmd);
 	if (!c) {
-		fprintf(stderr, "%s: unknown command '%s' (try '%s --help')\n", prog, cmd, prog);
+		fprintf(stderr, "%s: unknown command '%s' (try '%s --help')\n", cli_prog, cmd, cli_prog);
 		return 2;
 	}
 	/* CMD --help, before `--` (after it are record's command's arguments) */
