@@ -230,7 +230,22 @@ static int command_runnable(const char *name)
 	return 0;
 }
 
-int cli_cmd_record(int argc, char **argv)
+/* What uevent record was asked, and what it has going. */
+struct record_run {
+	struct uevent_session_opts so;
+	const char *out;
+	char **cmd;			/* the command and its arguments */
+	int system_wide;
+	int fd, created, go[2];		/* the output; the pipe that starts the command */
+	pid_t child, parent, reaper;
+	int reaper_fd, parent_fg;
+	struct uevent_session *s;
+	int started, usdt_only, status, done, sent, failed;
+	unsigned long nrec, nuev, nsamples, nbpf;
+};
+
+/* The options, checked: -1 to go on, else the exit status. */
+static int record_options(struct record_run *x, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -251,19 +266,9 @@ int cli_cmd_record(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct uevent_session_opts so = { .sz = sizeof(so) };
-	const char *out = "uevent.data", *tlist = NULL;
-	struct uevent_session_stats st;
-	struct uevent_perf_record r = { .sz = sizeof(r) };
-	struct uevent_session *s;
-	unsigned long nrec = 0, nuev = 0, nsamples = 0, nbpf = 0;
-	int c, go[2], status = 0, ret, fd, done = 0, idle = 0, failed = 0, created = 0;
-	int sent = 0, killed = 0, started = 0, usdt_only = 0, system_wide = 0;
+	const char *tlist = NULL;
 	unsigned int inject = 0;
-	int force = 0;
-	int64_t next_look = 0, kill_at = 0;
-	pid_t child, parent, reaper = -1;
-	int reaper_fd = -1, parent_fg;
+	int c, force = 0;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:t:n:baF:m:C:h", opts, NULL)) != -1) {
@@ -280,21 +285,21 @@ int cli_cmd_record(int argc, char **argv)
 		    (c == 'm' && cli_parse_u64("record", "-m/--ring-pages", optarg, 1, 1u << 31, &v) < 0))
 			return 2;
 		switch (c) {
-		case 'o': out = optarg; break;
+		case 'o': x->out = optarg; break;
 		case 't': tlist = optarg; break;
-		case 'n': so.usdt_max_payload = (unsigned int)v; break;
-		case 'b': so.flags |= UEVENT_SESSION_BPF_EVENTS; break;
-		case 'C': so.cpus = optarg; break;
-		case 'a': so.flags |= UEVENT_SESSION_ALL_RECORDS; break;
-		case 'W': system_wide = 1; break;
+		case 'n': x->so.usdt_max_payload = (unsigned int)v; break;
+		case 'b': x->so.flags |= UEVENT_SESSION_BPF_EVENTS; break;
+		case 'C': x->so.cpus = optarg; break;
+		case 'a': x->so.flags |= UEVENT_SESSION_ALL_RECORDS; break;
+		case 'W': x->system_wide = 1; break;
 		case 'N': inject |= CLI_INJECT_NVTX; break;
 		case 'I': inject |= CLI_INJECT_ITT; break;
 		case 'F':		/* as perf's -F: samples per second */
 		case 0x200:
 		case 0x201:
 			/* what naming the samples needs: the mappings, names and stacks */
-			so.sample_period_ns = c == 'F' ? 1000000000u / v : v;
-			so.flags |= UEVENT_SESSION_ALL_RECORDS | UEVENT_SESSION_CALLCHAIN;
+			x->so.sample_period_ns = c == 'F' ? 1000000000u / v : v;
+			x->so.flags |= UEVENT_SESSION_ALL_RECORDS | UEVENT_SESSION_CALLCHAIN;
 			break;
 		case 0x202: force = 1; break;
 		case 'T':
@@ -302,14 +307,14 @@ int cli_cmd_record(int argc, char **argv)
 				fprintf(stderr, "%s record: --tls must be a multiple of 8\n", cli_prog);
 				return 2;
 			}
-			so.tls_user = (unsigned int)v;
+			x->so.tls_user = (unsigned int)v;
 			break;
 		case 'm':
 			if (v & (v - 1)) {
 				fprintf(stderr, "%s record: -m/--ring-pages must be a power of 2\n", cli_prog);
 				return 2;
 			}
-			so.ring_pages = (unsigned int)v;
+			x->so.ring_pages = (unsigned int)v;
 			break;
 		case 'h': return cli_usage(stdout, cli_record_usage);
 		default: return 2;
@@ -319,18 +324,18 @@ int cli_cmd_record(int argc, char **argv)
 		fprintf(stderr, "%s record: which command? (uevent record -- CMD ARGS...)\n", cli_prog);
 		return 2;
 	}
-	if (so.tls_user && !so.sample_period_ns) {
+	if (x->so.tls_user && !x->so.sample_period_ns) {
 		fprintf(stderr, "%s record: --tls needs samples (-F HZ or --period TIME)\n", cli_prog);
 		return 2;
 	}
 	if (inject && cli_inject_env(inject) < 0)
 		return 1;
 	/* a sample every few microseconds is the program's time spent in the kernel */
-	if (so.sample_period_ns && so.sample_period_ns < MIN_PERIOD_NS && !force) {
+	if (x->so.sample_period_ns && x->so.sample_period_ns < MIN_PERIOD_NS && !force) {
 		fprintf(stderr, "%s record: a sample every %" PRIu64 " ns (%" PRIu64 " Hz) is too "
 			"often: the samples would cost more than the program; at most -F %u "
-			"(--period 10us), or --force\n", cli_prog, (uint64_t)so.sample_period_ns,
-			(uint64_t)(1000000000u / so.sample_period_ns), 1000000000u / MIN_PERIOD_NS);
+			"(--period 10us), or --force\n", cli_prog, (uint64_t)x->so.sample_period_ns,
+			(uint64_t)(1000000000u / x->so.sample_period_ns), 1000000000u / MIN_PERIOD_NS);
 		return 2;
 	}
 	/* a command that cannot run: said now, before an output is made for it */
@@ -345,7 +350,7 @@ int cli_cmd_record(int argc, char **argv)
 	 * wake-up each cost more than the record: -F 10000 -- true ran 5 s (0.5 s now),
 	 * 200,000 usdt marks took 3.5 s to record (0.7 s now; perf record 1.3 s).
 	 */
-	so.wakeup_events = 4096;
+	x->so.wakeup_events = 4096;
 	if (tlist) {
 		char tmp[128], *tok, *save = NULL;
 
@@ -359,60 +364,73 @@ int cli_cmd_record(int argc, char **argv)
 					"prctl, user_events, usdt)\n", cli_prog, tok);
 				return 2;
 			}
-			so.transports |= 1u << t;
+			x->so.transports |= 1u << t;
 		}
 	}
-	if (!strcmp(out, "-")) {
-		fd = dup(1);
-		if (fd < 0) {
+	x->cmd = argv + optind;
+	return -1;
+}
+
+/* The command, in its own process group, once the session listens. */
+static void __attribute__((noreturn)) record_child(struct record_run *x)
+{
+	char name[32];
+	ssize_t n;
+
+	/* the command dies with the recorder, even a recorder killed with SIGKILL; its
+	 * descendants, in its process group, by the reaper */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != x->parent ||
+	    setpgid(0, 0) < 0)
+		_exit(127);
+	terminal_to(getpid(), x->parent_fg);	/* it may read the terminal */
+	/* wait until the session listens; the parent sends the transport to use */
+	close(x->go[1]);
+	n = read(x->go[0], name, sizeof(name) - 1);
+	if (n <= 0)
+		_exit(127);
+	name[n] = 0;
+	setenv("UEVENT_TRANSPORT", name, 1);
+	/*
+	 * The session attaches to each copy of libuevent's probes the command's
+	 * processes map, when it sees the mapping: their libuevent waits for that
+	 * (up to 5 s: a uprobe takes an RCU grace period to install) before the
+	 * program runs.
+	 */
+	if (!strcmp(name, "usdt"))
+		setenv("UEVENT_WAIT_TRACER", "5000", 1);
+	execvp(x->cmd[0], x->cmd);
+	fprintf(stderr, "%s record: cannot run %s: %s\n", cli_prog, x->cmd[0], strerror(errno));
+	_exit(127);
+}
+
+/* The output opened and the command started, waiting: -1 to go on, else the exit status. */
+static int record_start(struct record_run *x)
+{
+	if (!strcmp(x->out, "-")) {
+		x->fd = dup(1);
+		if (x->fd < 0) {
 			fprintf(stderr, "%s record: stdout: %s\n", cli_prog, strerror(errno));
 			return 1;
 		}
-	} else if ((fd = cli_open_output("record", out, &created)) < 0) {
+	} else if ((x->fd = cli_open_output("record", x->out, &x->created)) < 0) {
 		return 1;
 	}
-	parent = getpid();
-	parent_fg = isatty(0) && tcgetpgrp(0) == getpgrp();
-	child = pipe2(go, O_CLOEXEC) < 0 ? -1 : fork();
-	if (child < 0) {
-		fprintf(stderr, "%s record: cannot start %s: %s\n", cli_prog, argv[optind],
+	x->parent = getpid();
+	x->parent_fg = isatty(0) && tcgetpgrp(0) == getpgrp();
+	x->child = pipe2(x->go, O_CLOEXEC) < 0 ? -1 : fork();
+	if (x->child < 0) {
+		fprintf(stderr, "%s record: cannot start %s: %s\n", cli_prog, x->cmd[0],
 			strerror(errno));
-		cli_remove_output(out, fd, created);
-		close(fd);
+		cli_remove_output(x->out, x->fd, x->created);
+		close(x->fd);
 		return 1;
 	}
-	if (child == 0) {
-		char name[32];
-		ssize_t n;
-
-		/* the command dies with the recorder, even a recorder killed with SIGKILL; its
-		 * descendants, in its process group, by the reaper */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent ||
-		    setpgid(0, 0) < 0)
-			_exit(127);
-		terminal_to(getpid(), parent_fg);	/* it may read the terminal */
-		/* wait until the session listens; the parent sends the transport to use */
-		close(go[1]);
-		n = read(go[0], name, sizeof(name) - 1);
-		if (n <= 0)
-			_exit(127);
-		name[n] = 0;
-		setenv("UEVENT_TRANSPORT", name, 1);
-		/*
-		 * The session attaches to each copy of libuevent's probes the command's
-		 * processes map, when it sees the mapping: their libuevent waits for that
-		 * (up to 5 s: a uprobe takes an RCU grace period to install) before the
-		 * program runs.
-		 */
-		if (!strcmp(name, "usdt"))
-			setenv("UEVENT_WAIT_TRACER", "5000", 1);
-		execvp(argv[optind], argv + optind);
-		fprintf(stderr, "%s record: cannot run %s: %s\n", cli_prog, argv[optind], strerror(errno));
-		_exit(127);
+	if (x->child == 0) {
+		record_child(x);
 	}
-	close(go[0]);
-	setpgid(child, child);		/* as the child does: whichever runs first */
-	reaper = start_reaper(child, &reaper_fd);
+	close(x->go[0]);
+	setpgid(x->child, x->child);		/* as the child does: whichever runs first */
+	x->reaper = start_reaper(x->child, &x->reaper_fd);
 	/*
 	 * From now on a signal stops the record in order, however long the session takes to
 	 * open: the command is stopped, the rest drained, the session's uprobe event removed.
@@ -429,114 +447,137 @@ int cli_cmd_record(int argc, char **argv)
 		sigaction(SIGHUP, &sa, NULL);
 		signal(SIGPIPE, SIG_IGN);
 	}
-	so.pid = system_wide ? -1 : child;
+	return -1;
+}
+
+/* The session, recording, and the command told to go: -1 to go on, else the exit status. */
+static int record_open(struct record_run *x)
+{
+	x->so.pid = x->system_wide ? -1 : x->child;
 	record_mount_tracefs();
-	s = uevent_session__open(&so);
+	x->s = uevent_session__open(&x->so);
 	/* an existing output is emptied only now: a session that cannot start leaves it be */
-	if (!s || (!created && strcmp(out, "-") && ftruncate(fd, 0) < 0) ||
-	    uevent_session__record_to(s, fd) < 0) {
+	if (!x->s || (!x->created && strcmp(x->out, "-") && ftruncate(x->fd, 0) < 0) ||
+	    uevent_session__record_to(x->s, x->fd) < 0) {
 		int err = errno;
 
-		kill(-child, SIGKILL);
-		waitpid(child, NULL, 0);
-		stop_reaper(reaper, reaper_fd);
-		uevent_session__close(s);
-		if (strcmp(out, "-"))
-			cli_remove_output(out, fd, created);
-		close(fd);
-		if (!s && (err == EACCES || err == EPERM) &&
+		kill(-x->child, SIGKILL);
+		waitpid(x->child, NULL, 0);
+		stop_reaper(x->reaper, x->reaper_fd);
+		uevent_session__close(x->s);
+		if (strcmp(x->out, "-"))
+			cli_remove_output(x->out, x->fd, x->created);
+		close(x->fd);
+		if (!x->s && (err == EACCES || err == EPERM) &&
 		    (geteuid() == 0 || strstr(uevent_perf_open_reason(), "mmap")))
-			say_memlock(so.ring_pages);
-		else if (!s && (err == EACCES || err == EPERM))
+			say_memlock(x->so.ring_pages);
+		else if (!x->s && (err == EACCES || err == EPERM))
 			fprintf(stderr, "%s record: not allowed to open perf events or tracefs (%s; "
 				"perf_event_paranoid is %d): run as root\n", cli_prog,
 				uevent_perf_open_reason(), uevent_perf_paranoid());
-		else if (!s)
+		else if (!x->s)
 			fprintf(stderr, "%s record: cannot start a session: %s (%s)%s\n", cli_prog,
 				strerror(err), uevent_perf_open_reason(), tracefs_mounted() ? "" :
 				"; tracefs is not mounted: as root, mount -t tracefs nodev "
 				TRACEFS_DIR);
 		else
-			fprintf(stderr, "%s record: %s: %s\n", cli_prog, out, strerror(err));
+			fprintf(stderr, "%s record: %s: %s\n", cli_prog, x->out, strerror(err));
 		return 1;
 	}
 	{
 		/* the child emits through what we read best; usdt marks fire under any transport */
-		unsigned int t = uevent_session__transports(s);
+		unsigned int t = uevent_session__transports(x->s);
 		const char *name = t & (1u << UEVENT_TRANSPORT_PRCTL) ? "prctl" :
 				   t & (1u << UEVENT_TRANSPORT_USER_EVENTS) ? "user_events" : "usdt";
 
-		usdt_only = !strcmp(name, "usdt");
+		x->usdt_only = !strcmp(name, "usdt");
 		/* signalled already: the command is not started (the child exits 127) */
-		started = !got_signal;
-		if (started && write(go[1], name, strlen(name)) != (ssize_t)strlen(name))
-			kill(child, SIGKILL);
+		x->started = !got_signal;
+		if (x->started && write(x->go[1], name, strlen(name)) != (ssize_t)strlen(name))
+			kill(x->child, SIGKILL);
 	}
-	close(go[1]);
+	close(x->go[1]);
+	return -1;
+}
+
+/* Records read until the command is gone and they are drained; the command stopped. */
+static void record_loop(struct record_run *x)
+{
+	struct uevent_perf_record r = { .sz = sizeof(r) };
+	int64_t next_look = 0, kill_at = 0;
+	int ret, idle = 0, killed = 0;
+
 	for (;;) {
 		int64_t now;
 
-		ret = uevent_session__next(s, &r, done ? 0 : 100);
+		ret = uevent_session__next(x->s, &r, x->done ? 0 : 100);
 		if (ret < 0 && ret != -EINTR) {
-			fprintf(stderr, "%s record: %s: %s\n", cli_prog, out, strerror(-ret));
-			failed = 1;
+			fprintf(stderr, "%s record: %s: %s\n", cli_prog, x->out, strerror(-ret));
+			x->failed = 1;
 			break;
 		}
 		if (ret > 0) {
 			/* as dump counts them: the side-band that names samples aside */
-			nrec += r.type == PERF_RECORD_UEVENT || r.type == PERF_RECORD_SAMPLE ||
+			x->nrec += r.type == PERF_RECORD_UEVENT || r.type == PERF_RECORD_SAMPLE ||
 				r.type == PERF_RECORD_LOST || r.type == PERF_RECORD_LOST_SAMPLES;
-			nuev += r.type == PERF_RECORD_UEVENT;
-			nsamples += r.type == PERF_RECORD_SAMPLE;
-			nbpf += r.type == PERF_RECORD_BPF_EVENT;
+			x->nuev += r.type == PERF_RECORD_UEVENT;
+			x->nsamples += r.type == PERF_RECORD_SAMPLE;
+			x->nbpf += r.type == PERF_RECORD_BPF_EVENT;
 		}
 		/*
 		 * Records may never pause (a command marking in a loop): look at the child
 		 * and at signals every 100 ms all the same, and pass a signal on at once.
 		 */
 		now = mono_ms();
-		if (ret > 0 && now < next_look && !(got_signal && !sent))
+		if (ret > 0 && now < next_look && !(got_signal && !x->sent))
 			continue;
 		next_look = now + 100;
-		if (!done && waitpid(child, &status, WNOHANG) == child) {
-			done = 1;
+		if (!x->done && waitpid(x->child, &x->status, WNOHANG) == x->child) {
+			x->done = 1;
 			/* what the command left running may mark on: take no more, drain the rest */
-			uevent_session__disable(s);
+			uevent_session__disable(x->s);
 		}
-		if (got_signal && !done) {
-			if (!sent) {
-				sent = got_signal;
-				kill(-child, sent);	/* the command's group */
+		if (got_signal && !x->done) {
+			if (!x->sent) {
+				x->sent = got_signal;
+				kill(-x->child, x->sent);	/* the command's group */
 				kill_at = now + STOP_GRACE_MS;
 			} else if (!killed && (nr_signals > 1 || now >= kill_at)) {
 				killed = 1;
-				kill(-child, SIGKILL);
+				kill(-x->child, SIGKILL);
 			}
 		}
-		if (done && ret == 0 && ++idle > 1)
+		if (x->done && ret == 0 && ++idle > 1)
 			break;
 	}
-	if (!done)
-		stop_child(child, SIGTERM, &status);
-	else if (sent)
-		kill(-child, SIGKILL);	/* signalled: what the command left goes too */
-	stop_reaper(reaper, reaper_fd);
-	terminal_to(getpgrp(), parent_fg);
-	uevent_session__stats(s, &st, sizeof(st));
-	uevent_session__close(s);
-	if (close(fd) < 0 && !failed) {
-		fprintf(stderr, "%s record: %s: %s\n", cli_prog, out, strerror(errno));
-		failed = 1;
+	if (!x->done)
+		stop_child(x->child, SIGTERM, &x->status);
+	else if (x->sent)
+		kill(-x->child, SIGKILL);	/* signalled: what the command left goes too */
+	stop_reaper(x->reaper, x->reaper_fd);
+	terminal_to(getpgrp(), x->parent_fg);
+}
+
+/* The session closed, what was recorded said: the exit status. */
+static int record_end(struct record_run *x)
+{
+	struct uevent_session_stats st;
+
+	uevent_session__stats(x->s, &st, sizeof(st));
+	uevent_session__close(x->s);
+	if (close(x->fd) < 0 && !x->failed) {
+		fprintf(stderr, "%s record: %s: %s\n", cli_prog, x->out, strerror(errno));
+		x->failed = 1;
 	}
-	fprintf(stderr, "%s record: %lu uevents", cli_prog, nuev);
-	if (so.sample_period_ns)
-		fprintf(stderr, ", %lu samples", nsamples);
-	if (so.flags & UEVENT_SESSION_BPF_EVENTS)
-		fprintf(stderr, ", %lu BPF events", nbpf);
+	fprintf(stderr, "%s record: %lu uevents", cli_prog, x->nuev);
+	if (x->so.sample_period_ns)
+		fprintf(stderr, ", %lu samples", x->nsamples);
+	if (x->so.flags & UEVENT_SESSION_BPF_EVENTS)
+		fprintf(stderr, ", %lu BPF events", x->nbpf);
 	/* the kernel's counts, read after the last records: also losses no LOST record told */
 	/* after a write error (a full disk) the file holds only the records before it */
 	fprintf(stderr, " %s %s (%lu records; lost %" PRIu64 ", truncated %" PRIu64,
-		failed ? "read, not all of them written to" : "written to", out, nrec,
+		x->failed ? "read, not all of them written to" : "written to", x->out, x->nrec,
 		(st.lost_counted > st.lost ? st.lost_counted : st.lost) + st.lost_samples,
 		st.truncated);
 	if (st.trimmed)
@@ -544,20 +585,33 @@ int cli_cmd_record(int argc, char **argv)
 			"trimmed", st.trimmed);
 	/* as perf record's "Woken up N times": what a record cost the recorder */
 	fprintf(stderr, "; woken up %" PRIu64 " times)\n", st.wakeups);
-	if (!nuev && !st.usdt_objects && usdt_only)
+	if (!x->nuev && !st.usdt_objects && x->usdt_only)
 		fprintf(stderr, "%s record: %s never mapped libuevent's probes (no executable or "
 			"library with the libuevent:emit16..emit4096 SDT notes): it cannot have "
-			"made marks\n", cli_prog, argv[optind]);
-	if (failed)
+			"made marks\n", cli_prog, x->cmd[0]);
+	if (x->failed)
 		return 1;
-	if (!started) {
-		fprintf(stderr, "%s record: %s not run: interrupted by %s\n", cli_prog, argv[optind],
+	if (!x->started) {
+		fprintf(stderr, "%s record: %s not run: interrupted by %s\n", cli_prog, x->cmd[0],
 			strsignal(got_signal));
 		return 128 + got_signal;
 	}
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	if (WIFEXITED(x->status))
+		return WEXITSTATUS(x->status);
+	return 128 + (WIFSIGNALED(x->status) ? WTERMSIG(x->status) : 0);
+}
+
+int cli_cmd_record(int argc, char **argv)
+{
+	struct record_run x = { .so = { .sz = sizeof(x.so) }, .out = "uevent.data", .reaper = -1,
+				.reaper_fd = -1 };
+	int ret;
+
+	if ((ret = record_options(&x, argc, argv)) >= 0 || (ret = record_start(&x)) >= 0 ||
+	    (ret = record_open(&x)) >= 0)
+		return ret;
+	record_loop(&x);
+	return record_end(&x);
 }
 
 /* `uevent record --help` */
