@@ -241,6 +241,137 @@ static int tef_range_end(FILE *f, struct open_ranges *o, uint32_t pid, uint32_t 
 	return n + 1;
 }
 
+/* The options, anywhere, as getopt's: -1 to go on, else the exit status. */
+static int export_args(int argc, char **argv, const char **out, const char **in,
+		       const char **folded, const char **pprof, const char **debug_dir, int *ranges)
+{
+	int i;
+
+	/* options anywhere, as getopt's; an option's value is never another option */
+	for (i = 1; i < argc; i++) {
+		const char **val = !strcmp(argv[i], "--chrome") ? out :
+				   !strcmp(argv[i], "--folded") ? folded :
+				   !strcmp(argv[i], "--pprof") ? pprof :
+				   !strcmp(argv[i], "--debug-dir") ? debug_dir : NULL;
+
+		if (val) {
+			if (i + 1 >= argc || (argv[i + 1][0] == '-' && argv[i + 1][1])) {
+				fprintf(stderr, "%s export: %s wants a %s, not %s%s%s (a file named so: "
+					"./%s)\n", cli_prog, argv[i], val == debug_dir ? "directory" :
+					"file to write", i + 1 < argc ? "'" : "nothing",
+					i + 1 < argc ? argv[i + 1] : "", i + 1 < argc ? "'" : "",
+					i + 1 < argc ? argv[i + 1] : "NAME");
+				return 2;
+			}
+			*val = argv[++i];
+		} else if (!strcmp(argv[i], "--ranges")) {
+			*ranges = 1;
+		} else if (!strcmp(argv[i], "--no-demangle")) {
+			cli_no_demangle = 1;
+		} else if (!strcmp(argv[i], "--")) {
+			for (i++; i < argc; i++) {
+				if (*in) {
+					fprintf(stderr, "%s export: one input file, not '%s' and '%s'\n",
+						cli_prog, *in, argv[i]);
+					return 2;
+				}
+				*in = argv[i];
+			}
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "%s export: unknown option '%s'\n", cli_prog, argv[i]);
+			return 2;
+		} else if (*in) {
+			fprintf(stderr, "%s export: one input file, not '%s' and '%s'\n", cli_prog, *in,
+				argv[i]);
+			return 2;
+		} else {
+			*in = argv[i];
+		}
+	}
+	return -1;
+}
+
+/* A mark, counter or range of r as a Trace Event on f (*n counts them): 0, or -ENOMEM. */
+static int tef_mark(FILE *f, const struct uevent_perf_record *r, int bo, struct open_ranges *open,
+		    unsigned long *n)
+{
+	const struct uevent_record *u = &r->u.uevent;
+	struct uevent_text t;
+	struct uevent_counter c;
+	struct uevent_range_begin rb;
+	struct uevent_range_end re;
+	double ts = (double)r->id.time / 1000.0;
+
+#define EV_HEAD(ph) fprintf(f, "%s\n{\"ph\": \"%s\", \"ts\": %.3f, \"pid\": %u, \"tid\": %u, " \
+			    "\"cat\": \"uevent\"", tef_next(), ph, ts, r->id.pid, r->id.tid)
+	if (u->type == UEVENT_TYPE_TEXT && !uevent_text_decode(u->data, u->size, bo, &t)) {
+		EV_HEAD("i");
+		fprintf(f, ", \"s\": \"t\", \"name\": ");
+		cli_json_str(f, t.text, 4096);
+	} else if (u->type == UEVENT_TYPE_COUNTER &&
+		   !uevent_counter_decode(u->data, u->size, bo, &c)) {
+		EV_HEAD("C");
+		fprintf(f, ", \"name\": ");
+		cli_json_str(f, c.name, 4096);
+		fprintf(f, ", \"args\": {");
+		cli_json_str(f, c.name, 4096);
+		fprintf(f, ": %" PRId64 "}", c.value);
+	} else if (u->type == UEVENT_TYPE_RANGE_BEGIN &&
+		   !uevent_range_begin_decode(u->data, u->size, bo, &rb)) {
+		int async = rb.flags & UEVENT_RANGE_ASYNC;
+
+		if (open_range_push(open, rb.id, r->id.pid, r->id.tid, async, rb.name) < 0)
+			return -ENOMEM;
+		EV_HEAD(async ? "b" : "B");
+		fprintf(f, ", \"name\": ");
+		cli_json_str(f, rb.name, 4096);
+		if (async)
+			fprintf(f, ", \"id\": \"0x%" PRIx64 "\"", rb.id);
+		fprintf(f, ", \"args\": {\"id\": \"0x%" PRIx64 "\", \"parent\": \"0x%" PRIx64 "\"}",
+			rb.id, rb.parent);
+	} else if (u->type == UEVENT_TYPE_RANGE_END &&
+		   !uevent_range_end_decode(u->data, u->size, bo, &re)) {
+		*n += (unsigned long)tef_range_end(f, open, r->id.pid, r->id.tid, re.id,
+						   re.flags & UEVENT_RANGE_ASYNC, ts);
+		return 0;
+	} else {
+		const char *tn = uevent_type_name(u->type);
+
+		EV_HEAD("i");
+		fprintf(f, ", \"s\": \"t\", \"name\": ");
+		cli_json_str(f, tn ? tn : "user", 64);
+		fprintf(f, ", \"args\": {\"type\": %u, \"size\": %u}", u->type, u->size);
+	}
+#undef EV_HEAD
+	fprintf(f, "}");
+	(*n)++;
+	return 0;
+}
+
+/* The names of the threads and processes the events were of, as Trace Events: how many. */
+static unsigned long tef_thread_names(FILE *f, const struct tef_names *names)
+{
+	unsigned long n = 0;
+	size_t k;
+
+	for (k = 0; k < names->n; k++) {
+		const struct tef_name *tn = &names->v[k];
+		int m;
+
+		if (!tn->used || !tn->comm[0])
+			continue;
+		for (m = tn->pid == tn->tid ? 0 : 1; m < 2; m++) {
+			fprintf(f, "%s\n{\"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"name\": \"%s\", "
+				"\"args\": {\"name\": ", tef_next(), tn->pid, tn->tid,
+				m ? "thread_name" : "process_name");
+			cli_json_str(f, tn->comm, sizeof(tn->comm));
+			fprintf(f, "}}");
+			n++;
+		}
+	}
+	return n;
+}
+
 /* Trace Event Format: marks are instant events, ranges B/E (async: b/e), counters C,
  * COMM records name the threads and processes (M). */
 int cli_cmd_export(int argc, char **argv)
@@ -252,52 +383,12 @@ int cli_cmd_export(int argc, char **argv)
 	struct open_ranges open = { 0 };
 	struct tef_names names = { 0 };
 	unsigned long n = 0;
-	size_t k;
 	uint64_t cut;
-	int i, ret, created;
+	int ret, created;
 	FILE *f;
 
-	/* options anywhere, as getopt's; an option's value is never another option */
-	for (i = 1; i < argc; i++) {
-		const char **val = !strcmp(argv[i], "--chrome") ? &out :
-				   !strcmp(argv[i], "--folded") ? &folded :
-				   !strcmp(argv[i], "--pprof") ? &pprof :
-				   !strcmp(argv[i], "--debug-dir") ? &debug_dir : NULL;
-
-		if (val) {
-			if (i + 1 >= argc || (argv[i + 1][0] == '-' && argv[i + 1][1])) {
-				fprintf(stderr, "%s export: %s wants a %s, not %s%s%s (a file named so: "
-					"./%s)\n", cli_prog, argv[i], val == &debug_dir ? "directory" :
-					"file to write", i + 1 < argc ? "'" : "nothing",
-					i + 1 < argc ? argv[i + 1] : "", i + 1 < argc ? "'" : "",
-					i + 1 < argc ? argv[i + 1] : "NAME");
-				return 2;
-			}
-			*val = argv[++i];
-		} else if (!strcmp(argv[i], "--ranges")) {
-			ranges = 1;
-		} else if (!strcmp(argv[i], "--no-demangle")) {
-			cli_no_demangle = 1;
-		} else if (!strcmp(argv[i], "--")) {
-			for (i++; i < argc; i++) {
-				if (in) {
-					fprintf(stderr, "%s export: one input file, not '%s' and '%s'\n",
-						cli_prog, in, argv[i]);
-					return 2;
-				}
-				in = argv[i];
-			}
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "%s export: unknown option '%s'\n", cli_prog, argv[i]);
-			return 2;
-		} else if (in) {
-			fprintf(stderr, "%s export: one input file, not '%s' and '%s'\n", cli_prog, in,
-				argv[i]);
-			return 2;
-		} else {
-			in = argv[i];
-		}
-	}
+	if ((ret = export_args(argc, argv, &out, &in, &folded, &pprof, &debug_dir, &ranges)) >= 0)
+		return ret;
 	if (folded && !out && !pprof && in)
 		return cli_export_folded(folded, in, ranges, debug_dir);
 	if (pprof && !out && !folded && in)
@@ -324,13 +415,6 @@ int cli_cmd_export(int argc, char **argv)
 	tef_sep = "";
 	fprintf(f, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [");
 	while ((ret = src_next(&src, &r)) > 0) {
-		const struct uevent_record *u = &r.u.uevent;
-		struct uevent_text t;
-		struct uevent_counter c;
-		struct uevent_range_begin rb;
-		struct uevent_range_end re;
-		double ts = (double)r.id.time / 1000.0;
-
 		if (r.body == UEVENT_BODY_COMM) {
 			struct tef_name *tn = tef_name(&names, r.u.comm.pid, r.u.comm.tid);
 
@@ -352,51 +436,9 @@ int cli_cmd_export(int argc, char **argv)
 			ret = -ENOMEM;
 			break;
 		}
-#define EV_HEAD(ph) fprintf(f, "%s\n{\"ph\": \"%s\", \"ts\": %.3f, \"pid\": %u, \"tid\": %u, " \
-			    "\"cat\": \"uevent\"", tef_next(), ph, ts, r.id.pid, r.id.tid)
-		if (u->type == UEVENT_TYPE_TEXT && !uevent_text_decode(u->data, u->size, src.bo, &t)) {
-			EV_HEAD("i");
-			fprintf(f, ", \"s\": \"t\", \"name\": ");
-			cli_json_str(f, t.text, 4096);
-		} else if (u->type == UEVENT_TYPE_COUNTER &&
-			   !uevent_counter_decode(u->data, u->size, src.bo, &c)) {
-			EV_HEAD("C");
-			fprintf(f, ", \"name\": ");
-			cli_json_str(f, c.name, 4096);
-			fprintf(f, ", \"args\": {");
-			cli_json_str(f, c.name, 4096);
-			fprintf(f, ": %" PRId64 "}", c.value);
-		} else if (u->type == UEVENT_TYPE_RANGE_BEGIN &&
-			   !uevent_range_begin_decode(u->data, u->size, src.bo, &rb)) {
-			int async = rb.flags & UEVENT_RANGE_ASYNC;
-
-			if (open_range_push(&open, rb.id, r.id.pid, r.id.tid, async, rb.name) < 0) {
-				ret = -ENOMEM;
-				break;
-			}
-			EV_HEAD(async ? "b" : "B");
-			fprintf(f, ", \"name\": ");
-			cli_json_str(f, rb.name, 4096);
-			if (async)
-				fprintf(f, ", \"id\": \"0x%" PRIx64 "\"", rb.id);
-			fprintf(f, ", \"args\": {\"id\": \"0x%" PRIx64 "\", \"parent\": \"0x%" PRIx64 "\"}",
-				rb.id, rb.parent);
-		} else if (u->type == UEVENT_TYPE_RANGE_END &&
-			   !uevent_range_end_decode(u->data, u->size, src.bo, &re)) {
-			n += (unsigned long)tef_range_end(f, &open, r.id.pid, r.id.tid, re.id,
-							  re.flags & UEVENT_RANGE_ASYNC, ts);
-			continue;
-		} else {
-			const char *tn = uevent_type_name(u->type);
-
-			EV_HEAD("i");
-			fprintf(f, ", \"s\": \"t\", \"name\": ");
-			cli_json_str(f, tn ? tn : "user", 64);
-			fprintf(f, ", \"args\": {\"type\": %u, \"size\": %u}", u->type, u->size);
-		}
-#undef EV_HEAD
-		fprintf(f, "}");
-		n++;
+		ret = tef_mark(f, &r, src.bo, &open, &n);
+		if (ret < 0)
+			break;
 	}
 	if (src.pf && ret >= 0) {	/* CPU samples and their stacks */
 		long x = cli_chrome_extras(f, in, !*tef_sep);
@@ -406,21 +448,7 @@ int cli_cmd_export(int argc, char **argv)
 			tef_sep = ",";
 		}
 	}
-	for (k = 0; k < names.n; k++) {
-		const struct tef_name *tn = &names.v[k];
-		int m;
-
-		if (!tn->used || !tn->comm[0])
-			continue;
-		for (m = tn->pid == tn->tid ? 0 : 1; m < 2; m++) {
-			fprintf(f, "%s\n{\"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"name\": \"%s\", "
-				"\"args\": {\"name\": ", tef_next(), tn->pid, tn->tid,
-				m ? "thread_name" : "process_name");
-			cli_json_str(f, tn->comm, sizeof(tn->comm));
-			fprintf(f, "}}");
-			n++;
-		}
-	}
+	n += tef_thread_names(f, &names);
 	free(names.v);
 	fprintf(f, "\n]");
 	if (src.pf)
