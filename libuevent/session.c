@@ -1,33 +1,17 @@
-/* session.c - live perf sessions: events per CPU and task, time order over the rings'
- * records, usdt and user_events as uevents, probes found in what the watched tree maps.
- * The ring reader is ring.c, tracefs and SDT notes sdt.c, the perf.data writer
- * session-record.c. */
+/* session.c - the live perf session as an object: its readers' entry and exit, the
+ * wait in __next() around the read path (session-fill, -order, -decode, -filter), the
+ * recording's start, stats, shutdown and close. Set-up is session-open.c. */
 #include "config.h"
 
-#include <dirent.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <dlfcn.h>
-#include <elf.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <linux/perf_event.h>
 #include <linux/perf_uevent.h>
-#include <linux/user_events.h>
 
 #include "internal.h"
 #include "perf-internal.h"
