@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -14,6 +15,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include <linux/futex.h>
 
 #include "fs-trust.h"
 #include "internal.h"
@@ -194,6 +196,12 @@ struct uevent_jit {
 	struct slab *slab;		/* ... which is in this one */
 	struct slab *spare;		/* empty ones, up to SLAB_SPARE */
 	int nspare;
+	/* Perf-map lines of unbatched loads, waiting for one writev (map_commit): pushed
+	 * with the lock held, so in the dump's order, newest first. */
+	struct map_req *mapq;
+	int map_writing;		/* a thread is writing them */
+	unsigned int map_gen;		/* bumped after each batch: waiters sleep on it */
+	unsigned int map_sleepers;
 	unsigned char *win;		/* MAP_SHARED window over the whole reserved file */
 	uint64_t dump_cap;		/* bytes reserved (fallocated) and mapped */
 	/* The rest is for open, close and fork. */
@@ -346,6 +354,9 @@ static void fork_child(void)
 	for (j = sessions; j; j = j->next) {
 		j->forked = 1;
 		j->maplen = 0;
+		j->mapq = NULL;		/* the parent's threads' lines, not ours */
+		j->map_writing = 0;
+		j->map_sleepers = 0;
 		j->dumplen = 0;
 		pthread_mutex_unlock(&j->lock);
 	}
@@ -1157,6 +1168,164 @@ static UEVENT_HOT int map_line(struct uevent_jit *j, uint64_t addr, uint64_t siz
 	return ret;
 }
 
+/*
+ * Group commit of the perf-map lines of unbatched loads. One O_APPEND write a line
+ * keeps lines whole between writers and has the line in the file when the load
+ * returns, but the kernel takes the file's inode lock for each: loads from many threads
+ * queued there, and 16 threads loaded fewer in all than one. So a load formats its
+ * line, pushes it (with the session's lock held: in the dump's order) and either
+ * becomes the writer, which takes every line pushed and writes them in one writev, or
+ * waits while the writer does. One thread alone writes its own line, as before; under
+ * contention one syscall carries many lines. (The file transport's group commit.)
+ */
+struct map_req {
+	struct map_req *next;
+	char *line;			/* "ADDR SIZE NAME\n": small, or a malloc */
+	size_t len;
+	int result;			/* 0 or -errno; set before done */
+	int done;			/* release-stored by the writer: req may be gone next */
+	char small[192];
+};
+
+#define MAPQ_BATCH	1024		/* lines a writev: IOV_MAX */
+
+/* The line for a load into req; -ENOMEM. */
+static int map_req_init(struct map_req *req, uint64_t addr, uint64_t size, const char *name)
+{
+	size_t nlen = strlen(name);
+
+	req->line = nlen + 64 <= sizeof(req->small) ? req->small : malloc(nlen + 64);
+	if (!req->line)
+		return -ENOMEM;
+	req->len = (size_t)(map_put(req->line, addr, size, name, nlen) - req->line);
+	req->done = 0;
+	req->result = 0;
+	return 0;
+}
+
+static void map_req_fini(struct map_req *req)
+{
+	if (req->line != req->small)
+		free(req->line);
+}
+
+/* Lock held: the line goes after every line pushed before it. */
+static void map_push(struct uevent_jit *j, struct map_req *req)
+{
+	struct map_req *top = __atomic_load_n(&j->mapq, __ATOMIC_RELAXED);
+
+	do
+		req->next = top;
+	while (!__atomic_compare_exchange_n(&j->mapq, &top, req, 1, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED));
+}
+
+static void map_wake(struct uevent_jit *j)
+{
+	__atomic_add_fetch(&j->map_gen, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&j->map_sleepers, __ATOMIC_SEQ_CST))
+		syscall(SYS_futex, &j->map_gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* Writes n lines (oldest first) in one writev; sets each one's result and done. */
+static void map_write_batch(struct uevent_jit *j, struct map_req **req, int n)
+{
+	struct iovec iov[MAPQ_BATCH];
+	size_t left;
+	ssize_t ret;
+	int i, err = 0;
+
+	for (i = 0; i < n; i++)
+		iov[i] = (struct iovec){ req[i]->line, req[i]->len };
+	do
+		ret = writev(j->map_fd, iov, n);
+	while (ret < 0 && errno == EINTR);
+	if (ret < 0)
+		err = errno;
+	left = ret < 0 ? 0 : (size_t)ret;
+	for (i = 0; i < n; i++) {
+		struct map_req *r = req[i];
+
+		if (err) {
+			r->result = -err;
+		} else if (left >= r->len) {
+			left -= r->len;
+		} else {
+			/* a torn line would merge with the next: cut it off; it and the
+			 * rest of the batch fail with why */
+			err = _uevent_undo_short_append(j->map_fd, left);
+			left = 0;
+			r->result = -err;
+		}
+		__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+	}
+}
+
+/* The writer: takes what was pushed, once, and writes it, oldest first. */
+static void map_write_pending(struct uevent_jit *j)
+{
+	struct map_req *list, *next, *fifo = NULL, *batch[MAPQ_BATCH];
+	int n;
+
+	list = __atomic_exchange_n(&j->mapq, NULL, __ATOMIC_ACQUIRE);
+	for (; list; list = next) {	/* newest first: turn it round */
+		next = list->next;
+		list->next = fifo;
+		fifo = list;
+	}
+	while (fifo) {
+		for (n = 0; fifo && n < MAPQ_BATCH; fifo = next) {
+			next = fifo->next;	/* read before done: it may be gone */
+			batch[n++] = fifo;
+		}
+		map_write_batch(j, batch, n);
+		map_wake(j);
+	}
+}
+
+/* A waiter whose line is not written yet: spin a little (a batch takes about a
+ * syscall), then yield (more threads than CPUs), then sleep until a batch is done. */
+static void map_wait(struct uevent_jit *j, const struct map_req *req, unsigned int spins)
+{
+	unsigned int gen;
+
+	if (spins < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#endif
+		return;
+	}
+	if (spins < 80) {
+		sched_yield();
+		return;
+	}
+	__atomic_add_fetch(&j->map_sleepers, 1, __ATOMIC_SEQ_CST);
+	gen = __atomic_load_n(&j->map_gen, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&req->done, __ATOMIC_SEQ_CST) &&
+	    __atomic_load_n(&j->map_writing, __ATOMIC_SEQ_CST))
+		syscall(SYS_futex, &j->map_gen, FUTEX_WAIT_PRIVATE, gen, NULL, NULL, 0);
+	__atomic_sub_fetch(&j->map_sleepers, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Lock not held: returns when req's line is in the file (0) or could not be (-errno). */
+static int map_commit(struct uevent_jit *j, struct map_req *req)
+{
+	unsigned int spins;
+
+	for (spins = 0; !__atomic_load_n(&req->done, __ATOMIC_ACQUIRE); spins++) {
+		if (!__atomic_load_n(&j->map_writing, __ATOMIC_RELAXED) &&
+		    !__atomic_exchange_n(&j->map_writing, 1, __ATOMIC_ACQUIRE)) {
+			map_write_pending(j);
+			__atomic_store_n(&j->map_writing, 0, __ATOMIC_SEQ_CST);
+			map_wake(j);	/* one may have pushed after our take */
+			spins = 0;
+			continue;
+		}
+		map_wait(j, req, spins);
+	}
+	return req->result;
+}
+
 /* ---- uevent markers ----------------------------------------------------------- */
 
 static size_t marker_cap(void)
@@ -1433,25 +1602,31 @@ static int check_load_args(struct uevent_jit *j, const char *name, uint64_t addr
 }
 
 /*
- * A load with nothing batched and no debug info waiting for it, entered with the lock
- * held, which it drops: its place in the dump, its timestamp (so that they rise in file
- * order), its code index and its table entry are taken under the lock; the copy into
- * the mapped dump (the window never moves: dump_grow) and the perf-map line (one
- * O_APPEND write) are made after, so that loads from many threads overlap there. A
- * perf-map line that cannot be written takes the load back from the table, and its
- * record from the dump if none came after it (else it stays: perf names it right).
+ * A load with nothing batched, entered with the lock held, which it drops: its place in
+ * the dump, its timestamp now (taken under the lock, so that they rise in file order),
+ * its table entry and its perf-map line's place in the queue are taken under the lock;
+ * the copy into the mapped dump (the window never moves: dump_grow) and the line's
+ * write (map_commit: one writev for the lines of loads made meanwhile) are made after,
+ * so that loads from many threads overlap there. Takes ownership of what c owns (also
+ * on failure). A perf-map line that cannot be written takes the load back from the
+ * table, and its records from the dump if none came after them (else they stay: perf
+ * names the code right).
  */
-static UEVENT_HOT int load_unlocked(struct uevent_jit *j, char *name, uint64_t addr,
-				    uint64_t size, const void *code, uint64_t index)
+static UEVENT_HOT int load_unlocked(struct uevent_jit *j, const struct code *c,
+				    const void *code, uint64_t now, struct map_req *req)
 {
-	struct iovec iov[4];
+	struct iovec iov[16];
 	struct jd_load rec;
-	struct code *c;
-	size_t nlen = strlen(name);
-	uint64_t now = _uevent_now_ns(), off = 0, len = 0;
-	int ret = 0, cnt = 0, i;
+	const struct pending *p;
+	struct code *t;
+	size_t nlen = strlen(c->name);
+	uint64_t off = 0, len = 0, addr = c->addr, size = c->size, index = c->index;
+	int ret = 0, cnt = 0, i, mapped = req && j->map_fd >= 0;
 
 	if (j->dump_fd >= 0) {
+		/* debug and unwinding info first: perf attaches them to the CODE_LOAD */
+		for (p = c->info; p && cnt < 12; p = p->next)
+			iov[cnt++] = (struct iovec){ (void *)p->rec, p->len };
 		memset(&rec, 0, sizeof(rec));
 		rec.p.id = JIT_CODE_LOAD;
 		rec.p.total_size = (uint32_t)(sizeof(rec) + nlen + 1 + size);
@@ -1463,34 +1638,36 @@ static UEVENT_HOT int load_unlocked(struct uevent_jit *j, char *name, uint64_t a
 		rec.code_size = size;
 		rec.code_index = index;
 		iov[cnt++] = (struct iovec){ &rec, sizeof(rec) };
-		iov[cnt++] = (struct iovec){ name, nlen + 1 };
+		iov[cnt++] = (struct iovec){ c->name, nlen + 1 };
 		iov[cnt++] = (struct iovec){ (void *)code, (size_t)size };
 		iov[cnt++] = (struct iovec){ (void *)zeros, pad8(sizeof(rec) + nlen + 1 + size) };
 		for (i = 0; i < cnt; i++)
 			len += iov[i].iov_len;
 		if ((ret = dump_reserve(j, len)) < 0) {
-			free(name);
+			code_free(c);
 			pthread_mutex_unlock(&j->lock);
 			return ret;
 		}
 		off = j->dump_off;
 		j->dump_off += len;
 	}
-	/* the table owns name now; it stays valid here: only this load's unload (which
-	 * the caller makes after this returns) or close frees it */
-	if ((ret = code_put(j, &(struct code){ addr, size, index, name, NULL, 0 })) < 0) {
+	/* the table owns name and info now; they stay valid here: only this load's
+	 * unload (which the caller makes after this returns) or close frees them */
+	if ((ret = code_put(j, c)) < 0) {
 		j->dump_off = off;	/* still ours alone: the lock is held */
 		pthread_mutex_unlock(&j->lock);
 		return ret;
 	}
+	if (mapped)
+		map_push(j, req);
 	pthread_mutex_unlock(&j->lock);
 	if (len)
 		dump_fill(j->win + off, iov, cnt);
-	if ((ret = map_line(j, addr, size, name, now)) >= 0)
+	if (!mapped || (ret = map_commit(j, req)) >= 0)
 		return 0;
 	pthread_mutex_lock(&j->lock);
-	if ((c = code_find(j, addr)) && c->index == index)
-		code_del(j, c);
+	if ((t = code_find(j, addr)) && t->index == index)
+		code_del(j, t);
 	if (len && j->dump_off == off + len)
 		dump_undo(j, off);	/* a failed call leaves no trace */
 	pthread_mutex_unlock(&j->lock);
@@ -1500,8 +1677,9 @@ static UEVENT_HOT int load_unlocked(struct uevent_jit *j, char *name, uint64_t a
 UEVENT_EXPORT int uevent_jit__code_load(struct uevent_jit *j, const char *name,
 					uint64_t addr, uint64_t size, const void *code)
 {
+	struct map_req req, *rq = NULL;
 	struct pending *info;
-	uint64_t index;
+	uint64_t index = 0;
 	char *copy;
 	int ret;
 
@@ -1511,6 +1689,14 @@ UEVENT_EXPORT int uevent_jit__code_load(struct uevent_jit *j, const char *name,
 		code = (const void *)(uintptr_t)addr;
 	if (!(copy = strdup(name)))
 		return _uevent_err(ENOMEM);
+	/* unbatched: the perf-map line, made before the lock */
+	if (!j->dumpbuf && !j->mapbuf && !(j->flags & UEVENT_JIT_NO_PERF_MAP)) {
+		if (map_req_init(&req, addr, size, name) < 0) {
+			free(copy);
+			return _uevent_err(ENOMEM);
+		}
+		rq = &req;
+	}
 	pthread_mutex_lock(&j->lock);
 	if ((ret = check_fork(j)) < 0) {
 		free(copy);
@@ -1518,8 +1704,9 @@ UEVENT_EXPORT int uevent_jit__code_load(struct uevent_jit *j, const char *name,
 	}
 	index = take_index(j);
 	info = take_pending(j, addr);
-	if (!info && !j->dumpbuf && !j->mapbuf) {
-		ret = load_unlocked(j, copy, addr, size, code, index);
+	if (!j->dumpbuf && !j->mapbuf) {
+		ret = load_unlocked(j, &(struct code){ addr, size, index, copy, info, 0 }, code,
+				    _uevent_now_ns(), rq);
 		goto marker;
 	}
 	ret = load_locked(j, &(struct code){ addr, size, index, copy, info, 0 }, code,
@@ -1527,6 +1714,8 @@ UEVENT_EXPORT int uevent_jit__code_load(struct uevent_jit *j, const char *name,
 out:
 	pthread_mutex_unlock(&j->lock);
 marker:
+	if (rq)
+		map_req_fini(rq);
 	/* after the lock: name is the caller's */
 	if (ret == 0 && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
 		marker_load(addr, size, index, name);
@@ -1703,6 +1892,26 @@ UEVENT_EXPORT UEVENT_HOT int uevent_jit__code_load_func(struct uevent_jit *j, co
 	}
 	if (file && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
 		marker_debug(addr, &e, 1);
+	if (!j->dumpbuf && !j->mapbuf) {
+		/* unbatched: the copy and the perf-map line after the lock */
+		struct map_req req, *rq = NULL;
+
+		if (j->map_fd >= 0) {
+			if (map_req_init(&req, addr, size, full) < 0) {
+				code_free(&(struct code){ addr, size, index, full, info, at });
+				ret = -ENOMEM;
+				goto out;
+			}
+			rq = &req;
+		}
+		ret = load_unlocked(j, &(struct code){ addr, size, index, full, info, at }, code,
+				    now, rq);
+		if (rq)
+			map_req_fini(rq);
+		if (ret == 0 && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
+			marker_load(addr, size, index, full);	/* the table's now */
+		return ret < 0 ? _uevent_err(-ret) : 0;
+	}
 	ret = load_locked(j, &(struct code){ addr, size, index, full, info, at }, code, now);
 	if (ret == 0 && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
 		marker_load(addr, size, index, full);	/* the table's now */
