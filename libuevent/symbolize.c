@@ -277,32 +277,52 @@ static struct code *code_add(struct code_list *l, uint64_t addr, uint64_t size,
 	return c;
 }
 
-/* by address, then in the order added */
-static int by_addr_cmp(const void *a, const void *b, void *arg)
-{
-	const struct code *v = arg;
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+/* A sort key: the address beside the index, so that sorting reads one array in order
+ * rather than each code's struct at random (at 800k codes, 16M cache misses). */
+struct addr_key {
+	uint64_t	addr;
+	size_t		i;
+};
 
-	if (v[x].addr != v[y].addr)
-		return v[x].addr < v[y].addr ? -1 : 1;
-	return x < y ? -1 : x > y;
+/* by address, then in the order added */
+static int key_cmp(const void *a, const void *b)
+{
+	const struct addr_key *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static int by_addr_less(const struct code *v, size_t x, size_t y)
+{
+	return v[x].addr < v[y].addr || (v[x].addr == v[y].addr && x < y);
 }
 
 /* Sorts the codes added since the last lookup into by_addr. */
 static int code_index(struct code_list *l)
 {
 	size_t *m, i, j, k, n = l->n, s = l->sorted;
+	struct addr_key *key;
 
 	if (s == n)
 		return 0;
-	qsort_r(l->by_addr + s, n - s, sizeof(*l->by_addr), by_addr_cmp, l->v);
-	if (s && by_addr_cmp(&l->by_addr[s - 1], &l->by_addr[s], l->v) > 0) {
+	key = malloc((n - s) * sizeof(*key));
+	if (!key)
+		return -ENOMEM;
+	for (i = s; i < n; i++)
+		key[i - s] = (struct addr_key){ l->v[l->by_addr[i]].addr, l->by_addr[i] };
+	qsort(key, n - s, sizeof(*key), key_cmp);
+	for (i = s; i < n; i++)
+		l->by_addr[i] = key[i - s].i;
+	free(key);
+	if (s && by_addr_less(l->v, l->by_addr[s], l->by_addr[s - 1])) {
 		m = malloc(n * sizeof(*m));
 		if (!m)
 			return -ENOMEM;
 		for (i = 0, j = s, k = 0; k < n; k++)
-			m[k] = j == n || (i < s && by_addr_cmp(&l->by_addr[i], &l->by_addr[j],
-							      l->v) < 0) ?
+			m[k] = j == n || (i < s && by_addr_less(l->v, l->by_addr[i],
+								l->by_addr[j])) ?
 			       l->by_addr[i++] : l->by_addr[j++];
 		memcpy(l->by_addr, m, n * sizeof(*m));
 		free(m);
@@ -493,11 +513,16 @@ static void code_free(struct code_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* A live code of the process whose index (or, index 0, address) is given. */
+/* A live code of the process whose index (or, index 0, address) is given: the one live
+ * at addr (the treap: O(log n)) when it has that index, else by a scan. */
 static struct code *code_live(struct code_list *l, uint64_t index, uint64_t addr)
 {
+	uint32_t below, at;
 	size_t i;
 
+	live_seek(l, addr, 0, &below, &at);
+	if (at && l->node[at - 1].addr == addr && (!index || l->v[at - 1].index == index))
+		return &l->v[at - 1];
 	for (i = l->n; i-- > 0;) {
 		struct code *c = &l->v[i];
 
@@ -666,6 +691,79 @@ static int is_jitdump_name(const char *path)
 
 /* ---- perf-PID.map ------------------------------------------------------------- */
 
+/* A line in the sweep below: where its bytes end, and which it is. */
+struct sweep {
+	uint64_t	to;
+	size_t		i;
+};
+
+/* A binary heap of sweeps by i, the largest (up) or the smallest on top. */
+static int sweep_above(struct sweep a, struct sweep b, int up)
+{
+	return up ? a.i > b.i : a.i < b.i;
+}
+
+static void sweep_push(struct sweep *h, size_t *n, struct sweep e, int up)
+{
+	size_t k = (*n)++;
+
+	for (; k && sweep_above(e, h[(k - 1) / 2], up); k = (k - 1) / 2)
+		h[k] = h[(k - 1) / 2];
+	h[k] = e;
+}
+
+static void sweep_pop(struct sweep *h, size_t *n, int up)
+{
+	struct sweep e = h[--*n];
+	size_t k = 0, c;
+
+	for (; (c = 2 * k + 1) < *n; k = c) {
+		if (c + 1 < *n && sweep_above(h[c + 1], h[c], up))
+			c++;
+		if (!sweep_above(h[c], e, up))
+			break;
+		h[k] = h[c];
+	}
+	h[k] = e;
+}
+
+/*
+ * The map has no times: a later line for some of the same bytes replaces an earlier one
+ * (ends it at 0: never named). Lines are added whole and settled here at once: a line
+ * ends if any later line overlaps it. One sweep by address, the lines begun before the
+ * current one and reaching into it in two heaps: the latest (does a later one cover the
+ * current?) and the earliest (which earlier ones does the current end?). O(n log n),
+ * over two arrays read in order, not a tree walked at random per line.
+ */
+static int pmap_settle(struct code_list *l)
+{
+	struct sweep *hi, *lo;
+	size_t nhi = 0, nlo = 0, k;
+
+	if (code_index(l) < 0 || !(hi = malloc(2 * (l->n + 1) * sizeof(*hi))))
+		return -ENOMEM;
+	lo = hi + l->n + 1;
+	for (k = 0; k < l->n; k++) {
+		size_t b = l->by_addr[k];
+		struct code *c = &l->v[b];
+		struct sweep e = { c->addr + (c->size ? c->size : 1), b };
+
+		while (nhi && hi[0].to <= c->addr)
+			sweep_pop(hi, &nhi, 1);
+		if (nhi && hi[0].i > b)
+			c->end = 0;
+		while (nlo && (lo[0].to <= c->addr || lo[0].i < b)) {
+			if (lo[0].to > c->addr)
+				l->v[lo[0].i].end = 0;
+			sweep_pop(lo, &nlo, 0);
+		}
+		sweep_push(hi, &nhi, e, 1);
+		sweep_push(lo, &nlo, e, 0);
+	}
+	free(hi);
+	return 0;
+}
+
 static void read_perf_map(struct uevent_symbolizer *s, struct proc *p)
 {
 	char path[4096], line[4096];
@@ -692,14 +790,14 @@ static void read_perf_map(struct uevent_symbolizer *s, struct proc *p)
 		if (sscanf(line, "%llx %llx %n", &a, &n, &off) != 2 || !off)
 			continue;
 		len = strcspn(line + off, "\n");
-		/* no times: a later line for the same bytes replaces the earlier one */
-		c = code_replace(&p->pmap, a, n, 0, line + off, len);
+		c = code_add(&p->pmap, a, n, 0, line + off, len);	/* settled below */
 		if (!c)
 			break;
 		c->source = UEVENT_SYM_PERF_MAP;
 		c->dso = dso;
 	}
 	fclose(f);
+	pmap_settle(&p->pmap);
 }
 
 /* ---- kernel symbols ----------------------------------------------------------- */

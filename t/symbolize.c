@@ -275,6 +275,31 @@ static void test_files(const char *tmp)
 		   "perf map: its last line for the address, spaces kept");
 		uevent_symbolizer__free(s);
 	}
+	/* perf map: a later line over some of an earlier one's bytes ends all of it,
+	 * whichever starts first; lines that only touch stay */
+	snprintf(path, sizeof(path), "%s/perf-%d.map", tmp, 4243);
+	f = fopen(path, "w");
+	fprintf(f, "7f0000200000 100 wide_old\n7f0000200040 10 inner_new\n"
+		"7f0000400010 10 inner_old\n7f0000400000 40 wide_new\n"
+		"7f0000500000 40 first\n7f0000500040 40 touching\n7f0000500020 40 second\n"
+		"7f0000600000 40 alone\n");
+	fclose(f);
+	{
+		UEVENT_SYMBOLIZER_OPTS(o, .perf_map_dir = tmp);
+
+		s = uevent_symbolizer__new(&o);
+		ok(is(name_at(s, 4243, 0x7f0000200020ull, 5), "(none)") &&
+		   is(name_at(s, 4243, 0x7f0000200045ull, 5), "inner_new"),
+		   "perf map: a later line inside an earlier one ends it");
+		ok(is(name_at(s, 4243, 0x7f0000400015ull, 5), "wide_new"),
+		   "perf map: a later line around an earlier one ends it");
+		ok(is(name_at(s, 4243, 0x7f0000500010ull, 5), "(none)") &&
+		   is(name_at(s, 4243, 0x7f0000500030ull, 5), "second") &&
+		   is(name_at(s, 4243, 0x7f0000500070ull, 5), "(none)") &&
+		   is(name_at(s, 4243, 0x7f0000600000ull, 5), "alone"),
+		   "perf map: overlaps end both neighbours, the untouched line stays");
+		uevent_symbolizer__free(s);
+	}
 	/* jitdump: written by our own JIT API, found through its MMAP */
 	{
 		UEVENT_JIT_OPTS(jo, .dir = tmp, .flags = UEVENT_JIT_NO_UEVENT | UEVENT_JIT_NO_PERF_MAP);
@@ -413,7 +438,7 @@ int main(void)
 	char tmp[] = "/tmp/uevent-symtest-XXXXXX";
 	char cmd[128];
 
-	plan(32);
+	plan(35);
 	symtest_known_function(1);
 	ok(!uevent_symbolizer__new(&(struct uevent_symbolizer_opts){ .sz = 4 }) && errno == EINVAL,
 	   "new: opts with a short sz are EINVAL");
