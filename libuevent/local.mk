@@ -30,7 +30,11 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/perfdata.c \
 	%reldir%/batch.c \
 	%reldir%/tp-fields.c \
+	%reldir%/symbolize-internal.h \
 	%reldir%/symbolize.c \
+	%reldir%/symbolize-code.c \
+	%reldir%/symbolize-read.c \
+	%reldir%/symbolize-elf.c \
 	%reldir%/jit-internal.h \
 	%reldir%/jit.c \
 	%reldir%/jit-code.c \
