@@ -57,14 +57,40 @@ struct addr_key {
 	size_t		i;
 };
 
-/* by address, then in the order added */
-static int key_cmp(const void *a, const void *b)
-{
-	const struct addr_key *x = a, *y = b;
+#define RADIX_BITS	11
+#define RADIX		(1u << RADIX_BITS)
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
+/*
+ * Sorts n keys by address, keys of one address kept in the order given (an LSD radix
+ * sort, 11 bits a pass, a pass skipped where every key has the same digit: addresses
+ * share their top bits). Linear, and each pass reads and writes in order, where a
+ * comparison sort of a million keys misses the cache at every level. tmp: room for n.
+ */
+static void key_sort(struct addr_key *k, struct addr_key *tmp, size_t n)
+{
+	struct addr_key *t, *out = k;
+	size_t count[RADIX], i, sum, c;
+	unsigned int shift;
+
+	for (shift = 0; shift < 64; shift += RADIX_BITS) {
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(k[i].addr >> shift) & (RADIX - 1)]++;
+		if (count[(k[0].addr >> shift) & (RADIX - 1)] == n)
+			continue;
+		for (i = sum = 0; i < RADIX; i++) {
+			c = count[i];
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			tmp[count[(k[i].addr >> shift) & (RADIX - 1)]++] = k[i];
+		t = k;
+		k = tmp;
+		tmp = t;
+	}
+	if (k != out)
+		memcpy(out, k, n * sizeof(*k));
 }
 
 static int by_addr_less(const struct code *v, size_t x, size_t y)
@@ -80,12 +106,12 @@ static int code_index(struct code_list *l)
 
 	if (s == n)
 		return 0;
-	key = malloc((n - s) * sizeof(*key));
+	key = malloc(2 * (n - s) * sizeof(*key));
 	if (!key)
 		return -ENOMEM;
-	for (i = s; i < n; i++)
+	for (i = s; i < n; i++)	/* in the order added: the sort keeps it among equals */
 		key[i - s] = (struct addr_key){ l->v[l->by_addr[i]].addr, l->by_addr[i] };
-	qsort(key, n - s, sizeof(*key), key_cmp);
+	key_sort(key, key + (n - s), n - s);
 	for (i = s; i < n; i++)
 		l->by_addr[i] = key[i - s].i;
 	free(key);
@@ -308,13 +334,16 @@ struct code *_uevent_sym_code_live(struct code_list *l, uint64_t index, uint64_t
 	return NULL;
 }
 
+/* A JIT load at time t, ending what it replaces; add_only: not yet (code_settle does it
+ * for all the loads added so at once). */
 int _uevent_sym_jit_load(struct uevent_symbolizer *s, struct code_list *l, uint64_t addr,
 			 uint64_t size, uint64_t index, const char *name, size_t len, uint64_t t,
-			 uint32_t source, const char *dso)
+			 uint32_t source, const char *dso, int add_only)
 {
 	struct code *c;
 
-	c = _uevent_sym_code_replace(l, addr, size, t, name, len);
+	c = add_only ? _uevent_sym_code_add(l, addr, size, t, name, len) :
+		       _uevent_sym_code_replace(l, addr, size, t, name, len);
 	if (!c)
 		return -ENOMEM;
 	c->index = index;
@@ -406,15 +435,15 @@ int _uevent_sym_pmap_settle(struct code_list *l)
 	lo = hi + l->n + 1;
 	for (k = 0; k < l->n; k++) {
 		size_t b = l->by_addr[k];
-		struct code *c = &l->v[b];
-		struct sweep e = { c->addr + (c->size ? c->size : 1), b };
+		uint64_t addr = l->node[b].addr;	/* not v[b]: 3x the bytes */
+		struct sweep e = { l->node[b].to, b };
 
-		while (nhi && hi[0].to <= c->addr)
+		while (nhi && hi[0].to <= addr)
 			sweep_pop(hi, &nhi, 1);
 		if (nhi && hi[0].i > b)
-			c->end = 0;
-		while (nlo && (lo[0].to <= c->addr || lo[0].i < b)) {
-			if (lo[0].to > c->addr)
+			l->v[b].end = 0;
+		while (nlo && (lo[0].to <= addr || lo[0].i < b)) {
+			if (lo[0].to > addr)
 				l->v[lo[0].i].end = 0;
 			sweep_pop(lo, &nlo, 0);
 		}
@@ -423,4 +452,129 @@ int _uevent_sym_pmap_settle(struct code_list *l)
 	}
 	free(hi);
 	return 0;
+}
+
+/* ---- settling many loads at once: a jitdump's ------------------------------------ */
+
+/*
+ * A min-tree over address cells, updated with ever smaller values (the loads are settled
+ * from the latest back) and asked for the least over a range. No push-down: a node's
+ * tag holds for every cell under it, its mn is the least of any cell under it.
+ */
+struct mintree {
+	uint32_t	*mn, *tag;
+};
+
+static uint32_t mt_query(const struct mintree *t, size_t node, size_t nl, size_t nr,
+			 size_t l, size_t r)
+{
+	size_t mid = nl + (nr - nl) / 2;
+	uint32_t m, q;
+
+	if (r <= nl || nr <= l)
+		return UINT32_MAX;
+	if (l <= nl && nr <= r)
+		return t->mn[node];
+	m = t->tag[node];
+	if ((q = mt_query(t, 2 * node, nl, mid, l, r)) < m)
+		m = q;
+	if ((q = mt_query(t, 2 * node + 1, mid, nr, l, r)) < m)
+		m = q;
+	return m;
+}
+
+static void mt_update(struct mintree *t, size_t node, size_t nl, size_t nr, size_t l,
+		      size_t r, uint32_t v)
+{
+	size_t mid = nl + (nr - nl) / 2;
+
+	if (r <= nl || nr <= l)
+		return;
+	if (v < t->mn[node])
+		t->mn[node] = v;	/* a cell under it is covered */
+	if (l <= nl && nr <= r) {
+		if (v < t->tag[node])
+			t->tag[node] = v;
+		return;
+	}
+	mt_update(t, 2 * node, nl, mid, l, r, v);
+	mt_update(t, 2 * node + 1, mid, nr, l, r, v);
+}
+
+/* The treap of the live codes, built in one pass over them by address (a Cartesian tree
+ * on their priorities), for a list whose treap is empty. */
+static int live_build(struct code_list *l)
+{
+	uint32_t *stack, x, last;
+	size_t sp = 0, k, i;
+
+	if (code_index(l) < 0 || !(stack = malloc(l->n * sizeof(*stack) + 1)))
+		return -ENOMEM;
+	for (k = 0; k < l->n; k++) {
+		i = l->by_addr[k];
+		if (l->v[i].end != TIME_MAX)
+			continue;
+		x = (uint32_t)i + 1;
+		last = 0;
+		while (sp && live_prio(stack[sp - 1]) < live_prio(x))
+			last = stack[--sp];
+		l->node[i].kid[0] = last;
+		l->node[i].kid[1] = 0;
+		if (sp)
+			l->node[stack[sp - 1] - 1].kid[1] = x;
+		stack[sp++] = x;
+	}
+	l->live = sp ? stack[0] : 0;
+	free(stack);
+	return 0;
+}
+
+/*
+ * The codes of a list with no live code before them, added whole (jit_load's add_only)
+ * with times that never fall: each ends when the first code after it over any of its
+ * bytes starts, which is what adding them one by one gives. Found from the latest back,
+ * with a min-tree over the distinct edges of the codes, in O(n log n) over arrays
+ * rather than a treap walked at random for each (a cache miss a step once the codes
+ * outgrow the cache); then the live ones make the treap, in one pass.
+ */
+int _uevent_sym_code_settle(struct code_list *l)
+{
+	size_t u = 0, i, size = 1, n = l->n;
+	struct addr_key *e;
+	struct mintree t;
+	uint32_t q, *edge;
+
+	if (!n || l->no_index)
+		return 0;
+	/* each code's two edges, sorted, numbered: the cells between them */
+	if (!(e = malloc(4 * n * sizeof(*e))))
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		e[2 * i] = (struct addr_key){ l->node[i].addr, 2 * i };
+		e[2 * i + 1] = (struct addr_key){ l->node[i].to, 2 * i + 1 };
+	}
+	key_sort(e, e + 2 * n, 2 * n);
+	edge = (uint32_t *)(void *)(e + 2 * n);	/* the sort's room, free again */
+	for (i = 0; i < 2 * n; i++) {
+		if (i && e[i].addr != e[i - 1].addr)
+			u++;
+		edge[e[i].i] = (uint32_t)u;
+	}
+	while (size < u + 1)
+		size *= 2;
+	t.mn = malloc(4 * size * sizeof(*t.mn));
+	if (!t.mn) {
+		free(e);
+		return -ENOMEM;
+	}
+	t.tag = t.mn + 2 * size;
+	memset(t.mn, 0xff, 4 * size * sizeof(*t.mn));
+	for (i = n; i-- > 0;) {
+		if ((q = mt_query(&t, 1, 0, size, edge[2 * i], edge[2 * i + 1])) != UINT32_MAX)
+			l->v[i].end = l->v[q].start;
+		mt_update(&t, 1, 0, size, edge[2 * i], edge[2 * i + 1], (uint32_t)i);
+	}
+	free(t.mn);
+	free(e);
+	return live_build(l);
 }

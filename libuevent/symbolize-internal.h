@@ -138,10 +138,11 @@ void _uevent_sym_code_free(struct code_list *l);
 struct code *_uevent_sym_code_live(struct code_list *l, uint64_t index, uint64_t addr);
 int _uevent_sym_jit_load(struct uevent_symbolizer *s, struct code_list *l, uint64_t addr,
 			 uint64_t size, uint64_t index, const char *name, size_t len, uint64_t t,
-			 uint32_t source, const char *dso);
+			 uint32_t source, const char *dso, int add_only);
 int _uevent_sym_jit_move(struct code_list *l, uint64_t index,
 			 uint64_t old_addr, uint64_t new_addr, uint64_t size, uint64_t t);
 int _uevent_sym_pmap_settle(struct code_list *l);
+int _uevent_sym_code_settle(struct code_list *l);
 
 /* symbolize-read.c: the side-band files (jitdumps, perf maps, kallsyms) read into code lists. */
 int _uevent_sym_read_jitdump(struct uevent_symbolizer *s, struct proc *p, const char *path);

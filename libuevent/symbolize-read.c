@@ -31,9 +31,10 @@ int _uevent_sym_read_jitdump(struct uevent_symbolizer *s, struct proc *p, const 
 	const char *dso;
 	unsigned char *buf = NULL;
 	size_t i, cap = 0;
+	uint64_t last = 0;
 	off_t left;
 	FILE *f;
-	int swap;
+	int swap, bulk = 0;
 
 	for (i = 0; i < s->njitdumps; i++)
 		if (!strcmp(s->jitdumps[i], path))
@@ -61,6 +62,7 @@ int _uevent_sym_read_jitdump(struct uevent_symbolizer *s, struct proc *p, const 
 	if (fseek(f, (long)bswap32_if(h.total_size, swap), SEEK_SET) < 0)
 		goto out;
 	left -= bswap32_if(h.total_size, swap);
+	bulk = !p->jd.n;	/* a first dump: its loads added whole, settled at once */
 	for (;;) {
 		struct jd_prefix r;
 		uint32_t size, id;
@@ -96,13 +98,22 @@ int _uevent_sym_read_jitdump(struct uevent_symbolizer *s, struct proc *p, const 
 			csz = bswap64_if(csz, swap);
 			index = bswap64_if(index, swap);
 			nlen = strnlen((char *)buf + 40, nlen);
+			if (bulk && t < last) {	/* out of time order: one by one */
+				_uevent_sym_code_settle(&p->jd);
+				bulk = 0;
+			}
+			last = t;
 			if (_uevent_sym_jit_load(s, &p->jd, addr, csz, index, (char *)buf + 40,
-						 nlen, t, UEVENT_SYM_JITDUMP, dso) < 0)
+						 nlen, t, UEVENT_SYM_JITDUMP, dso, bulk) < 0)
 				break;
 		} else if (id == JIT_CODE_MOVE && size >= sizeof(r) + 48) {
 			uint64_t v[4];
 
 			memcpy(v, buf + 16, sizeof(v));	/* old, new, size, index */
+			if (bulk) {	/* a move finds its code live: settle first */
+				_uevent_sym_code_settle(&p->jd);
+				bulk = 0;
+			}
 			if (_uevent_sym_jit_move(&p->jd, bswap64_if(v[3], swap),
 						 bswap64_if(v[0], swap), bswap64_if(v[1], swap),
 						 bswap64_if(v[2], swap), t) < 0)
@@ -110,6 +121,8 @@ int _uevent_sym_read_jitdump(struct uevent_symbolizer *s, struct proc *p, const 
 		}
 	}
 out:
+	if (bulk)
+		_uevent_sym_code_settle(&p->jd);
 	free(buf);
 	fclose(f);
 	return 0;

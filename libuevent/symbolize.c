@@ -187,7 +187,7 @@ static int feed_uevent(struct uevent_symbolizer *s, const struct uevent_perf_rec
 		if (uevent_jit_code_load_decode(u->data, u->size, bo, &l) < 0)
 			return -EINVAL;
 		return _uevent_sym_jit_load(s, &p->jit, l.code_addr, l.code_size, l.code_index,
-					    l.name, l.name_len, t, UEVENT_SYM_JIT_UEVENT, "[jit]");
+					    l.name, l.name_len, t, UEVENT_SYM_JIT_UEVENT, "[jit]", 0);
 	}
 	if (u->type == UEVENT_TYPE_JIT_CODE_MOVE) {
 		struct uevent_jit_code_move m;

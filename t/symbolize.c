@@ -319,6 +319,45 @@ static void test_files(const char *tmp)
 		   "jitdump: a load named from its time on");
 		uevent_symbolizer__free(s);
 	}
+	/* jitdump: a later load over some of an earlier one's bytes ends all of it from its
+	 * time on (the loads of a dump are settled at once, not one by one); a move after
+	 * them finds its code */
+	{
+		char dir[600];
+		struct uevent_jit *j;
+		static const unsigned char code[256] = { 0xc3 };
+		const uint64_t X = 0x7f0000300000, pid = (uint64_t)getpid();
+		char dump[600];
+
+		snprintf(dir, sizeof(dir), "%s/jd2", tmp);	/* a dump of our pid of its own */
+		{
+			UEVENT_JIT_OPTS(jo, .dir = dir,
+					.flags = UEVENT_JIT_NO_UEVENT | UEVENT_JIT_NO_PERF_MAP);
+
+			j = uevent_jit__open(&jo);
+		}
+		ret = !j || uevent_jit__code_load(j, "wide", X, 0x100, code) ||
+		      uevent_jit__code_load(j, "inner", X + 0x40, 0x10, code) ||
+		      uevent_jit__code_load(j, "same1", X + 0x200, 0x10, code) ||
+		      uevent_jit__code_load(j, "same2", X + 0x200, 0x10, code) ||
+		      uevent_jit__code_load(j, "kept", X + 0x300, 0x10, code) ||
+		      uevent_jit__code_load(j, "mover", X + 0x400, 0x10, code) ||
+		      uevent_jit__code_move(j, X + 0x400, X + 0x500, 0x10);
+		snprintf(dump, sizeof(dump), "%s", j ? uevent_jit__dump_path(j) : "");
+		uevent_jit__close(j);
+		s = uevent_symbolizer__new(NULL);
+		mk_mmap(&r, (uint32_t)pid, 1, 0x10000, 4096, 0, dump);
+		ok(ret == 0 && uevent_symbolizer__feed(s, &r) == 1 &&
+		   is(name_at(s, (uint32_t)pid, X + 0x10, UINT64_MAX), "(none)") &&
+		   is(name_at(s, (uint32_t)pid, X + 0x45, UINT64_MAX), "inner") &&
+		   is(name_at(s, (uint32_t)pid, X + 0x205, UINT64_MAX), "same2") &&
+		   is(name_at(s, (uint32_t)pid, X + 0x305, UINT64_MAX), "kept"),
+		   "jitdump: a later load over an earlier one's bytes ends it");
+		ok(is(name_at(s, (uint32_t)pid, X + 0x505, UINT64_MAX), "mover") &&
+		   is(name_at(s, (uint32_t)pid, X + 0x405, UINT64_MAX), "(none)"),
+		   "jitdump: a move after the loads finds its code");
+		uevent_symbolizer__free(s);
+	}
 
 	if (self_map(addr, &start, &len, &pgoff, exe, sizeof(exe)) < 0 || exe[0] != '/') {
 		skip(7, "this program's mapping not in /proc/self/maps");
@@ -438,7 +477,7 @@ int main(void)
 	char tmp[] = "/tmp/uevent-symtest-XXXXXX";
 	char cmd[128];
 
-	plan(35);
+	plan(37);
 	symtest_known_function(1);
 	ok(!uevent_symbolizer__new(&(struct uevent_symbolizer_opts){ .sz = 4 }) && errno == EINVAL,
 	   "new: opts with a short sz are EINVAL");
