@@ -546,6 +546,13 @@ int _uevent_sym_code_settle(struct code_list *l)
 
 	if (!n || l->no_index)
 		return 0;
+	/* no two overlap (no address reused): every one stays live */
+	if (code_index(l) < 0)
+		return -ENOMEM;
+	for (i = 1; i < n && l->node[l->by_addr[i - 1]].to <= l->node[l->by_addr[i]].addr; i++)
+		;
+	if (i >= n)
+		return live_build(l);
 	/* each code's two edges, sorted, numbered: the cells between them */
 	if (!(e = malloc(4 * n * sizeof(*e))))
 		return -ENOMEM;
