@@ -72,7 +72,9 @@ bench_scale_LDADD = libuevent/libuevent.la
 bench_scale_LDFLAGS = -static-libtool-libs -pthread
 CLEANFILES += %reldir%/scale
 bench_scripts += %reldir%/scale-record.sh
-EXTRA_DIST += %reldir%/scale-record.sh %reldir%/device/scale.sh %reldir%/device/all.sh
+bench_scripts += %reldir%/scale-profile.sh
+EXTRA_DIST += %reldir%/scale-record.sh %reldir%/scale-profile.sh %reldir%/device/scale.sh \
+	%reldir%/device/all.sh
 
 # make bench: a live session's open and close, alone and beside another; a killed
 # process's exit with sessions open (root; SKIPs otherwise).

@@ -21,11 +21,12 @@
 #define CHUNK		256
 #define MAX_THREADS	1024
 
-enum path { DISABLED, FILE_EMIT, JIT_LOAD, JIT_BATCHED, FLOOD };
+enum path { DISABLED, FILE_EMIT, JIT_LOAD, JIT_FUNC, JIT_BATCHED, FLOOD };
 
 static const char *const path_name[] = {
 	[DISABLED] = "disabled UEVENT_MARK", [FILE_EMIT] = "file uevent_emit",
-	[JIT_LOAD] = "jit code_load", [JIT_BATCHED] = "jit code_load_func, batched",
+	[JIT_LOAD] = "jit code_load", [JIT_FUNC] = "jit code_load_func (debug info)",
+	[JIT_BATCHED] = "jit code_load_func, batched",
 	[FLOOD] = "usdt flood",
 };
 
@@ -84,6 +85,7 @@ static void *run(void *arg)
 		}
 		break;
 	case JIT_LOAD:
+	case JIT_FUNC:
 	case JIT_BATCHED:
 		while (!stop) {
 			for (i = 0; i < CHUNK; i++, n++) {
@@ -120,6 +122,8 @@ static void *run(void *arg)
 /* Operations per second in all, over `dur` seconds (FLOOD: n marks a thread); *cpu:
  * CPU ns an operation, all threads' CPU time over all operations (what contention adds
  * shows here even where other load on the machine takes wall-clock time). */
+static double total_ops;	/* over every run of a point: what a profile of it divides by */
+
 static double point(enum path path, int threads, double dur, long n, double *cpu)
 {
 	static struct worker w[MAX_THREADS];
@@ -154,6 +158,7 @@ static double point(enum path path, int threads, double dur, long n, double *cpu
 			t1 = w[i].t1;
 	}
 	pthread_barrier_destroy(&start);
+	total_ops += ops;
 	if (cpu)
 		*cpu = c / ops;
 	return ops / ((t1 - t0) / 1e9);
@@ -207,6 +212,7 @@ static int setup(enum path path, int threads)
 		return uevent_open(&o) == UEVENT_TRANSPORT_FILE ? 0 : -errno;
 	}
 	case JIT_LOAD:
+	case JIT_FUNC:
 	case JIT_BATCHED: {
 		unsigned int flags = path == JIT_BATCHED ? UEVENT_JIT_BUFFER_PERF_MAP |
 							    UEVENT_JIT_BUFFER_JITDUMP : 0;
@@ -230,7 +236,7 @@ static void teardown(enum path path, int threads)
 {
 	char cmd[600];
 
-	if (path == JIT_LOAD || path == JIT_BATCHED) {
+	if (path == JIT_LOAD || path == JIT_FUNC || path == JIT_BATCHED) {
 		uevent_jit__close(jit);
 		jit = NULL;
 	}
@@ -241,7 +247,8 @@ static void teardown(enum path path, int threads)
 	(void)threads;
 }
 
-/* SCALE_PATHS="file,jit": the paths whose name holds one of the words. */
+/* SCALE_PATHS="file,jit": the paths whose name holds one of the words ("=jit code_load":
+ * the path of that name only). */
 static int wanted(const char *only, const char *name)
 {
 	char w[64];
@@ -252,7 +259,7 @@ static int wanted(const char *only, const char *name)
 		if (n && n < sizeof(w)) {
 			memcpy(w, only, n);
 			w[n] = 0;
-			if (strstr(name, w))
+			if (w[0] == '=' ? !strcmp(name, w + 1) : strstr(name, w) != NULL)
 				return 1;
 		}
 	}
@@ -264,7 +271,7 @@ int main(int argc, char **argv)
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN), max;
 	double dur = 0.3;
 	const char *only = getenv("SCALE_PATHS");
-	int p, t;
+	int p, t, only_t;
 
 	if (argc > 2 && !strcmp(argv[1], "--flood")) {
 		/* Run by bench/scale-record.sh under `uevent record`: THREADS MARKS-EACH. */
@@ -290,9 +297,13 @@ int main(int argc, char **argv)
 		repeat = atoi(getenv("SCALE_REPEAT"));
 	if (getenv("SCALE_SECONDS"))
 		dur = atof(getenv("SCALE_SECONDS"));
+	/* SCALE_THREADS=N: that point only (a profile of it) */
+	only_t = getenv("SCALE_THREADS") ? atoi(getenv("SCALE_THREADS")) : 0;
 	max = getenv("SCALE_MAX_THREADS") ? atol(getenv("SCALE_MAX_THREADS")) : 2 * ncpu;
 	if (max < 1 || max > MAX_THREADS)
 		max = 2 * ncpu;
+	if (only_t > max && only_t <= MAX_THREADS)
+		max = only_t;
 	snprintf(tmp, sizeof(tmp), "%s/uevent-bench-scale-XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(tmp)) {
@@ -310,6 +321,9 @@ int main(int argc, char **argv)
 		if (only && !wanted(only, path_name[p]))
 			continue;
 		for (t = 1; t <= max; t = t * 2 > max && t < max ? (int)max : t * 2) {
+			if (only_t && t != only_t)
+				continue;
+			total_ops = 0;
 			if ((ret = setup((enum path)p, t)) < 0) {
 				printf("%-28s skipped: %s\n", path_name[p], strerror(-ret));
 				teardown((enum path)p, t);
@@ -320,7 +334,10 @@ int main(int argc, char **argv)
 			if (t == 1)
 				one = r;
 			printf("%-28s %7d %14.0f %14.0f %7.2f %10.1f\n", path_name[p], t, r, r / t,
-			       r / one, cpu);
+			       one ? r / one : 0, cpu);
+			/* for `perf stat` of one point (SCALE_THREADS): syscalls per operation */
+			fprintf(stderr, "# %s, %d threads: %.0f operations in all runs\n",
+				path_name[p], t, total_ops);
 			fflush(stdout);
 		}
 	}

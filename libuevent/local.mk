@@ -38,8 +38,17 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/perfdata.c \
 	%reldir%/batch.c \
 	%reldir%/tp-fields.c \
+	%reldir%/symbolize-internal.h \
 	%reldir%/symbolize.c \
-	%reldir%/jit.c
+	%reldir%/symbolize-code.c \
+	%reldir%/symbolize-read.c \
+	%reldir%/symbolize-elf.c \
+	%reldir%/jit-internal.h \
+	%reldir%/jit.c \
+	%reldir%/jit-code.c \
+	%reldir%/jit-dump.c \
+	%reldir%/jit-map.c \
+	%reldir%/jit-marker.c
 libuevent_libuevent_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(TLS_CFLAGS) $(LIBTRACEEVENT_CFLAGS) $(LIBDW_CFLAGS)
 libuevent_libuevent_la_LIBADD = $(LIBTRACEEVENT_LIBS) $(LIBDW_LIBS)
 libuevent_libuevent_la_LDFLAGS = -version-info 0:0:0 \

@@ -545,6 +545,7 @@ static void test_planted(void)
 #define PER_THREAD 2000
 static struct uevent_jit *tj;
 static unsigned char tcode[THREADS][PER_THREAD][16];
+static int tfunc;		/* code_load_func: a DEBUG_INFO record before each load */
 
 static void *loader(void *arg)
 {
@@ -554,9 +555,49 @@ static void *loader(void *arg)
 	for (i = 0; i < PER_THREAD; i++) {
 		snprintf(name, sizeof(name), "thread%d_fn%d", t, i);
 		memset(tcode[t][i], t * 16 + i, 16);
-		bad += uevent_jit__code_load(tj, name, (uintptr_t)tcode[t][i], 16, NULL) != 0;
+		if (tfunc)
+			bad += uevent_jit__code_load_func(tj, name, "f", (uintptr_t)tcode[t][i], 16,
+							  NULL, "t.lua", (uint32_t)i) != 0;
+		else
+			bad += uevent_jit__code_load(tj, name, (uintptr_t)tcode[t][i], 16,
+						     NULL) != 0;
 	}
 	return (void *)(intptr_t)bad;
+}
+
+/* The perf map's lines name the dump's loads in the dump's order (perf inject and the
+ * in-stream names see one order), each debug-info load right after its DEBUG_INFO. */
+static void check_order(const unsigned char *buf, size_t len, const char *map)
+{
+	size_t off, k = 0;
+	int same = 1, paired = 1, prev_debug = 0;
+	char line[256], nm[64];
+	unsigned long long a, s;
+	FILE *f = fopen(map, "r");
+
+	for (off = 40; buf && off + 16 <= len && u32(buf + off + 4); off += u32(buf + off + 4)) {
+		if (u32(buf + off) == 2) {	/* JIT_CODE_DEBUG_INFO */
+			prev_debug = 1;
+			continue;
+		}
+		if (u32(buf + off))
+			continue;
+		paired &= !tfunc || prev_debug;
+		prev_debug = 0;
+		if (!f || !fgets(line, sizeof(line), f))
+			line[0] = 0;
+		if (sscanf(line, "%llx %llx %63s", &a, &s, nm) != 3 ||
+		    strncmp(nm, (const char *)buf + off + 56, strlen(nm)) ||
+		    a != u64(buf + off + 32))
+			same = 0;
+		k++;
+	}
+	if (f)
+		fclose(f);
+	ok(same && k == THREADS * PER_THREAD, "%s: perf-map lines in the dump's load order",
+	   tfunc ? "code_load_func" : "code_load");
+	ok(paired, "%s: each load right after its own DEBUG_INFO",
+	   tfunc ? "code_load_func" : "code_load");
 }
 
 static void test_threads(void)
@@ -569,8 +610,8 @@ static void test_threads(void)
 	void *r;
 	FILE *f;
 
-	snprintf(map, sizeof(map), "%s/threads.map", tmp);
-	tj = open_in("thr", map, 0);
+	snprintf(map, sizeof(map), "%s/threads%d.map", tmp, tfunc);
+	tj = open_in(tfunc ? "thrf" : "thr", map, 0);
 	for (t = 0; t < THREADS; t++)
 		pthread_create(&th[t], NULL, loader, (void *)(intptr_t)t);
 	for (t = 0; t < THREADS; t++) {
@@ -581,8 +622,11 @@ static void test_threads(void)
 	buf = slurp(uevent_jit__dump_path(tj), &len);
 	uevent_jit__close(tj);
 	n = buf ? count_records(buf, len, 0, &loads) : -1;
+	if (tfunc && n > 0)
+		n /= 2;		/* a DEBUG_INFO record each */
 	ok(n == THREADS * PER_THREAD && loads == n, "dump holds %d whole load records (got %d)",
 	   THREADS * PER_THREAD, n);
+	check_order(buf, len, map);
 	/* each record's code bytes belong to its own name: no interleaving */
 	for (off = 40; buf && n > 0 && off < len && u32(buf + off + 4); off += u32(buf + off + 4)) {
 		int th_, i_;
@@ -1296,11 +1340,13 @@ int main(void)
 	if (!mkdtemp(tmp))
 		plan_skip_all("no temporary directory");
 	self = getpid();
-	plan(122);
+	plan(132);
 	test_format();
 	test_marker();
 	test_safety();
 	test_planted();
+	test_threads();
+	tfunc = 1;
 	test_threads();
 	test_fork();
 	test_slabs();

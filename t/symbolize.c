@@ -275,6 +275,31 @@ static void test_files(const char *tmp)
 		   "perf map: its last line for the address, spaces kept");
 		uevent_symbolizer__free(s);
 	}
+	/* perf map: a later line over some of an earlier one's bytes ends all of it,
+	 * whichever starts first; lines that only touch stay */
+	snprintf(path, sizeof(path), "%s/perf-%d.map", tmp, 4243);
+	f = fopen(path, "w");
+	fprintf(f, "7f0000200000 100 wide_old\n7f0000200040 10 inner_new\n"
+		"7f0000400010 10 inner_old\n7f0000400000 40 wide_new\n"
+		"7f0000500000 40 first\n7f0000500040 40 touching\n7f0000500020 40 second\n"
+		"7f0000600000 40 alone\n");
+	fclose(f);
+	{
+		UEVENT_SYMBOLIZER_OPTS(o, .perf_map_dir = tmp);
+
+		s = uevent_symbolizer__new(&o);
+		ok(is(name_at(s, 4243, 0x7f0000200020ull, 5), "(none)") &&
+		   is(name_at(s, 4243, 0x7f0000200045ull, 5), "inner_new"),
+		   "perf map: a later line inside an earlier one ends it");
+		ok(is(name_at(s, 4243, 0x7f0000400015ull, 5), "wide_new"),
+		   "perf map: a later line around an earlier one ends it");
+		ok(is(name_at(s, 4243, 0x7f0000500010ull, 5), "(none)") &&
+		   is(name_at(s, 4243, 0x7f0000500030ull, 5), "second") &&
+		   is(name_at(s, 4243, 0x7f0000500070ull, 5), "(none)") &&
+		   is(name_at(s, 4243, 0x7f0000600000ull, 5), "alone"),
+		   "perf map: overlaps end both neighbours, the untouched line stays");
+		uevent_symbolizer__free(s);
+	}
 	/* jitdump: written by our own JIT API, found through its MMAP */
 	{
 		UEVENT_JIT_OPTS(jo, .dir = tmp, .flags = UEVENT_JIT_NO_UEVENT | UEVENT_JIT_NO_PERF_MAP);
@@ -292,6 +317,45 @@ static void test_files(const char *tmp)
 		   is(name_at(s, (uint32_t)getpid(), X + 4, UINT64_MAX), "dumped_fn") &&
 		   is(name_at(s, (uint32_t)getpid(), X + 4, 0), "(none)"),
 		   "jitdump: a load named from its time on");
+		uevent_symbolizer__free(s);
+	}
+	/* jitdump: a later load over some of an earlier one's bytes ends all of it from its
+	 * time on (the loads of a dump are settled at once, not one by one); a move after
+	 * them finds its code */
+	{
+		char dir[600];
+		struct uevent_jit *j;
+		static const unsigned char code[256] = { 0xc3 };
+		const uint64_t X = 0x7f0000300000, pid = (uint64_t)getpid();
+		char dump[600];
+
+		snprintf(dir, sizeof(dir), "%s/jd2", tmp);	/* a dump of our pid of its own */
+		{
+			UEVENT_JIT_OPTS(jo, .dir = dir,
+					.flags = UEVENT_JIT_NO_UEVENT | UEVENT_JIT_NO_PERF_MAP);
+
+			j = uevent_jit__open(&jo);
+		}
+		ret = !j || uevent_jit__code_load(j, "wide", X, 0x100, code) ||
+		      uevent_jit__code_load(j, "inner", X + 0x40, 0x10, code) ||
+		      uevent_jit__code_load(j, "same1", X + 0x200, 0x10, code) ||
+		      uevent_jit__code_load(j, "same2", X + 0x200, 0x10, code) ||
+		      uevent_jit__code_load(j, "kept", X + 0x300, 0x10, code) ||
+		      uevent_jit__code_load(j, "mover", X + 0x400, 0x10, code) ||
+		      uevent_jit__code_move(j, X + 0x400, X + 0x500, 0x10);
+		snprintf(dump, sizeof(dump), "%s", j ? uevent_jit__dump_path(j) : "");
+		uevent_jit__close(j);
+		s = uevent_symbolizer__new(NULL);
+		mk_mmap(&r, (uint32_t)pid, 1, 0x10000, 4096, 0, dump);
+		ok(ret == 0 && uevent_symbolizer__feed(s, &r) == 1 &&
+		   is(name_at(s, (uint32_t)pid, X + 0x10, UINT64_MAX), "(none)") &&
+		   is(name_at(s, (uint32_t)pid, X + 0x45, UINT64_MAX), "inner") &&
+		   is(name_at(s, (uint32_t)pid, X + 0x205, UINT64_MAX), "same2") &&
+		   is(name_at(s, (uint32_t)pid, X + 0x305, UINT64_MAX), "kept"),
+		   "jitdump: a later load over an earlier one's bytes ends it");
+		ok(is(name_at(s, (uint32_t)pid, X + 0x505, UINT64_MAX), "mover") &&
+		   is(name_at(s, (uint32_t)pid, X + 0x405, UINT64_MAX), "(none)"),
+		   "jitdump: a move after the loads finds its code");
 		uevent_symbolizer__free(s);
 	}
 
@@ -413,7 +477,7 @@ int main(void)
 	char tmp[] = "/tmp/uevent-symtest-XXXXXX";
 	char cmd[128];
 
-	plan(32);
+	plan(37);
 	symtest_known_function(1);
 	ok(!uevent_symbolizer__new(&(struct uevent_symbolizer_opts){ .sz = 4 }) && errno == EINVAL,
 	   "new: opts with a short sz are EINVAL");

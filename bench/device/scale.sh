@@ -35,6 +35,16 @@ for b in bench/scale bench/device/scale-main; do
 	fi
 done
 
+# 1b. where the JIT paths' threads wait: syscalls and futex calls a load (needs perf)
+if command -v perf >/dev/null 2>&1; then
+	echo "## bench/scale-profile.sh (1 to 2x the CPUs)"
+	t=1; list=
+	while [ "$t" -le $((2 * $(nproc))) ]; do list="$list $t"; t=$((t * 2)); done
+	SCALE_REPEAT=1 timeout 120 sh bench/scale-profile.sh bench/scale $list
+else
+	echo "## bench/scale-profile.sh skipped: no perf here"
+fi
+
 # 2. the usdt flood under uevent record: default rings, then -m 256 (the old default)
 uev=tools/.libs/uevent
 if ! "$uev" --version >/dev/null 2>&1; then

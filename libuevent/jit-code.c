@@ -1,0 +1,290 @@
+/* jit-code.c - the JIT session's loaded code: slabs for what a load keeps, the address
+ * table (move, unload, a fork child's replay), code indexes and info waiting for its load. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "jit-internal.h"
+
+static struct slab *slab_of(const void *p)
+{
+	return (struct slab *)((uintptr_t)p & ~(uintptr_t)(SLAB_SIZE - 1));
+}
+
+static void slab_empty(struct slab *s);
+
+static void slab_put(struct slab *s)
+{
+	if (--s->live == 0 && s->retired)
+		slab_empty(s);
+}
+
+/* What a code owns. */
+void _uevent_jit_code_free(const struct code *c)
+{
+	struct pending *p, *n;
+	struct slab *s;
+
+	switch (c->name_in_info) {
+	case NAME_IN_SLAB:
+		/* blocks of debug_info calls before the load (malloc'd), then ours */
+		s = slab_of(c->name);
+		for (p = c->info; p && slab_of(p) != s; p = n) {
+			n = p->next;
+			free(p);
+		}
+		slab_put(s);
+		return;
+	case NAME_OWN:
+		free(c->name);
+		break;
+	}
+	_uevent_jit_free_pending(c->info);
+}
+
+static uint64_t next_index = 1;		/* process-wide: perf names files by it */
+
+/*
+ * A code index, unique in the process (perf names jitted-PID-INDEX.so by it). A session
+ * takes them 256 at a time: one atomic add on the shared counter per 256 loads, not one
+ * per load, whose cache line a JIT's compile path (LuaJIT's, for every trace) has
+ * always evicted. Lock held.
+ */
+#define INDEX_BLOCK	256
+
+UEVENT_HOT uint64_t _uevent_jit_take_index(struct uevent_jit *j)
+{
+	if (j->index_next == j->index_end) {
+		j->index_next = __atomic_fetch_add(&next_index, INDEX_BLOCK, __ATOMIC_RELAXED);
+		j->index_end = j->index_next + INDEX_BLOCK;
+	}
+	return j->index_next++;
+}
+
+/* An empty slab: kept for the next slab_alloc (its pages are in), up to SLAB_SPARE. */
+static void slab_empty(struct slab *s)
+{
+	struct uevent_jit *j = s->j;
+
+	if (j->nspare >= SLAB_SPARE) {
+		free(s);
+		return;
+	}
+	s->next = j->spare;
+	j->spare = s;
+	j->nspare++;
+}
+
+static void slab_retire(struct uevent_jit *j)
+{
+	struct slab *s = j->slab;
+
+	if (!s)
+		return;
+	j->slab = NULL;
+	j->slab_next = j->slab_end = NULL;
+	s->retired = 1;
+	s->live += j->slab_n;
+	if (!s->live)
+		slab_empty(s);
+}
+
+static __attribute__((cold)) int slab_new(struct uevent_jit *j)
+{
+	struct slab *s;
+
+	if ((s = j->spare)) {
+		j->spare = s->next;
+		j->nspare--;
+	} else if (!(s = aligned_alloc(SLAB_SIZE, SLAB_SIZE))) {
+		return -ENOMEM;
+	}
+	*s = (struct slab){ .j = j };
+	slab_retire(j);
+	j->slab = s;
+	j->slab_next = (char *)s + SLAB_HEAD;
+	j->slab_end = (char *)s + SLAB_SIZE;
+	j->slab_n = 0;
+	return 0;
+}
+
+/* n bytes (16-aligned) for a code's piece, lock held; NULL: take it from malloc (too
+ * big for a slab, or out of memory). */
+UEVENT_HOT void *_uevent_jit_slab_alloc(struct uevent_jit *j, size_t n)
+{
+	void *p;
+
+	n = (n + 15) & ~(size_t)15;
+	if (n > SLAB_SIZE / 8)
+		return NULL;
+	if (unlikely((size_t)(j->slab_end - j->slab_next) < n) && slab_new(j) < 0)
+		return NULL;
+	p = j->slab_next;
+	j->slab_next += n;
+	j->slab_n++;
+	return p;
+}
+
+/* At close, every code freed: the slabs back to malloc. */
+void _uevent_jit_slab_free_all(struct uevent_jit *j)
+{
+	struct slab *s;
+
+	slab_retire(j);
+	while ((s = j->spare)) {
+		j->spare = s->next;
+		free(s);
+	}
+	j->nspare = 0;
+}
+
+/* ---- address table ------------------------------------------------------------- */
+
+static size_t slot_of(const struct uevent_jit *j, uint64_t addr)
+{
+	uint64_t h = addr * 0x9E3779B97F4A7C15ull;
+
+	return (size_t)(h >> 17) & (j->cap - 1);
+}
+
+struct code *_uevent_jit_code_find(struct uevent_jit *j, uint64_t addr)
+{
+	size_t i;
+
+	_uevent_jit_code_settle(j);
+	if (!j->cap)
+		return NULL;
+	for (i = slot_of(j, addr); j->codes[i].addr; i = (i + 1) & (j->cap - 1))
+		if (j->codes[i].addr == addr)
+			return &j->codes[i];
+	return NULL;
+}
+
+static int code_grow(struct uevent_jit *j)
+{
+	size_t cap = j->cap ? j->cap * 2 : 64, i, k;
+	struct code *n = calloc(cap, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (i = 0; i < j->cap; i++) {
+		if (!j->codes[i].addr)
+			continue;
+		k = (size_t)((j->codes[i].addr * 0x9E3779B97F4A7C15ull) >> 17) & (cap - 1);
+		while (n[k].addr)
+			k = (k + 1) & (cap - 1);
+		n[k] = j->codes[i];
+	}
+	free(j->codes);
+	j->codes = n;
+	j->cap = cap;
+	return 0;
+}
+
+void _uevent_jit_free_pending(struct pending *p)
+{
+	struct pending *n;
+
+	for (; p; p = n) {
+		n = p->next;
+		free(p);
+	}
+}
+
+/* Inserts or replaces, in the table; there is room (code_put made it). */
+static void code_insert(struct uevent_jit *j, const struct code *n)
+{
+	struct code *c;
+	size_t i;
+
+	for (i = slot_of(j, n->addr); (c = &j->codes[i])->addr; i = (i + 1) & (j->cap - 1))
+		if (c->addr == n->addr) {
+			_uevent_jit_code_free(c);
+			*c = *n;
+			return;
+		}
+	*c = *n;
+	j->ncodes++;
+}
+
+/* The fresh loads into the table, in order (a later load at an address replaces). */
+void _uevent_jit_code_settle(struct uevent_jit *j)
+{
+	size_t i;
+
+	for (i = 0; i < j->nfresh; i++)
+		code_insert(j, &j->fresh[i]);
+	j->nfresh = 0;
+}
+
+/* Inserts or replaces; takes ownership of name and info (also on failure). The table
+ * grows here, so that settling never has to allocate. */
+UEVENT_HOT int _uevent_jit_code_put(struct uevent_jit *j, const struct code *c)
+{
+	struct code n = *c;
+
+	if ((j->ncodes + j->nfresh + 1) * 4 > j->cap * 3 && code_grow(j) < 0) {
+		_uevent_jit_code_free(c);
+		return -ENOMEM;
+	}
+	if (j->nfresh == j->freshcap) {
+		size_t cap = j->freshcap ? j->freshcap * 2 : 256;
+		struct code *f = realloc(j->fresh, cap * sizeof(*f));
+
+		if (!f) {		/* the table has room: no list, then */
+			_uevent_jit_code_settle(j);
+			code_insert(j, &n);
+			return 0;
+		}
+		j->fresh = f;
+		j->freshcap = cap;
+	}
+	j->fresh[j->nfresh++] = n;
+	return 0;
+}
+
+/* Backward-shift deletion keeps probe chains intact without tombstones. */
+void _uevent_jit_code_del(struct uevent_jit *j, struct code *c)
+{
+	size_t i = (size_t)(c - j->codes), k, home;
+
+	_uevent_jit_code_free(c);
+	j->codes[i] = (struct code){ 0, 0, 0, NULL, NULL, 0 };
+	j->ncodes--;
+	for (k = (i + 1) & (j->cap - 1); j->codes[k].addr; k = (k + 1) & (j->cap - 1)) {
+		home = slot_of(j, j->codes[k].addr);
+		/* move k into the hole at i unless its home lies cyclically in (i, k] */
+		if ((k > i && (home <= i || home > k)) || (k < i && (home <= i && home > k))) {
+			j->codes[i] = j->codes[k];
+			j->codes[k] = (struct code){ 0, 0, 0, NULL, NULL };
+			i = k;
+		}
+	}
+}
+
+UEVENT_HOT struct pending *_uevent_jit_take_pending(struct uevent_jit *j, uint64_t addr)
+{
+	struct pending **pp, *p, *out = NULL, **tail = &out;
+
+	for (pp = &j->pending; (p = *pp);) {
+		if (p->addr == addr) {
+			*pp = p->next;
+			p->next = NULL;
+			*tail = p;
+			tail = &p->next;
+		} else {
+			pp = &p->next;
+		}
+	}
+	return out;
+}
+
+void _uevent_jit_add_pending(struct uevent_jit *j, struct pending *p)
+{
+	struct pending **pp = &j->pending;
+
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = p;
+}

@@ -1,0 +1,446 @@
+/* jit-dump.c - the JIT session's jitdump file: its directory, the records through a
+ * shared mapping or a batch, and the DEBUG_INFO records a code keeps. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fs-trust.h"
+#include "jit-internal.h"
+
+/* ---- files ---------------------------------------------------------------------- */
+
+#define DUMP_CHUNK	((uint64_t)64 * 1024)
+#define DUMP_STEP_MAX	((uint64_t)16 * 1024 * 1024)
+
+static uint64_t page_size(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	return page > 0 ? (uint64_t)page : 4096;
+}
+
+static int dump_grow(struct uevent_jit *j, uint64_t cap)
+{
+	void *w;
+	int err;
+
+	if (cap > DUMP_VA)
+		return -EFBIG;
+	/* fallocate, not ftruncate: a full disk or a file size limit is an error here,
+	 * never a SIGBUS later at a store into a hole. */
+	err = posix_fallocate(j->dump_fd, (off_t)j->dump_cap, (off_t)(cap - j->dump_cap));
+	if (err) {
+		if (ftruncate(j->dump_fd, (off_t)j->dump_cap) < 0) {
+			/* nothing more to undo: the tail past dump_cap is never mapped */
+		}
+		return -err;
+	}
+	if (!j->win) {
+		w = mmap(NULL, (size_t)DUMP_VA, PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (w == MAP_FAILED)
+			goto fail;
+		j->win = w;
+	}
+	w = mmap(j->win + j->dump_cap, (size_t)(cap - j->dump_cap), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, j->dump_fd, (off_t)j->dump_cap);
+	if (w == MAP_FAILED)
+		goto fail;
+#ifdef MADV_POPULATE_WRITE
+	/* Take the page faults now, in one call, rather than one per page inside the
+	 * caller's compile path; older kernels say EINVAL and fault lazily. */
+	(void)madvise((char *)w, (size_t)(cap - j->dump_cap), MADV_POPULATE_WRITE);
+#endif
+	j->dump_cap = cap;
+	return 0;
+fail:
+	err = errno;
+	if (ftruncate(j->dump_fd, (off_t)j->dump_cap) < 0) {
+		/* as above */
+	}
+	return -err;
+}
+
+/* Room for need more bytes: the reservation doubles (at most DUMP_STEP_MAX at a time);
+ * near a size limit it takes just what this record group needs. */
+int _uevent_jit_dump_reserve(struct uevent_jit *j, uint64_t need)
+{
+	uint64_t want = j->dump_off + need, cap, page = page_size();
+	int ret;
+
+	if (want <= j->dump_cap)
+		return 0;
+	cap = j->dump_cap ? j->dump_cap + (j->dump_cap < DUMP_STEP_MAX ? j->dump_cap
+								  : DUMP_STEP_MAX)
+			  : DUMP_CHUNK;
+	if (cap < want)
+		cap = want;
+	cap = (cap + DUMP_CHUNK - 1) & ~(DUMP_CHUNK - 1);
+	ret = dump_grow(j, cap);
+	if (ret < 0 && cap > want)
+		ret = dump_grow(j, (want + page - 1) & ~(page - 1));
+	return ret;
+}
+
+/*
+ * UEVENT_JIT_BUFFER_JITDUMP: writes the first len bytes held in memory with pwrite at
+ * the end of the file and keeps the rest for later. A batch the file does not take whole
+ * is cut off again (no torn record is left for perf) and lost with what was kept, and
+ * the call that wrote it fails.
+ */
+static int dump_write(struct uevent_jit *j, size_t len)
+{
+	size_t done = 0;
+	ssize_t n;
+	int err, ret;
+
+	if (!len || j->dump_fd < 0)
+		return 0;
+	ret = _uevent_jit_map_scan(j);
+	/* Blocks allocated ahead, 1 MiB at a time, without growing the file: a write
+	 * into them costs a third less (ext4: no block reservation per page). A file
+	 * system that cannot is left to allocate as it writes. */
+	if (j->dump_alloc != UINT64_MAX && j->dump_file + len > j->dump_alloc) {
+		uint64_t step = (j->dump_file + len - j->dump_alloc + DUMP_ALLOC - 1) &
+				~(DUMP_ALLOC - 1);
+
+		if (fallocate(j->dump_fd, FALLOC_FL_KEEP_SIZE, (off_t)j->dump_alloc,
+			      (off_t)step) == 0)
+			j->dump_alloc += step;
+		else if (errno == EOPNOTSUPP || errno == ENOSYS)
+			j->dump_alloc = UINT64_MAX;
+	}
+	while (done < len) {
+		n = pwrite(j->dump_fd, j->dumpbuf + done, len - done, (off_t)(j->dump_file + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? errno : EIO;
+			if (ftruncate(j->dump_fd, (off_t)j->dump_file) < 0) {
+				/* nothing more to do: perf stops at the torn record */
+			}
+			j->dumplen = 0;
+			j->dump_off = j->dump_file;
+			if (j->map_scan > j->dump_off)	/* records go there next */
+				j->map_scan = j->dump_off;
+			return -err;
+		}
+		done += (size_t)n;
+	}
+	j->dump_file += len;
+	j->dumplen -= len;
+	if (j->dumplen)
+		memmove(j->dumpbuf, j->dumpbuf + len, j->dumplen);
+	return ret;
+}
+
+/* Everything held: at an age, fork, close and exit. */
+int _uevent_jit_dump_flush(struct uevent_jit *j)
+{
+	return dump_write(j, j->dumplen);
+}
+
+/*
+ * UEVENT_JIT_BUFFER_JITDUMP's append: into memory, written when a 256 KiB boundary in
+ * the file is passed (up to it: the part of a record past it waits) or the oldest
+ * record is 100 ms old, and at fork, close and exit. On ext4 this costs a
+ * quarter of a store into the shared mapping (page faults, page_mkwrite per page).
+ */
+static UEVENT_HOT int dump_buffer(struct uevent_jit *j, const struct iovec *iov, int cnt,
+				  uint64_t len, uint64_t now)
+{
+	unsigned char *w;
+	uint64_t end;
+	int i, ret;
+
+	if (j->dumplen + len > j->dumpcap) {
+		if ((ret = _uevent_jit_dump_flush(j)) < 0)
+			return ret;
+		if (len > j->dumpcap) {	/* a group bigger than the buffer: room for it */
+			if (len > UINT32_MAX || !(w = realloc(j->dumpbuf, (size_t)len)))
+				return -ENOMEM;
+			j->dumpbuf = w;
+			j->dumpcap = (size_t)len;
+		}
+	}
+	if (!j->dumplen)
+		j->dump_t0 = now;
+	w = j->dumpbuf + j->dumplen;
+	for (i = 0; i < cnt; i++) {
+		memcpy(w, iov[i].iov_base, iov[i].iov_len);
+		w += iov[i].iov_len;
+	}
+	j->dumplen += (size_t)len;
+	j->dump_off += len;
+	if (now - j->dump_t0 > DUMP_BUF_AGE_NS)
+		return _uevent_jit_dump_flush(j);
+	/* Past a 256 KiB boundary in the file: up to the last one, if that is at least
+	 * half a buffer (after a flush at an age the file ends anywhere) */
+	end = j->dump_off & ~(DUMP_ALIGN - 1);
+	if (end > j->dump_file && end - j->dump_file >= DUMP_BUF_MAX / 2)
+		return dump_write(j, (size_t)(end - j->dump_file));
+	return 0;
+}
+
+UEVENT_HOT int _uevent_jit_dump_append(struct uevent_jit *j, const struct iovec *iov, int cnt,
+				       uint64_t now)
+{
+	uint64_t len = 0;
+	int i, ret;
+
+	for (i = 0; i < cnt; i++)
+		len += iov[i].iov_len;
+	if (j->dumpbuf)
+		return dump_buffer(j, iov, cnt, len, now);
+	if ((ret = _uevent_jit_dump_reserve(j, len)) < 0)
+		return ret;
+	dump_fill(j->win + j->dump_off, iov, cnt);
+	j->dump_off += len;
+	return 0;
+}
+
+/*
+ * Takes back what was appended since off, when the call fails after all (its perf-map
+ * line could not be written): the head first, so that a reader stops there, then the
+ * rest, so the file still ends in zeros past the last record whatever comes next.
+ */
+void _uevent_jit_dump_undo(struct uevent_jit *j, uint64_t off)
+{
+	if (off >= j->dump_off)
+		return;
+	if (j->dumpbuf) {
+		if (off < j->dump_file) {	/* written already (the batch was due) */
+			if (ftruncate(j->dump_fd, (off_t)off) < 0) {
+				/* perf reads it as a load not taken back: the name is right */
+			}
+			j->dump_file = off;
+		}
+		j->dumplen = (size_t)(off - j->dump_file);
+		j->dump_off = off;
+		if (j->map_scan > off)
+			j->map_scan = off;
+		return;
+	}
+	__atomic_store_n((uint64_t *)(void *)(j->win + off), 0, __ATOMIC_RELEASE);
+	memset(j->win + off + 8, 0, (size_t)(j->dump_off - off - 8));
+	j->dump_off = off;
+}
+
+/*
+ * The directory name under at, made 0700 if missing, opened (into *fdp) only if it is
+ * what we would have made: a directory of ours. Where others can write (JITDUMPDIR=/tmp)
+ * they can plant the name first: a symlink is -ELOOP (never followed), another user's
+ * directory -EPERM, anything else (a file, a FIFO) -ENOTDIR. Never blocks.
+ */
+static int dir_open_at(int at, const char *name, int *fdp)
+{
+	struct stat st;
+	int fd, err;
+
+	if (mkdirat(at, name, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		/* O_DIRECTORY|O_NOFOLLOW on a symlink says ENOTDIR: tell it apart */
+		if (err == ENOTDIR && fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(st.st_mode))
+			err = ELOOP;
+		return -err;
+	}
+	if (fstat(fd, &st) < 0) {
+		err = errno;
+	} else if (st.st_uid != geteuid()) {
+		err = EPERM;
+	} else {
+		*fdp = fd;
+		return 0;
+	}
+	close(fd);
+	return -err;
+}
+
+/* mkdtemp() under a directory fd: no path to resolve again, so nothing to swap. */
+static int mkdtemp_at(int at, char *name)
+{
+	static const char chars[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	char *x = name + strlen(name) - 6;
+	uint64_t r;
+	int tries, i;
+
+	for (tries = 0; tries < 100; tries++) {
+		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+			r = _uevent_now_ns() * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid() ^
+			    (uint64_t)tries << 40;
+		for (i = 0; i < 6; i++, r /= sizeof(chars) - 1)
+			x[i] = chars[r % (sizeof(chars) - 1)];
+		if (mkdirat(at, name, 0700) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/*
+ * The session's directory, opened into j->dir_fd (the dump is made under that fd, in
+ * this process and in a fork child): the caller's, else a fresh one as perf's jvmti
+ * agent makes, $JITDUMPDIR/.debug/jit/libuevent-jit-XXXXXX, so nobody else's files are
+ * ever in it. The base ($JITDUMPDIR, $HOME) is the user's and may be a symlink (ours or
+ * root's); what we make or reuse under it must be a directory of ours.
+ */
+int _uevent_jit_make_dir(struct uevent_jit *j, const char *dir)
+{
+	const char *base;
+	int base_fd, debug_fd, jit_fd, ret;
+	size_t len;
+	char *name;
+
+	if (dir) {
+		if (snprintf(j->dir, sizeof(j->dir), "%s", dir) >= (int)sizeof(j->dir))
+			return -ENAMETOOLONG;
+		/* "link/" would follow the link despite O_NOFOLLOW */
+		for (len = strlen(j->dir); len > 1 && j->dir[len - 1] == '/'; len--)
+			j->dir[len - 1] = 0;
+		return dir_open_at(AT_FDCWD, j->dir, &j->dir_fd);
+	}
+	base = getenv("JITDUMPDIR");
+	if (!base || !*base)
+		base = getenv("HOME");
+	if (!base || !*base)
+		base = ".";
+	if (snprintf(j->dir, sizeof(j->dir), "%s/.debug/jit/libuevent-jit-XXXXXX", base) >=
+	    (int)sizeof(j->dir))
+		return -ENAMETOOLONG;
+	/* the base may be a link, but only one of ours or root's: not one planted in /tmp */
+	base_fd = _uevent_open_dir_trusted(base, NULL, 0);
+	if (base_fd < 0)
+		return base_fd;
+	ret = dir_open_at(base_fd, ".debug", &debug_fd);
+	close(base_fd);
+	if (ret < 0)
+		return ret;
+	ret = dir_open_at(debug_fd, "jit", &jit_fd);
+	close(debug_fd);
+	if (ret < 0)
+		return ret;
+	name = strrchr(j->dir, '/') + 1;
+	if ((ret = mkdtemp_at(jit_fd, name)) == 0 &&
+	    (ret = dir_open_at(jit_fd, name, &j->dir_fd)) < 0)
+		unlinkat(jit_fd, name, AT_REMOVEDIR);
+	close(jit_fd);
+	return ret;
+}
+
+int _uevent_jit_open_dump(struct uevent_jit *j)
+{
+	struct jd_header h;
+	struct iovec iov;
+	long page = sysconf(_SC_PAGESIZE);
+	int ret;
+
+	if ((unsigned)snprintf(j->dump_path, sizeof(j->dump_path), "%s/jit-%d.dump", j->dir,
+			       (int)j->pid) >= sizeof(j->dump_path))
+		return -ENAMETOOLONG;
+	/* O_EXCL: a file of that name belongs to someone else (another pid namespace, a
+	 * previous process); never clobber it, never follow a link planted there. */
+	j->dump_fd = openat(j->dir_fd, strrchr(j->dump_path, '/') + 1,
+			    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (j->dump_fd < 0)
+		return -errno;
+	j->dump_off = j->dump_cap = j->dump_file = j->dump_alloc = 0;
+	j->map_scan = sizeof(struct jd_header);	/* records start after the header */
+	j->dumplen = 0;
+	j->win = NULL;
+	memset(&h, 0, sizeof(h));
+	h.magic = JITDUMP_MAGIC;
+	h.version = JITDUMP_VERSION;
+	h.total_size = sizeof(h);
+	h.elf_mach = JD_ELF_MACH;
+	h.pid = (uint32_t)j->pid;
+	h.timestamp = _uevent_now_ns();
+	iov = (struct iovec){ &h, sizeof(h) };
+	if ((ret = _uevent_jit_dump_append(j, &iov, 1, h.timestamp)) < 0 ||
+	    (ret = _uevent_jit_dump_flush(j)) < 0)
+		return ret;
+	/* perf record logs executable mappings only; this one is how perf inject --jit
+	 * finds the file (by its name jit-PID.dump) and the process it belongs to. */
+	j->dump_map_len = (size_t)(page > 0 ? page : 4096);
+	j->dump_map = mmap(NULL, j->dump_map_len, PROT_READ | PROT_EXEC, MAP_PRIVATE,
+			   j->dump_fd, 0);
+	if (j->dump_map == MAP_FAILED) {
+		j->dump_map = NULL;
+		return -errno;
+	}
+	return 0;
+}
+
+/* The size of debug_record's block. */
+UEVENT_HOT size_t _uevent_jit_debug_size(size_t len, size_t extra)
+{
+	return sizeof(struct pending) + len + 8 + extra;
+}
+
+/* A DEBUG_INFO record for nr entries at code_addr, unlinked, with extra bytes after its
+ * padding for the caller, in mem (debug_size() bytes) or else a malloc; NULL on ENOMEM. */
+UEVENT_HOT struct pending *_uevent_jit_debug_record(uint64_t code_addr,
+						    const struct uevent_jit_debug_entry *e,
+						    uint32_t nr, size_t len, uint64_t now,
+						    size_t extra, void *mem)
+{
+	struct pending *p = mem ? mem : malloc(_uevent_jit_debug_size(len, extra));
+	struct jd_debug *rec;
+	unsigned char *w;
+	size_t flen;
+	uint32_t i;
+
+	if (!p)
+		return NULL;
+	p->next = NULL;
+	p->addr = code_addr;
+	memset(p->rec, 0, len + 8);
+	rec = (struct jd_debug *)(void *)p->rec;
+	rec->p.id = JIT_CODE_DEBUG_INFO;
+	rec->p.total_size = (uint32_t)(len + pad8(len));
+	rec->p.timestamp = now;
+	rec->code_addr = code_addr;
+	rec->nr_entry = nr;
+	w = p->rec + sizeof(*rec);
+	for (i = 0; i < nr; i++) {
+		memcpy(w, &e[i].addr, 8);
+		memcpy(w + 8, &e[i].line, 4);
+		memcpy(w + 12, &e[i].discrim, 4);
+		flen = strlen(e[i].file) + 1;
+		memcpy(w + 16, e[i].file, flen);
+		w += 16 + flen;
+	}
+	p->len = rec->p.total_size;
+	return p;
+}
+
+/* A kept record follows its code to new_addr: DEBUG_INFO addresses shift with it. */
+void _uevent_jit_info_rebase(struct pending *p, uint64_t new_addr)
+{
+	struct jd_debug *rec = (struct jd_debug *)(void *)p->rec;
+	uint64_t delta = new_addr - p->addr, a, n;
+	size_t off = sizeof(*rec);
+
+	p->addr = new_addr;
+	if (rec->p.id != JIT_CODE_DEBUG_INFO)
+		return;
+	rec->code_addr += delta;
+	for (n = 0; n < rec->nr_entry && off + 16 < p->len; n++) {
+		memcpy(&a, p->rec + off, 8);
+		a += delta;
+		memcpy(p->rec + off, &a, 8);
+		off += 16 + strlen((const char *)p->rec + off + 16) + 1;
+	}
+}

@@ -1,0 +1,282 @@
+/* jit-internal.h - what the JIT session's files share: the jitdump records, the session
+ * and its code, and each part's functions. */
+#ifndef UEVENT_JIT_INTERNAL_H
+#define UEVENT_JIT_INTERNAL_H
+
+#include <elf.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "internal.h"
+
+/* ---- jitdump format: internal.h ------------------------------------------------ */
+
+struct jd_load {
+	struct jd_prefix p;
+	uint32_t pid, tid;
+	uint64_t vma, code_addr, code_size, code_index;
+	/* name, NUL, code bytes */
+};
+
+struct jd_move {
+	struct jd_prefix p;
+	uint32_t pid, tid;
+	uint64_t vma, old_code_addr, new_code_addr, code_size, code_index;
+};
+
+struct jd_debug {
+	struct jd_prefix p;
+	uint64_t code_addr, nr_entry;
+	/* per entry: u64 addr, u32 line, u32 discrim, name, NUL */
+};
+
+struct jd_unwind {
+	struct jd_prefix p;
+	uint64_t unwinding_size, eh_frame_hdr_size, mapped_size;
+	/* unwinding data */
+};
+
+#if defined(__x86_64__)
+#define JD_ELF_MACH EM_X86_64
+#elif defined(__i386__)
+#define JD_ELF_MACH EM_386
+#elif defined(__aarch64__)
+#define JD_ELF_MACH EM_AARCH64
+#elif defined(__arm__)
+#define JD_ELF_MACH EM_ARM
+#elif defined(__powerpc64__) || defined(__powerpc__)
+#define JD_ELF_MACH EM_PPC64
+#elif defined(__riscv)
+#define JD_ELF_MACH EM_RISCV
+#elif defined(__s390x__)
+#define JD_ELF_MACH EM_S390
+#else
+#define JD_ELF_MACH EM_NONE
+#endif
+
+static const char zeros[8];
+
+static inline uint32_t pad8(size_t n)
+{
+	return (uint32_t)((8 - (n & 7)) & 7);
+}
+
+/* ---- the session ---------------------------------------------------------------- */
+
+/* DEBUG_INFO / UNWINDING_INFO records waiting for the CODE_LOAD of their address, then
+ * kept with that code so a fork child can replay them into its own dump. */
+struct pending {
+	struct pending *next;
+	uint64_t addr;
+	size_t len;
+	unsigned char rec[];
+};
+
+/* A loaded piece of code, by address: needed for move (the code index names perf's
+ * jitted-PID-INDEX.so), unload, the perf-map line of a move, and a fork child's replay. */
+struct code {
+	uint64_t addr, size, index;
+	char *name;
+	struct pending *info;		/* the records written with its load */
+	int name_in_info;		/* where name is: enum name_at */
+};
+
+enum name_at {
+	NAME_OWN,			/* a malloc of its own */
+	NAME_IN_INFO,			/* in the last of info's blocks, one malloc for both */
+	NAME_IN_SLAB,			/* in a slab block (slab_alloc): with the last of
+					   info's blocks, if that is there */
+};
+
+/*
+ * What a code_load_func keeps (its DEBUG_INFO record and the name) comes from the
+ * session's slabs: 64 KiB blocks, aligned to their size, taken from in order and given
+ * back when every piece from one is freed. A JIT compiles between two loads, and the
+ * compile evicts malloc's lists and headers: a bump here touches the one line it
+ * writes, and freeing a load (LuaJIT frees all at a flush) touches none of the piece,
+ * only its slab's count, found from the name's address.
+ */
+#define SLAB_SIZE	((size_t)64 * 1024)
+#define SLAB_SPARE	8		/* empty slabs a session keeps: pages faulted in */
+
+struct slab {
+	struct uevent_jit *j;		/* whose spares it joins when empty */
+	struct slab *next;		/* in j's spares */
+	long live;			/* pieces not freed; for the one allocated from,
+					   minus those freed (j counts what it gives out
+					   and adds that when it retires the slab: a load
+					   touches only j and its piece) */
+	int retired;			/* not the one allocated from any more */
+};
+
+#define SLAB_HEAD	((sizeof(struct slab) + 15) & ~(size_t)15)
+
+struct uevent_jit {
+	/* What a load touches, first and together: the JIT's compile path between two
+	 * loads has evicted it, and each line it spans is another miss. */
+	pthread_mutex_t lock;
+	unsigned int flags;
+	int forked;			/* set in a fork child: reopen on next call */
+	pid_t pid;
+	int dump_fd, map_fd;
+	uint64_t dump_off;		/* end of the last whole record */
+	unsigned char *dumpbuf;		/* UEVENT_JIT_BUFFER_JITDUMP: records not yet written */
+	size_t dumplen, dumpcap;
+	uint64_t dump_file;		/* ... and the bytes before them, in the file */
+	uint64_t dump_alloc;		/* ... and the file's blocks allocated up to here
+					   (FALLOC_FL_KEEP_SIZE); UINT64_MAX: cannot */
+	uint64_t dump_t0;		/* when the oldest of them was added */
+	char *mapbuf;			/* UEVENT_JIT_BUFFER_PERF_MAP: lines not yet written */
+	size_t maplen;
+	uint64_t map_t0;		/* when the oldest of them was added */
+	uint64_t map_scan;		/* both batched: the dump's records from here on
+					   have no perf-map line yet (_uevent_jit_map_scan()) */
+	/* Loads not in codes yet, in order: appended to (one hot cache line), moved into
+	 * the table by the first lookup (code_settle), freed with it by unload_all. A
+	 * JIT that compiles many pieces and unloads them all at once (LuaJIT's flush)
+	 * never pays for the table's cold, random probes. It doubles as it fills; the
+	 * table keeps room for all of it, so settling never allocates. */
+	struct code *fresh;
+	size_t nfresh, freshcap;
+	struct code *codes;		/* open addressing, linear probing, addr 0 = empty */
+	size_t ncodes, cap;
+	struct pending *pending;
+	uint64_t index_next, index_end;	/* take_index's block */
+	char *slab_next, *slab_end;	/* slab_alloc's room */
+	long slab_n;			/* ... and the pieces it gave from it */
+	struct slab *slab;		/* ... which is in this one */
+	struct slab *spare;		/* empty ones, up to SLAB_SPARE */
+	int nspare;
+	/* Perf-map lines of unbatched loads, waiting for one writev (map_commit): pushed
+	 * with the lock held, so in the dump's order, newest first. */
+	struct map_req *mapq;
+	int map_writing;		/* a thread is writing them */
+	unsigned int map_gen;		/* bumped after each batch: waiters sleep on it */
+	unsigned int map_sleepers;
+	unsigned char *win;		/* MAP_SHARED window over the whole reserved file */
+	uint64_t dump_cap;		/* bytes reserved (fallocated) and mapped */
+	/* The rest is for open, close and fork. */
+	struct uevent_jit *next;	/* in the process's list, for fork */
+	int dir_fd;			/* the jitdump directory, checked once at open */
+	int map_path_given;
+	void *dump_map;			/* the PROT_EXEC marker mapping perf inject looks for */
+	size_t dump_map_len;
+	char dir[PATH_MAX];
+	char dump_path[PATH_MAX];
+	char map_path[PATH_MAX];
+};
+
+/*
+ * The window over the dump never moves: address space for DUMP_VA bytes is reserved
+ * at the first growth and the file mapped into it piece by piece (MAP_FIXED), so a
+ * load that reserved its place under the lock copies its record there after dropping
+ * it, while another grows the file (uevent_jit__code_load: loads from many threads).
+ */
+#define DUMP_VA		(sizeof(void *) >= 8 ? (uint64_t)64 << 30 : (uint64_t)256 << 20)
+
+#define DUMP_BUF_MAX	((size_t)256 * 1024)
+#define DUMP_BUF_CAP	(2 * DUMP_BUF_MAX)	/* room to wait for a boundary */
+#define DUMP_ALLOC	((uint64_t)1024 * 1024)
+#define DUMP_BUF_AGE_NS	((uint64_t)100 * 1000 * 1000)
+/* A full buffer is written up to a multiple of this in the file, the rest kept: whole,
+ * aligned blocks are what the page cache takes cheapest (large folios, no partial page
+ * to look up and fill). On ext4, 6.18, a 448 KiB file written from offset 40 in blocks
+ * of 65,248 bytes costs 0.23 us a KiB; in aligned 64 KiB blocks 0.11, 256 KiB 0.09. */
+#define DUMP_ALIGN	((uint64_t)256 * 1024)
+
+#define MAP_BUF_MAX	((size_t)64 * 1024)
+
+/*
+ * Group commit of the perf-map lines of unbatched loads. One O_APPEND write a line
+ * keeps lines whole between writers and has the line in the file when the load
+ * returns, but the kernel takes the file's inode lock for each: loads from many threads
+ * queued there, and 16 threads loaded fewer in all than one. So a load formats its
+ * line, pushes it (with the session's lock held: in the dump's order) and either
+ * becomes the writer, which takes every line pushed and writes them in one writev, or
+ * waits while the writer does. One thread alone writes its own line, as before; under
+ * contention one syscall carries many lines. (The file transport's group commit.)
+ */
+struct map_req {
+	struct map_req *next;
+	char *line;			/* "ADDR SIZE NAME\n": small, or a malloc */
+	size_t len;
+	int result;			/* 0 or -errno; set before done */
+	int done;			/* release-stored by the writer: req may be gone next */
+	char small[192];
+};
+
+/*
+ * Appends a record group at the end of the dump through the shared mapping: the bytes
+ * are in the file (the page cache) when this returns, without a syscall. The group's
+ * first 8 bytes (id, total_size) are stored last, so a reader of the file, or the file
+ * left by a crash, holds whole records followed by zeros, never a torn record; perf
+ * stops reading at a total_size of 0. close() trims the reserved tail. (Buffered:
+ * dump_buffer.) now: the records' timestamp, for the buffer's age.
+ */
+static inline void dump_fill(unsigned char *at, const struct iovec *iov, int cnt)
+{
+	unsigned char *w = at;
+	uint64_t head;
+	int i;
+
+	memcpy(&head, iov[0].iov_base, 8);
+	memcpy(w + 8, (const char *)iov[0].iov_base + 8, iov[0].iov_len - 8);
+	w += iov[0].iov_len;
+	for (i = 1; i < cnt; i++) {
+		memcpy(w, iov[i].iov_base, iov[i].iov_len);
+		w += iov[i].iov_len;
+	}
+	__atomic_store_n((uint64_t *)(void *)at, head, __ATOMIC_RELEASE);
+}
+
+/* jit-code.c: the loaded code (slabs, the address table, code indexes, info waiting
+ * for its load). Lock held. */
+void _uevent_jit_code_free(const struct code *c);
+UEVENT_HOT uint64_t _uevent_jit_take_index(struct uevent_jit *j);
+UEVENT_HOT void *_uevent_jit_slab_alloc(struct uevent_jit *j, size_t n);
+void _uevent_jit_slab_free_all(struct uevent_jit *j);
+struct code *_uevent_jit_code_find(struct uevent_jit *j, uint64_t addr);
+void _uevent_jit_code_settle(struct uevent_jit *j);
+UEVENT_HOT int _uevent_jit_code_put(struct uevent_jit *j, const struct code *c);
+void _uevent_jit_code_del(struct uevent_jit *j, struct code *c);
+void _uevent_jit_free_pending(struct pending *p);
+UEVENT_HOT struct pending *_uevent_jit_take_pending(struct uevent_jit *j, uint64_t addr);
+void _uevent_jit_add_pending(struct uevent_jit *j, struct pending *p);
+
+/* jit-dump.c: the jitdump file (its directory, the records, the shared mapping or the
+ * batch) and the DEBUG_INFO records kept with a code. */
+int _uevent_jit_dump_reserve(struct uevent_jit *j, uint64_t need);
+int _uevent_jit_dump_flush(struct uevent_jit *j);
+UEVENT_HOT int _uevent_jit_dump_append(struct uevent_jit *j, const struct iovec *iov, int cnt,
+				       uint64_t now);
+void _uevent_jit_dump_undo(struct uevent_jit *j, uint64_t off);
+int _uevent_jit_make_dir(struct uevent_jit *j, const char *dir);
+int _uevent_jit_open_dump(struct uevent_jit *j);
+UEVENT_HOT size_t _uevent_jit_debug_size(size_t len, size_t extra);
+UEVENT_HOT struct pending *_uevent_jit_debug_record(uint64_t code_addr,
+						    const struct uevent_jit_debug_entry *e,
+						    uint32_t nr, size_t len, uint64_t now,
+						    size_t extra, void *mem);
+void _uevent_jit_info_rebase(struct pending *p, uint64_t new_addr);
+
+/* jit-map.c: the perf map (a line a load, batched or group-committed). */
+int _uevent_jit_open_map(struct uevent_jit *j, const char *path);
+int _uevent_jit_map_flush(struct uevent_jit *j);
+int _uevent_jit_map_scan(struct uevent_jit *j);
+UEVENT_HOT int _uevent_jit_map_line(struct uevent_jit *j, uint64_t addr, uint64_t size,
+				    const char *name, uint64_t now);
+int _uevent_jit_map_req_init(struct map_req *req, uint64_t addr, uint64_t size, const char *name);
+void _uevent_jit_map_req_fini(struct map_req *req);
+void _uevent_jit_map_push(struct uevent_jit *j, struct map_req *req);
+int _uevent_jit_map_commit(struct uevent_jit *j, struct map_req *req);
+
+/* jit-marker.c: the in-stream uevents that name JIT code. */
+void _uevent_jit_marker_load(uint64_t addr, uint64_t size, uint64_t index, const char *name);
+void _uevent_jit_marker_debug(uint64_t code_addr, const struct uevent_jit_debug_entry *e,
+			      uint32_t nr);
+void _uevent_jit_marker_unload(uint64_t addr, uint64_t size, uint64_t index);
+
+#endif

@@ -1,0 +1,336 @@
+/* jit-map.c - the JIT session's perf map: /tmp/perf-PID.map, a line a load, batched or
+ * written by group commit. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/futex.h>
+
+#include "jit-internal.h"
+
+int _uevent_jit_open_map(struct uevent_jit *j, const char *path)
+{
+	struct stat st;
+
+	if (path) {
+		j->map_path_given = 1;
+		if (snprintf(j->map_path, sizeof(j->map_path), "%s", path) >=
+		    (int)sizeof(j->map_path))
+			return -ENAMETOOLONG;
+	} else if (!j->map_path_given) {
+		snprintf(j->map_path, sizeof(j->map_path), "/tmp/perf-%d.map", (int)j->pid);
+	}
+	/* Append, never truncate: another JIT in this process (CPython's perf trampoline)
+	 * may write the same file. Never block in open(): a FIFO planted there without a
+	 * reader would hang us (O_NONBLOCK makes that ENXIO); only a regular file will do. */
+	j->map_fd = open(j->map_path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK |
+			 O_CLOEXEC, 0600);
+	if (j->map_fd < 0)
+		return errno == ENXIO ? -EINVAL : -errno;
+	if (fstat(j->map_fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (j->map_path_given)
+		return 0;
+	/* In /tmp anyone may have made the file first: use it only if it is ours. */
+	if (st.st_uid != geteuid() || st.st_nlink != 1)
+		return -EPERM;
+	return 0;
+}
+
+static UEVENT_HOT char *fmt_hex(char *p, uint64_t v)
+{
+	char t[16];
+	int n = 0;
+
+	do {
+		t[n++] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	while (n)
+		*p++ = t[--n];
+	return p;
+}
+#define MAP_BUF_AGE_NS	((uint64_t)100 * 1000 * 1000)
+
+/* Writes the buffered perf-map lines in one write (O_APPEND keeps them whole). */
+int _uevent_jit_map_flush(struct uevent_jit *j)
+{
+	size_t len = j->maplen;
+	ssize_t n;
+
+	if (!len || j->map_fd < 0)
+		return 0;
+	j->maplen = 0;
+	do
+		n = write(j->map_fd, j->mapbuf, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	/* cut a part of the batch off again: no line is left without its end */
+	return (size_t)n == len ? 0 : -_uevent_undo_short_append(j->map_fd, (size_t)n);
+}
+
+static char *map_put(char *p, uint64_t addr, uint64_t size, const char *name, size_t nlen);
+
+/*
+ * With both batched (UEVENT_JIT_BUFFER_JITDUMP and _PERF_MAP), a load writes no perf-map
+ * line: the lines are made here from the CODE_LOAD records in the dump's batch when
+ * that is written (every 256 KiB, at 100 ms, fork, close and exit), in one pass with
+ * the caches warm for it, and written at once. A load's own line, made while the JIT's
+ * compile has evicted the map's buffer and this code, cost it 0.1 us (a C loop that
+ * reads 4 MiB between loads).
+ */
+int _uevent_jit_map_scan(struct uevent_jit *j)
+{
+	const unsigned char *p, *end;
+	uint32_t id, size;
+	uint64_t addr, csize;
+	size_t nlen;
+	int ret = 0;
+
+	if (!j->mapbuf || !j->dumpbuf || j->map_fd < 0 || j->map_scan < j->dump_file)
+		return 0;
+	p = j->dumpbuf + (j->map_scan - j->dump_file);
+	end = j->dumpbuf + j->dumplen;
+	for (; p + 16 <= end; p += size) {
+		memcpy(&id, p, 4);
+		memcpy(&size, p + 4, 4);
+		if (size < 16 || size > (size_t)(end - p))
+			break;
+		if (id != JIT_CODE_LOAD || size < sizeof(struct jd_load) + 1)
+			continue;
+		memcpy(&addr, p + offsetof(struct jd_load, code_addr), 8);
+		memcpy(&csize, p + offsetof(struct jd_load, code_size), 8);
+		nlen = strnlen((const char *)p + sizeof(struct jd_load), size - sizeof(struct jd_load));
+		if (j->maplen + nlen + 64 > MAP_BUF_MAX && (ret = _uevent_jit_map_flush(j)) < 0)
+			break;
+		if (nlen + 64 > MAP_BUF_MAX)
+			continue;	/* a name of 64 KiB: no line */
+		j->maplen = (size_t)(map_put(j->mapbuf + j->maplen, addr, csize,
+					     (const char *)p + sizeof(struct jd_load), nlen) -
+				     j->mapbuf);
+	}
+	j->map_scan = j->dump_off;
+	if (ret == 0)
+		ret = _uevent_jit_map_flush(j);
+	return ret;
+}
+
+/* "ADDR SIZE NAME\n" at p, formatted by hand (a line for every trace a JIT compiles);
+ * returns its end. Room: nlen + 64. */
+static UEVENT_HOT char *map_put(char *p, uint64_t addr, uint64_t size, const char *name,
+				size_t nlen)
+{
+	char *q;
+
+	p = fmt_hex(p, addr);
+	*p++ = ' ';
+	p = fmt_hex(p, size);
+	*p++ = ' ';
+	/* one line per symbol: a newline inside the name would start a bogus one */
+	memcpy(p, name, nlen);
+	if (unlikely(memchr(p, '\n', nlen) || memchr(p, '\r', nlen)))
+		for (q = p; q < p + nlen; q++)
+			if (*q == '\n' || *q == '\r')
+				*q = ' ';
+	p += nlen;
+	*p++ = '\n';
+	return p;
+}
+
+UEVENT_HOT int _uevent_jit_map_line(struct uevent_jit *j, uint64_t addr, uint64_t size,
+				    const char *name, uint64_t now)
+{
+	char small[512], *buf = small, *p;
+	size_t cap = sizeof(small), len = strlen(name) + 64;
+	ssize_t n;
+	int ret = 0;
+
+	if (j->map_fd < 0)
+		return 0;
+	if (j->mapbuf && len < MAP_BUF_MAX / 2) {
+		/* UEVENT_JIT_BUFFER_PERF_MAP: append to the buffer, write when it is full
+		 * or its oldest line is 100 ms old (and at fork, close and exit) */
+		if (j->maplen + len > MAP_BUF_MAX && (ret = _uevent_jit_map_flush(j)) < 0)
+			return ret;
+		p = map_put(j->mapbuf + j->maplen, addr, size, name, len - 64);
+		n = p - (j->mapbuf + j->maplen);
+		if (!j->maplen)
+			j->map_t0 = now;
+		j->maplen += (size_t)n;
+		if (now - j->map_t0 > MAP_BUF_AGE_NS)
+			ret = _uevent_jit_map_flush(j);
+		return ret;
+	}
+	if ((ret = _uevent_jit_map_flush(j)) < 0)
+		return ret;
+	if (len > cap) {
+		if (!(buf = malloc(len)))
+			return -ENOMEM;
+		cap = len;
+	}
+	n = snprintf(buf, cap, "%" PRIx64 " %" PRIx64 " %s\n", addr, size, name);
+	/* one line per symbol: a newline inside the name would start a bogus entry */
+	for (p = buf; p < buf + n - 1; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	/* One write per line: O_APPEND keeps lines whole between writers. */
+	do
+		n = write(j->map_fd, buf, (size_t)n);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		ret = -errno;
+	else if ((size_t)n != strlen(buf))	/* a torn line would merge with the next */
+		ret = -_uevent_undo_short_append(j->map_fd, (size_t)n);
+	if (buf != small)
+		free(buf);
+	return ret;
+}
+
+#define MAPQ_BATCH	1024		/* lines a writev: IOV_MAX */
+
+/* The line for a load into req; -ENOMEM. */
+int _uevent_jit_map_req_init(struct map_req *req, uint64_t addr, uint64_t size, const char *name)
+{
+	size_t nlen = strlen(name);
+
+	req->line = nlen + 64 <= sizeof(req->small) ? req->small : malloc(nlen + 64);
+	if (!req->line)
+		return -ENOMEM;
+	req->len = (size_t)(map_put(req->line, addr, size, name, nlen) - req->line);
+	req->done = 0;
+	req->result = 0;
+	return 0;
+}
+
+void _uevent_jit_map_req_fini(struct map_req *req)
+{
+	if (req->line != req->small)
+		free(req->line);
+}
+
+/* Lock held: the line goes after every line pushed before it. */
+void _uevent_jit_map_push(struct uevent_jit *j, struct map_req *req)
+{
+	struct map_req *top = __atomic_load_n(&j->mapq, __ATOMIC_RELAXED);
+
+	do
+		req->next = top;
+	while (!__atomic_compare_exchange_n(&j->mapq, &top, req, 1, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED));
+}
+
+static void map_wake(struct uevent_jit *j)
+{
+	__atomic_add_fetch(&j->map_gen, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&j->map_sleepers, __ATOMIC_SEQ_CST))
+		syscall(SYS_futex, &j->map_gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* Writes n lines (oldest first) in one writev; sets each one's result and done. */
+static void map_write_batch(struct uevent_jit *j, struct map_req **req, int n)
+{
+	struct iovec iov[MAPQ_BATCH];
+	size_t left;
+	ssize_t ret;
+	int i, err = 0;
+
+	for (i = 0; i < n; i++)
+		iov[i] = (struct iovec){ req[i]->line, req[i]->len };
+	do
+		ret = writev(j->map_fd, iov, n);
+	while (ret < 0 && errno == EINTR);
+	if (ret < 0)
+		err = errno;
+	left = ret < 0 ? 0 : (size_t)ret;
+	for (i = 0; i < n; i++) {
+		struct map_req *r = req[i];
+
+		if (err) {
+			r->result = -err;
+		} else if (left >= r->len) {
+			left -= r->len;
+		} else {
+			/* a torn line would merge with the next: cut it off; it and the
+			 * rest of the batch fail with why */
+			err = _uevent_undo_short_append(j->map_fd, left);
+			left = 0;
+			r->result = -err;
+		}
+		__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+	}
+}
+
+/* The writer: takes what was pushed, once, and writes it, oldest first. */
+static void map_write_pending(struct uevent_jit *j)
+{
+	struct map_req *list, *next, *fifo = NULL, *batch[MAPQ_BATCH];
+	int n;
+
+	list = __atomic_exchange_n(&j->mapq, NULL, __ATOMIC_ACQUIRE);
+	for (; list; list = next) {	/* newest first: turn it round */
+		next = list->next;
+		list->next = fifo;
+		fifo = list;
+	}
+	while (fifo) {
+		for (n = 0; fifo && n < MAPQ_BATCH; fifo = next) {
+			next = fifo->next;	/* read before done: it may be gone */
+			batch[n++] = fifo;
+		}
+		map_write_batch(j, batch, n);
+		map_wake(j);
+	}
+}
+
+/* A waiter whose line is not written yet: spin a little (a batch takes about a
+ * syscall), then yield (more threads than CPUs), then sleep until a batch is done. */
+static void map_wait(struct uevent_jit *j, const struct map_req *req, unsigned int spins)
+{
+	unsigned int gen;
+
+	if (spins < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#endif
+		return;
+	}
+	if (spins < 80) {
+		sched_yield();
+		return;
+	}
+	__atomic_add_fetch(&j->map_sleepers, 1, __ATOMIC_SEQ_CST);
+	gen = __atomic_load_n(&j->map_gen, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&req->done, __ATOMIC_SEQ_CST) &&
+	    __atomic_load_n(&j->map_writing, __ATOMIC_SEQ_CST))
+		syscall(SYS_futex, &j->map_gen, FUTEX_WAIT_PRIVATE, gen, NULL, NULL, 0);
+	__atomic_sub_fetch(&j->map_sleepers, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Lock not held: returns when req's line is in the file (0) or could not be (-errno). */
+int _uevent_jit_map_commit(struct uevent_jit *j, struct map_req *req)
+{
+	unsigned int spins;
+
+	for (spins = 0; !__atomic_load_n(&req->done, __ATOMIC_ACQUIRE); spins++) {
+		if (!__atomic_load_n(&j->map_writing, __ATOMIC_RELAXED) &&
+		    !__atomic_exchange_n(&j->map_writing, 1, __ATOMIC_ACQUIRE)) {
+			map_write_pending(j);
+			__atomic_store_n(&j->map_writing, 0, __ATOMIC_SEQ_CST);
+			map_wake(j);	/* one may have pushed after our take */
+			spins = 0;
+			continue;
+		}
+		map_wait(j, req, spins);
+	}
+	return req->result;
+}
