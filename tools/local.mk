@@ -1,7 +1,8 @@
 # tools/local.mk - the uevent CLI.
 bin_PROGRAMS += tools/uevent
 tools_uevent_SOURCES = %reldir%/uevent.c %reldir%/uevent-json.h %reldir%/cli.h %reldir%/report.c \
-	%reldir%/jit-clean.c %reldir%/jit-clean.h %reldir%/inject-env.c %reldir%/inject-env.h
+	%reldir%/jit-clean.c %reldir%/jit-clean.h %reldir%/inject-env.c %reldir%/inject-env.h \
+	%reldir%/probe-lib.c
 tools_uevent_LDADD = libuevent/libuevent.la
 EXTRA_tools_uevent_DEPENDENCIES = install-dirs.stamp
 EXTRA_DIST += %reldir%/profile.proto
