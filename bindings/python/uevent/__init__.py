@@ -25,7 +25,14 @@ from dataclasses import asdict as _asdict
 from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence,
                     Tuple, TypeVar, Union)
 
-from ._uevent import ffi as _ffi, lib as _lib
+try:
+    from ._uevent import ffi as _ffi, lib as _lib
+except ModuleNotFoundError as _e:     # the extension needs cffi's run-time part
+    if _e.name != "_cffi_backend":
+        raise
+    raise ImportError("uevent needs cffi, which this Python lacks: make the venv with "
+                      "--system-site-packages (Debian: python3-cffi) or pip install cffi",
+                      name="uevent") from None
 from . import _records
 from ._records import (SampleId, PerfRecord, PerfRead, Sample, Mmap, Comm, Task, Lost, Throttle,
                        Switch, Ksymbol, BpfEvent, UEvent, Other, SessionStats, Stats, Text, RangeBegin, RangeEnd,
