@@ -208,14 +208,19 @@ UEVENT_EXPORT struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *
 		j->dumpcap = DUMP_BUF_CAP;
 	}
 	if (!(flags & UEVENT_JIT_NO_JITDUMP) && (ret = _uevent_jit_make_dir(j, dir)) < 0) {
+		/* j->dir: the path tried, dir or $JITDUMPDIR (else $HOME)/.debug/jit/... */
 		_uevent_reason("jit: the jitdump directory %s: %s (a symlink, another user's or "
-			       "not a directory is refused)", dir ? dir : "under $JITDUMPDIR/.debug/jit",
+			       "not a directory is refused): set JITDUMPDIR (the hooks' dir "
+			       "option) to a directory of yours, or leave the jitdump out",
+			       j->dir[0] ? j->dir : dir ? dir : "under $JITDUMPDIR/.debug/jit",
 			       strerror(-ret));
 		goto fail;
 	}
 	if ((ret = open_files(j, map_path)) < 0) {
-		_uevent_reason("jit: the jitdump or perf map file (%s): %s", map_path ? map_path :
-			       "/tmp/perf-PID.map", strerror(-ret));
+		_uevent_reason("jit: the jitdump (in %s) or perf map file (%s): %s: give the "
+			       "perf map another path (the hooks' map option) or leave it out",
+			       j->dir[0] ? j->dir : "none", map_path ? map_path : "/tmp/perf-PID.map",
+			       strerror(-ret));
 		goto fail;
 	}
 	pthread_mutex_lock(&list_lock);

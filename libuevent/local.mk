@@ -62,15 +62,36 @@ EXTRA_DIST += %reldir%/libuevent.map %reldir%/libuevent.pc.in
 
 # libuevent(3), which t/man.test checks names every exported function
 dist_man3_MANS = %reldir%/libuevent.3
-# ... and `man uevent_range_begin` finds it: a .so link per exported function.
+# ... a page per function group (uevent_session(3)...), made from its sections by
+# man3-pages.awk, whose output lists the group of each function; and `man
+# uevent_range_begin` finds its group's page (else libuevent(3)): a .so link per
+# exported function.
+man3_pages = %reldir%/man3
+$(man3_pages)/links: %reldir%/libuevent.3 %reldir%/libuevent.map %reldir%/man3-pages.awk
+	$(AM_V_GEN)rm -rf $(man3_pages) && $(MKDIR_P) $(man3_pages) && \
+	$(AWK) -v dir=$(man3_pages) -v map=$(srcdir)/%reldir%/libuevent.map \
+		-f $(srcdir)/%reldir%/man3-pages.awk $(srcdir)/%reldir%/libuevent.3 > $@.tmp && \
+	mv $@.tmp $@
+all-local: $(man3_pages)/links
+clean-local: clean-local-man3
+clean-local-man3:
+	rm -rf $(man3_pages)
+EXTRA_DIST += %reldir%/man3-pages.awk
 install-data-local: install-man3-links
 uninstall-local: uninstall-man3-links
-.PHONY: install-man3-links uninstall-man3-links
+.PHONY: install-man3-links uninstall-man3-links clean-local-man3
 uevent_man3_names = sed -n 's/^[[:space:]]*\(uevent_[a-z0-9_]*\);.*/\1/p' $(srcdir)/%reldir%/libuevent.map
-install-man3-links:
+install-man3-links: $(man3_pages)/links
 	$(MKDIR_P) '$(DESTDIR)$(man3dir)'
+	for p in $(man3_pages)/*.3; do \
+		$(INSTALL_DATA) "$$p" '$(DESTDIR)$(man3dir)/' || exit 1; \
+	done
 	for f in `$(uevent_man3_names)`; do \
-		echo '.so man3/libuevent.3' > '$(DESTDIR)$(man3dir)/'"$$f.3" || exit 1; \
+		p=`$(AWK) -v f="$$f" '$$1 == f { print $$2 }' $(man3_pages)/links`; \
+		test "$$p" != "$$f" || continue; \
+		echo ".so man3/$${p:-libuevent}.3" > '$(DESTDIR)$(man3dir)/'"$$f.3" || exit 1; \
 	done
 uninstall-man3-links:
 	for f in `$(uevent_man3_names)`; do rm -f '$(DESTDIR)$(man3dir)/'"$$f.3"; done
+	for p in `$(AWK) '{ print $$2 }' $(man3_pages)/links | sort -u`; do \
+		rm -f '$(DESTDIR)$(man3dir)/'"$$p.3"; done

@@ -75,6 +75,12 @@ extern const char cli_export_usage[];
 int cli_cmd_record(int argc, char **argv);
 extern const char cli_record_usage[];
 
+/* tools/probe-lib.c: probe --perf-event's library (arg: LIB, a PID whose mapped copy is
+ * taken, or NULL for the CLI's own), as a real path in lib; -errno after saying why. */
+int cli_perf_event_lib(const char *arg, char *lib, size_t cap);
+/* Warns of running programs that map another libuevent than lib. */
+void cli_perf_event_others(const char *lib);
+
 /* tools/report.c */
 /* A C++ or legacy Rust name demangled (free it), or NULL: not mangled, no libstdc++, or
  * cli_no_demangle (--no-demangle) set. */

@@ -2,7 +2,8 @@
 bin_PROGRAMS += tools/uevent
 tools_uevent_SOURCES = %reldir%/uevent.c %reldir%/uevent-json.h %reldir%/cli.h %reldir%/cli.c \
 	%reldir%/probe.c %reldir%/emit.c %reldir%/dump.c %reldir%/export.c %reldir%/record.c %reldir%/report.c \
-	%reldir%/jit-clean.c %reldir%/jit-clean.h %reldir%/inject-env.c %reldir%/inject-env.h
+	%reldir%/jit-clean.c %reldir%/jit-clean.h %reldir%/inject-env.c %reldir%/inject-env.h \
+	%reldir%/probe-lib.c
 tools_uevent_LDADD = libuevent/libuevent.la
 EXTRA_tools_uevent_DEPENDENCIES = install-dirs.stamp
 EXTRA_DIST += %reldir%/profile.proto

@@ -42,12 +42,17 @@ int cli_cmd_probe(int argc, char **argv)
 	struct uevent_feature_info info;
 
 	if (argc > 1 && !strcmp(argv[1], "--perf-event")) {
-		int err = argc > 3 ? -E2BIG : uevent_perf_event_add(argc > 2 ? argv[2] : NULL);
+		char lib[4096];
+		int err = argc > 3 ? -E2BIG : cli_perf_event_lib(argc > 2 ? argv[2] : NULL,
+								  lib, sizeof(lib));
 
 		if (err == -E2BIG) {
-			fprintf(stderr, "%s probe: --perf-event takes one LIB\n", cli_prog);
+			fprintf(stderr, "%s probe: --perf-event takes one LIB or PID\n", cli_prog);
 			return 2;
 		}
+		if (err < 0)
+			return 1;	/* cli_perf_event_lib said why */
+		err = uevent_perf_event_add(lib);
 		if (err < 0) {
 			fprintf(stderr, "%s probe: cannot add the uprobe event libuevent:emit for %s: %s\n",
 				cli_prog, argc > 2 ? argv[2] : "this libuevent",
@@ -60,7 +65,9 @@ int cli_cmd_probe(int argc, char **argv)
 					cli_prog);
 			return 1;
 		}
-		printf("added libuevent:emit: perf record -e libuevent:emit -- CMD; perf script\n");
+		printf("added libuevent:emit on %s: perf record -e libuevent:emit -- CMD; "
+		       "perf script\n", lib);
+		cli_perf_event_others(lib);
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "--perf-event-remove")) {
@@ -119,7 +126,8 @@ int cli_cmd_probe(int argc, char **argv)
 /* `uevent probe --help` */
 const char cli_probe_usage[] =
 	"  probe [--json]                 what this kernel and machine support, probed live\n"
-	"  probe --perf-event [LIB]       add the uprobe event libuevent:emit (LIB's marks,\n"
-	"                                 default this libuevent's) for plain perf: then\n"
+	"  probe --perf-event [LIB|PID]   add the uprobe event libuevent:emit (LIB's marks,\n"
+	"                                 or those of the libuevent PID maps; default this\n"
+	"                                 libuevent's) for plain perf: then\n"
 	"                                 perf record -e libuevent:emit -- CMD; perf script\n"
 	"  probe --perf-event-remove      remove it\n";

@@ -4,9 +4,10 @@ with --no-index --no-deps).
 
 The extension is generated from libuevent's uevent.h: the source tree's (with the library
 in libuevent/.libs, built in place), or the installed one pkg-config names. Override with
-UEVENT_INCLUDE_DIR / UEVENT_LIB_DIR (os.pathsep lists). At run time the extension finds
-libuevent where it is installed: the lib directory of the prefix the package is
-installed into, libuevent's configured libdir, or UEVENT_LIB_DIR. See uevent_build.py.
+UEVENT_INCLUDE_DIR / UEVENT_LIB_DIR (os.pathsep lists). The library found is copied into
+the package (uevent/libuevent.so.N, the extension's RUNPATH is $ORIGIN): the installed
+package, or a wheel on another machine, needs no make install and no LD_LIBRARY_PATH.
+See uevent_build.py.
 """
 import os
 import sys
@@ -42,7 +43,7 @@ setup(
     description=SUMMARY,
     packages=["uevent", "uevent.jit"],
     cmdclass={"build_py": build_py_pth},
-    package_data={"uevent": ["py.typed", "_uevent.pyi"]},
+    package_data={"uevent": ["py.typed", "_uevent.pyi", "libuevent.so.*"]},
     python_requires=REQUIRES_PYTHON,
     install_requires=REQUIRES,
     cffi_modules=["uevent_build.py:ffibuilder"],

@@ -61,11 +61,21 @@ def _setuptools():
     return build_meta
 
 
+def _need_cffi():
+    """cffi is needed at run time too, so pip fetching it for the build alone would not
+    do: one line saying where to get it rather than pip's failed download."""
+    if "cffi" in _missing():
+        sys.exit("uevent: this Python has no cffi: make the venv with --system-site-packages "
+                 "(Debian: apt install python3-cffi) or pip install cffi first")
+
+
 def get_requires_for_build_sdist(config_settings=None):
+    _need_cffi()
     return [BUILD_REQUIRES[m] for m in _missing()]
 
 
 def build_sdist(sdist_directory, config_settings=None):
+    _need_cffi()
     return _setuptools().build_sdist(sdist_directory, config_settings)
 
 
@@ -83,6 +93,7 @@ def _have_bdist_wheel():
 
 
 def get_requires_for_build_wheel(config_settings=None):
+    _need_cffi()
     # not setuptools' answer, `wheel`: without it we build the wheel ourselves
     return [BUILD_REQUIRES[m] for m in _missing()]
 
@@ -112,6 +123,7 @@ def _record_line(arc, data):
 
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    _need_cffi()
     if _have_bdist_wheel():
         return _setuptools().build_wheel(wheel_directory, config_settings, metadata_directory)
     sys.path.insert(0, HERE)

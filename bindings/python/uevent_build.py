@@ -11,13 +11,22 @@ compiler, not this file, decides them.
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 
-import cffi
+try:
+    import cffi
+except ImportError:
+    sys.exit("uevent: this Python has no cffi: make the venv with --system-site-packages "
+             "(Debian: apt install python3-cffi) or pip install cffi first")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.normpath(os.path.join(HERE, "..", ".."))
+
+
+NEED_LIB = ("uevent: build libuevent first (./configure && make) or set PKG_CONFIG_PATH "
+            "to an installed libuevent's lib/pkgconfig")
 
 
 def _first(paths):
@@ -41,27 +50,6 @@ def _dirs(env, intree, pkg_flag):
     if os.path.exists(intree[0]):
         return intree[1:]
     return [f[2:] for f in shlex.split(_pkg_config(pkg_flag))]
-
-
-def _installed_libdir():
-    """Where `make install` puts libuevent: libdir of the build tree's libuevent.pc (the
-    configured prefix), else of the installed one pkg-config finds."""
-    return (_pkg_config("--variable=libdir", dict(os.environ, PKG_CONFIG_PATH=os.path.join(
-        TOP, "libuevent"))) or _pkg_config("--variable=libdir") or None)
-
-
-def runtime_dirs(libdirs):
-    """The extension's RUNPATH: never the build tree, which the install outlives.
-
-    $ORIGIN/../../.. is the lib directory of the prefix the package is installed into
-    (PREFIX/lib/pythonX.Y/site-packages/uevent/), where `make install` with the same
-    prefix puts libuevent; then libuevent's configured libdir; then UEVENT_LIB_DIR,
-    which the builder named on purpose.
-    """
-    chosen = [d for d in os.environ.get("UEVENT_LIB_DIR", "").split(os.pathsep) if d]
-    dirs = ["$ORIGIN/../../..", _installed_libdir()] + [os.path.abspath(d) for d in libdirs
-                                                          if d in chosen]
-    return [d for d in dict.fromkeys(dirs) if d]
 
 
 def _header_dirs():
@@ -120,19 +108,42 @@ def exported_only(cdef, library):
     return re.sub(decl, lambda m: m.group(0) if m.group(1) in have else "", cdef)
 
 
+def ship_library(lib):
+    """Copies libuevent.so (lib) into the package as its soname, libuevent.so.N, which the
+    extension finds first ($ORIGIN): a pip-installed package, or its wheel on another
+    machine, needs neither `make install` nor LD_LIBRARY_PATH. Returns the name."""
+    real = os.path.realpath(lib)
+    d = os.path.dirname(lib)
+    names = sorted((n for n in os.listdir(d) if re.fullmatch(r"libuevent\.so\.\d+", n)
+                    and os.path.realpath(os.path.join(d, n)) == real), key=len)
+    name = names[0] if names else "libuevent.so.0"
+    for old in os.listdir(os.path.join(HERE, "uevent")):
+        if old.startswith("libuevent.so"):
+            os.remove(os.path.join(HERE, "uevent", old))
+    shutil.copyfile(real, os.path.join(HERE, "uevent", name))
+    return name
+
+
 def make_ffi(cdef_text=None, incdirs=None, libdirs=None):
+    """The FFI builder. For make, cdef_text is the preprocessed header and the extension
+    links the build tree's library; for pip (cdef_text None) the library found is also
+    shipped inside the package (ship_library) and the extension's RUNPATH is $ORIGIN."""
     incdirs = incdirs if incdirs is not None else _header_dirs()
     libdirs = libdirs if libdirs is not None else _lib_dirs()
+    rpath = []
     if cdef_text is None:
-        cdef_text = preprocess(incdirs)
         lib = _first(os.path.join(d, "libuevent.so") for d in libdirs)
-        if lib is not None:
-            cdef_text = exported_only(cdef_text, lib)
+        if lib is None:
+            sys.exit(NEED_LIB + " (no libuevent.so in %s; or set UEVENT_LIB_DIR)"
+                     % (os.pathsep.join(libdirs) or "the source tree, nor from pkg-config"))
+        cdef_text = exported_only(preprocess(incdirs), lib)
+        ship_library(lib)
+        rpath = ["$ORIGIN"]
     ffi = cffi.FFI()
     ffi.cdef(api_mode(cdef_text))
     ffi.set_source("uevent._uevent", '#include "uevent.h"',
                    include_dirs=incdirs, library_dirs=libdirs, libraries=["uevent"],
-                   runtime_library_dirs=runtime_dirs(libdirs))
+                   runtime_library_dirs=rpath)
     return ffi
 
 
@@ -140,7 +151,8 @@ def _header(incdirs=None):
     incdirs = incdirs if incdirs is not None else _header_dirs()
     header = _first(os.path.join(d, "uevent.h") for d in incdirs)
     if header is None:
-        sys.exit("uevent_build.py: uevent.h not found (set UEVENT_INCLUDE_DIR)")
+        sys.exit(NEED_LIB + " (no uevent.h in %s; or set UEVENT_INCLUDE_DIR)"
+                 % os.pathsep.join(incdirs))
     return header
 
 

@@ -83,7 +83,8 @@ class Session:
         self._h = lib.uevent_jit__open(o)
         if self._h == ffi.NULL:
             self._h = None
-            raise u._error(ffi.errno, "uevent_jit__open")
+            err = ffi.errno
+            raise u._error(err, "uevent.jit: cannot start: " + (u.reason() or "uevent_jit__open"))
 
     def _handle(self):
         if self._h is None:

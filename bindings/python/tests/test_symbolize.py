@@ -44,7 +44,7 @@ try:
             "define HAVE_LIBDW 1" not in open(os.path.join(top_builddir, "config.h")).read():
         why = "built without libdw"
     if why:
-        skip(5, why)
+        skip(6, why)
     else:
         # a live session with callchain=True, named as it goes (this process mapped its
         # code before the session: proc_maps)
@@ -70,6 +70,20 @@ try:
         s.close()
         env = dict(os.environ)
         burn = os.path.join(top_builddir, "t", ".libs", "burn")
+        # sampling, with no all_records: the COMM and MMAP records naming needs come too
+        s = Symbolizer()
+        kinds, hot = collections.Counter(), 0
+        with uevent.Session.spawn([burn, "0.3"], sample_period_ns=1000000) as sess:
+            for rec in sess:
+                s.feed_from(sess)
+                kinds[type(rec).__name__] += 1
+                if isinstance(rec, uevent.Sample):
+                    hot += s.lookup(rec.pid, rec.ip, rec.time).name == "burn_hot"
+            os.waitpid(sess.pid, 0)
+        ok(kinds["Mmap"] and kinds["Comm"] and hot,
+           f"Session(sample_period_ns=) alone delivers what naming needs: {dict(kinds)}, "
+           f"{hot} samples named burn_hot")
+        s.close()
         data = os.path.join(tmp, "b.data")
         subprocess.run([cli, "record", "-o", data, "-F", "1000", "--", burn, "0.3"],
                        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)

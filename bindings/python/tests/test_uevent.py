@@ -361,6 +361,19 @@ e = raises(uevent.Error, uevent.open, "file", path="/nonexistent-dir/x.uev", ign
 ok(e is not None and "nonexistent-dir" in uevent.reason(),
    f"a refused open: reason() says why ({uevent.reason()})")
 
+# the README names every payload class and every Session option
+import inspect  # noqa: E402
+import typing  # noqa: E402
+with open(os.path.join(top_srcdir, "bindings", "python", "README.md")) as f:
+    readme = f.read()
+classes = [c.__name__ for c in typing.get_args(uevent.Payload)]
+opts = [n for n in inspect.signature(uevent.Session.__init__).parameters
+        if n not in ("self", "inherit", "enabled") and not n.startswith("_")]
+lacks = [n for n in classes + opts if f"| `{n}` |" not in readme]
+ok(classes and opts and not lacks,
+   f"README.md's tables have the {len(classes)} payload classes and {len(opts)} Session options"
+   + (f"; lacks {lacks}" if lacks else ""))
+
 import shutil  # noqa: E402
 shutil.rmtree(tmp)
 done()

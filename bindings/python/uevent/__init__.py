@@ -25,7 +25,14 @@ from dataclasses import asdict as _asdict
 from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence,
                     Tuple, TypeVar, Union)
 
-from ._uevent import ffi as _ffi, lib as _lib
+try:
+    from ._uevent import ffi as _ffi, lib as _lib
+except ModuleNotFoundError as _e:     # the extension needs cffi's run-time part
+    if _e.name != "_cffi_backend":
+        raise
+    raise ImportError("uevent needs cffi, which this Python lacks: make the venv with "
+                      "--system-site-packages (Debian: python3-cffi) or pip install cffi",
+                      name="uevent") from None
 from . import _records
 from ._records import (SampleId, PerfRecord, PerfRead, Sample, Mmap, Comm, Task, Lost, Throttle,
                        Switch, Ksymbol, BpfEvent, UEvent, Other, SessionStats, Stats, Text, RangeBegin, RangeEnd,
@@ -723,12 +730,15 @@ class Session(_Events):
     a Session works with select/selectors. Iterating waits for records and ends when
     every watched task has exited; records(0) yields those waiting now.
     Closing (close(), the end of a `with`, or garbage collection) releases every fd.
-        cpus: the CPUs to watch, "0-3,7" (as perf -C) or numbers; default every CPU.
+    cpus: the CPUs to watch, "0-3,7" (as perf -C) or numbers; default every CPU.
+    all_records: also COMM, MMAP, FORK, EXIT... records, which a symbolizer needs to name
+    samples; default on when sampling (sample_period_ns or callchain), off otherwise.
     """
 
     def __init__(self, pid: Optional[int] = None, *,
                  transports: Union[None, str, int, Iterable[Union[str, int]]] = None,
-                 all_records: bool = False, overwrite: bool = False, no_inherit: bool = False,
+                 all_records: Optional[bool] = None, overwrite: bool = False,
+                 no_inherit: bool = False,
                  bpf_events: bool = False, disabled: bool = False, ring_pages: int = 0,
                  usdt_path: Union[str, bytes, "_os.PathLike[str]", None] = None,
                  usdt_max_payload: int = 0, wakeup_events: int = 0,
@@ -745,6 +755,8 @@ class Session(_Events):
             disabled = disabled or enabled is False
         if pid is None:
             pid = 0
+        if all_records is None:     # samples need COMM and MMAP records to be named
+            all_records = bool(sample_period_ns) or callchain
         mask = 0
         if transports is not None:
             items = [transports] if isinstance(transports, (str, int)) else list(transports)
