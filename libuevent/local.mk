@@ -31,9 +31,10 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/batch.c \
 	%reldir%/tp-fields.c \
 	%reldir%/symbolize.c \
+	%reldir%/demangle.c \
 	%reldir%/jit.c
 libuevent_libuevent_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(TLS_CFLAGS) $(LIBTRACEEVENT_CFLAGS) $(LIBDW_CFLAGS)
-libuevent_libuevent_la_LIBADD = $(LIBTRACEEVENT_LIBS) $(LIBDW_LIBS)
+libuevent_libuevent_la_LIBADD = $(LIBTRACEEVENT_LIBS) $(LIBDW_LIBS) $(LIBIBERTY_LIBS)
 libuevent_libuevent_la_LDFLAGS = -version-info 0:0:0 \
 	-Wl,--version-script=$(top_srcdir)/%reldir%/libuevent.map -Wl,-z,relro,-z,now
 EXTRA_libuevent_libuevent_la_DEPENDENCIES = %reldir%/libuevent.map install-dirs.stamp

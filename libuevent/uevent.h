@@ -1205,9 +1205,12 @@ enum uevent_symbolizer_flags {
 	UEVENT_SYMBOLIZER_NO_KERNEL	= 2,	/* do not read kallsyms */
 	UEVENT_SYMBOLIZER_NO_PERF_MAP	= 4,	/* do not read perf-PID.map files */
 	UEVENT_SYMBOLIZER_NO_JITDUMP	= 8,	/* do not read jitdump files */
-	UEVENT_SYMBOLIZER_PROC_MAPS	= 16	/* the processes are alive here (a live
+	UEVENT_SYMBOLIZER_PROC_MAPS	= 16,	/* the processes are alive here (a live
 						   session): what they mapped before the
 						   recording began comes from /proc/PID/maps */
+	UEVENT_SYMBOLIZER_NO_DEMANGLE	= 32	/* names as the binary has them (default:
+						   C++ and Rust names demangled as perf
+						   prints them) */
 };
 
 /* Where a symbol's name came from. */
@@ -1226,7 +1229,9 @@ enum uevent_symbol_source {
  */
 struct uevent_symbol {
 	size_t		sz;
-	const char	*name;		/* [str] the symbol, NULL if not named */
+	const char	*name;		/* [str] the symbol, NULL if not named; C++ and
+					   Rust names demangled unless
+					   UEVENT_SYMBOLIZER_NO_DEMANGLE */
 	const char	*dso;		/* [str] the object: a path, "[kernel.kallsyms]",
 					   "[jit]", or NULL when no mapping covers it */
 	uint64_t	offset;		/* addr - the symbol's start (name set), else the
