@@ -1121,6 +1121,14 @@ struct uevent_sample_batch {
 						   callchain, back to back */
 	size_t		chain_cap;		/* u64s chain has room for */
 	size_t		chain_n;		/* u64s filled */
+	uint64_t	*context_trace_hi;	/* [column] the thread's OpenTelemetry
+						   trace id (context_trace_id) bytes 0-7
+						   as a big-endian number (the W3C hex is
+						   %016x of hi then lo); hi, lo and span
+						   are 0 when context_err is not 0 */
+	uint64_t	*context_trace_lo;	/* [column] bytes 8-15 */
+	uint64_t	*context_span;		/* [column] context_span_id as a
+						   big-endian number */
 };
 
 struct uevent_record_batch {
