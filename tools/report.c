@@ -903,10 +903,10 @@ static void print_header(unsigned int keys, int children)
 	       keys & KEY_COMM ? "  Command        " : "");
 	if (keys & KEY_PID)
 		printf("  Pid    ");
-	if (keys & KEY_TRACE)
-		printf("  %-32s", "Trace");
+	if (keys & KEY_TRACE)	/* padded unless last */
+		printf(keys & ~(KEY_COMM | KEY_PID | KEY_TRACE) ? "  %-32s" : "  %s", "Trace");
 	if (keys & KEY_SPAN)
-		printf("  %-16s", "Span");
+		printf(keys & (KEY_DSO | KEY_SYM) ? "  %-16s" : "  %s", "Span");
 	if (keys & KEY_DSO)
 		printf("  Shared Object        ");
 	if (keys & KEY_SYM)
@@ -931,7 +931,7 @@ static void print_row(const struct row *r, uint64_t total, unsigned int keys, in
 		k = strchr(k, '\t');
 		if (k)
 			*k++ = 0;
-		printf(bit == KEY_SYM ? "  %s" : bit == KEY_PID ? "  %-7s" :
+		printf(bit == KEY_SYM || !k || !*k ? "  %s" : bit == KEY_PID ? "  %-7s" :
 		       bit == KEY_COMM ? "  %-15s" : bit == KEY_TRACE ? "  %-32s" :
 		       bit == KEY_SPAN ? "  %-16s" : "  %-21s", tok);
 		if (!k)
@@ -1143,7 +1143,7 @@ int cli_cmd_report(int argc, char **argv)
 
 	cli_filter_init(&filt);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:cr:d:i:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:cr:t:d:i:h", opts, NULL)) != -1) {
 		switch (cli_filter_opt(&filt, "report", c, optarg)) {
 		case 1: continue;
 		case -1: return 2;
