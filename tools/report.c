@@ -1027,7 +1027,7 @@ static int report_traces(const struct profile *p, const char *trace, const char 
 {
 	struct table idx = { NULL, 0, 0 };
 	struct span_stat *v = NULL;
-	size_t n = 0, cap = 0, i, k;
+	size_t n = 0, cap = 0, i;
 	int ret = 0, any = 0;
 
 	for (i = 0; i < p->n; i++)
@@ -1085,10 +1085,20 @@ static int report_traces(const struct profile *p, const char *trace, const char 
 				st->last = s->time;
 		}
 	}
-	for (i = 0; i < n && !ret; i++)		/* each row sorts under its trace */
-		for (k = 0; k < n; k++)
-			if (v[k].total && !memcmp(v[k].trace_id, v[i].trace_id, 16) && !v[i].none)
-				v[i].tperiod = v[k].period;
+	for (i = 0; i < n && !ret; i++) {	/* each row sorts under its trace */
+		char key[64], h[33];
+		struct row *r;
+
+		if (v[i].none)
+			continue;
+		snprintf(key, sizeof(key), "%s/", hex(h, v[i].trace_id, 16));
+		r = row_get(&idx, key);		/* there: the trace's own row */
+		if (!r) {
+			ret = -ENOMEM;
+			break;
+		}
+		v[i].tperiod = v[r->self].period;
+	}
 	if (!ret && n) {
 		qsort(v, n, sizeof(*v), span_cmp);
 		printf("\n# Time per trace and span: samples taken on a thread in that OpenTelemetry "
