@@ -187,6 +187,9 @@ void _uevent_reason(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* CLOCK_MONOTONIC in ns, the clock of our records (perf record -k mono). */
 uint64_t _uevent_now_ns(void);
 
+/* Makes *buf (of *cap bytes) hold at least need bytes, doubling from 64 KiB (session.c). */
+int _uevent_grow(uint8_t **buf, size_t *cap, size_t need);
+
 /* Tracefs mount point ("/sys/kernel/tracing" or the debugfs one), or NULL. */
 const char *_uevent_tracefs(void);
 

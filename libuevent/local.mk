@@ -25,6 +25,14 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/sdt.c \
 	%reldir%/session-internal.h \
 	%reldir%/session.c \
+	%reldir%/session-open.c \
+	%reldir%/session-uprobes.c \
+	%reldir%/session-follow.c \
+	%reldir%/session-order.c \
+	%reldir%/session-fill.c \
+	%reldir%/session-decode.c \
+	%reldir%/session-filter.c \
+	%reldir%/rec-writer.h \
 	%reldir%/session-record.c \
 	%reldir%/session-spawn.c \
 	%reldir%/perfdata.c \

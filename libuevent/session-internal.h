@@ -1,5 +1,5 @@
-/* session-internal.h - the session object, shared by session.c and its pipe-mode
- * perf.data writer (session-record.c). */
+/* session-internal.h - the session object, shared by the files of its read path
+ * (session-fill, -order, -decode, -filter) and of its set-up (-open, -follow, -uprobes). */
 #ifndef UEVENT_SESSION_INTERNAL_H
 #define UEVENT_SESSION_INTERNAL_H
 
@@ -7,8 +7,12 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+
+#include <linux/perf_event.h>
 
 #include "internal.h"
+#include "rec-writer.h"
 
 /* The size-class probes of emit.c, each a kind of event of its own (its raw layout). */
 #define USDT_CLASSES _UEVENT_USDT_NCLASSES
@@ -59,6 +63,13 @@ struct usdt_obj {
 	char *format[USDT_CLASSES];	/* objects > 0: their events' formats */
 	struct ev_group *grp;		/* the process's group whose events these are */
 };
+
+static inline int idcmp(const void *a, const void *b)
+{
+	const struct idmap *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
 
 struct qent {
 	uint64_t time;
@@ -118,6 +129,11 @@ struct uevent_session {
 	 * each process the dummy event's FORK records announce, closed at its EXIT.
 	 */
 	int anchor_tree;
+	/*
+	 * Set-up a read may call for, and the read path's one way into it: FORK, EXIT and
+	 * MMAP2 records just read go here when the session follows a process tree.
+	 */
+	void (*follow)(struct uevent_session *s, const uint8_t *rec);
 	struct proc {
 		uint32_t pid;
 		uint32_t cov;		/* 1 << object whose usdt events it has */
@@ -134,26 +150,78 @@ struct uevent_session {
 	int kind_ev[K_COUNT];		/* kind -> event number, -1 unwanted */
 	int nev;
 	/* uevent_session__record_to(): the pipe-mode perf.data being written */
-	int rec_fd;
-	uint8_t *wbuf;
-	size_t wlen, wcap;
-	int rec_err;
-	uint64_t rec_t0, rec_t1;	/* the first and last time written */
+	struct _uevent_rec rec;
 };
+
+/* The kind of event id (-1: not the session's). */
+static inline int kind_of(const struct uevent_session *s, uint64_t id)
+{
+	struct idmap key = { id, 0, 0, 0 }, *f;
+
+	f = bsearch(&key, s->ids, s->nids, sizeof(*s->ids), idcmp);
+	return f ? f->kind : -1;
+}
+
+#ifndef PERF_FORMAT_LOST
+#define PERF_FORMAT_LOST (1u << 4)
+#endif
+
+/* The epoll data of the session's wake_fd (the rings' are their index). */
+#define WAKE_EV	UINT32_MAX
+
+/*
+ * Records go out in time order across read rounds: a record stamped before the round
+ * began (less a margin for the gap between the kernel's timestamp and its commit to
+ * the ring) cannot still be on its way, so those go out now; later ones wait for the
+ * next round, which sorts them with whatever came meanwhile.
+ */
+#define HOLD_MARGIN_NS	2000000ull
+
+/* The read path's buffer, with room for more bytes after what it holds. */
+static inline int buf_reserve(struct uevent_session *s, size_t more)
+{
+	return _uevent_grow(&s->buf, &s->buf_cap, s->buf_len + more);
+}
 
 #define BASE_ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 
-/* session.c, for the writer */
+/*
+ * The read path, in the order __next() takes it: fill (every ring into s->buf), order
+ * (indexed by time, some held back), decode, filter. Set-up a read calls for goes
+ * through s->follow only.
+ */
+int _uevent_session_fill(struct uevent_session *s, int all);	/* session-fill.c */
+int _uevent_session_snapshot(struct uevent_session *s);
+size_t _uevent_rec_len(const uint8_t *r, const struct perf_event_header *h); /* -order.c */
+int _uevent_session_index(struct uevent_session *s, uint64_t watermark);
+int _uevent_session_keep_held(struct uevent_session *s);
+int _uevent_session_decode(struct uevent_session *s, uint32_t off,	/* session-decode.c */
+			   struct uevent_perf_record *rec, int *kind);
+int _uevent_session_keep(struct uevent_session *s,			/* session-filter.c */
+			 const struct uevent_perf_record *rec, int kind);
+
+/* session.c: the object */
+uint64_t _uevent_session_lost_counted(const struct uevent_session *s);
+void _uevent_session_free(struct uevent_session *s);
+
+/* session-open.c: set-up; the reason a step gives, after those before it */
+void _uevent_add_reason(struct uevent_session *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 void _uevent_session_make_attr(const struct uevent_session *s, int kind, uint64_t config,
 			       struct perf_event_attr *a);
-uint64_t _uevent_session_lost_counted(const struct uevent_session *s);
-int _uevent_grow(uint8_t **buf, size_t *cap, size_t need);
-uint64_t _uevent_mono_ns(void);
-void _uevent_session_kind_name(int kind, char *buf, size_t n);
+int _uevent_list_tasks(int pid, int **out);
+int _uevent_push_fd(struct uevent_session *s, int fd, int kind);
 
-/* session-record.c, for the session */
-int _uevent_rec_flush(struct uevent_session *s);
-void _uevent_rec_append(struct uevent_session *s, const void *r, size_t n);
-void _uevent_rec_end(struct uevent_session *s);
+/* session-follow.c: the process tree and what it maps (sets s->follow) */
+int _uevent_follow_start(struct uevent_session *s, uint32_t pid);
+void _uevent_usdt_maps(struct uevent_session *s, uint32_t pid);
+void _uevent_proc_close(struct proc *pr);
+
+/* session-uprobes.c: an object's uprobe events */
+struct usdt_obj *_uevent_usdt_obj_get(struct uevent_session *s, uint32_t maj, uint32_t min,
+				      uint64_t ino, int *created);
+int _uevent_usdt_obj_events(struct uevent_session *s, struct usdt_obj *o, const char *path);
+void _uevent_usdt_obj_put(struct usdt_obj *o);
+void _uevent_usdt_reap(void);
 
 #endif

@@ -1,5 +1,6 @@
-/* session-record.c - uevent_session__record_to(): what a session reads, as a pipe-mode
- * perf.data stream (perf record -o - writes the same). */
+/* session-record.c - the writer of uevent_session__record_to(): what a session reads, as
+ * a pipe-mode perf.data stream (perf record -o - writes the same), over rec-writer.h's
+ * small struct. */
 #include "config.h"
 
 #include <fcntl.h>
@@ -12,7 +13,7 @@
 
 #include "internal.h"
 #include "perf-internal.h"
-#include "session-internal.h"
+#include "rec-writer.h"
 
 #define REC_FINISHED_ROUND	68
 #define REC_TRACING_DATA	66
@@ -20,55 +21,55 @@
 #define FEAT_VERSION		5
 #define FEAT_SAMPLE_TIME	21
 
-static int rec_put(struct uevent_session *s, const void *p, size_t n)
+static int rec_put(struct _uevent_rec *w, const void *p, size_t n)
 {
-	if (s->rec_err)
-		return s->rec_err;
-	if (_uevent_grow(&s->wbuf, &s->wcap, s->wlen + n) < 0)
-		return s->rec_err = -ENOMEM;
-	memcpy(s->wbuf + s->wlen, p, n);
-	s->wlen += n;
+	if (w->err)
+		return w->err;
+	if (_uevent_grow(&w->buf, &w->cap, w->len + n) < 0)
+		return w->err = -ENOMEM;
+	memcpy(w->buf + w->len, p, n);
+	w->len += n;
 	return 0;
 }
 
-static int rec_write_out(struct uevent_session *s)
+static int rec_write_out(struct _uevent_rec *w)
 {
 	size_t done = 0;
 
-	while (!s->rec_err && done < s->wlen) {
-		ssize_t n = write(s->rec_fd, s->wbuf + done, s->wlen - done);
+	while (!w->err && done < w->len) {
+		ssize_t n = write(w->fd, w->buf + done, w->len - done);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			s->rec_err = n < 0 ? -errno : -EIO;
+			w->err = n < 0 ? -errno : -EIO;
 		else
 			done += (size_t)n;
 	}
-	s->wlen = 0;
-	return s->rec_err;
+	w->len = 0;
+	return w->err;
 }
 
-void _uevent_rec_append(struct uevent_session *s, const void *r, size_t n)
+void _uevent_rec_append(struct _uevent_rec *w, const void *r, size_t n)
 {
-	if (rec_put(s, r, n) == 0 && s->wlen >= (1u << 20))
-		rec_write_out(s);
+	if (rec_put(w, r, n) == 0 && w->len >= (1u << 20))
+		rec_write_out(w);
 }
 
 /* A read round is over: perf may sort what came before; write it all out. */
-int _uevent_rec_flush(struct uevent_session *s)
+int _uevent_rec_flush(struct _uevent_rec *w)
 {
 	struct perf_event_header h = { .type = REC_FINISHED_ROUND, .size = sizeof(h) };
 
-	if (s->wlen)
-		rec_put(s, &h, sizeof(h));
-	return rec_write_out(s);
+	if (w->len)
+		rec_put(w, &h, sizeof(h));
+	return rec_write_out(w);
 }
 
-static void put_u32(struct uevent_session *s, uint32_t v) { rec_put(s, &v, 4); }
-static void put_u64(struct uevent_session *s, uint64_t v) { rec_put(s, &v, 8); }
+static void put_u32(struct _uevent_rec *w, uint32_t v) { rec_put(w, &v, 4); }
+static void put_u64(struct _uevent_rec *w, uint64_t v) { rec_put(w, &v, 8); }
 
-static void put_file(struct uevent_session *s, const char *name)
+static void put_file(struct _uevent_rec *w, const char *name)
 {
 	char path[256], buf[4096];
 	const char *dir = _uevent_tracefs();
@@ -78,10 +79,10 @@ static void put_file(struct uevent_session *s, const char *name)
 		snprintf(path, sizeof(path), "%s/events/%s", dir, name);
 		n = _uevent_read_small(path, buf, sizeof(buf));
 	}
-	rec_put(s, name, strlen(name) + 1);
-	put_u64(s, n > 0 ? (uint64_t)strlen(buf) : 0);
+	rec_put(w, name, strlen(name) + 1);
+	put_u64(w, n > 0 ? (uint64_t)strlen(buf) : 0);
 	if (n > 0)
-		rec_put(s, buf, strlen(buf));
+		rec_put(w, buf, strlen(buf));
 }
 
 /*
@@ -126,63 +127,71 @@ static char *usdt_file_format(const char *fmt)
  * The tracing data (trace-cmd's format, version 0.6) describing the usdt and
  * user_events tracepoints, so that readers turn their samples into uevents.
  */
-static void put_tracing_data(struct uevent_session *s)
+static void put_tracing_data(struct _uevent_rec *w, const struct _uevent_rec_event *ev,
+			     int nev)
 {
 	static const uint8_t zeros[8];
 	struct { struct perf_event_header h; uint32_t size, pad; } rec;
 	size_t at, len;
-	uint32_t nsys, nev[2] = { 0, 0 }, first_usdt = 0, page = (uint32_t)sysconf(_SC_PAGESIZE);
+	uint32_t nsys = 0, page = (uint32_t)sysconf(_SC_PAGESIZE);
 	uint8_t misc[2] = { __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__, sizeof(long) };
-	int k;
+	const char *sys = NULL;
+	int i, j;
 
-	for (k = K_USDT; k <= K_USER; k++)
-		nev[is_usdt(k) ? 0 : 1] += s->want[k] && s->tp_format[k];
-	nsys = !!nev[0] + !!nev[1];
+	/* the tracepoints of a system come one after another: the usdt group's, user_events' */
+	for (i = 0; i < nev; i++)
+		if (ev[i].tp_format && (!sys || strcmp(sys, ev[i].tp_system))) {
+			sys = ev[i].tp_system;
+			nsys++;
+		}
 	if (!nsys)
 		return;
-	at = s->wlen;
+	at = w->len;
 	memset(&rec, 0, sizeof(rec));
 	rec.h.type = REC_TRACING_DATA;
 	rec.h.size = sizeof(rec);
-	rec_put(s, &rec, sizeof(rec));
-	rec_put(s, "\027\010\104tracing", 10);
-	rec_put(s, "0.6", 4);
-	rec_put(s, misc, 2);
-	put_u32(s, page);
-	put_file(s, "header_page");
-	put_file(s, "header_event");
-	put_u32(s, 0);				/* ftrace formats */
-	put_u32(s, nsys);
-	/* the usdt group's events, then user_events' */
-	for (k = K_USDT; k <= K_USER; k++) {
-		const char *sys = is_usdt(k) ? _UEVENT_USDT_FILE_GROUP : "user_events";
+	rec_put(w, &rec, sizeof(rec));
+	rec_put(w, "\027\010\104tracing", 10);
+	rec_put(w, "0.6", 4);
+	rec_put(w, misc, 2);
+	put_u32(w, page);
+	put_file(w, "header_page");
+	put_file(w, "header_event");
+	put_u32(w, 0);				/* ftrace formats */
+	put_u32(w, nsys);
+	for (sys = NULL, i = 0; i < nev; i++) {
 		char *fmt;
 
-		if (!s->want[k] || !s->tp_format[k])
+		if (!ev[i].tp_format)
 			continue;
-		if (k == K_USER || !first_usdt++) {
-			rec_put(s, sys, strlen(sys) + 1);
-			put_u32(s, nev[is_usdt(k) ? 0 : 1]);
+		if (!sys || strcmp(sys, ev[i].tp_system)) {
+			uint32_t n = 0;
+
+			sys = ev[i].tp_system;
+			for (j = i; j < nev && (!ev[j].tp_format || !strcmp(sys, ev[j].tp_system)); j++)
+				n += !!ev[j].tp_format;
+			rec_put(w, sys, strlen(sys) + 1);
+			put_u32(w, n);
 		}
-		fmt = is_usdt(k) ? usdt_file_format(s->tp_format[k]) : NULL;
+		fmt = ev[i].usdt ? usdt_file_format(ev[i].tp_format) : NULL;
 		if (!fmt)
-			fmt = strdup(s->tp_format[k]);
+			fmt = strdup(ev[i].tp_format);
 		if (!fmt) {
-			s->rec_err = -ENOMEM;
+			w->err = -ENOMEM;
 			return;
 		}
-		put_u64(s, strlen(fmt));
-		rec_put(s, fmt, strlen(fmt));
+		put_u64(w, strlen(fmt));
+		rec_put(w, fmt, strlen(fmt));
 		free(fmt);
 	}
-	put_u32(s, 0);				/* kallsyms */
-	put_u32(s, 0);				/* printk formats */
-	put_u64(s, 0);				/* saved cmdlines */
-	len = s->wlen - at - sizeof(rec);
-	rec_put(s, zeros, (8 - len % 8) % 8);
-	if (!s->rec_err) {
-		rec.size = (uint32_t)(s->wlen - at - sizeof(rec));
-		memcpy(s->wbuf + at, &rec, sizeof(rec));
+	put_u32(w, 0);				/* kallsyms */
+	put_u32(w, 0);				/* printk formats */
+	put_u64(w, 0);				/* saved cmdlines */
+	len = w->len - at - sizeof(rec);
+	rec_put(w, zeros, (8 - len % 8) % 8);
+	if (!w->err) {
+		rec.size = (uint32_t)(w->len - at - sizeof(rec));
+		memcpy(w->buf + at, &rec, sizeof(rec));
 	}
 }
 
@@ -192,60 +201,49 @@ static void put_tracing_data(struct uevent_session *s)
  * HEADER_SAMPLE_TIME record, so that a reader tells a finished recording from one
  * cut between two records (its writer killed, the disk full).
  */
-static void put_version(struct uevent_session *s)
+static void put_version(struct _uevent_rec *w)
 {
 	static const char v[64] = _UEVENT_REC_VERSION_PREFIX PACKAGE_VERSION;
 	struct perf_event_header h = { .type = REC_HEADER_FEATURE,
 				       .size = sizeof(h) + 8 + 4 + sizeof(v) + 4 };
 
-	rec_put(s, &h, sizeof(h));
-	put_u64(s, FEAT_VERSION);
-	put_u32(s, sizeof(v));
-	rec_put(s, v, sizeof(v));
-	put_u32(s, 0);					/* to 8 bytes */
+	rec_put(w, &h, sizeof(h));
+	put_u64(w, FEAT_VERSION);
+	put_u32(w, sizeof(v));
+	rec_put(w, v, sizeof(v));
+	put_u32(w, 0);					/* to 8 bytes */
 }
 
 /* HEADER_EVENT_DESC as a pipe-mode feature record: the events' names. */
-static void put_event_desc(struct uevent_session *s)
+static void put_event_desc(struct _uevent_rec *w, const struct _uevent_rec_event *ev, int nev)
 {
 	struct perf_event_header h = { .type = REC_HEADER_FEATURE };
-	size_t at = s->wlen, i;
-	uint32_t nr = 0;
+	size_t at = w->len, i;
 	int k;
 
-	for (k = 0; k < K_COUNT; k++)
-		nr += !!s->want[k];
-	rec_put(s, &h, sizeof(h));
-	put_u64(s, 12);					/* HEADER_EVENT_DESC */
-	put_u32(s, nr);
-	put_u32(s, sizeof(struct perf_event_attr));
-	for (k = 0; k < K_COUNT; k++) {
+	rec_put(w, &h, sizeof(h));
+	put_u64(w, 12);					/* HEADER_EVENT_DESC */
+	put_u32(w, (uint32_t)nev);
+	put_u32(w, sizeof(struct perf_event_attr));
+	for (k = 0; k < nev; k++) {
 		static const uint8_t zeros[64];
-		struct perf_event_attr a;
-		char name[96];
-		uint32_t n = 0, len;
+		const char *name = ev[k].name;
+		uint32_t len;
 
-		if (!s->want[k])
-			continue;
-		_uevent_session_make_attr(s, k, s->config[k], &a);
-		rec_put(s, &a, sizeof(a));
-		for (i = 0; i < s->nids; i++)
-			n += s->ids[i].kind == k && !s->ids[i].obj;
-		put_u32(s, n);
-		_uevent_session_kind_name(k, name, sizeof(name));
+		rec_put(w, &ev[k].attr, sizeof(ev[k].attr));
+		put_u32(w, (uint32_t)ev[k].nids);
 		len = (uint32_t)(strlen(name) + 1 + 63) / 64 * 64;
-		put_u32(s, len);
-		rec_put(s, name, strlen(name));
-		rec_put(s, zeros, len - strlen(name));
-		for (i = 0; i < s->nids; i++)
-			if (s->ids[i].kind == k && !s->ids[i].obj)
-				put_u64(s, s->ids[i].id);
+		put_u32(w, len);
+		rec_put(w, name, strlen(name));
+		rec_put(w, zeros, len - strlen(name));
+		for (i = 0; i < ev[k].nids; i++)
+			put_u64(w, ev[k].ids[i]);
 	}
-	if (!s->rec_err && s->wlen - at <= 65535) {
-		h.size = (uint16_t)(s->wlen - at);
-		memcpy(s->wbuf + at, &h, sizeof(h));
-	} else if (!s->rec_err) {
-		s->wlen = at;			/* too many ids to name: leave the names out */
+	if (!w->err && w->len - at <= 65535) {
+		h.size = (uint16_t)(w->len - at);
+		memcpy(w->buf + at, &h, sizeof(h));
+	} else if (!w->err) {
+		w->len = at;			/* too many ids to name: leave the names out */
 	}
 }
 
@@ -254,7 +252,7 @@ static void put_event_desc(struct uevent_session *s)
  * never came (nothing was written to the ring after them): one LOST record for them,
  * so that the file's LOST records sum to what was lost, as the session's stats do.
  */
-static void rec_final_lost(struct uevent_session *s)
+static void rec_final_lost(struct _uevent_rec *w, uint64_t lost, uint64_t id)
 {
 	struct {
 		struct perf_event_header h;
@@ -264,78 +262,65 @@ static void rec_final_lost(struct uevent_session *s)
 		uint32_t cpu, res;
 		uint64_t ident;
 	} r;
-	uint64_t counted = _uevent_session_lost_counted(s);
 
-	if (counted <= s->st.lost || !s->nids)
+	if (!lost)
 		return;
 	memset(&r, 0, sizeof(r));
 	r.h.type = PERF_RECORD_LOST;
 	r.h.size = sizeof(r);
-	r.id = r.ident = s->ids[0].id;
-	r.lost = counted - s->st.lost;
+	r.id = r.ident = id;
+	r.lost = lost;
 	r.pid = r.tid = (uint32_t)-1;
-	r.time = _uevent_mono_ns();
-	_uevent_rec_append(s, &r, sizeof(r));
+	r.time = _uevent_now_ns();
+	_uevent_rec_append(w, &r, sizeof(r));
 }
 
 /*
  * The end of a recording: the LOST record still owed, then HEADER_SAMPLE_TIME (the
  * first and last time written), the mark that the stream is whole.
  */
-void _uevent_rec_end(struct uevent_session *s)
+void _uevent_rec_end(struct _uevent_rec *w, uint64_t lost, uint64_t lost_id)
 {
 	struct perf_event_header h = { .type = REC_HEADER_FEATURE, .size = sizeof(h) + 24 };
 
-	rec_final_lost(s);
-	rec_put(s, &h, sizeof(h));
-	put_u64(s, FEAT_SAMPLE_TIME);
-	put_u64(s, s->rec_t0);
-	put_u64(s, s->rec_t1);
-	_uevent_rec_flush(s);
+	rec_final_lost(w, lost, lost_id);
+	rec_put(w, &h, sizeof(h));
+	put_u64(w, FEAT_SAMPLE_TIME);
+	put_u64(w, w->t0);
+	put_u64(w, w->t1);
+	_uevent_rec_flush(w);
 }
 
-UEVENT_EXPORT int uevent_session__record_to(struct uevent_session *s, int fd)
+int _uevent_rec_start(struct _uevent_rec *w, int fd, const struct _uevent_rec_event *ev,
+		      int nev)
 {
 	uint64_t magic = 0x32454c4946524550ull, hsize = 16;
 	size_t i;
 	int k;
 
-	if (!s || fd < 0)
-		return _uevent_err(EINVAL);
-	if (s->rec_fd >= 0)
-		return _uevent_err(EBUSY);
-	s->rec_fd = fd;
-	s->rec_err = 0;
-	put_u64(s, magic);
-	put_u64(s, hsize);
-	put_version(s);
-	for (k = 0; k < K_COUNT; k++) {
-		struct perf_event_attr a;
+	for (k = 0; k < nev; k++)
+		if (ev[k].nids > (65535 - sizeof(struct perf_event_header) -
+				  sizeof(struct perf_event_attr)) / 8)
+			return -E2BIG;		/* more ids than one record holds */
+	w->fd = fd;
+	w->err = 0;
+	put_u64(w, magic);
+	put_u64(w, hsize);
+	put_version(w);
+	for (k = 0; k < nev; k++) {
 		struct perf_event_header h = { .type = PERF_RECORD_HEADER_ATTR_TYPE };
-		size_t n = 0;
 
-		if (!s->want[k])
-			continue;
-		_uevent_session_make_attr(s, k, s->config[k], &a);
-		for (i = 0; i < s->nids; i++)
-			n += s->ids[i].kind == k && !s->ids[i].obj;
-		if (n > (65535 - sizeof(h) - sizeof(a)) / 8)
-			return _uevent_err(E2BIG);	/* more ids than one record holds */
-		h.size = (uint16_t)(sizeof(h) + sizeof(a) + n * 8);
-		rec_put(s, &h, sizeof(h));
-		rec_put(s, &a, sizeof(a));
-		for (i = 0; i < s->nids; i++)
-			if (s->ids[i].kind == k && !s->ids[i].obj)
-				put_u64(s, s->ids[i].id);
+		h.size = (uint16_t)(sizeof(h) + sizeof(ev[k].attr) + ev[k].nids * 8);
+		rec_put(w, &h, sizeof(h));
+		rec_put(w, &ev[k].attr, sizeof(ev[k].attr));
+		for (i = 0; i < ev[k].nids; i++)
+			put_u64(w, ev[k].ids[i]);
 	}
-	put_tracing_data(s);
-	put_event_desc(s);
-	if (rec_write_out(s) < 0) {
-		int err = s->rec_err;
-
-		s->rec_fd = -1;
-		return _uevent_err(-err);
+	put_tracing_data(w, ev, nev);
+	put_event_desc(w, ev, nev);
+	if (rec_write_out(w) < 0) {
+		w->fd = -1;
+		return w->err;
 	}
 	return 0;
 }
-

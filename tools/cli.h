@@ -1,4 +1,4 @@
-/* cli.h - what the uevent CLI's command files share (tools/uevent.c defines these). */
+/* cli.h - what the uevent CLI's command files share (tools/cli.c defines these). */
 #ifndef UEVENT_CLI_H
 #define UEVENT_CLI_H
 
@@ -6,6 +6,11 @@
 #include <stdio.h>
 
 extern const char *const cli_prog;
+
+/* An option's number, digits only, in [min, max]; -1 after saying why (exit 2). */
+int cli_parse_u64(const char *cmd, const char *opt, const char *arg, uint64_t min,
+		  uint64_t max, uint64_t *v);
+int cli_parse_i64(const char *cmd, const char *opt, const char *arg, int64_t *v);
 
 /* "-" as a file: standard input made rewindable (a pipe copied to a memfd); -errno. */
 int cli_stdin_rewindable(void);
@@ -15,9 +20,18 @@ const char *cli_open_error(const char *path, int err, int perf);
 /* An output path opened as export and record open theirs ("-": stdout), emptied; NULL
  * after saying why. */
 FILE *cli_open_output_file(const char *cmd, const char *path, int *created);
+/* The same as an fd, not emptied; -1 after saying why. */
+int cli_open_output(const char *cmd, const char *path, int *created);
+/* Removes a failed output, only if it is still the file cli_open_output() created. */
+void cli_remove_output(const char *path, int fd, int created);
 
 /* s as a JSON string, at most max bytes of it (SIZE_MAX: whole). */
 void cli_json_str(FILE *f, const char *s, size_t max);
+/* ... the whole of s on stdout */
+void cli_json_out(const char *s);
+
+/* `uevent CMD --help`: "Usage:" and the command's usage on f; 0. */
+int cli_usage(FILE *f, const char *usage);
 
 /* Which samples or records: --pid, --tid, --comm (comma lists) and --time START,END
  * (seconds on the recording's clock, as dump prints them; either side may be empty). */
@@ -40,6 +54,26 @@ void cli_filter_init(struct cli_filter *f);
 int cli_filter_opt(struct cli_filter *f, const char *cmd, int c, const char *arg);
 int cli_filter_match(const struct cli_filter *f, uint32_t pid, uint32_t tid, const char *comm,
 		     uint64_t time);
+
+/* tools/probe.c */
+int cli_cmd_probe(int argc, char **argv);
+extern const char cli_probe_usage[];
+
+/* tools/emit.c */
+int cli_cmd_emit(int argc, char **argv);
+extern const char cli_emit_usage[];
+
+/* tools/dump.c */
+int cli_cmd_dump(int argc, char **argv);
+extern const char cli_dump_usage[];
+
+/* tools/export.c */
+int cli_cmd_export(int argc, char **argv);
+extern const char cli_export_usage[];
+
+/* tools/record.c */
+int cli_cmd_record(int argc, char **argv);
+extern const char cli_record_usage[];
 
 /* tools/report.c */
 /* A C++ or legacy Rust name demangled (free it), or NULL: not mangled, no libstdc++, or

@@ -1,6 +1,7 @@
 # tools/local.mk - the uevent CLI.
 bin_PROGRAMS += tools/uevent
-tools_uevent_SOURCES = %reldir%/uevent.c %reldir%/uevent-json.h %reldir%/cli.h %reldir%/report.c \
+tools_uevent_SOURCES = %reldir%/uevent.c %reldir%/uevent-json.h %reldir%/cli.h %reldir%/cli.c \
+	%reldir%/probe.c %reldir%/emit.c %reldir%/dump.c %reldir%/export.c %reldir%/record.c %reldir%/report.c \
 	%reldir%/jit-clean.c %reldir%/jit-clean.h %reldir%/inject-env.c %reldir%/inject-env.h
 tools_uevent_LDADD = libuevent/libuevent.la
 EXTRA_tools_uevent_DEPENDENCIES = install-dirs.stamp

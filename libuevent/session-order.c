@@ -1,0 +1,126 @@
+/* session-order.c - a session's records in time order: each read round's records indexed
+ * by time, those that may still have company held back for the next round. */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include <linux/perf_event.h>
+#include <linux/perf_uevent.h>
+
+#include "internal.h"
+#include "perf-internal.h"
+#include "session-internal.h"
+
+
+/*
+ * Time of a record: a sample's TIME (after IDENTIFIER, IP and TID as its event's
+ * sample_type has them), else the sample_id trailer's (..., time, cpu, identifier).
+ */
+/*
+ * The bytes of record r that are its own: less than its size for a KSYMBOL or BPF_EVENT
+ * the kernel wrote too long (see _uevent_sideband_used).
+ */
+size_t _uevent_rec_len(const uint8_t *r, const struct perf_event_header *h)
+{
+	if (h->type != PERF_RECORD_KSYMBOL && h->type != PERF_RECORD_BPF_EVENT)
+		return h->size;
+	return _uevent_sideband_used(r, h->size, h->type, _uevent_sample_id_size(BASE_ST));
+}
+
+static uint64_t rec_time(const struct uevent_session *s, const uint8_t *r)
+{
+	struct perf_event_header h;
+	uint64_t t = 0, ident, st;
+	size_t at;
+	int kind;
+
+	memcpy(&h, r, sizeof(h));
+	if (h.type == PERF_RECORD_SAMPLE) {
+		if (h.size < 16)
+			return 0;
+		memcpy(&ident, r + 8, 8);
+		kind = kind_of(s, ident);
+		st = s->fmt[kind < 0 ? K_DUMMY : kind].sample_type;
+		at = 16 + ((st & PERF_SAMPLE_IP) ? 8 : 0) + ((st & PERF_SAMPLE_TID) ? 8 : 0);
+		if ((st & PERF_SAMPLE_TIME) && at + 8 <= h.size)
+			memcpy(&t, r + at, 8);
+	} else if (h.type < PERF_RECORD_HEADER_ATTR_TYPE && h.size >= 8 + 32) {
+		/* the BASE_ST sample_id: tid, time, cpu, identifier */
+		memcpy(&t, r + _uevent_rec_len(r, &h) - 24, 8);
+	}
+	return t;
+}
+
+static int qcmp(const void *a, const void *b)
+{
+	const struct qent *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int _uevent_session_index(struct uevent_session *s, uint64_t watermark)
+{
+	size_t off = 0, n = 0;
+
+	for (off = 0; off + 8 <= s->buf_len;) {
+		uint16_t sz;
+
+		memcpy(&sz, s->buf + off + 6, 2);
+		if (sz < 8)
+			break;
+		n++;
+		off += sz;
+	}
+	if (n > s->q_cap) {
+		struct qent *q = realloc(s->q, n * sizeof(*q));
+
+		if (!q)
+			return -ENOMEM;
+		s->q = q;
+		s->q_cap = n;
+	}
+	s->qn = s->qi = 0;
+	for (off = 0; off + 8 <= s->buf_len && s->qn < n;) {
+		uint16_t sz;
+
+		memcpy(&sz, s->buf + off + 6, 2);
+		s->q[s->qn].time = rec_time(s, s->buf + off);
+		s->q[s->qn].off = (uint32_t)off;
+		s->q[s->qn].seq = (uint32_t)s->qn;
+		s->qn++;
+		off += sz;
+	}
+	qsort(s->q, s->qn, sizeof(*s->q), qcmp);
+	for (s->qready = 0; s->qready < s->qn && s->q[s->qready].time < watermark; s->qready++)
+		;
+	return 0;
+}
+
+/* Moves the records not yet delivered to the start of s->buf, in their order. */
+int _uevent_session_keep_held(struct uevent_session *s)
+{
+	size_t i, len = 0;
+
+	for (i = s->qi; i < s->qn; i++) {
+		uint16_t sz;
+
+		memcpy(&sz, s->buf + s->q[i].off + 6, 2);
+		if (_uevent_grow(&s->hold, &s->hold_cap, len + sz) < 0)
+			return -ENOMEM;
+		memcpy(s->hold + len, s->buf + s->q[i].off, sz);
+		len += sz;
+	}
+	s->qi = s->qn = s->qready = 0;
+	s->buf_len = 0;
+	if (len) {
+		int err = buf_reserve(s, len);
+
+		if (err < 0)
+			return err;
+		memcpy(s->buf, s->hold, len);
+		s->buf_len = len;
+	}
+	return 0;
+}

@@ -1,0 +1,253 @@
+/* cli.c - what the uevent CLI's command files share: strict numbers, JSON strings,
+ * inputs ("-" made rewindable, perf.data told apart) and output files opened safely. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+const char *const cli_prog = "uevent";
+
+/*
+ * Numbers of options, strictly: digits only (0x for hex), nothing before or after, in
+ * [min, max]. strtoul alone reads "-1" as its maximum, skips " 5", stops at "5x" and
+ * saturates 99999999999999999999; each would run with a number nobody asked for.
+ * Says which option and why; the caller exits 2.
+ */
+int cli_parse_u64(const char *cmd, const char *opt, const char *arg, uint64_t min,
+		  uint64_t max, uint64_t *v)
+{
+	char *end = NULL;
+
+	errno = 0;
+	if (*arg >= '0' && *arg <= '9') {
+		*v = strtoull(arg, &end, 0);
+		if (!errno && !*end && *v >= min && *v <= max)
+			return 0;
+	}
+	fprintf(stderr, "%s %s: %s wants a number from %" PRIu64 " to %" PRIu64 ", not '%s'\n",
+		cli_prog, cmd, opt, min, max, arg);
+	return -1;
+}
+
+int cli_parse_i64(const char *cmd, const char *opt, const char *arg, int64_t *v)
+{
+	const char *d = arg + (*arg == '-');
+	char *end = NULL;
+
+	errno = 0;
+	if (*d >= '0' && *d <= '9') {
+		*v = strtoll(arg, &end, 0);
+		if (!errno && !*end)
+			return 0;
+	}
+	fprintf(stderr, "%s %s: %s wants a number from %" PRId64 " to %" PRId64 ", not '%s'\n",
+		cli_prog, cmd, opt, INT64_MIN, INT64_MAX, arg);
+	return -1;
+}
+
+void cli_json_str(FILE *f, const char *s, size_t max)
+{
+	size_t i;
+
+	fputc('"', f);
+	for (i = 0; s[i] && i < max; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+void cli_json_out(const char *s)
+{
+	cli_json_str(stdout, s, SIZE_MAX);
+}
+
+int cli_usage(FILE *f, const char *usage)
+{
+	fprintf(f, "Usage:\n%s", usage);
+	return 0;
+}
+
+/*
+ * "-" is standard input. Telling a perf.data from a file-transport capture reads its
+ * first bytes, which a pipe gives only once: a pipe is first copied into a memfd put
+ * in its place (the readers read a pipe whole anyway), so both readers start at 0.
+ */
+int cli_stdin_rewindable(void)
+{
+	char buf[65536];
+	ssize_t n;
+	int fd;
+
+	if (lseek(0, 0, SEEK_SET) == 0)
+		return 0;
+	fd = memfd_create("uevent-stdin", MFD_CLOEXEC);
+	if (fd < 0) {
+		FILE *t = tmpfile();
+
+		fd = t ? dup(fileno(t)) : -1;
+		if (t)
+			fclose(t);
+		if (fd < 0)
+			return -errno;
+	}
+	errno = 0;
+	while ((n = read(0, buf, sizeof(buf))) != 0) {
+		ssize_t w, done = 0;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto fail;
+		for (; done < n; done += w) {
+			w = write(fd, buf + done, (size_t)(n - done));
+			if (w < 0 && errno == EINTR)
+				w = 0;
+			else if (w <= 0)
+				goto fail;
+		}
+	}
+	if (dup2(fd, 0) < 0 || lseek(0, 0, SEEK_SET) != 0)
+		goto fail;
+	close(fd);
+	return 0;
+fail:
+	n = errno ? errno : EIO;
+	close(fd);
+	return (int)-n;
+}
+
+int cli_is_perf_data(const char *path)
+{
+	char magic[8];
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+	int yes;
+
+	if (fd < 0)
+		return 0;
+	yes = pread(fd, magic, 8, 0) == 8 &&
+	      (!memcmp(magic, "PERFILE2", 8) || !memcmp(magic, "2ELIFREP", 8));
+	if (fd)
+		close(fd);
+	return yes;
+}
+
+const char *cli_open_error(const char *path, int err, int perf)
+{
+	static char buf[512];
+
+	if (err == EINVAL)
+		snprintf(buf, sizeof(buf), "%s: %s", path, perf ? "corrupt perf.data (bad header)"
+							   : "not a uevent capture (bad header)");
+	else
+		snprintf(buf, sizeof(buf), "%s: %s", path, strerror(err));
+	return buf;
+}
+
+/* ---- output files ---------------------------------------------------------------- */
+
+/*
+ * Opens PATH to write a capture or an export into, often in a shared directory such as
+ * /tmp where another user may have planted it first: a symlink to a victim, a hard
+ * link to one, a device node or a FIFO. None of those is followed, opened or removed:
+ * a new path is created with O_EXCL (which never follows a symlink); an existing one
+ * is used only if it is a regular file of ours with a single link, checked again on the
+ * opened fd in case it was swapped meanwhile. The file is not truncated here: the
+ * caller does it once it is about to write, so a failure before leaves it as it was.
+ * Returns the fd, with *created set when the path is ours to remove on failure; or -1
+ * after saying why.
+ */
+int cli_open_output(const char *cmd, const char *path, int *created)
+{
+	const char *why = NULL;
+	struct stat st, fst;
+	int fd;
+
+	*created = 0;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		*created = 1;
+		return fd;
+	}
+	if (errno != EEXIST)
+		goto fail;
+	if (lstat(path, &st) < 0)
+		goto fail;
+	if (S_ISLNK(st.st_mode))
+		why = "a symbolic link; not following it";
+	else if (!S_ISREG(st.st_mode))
+		why = "not a regular file; not writing into it";
+	else if (st.st_uid != geteuid())
+		why = "owned by another user; not overwriting it";
+	else if (st.st_nlink > 1)
+		why = "has other hard links; not overwriting it";
+	if (why) {
+		fprintf(stderr, "%s %s: %s: %s (remove it or choose another path)\n", cli_prog, cmd,
+			path, why);
+		return -1;
+	}
+	/* O_NONBLOCK: a FIFO swapped in after the lstat() must not hang the open */
+	fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		goto fail;
+	if (fstat(fd, &fst) < 0 || fst.st_dev != st.st_dev || fst.st_ino != st.st_ino ||
+	    !S_ISREG(fst.st_mode) || fst.st_nlink > 1 ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+		close(fd);
+		fprintf(stderr, "%s %s: %s: changed while being opened; not writing into it\n",
+			cli_prog, cmd, path);
+		return -1;
+	}
+	return fd;
+fail:
+	fprintf(stderr, "%s %s: %s: %s\n", cli_prog, cmd, path, strerror(errno));
+	return -1;
+}
+
+/* Removes a failed output, only if it is still the file cli_open_output() created. */
+void cli_remove_output(const char *path, int fd, int created)
+{
+	struct stat st, fst;
+
+	if (created && fstat(fd, &fst) == 0 && lstat(path, &st) == 0 &&
+	    st.st_dev == fst.st_dev && st.st_ino == fst.st_ino)
+		unlink(path);
+}
+
+FILE *cli_open_output_file(const char *cmd, const char *path, int *created)
+{
+	FILE *f;
+	int fd;
+
+	if (!strcmp(path, "-"))
+		return stdout;
+	fd = cli_open_output(cmd, path, created);
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "w");
+	if (!f || ftruncate(fd, 0) < 0) {
+		fprintf(stderr, "%s %s: %s: %s\n", cli_prog, cmd, path, strerror(errno));
+		cli_remove_output(path, fd, *created);
+		if (f)
+			fclose(f);
+		else
+			close(fd);
+		return NULL;
+	}
+	return f;
+}
