@@ -21,7 +21,7 @@
 	} while (0)
 
 /* A batch as this library knows it, from what the caller has (NULL: none). */
-static int batch_copy(void *out, size_t known, const void *in)
+static int batch_copy(void *out, size_t known, const void *in, size_t min)
 {
 	int err;
 
@@ -29,8 +29,19 @@ static int batch_copy(void *out, size_t known, const void *in)
 		memset(out, 0, known);
 		return 0;
 	}
-	err = _uevent_opts_copy(out, known, in, known);
+	err = _uevent_opts_copy(out, known, in, min);
 	return err;
+}
+
+/* 8 bytes as a big-endian number */
+static uint64_t be64(const uint8_t *b)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		v = v << 8 | b[i];
+	return v;
 }
 
 /* Columns whose stride cannot hold their element, or rows without room: -EINVAL. */
@@ -56,6 +67,9 @@ static int put_sample(struct uevent_sample_batch *b, const struct uevent_perf_sa
 	PUT(b, period, i, s->period);
 	PUT(b, chain_off, i, b->chain_n);
 	PUT(b, chain_len, i, (uint32_t)s->callchain_nr);
+	PUT(b, context_trace_hi, i, s->context_err ? 0 : be64(s->context_trace_id));
+	PUT(b, context_trace_lo, i, s->context_err ? 0 : be64(s->context_trace_id + 8));
+	PUT(b, context_span, i, s->context_err ? 0 : be64(s->context_span_id));
 	if (s->callchain_nr && !_uevent_need_swap(bo)) {
 		memcpy(b->chain + b->chain_n, s->callchain, s->callchain_nr * 8);
 	} else {
@@ -111,9 +125,11 @@ static int batch_read(struct source *src, struct uevent_sample_batch *samples,
 	struct uevent_record_batch ub;
 	int bo, err, ret = 0, full = 0;
 
-	err = batch_copy(&sb, sizeof(sb), samples);
+	/* a caller built before the context columns has them NULL */
+	err = batch_copy(&sb, sizeof(sb), samples,
+			 offsetof(struct uevent_sample_batch, context_trace_hi));
 	if (!err)
-		err = batch_copy(&ub, sizeof(ub), uevents);
+		err = batch_copy(&ub, sizeof(ub), uevents, sizeof(ub));
 	if (err)
 		return _uevent_err(-err);
 	if (!stride_ok(sb.stride, 8) || !stride_ok(ub.stride, 8) ||

@@ -225,4 +225,12 @@ struct jd_prefix {
 	uint64_t timestamp;
 };
 
+/* demangle.c: a C++ or Rust name demangled (free it), or NULL: not mangled, or no
+ * demangler for it. _uevent_demangled(): the same once per distinct name, kept in *d
+ * (NULL at first; free with _uevent_demangler_free); name itself when not mangled. */
+struct _uevent_demangler;
+char *_uevent_demangle(const char *name);
+const char *_uevent_demangled(struct _uevent_demangler **d, const char *name);
+void _uevent_demangler_free(struct _uevent_demangler *d);
+
 #endif

@@ -43,6 +43,7 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/symbolize-code.c \
 	%reldir%/symbolize-read.c \
 	%reldir%/symbolize-elf.c \
+	%reldir%/demangle.c \
 	%reldir%/jit-internal.h \
 	%reldir%/jit.c \
 	%reldir%/jit-code.c \
@@ -50,7 +51,7 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/jit-map.c \
 	%reldir%/jit-marker.c
 libuevent_libuevent_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(TLS_CFLAGS) $(LIBTRACEEVENT_CFLAGS) $(LIBDW_CFLAGS)
-libuevent_libuevent_la_LIBADD = $(LIBTRACEEVENT_LIBS) $(LIBDW_LIBS)
+libuevent_libuevent_la_LIBADD = $(LIBTRACEEVENT_LIBS) $(LIBDW_LIBS) $(LIBIBERTY_LIBS)
 libuevent_libuevent_la_LDFLAGS = -version-info 0:0:0 \
 	-Wl,--version-script=$(top_srcdir)/%reldir%/libuevent.map -Wl,-z,relro,-z,now
 EXTRA_libuevent_libuevent_la_DEPENDENCIES = %reldir%/libuevent.map install-dirs.stamp

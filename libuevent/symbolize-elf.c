@@ -254,6 +254,14 @@ int _uevent_sym_file_lookup(struct uevent_symbolizer *s, struct file *f, uint64_
 		const char *src = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
 
 		if (src) {
+			/* a relative name is the compilation directory's: whole, as a
+			 * reader of the profile elsewhere (pprof -list) needs it */
+			const char *cd = src[0] != '/' ? dwfl_line_comp_dir(l) : NULL, *whole;
+			char path[4096];
+
+			if (cd && snprintf(path, sizeof(path), "%s/%s", cd, src) < (int)sizeof(path) &&
+			    (whole = _uevent_sym_intern(s, path)))
+				src = whole;
 			out->file = src;
 			out->line = (uint32_t)(line > 0 ? line : 0);
 		}

@@ -114,6 +114,7 @@ struct uevent_symbolizer {
 	int		kern_read;
 	char		**jitdumps;	/* jitdump files read (once each) */
 	size_t		njitdumps;
+	struct _uevent_demangler *dem;	/* demangle.c's names */
 };
 
 /* symbolize.c: the symbolizer's helpers (growing arrays, interned strings, opening

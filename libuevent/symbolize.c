@@ -409,9 +409,8 @@ static int is_anon(const char *path)
 	       !strncmp(path, "[stack]", 7) || path[0] != '/';
 }
 
-UEVENT_EXPORT int uevent_symbolizer__lookup(struct uevent_symbolizer *s, uint32_t pid,
-					    uint64_t addr, uint64_t time,
-					    struct uevent_symbol *out)
+static int lookup(struct uevent_symbolizer *s, uint32_t pid, uint64_t addr, uint64_t time,
+		  struct uevent_symbol *out)
 {
 	const struct code *c;
 	const struct map *m = NULL;
@@ -473,6 +472,17 @@ UEVENT_EXPORT int uevent_symbolizer__lookup(struct uevent_symbolizer *s, uint32_
 	return _uevent_err(ENOENT);
 }
 
+UEVENT_EXPORT int uevent_symbolizer__lookup(struct uevent_symbolizer *s, uint32_t pid,
+					    uint64_t addr, uint64_t time,
+					    struct uevent_symbol *out)
+{
+	int ret = lookup(s, pid, addr, time, out);
+
+	if (ret == 0 && !(s->o.flags & UEVENT_SYMBOLIZER_NO_DEMANGLE))
+		out->name = _uevent_demangled(&s->dem, out->name);
+	return ret;
+}
+
 UEVENT_EXPORT const char *uevent_symbolizer__comm(struct uevent_symbolizer *s, uint32_t tid,
 						  uint64_t time)
 {
@@ -529,6 +539,7 @@ UEVENT_EXPORT void uevent_symbolizer__free(struct uevent_symbolizer *s)
 		free(s->strs[i]);
 	for (i = 0; i < s->njitdumps; i++)
 		free(s->jitdumps[i]);
+	_uevent_demangler_free(s->dem);
 	_uevent_sym_code_free(&s->kern);
 	_uevent_sym_code_free(&s->ksym);
 	free(s->procs);

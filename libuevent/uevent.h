@@ -1121,6 +1121,14 @@ struct uevent_sample_batch {
 						   callchain, back to back */
 	size_t		chain_cap;		/* u64s chain has room for */
 	size_t		chain_n;		/* u64s filled */
+	uint64_t	*context_trace_hi;	/* [column] the thread's OpenTelemetry
+						   trace id (context_trace_id) bytes 0-7
+						   as a big-endian number (the W3C hex is
+						   %016x of hi then lo); hi, lo and span
+						   are 0 when context_err is not 0 */
+	uint64_t	*context_trace_lo;	/* [column] bytes 8-15 */
+	uint64_t	*context_span;		/* [column] context_span_id as a
+						   big-endian number */
 };
 
 struct uevent_record_batch {
@@ -1205,9 +1213,12 @@ enum uevent_symbolizer_flags {
 	UEVENT_SYMBOLIZER_NO_KERNEL	= 2,	/* do not read kallsyms */
 	UEVENT_SYMBOLIZER_NO_PERF_MAP	= 4,	/* do not read perf-PID.map files */
 	UEVENT_SYMBOLIZER_NO_JITDUMP	= 8,	/* do not read jitdump files */
-	UEVENT_SYMBOLIZER_PROC_MAPS	= 16	/* the processes are alive here (a live
+	UEVENT_SYMBOLIZER_PROC_MAPS	= 16,	/* the processes are alive here (a live
 						   session): what they mapped before the
 						   recording began comes from /proc/PID/maps */
+	UEVENT_SYMBOLIZER_NO_DEMANGLE	= 32	/* names as the binary has them (default:
+						   C++ and Rust names demangled as perf
+						   prints them) */
 };
 
 /* Where a symbol's name came from. */
@@ -1226,7 +1237,9 @@ enum uevent_symbol_source {
  */
 struct uevent_symbol {
 	size_t		sz;
-	const char	*name;		/* [str] the symbol, NULL if not named */
+	const char	*name;		/* [str] the symbol, NULL if not named; C++ and
+					   Rust names demangled unless
+					   UEVENT_SYMBOLIZER_NO_DEMANGLE */
 	const char	*dso;		/* [str] the object: a path, "[kernel.kallsyms]",
 					   "[jit]", or NULL when no mapping covers it */
 	uint64_t	offset;		/* addr - the symbol's start (name set), else the

@@ -362,6 +362,7 @@ static int dump_perf(const char *path, const struct dump_opts *o)
 		return 1;
 	}
 	so.byte_order = uevent_perf_file__byte_order(f);
+	so.flags |= cli_no_demangle ? UEVENT_SYMBOLIZER_NO_DEMANGLE : 0;
 	if (o->symbols && !json)
 		sym = uevent_symbolizer__new(&so);	/* none: the lines go unnamed */
 	if (!json)

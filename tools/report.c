@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <linux/perf_event.h>
@@ -22,8 +23,24 @@
 
 struct frame {
 	const char	*sym;		/* the symbolizer's, or one of ours (unknowns) */
+	const char	*raw;		/* sym as the binary has it (not demangled) */
 	const char	*dso;
+	const char	*file;		/* its source file (DWARF), NULL if not known */
+	uint64_t	addr;		/* the address named (a call's, for return addresses) */
+	uint64_t	sym_addr;	/* the symbol's start, 0 if not named */
+	uint32_t	line;		/* its source line, 0 if not known */
 	int		kernel;
+	int32_t		map;		/* the mapping (struct profile's maps) or -1 */
+};
+
+/* An executable mapping (MMAP, MMAP2), for pprof's mappings. */
+struct pmap {
+	uint32_t	pid;
+	uint64_t	addr, len, pgoff, time;
+	const char	*file;
+	uint8_t		build_id[20];
+	uint32_t	build_id_size;	/* from MMAP2, else read from the file when asked */
+	int		bid_read;
 };
 
 struct sample {
@@ -34,6 +51,8 @@ struct sample {
 	struct frame	*frames;
 	uint32_t	nranges;	/* the uevent ranges open on its thread, outer first */
 	const char	**ranges;
+	int		has_ctx;	/* its thread's OpenTelemetry context (context_*) */
+	uint8_t		trace_id[16], span_id[8];
 };
 
 struct row {
@@ -80,6 +99,8 @@ struct profile {
 	void		*dem;		/* mangled name -> demangled, by pointer */
 	size_t		ndem, dcap;
 	const char	*cmd;
+	struct pmap	*maps;
+	size_t		nmaps, mcap;
 	char		said[640];	/* the last file the symbolizer skipped, said */
 };
 
@@ -308,6 +329,59 @@ static void say_skipped(struct profile *p)
 	fprintf(stderr, "%s %s: warning: %s\n", cli_prog, p->cmd, r + 12);
 }
 
+/* The executable mapping of pid covering addr at time, newest first; a forked child
+ * has its parent's (no MMAP of its own): then any process's of that address. -1: none. */
+static int32_t map_of(const struct profile *p, uint32_t pid, uint64_t addr, uint64_t time)
+{
+	size_t i;
+	int32_t other = -1;
+
+	for (i = p->nmaps; i-- > 0;) {
+		const struct pmap *m = &p->maps[i];
+
+		if (addr < m->addr || addr - m->addr >= m->len || m->time > time)
+			continue;
+		if (m->pid == pid)
+			return (int32_t)i;
+		if (other < 0)
+			other = (int32_t)i;
+	}
+	return other;
+}
+
+static int take_mmap(struct profile *p, const struct uevent_perf_record *r)
+{
+	const struct uevent_perf_mmap *m = &r->u.mmap;
+	struct pmap *v;
+
+	if ((r->misc & PERF_RECORD_MISC_MMAP_DATA) || (r->type == PERF_RECORD_MMAP2 &&
+	    !(m->prot & 4 /* PROT_EXEC */)) || !m->filename || !m->len)
+		return 0;
+	if (p->nmaps == p->mcap) {
+		v = realloc(p->maps, (p->mcap = p->mcap ? 2 * p->mcap : 64) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		p->maps = v;
+	}
+	v = &p->maps[p->nmaps];
+	memset(v, 0, sizeof(*v));
+	v->pid = m->pid;
+	v->addr = m->addr;
+	v->len = m->len;
+	v->pgoff = m->pgoff;
+	v->time = r->id.time;
+	v->file = own(p, m->filename);
+	if (!v->file)
+		return -ENOMEM;
+	if (m->build_id_size && m->build_id_size <= sizeof(v->build_id)) {
+		memcpy(v->build_id, m->build_id, m->build_id_size);
+		v->build_id_size = m->build_id_size;
+		v->bid_read = 1;
+	}
+	p->nmaps++;
+	return 0;
+}
+
 static int add_frame(struct profile *p, struct frame *f, uint32_t pid, uint64_t addr,
 		     uint64_t time)
 {
@@ -316,18 +390,32 @@ static int add_frame(struct profile *p, struct frame *f, uint32_t pid, uint64_t 
 	int ret;
 
 	f->kernel = addr >= 0xffff800000000000ull;
+	f->addr = addr;
+	f->map = map_of(p, pid, addr, time);
 	ret = uevent_symbolizer__lookup(p->sym, pid, addr, time, &s);
 	say_skipped(p);
+	f->file = s.file;
+	f->line = s.line;
 	if (ret == 0) {
+		f->raw = s.name;
 		f->sym = demangled(p, s.name);
 		f->dso = s.dso ? s.dso : "[unknown]";
+		f->sym_addr = s.sym_addr;
 		return 0;
 	}
 	/* as perf: the address (in its object, when one is known) */
 	snprintf(buf, sizeof(buf), "0x%016" PRIx64, s.dso ? s.offset : addr);
-	f->sym = own(p, buf);
+	f->sym = f->raw = own(p, buf);
 	f->dso = s.dso ? s.dso : "[unknown]";
 	return f->sym ? 0 : -ENOMEM;
+}
+
+static int is_zero(const uint8_t *b, size_t n)
+{
+	while (n--)
+		if (*b++)
+			return 0;
+	return 1;
 }
 
 static int take_sample(struct profile *p, const struct uevent_perf_record *r, int bo)
@@ -352,6 +440,12 @@ static int take_sample(struct profile *p, const struct uevent_perf_record *r, in
 	s->tid = smp->tid;
 	s->time = smp->time;
 	s->period = smp->period ? smp->period : 1;
+	/* a valid context, whichever path filled it (the kernel's TLS dump, BPF) */
+	if (!smp->context_err && !is_zero(smp->context_trace_id, 16)) {
+		s->has_ctx = 1;
+		memcpy(s->trace_id, smp->context_trace_id, 16);
+		memcpy(s->span_id, smp->context_span_id, 8);
+	}
 	s->comm = uevent_symbolizer__comm(p->sym, smp->tid, smp->time);
 	if (!s->comm)
 		s->comm = ":unknown";
@@ -375,8 +469,10 @@ static int take_sample(struct profile *p, const struct uevent_perf_record *r, in
 			continue;	/* the end of a frame-pointer chain */
 		if (user && a >= 0xffff800000000000ull) {
 			/* a user stack walk gone astray (code without frame pointers) */
-			s->frames[n].sym = "[unknown]";
+			s->frames[n].sym = s->frames[n].raw = "[unknown]";
 			s->frames[n].dso = "[unknown]";
+			s->frames[n].addr = a;
+			s->frames[n].map = -1;
 		} else if (add_frame(p, &s->frames[n], s->pid, n ? a - 1 : a, s->time) < 0) {
 			return -ENOMEM;
 		}
@@ -591,6 +687,8 @@ static int profile_read(struct profile *p, const char *cmd, const char *path,
 	}
 	bo = uevent_perf_file__byte_order(f);
 	so.byte_order = bo;
+	if (cli_no_demangle)
+		so.flags |= UEVENT_SYMBOLIZER_NO_DEMANGLE;
 	p->sym = uevent_symbolizer__new(&so);
 	if (!p->sym) {
 		fprintf(stderr, "%s %s: %s\n", cli_prog, cmd, strerror(errno));
@@ -614,6 +712,9 @@ static int profile_read(struct profile *p, const char *cmd, const char *path,
 		}
 		if (r.type == PERF_RECORD_SAMPLE)
 			ret = take_sample(p, &r, bo);
+		else if ((r.type == PERF_RECORD_MMAP || r.type == PERF_RECORD_MMAP2) &&
+			 (ret = uevent_symbolizer__feed(p->sym, &r)) >= 0)
+			ret = take_mmap(p, &r);
 		else if (r.type == PERF_RECORD_UEVENT &&
 			 (ret = uevent_symbolizer__feed(p->sym, &r)) >= 0)
 			ret = take_range(p, &r, bo);
@@ -650,6 +751,7 @@ static void profile_free(struct profile *p)
 	for (i = 0; i < p->strs.cap; i++)
 		free(p->strs.v[i].key);
 	free(p->dem);
+	free(p->maps);
 	free(p->s);
 	free(p->tr);
 	free(p->rs);
@@ -666,7 +768,19 @@ static const char *base_name(const char *path)
 
 /* ---- report ------------------------------------------------------------------- */
 
-enum { KEY_COMM = 1, KEY_PID = 2, KEY_DSO = 4, KEY_SYM = 8 };
+/* in column order */
+enum { KEY_COMM = 1, KEY_PID = 2, KEY_TRACE = 4, KEY_SPAN = 8, KEY_DSO = 16, KEY_SYM = 32 };
+
+/* n bytes as lowercase hex, as W3C trace context writes ids (buf: 2n + 1) */
+static char *hex(char *buf, const uint8_t *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sprintf(buf + 2 * i, "%02x", b[i]);
+	buf[2 * n] = 0;
+	return buf;
+}
 
 static uint64_t hash(const char *s)
 {
@@ -714,6 +828,7 @@ static struct row *row_get(struct table *t, const char *key)
 static void row_key(char *buf, size_t cap, unsigned int keys, const struct sample *s,
 		    const struct frame *f)
 {
+	char h[33];
 	size_t n = 0;
 
 	buf[0] = 0;
@@ -721,6 +836,12 @@ static void row_key(char *buf, size_t cap, unsigned int keys, const struct sampl
 		n += (size_t)snprintf(buf + n, cap - n, "%s\t", s->comm);
 	if ((keys & KEY_PID) && n < cap)
 		n += (size_t)snprintf(buf + n, cap - n, "%u\t", s->pid);
+	if ((keys & KEY_TRACE) && n < cap)
+		n += (size_t)snprintf(buf + n, cap - n, "%s\t",
+				      s->has_ctx ? hex(h, s->trace_id, 16) : "-");
+	if ((keys & KEY_SPAN) && n < cap)
+		n += (size_t)snprintf(buf + n, cap - n, "%s\t",
+				      s->has_ctx ? hex(h, s->span_id, 8) : "-");
 	if ((keys & KEY_DSO) && n < cap)
 		n += (size_t)snprintf(buf + n, cap - n, "%s\t", base_name(f->dso));
 	if ((keys & KEY_SYM) && n < cap)
@@ -766,6 +887,10 @@ static int parse_sort(const char *list, unsigned int *keys)
 			*keys |= KEY_DSO;
 		else if (!strcmp(tok, "sym") || !strcmp(tok, "symbol"))
 			*keys |= KEY_SYM;
+		else if (!strcmp(tok, "trace"))
+			*keys |= KEY_TRACE;
+		else if (!strcmp(tok, "span"))
+			*keys |= KEY_SPAN;
 		else
 			return -1;
 	}
@@ -778,6 +903,10 @@ static void print_header(unsigned int keys, int children)
 	       keys & KEY_COMM ? "  Command        " : "");
 	if (keys & KEY_PID)
 		printf("  Pid    ");
+	if (keys & KEY_TRACE)	/* padded unless last */
+		printf(keys & ~(KEY_COMM | KEY_PID | KEY_TRACE) ? "  %-32s" : "  %s", "Trace");
+	if (keys & KEY_SPAN)
+		printf(keys & (KEY_DSO | KEY_SYM) ? "  %-16s" : "  %s", "Span");
 	if (keys & KEY_DSO)
 		printf("  Shared Object        ");
 	if (keys & KEY_SYM)
@@ -802,8 +931,9 @@ static void print_row(const struct row *r, uint64_t total, unsigned int keys, in
 		k = strchr(k, '\t');
 		if (k)
 			*k++ = 0;
-		printf(bit == KEY_SYM ? "  %s" : bit == KEY_PID ? "  %-7s" :
-		       bit == KEY_COMM ? "  %-15s" : "  %-21s", tok);
+		printf(bit == KEY_SYM || !k || !*k ? "  %s" : bit == KEY_PID ? "  %-7s" :
+		       bit == KEY_COMM ? "  %-15s" : bit == KEY_TRACE ? "  %-32s" :
+		       bit == KEY_SPAN ? "  %-16s" : "  %-21s", tok);
 		if (!k)
 			break;
 	}
@@ -850,12 +980,158 @@ static void report_ranges(const struct profile *p)
 	}
 }
 
+/* whether s is in the trace whose id (hex) starts with id; NULL: every sample */
+static int in_trace(const struct sample *s, const char *id)
+{
+	char h[33];
+
+	if (!id)
+		return 1;
+	return s->has_ctx && !strncasecmp(hex(h, s->trace_id, 16), id, strlen(id));
+}
+
+struct span_stat {
+	uint8_t		trace_id[16], span_id[8];
+	int		total;		/* the trace's own row (every span of it) */
+	int		none;		/* samples with no context */
+	uint64_t	samples, period, first, last, tperiod;
+};
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct span_stat *x = a, *y = b;
+	int c;
+
+	if (x->none != y->none)
+		return x->none - y->none;
+	if (x->tperiod != y->tperiod)
+		return x->tperiod < y->tperiod ? 1 : -1;
+	c = memcmp(x->trace_id, y->trace_id, 16);
+	if (c)
+		return c;
+	if (x->total != y->total)
+		return y->total - x->total;
+	if (x->period != y->period)
+		return x->period < y->period ? 1 : -1;
+	return memcmp(x->span_id, y->span_id, 8);
+}
+
+/*
+ * Time per trace and per span (the OpenTelemetry context the sampled thread had): its
+ * share of the samples, their CPU time (the periods: ns for cpu-clock, as uevent
+ * record -F samples) and the wall time from its first sample to its last. Returns
+ * -ENOMEM or the rows printed.
+ */
+static int report_traces(const struct profile *p, const char *trace, const char *range,
+			 uint64_t total)
+{
+	struct table idx = { NULL, 0, 0 };
+	struct span_stat *v = NULL;
+	size_t n = 0, cap = 0, i;
+	int ret = 0, any = 0;
+
+	for (i = 0; i < p->n; i++)
+		any |= p->s[i].has_ctx;
+	if (!any)
+		return 0;
+	for (i = 0; i < p->n && !ret; i++) {
+		const struct sample *s = &p->s[i];
+		int pass;
+
+		if (!in_trace(s, trace) || !in_range(s, range))
+			continue;
+		for (pass = 0; pass < (s->has_ctx ? 2 : 1); pass++) {
+			char key[64], h[33], h2[17];
+			struct span_stat *st;
+			struct row *r;
+
+			if (!s->has_ctx)
+				snprintf(key, sizeof(key), "-");
+			else
+				snprintf(key, sizeof(key), "%s/%s", hex(h, s->trace_id, 16),
+					 pass ? hex(h2, s->span_id, 8) : "");
+			r = row_get(&idx, key);
+			if (!r) {
+				ret = -ENOMEM;
+				break;
+			}
+			if (!r->seen) {
+				if (n == cap) {
+					struct span_stat *nv = realloc(v, (cap = cap ? 2 * cap : 64) *
+								       sizeof(*v));
+
+					if (!nv) {
+						ret = -ENOMEM;
+						break;
+					}
+					v = nv;
+				}
+				memset(&v[n], 0, sizeof(*v));
+				memcpy(v[n].trace_id, s->trace_id, 16);
+				if (pass)
+					memcpy(v[n].span_id, s->span_id, 8);
+				v[n].total = s->has_ctx && !pass;
+				v[n].none = !s->has_ctx;
+				v[n].first = s->time;
+				r->seen = 1;
+				r->self = n++;
+			}
+			st = &v[r->self];
+			st->samples++;
+			st->period += s->period;
+			if (s->time < st->first)
+				st->first = s->time;
+			if (s->time > st->last)
+				st->last = s->time;
+		}
+	}
+	for (i = 0; i < n && !ret; i++) {	/* each row sorts under its trace */
+		char key[64], h[33];
+		struct row *r;
+
+		if (v[i].none)
+			continue;
+		snprintf(key, sizeof(key), "%s/", hex(h, v[i].trace_id, 16));
+		r = row_get(&idx, key);		/* there: the trace's own row */
+		if (!r) {
+			ret = -ENOMEM;
+			break;
+		}
+		v[i].tperiod = v[r->self].period;
+	}
+	if (!ret && n) {
+		qsort(v, n, sizeof(*v), span_cmp);
+		printf("\n# Time per trace and span: samples taken on a thread in that OpenTelemetry "
+		       "context\n# (uevent report --trace ID: where that trace spent its time)\n#\n"
+		       "# %8s  %9s  %12s  %12s  %-32s  %s\n#\n", "Overhead", "Samples", "CPU ms",
+		       "Wall ms", "Trace", "Span");
+		for (i = 0; i < n; i++) {
+			char h[33], h2[17];
+
+			printf("  %7.2f%%  %9" PRIu64 "  %12.3f  %12.3f  %-32s  %s\n",
+			       total ? 100.0 * (double)v[i].period / (double)total : 0.0,
+			       v[i].samples, (double)v[i].period / 1e6,
+			       (double)(v[i].last - v[i].first) / 1e6,
+			       v[i].none ? "-" : hex(h, v[i].trace_id, 16),
+			       v[i].none ? "(no context)" : v[i].total ? "(all its spans)" :
+			       hex(h2, v[i].span_id, 8));
+		}
+		ret = (int)n;
+	}
+	for (i = 0; i < idx.cap; i++)
+		free(idx.v[i].key);
+	free(idx.v);
+	free(v);
+	return ret;
+}
+
 int cli_cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "sort", required_argument, NULL, 's' },
 		{ "children", no_argument, NULL, 'c' },
 		{ "range", required_argument, NULL, 'r' },
+		{ "trace", required_argument, NULL, 't' },
 		{ "debug-dir", required_argument, NULL, 'd' },
 		{ "input", required_argument, NULL, 'i' },
 		{ "no-pager", no_argument, NULL, 'P' },
@@ -867,7 +1143,7 @@ int cli_cmd_report(int argc, char **argv)
 	UEVENT_SYMBOLIZER_OPTS(so, .flags = UEVENT_SYMBOLIZER_NO_LINES);
 	struct cli_filter filt;
 	int use_pager = 1;
-	const char *path = NULL, *range = NULL;
+	const char *path = NULL, *range = NULL, *trace = NULL;
 	unsigned int keys = KEY_COMM | KEY_DSO | KEY_SYM;
 	struct table t = { NULL, 0, 0 };
 	struct profile p;
@@ -877,7 +1153,7 @@ int cli_cmd_report(int argc, char **argv)
 
 	cli_filter_init(&filt);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:cr:d:i:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:cr:t:d:i:h", opts, NULL)) != -1) {
 		switch (cli_filter_opt(&filt, "report", c, optarg)) {
 		case 1: continue;
 		case -1: return 2;
@@ -886,19 +1162,29 @@ int cli_cmd_report(int argc, char **argv)
 		case 's':
 			if (parse_sort(optarg, &keys) < 0) {
 				fprintf(stderr, "%s report: --sort wants a list of comm, pid, dso, "
-					"sym, not '%s'\n", cli_prog, optarg);
+					"sym, trace, span, not '%s'\n", cli_prog, optarg);
 				return 2;
 			}
 			break;
 		case 'c': children = 1; break;
 		case 'r': range = optarg; break;
+		case 't':
+			if (!*optarg || strlen(optarg) > 32 ||
+			    strspn(optarg, "0123456789abcdefABCDEF") != strlen(optarg)) {
+				fprintf(stderr, "%s report: --trace wants a trace id (32 hex digits, "
+					"or the first of them, as the trace table prints it), not "
+					"'%s'\n", cli_prog, optarg);
+				return 2;
+			}
+			trace = optarg;
+			break;
 		case 'd': so.debug_dir = optarg; break;
 		case 'i': path = optarg; break;
 		case 'P': use_pager = 0; break;
 		case 'M': cli_no_demangle = 1; break;
 		case 'h':
-			printf("Usage: %s report [--sort comm,pid,dso,sym] [--children] "
-			       "[--range NAME] [--debug-dir DIR] [--pid PIDS] [--tid TIDS] "
+			printf("Usage: %s report [--sort comm,pid,trace,span,dso,sym] [--children] "
+			       "[--range NAME] [--trace ID] [--debug-dir DIR] [--pid PIDS] [--tid TIDS] "
 			       "[--comm NAMES] [--time START,END] [--no-pager] [--no-demangle] FILE\n", cli_prog);
 			return 0;
 		default: return 2;
@@ -920,10 +1206,34 @@ int cli_cmd_report(int argc, char **argv)
 		return 1;
 	}
 	for (i = 0; i < p.n; i++)
-		if (in_range(&p.s[i], range)) {
+		if (in_range(&p.s[i], range) && in_trace(&p.s[i], trace)) {
 			nsel++;
 			total += p.s[i].period;
 		}
+	if (trace && !nsel) {
+		/* as for --range: say which traces there are */
+		size_t shown = 0, k;
+
+		fprintf(stderr, "%s report: %s: no samples%s%s%s in a trace whose id starts with "
+			"'%s'; its traces:", cli_prog, path, range ? " inside range '" : "",
+			range ? range : "", range ? "'" : "", trace);
+		for (i = 0; i < p.n && shown < 20; i++) {
+			char h[33];
+
+			if (!p.s[i].has_ctx)
+				continue;
+			for (k = 0; k < i; k++)
+				if (p.s[k].has_ctx && !memcmp(p.s[k].trace_id, p.s[i].trace_id, 16))
+					break;
+			if (k == i)
+				fprintf(stderr, "%s %s", shown++ ? "," : "",
+					hex(h, p.s[i].trace_id, 16));
+		}
+		fprintf(stderr, "%s\n", shown ? "" : " none (no sample carries a trace context: "
+			"record with uevent record --context and uevent_thread_context_set())");
+		profile_free(&p);
+		return 1;
+	}
 	if (range && !nsel) {
 		/* a name mistyped reads as an empty profile: say which ranges there are */
 		fprintf(stderr, "%s report: %s: no samples inside a range named '%s'; its ranges:",
@@ -940,6 +1250,8 @@ int cli_cmd_report(int argc, char **argv)
 	       p.n, p.with_chain);
 	if (range)
 		printf("# Range: %s (%" PRIu64 " samples taken inside it)\n", range, nsel);
+	if (trace)
+		printf("# Trace: %s (%" PRIu64 " samples taken in it)\n", trace, nsel);
 	if (children && !p.with_chain)
 		fprintf(stderr, "%s report: %s: no callchains: children are self\n", cli_prog, path);
 	for (i = 0; i < p.n && ret == 0; i++) {
@@ -947,7 +1259,7 @@ int cli_cmd_report(int argc, char **argv)
 		char key[1024];
 		uint32_t k;
 
-		if (!in_range(s, range))
+		if (!in_range(s, range) || !in_trace(s, trace))
 			continue;
 		for (k = 0; k < (children ? s->nframes : 1); k++) {
 			struct row *r;
@@ -991,8 +1303,10 @@ int cli_cmd_report(int argc, char **argv)
 			free(t.v[i].key);
 	}
 	free(t.v);
-	if (!range)
+	if (!range && !trace)
 		report_ranges(&p);
+	if (report_traces(&p, trace, range, total) < 0)
+		fprintf(stderr, "%s report: time per trace: %s\n", cli_prog, strerror(ENOMEM));
 	pager_end();
 	profile_free(&p);
 	return 0;
@@ -1139,7 +1453,14 @@ long cli_chrome_extras(FILE *f, const char *in, int first)
 		cli_json_str(f, s->nframes ? s->frames[0].sym : "[unknown]", SIZE_MAX);
 		if (parent)
 			fprintf(f, ", \"sf\": \"%zu\"", parent);
-		fprintf(f, ", \"args\": {\"period_ns\": %" PRIu64 "}}", s->period);
+		fprintf(f, ", \"args\": {\"period_ns\": %" PRIu64, s->period);
+		if (s->has_ctx) {	/* OpenTelemetry's names, as the pprof labels */
+			char h[33];
+
+			fprintf(f, ", \"trace_id\": \"%s\"", hex(h, s->trace_id, 16));
+			fprintf(f, ", \"span_id\": \"%s\"", hex(h, s->span_id, 8));
+		}
+		fprintf(f, "}}");
 		first = 0;
 		n++;
 	}
@@ -1210,35 +1531,136 @@ static int64_t str_id(struct strtab *st, const char *s)
 	return (int64_t)r->self;
 }
 
+/* Grows *v (n used, *cap elements of el bytes) to hold one more; -ENOMEM. */
+static int grow1(void **v, size_t n, size_t *cap, size_t el)
+{
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	nv = realloc(*v, (*cap ? *cap * 2 : 256) * el);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = *cap ? *cap * 2 : 256;
+	return 0;
+}
+
+/* The GNU build-id note of an ELF file (as `file` and perf print it), or 0 bytes. */
+static uint32_t elf_build_id(const char *path, uint8_t *out, size_t cap)
+{
+	unsigned char eh[64], ph[56], note[1024];
+	uint32_t got = 0;
+	uint16_t i, phnum, phentsize;
+	uint64_t phoff;
+	FILE *f;
+
+	if (path[0] != '/' || !(f = fopen(path, "rb")))
+		return 0;
+	/* 64-bit little-endian ELF: what this CLI runs on and samples */
+	if (fread(eh, 1, sizeof(eh), f) != sizeof(eh) || memcmp(eh, "\177ELF\2\1", 6))
+		goto out;
+	memcpy(&phoff, eh + 32, 8);
+	memcpy(&phentsize, eh + 54, 2);
+	memcpy(&phnum, eh + 56, 2);
+	for (i = 0; i < phnum && phentsize >= sizeof(ph) && !got; i++) {
+		uint32_t type;
+		uint64_t off, size, k = 0;
+
+		if (fseeko(f, (off_t)(phoff + (uint64_t)i * phentsize), SEEK_SET) ||
+		    fread(ph, 1, sizeof(ph), f) != sizeof(ph))
+			break;
+		memcpy(&type, ph, 4);
+		memcpy(&off, ph + 8, 8);
+		memcpy(&size, ph + 32, 8);
+		if (type != 4 /* PT_NOTE */ || size > sizeof(note) ||
+		    fseeko(f, (off_t)off, SEEK_SET) || fread(note, 1, size, f) != size)
+			continue;
+		while (k + 12 <= size) {
+			uint32_t nsz, dsz, nt;
+
+			memcpy(&nsz, note + k, 4);
+			memcpy(&dsz, note + k + 4, 4);
+			memcpy(&nt, note + k + 8, 4);
+			k += 12;
+			if (nsz > size || dsz > size || k + ((nsz + 3) & ~3u) + dsz > size)
+				break;
+			if (nt == 3 /* NT_GNU_BUILD_ID */ && nsz == 4 && !memcmp(note + k, "GNU", 4) &&
+			    dsz <= cap) {
+				memcpy(out, note + k + 4, dsz);
+				got = dsz;
+				break;
+			}
+			k += ((nsz + 3) & ~3u) + ((dsz + 3) & ~3u);
+		}
+	}
+out:
+	fclose(f);
+	return got;
+}
+
+/* The mapping the profile's main binary is in: the first executable mapping of a file
+ * of the process with the most samples (an exec maps its program first, perf's
+ * synthesized maps are sorted by address), or -1. */
+static int32_t main_map(const struct profile *p)
+{
+	size_t i, k, best = 0, bn = 0;
+
+	for (i = 0; i < p->n; i++) {
+		size_t c = 0;
+
+		if (i && p->s[i].pid == p->s[i - 1].pid)
+			continue;
+		for (k = i; k < p->n && c < 4096; k++)	/* a sample of its run: enough */
+			c += p->s[k].pid == p->s[i].pid;
+		if (c > bn) {
+			bn = c;
+			best = i;
+		}
+	}
+	for (i = 0; bn && i < p->nmaps; i++)
+		if (p->maps[i].pid == p->s[best].pid && p->maps[i].file[0] == '/')
+			return (int32_t)i;
+	return -1;
+}
+
 /*
- * pprof's profile.proto: a sample for each stack (leaf first) and set of labels, values
- * samples/count and cpu/nanoseconds summed over the samples that share them, labels
- * "range" (each uevent range open on the thread, outer first) and "thread" (its
- * command name). One function and one location per symbol.
+ * pprof's profile.proto, as pprof's own tools write it: a sample for each stack (leaf
+ * first) and set of labels, values samples/count and cpu/nanoseconds summed over the
+ * samples that share them; labels "range" (each uevent range open on the thread, outer
+ * first), "thread" (its command name) and, where the sampled thread was in an
+ * OpenTelemetry context, "trace_id" and "span_id" (W3C hex). Mappings name the files,
+ * their build ids and address ranges (the main binary first); a location is an address
+ * in one, its line the symbolizer's function, source file and line (DWARF), so that
+ * pprof -list shows the source and -lines the lines without the binaries.
  */
 int cli_export_pprof(const char *out, const char *in, const char *debug_dir)
 {
-	UEVENT_SYMBOLIZER_OPTS(so, .debug_dir = debug_dir, .flags = UEVENT_SYMBOLIZER_NO_LINES);
+	UEVENT_SYMBOLIZER_OPTS(so, .debug_dir = debug_dir);
 	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
 	Perftools__Profiles__ValueType vt[2] = { PERFTOOLS__PROFILES__VALUE_TYPE__INIT,
 						 PERFTOOLS__PROFILES__VALUE_TYPE__INIT };
 	Perftools__Profiles__ValueType pt = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
 	Perftools__Profiles__ValueType *vtp[2] = { &vt[0], &vt[1] };
 	struct strtab st = { { NULL, 0, 0 }, NULL, 0, 0 };
-	struct table funcs = { NULL, 0, 0 }, stacks = { NULL, 0, 0 };
+	struct table funcs = { NULL, 0, 0 }, locs = { NULL, 0, 0 }, maps = { NULL, 0, 0 };
+	struct table stacks = { NULL, 0, 0 };
 	char *skey = NULL;
 	size_t skeycap = 0, nsmp = 0;
 	Perftools__Profiles__Function *fn = NULL, **fnp = NULL;
 	Perftools__Profiles__Location *loc = NULL, **locp = NULL;
 	Perftools__Profiles__Line *line = NULL, **linep = NULL;
+	Perftools__Profiles__Mapping *mp = NULL, **mpp = NULL;
 	Perftools__Profiles__Sample *smp = NULL, **smpp = NULL;
 	Perftools__Profiles__Label *lab = NULL, **labp = NULL;
 	uint64_t *ids = NULL;
 	int64_t *vals = NULL;
-	size_t i, nfn = 0, nids = 0, nlab = 0, fcap = 0;
+	size_t i, nfn = 0, nloc = 0, nmp = 0, nids = 0, nlab = 0, fcap = 0, lcap = 0, lncap = 0;
+	size_t mcap = 0;
 	uint8_t *buf = NULL;
 	struct profile p;
 	int created = 0, ret = -ENOMEM;
+	int32_t mainm;
 	FILE *f = NULL;
 
 	if (profile_read(&p, "export", in, &so))
@@ -1249,7 +1671,7 @@ int cli_export_pprof(const char *out, const char *in, const char *debug_dir)
 	}
 	for (i = 0; i < p.n; i++) {
 		nids += p.s[i].nframes;
-		nlab += p.s[i].nranges + 1;
+		nlab += p.s[i].nranges + 3;
 	}
 	smp = calloc(p.n + 1, sizeof(*smp));
 	smpp = calloc(p.n + 1, sizeof(*smpp));
@@ -1267,70 +1689,161 @@ int cli_export_pprof(const char *out, const char *in, const char *debug_dir)
 	prof.sample_type = vtp;
 	prof.period_type = &pt;
 	prof.period = p.n ? (int64_t)p.s[0].period : 0;
+	mainm = main_map(&p);
 	nids = nlab = 0;
-	for (i = 0; i < p.n; i++) {
-		const struct sample *s = &p.s[i];
+	for (i = 0; i < p.n + 1; i++) {
+		const struct sample *s = i ? &p.s[i - 1] : NULL;
 		Perftools__Profiles__Sample *o = &smp[nsmp];
 		size_t ids0 = nids, lab0 = nlab, kn = 0;
-		uint32_t k;
+		uint32_t k, nl;
 		struct row *m;
 
-		perftools__profiles__sample__init(o);
-		o->location_id = &ids[nids];
-		o->n_location_id = s->nframes;
-		for (k = 0; k < s->nframes; k++) {
-			char key[1024];
+		if (s) {
+			perftools__profiles__sample__init(o);
+			o->location_id = &ids[nids];
+			o->n_location_id = s->nframes;
+		}
+		/* pass 0: the main binary's mapping, made first: pprof's main binary */
+		for (k = 0; s ? k < s->nframes : k < 1; k++) {
+			const struct frame *fr = s ? &s->frames[k] : NULL;
+			int32_t mi = s ? fr->map : mainm;
+			uint64_t mid = 0;
+			char key[1200];
 			struct row *r;
 
-			snprintf(key, sizeof(key), "%s\t%s", s->frames[k].sym, s->frames[k].dso);
-			r = row_get(&funcs, key);
-			if (!r)
-				goto out;
-			if (!r->seen) {		/* a new function, and its one location */
-				if (nfn == fcap) {
-					size_t c = fcap ? fcap * 2 : 256;
-					void *a = realloc(fn, c * sizeof(*fn)), *b, *d;
+			if (mi >= 0 || fr) {	/* its mapping */
+				struct pmap none = { .file = fr ? fr->dso : "", .bid_read = 1 };
+				struct pmap *pm = mi >= 0 ? &p.maps[mi] : &none;
 
-					if (a)
-						fn = a;
-					b = a ? realloc(loc, c * sizeof(*loc)) : NULL;
-					if (b)
-						loc = b;
-					d = b ? realloc(line, c * sizeof(*line)) : NULL;
-					if (!d)
-						goto out;
-					line = d;
-					fcap = c;
+				/* no MMAP (the kernel, JIT code, unknown): one by that name, so
+				 * that pprof makes up none without a file name */
+				if (mi < 0 && fr->kernel) {
+					none.addr = 0xffff800000000000ull;
+					none.len = ~none.addr;
 				}
-				perftools__profiles__function__init(&fn[nfn]);
-				perftools__profiles__location__init(&loc[nfn]);
-				perftools__profiles__line__init(&line[nfn]);
-				fn[nfn].id = loc[nfn].id = line[nfn].function_id = nfn + 1;
-				fn[nfn].name = fn[nfn].system_name = str_id(&st, s->frames[k].sym);
-				fn[nfn].filename = str_id(&st, s->frames[k].dso);
-				if (fn[nfn].name < 0 || fn[nfn].filename < 0)
+				snprintf(key, sizeof(key), "%s\t%" PRIx64 "\t%" PRIx64 "\t%" PRIx64,
+					 pm->file, pm->addr, pm->len, pm->pgoff);
+				if (!(r = row_get(&maps, key)))
 					goto out;
+				if (!r->seen) {
+					Perftools__Profiles__Mapping *mo;
+					char bid[41];
+
+					if (grow1((void **)&mp, nmp, &mcap, sizeof(*mp)) < 0)
+						goto out;
+					mo = &mp[nmp];
+					perftools__profiles__mapping__init(mo);
+					mo->id = nmp + 1;
+					mo->memory_start = pm->addr;
+					mo->memory_limit = pm->addr + pm->len;
+					mo->file_offset = pm->pgoff;
+					mo->filename = str_id(&st, pm->file);
+					if (!pm->bid_read) {
+						pm->bid_read = 1;
+						pm->build_id_size = elf_build_id(pm->file, pm->build_id,
+										 sizeof(pm->build_id));
+					}
+					mo->build_id = str_id(&st, hex(bid, pm->build_id,
+								       pm->build_id_size));
+					/* named here: pprof needs not (and does not try to) */
+					mo->has_functions = mo->has_filenames = 1;
+					mo->has_line_numbers = !!fr && fr->line;
+					if (mo->filename < 0 || mo->build_id < 0)
+						goto out;
+					r->seen = 1;
+					r->self = ++nmp;
+				}
+				mid = r->self;
+				if (fr && fr->line)
+					mp[mid - 1].has_line_numbers = 1;
+			}
+			if (!s)
+				break;
+			/* its location: the address in that mapping (or alone) */
+			snprintf(key, sizeof(key), "%" PRIu64 "\t%" PRIx64 "\t%s", mid, fr->addr,
+				 fr->map >= 0 ? "" : fr->sym);
+			if (!(r = row_get(&locs, key)))
+				goto out;
+			if (!r->seen) {
+				Perftools__Profiles__Location *lo;
+				Perftools__Profiles__Line *ln;
+				const char *src = fr->file ? fr->file : fr->dso;
+				struct row *fnr;
+
+				/* its function: by name and source file */
+				snprintf(key, sizeof(key), "%s\t%s", fr->sym, src);
+				if (!(fnr = row_get(&funcs, key)))
+					goto out;
+				if (!fnr->seen) {
+					Perftools__Profiles__Function *fo;
+					struct uevent_symbol sy = { .sz = sizeof(sy) };
+
+					if (grow1((void **)&fn, nfn, &fcap, sizeof(*fn)) < 0)
+						goto out;
+					fo = &fn[nfn];
+					perftools__profiles__function__init(fo);
+					fo->id = nfn + 1;
+					fo->name = str_id(&st, fr->sym);
+					fo->system_name = str_id(&st, fr->raw ? fr->raw : fr->sym);
+					fo->filename = str_id(&st, src);
+					if (fr->file && fr->sym_addr &&
+					    !uevent_symbolizer__lookup(p.sym, s->pid, fr->sym_addr, s->time,
+								       &sy) && sy.file &&
+					    !strcmp(sy.file, fr->file))
+						fo->start_line = sy.line;
+					if (fo->name < 0 || fo->system_name < 0 || fo->filename < 0)
+						goto out;
+					fnr->seen = 1;
+					fnr->self = ++nfn;
+				}
+				if (grow1((void **)&loc, nloc, &lcap, sizeof(*loc)) < 0 ||
+				    grow1((void **)&line, nloc, &lncap, sizeof(*line)) < 0)
+					goto out;
+				lo = &loc[nloc];
+				ln = &line[nloc];
+				perftools__profiles__location__init(lo);
+				perftools__profiles__line__init(ln);
+				lo->id = nloc + 1;
+				lo->mapping_id = mid;
+				lo->address = fr->addr;
+				ln->function_id = fnr->self;
+				ln->line = fr->line;
 				r->seen = 1;
-				r->self = ++nfn;
+				r->self = ++nloc;
 			}
 			ids[nids++] = r->self;
 		}
+		if (!s)
+			continue;
 		o->n_value = 2;
 		o->label = &labp[nlab];
-		for (k = 0; k <= s->nranges; k++) {
+		nl = s->nranges + 1 + (s->has_ctx ? 2 : 0);
+		for (k = 0; k < nl; k++) {
 			Perftools__Profiles__Label *l = &lab[nlab];
+			char h[33];
 
 			perftools__profiles__label__init(l);
-			l->key = str_id(&st, k < s->nranges ? "range" : "thread");
-			l->str = str_id(&st, k < s->nranges ? s->ranges[k] : s->comm);
+			if (k < s->nranges) {
+				l->key = str_id(&st, "range");
+				l->str = str_id(&st, s->ranges[k]);
+			} else if (k == s->nranges) {
+				l->key = str_id(&st, "thread");
+				l->str = str_id(&st, s->comm);
+			} else if (k == s->nranges + 1) {	/* OpenTelemetry's names */
+				l->key = str_id(&st, "trace_id");
+				l->str = str_id(&st, hex(h, s->trace_id, 16));
+			} else {
+				l->key = str_id(&st, "span_id");
+				l->str = str_id(&st, hex(h, s->span_id, 8));
+			}
 			if (l->key < 0 || l->str < 0)
 				goto out;
 			labp[nlab++] = l;
 		}
-		o->n_label = s->nranges + 1;
+		o->n_label = nl;
 		/* the stack's location ids and the labels' strings: a sample that has
 		 * the same as one before adds to its values */
-		for (k = 0; k < s->nframes + 2 * (s->nranges + 1); k++) {
+		for (k = 0; k < s->nframes + 2 * nl; k++) {
 			if (skeycap - kn < 24) {
 				char *a = realloc(skey, skeycap = skeycap ? 2 * skeycap : 1024);
 
@@ -1343,7 +1856,7 @@ int cli_export_pprof(const char *out, const char *in, const char *debug_dir)
 					       : (k - s->nframes) % 2 ? lab[lab0 + (k - s->nframes) / 2].str
 					       : lab[lab0 + (k - s->nframes) / 2].key);
 		}
-		if (!(m = row_get(&stacks, skey)))
+		if (!skey || !(m = row_get(&stacks, skey)))
 			goto out;
 		if (m->seen) {
 			vals[2 * (m->self - 1)] += 1;
@@ -1361,12 +1874,16 @@ int cli_export_pprof(const char *out, const char *in, const char *debug_dir)
 	}
 	/* pointers into the arrays only now: they moved while they grew */
 	fnp = calloc(nfn + 1, sizeof(*fnp));
-	locp = calloc(nfn + 1, sizeof(*locp));
-	linep = calloc(nfn + 1, sizeof(*linep));
-	if (!fnp || !locp || !linep)
+	locp = calloc(nloc + 1, sizeof(*locp));
+	linep = calloc(nloc + 1, sizeof(*linep));
+	mpp = calloc(nmp + 1, sizeof(*mpp));
+	if (!fnp || !locp || !linep || !mpp)
 		goto out;
-	for (i = 0; i < nfn; i++) {
+	for (i = 0; i < nfn; i++)
 		fnp[i] = &fn[i];
+	for (i = 0; i < nmp; i++)
+		mpp[i] = &mp[i];
+	for (i = 0; i < nloc; i++) {
 		locp[i] = &loc[i];
 		linep[i] = &line[i];
 		loc[i].n_line = 1;
@@ -1374,9 +1891,12 @@ int cli_export_pprof(const char *out, const char *in, const char *debug_dir)
 	}
 	prof.n_sample = nsmp;
 	prof.sample = smpp;
-	prof.n_function = prof.n_location = nfn;
+	prof.n_function = nfn;
 	prof.function = fnp;
+	prof.n_location = nloc;
 	prof.location = locp;
+	prof.n_mapping = nmp;
+	prof.mapping = mpp;
 	prof.n_string_table = st.n;
 	prof.string_table = st.v;
 	buf = malloc(perftools__profiles__profile__get_packed_size(&prof) + 1);
@@ -1394,8 +1914,8 @@ int cli_export_pprof(const char *out, const char *in, const char *debug_dir)
 		ret = 1;
 		goto out;
 	}
-	fprintf(stderr, "%zu samples (%zu stacks), %zu functions written to %s\n", p.n, nsmp,
-		nfn, out);
+	fprintf(stderr, "%zu samples (%zu stacks), %zu functions at %zu locations in %zu "
+		"mappings written to %s\n", p.n, nsmp, nfn, nloc, nmp, out);
 	ret = 0;
 out:
 	if (ret < 0)
@@ -1404,6 +1924,10 @@ out:
 		free(st.t.v[i].key);
 	for (i = 0; i < funcs.cap; i++)
 		free(funcs.v[i].key);
+	for (i = 0; i < locs.cap; i++)
+		free(locs.v[i].key);
+	for (i = 0; i < maps.cap; i++)
+		free(maps.v[i].key);
 	for (i = 0; i < stacks.cap; i++)
 		free(stacks.v[i].key);
 	free(stacks.v);
@@ -1411,12 +1935,16 @@ out:
 	free(st.t.v);
 	free(st.v);
 	free(funcs.v);
+	free(locs.v);
+	free(maps.v);
 	free(fn);
 	free(fnp);
 	free(loc);
 	free(locp);
 	free(line);
 	free(linep);
+	free(mp);
+	free(mpp);
 	free(smp);
 	free(smpp);
 	free(ids);

@@ -45,9 +45,11 @@ static const struct command {
 	{ "report", cli_cmd_report,
 	  "  report [OPTIONS] FILE          a perf.data's samples by symbol, as perf report\n"
 	  "                                 --stdio, and the samples under each uevent range\n"
-	  "      -s, --sort KEYS            comm,pid,dso,sym (default comm,dso,sym)\n"
+	  "      -s, --sort KEYS            comm,pid,trace,span,dso,sym (default comm,dso,sym);\n"
+	  "                                 trace, span: the sampled thread's OpenTelemetry ids\n"
 	  "      -c, --children             with callchains: time in each symbol's callees\n"
 	  "      -r, --range NAME           only samples inside uevent range NAME\n"
+	  "      -t, --trace ID             only samples in that trace (its first hex digits)\n"
 	  "      -d, --debug-dir DIR        also look in DIR for separate debug files\n"
 	  CLI_FILTER_USAGE
 	  "          --no-demangle          C++ and Rust names as the binary has them (default:\n"

@@ -21,6 +21,12 @@ ok(m.name == "Lua:hot loop.lua:3" and m.source == "perf_map", "perf map line, sp
 local n = s:lookup(4243, 0x1000, 5)
 ok(n.name == nil and n.dso == nil and n.source == "none", "nothing names it: name nil")
 ok(s:comm(1, 5) == nil, "comm of an unknown thread: nil")
+write(tmp .. "/perf-4244.map", "7f0000100000 40 _ZN2at8internal15invoke_parallelEl\n")
+local c = s:lookup(4244, 0x7f0000100008ULL)
+local raw = assert(symbolize.new{ perf_map_dir = tmp, demangle = false }):lookup(4244, 0x7f0000100008ULL)
+ok(c.name == "at::internal::invoke_parallel(long)" and
+   raw.name == "_ZN2at8internal15invoke_parallelEl",
+   "C++ names demangled, raw with demangle = false (" .. tostring(c.name) .. ")")
 local r, err, code = s:feed_file(tmp .. "/missing.data")
 ok(r == nil and code == -2 and err:find("missing.data", 1, true), "feed_file of a missing file: nil, err, -ENOENT")
 local r2, _, code2 = symbolize.new{ debug_dir = 42 }

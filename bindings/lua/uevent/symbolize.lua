@@ -8,6 +8,7 @@
 -- JIT code announced in the stream is named as it was at the time asked. Errors are
 -- nil, message, -errno; an address nothing names gives a table whose name is nil.
 local ffi = require "ffi"
+local bit = require "bit"
 local uevent = require "uevent"
 local lib, fail = uevent.lib, uevent._fail
 
@@ -22,12 +23,14 @@ local function cstr(p) return p ~= nil and ffi.string(p) or nil end
 local Symbolizer = {}
 Symbolizer.__index = Symbolizer
 
--- opts: debug_dir, kallsyms, perf_map_dir, root (strings), lines (default true).
+-- opts: debug_dir, kallsyms, perf_map_dir, root (strings), lines (default true),
+-- demangle (default true: C++ and Rust names as perf prints them; false: raw).
 function M.new(opts)
   opts = opts or {}
   local o = ffi.new("struct uevent_symbolizer_opts")
   o.sz = ffi.sizeof(o)
-  o.flags = opts.lines == false and lib.UEVENT_SYMBOLIZER_NO_LINES or 0
+  o.flags = bit.bor(opts.lines == false and lib.UEVENT_SYMBOLIZER_NO_LINES or 0,
+                    opts.demangle == false and lib.UEVENT_SYMBOLIZER_NO_DEMANGLE or 0)
   for _, k in ipairs { "debug_dir", "kallsyms", "perf_map_dir", "root" } do
     if opts[k] ~= nil then
       if type(opts[k]) ~= "string" then return fail(EINVAL, "symbolizer: " .. k .. " must be a string") end

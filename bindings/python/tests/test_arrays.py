@@ -21,7 +21,7 @@ burn = os.path.join(top_builddir, "t", ".libs", "burn")
 tmp = tempfile.mkdtemp(prefix="uevent-py-arrays-")
 GOLDEN = ["perf_records.le.perf.data", "perf_records.be.perf.data", "usdt.perf.data",
           "usdt.pipe.perf.data", "clock.perf.data"]
-N_NUMPY = 14
+N_NUMPY = 15
 
 try:
     import numpy  # noqa: F401
@@ -178,6 +178,27 @@ else:
        len(sizes) >= 4 and bad is not None and all(names[e].startswith("libuevent:emit") for e in evs),
        f"Session.read_batch(16) until the program exits (spawned after NumPy mapped its "
        f"libraries): {len(marks)} of 50 marks in {len(sizes)} batches, read_batch(0) refused")
+# the OpenTelemetry context of each sample's thread: t/context-data.py's capture (known
+# spans; cleared and half-written records have none), its ids as big-endian numbers
+ctx = os.path.join(tmp, "ctx.data")
+subprocess.run([sys.executable, os.path.join(top_srcdir, "t", "context-data.py"), ctx], check=True)
+A, A1, A2, B, B1 = subprocess.run([sys.executable, os.path.join(top_srcdir, "t", "context-data.py"),
+                                   "-", "--ids"], check=True, stdout=subprocess.PIPE,
+                                  text=True).stdout.split()
+a = uevent.read_arrays(ctx)
+got = {}
+for r in a.samples:
+    hi, lo, sp = int(r["context_trace_hi"]), int(r["context_trace_lo"]), int(r["context_span"])
+    k = ("%016x%016x" % (hi, lo), "%016x" % sp) if hi or lo else None
+    got[k] = got.get(k, 0) + 1
+with uevent.PerfData(ctx) as f:
+    same = all(bytes(x.context_trace_id).hex() == "%016x%016x" % (int(r["context_trace_hi"]),
+                                                                 int(r["context_trace_lo"]))
+               for x, r in zip((x for x in f if isinstance(x, uevent.Sample)), a.samples)
+               if x.context_err == 0)
+ok(got == {(A, A1): 40, (A, A2): 20, (B, B1): 30, None: 10} and same and
+   a.samples["context_span"].dtype == numpy.uint64,
+   f"read_arrays: context_trace_hi/lo and context_span columns, spans as written: {got}")
 zero = os.path.join(tmp, "zero.data")
 open(zero, "wb").close()
 e1 = raises(uevent.Error, uevent.read_arrays, zero)

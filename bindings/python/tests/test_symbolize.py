@@ -23,7 +23,9 @@ try:
     with open(ks, "w") as f:
         f.write("ffffffff81000000 T _stext\nffffffff81000100 T kfunc\n")
     with open(os.path.join(tmp, "perf-777.map"), "w") as f:
-        f.write("7f0000100000 40 lua:hot\n")
+        f.write("7f0000100000 40 lua:hot\n"
+                "7f0000200000 40 _ZN2at8internal15invoke_parallelEl\n"
+                "7f0000300000 40 _RNvNtCs1234_7mycrate5inner3foo\n")
     with Symbolizer(kallsyms=ks, perf_map_dir=tmp) as s:
         k = s.lookup(1, 0xffffffff81000104)
         ok(isinstance(k, Symbol) and k.name == "kfunc" and k.offset == 4 and
@@ -33,6 +35,18 @@ try:
         n = s.lookup(778, 0x1234, 5)
         ok(n.name is None and n.dso is None and n.source == "none", "nothing: name None")
         ok(s.comm(5) is None, "comm of an unknown thread: None")
+        c, r = s.lookup(777, 0x7f0000200008), s.lookup(777, 0x7f0000300008)
+        ok(c.name == "at::internal::invoke_parallel(long)",
+           f"a C++ name demangled, as perf prints it: {c.name}")
+        if "define HAVE_LIBIBERTY 1" in open(os.path.join(top_builddir, "config.h")).read():
+            ok(r.name == "mycrate::inner::foo", f"a Rust v0 name demangled: {r.name}")
+        else:
+            skip(1, "built without libiberty (Debian: libiberty-dev): Rust v0 names stay raw")
+    with Symbolizer(kallsyms=ks, perf_map_dir=tmp, demangle=False) as s:
+        c, r = s.lookup(777, 0x7f0000200008), s.lookup(777, 0x7f0000300008)
+        ok(c.name == "_ZN2at8internal15invoke_parallelEl" and
+           r.name == "_RNvNtCs1234_7mycrate5inner3foo",
+           f"demangle=False: the names as the binary has them: {c.name}, {r.name}")
         e = raises(TypeError, s.feed_from, object())
         ok(e is not None, "feed_from wants a reader")
     ok(raises(ValueError, s.lookup, 1, 1) is not None, "a closed Symbolizer raises ValueError")

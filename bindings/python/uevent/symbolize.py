@@ -49,17 +49,20 @@ class Symbolizer:
     """An uevent_symbolizer (see uevent.h). Not thread-safe; free it with close().
 
     proc_maps=True: the processes are alive (a live Session): what they mapped before
-    the session began is read from /proc/PID/maps.
+    the session began is read from /proc/PID/maps. C++ and Rust names come demangled as
+    perf prints them; demangle=False: as the binary has them.
     """
 
     def __init__(self, debug_dir: Optional[Path] = None, kallsyms: Optional[Path] = None,
                  perf_map_dir: Optional[Path] = None, root: Optional[Path] = None,
-                 lines: bool = True, byte_order: int = 0, proc_maps: bool = False) -> None:
+                 lines: bool = True, byte_order: int = 0, proc_maps: bool = False,
+                 demangle: bool = True) -> None:
         self._s: Any = None
         o = _ffi.new("struct uevent_symbolizer_opts *")
         o.sz = _ffi.sizeof(o[0])
         o.flags = ((0 if lines else _lib.UEVENT_SYMBOLIZER_NO_LINES)
-                   | (_lib.UEVENT_SYMBOLIZER_PROC_MAPS if proc_maps else 0))
+                   | (_lib.UEVENT_SYMBOLIZER_PROC_MAPS if proc_maps else 0)
+                   | (0 if demangle else _lib.UEVENT_SYMBOLIZER_NO_DEMANGLE))
         o.byte_order = byte_order
         keep = []   # alive through the call (the library copies the paths)
         for name, v in (("debug_dir", debug_dir), ("kallsyms", kallsyms),

@@ -5677,12 +5677,15 @@ pub struct uevent_sample_batch {
     pub chain: *mut u64,
     pub chain_cap: size_t,
     pub chain_n: size_t,
+    pub context_trace_hi: *mut u64,
+    pub context_trace_lo: *mut u64,
+    pub context_span: *mut u64,
 }
 #[test]
 fn bindgen_test_layout_uevent_sample_batch() {
     assert_eq!(
         ::std::mem::size_of::<uevent_sample_batch>(),
-        128usize,
+        152usize,
         concat!("Size of: ", stringify!(uevent_sample_batch))
     );
     assert_eq!(
@@ -5962,6 +5965,57 @@ fn bindgen_test_layout_uevent_sample_batch() {
         );
     }
     test_field_chain_n();
+    fn test_field_context_trace_hi() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_sample_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).context_trace_hi) as usize - ptr as usize
+            },
+            128usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_sample_batch),
+                "::",
+                stringify!(context_trace_hi)
+            )
+        );
+    }
+    test_field_context_trace_hi();
+    fn test_field_context_trace_lo() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_sample_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).context_trace_lo) as usize - ptr as usize
+            },
+            136usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_sample_batch),
+                "::",
+                stringify!(context_trace_lo)
+            )
+        );
+    }
+    test_field_context_trace_lo();
+    fn test_field_context_span() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_sample_batch>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).context_span) as usize - ptr as usize
+            },
+            144usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_sample_batch),
+                "::",
+                stringify!(context_span)
+            )
+        );
+    }
+    test_field_context_span();
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -6449,6 +6503,7 @@ pub const UEVENT_SYMBOLIZER_NO_KERNEL: uevent_symbolizer_flags = 2;
 pub const UEVENT_SYMBOLIZER_NO_PERF_MAP: uevent_symbolizer_flags = 4;
 pub const UEVENT_SYMBOLIZER_NO_JITDUMP: uevent_symbolizer_flags = 8;
 pub const UEVENT_SYMBOLIZER_PROC_MAPS: uevent_symbolizer_flags = 16;
+pub const UEVENT_SYMBOLIZER_NO_DEMANGLE: uevent_symbolizer_flags = 32;
 pub type uevent_symbolizer_flags = ::std::os::raw::c_uint;
 pub const UEVENT_SYM_NONE: uevent_symbol_source = 0;
 pub const UEVENT_SYM_ELF: uevent_symbol_source = 1;

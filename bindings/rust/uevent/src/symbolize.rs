@@ -33,6 +33,9 @@ pub struct SymbolizerOpts {
     pub root: Option<PathBuf>,
     /// Do not read DWARF line tables.
     pub no_lines: bool,
+    /// C++ and Rust names as the binary has them (default: demangled, as perf prints
+    /// them; Rust v0 too where libuevent was built with libiberty).
+    pub no_demangle: bool,
 }
 
 /// Where a name came from (`enum uevent_symbol_source`).
@@ -93,7 +96,8 @@ impl Symbolizer {
         let (d, k, m, r) = (c_path(&opts.debug_dir)?, c_path(&opts.kallsyms)?, c_path(&opts.perf_map_dir)?, c_path(&opts.root)?);
         let o = sys::uevent_symbolizer_opts {
             sz: std::mem::size_of::<sys::uevent_symbolizer_opts>() as _,
-            flags: if opts.no_lines { sys::UEVENT_SYMBOLIZER_NO_LINES } else { 0 },
+            flags: (if opts.no_lines { sys::UEVENT_SYMBOLIZER_NO_LINES } else { 0 })
+                | (if opts.no_demangle { sys::UEVENT_SYMBOLIZER_NO_DEMANGLE } else { 0 }),
             byte_order: 0,
             debug_dir: ptr(&d),
             kallsyms: ptr(&k),

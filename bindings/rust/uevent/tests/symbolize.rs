@@ -34,6 +34,19 @@ fn kernel_and_perf_map() {
 }
 
 #[test]
+fn demangled_unless_asked() {
+    let d = tmpdir("dm");
+    fs::write(d.join("perf-4244.map"), "7f0000100000 40 _ZN2at8internal15invoke_parallelEl\n").unwrap();
+    let opts = SymbolizerOpts { perf_map_dir: Some(d.clone()), ..Default::default() };
+    let c = Symbolizer::new(&opts).unwrap().lookup(4244, 0x7f00_0010_0004, u64::MAX).unwrap();
+    assert_eq!(c.name.as_deref(), Some("at::internal::invoke_parallel(long)"));
+    let raw = SymbolizerOpts { no_demangle: true, ..opts };
+    let r = Symbolizer::new(&raw).unwrap().lookup(4244, 0x7f00_0010_0004, u64::MAX).unwrap();
+    assert_eq!(r.name.as_deref(), Some("_ZN2at8internal15invoke_parallelEl"));
+    fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
 fn errors() {
     let mut s = Symbolizer::new(&SymbolizerOpts::default()).unwrap();
     let e = s.feed_file("/nonexistent/perf.data").unwrap_err();

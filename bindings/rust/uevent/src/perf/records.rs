@@ -908,6 +908,9 @@ pub struct SampleColumns {
     pub chain_len: Vec<u32>,
     /// Every row's callchain, back to back.
     pub chains: Vec<u64>,
+    pub context_trace_hi: Vec<u64>,
+    pub context_trace_lo: Vec<u64>,
+    pub context_span: Vec<u64>,
 }
 
 /// Uevents as columns: row `i` is uevent `i`; its payload is
@@ -934,7 +937,7 @@ pub struct UeventColumns {
 /// each batch struct (batch.rs's `columns!`).
 macro_rules! batch_columns {
     ($m:ident) => {
-        $m!(SampleColumns, uevent_sample_batch, [time: time, pid: pid, tid: tid, cpu: cpu, event_index: event_index, ip: ip, period: period, chain_len: chain_len], chain_off, chains: chain, chain_cap, chain_n);
+        $m!(SampleColumns, uevent_sample_batch, [time: time, pid: pid, tid: tid, cpu: cpu, event_index: event_index, ip: ip, period: period, chain_len: chain_len, context_trace_hi: context_trace_hi, context_trace_lo: context_trace_lo, context_span: context_span], chain_off, chains: chain, chain_cap, chain_n);
         $m!(UeventColumns, uevent_record_batch, [time: time, pid: pid, tid: tid, cpu: cpu, event_index: event_index, ty: type_, flags: flags, transport: transport, data_len: data_len], data_off, data: data, data_cap, data_n);
     };
 }
