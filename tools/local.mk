@@ -2,6 +2,7 @@
 bin_PROGRAMS += tools/uevent
 tools_uevent_SOURCES = %reldir%/uevent.c %reldir%/uevent-json.h %reldir%/cli.h %reldir%/cli.c \
 	%reldir%/probe.c %reldir%/emit.c %reldir%/dump.c %reldir%/export.c %reldir%/record.c %reldir%/report.c \
+	%reldir%/profile.c %reldir%/profile.h %reldir%/export-profile.c \
 	%reldir%/jit-clean.c %reldir%/jit-clean.h %reldir%/inject-env.c %reldir%/inject-env.h \
 	%reldir%/probe-lib.c
 tools_uevent_LDADD = libuevent/libuevent.la

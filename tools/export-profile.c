@@ -1,0 +1,672 @@
+/* export-profile.c - `uevent export --folded`, `--chrome` and `--pprof` of a
+ * perf.data's samples as profile.c reads them. */
+#include "config.h"
+
+#include <errno.h>
+#include <dlfcn.h>
+#include <getopt.h>
+#include <signal.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+#include <linux/perf_uevent.h>
+
+#include "profile.h"
+
+/* ---- export --folded ---------------------------------------------------------- */
+
+/*
+ * Brendan Gregg's folded stacks (flamegraph.pl, speedscope, inferno): one line per
+ * distinct stack, "comm;outer;...;leaf COUNT", frames named as report names them.
+ * ranges: the uevent ranges open on the thread as frames between comm and the stack.
+ */
+int cli_export_folded(const char *out, const char *in, int ranges, const char *debug_dir)
+{
+	UEVENT_SYMBOLIZER_OPTS(so, .debug_dir = debug_dir, .flags = UEVENT_SYMBOLIZER_NO_LINES);
+	struct table t = { NULL, 0, 0 };
+	struct profile p;
+	size_t i, n = 0, cap = 0;
+	char *line = NULL;
+	int created = 0, ret = 0;
+	FILE *f;
+
+	if (prof_profile_read(&p, "export", in, &so))
+		return 1;
+	if (prof_no_samples(&p, "export")) {
+		prof_profile_free(&p);
+		return 1;
+	}
+	for (i = 0; i < p.n && ret == 0; i++) {
+		const struct sample *s = &p.s[i];
+		struct row *r;
+		uint32_t k;
+
+		n = 0;
+#define PUT(str) do {								\
+		size_t l_ = strlen(str);					\
+		if (n + l_ + 2 > cap) {						\
+			char *nl_ = realloc(line, cap = (n + l_ + 2) * 2);	\
+			if (!nl_) { ret = -ENOMEM; break; }			\
+			line = nl_;						\
+		}								\
+		memcpy(line + n, str, l_);					\
+		n += l_;							\
+		line[n++] = ';';						\
+		line[n] = 0;							\
+	} while (0)
+		PUT(s->comm);
+		for (k = 0; ranges && k < s->nranges && !ret; k++) {
+			char rn[300];
+
+			snprintf(rn, sizeof(rn), "[%s]", s->ranges[k]);
+			PUT(rn);
+		}
+		for (k = s->nframes; k-- > 0 && !ret;)
+			PUT(s->frames[k].sym);
+#undef PUT
+		if (ret)
+			break;
+		line[n - 1] = 0;
+		r = prof_row_get(&t, line);
+		if (!r)
+			ret = -ENOMEM;
+		else
+			r->self++;
+	}
+	free(line);
+	if (ret < 0) {
+		fprintf(stderr, "%s export: %s\n", cli_prog, strerror(-ret));
+		prof_profile_free(&p);
+		return 1;
+	}
+	f = cli_open_output_file("export", out, &created);
+	if (!f) {
+		prof_profile_free(&p);
+		return 1;
+	}
+	n = 0;
+	for (i = 0; i < t.cap; i++)
+		if (t.v[i].key)
+			t.v[n++] = t.v[i];
+	if (n > 1)	/* t.v is NULL with no samples: not for qsort */
+		qsort(t.v, n, sizeof(*t.v), prof_row_cmp_self);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%s %" PRIu64 "\n", t.v[i].key, t.v[i].self);
+		free(t.v[i].key);
+	}
+	free(t.v);
+	if (f != stdout && fclose(f) != 0) {
+		fprintf(stderr, "%s export: %s: %s\n", cli_prog, out, strerror(errno));
+		prof_profile_free(&p);
+		return 1;
+	}
+	fprintf(stderr, "%zu stacks of %zu samples written to %s\n", n, p.n, out);
+	prof_profile_free(&p);
+	return 0;
+}
+
+/* ---- export --chrome: thread names and CPU samples ---------------------------- */
+
+/* The stack frames the samples written refer to ("sf"), a tree: "parent\tname" -> id. */
+static struct table chrome_frames;
+static size_t chrome_nframes;
+
+/*
+ * Writes, after the uevents of a perf.data (first: none were written), each CPU sample
+ * as an instant event named by its leaf, its stack in "sf" (export names the threads
+ * itself). Returns the events written, or -1 after saying why.
+ */
+long cli_chrome_extras(FILE *f, const char *in, int first)
+{
+	UEVENT_SYMBOLIZER_OPTS(so, .flags = UEVENT_SYMBOLIZER_NO_LINES);
+	struct profile p;
+	long n = 0;
+	size_t i;
+
+	if (!strcmp(in, "-") && lseek(0, 0, SEEK_SET) != 0)
+		return 0;	/* standard input not rewindable: the uevents only */
+	if (prof_profile_read(&p, "export", in, &so))
+		return -1;
+	for (i = 0; i < p.n; i++) {
+		const struct sample *s = &p.s[i];
+		size_t parent = 0;
+		uint32_t k;
+
+		for (k = s->nframes; k-- > 0;) {	/* root first */
+			char key[1024];
+			struct row *r;
+
+			snprintf(key, sizeof(key), "%zu\t%s", parent, s->frames[k].sym);
+			r = prof_row_get(&chrome_frames, key);
+			if (!r)
+				break;
+			if (!r->seen) {
+				r->seen = 1;
+				r->self = ++chrome_nframes;
+				r->children = parent;
+			}
+			parent = r->self;
+		}
+		fprintf(f, "%s\n{\"ph\": \"i\", \"s\": \"t\", \"ts\": %.3f, \"pid\": %u, "
+			"\"tid\": %u, \"cat\": \"sample\", \"name\": ", first ? "" : ",",
+			(double)s->time / 1000.0, s->pid, s->tid);
+		cli_json_str(f, s->nframes ? s->frames[0].sym : "[unknown]", SIZE_MAX);
+		if (parent)
+			fprintf(f, ", \"sf\": \"%zu\"", parent);
+		fprintf(f, ", \"args\": {\"period_ns\": %" PRIu64, s->period);
+		if (s->has_ctx) {	/* OpenTelemetry's names, as the pprof labels */
+			char h[33];
+
+			fprintf(f, ", \"trace_id\": \"%s\"", prof_hex(h, s->trace_id, 16));
+			fprintf(f, ", \"span_id\": \"%s\"", prof_hex(h, s->span_id, 8));
+		}
+		fprintf(f, "}}");
+		first = 0;
+		n++;
+	}
+	prof_profile_free(&p);
+	return n;
+}
+
+/* The "stackFrames" member (after traceEvents' closing bracket). */
+void cli_chrome_frames(FILE *f)
+{
+	size_t i;
+	int first = 1;
+
+	fprintf(f, ", \"stackFrames\": {");
+	for (i = 0; i < chrome_frames.cap; i++) {
+		struct row *r = &chrome_frames.v[i];
+		char *name;
+
+		if (!r->key)
+			continue;
+		name = strchr(r->key, '\t');
+		fprintf(f, "%s\n\"%" PRIu64 "\": {\"name\": ", first ? "" : ",", r->self);
+		cli_json_str(f, name ? name + 1 : r->key, SIZE_MAX);
+		if (r->children)
+			fprintf(f, ", \"parent\": \"%" PRIu64 "\"", r->children);
+		fprintf(f, "}");
+		first = 0;
+		free(r->key);
+	}
+	fprintf(f, "}");
+	free(chrome_frames.v);
+	memset(&chrome_frames, 0, sizeof(chrome_frames));
+}
+
+/* ---- export --pprof ----------------------------------------------------------- */
+
+#ifdef HAVE_PROTOBUF_C
+#include <protobuf-c/protobuf-c.h>
+
+#include "profile.pb-c.h"
+
+/* pprof's string table: index 0 is "" */
+struct strtab {
+	struct table	t;
+	char		**v;
+	size_t		n, cap;
+};
+
+static int64_t str_id(struct strtab *st, const char *s)
+{
+	struct row *r = prof_row_get(&st->t, s);
+
+	if (!r)
+		return -1;
+	if (!r->seen) {
+		if (st->n == st->cap) {
+			char **v = realloc(st->v, (st->cap = st->cap ? st->cap * 2 : 64) *
+					   sizeof(*v));
+
+			if (!v)
+				return -1;
+			st->v = v;
+		}
+		r->seen = 1;
+		r->self = st->n;
+		st->v[st->n++] = r->key;	/* the table's copy, freed with it */
+	}
+	return (int64_t)r->self;
+}
+
+/* Grows *v (n used, *cap elements of el bytes) to hold one more; -ENOMEM. */
+static int grow1(void **v, size_t n, size_t *cap, size_t el)
+{
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	nv = realloc(*v, (*cap ? *cap * 2 : 256) * el);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = *cap ? *cap * 2 : 256;
+	return 0;
+}
+
+/* The GNU build-id note of an ELF file (as `file` and perf print it), or 0 bytes. */
+static uint32_t elf_build_id(const char *path, uint8_t *out, size_t cap)
+{
+	unsigned char eh[64], ph[56], note[1024];
+	uint32_t got = 0;
+	uint16_t i, phnum, phentsize;
+	uint64_t phoff;
+	FILE *f;
+
+	if (path[0] != '/' || !(f = fopen(path, "rb")))
+		return 0;
+	/* 64-bit little-endian ELF: what this CLI runs on and samples */
+	if (fread(eh, 1, sizeof(eh), f) != sizeof(eh) || memcmp(eh, "\177ELF\2\1", 6))
+		goto out;
+	memcpy(&phoff, eh + 32, 8);
+	memcpy(&phentsize, eh + 54, 2);
+	memcpy(&phnum, eh + 56, 2);
+	for (i = 0; i < phnum && phentsize >= sizeof(ph) && !got; i++) {
+		uint32_t type;
+		uint64_t off, size, k = 0;
+
+		if (fseeko(f, (off_t)(phoff + (uint64_t)i * phentsize), SEEK_SET) ||
+		    fread(ph, 1, sizeof(ph), f) != sizeof(ph))
+			break;
+		memcpy(&type, ph, 4);
+		memcpy(&off, ph + 8, 8);
+		memcpy(&size, ph + 32, 8);
+		if (type != 4 /* PT_NOTE */ || size > sizeof(note) ||
+		    fseeko(f, (off_t)off, SEEK_SET) || fread(note, 1, size, f) != size)
+			continue;
+		while (k + 12 <= size) {
+			uint32_t nsz, dsz, nt;
+
+			memcpy(&nsz, note + k, 4);
+			memcpy(&dsz, note + k + 4, 4);
+			memcpy(&nt, note + k + 8, 4);
+			k += 12;
+			if (nsz > size || dsz > size || k + ((nsz + 3) & ~3u) + dsz > size)
+				break;
+			if (nt == 3 /* NT_GNU_BUILD_ID */ && nsz == 4 && !memcmp(note + k, "GNU", 4) &&
+			    dsz <= cap) {
+				memcpy(out, note + k + 4, dsz);
+				got = dsz;
+				break;
+			}
+			k += ((nsz + 3) & ~3u) + ((dsz + 3) & ~3u);
+		}
+	}
+out:
+	fclose(f);
+	return got;
+}
+
+/* The mapping the profile's main binary is in: the first executable mapping of a file
+ * of the process with the most samples (an exec maps its program first, perf's
+ * synthesized maps are sorted by address), or -1. */
+static int32_t main_map(const struct profile *p)
+{
+	size_t i, k, best = 0, bn = 0;
+
+	for (i = 0; i < p->n; i++) {
+		size_t c = 0;
+
+		if (i && p->s[i].pid == p->s[i - 1].pid)
+			continue;
+		for (k = i; k < p->n && c < 4096; k++)	/* a sample of its run: enough */
+			c += p->s[k].pid == p->s[i].pid;
+		if (c > bn) {
+			bn = c;
+			best = i;
+		}
+	}
+	for (i = 0; bn && i < p->nmaps; i++)
+		if (p->maps[i].pid == p->s[best].pid && p->maps[i].file[0] == '/')
+			return (int32_t)i;
+	return -1;
+}
+
+/*
+ * pprof's profile.proto, as pprof's own tools write it: a sample for each stack (leaf
+ * first) and set of labels, values samples/count and cpu/nanoseconds summed over the
+ * samples that share them; labels "range" (each uevent range open on the thread, outer
+ * first), "thread" (its command name) and, where the sampled thread was in an
+ * OpenTelemetry context, "trace_id" and "span_id" (W3C prof_hex). Mappings name the files,
+ * their build ids and address ranges (the main binary first); a location is an address
+ * in one, its line the symbolizer's function, source file and line (DWARF), so that
+ * pprof -list shows the source and -lines the lines without the binaries.
+ */
+int cli_export_pprof(const char *out, const char *in, const char *debug_dir)
+{
+	UEVENT_SYMBOLIZER_OPTS(so, .debug_dir = debug_dir);
+	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
+	Perftools__Profiles__ValueType vt[2] = { PERFTOOLS__PROFILES__VALUE_TYPE__INIT,
+						 PERFTOOLS__PROFILES__VALUE_TYPE__INIT };
+	Perftools__Profiles__ValueType pt = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+	Perftools__Profiles__ValueType *vtp[2] = { &vt[0], &vt[1] };
+	struct strtab st = { { NULL, 0, 0 }, NULL, 0, 0 };
+	struct table funcs = { NULL, 0, 0 }, locs = { NULL, 0, 0 }, maps = { NULL, 0, 0 };
+	struct table stacks = { NULL, 0, 0 };
+	char *skey = NULL;
+	size_t skeycap = 0, nsmp = 0;
+	Perftools__Profiles__Function *fn = NULL, **fnp = NULL;
+	Perftools__Profiles__Location *loc = NULL, **locp = NULL;
+	Perftools__Profiles__Line *line = NULL, **linep = NULL;
+	Perftools__Profiles__Mapping *mp = NULL, **mpp = NULL;
+	Perftools__Profiles__Sample *smp = NULL, **smpp = NULL;
+	Perftools__Profiles__Label *lab = NULL, **labp = NULL;
+	uint64_t *ids = NULL;
+	int64_t *vals = NULL;
+	size_t i, nfn = 0, nloc = 0, nmp = 0, nids = 0, nlab = 0, fcap = 0, lcap = 0, lncap = 0;
+	size_t mcap = 0;
+	uint8_t *buf = NULL;
+	struct profile p;
+	int created = 0, ret = -ENOMEM;
+	int32_t mainm;
+	FILE *f = NULL;
+
+	if (prof_profile_read(&p, "export", in, &so))
+		return 1;
+	if (prof_no_samples(&p, "export")) {
+		prof_profile_free(&p);
+		return 1;
+	}
+	for (i = 0; i < p.n; i++) {
+		nids += p.s[i].nframes;
+		nlab += p.s[i].nranges + 3;
+	}
+	smp = calloc(p.n + 1, sizeof(*smp));
+	smpp = calloc(p.n + 1, sizeof(*smpp));
+	ids = calloc(nids + 1, sizeof(*ids));
+	vals = calloc(2 * p.n + 1, sizeof(*vals));
+	lab = calloc(nlab + 1, sizeof(*lab));
+	labp = calloc(nlab + 1, sizeof(*labp));
+	if (!smp || !smpp || !ids || !vals || !lab || !labp || str_id(&st, "") != 0)
+		goto out;
+	vt[0].type = str_id(&st, "samples");
+	vt[0].unit = str_id(&st, "count");
+	vt[1].type = pt.type = str_id(&st, "cpu");
+	vt[1].unit = pt.unit = str_id(&st, "nanoseconds");
+	prof.n_sample_type = 2;
+	prof.sample_type = vtp;
+	prof.period_type = &pt;
+	prof.period = p.n ? (int64_t)p.s[0].period : 0;
+	mainm = main_map(&p);
+	nids = nlab = 0;
+	for (i = 0; i < p.n + 1; i++) {
+		const struct sample *s = i ? &p.s[i - 1] : NULL;
+		Perftools__Profiles__Sample *o = &smp[nsmp];
+		size_t ids0 = nids, lab0 = nlab, kn = 0;
+		uint32_t k, nl;
+		struct row *m;
+
+		if (s) {
+			perftools__profiles__sample__init(o);
+			o->location_id = &ids[nids];
+			o->n_location_id = s->nframes;
+		}
+		/* pass 0: the main binary's mapping, made first: pprof's main binary */
+		for (k = 0; s ? k < s->nframes : k < 1; k++) {
+			const struct frame *fr = s ? &s->frames[k] : NULL;
+			int32_t mi = s ? fr->map : mainm;
+			uint64_t mid = 0;
+			char key[1200];
+			struct row *r;
+
+			if (mi >= 0 || fr) {	/* its mapping */
+				struct pmap none = { .file = fr ? fr->dso : "", .bid_read = 1 };
+				struct pmap *pm = mi >= 0 ? &p.maps[mi] : &none;
+
+				/* no MMAP (the kernel, JIT code, unknown): one by that name, so
+				 * that pprof makes up none without a file name */
+				if (mi < 0 && fr->kernel) {
+					none.addr = 0xffff800000000000ull;
+					none.len = ~none.addr;
+				}
+				snprintf(key, sizeof(key), "%s\t%" PRIx64 "\t%" PRIx64 "\t%" PRIx64,
+					 pm->file, pm->addr, pm->len, pm->pgoff);
+				if (!(r = prof_row_get(&maps, key)))
+					goto out;
+				if (!r->seen) {
+					Perftools__Profiles__Mapping *mo;
+					char bid[41];
+
+					if (grow1((void **)&mp, nmp, &mcap, sizeof(*mp)) < 0)
+						goto out;
+					mo = &mp[nmp];
+					perftools__profiles__mapping__init(mo);
+					mo->id = nmp + 1;
+					mo->memory_start = pm->addr;
+					mo->memory_limit = pm->addr + pm->len;
+					mo->file_offset = pm->pgoff;
+					mo->filename = str_id(&st, pm->file);
+					if (!pm->bid_read) {
+						pm->bid_read = 1;
+						pm->build_id_size = elf_build_id(pm->file, pm->build_id,
+										 sizeof(pm->build_id));
+					}
+					mo->build_id = str_id(&st, prof_hex(bid, pm->build_id,
+								       pm->build_id_size));
+					/* named here: pprof needs not (and does not try to) */
+					mo->has_functions = mo->has_filenames = 1;
+					mo->has_line_numbers = !!fr && fr->line;
+					if (mo->filename < 0 || mo->build_id < 0)
+						goto out;
+					r->seen = 1;
+					r->self = ++nmp;
+				}
+				mid = r->self;
+				if (fr && fr->line)
+					mp[mid - 1].has_line_numbers = 1;
+			}
+			if (!s)
+				break;
+			/* its location: the address in that mapping (or alone) */
+			snprintf(key, sizeof(key), "%" PRIu64 "\t%" PRIx64 "\t%s", mid, fr->addr,
+				 fr->map >= 0 ? "" : fr->sym);
+			if (!(r = prof_row_get(&locs, key)))
+				goto out;
+			if (!r->seen) {
+				Perftools__Profiles__Location *lo;
+				Perftools__Profiles__Line *ln;
+				const char *src = fr->file ? fr->file : fr->dso;
+				struct row *fnr;
+
+				/* its function: by name and source file */
+				snprintf(key, sizeof(key), "%s\t%s", fr->sym, src);
+				if (!(fnr = prof_row_get(&funcs, key)))
+					goto out;
+				if (!fnr->seen) {
+					Perftools__Profiles__Function *fo;
+					struct uevent_symbol sy = { .sz = sizeof(sy) };
+
+					if (grow1((void **)&fn, nfn, &fcap, sizeof(*fn)) < 0)
+						goto out;
+					fo = &fn[nfn];
+					perftools__profiles__function__init(fo);
+					fo->id = nfn + 1;
+					fo->name = str_id(&st, fr->sym);
+					fo->system_name = str_id(&st, fr->raw ? fr->raw : fr->sym);
+					fo->filename = str_id(&st, src);
+					if (fr->file && fr->sym_addr &&
+					    !uevent_symbolizer__lookup(p.sym, s->pid, fr->sym_addr, s->time,
+								       &sy) && sy.file &&
+					    !strcmp(sy.file, fr->file))
+						fo->start_line = sy.line;
+					if (fo->name < 0 || fo->system_name < 0 || fo->filename < 0)
+						goto out;
+					fnr->seen = 1;
+					fnr->self = ++nfn;
+				}
+				if (grow1((void **)&loc, nloc, &lcap, sizeof(*loc)) < 0 ||
+				    grow1((void **)&line, nloc, &lncap, sizeof(*line)) < 0)
+					goto out;
+				lo = &loc[nloc];
+				ln = &line[nloc];
+				perftools__profiles__location__init(lo);
+				perftools__profiles__line__init(ln);
+				lo->id = nloc + 1;
+				lo->mapping_id = mid;
+				lo->address = fr->addr;
+				ln->function_id = fnr->self;
+				ln->line = fr->line;
+				r->seen = 1;
+				r->self = ++nloc;
+			}
+			ids[nids++] = r->self;
+		}
+		if (!s)
+			continue;
+		o->n_value = 2;
+		o->label = &labp[nlab];
+		nl = s->nranges + 1 + (s->has_ctx ? 2 : 0);
+		for (k = 0; k < nl; k++) {
+			Perftools__Profiles__Label *l = &lab[nlab];
+			char h[33];
+
+			perftools__profiles__label__init(l);
+			if (k < s->nranges) {
+				l->key = str_id(&st, "range");
+				l->str = str_id(&st, s->ranges[k]);
+			} else if (k == s->nranges) {
+				l->key = str_id(&st, "thread");
+				l->str = str_id(&st, s->comm);
+			} else if (k == s->nranges + 1) {	/* OpenTelemetry's names */
+				l->key = str_id(&st, "trace_id");
+				l->str = str_id(&st, prof_hex(h, s->trace_id, 16));
+			} else {
+				l->key = str_id(&st, "span_id");
+				l->str = str_id(&st, prof_hex(h, s->span_id, 8));
+			}
+			if (l->key < 0 || l->str < 0)
+				goto out;
+			labp[nlab++] = l;
+		}
+		o->n_label = nl;
+		/* the stack's location ids and the labels' strings: a sample that has
+		 * the same as one before adds to its values */
+		for (k = 0; k < s->nframes + 2 * nl; k++) {
+			if (skeycap - kn < 24) {
+				char *a = realloc(skey, skeycap = skeycap ? 2 * skeycap : 1024);
+
+				if (!a)
+					goto out;
+				skey = a;
+			}
+			kn += (size_t)snprintf(skey + kn, skeycap - kn, "%" PRId64 ",",
+					       k < s->nframes ? (int64_t)ids[ids0 + k]
+					       : (k - s->nframes) % 2 ? lab[lab0 + (k - s->nframes) / 2].str
+					       : lab[lab0 + (k - s->nframes) / 2].key);
+		}
+		if (!skey || !(m = prof_row_get(&stacks, skey)))
+			goto out;
+		if (m->seen) {
+			vals[2 * (m->self - 1)] += 1;
+			vals[2 * (m->self - 1) + 1] += (int64_t)s->period;
+			nids = ids0;
+			nlab = lab0;
+			continue;
+		}
+		m->seen = 1;
+		m->self = ++nsmp;
+		smpp[nsmp - 1] = o;
+		o->value = &vals[2 * (nsmp - 1)];
+		vals[2 * (nsmp - 1)] = 1;
+		vals[2 * (nsmp - 1) + 1] = (int64_t)s->period;
+	}
+	/* pointers into the arrays only now: they moved while they grew */
+	fnp = calloc(nfn + 1, sizeof(*fnp));
+	locp = calloc(nloc + 1, sizeof(*locp));
+	linep = calloc(nloc + 1, sizeof(*linep));
+	mpp = calloc(nmp + 1, sizeof(*mpp));
+	if (!fnp || !locp || !linep || !mpp)
+		goto out;
+	for (i = 0; i < nfn; i++)
+		fnp[i] = &fn[i];
+	for (i = 0; i < nmp; i++)
+		mpp[i] = &mp[i];
+	for (i = 0; i < nloc; i++) {
+		locp[i] = &loc[i];
+		linep[i] = &line[i];
+		loc[i].n_line = 1;
+		loc[i].line = &linep[i];
+	}
+	prof.n_sample = nsmp;
+	prof.sample = smpp;
+	prof.n_function = nfn;
+	prof.function = fnp;
+	prof.n_location = nloc;
+	prof.location = locp;
+	prof.n_mapping = nmp;
+	prof.mapping = mpp;
+	prof.n_string_table = st.n;
+	prof.string_table = st.v;
+	buf = malloc(perftools__profiles__profile__get_packed_size(&prof) + 1);
+	if (!buf)
+		goto out;
+	i = perftools__profiles__profile__pack(&prof, buf);
+	f = cli_open_output_file("export", out, &created);
+	if (!f) {
+		ret = 1;
+		goto out;
+	}
+	if (fwrite(buf, 1, i, f) != i || (f != stdout && fclose(f) != 0) ||
+	    (f == stdout && fflush(f) != 0)) {
+		fprintf(stderr, "%s export: %s: %s\n", cli_prog, out, strerror(errno));
+		ret = 1;
+		goto out;
+	}
+	fprintf(stderr, "%zu samples (%zu stacks), %zu functions at %zu locations in %zu "
+		"mappings written to %s\n", p.n, nsmp, nfn, nloc, nmp, out);
+	ret = 0;
+out:
+	if (ret < 0)
+		fprintf(stderr, "%s export: %s\n", cli_prog, strerror(-ret));
+	for (i = 0; i < st.t.cap; i++)
+		free(st.t.v[i].key);
+	for (i = 0; i < funcs.cap; i++)
+		free(funcs.v[i].key);
+	for (i = 0; i < locs.cap; i++)
+		free(locs.v[i].key);
+	for (i = 0; i < maps.cap; i++)
+		free(maps.v[i].key);
+	for (i = 0; i < stacks.cap; i++)
+		free(stacks.v[i].key);
+	free(stacks.v);
+	free(skey);
+	free(st.t.v);
+	free(st.v);
+	free(funcs.v);
+	free(locs.v);
+	free(maps.v);
+	free(fn);
+	free(fnp);
+	free(loc);
+	free(locp);
+	free(line);
+	free(linep);
+	free(mp);
+	free(mpp);
+	free(smp);
+	free(smpp);
+	free(ids);
+	free(vals);
+	free(lab);
+	free(labp);
+	free(buf);
+	prof_profile_free(&p);
+	return ret ? 1 : 0;
+}
+#else
+int cli_export_pprof(const char *out, const char *in, const char *debug_dir)
+{
+	(void)in;
+	(void)debug_dir;
+	fprintf(stderr, "%s export: --pprof %s: built without protobuf-c (Debian: "
+		"libprotobuf-c-dev protobuf-c-compiler)\n", cli_prog, out);
+	return 1;
+}
+#endif

@@ -1,0 +1,745 @@
+/* profile.c - a perf.data's samples named by uevent_symbolizer, for `uevent report`
+ * and `uevent export`: reading, naming, demangling, filters, the pager. */
+#include "config.h"
+
+#include <errno.h>
+#include <dlfcn.h>
+#include <getopt.h>
+#include <signal.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+#include <linux/perf_uevent.h>
+
+#include "profile.h"
+
+/* ---- the samples of a file, named ---------------------------------------------- */
+
+/* report's --pid, --tid, --comm, --time (NULL: every sample) */
+const struct cli_filter *prof_sample_filter;
+
+
+/* Our copy of str, one per distinct string (names, unknown addresses). */
+const char *prof_own(struct profile *p, const char *str)
+{
+	struct row *r = prof_row_get(&p->strs, str);
+
+	return r ? r->key : NULL;
+}
+
+struct thread_ranges *prof_ranges_of(struct profile *p, uint32_t tid)
+{
+	struct thread_ranges *v;
+	size_t i;
+
+	for (i = 0; i < p->ntr; i++)
+		if (p->tr[i].tid == tid)
+			return &p->tr[i];
+	v = realloc(p->tr, (p->ntr + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	p->tr = v;
+	memset(&v[p->ntr], 0, sizeof(*v));
+	v[p->ntr].tid = tid;
+	return &v[p->ntr++];
+}
+
+struct range_stat *prof_range_stat(struct profile *p, const char *name)
+{
+	struct range_stat *v;
+	size_t i;
+
+	for (i = 0; i < p->nrs; i++)
+		if (p->rs[i].name == name)
+			return &p->rs[i];
+	v = realloc(p->rs, (p->nrs + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	p->rs = v;
+	memset(&v[p->nrs], 0, sizeof(*v));
+	v[p->nrs].name = name;
+	return &v[p->nrs++];
+}
+
+/* Nested ranges per thread, in time order: what is open when a sample comes. */
+static int take_range(struct profile *p, const struct uevent_perf_record *r, int bo)
+{
+	const struct uevent_record *u = &r->u.uevent;
+	struct uevent_range_begin b;
+	struct uevent_range_end e;
+	struct thread_ranges *t;
+	size_t i;
+
+	if (u->type == UEVENT_TYPE_RANGE_BEGIN && !uevent_range_begin_decode(u->data, u->size,
+									bo, &b)) {
+		if (b.flags & UEVENT_RANGE_ASYNC)
+			return 0;	/* not the thread's: not attributed */
+		t = prof_ranges_of(p, r->id.tid);
+		if (!t)
+			return -ENOMEM;
+		if (t->n == t->cap) {
+			struct open_range *v = realloc(t->v, (t->cap = t->cap ? t->cap * 2 : 8) *
+						       sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			t->v = v;
+		}
+		t->v[t->n].id = b.id;
+		t->v[t->n].begin = r->id.time;
+		t->v[t->n].name = prof_own(p, b.name);
+		if (!t->v[t->n].name)
+			return -ENOMEM;
+		t->n++;
+	} else if (u->type == UEVENT_TYPE_RANGE_END &&
+		   !uevent_range_end_decode(u->data, u->size, bo, &e) &&
+		   !(e.flags & UEVENT_RANGE_ASYNC)) {
+		t = prof_ranges_of(p, r->id.tid);
+		if (!t)
+			return -ENOMEM;
+		for (i = t->n; i-- > 0;) {
+			if (t->v[i].id != e.id)
+				continue;
+			{
+				struct range_stat *rs = prof_range_stat(p, t->v[i].name);
+
+				if (!rs)
+					return -ENOMEM;
+				rs->count++;
+				rs->ns += r->id.time - t->v[i].begin;
+			}
+			t->n = i;	/* ends those left open inside it too */
+			break;
+		}
+	}
+	return 0;
+}
+
+/* ---- names as perf and c++filt print them ------------------------------------- */
+
+int cli_no_demangle;
+
+/* Rust's legacy escapes, in place: $LT$ <, $GT$ >, $u20$ ' ', .. ::, ... */
+static void rust_unescape(char *d)
+{
+	static const struct { const char *from, *to; } esc[] = {
+		{ "$LT$", "<" }, { "$GT$", ">" }, { "$RF$", "&" }, { "$BP$", "*" }, { "$C$", "," },
+		{ "$SP$", "@" }, { "$LP$", "(" }, { "$RP$", ")" }, { "$u20$", " " },
+		{ "$u27$", "'" }, { "$u5b$", "[" }, { "$u5d$", "]" }, { "$u7b$", "{" },
+		{ "$u7d$", "}" }, { "$u7e$", "~" }, { "..", "::" },
+	};
+	char *w = d, *r = d;
+	size_t i;
+
+	while (*r) {
+		/* a path segment starting with an escape has a '_' before it */
+		if (r[0] == '_' && r[1] == '$' && (w == d || (w - d >= 2 && w[-1] == ':' && w[-2] == ':')))
+			r++;
+		for (i = 0; i < sizeof(esc) / sizeof(esc[0]); i++) {
+			size_t n = strlen(esc[i].from);
+
+			if (!strncmp(r, esc[i].from, n) && strlen(esc[i].to) <= n) {
+				memcpy(w, esc[i].to, strlen(esc[i].to));
+				w += strlen(esc[i].to);
+				r += n;
+				break;
+			}
+		}
+		if (i == sizeof(esc) / sizeof(esc[0]))
+			*w++ = *r++;
+	}
+	*w = 0;
+}
+
+/*
+ * A C++ or (legacy) Rust name demangled, as perf prints it, or NULL (not mangled, no
+ * libstdc++ or --no-demangle); the caller frees it. libstdc++'s __cxa_demangle is looked
+ * up at run time: the CLI links no C++ runtime, and a program with C++ names has one.
+ * Rust's legacy names are Itanium ones ending in a ::h<16 hex digits> prof_hash, dropped.
+ */
+char *cli_demangle(const char *name)
+{
+	typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+	static demangle_fn fn;
+	static int tried;
+	char *d;
+	size_t n;
+	int st = -1;
+
+	if (cli_no_demangle || !name || name[0] != '_' || name[1] != 'Z')
+		return NULL;
+	if (!tried) {
+		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+
+		tried = 1;
+		if (h)
+			*(void **)&fn = dlsym(h, "__cxa_demangle");
+	}
+	d = fn ? fn(name, NULL, NULL, &st) : NULL;
+	if (!d || st) {
+		free(d);
+		return NULL;
+	}
+	n = strlen(d);
+	if (n > 19 && !strncmp(d + n - 19, "::h", 3) &&
+	    strspn(d + n - 16, "0123456789abcdef") == 16) {
+		d[n - 19] = 0;
+		rust_unescape(d);
+	}
+	return d;
+}
+
+/* name demangled once per distinct name (the symbolizer's strings are stable) */
+static const char *demangled(struct profile *p, const char *name)
+{
+	struct dem { const char *k, *v; } *e;
+	size_t i, mask;
+	char *d;
+
+	if (cli_no_demangle || name[0] != '_' || name[1] != 'Z')
+		return name;
+	if (p->ndem * 2 >= p->dcap) {
+		size_t cap = p->dcap ? p->dcap * 2 : 256, j;
+		struct dem *v = calloc(cap, sizeof(*v)), *old = p->dem;
+
+		if (!v)
+			return name;
+		for (j = 0; j < p->dcap; j++)
+			if (old[j].k) {
+				for (i = ((uintptr_t)old[j].k >> 4) & (cap - 1); v[i].k; i = (i + 1) & (cap - 1))
+					;
+				v[i] = old[j];
+			}
+		free(old);
+		p->dem = v;
+		p->dcap = cap;
+	}
+	mask = p->dcap - 1;
+	for (i = ((uintptr_t)name >> 4) & mask; (e = &((struct dem *)p->dem)[i])->k; i = (i + 1) & mask)
+		if (e->k == name)
+			return e->v;
+	d = cli_demangle(name);
+	e->k = name;
+	e->v = d ? prof_own(p, d) : name;
+	free(d);
+	if (!e->v)
+		e->v = name;
+	p->ndem++;
+	return e->v;
+}
+
+/* A file the symbolizer skipped (a FIFO, a link planted as /tmp/perf-PID.map), said once. */
+static void say_skipped(struct profile *p)
+{
+	const char *r = uevent_reason();
+
+	if (strncmp(r, "symbolizer: skipped ", 20) || !strcmp(r, p->said))
+		return;
+	snprintf(p->said, sizeof(p->said), "%s", r);
+	fprintf(stderr, "%s %s: warning: %s\n", cli_prog, p->cmd, r + 12);
+}
+
+/* The executable mapping of pid covering addr at time, newest first; a forked child
+ * has its parent's (no MMAP of its prof_own): then any process's of that address. -1: none. */
+static int32_t map_of(const struct profile *p, uint32_t pid, uint64_t addr, uint64_t time)
+{
+	size_t i;
+	int32_t other = -1;
+
+	for (i = p->nmaps; i-- > 0;) {
+		const struct pmap *m = &p->maps[i];
+
+		if (addr < m->addr || addr - m->addr >= m->len || m->time > time)
+			continue;
+		if (m->pid == pid)
+			return (int32_t)i;
+		if (other < 0)
+			other = (int32_t)i;
+	}
+	return other;
+}
+
+static int take_mmap(struct profile *p, const struct uevent_perf_record *r)
+{
+	const struct uevent_perf_mmap *m = &r->u.mmap;
+	struct pmap *v;
+
+	if ((r->misc & PERF_RECORD_MISC_MMAP_DATA) || (r->type == PERF_RECORD_MMAP2 &&
+	    !(m->prot & 4 /* PROT_EXEC */)) || !m->filename || !m->len)
+		return 0;
+	if (p->nmaps == p->mcap) {
+		v = realloc(p->maps, (p->mcap = p->mcap ? 2 * p->mcap : 64) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		p->maps = v;
+	}
+	v = &p->maps[p->nmaps];
+	memset(v, 0, sizeof(*v));
+	v->pid = m->pid;
+	v->addr = m->addr;
+	v->len = m->len;
+	v->pgoff = m->pgoff;
+	v->time = r->id.time;
+	v->file = prof_own(p, m->filename);
+	if (!v->file)
+		return -ENOMEM;
+	if (m->build_id_size && m->build_id_size <= sizeof(v->build_id)) {
+		memcpy(v->build_id, m->build_id, m->build_id_size);
+		v->build_id_size = m->build_id_size;
+		v->bid_read = 1;
+	}
+	p->nmaps++;
+	return 0;
+}
+
+static int add_frame(struct profile *p, struct frame *f, uint32_t pid, uint64_t addr,
+		     uint64_t time)
+{
+	struct uevent_symbol s = { .sz = sizeof(s) };
+	char buf[64];
+	int ret;
+
+	f->kernel = addr >= 0xffff800000000000ull;
+	f->addr = addr;
+	f->map = map_of(p, pid, addr, time);
+	ret = uevent_symbolizer__lookup(p->sym, pid, addr, time, &s);
+	say_skipped(p);
+	f->file = s.file;
+	f->line = s.line;
+	if (ret == 0) {
+		f->raw = s.name;
+		f->sym = demangled(p, s.name);
+		f->dso = s.dso ? s.dso : "[unknown]";
+		f->sym_addr = s.sym_addr;
+		return 0;
+	}
+	/* as perf: the address (in its object, when one is known) */
+	snprintf(buf, sizeof(buf), "0x%016" PRIx64, s.dso ? s.offset : addr);
+	f->sym = f->raw = prof_own(p, buf);
+	f->dso = s.dso ? s.dso : "[unknown]";
+	return f->sym ? 0 : -ENOMEM;
+}
+
+static int is_zero(const uint8_t *b, size_t n)
+{
+	while (n--)
+		if (*b++)
+			return 0;
+	return 1;
+}
+
+static int take_sample(struct profile *p, const struct uevent_perf_record *r, int bo)
+{
+	const struct uevent_perf_sample *smp = &r->u.sample;
+	struct thread_ranges *t = NULL;
+	struct sample *s;
+	uint64_t i, n = 0;
+	int user;
+	size_t k;
+
+	if (p->n == p->cap) {
+		struct sample *v = realloc(p->s, (p->cap = p->cap ? p->cap * 2 : 1024) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->s = v;
+	}
+	s = &p->s[p->n];
+	memset(s, 0, sizeof(*s));
+	s->pid = smp->pid;
+	s->tid = smp->tid;
+	s->time = smp->time;
+	s->period = smp->period ? smp->period : 1;
+	/* a valid context, whichever path filled it (the kernel's TLS dump, BPF) */
+	if (!smp->context_err && !is_zero(smp->context_trace_id, 16)) {
+		s->has_ctx = 1;
+		memcpy(s->trace_id, smp->context_trace_id, 16);
+		memcpy(s->span_id, smp->context_span_id, 8);
+	}
+	s->comm = uevent_symbolizer__comm(p->sym, smp->tid, smp->time);
+	if (!s->comm)
+		s->comm = ":unknown";
+	if (prof_sample_filter && !cli_filter_match(prof_sample_filter, s->pid, s->tid, s->comm, s->time)) {
+		p->filtered++;
+		return 0;
+	}
+	s->frames = calloc(smp->callchain_nr + 1, sizeof(*s->frames));
+	if (!s->frames)
+		return -ENOMEM;
+	/* the callchain starts with the sampled ip; return addresses are named by the call
+	 * (addr - 1), as perf does. Context markers (PERF_CONTEXT_*) are skipped. */
+	for (i = 0, user = 0; i < smp->callchain_nr; i++) {
+		uint64_t a = uevent_perf_u64(smp->callchain, i, bo);
+
+		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
+			user = a == (uint64_t)PERF_CONTEXT_USER;
+			continue;
+		}
+		if (!a)
+			continue;	/* the end of a frame-pointer chain */
+		if (user && a >= 0xffff800000000000ull) {
+			/* a user stack walk gone astray (code without frame pointers) */
+			s->frames[n].sym = s->frames[n].raw = "[unknown]";
+			s->frames[n].dso = "[unknown]";
+			s->frames[n].addr = a;
+			s->frames[n].map = -1;
+		} else if (add_frame(p, &s->frames[n], s->pid, n ? a - 1 : a, s->time) < 0) {
+			return -ENOMEM;
+		}
+		n++;
+	}
+	if (!n) {
+		if (add_frame(p, &s->frames[0], s->pid, smp->ip, s->time) < 0)
+			return -ENOMEM;
+		n = 1;
+	} else {
+		p->with_chain++;
+	}
+	s->nframes = (uint32_t)n;
+	for (k = 0; k < p->ntr; k++)
+		if (p->tr[k].tid == s->tid)
+			t = &p->tr[k];
+	if (t && t->n) {
+		s->ranges = malloc(t->n * sizeof(*s->ranges));
+		if (!s->ranges)
+			return -ENOMEM;
+		for (k = 0; k < t->n; k++)
+			s->ranges[k] = t->v[k].name;
+		s->nranges = (uint32_t)t->n;
+	}
+	p->total_period += s->period;
+	p->n++;
+	return 0;
+}
+
+/* ---- --pid, --tid, --comm, --time (cli.h) ------------------------------------- */
+
+void cli_filter_init(struct cli_filter *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->t1 = UINT64_MAX;
+}
+
+/* "SECONDS[.FRACTION]" to ns, exactly (the nine digits dump prints); -1 if not one. */
+static int parse_seconds(const char *s, const char *end, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0, scale = 1000000000u;
+	const char *p = s;
+
+	if (p == end)
+		return -1;
+	for (; p < end && *p >= '0' && *p <= '9'; p++)
+		sec = sec * 10 + (uint64_t)(*p - '0');
+	if (p < end && *p == '.')
+		for (p++; p < end && *p >= '0' && *p <= '9'; p++)
+			if (scale > 1) {
+				scale /= 10;
+				frac += (uint64_t)(*p - '0') * scale;
+			}
+	if (p != end || sec > UINT64_MAX / 1000000000u - 1)
+		return -1;
+	*ns = sec * 1000000000u + frac;
+	return 0;
+}
+
+/* a comma list of numbers: every one a number */
+static int is_num_list(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if ((*s < '0' || *s > '9') && *s != ',')
+			return 0;
+	return 1;
+}
+
+int cli_filter_opt(struct cli_filter *f, const char *cmd, int c, const char *arg)
+{
+	const char *comma;
+
+	switch (c) {
+	case 0x100:
+	case 0x101:
+		if (!is_num_list(arg)) {
+			fprintf(stderr, "%s %s: --%s wants a comma list of numbers, not '%s'\n",
+				cli_prog, cmd, c == 0x100 ? "pid" : "tid", arg);
+			return -1;
+		}
+		*(c == 0x100 ? &f->pids : &f->tids) = arg;
+		return 1;
+	case 0x102:
+		f->comms = arg;
+		return 1;
+	case 0x103:
+		comma = strchr(arg, ',');
+		if (!comma || (comma > arg && parse_seconds(arg, comma, &f->t0) < 0) ||
+		    (comma[1] && parse_seconds(comma + 1, comma + strlen(comma), &f->t1) < 0) ||
+		    f->t0 > f->t1) {
+			fprintf(stderr, "%s %s: --time wants START,END in seconds as dump prints "
+				"them (e.g. 2086.5,2087 or 2086.5,), not '%s'\n", cli_prog, cmd, arg);
+			return -1;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* whether the comma list has v (numbers) or the word w */
+static int in_list(const char *list, uint64_t v, const char *w)
+{
+	const char *p = list;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		if (w ? strlen(w) == n && !strncmp(p, w, n) : strtoull(p, NULL, 10) == v && n)
+			return 1;
+		p += n + (p[n] == ',');
+	}
+	return 0;
+}
+
+int cli_filter_match(const struct cli_filter *f, uint32_t pid, uint32_t tid, const char *comm,
+		     uint64_t time)
+{
+	return (!f->pids || in_list(f->pids, pid, NULL)) &&
+	       (!f->tids || in_list(f->tids, tid, NULL)) &&
+	       (!f->comms || (comm && in_list(f->comms, 0, comm))) &&
+	       time >= f->t0 && time <= f->t1;
+}
+
+/* ---- the pager: report on a terminal, as perf's ---------------------------------- */
+
+static FILE *pager;
+static int pager_saved_fd = -1;
+
+/* Pipes stdout through $PAGER (else less, with LESS=FRX unless set) when it is a
+ * terminal; PAGER= or PAGER=cat, --no-pager or a pipe: none. */
+void prof_pager_start(void)
+{
+	const char *pg = getenv("PAGER");
+
+	if (!isatty(1))
+		return;
+	if (!pg)
+		pg = "less";
+	if (!*pg || !strcmp(pg, "cat"))
+		return;
+	setenv("LESS", "FRX", 0);
+	fflush(stdout);
+	pager = popen(pg, "w");
+	if (!pager)
+		return;
+	pager_saved_fd = dup(1);
+	if (pager_saved_fd < 0 || dup2(fileno(pager), 1) < 0) {
+		pclose(pager);
+		pager = NULL;
+		return;
+	}
+	signal(SIGPIPE, SIG_IGN);	/* the user quit the pager early: we stop writing */
+}
+
+void prof_pager_end(void)
+{
+	if (!pager)
+		return;
+	fflush(stdout);
+	dup2(pager_saved_fd, 1);	/* the pager sees the end of its input */
+	close(pager_saved_fd);
+	pclose(pager);
+	pager = NULL;
+}
+
+/* A file without samples is an error alike for report and the exports: 1, saying how. */
+int prof_no_samples(const struct profile *p, const char *cmd)
+{
+	if (p->n)
+		return 0;
+	if (p->filtered)
+		fprintf(stderr, "%s %s: %s: none of its %" PRIu64 " samples is of that --pid, "
+			"--tid, --comm or --time\n", cli_prog, cmd, p->path, p->filtered);
+	else
+		fprintf(stderr, "%s %s: %s: no samples (record them with uevent record -F HZ, "
+			"or perf record -g)\n", cli_prog, cmd, p->path);
+	return 1;
+}
+
+/* Reads path whole: the side-band into the symbolizer, the samples named as of their
+ * time. Returns 0, or 1 after saying why. */
+int prof_profile_read(struct profile *p, const char *cmd, const char *path,
+		      const struct uevent_symbolizer_opts *so_in)
+{
+	struct uevent_perf_record r = { .sz = sizeof(r) };
+	struct uevent_symbolizer_opts so = *so_in;
+	struct uevent_perf_file *f;
+	int ret, bo;
+
+	memset(p, 0, sizeof(*p));
+	p->path = path;
+	p->cmd = cmd;
+	if (!strcmp(path, "-") && (ret = cli_stdin_rewindable()) < 0) {
+		fprintf(stderr, "%s %s: standard input: %s\n", cli_prog, cmd, strerror(-ret));
+		return 1;
+	}
+	if (strcmp(path, "-") && access(path, R_OK) < 0) {
+		fprintf(stderr, "%s %s: %s\n", cli_prog, cmd, cli_open_error(path, errno, 1));
+		return 1;
+	}
+	if (!cli_is_perf_data(path)) {
+		fprintf(stderr, "%s %s: %s: not a perf.data (uevent record -F HZ writes one)\n",
+			cli_prog, cmd, path);
+		return 1;
+	}
+	f = uevent_perf_file__open(path);
+	if (!f) {
+		fprintf(stderr, "%s %s: %s\n", cli_prog, cmd, cli_open_error(path, errno, 1));
+		return 1;
+	}
+	bo = uevent_perf_file__byte_order(f);
+	so.byte_order = bo;
+	if (cli_no_demangle)
+		so.flags |= UEVENT_SYMBOLIZER_NO_DEMANGLE;
+	p->sym = uevent_symbolizer__new(&so);
+	if (!p->sym) {
+		fprintf(stderr, "%s %s: %s\n", cli_prog, cmd, strerror(errno));
+		uevent_perf_file__close(f);
+		return 1;
+	}
+	while ((ret = uevent_perf_file__next(f, &r)) != 0) {
+		if (ret == -EPROTO)
+			continue;
+		if (ret == -ENODATA) {
+			p->cut = 1;
+			fprintf(stderr, "%s %s: %s: warning: truncated at offset %" PRIu64 "\n",
+				cli_prog, cmd, path, uevent_perf_file__offset(f));
+			break;
+		}
+		if (ret < 0) {
+			fprintf(stderr, "%s %s: %s: corrupt record at offset %" PRIu64 ": %s\n",
+				cli_prog, cmd, path, uevent_perf_file__offset(f), strerror(-ret));
+			uevent_perf_file__close(f);
+			return 1;
+		}
+		if (r.type == PERF_RECORD_SAMPLE)
+			ret = take_sample(p, &r, bo);
+		else if ((r.type == PERF_RECORD_MMAP || r.type == PERF_RECORD_MMAP2) &&
+			 (ret = uevent_symbolizer__feed(p->sym, &r)) >= 0)
+			ret = take_mmap(p, &r);
+		else if (r.type == PERF_RECORD_UEVENT &&
+			 (ret = uevent_symbolizer__feed(p->sym, &r)) >= 0)
+			ret = take_range(p, &r, bo);
+		else
+			ret = uevent_symbolizer__feed(p->sym, &r);
+		say_skipped(p);
+		if (ret == -EINVAL) {
+			p->bad_jit++;
+			ret = 0;
+		}
+		if (ret < 0) {
+			fprintf(stderr, "%s %s: %s\n", cli_prog, cmd, strerror(-ret));
+			uevent_perf_file__close(f);
+			return 1;
+		}
+	}
+	uevent_perf_file__close(f);
+	if (p->bad_jit)
+		fprintf(stderr, "%s %s: %s: %lu JIT uevents did not decode (skipped)\n", cli_prog,
+			cmd, path, p->bad_jit);
+	return 0;
+}
+
+void prof_profile_free(struct profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		free(p->s[i].frames);
+		free(p->s[i].ranges);
+	}
+	for (i = 0; i < p->ntr; i++)
+		free(p->tr[i].v);
+	for (i = 0; i < p->strs.cap; i++)
+		free(p->strs.v[i].key);
+	free(p->dem);
+	free(p->maps);
+	free(p->s);
+	free(p->tr);
+	free(p->rs);
+	free(p->strs.v);
+	uevent_symbolizer__free(p->sym);
+}
+
+const char *prof_base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b && b[1] ? b + 1 : path;
+}
+
+
+/* n bytes as lowercase prof_hex, as W3C trace context writes ids (buf: 2n + 1) */
+char *prof_hex(char *buf, const uint8_t *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sprintf(buf + 2 * i, "%02x", b[i]);
+	buf[2 * n] = 0;
+	return buf;
+}
+
+uint64_t prof_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+struct row *prof_row_get(struct table *t, const char *key)
+{
+	size_t i;
+
+	if ((t->n + 1) * 2 > t->cap) {
+		struct table nt = { NULL, 0, t->cap ? t->cap * 2 : 1024 };
+
+		nt.v = calloc(nt.cap, sizeof(*nt.v));
+		if (!nt.v)
+			return NULL;
+		for (i = 0; i < t->cap; i++) {
+			size_t k;
+
+			if (!t->v[i].key)
+				continue;
+			for (k = prof_hash(t->v[i].key) & (nt.cap - 1); nt.v[k].key;
+			     k = (k + 1) & (nt.cap - 1))
+				;
+			nt.v[k] = t->v[i];
+		}
+		free(t->v);
+		nt.n = t->n;
+		*t = nt;
+	}
+	for (i = prof_hash(key) & (t->cap - 1); t->v[i].key; i = (i + 1) & (t->cap - 1))
+		if (!strcmp(t->v[i].key, key))
+			return &t->v[i];
+	t->v[i].key = strdup(key);
+	if (!t->v[i].key)
+		return NULL;
+	t->n++;
+	return &t->v[i];
+}
+int prof_row_cmp_self(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->self != y->self)
+		return x->self < y->self ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
