@@ -329,12 +329,371 @@ static int32_t main_map(const struct profile *p)
 	return -1;
 }
 
+/* A profile.proto being built: its tables, and the rows that find what is in them. */
+struct pprof {
+	struct strtab	st;
+	struct table	funcs, locs, maps, stacks;	/* keys -> ids (row.self) */
+	char		*skey;
+	size_t		skeycap;
+	Perftools__Profiles__Function *fn;
+	Perftools__Profiles__Location *loc;
+	Perftools__Profiles__Line *line;		/* one a location */
+	Perftools__Profiles__Mapping *mp;
+	size_t		nfn, nloc, nmp, fcap, lcap, lncap, mcap;
+	Perftools__Profiles__Sample *smp, **smpp;	/* a sample a distinct stack */
+	size_t		nsmp;
+	uint64_t	*ids;				/* the samples' location ids */
+	int64_t		*vals;
+	Perftools__Profiles__Label *lab, **labp;
+	size_t		nids, nlab;
+	int64_t		units[4];	/* samples, count, cpu, nanoseconds */
+};
+
+/* The id of the mapping frame fr is in (mapping mi, or one made for it; fr NULL: the
+ * main binary's mapping mi), made when new; -ENOMEM. */
+static int64_t pprof_mapping(struct pprof *b, struct profile *p, const struct frame *fr,
+			     int32_t mi)
+{
+	struct pmap none = { .file = fr ? fr->dso : "", .bid_read = 1 };
+	struct pmap *pm = mi >= 0 ? &p->maps[mi] : &none;
+	Perftools__Profiles__Mapping *mo;
+	char key[1200], bid[41];
+	struct row *r;
+
+	/* no MMAP (the kernel, JIT code, unknown): one by that name, so that pprof makes
+	 * up none without a file name */
+	if (mi < 0 && fr->kernel) {
+		none.addr = 0xffff800000000000ull;
+		none.len = ~none.addr;
+	}
+	snprintf(key, sizeof(key), "%s\t%" PRIx64 "\t%" PRIx64 "\t%" PRIx64, pm->file, pm->addr,
+		 pm->len, pm->pgoff);
+	if (!(r = prof_row_get(&b->maps, key)))
+		return -ENOMEM;
+	if (r->seen)
+		goto known;
+	if (grow1((void **)&b->mp, b->nmp, &b->mcap, sizeof(*b->mp)) < 0)
+		return -ENOMEM;
+	mo = &b->mp[b->nmp];
+	perftools__profiles__mapping__init(mo);
+	mo->id = b->nmp + 1;
+	mo->memory_start = pm->addr;
+	mo->memory_limit = pm->addr + pm->len;
+	mo->file_offset = pm->pgoff;
+	mo->filename = str_id(&b->st, pm->file);
+	if (!pm->bid_read) {
+		pm->bid_read = 1;
+		pm->build_id_size = elf_build_id(pm->file, pm->build_id, sizeof(pm->build_id));
+	}
+	mo->build_id = str_id(&b->st, prof_hex(bid, pm->build_id, pm->build_id_size));
+	/* named here: pprof needs not (and does not try to) */
+	mo->has_functions = mo->has_filenames = 1;
+	if (mo->filename < 0 || mo->build_id < 0)
+		return -ENOMEM;
+	r->seen = 1;
+	r->self = ++b->nmp;
+known:
+	if (fr && fr->line)
+		b->mp[r->self - 1].has_line_numbers = 1;
+	return (int64_t)r->self;
+}
+
+/* The id of frame fr's function (by name and source file), made when new; -ENOMEM. */
+static int64_t pprof_function(struct pprof *b, struct profile *p, const struct sample *s,
+			      const struct frame *fr)
+{
+	const char *src = fr->file ? fr->file : fr->dso;
+	struct uevent_symbol sy = { .sz = sizeof(sy) };
+	Perftools__Profiles__Function *fo;
+	char key[1200];
+	struct row *r;
+
+	snprintf(key, sizeof(key), "%s\t%s", fr->sym, src);
+	if (!(r = prof_row_get(&b->funcs, key)))
+		return -ENOMEM;
+	if (r->seen)
+		return (int64_t)r->self;
+	if (grow1((void **)&b->fn, b->nfn, &b->fcap, sizeof(*b->fn)) < 0)
+		return -ENOMEM;
+	fo = &b->fn[b->nfn];
+	perftools__profiles__function__init(fo);
+	fo->id = b->nfn + 1;
+	fo->name = str_id(&b->st, fr->sym);
+	fo->system_name = str_id(&b->st, fr->raw ? fr->raw : fr->sym);
+	fo->filename = str_id(&b->st, src);
+	if (fr->file && fr->sym_addr &&
+	    !uevent_symbolizer__lookup(p->sym, s->pid, fr->sym_addr, s->time, &sy) && sy.file &&
+	    !strcmp(sy.file, fr->file))
+		fo->start_line = sy.line;
+	if (fo->name < 0 || fo->system_name < 0 || fo->filename < 0)
+		return -ENOMEM;
+	r->seen = 1;
+	r->self = ++b->nfn;
+	return (int64_t)r->self;
+}
+
+/* The id of frame fr's location (its address in mapping mid, or alone), made when new
+ * with its line; -ENOMEM. */
+static int64_t pprof_location(struct pprof *b, struct profile *p, const struct sample *s,
+			      const struct frame *fr, uint64_t mid)
+{
+	Perftools__Profiles__Location *lo;
+	Perftools__Profiles__Line *ln;
+	char key[1200];
+	struct row *r;
+	int64_t fid;
+
+	snprintf(key, sizeof(key), "%" PRIu64 "\t%" PRIx64 "\t%s", mid, fr->addr,
+		 fr->map >= 0 ? "" : fr->sym);
+	if (!(r = prof_row_get(&b->locs, key)))
+		return -ENOMEM;
+	if (r->seen)
+		return (int64_t)r->self;
+	if ((fid = pprof_function(b, p, s, fr)) < 0 ||
+	    grow1((void **)&b->loc, b->nloc, &b->lcap, sizeof(*b->loc)) < 0 ||
+	    grow1((void **)&b->line, b->nloc, &b->lncap, sizeof(*b->line)) < 0)
+		return -ENOMEM;
+	lo = &b->loc[b->nloc];
+	ln = &b->line[b->nloc];
+	perftools__profiles__location__init(lo);
+	perftools__profiles__line__init(ln);
+	lo->id = b->nloc + 1;
+	lo->mapping_id = mid;
+	lo->address = fr->addr;
+	ln->function_id = (uint64_t)fid;
+	ln->line = fr->line;
+	r->seen = 1;
+	r->self = ++b->nloc;
+	return (int64_t)r->self;
+}
+
+/* Sample s's labels into o: each uevent range open on its thread (outer first), its
+ * thread's command and, in an OpenTelemetry context, trace_id and span_id (W3C hex). */
+static int pprof_labels(struct pprof *b, const struct sample *s,
+			Perftools__Profiles__Sample *o)
+{
+	uint32_t k, nl = s->nranges + 1 + (s->has_ctx ? 2 : 0);
+
+	o->label = &b->labp[b->nlab];
+	for (k = 0; k < nl; k++) {
+		Perftools__Profiles__Label *l = &b->lab[b->nlab];
+		char h[33];
+
+		perftools__profiles__label__init(l);
+		if (k < s->nranges) {
+			l->key = str_id(&b->st, "range");
+			l->str = str_id(&b->st, s->ranges[k]);
+		} else if (k == s->nranges) {
+			l->key = str_id(&b->st, "thread");
+			l->str = str_id(&b->st, s->comm);
+		} else if (k == s->nranges + 1) {	/* OpenTelemetry's names */
+			l->key = str_id(&b->st, "trace_id");
+			l->str = str_id(&b->st, prof_hex(h, s->trace_id, 16));
+		} else {
+			l->key = str_id(&b->st, "span_id");
+			l->str = str_id(&b->st, prof_hex(h, s->span_id, 8));
+		}
+		if (l->key < 0 || l->str < 0)
+			return -ENOMEM;
+		b->labp[b->nlab++] = l;
+	}
+	o->n_label = nl;
+	return 0;
+}
+
+/*
+ * Sample s into the profile: its locations, its labels, and either a new sample or, when
+ * one before had the same stack and labels, its values added to that one's.
+ */
+static int pprof_sample(struct pprof *b, struct profile *p, const struct sample *s)
+{
+	Perftools__Profiles__Sample *o = &b->smp[b->nsmp];
+	size_t ids0 = b->nids, lab0 = b->nlab, kn = 0;
+	uint32_t k;
+	struct row *m;
+
+	perftools__profiles__sample__init(o);
+	o->location_id = &b->ids[b->nids];
+	o->n_location_id = s->nframes;
+	for (k = 0; k < s->nframes; k++) {
+		const struct frame *fr = &s->frames[k];
+		int64_t mid = pprof_mapping(b, p, fr, fr->map), lid;
+
+		if (mid < 0 || (lid = pprof_location(b, p, s, fr, (uint64_t)mid)) < 0)
+			return -ENOMEM;
+		b->ids[b->nids++] = (uint64_t)lid;
+	}
+	o->n_value = 2;
+	if (pprof_labels(b, s, o) < 0)
+		return -ENOMEM;
+	/* the stack's location ids and the labels' strings: the key of its kind */
+	for (k = 0; k < s->nframes + 2 * o->n_label; k++) {
+		const Perftools__Profiles__Label *l = &b->lab[lab0 + (k - s->nframes) / 2];
+
+		if (b->skeycap - kn < 24) {
+			char *a = realloc(b->skey, b->skeycap = b->skeycap ? 2 * b->skeycap : 1024);
+
+			if (!a)
+				return -ENOMEM;
+			b->skey = a;
+		}
+		kn += (size_t)snprintf(b->skey + kn, b->skeycap - kn, "%" PRId64 ",",
+				       k < s->nframes ? (int64_t)b->ids[ids0 + k] :
+				       (k - s->nframes) % 2 ? l->str : l->key);
+	}
+	if (!b->skey || !(m = prof_row_get(&b->stacks, b->skey)))
+		return -ENOMEM;
+	if (m->seen) {
+		b->vals[2 * (m->self - 1)] += 1;
+		b->vals[2 * (m->self - 1) + 1] += (int64_t)s->period;
+		b->nids = ids0;
+		b->nlab = lab0;
+		return 0;
+	}
+	m->seen = 1;
+	m->self = ++b->nsmp;
+	b->smpp[b->nsmp - 1] = o;
+	o->value = &b->vals[2 * (b->nsmp - 1)];
+	o->value[0] = 1;
+	o->value[1] = (int64_t)s->period;
+	return 0;
+}
+
+/* The arrays for p's samples at most; the string table's "" first. */
+static int pprof_init(struct pprof *b, const struct profile *p)
+{
+	size_t i, nids = 0, nlab = 0;
+
+	memset(b, 0, sizeof(*b));
+	for (i = 0; i < p->n; i++) {
+		nids += p->s[i].nframes;
+		nlab += p->s[i].nranges + 3;
+	}
+	b->smp = calloc(p->n + 1, sizeof(*b->smp));
+	b->smpp = calloc(p->n + 1, sizeof(*b->smpp));
+	b->ids = calloc(nids + 1, sizeof(*b->ids));
+	b->vals = calloc(2 * p->n + 1, sizeof(*b->vals));
+	b->lab = calloc(nlab + 1, sizeof(*b->lab));
+	b->labp = calloc(nlab + 1, sizeof(*b->labp));
+	if (!b->smp || !b->smpp || !b->ids || !b->vals || !b->lab || !b->labp ||
+	    str_id(&b->st, "") != 0)
+		return -ENOMEM;
+	for (i = 0; i < 4; i++)
+		if ((b->units[i] = str_id(&b->st, (const char *[]){ "samples", "count", "cpu",
+							      "nanoseconds" }[i])) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+static void free_keys(struct table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->cap; i++)
+		free(t->v[i].key);
+	free(t->v);
+}
+
+static void pprof_free(struct pprof *b)
+{
+	free_keys(&b->st.t);
+	free_keys(&b->funcs);
+	free_keys(&b->locs);
+	free_keys(&b->maps);
+	free_keys(&b->stacks);
+	free(b->skey);
+	free(b->st.v);
+	free(b->fn);
+	free(b->loc);
+	free(b->line);
+	free(b->mp);
+	free(b->smp);
+	free(b->smpp);
+	free(b->ids);
+	free(b->vals);
+	free(b->lab);
+	free(b->labp);
+}
+
+/* The profile packed into out (its messages point into b's arrays, which no longer
+ * move); 0, 1 after saying why, or -ENOMEM. */
+static int pprof_write(struct pprof *b, const struct profile *p, const char *out)
+{
+	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
+	Perftools__Profiles__ValueType vt[2] = { PERFTOOLS__PROFILES__VALUE_TYPE__INIT,
+						 PERFTOOLS__PROFILES__VALUE_TYPE__INIT };
+	Perftools__Profiles__ValueType pt = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+	Perftools__Profiles__ValueType *vtp[2] = { &vt[0], &vt[1] };
+	Perftools__Profiles__Function **fnp = calloc(b->nfn + 1, sizeof(*fnp));
+	Perftools__Profiles__Location **locp = calloc(b->nloc + 1, sizeof(*locp));
+	Perftools__Profiles__Line **linep = calloc(b->nloc + 1, sizeof(*linep));
+	Perftools__Profiles__Mapping **mpp = calloc(b->nmp + 1, sizeof(*mpp));
+	uint8_t *buf = NULL;
+	int created = 0, ret = -ENOMEM;
+	size_t i;
+	FILE *f;
+
+	vt[0].type = b->units[0];
+	vt[0].unit = b->units[1];
+	vt[1].type = pt.type = b->units[2];
+	vt[1].unit = pt.unit = b->units[3];
+	if (!fnp || !locp || !linep || !mpp)
+		goto out;
+	for (i = 0; i < b->nfn; i++)
+		fnp[i] = &b->fn[i];
+	for (i = 0; i < b->nmp; i++)
+		mpp[i] = &b->mp[i];
+	for (i = 0; i < b->nloc; i++) {
+		locp[i] = &b->loc[i];
+		linep[i] = &b->line[i];
+		b->loc[i].n_line = 1;
+		b->loc[i].line = &linep[i];
+	}
+	prof.n_sample_type = 2;
+	prof.sample_type = vtp;
+	prof.period_type = &pt;
+	prof.period = p->n ? (int64_t)p->s[0].period : 0;
+	prof.n_sample = b->nsmp;
+	prof.sample = b->smpp;
+	prof.n_function = b->nfn;
+	prof.function = fnp;
+	prof.n_location = b->nloc;
+	prof.location = locp;
+	prof.n_mapping = b->nmp;
+	prof.mapping = mpp;
+	prof.n_string_table = b->st.n;
+	prof.string_table = b->st.v;
+	buf = malloc(perftools__profiles__profile__get_packed_size(&prof) + 1);
+	if (!buf)
+		goto out;
+	i = perftools__profiles__profile__pack(&prof, buf);
+	ret = 1;
+	f = cli_open_output_file("export", out, &created);
+	if (!f)
+		goto out;
+	if (fwrite(buf, 1, i, f) != i || (f != stdout && fclose(f) != 0) ||
+	    (f == stdout && fflush(f) != 0)) {
+		fprintf(stderr, "%s export: %s: %s\n", cli_prog, out, strerror(errno));
+		goto out;
+	}
+	fprintf(stderr, "%zu samples (%zu stacks), %zu functions at %zu locations in %zu "
+		"mappings written to %s\n", p->n, b->nsmp, b->nfn, b->nloc, b->nmp, out);
+	ret = 0;
+out:
+	free(fnp);
+	free(locp);
+	free(linep);
+	free(mpp);
+	free(buf);
+	return ret;
+}
+
 /*
  * pprof's profile.proto, as pprof's own tools write it: a sample for each stack (leaf
  * first) and set of labels, values samples/count and cpu/nanoseconds summed over the
  * samples that share them; labels "range" (each uevent range open on the thread, outer
  * first), "thread" (its command name) and, where the sampled thread was in an
- * OpenTelemetry context, "trace_id" and "span_id" (W3C prof_hex). Mappings name the files,
+ * OpenTelemetry context, "trace_id" and "span_id" (W3C hex). Mappings name the files,
  * their build ids and address ranges (the main binary first); a location is an address
  * in one, its line the symbolizer's function, source file and line (DWARF), so that
  * pprof -list shows the source and -lines the lines without the binaries.
@@ -342,31 +701,11 @@ static int32_t main_map(const struct profile *p)
 int cli_export_pprof(const char *out, const char *in, const char *debug_dir)
 {
 	UEVENT_SYMBOLIZER_OPTS(so, .debug_dir = debug_dir);
-	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
-	Perftools__Profiles__ValueType vt[2] = { PERFTOOLS__PROFILES__VALUE_TYPE__INIT,
-						 PERFTOOLS__PROFILES__VALUE_TYPE__INIT };
-	Perftools__Profiles__ValueType pt = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
-	Perftools__Profiles__ValueType *vtp[2] = { &vt[0], &vt[1] };
-	struct strtab st = { { NULL, 0, 0 }, NULL, 0, 0 };
-	struct table funcs = { NULL, 0, 0 }, locs = { NULL, 0, 0 }, maps = { NULL, 0, 0 };
-	struct table stacks = { NULL, 0, 0 };
-	char *skey = NULL;
-	size_t skeycap = 0, nsmp = 0;
-	Perftools__Profiles__Function *fn = NULL, **fnp = NULL;
-	Perftools__Profiles__Location *loc = NULL, **locp = NULL;
-	Perftools__Profiles__Line *line = NULL, **linep = NULL;
-	Perftools__Profiles__Mapping *mp = NULL, **mpp = NULL;
-	Perftools__Profiles__Sample *smp = NULL, **smpp = NULL;
-	Perftools__Profiles__Label *lab = NULL, **labp = NULL;
-	uint64_t *ids = NULL;
-	int64_t *vals = NULL;
-	size_t i, nfn = 0, nloc = 0, nmp = 0, nids = 0, nlab = 0, fcap = 0, lcap = 0, lncap = 0;
-	size_t mcap = 0;
-	uint8_t *buf = NULL;
+	struct pprof b;
 	struct profile p;
-	int created = 0, ret = -ENOMEM;
 	int32_t mainm;
-	FILE *f = NULL;
+	int ret;
+	size_t i;
 
 	if (prof_profile_read(&p, "export", in, &so))
 		return 1;
@@ -374,289 +713,18 @@ int cli_export_pprof(const char *out, const char *in, const char *debug_dir)
 		prof_profile_free(&p);
 		return 1;
 	}
-	for (i = 0; i < p.n; i++) {
-		nids += p.s[i].nframes;
-		nlab += p.s[i].nranges + 3;
-	}
-	smp = calloc(p.n + 1, sizeof(*smp));
-	smpp = calloc(p.n + 1, sizeof(*smpp));
-	ids = calloc(nids + 1, sizeof(*ids));
-	vals = calloc(2 * p.n + 1, sizeof(*vals));
-	lab = calloc(nlab + 1, sizeof(*lab));
-	labp = calloc(nlab + 1, sizeof(*labp));
-	if (!smp || !smpp || !ids || !vals || !lab || !labp || str_id(&st, "") != 0)
-		goto out;
-	vt[0].type = str_id(&st, "samples");
-	vt[0].unit = str_id(&st, "count");
-	vt[1].type = pt.type = str_id(&st, "cpu");
-	vt[1].unit = pt.unit = str_id(&st, "nanoseconds");
-	prof.n_sample_type = 2;
-	prof.sample_type = vtp;
-	prof.period_type = &pt;
-	prof.period = p.n ? (int64_t)p.s[0].period : 0;
+	ret = pprof_init(&b, &p);
+	/* the main binary's mapping, made first: pprof's main binary */
 	mainm = main_map(&p);
-	nids = nlab = 0;
-	for (i = 0; i < p.n + 1; i++) {
-		const struct sample *s = i ? &p.s[i - 1] : NULL;
-		Perftools__Profiles__Sample *o = &smp[nsmp];
-		size_t ids0 = nids, lab0 = nlab, kn = 0;
-		uint32_t k, nl;
-		struct row *m;
-
-		if (s) {
-			perftools__profiles__sample__init(o);
-			o->location_id = &ids[nids];
-			o->n_location_id = s->nframes;
-		}
-		/* pass 0: the main binary's mapping, made first: pprof's main binary */
-		for (k = 0; s ? k < s->nframes : k < 1; k++) {
-			const struct frame *fr = s ? &s->frames[k] : NULL;
-			int32_t mi = s ? fr->map : mainm;
-			uint64_t mid = 0;
-			char key[1200];
-			struct row *r;
-
-			if (mi >= 0 || fr) {	/* its mapping */
-				struct pmap none = { .file = fr ? fr->dso : "", .bid_read = 1 };
-				struct pmap *pm = mi >= 0 ? &p.maps[mi] : &none;
-
-				/* no MMAP (the kernel, JIT code, unknown): one by that name, so
-				 * that pprof makes up none without a file name */
-				if (mi < 0 && fr->kernel) {
-					none.addr = 0xffff800000000000ull;
-					none.len = ~none.addr;
-				}
-				snprintf(key, sizeof(key), "%s\t%" PRIx64 "\t%" PRIx64 "\t%" PRIx64,
-					 pm->file, pm->addr, pm->len, pm->pgoff);
-				if (!(r = prof_row_get(&maps, key)))
-					goto out;
-				if (!r->seen) {
-					Perftools__Profiles__Mapping *mo;
-					char bid[41];
-
-					if (grow1((void **)&mp, nmp, &mcap, sizeof(*mp)) < 0)
-						goto out;
-					mo = &mp[nmp];
-					perftools__profiles__mapping__init(mo);
-					mo->id = nmp + 1;
-					mo->memory_start = pm->addr;
-					mo->memory_limit = pm->addr + pm->len;
-					mo->file_offset = pm->pgoff;
-					mo->filename = str_id(&st, pm->file);
-					if (!pm->bid_read) {
-						pm->bid_read = 1;
-						pm->build_id_size = elf_build_id(pm->file, pm->build_id,
-										 sizeof(pm->build_id));
-					}
-					mo->build_id = str_id(&st, prof_hex(bid, pm->build_id,
-								       pm->build_id_size));
-					/* named here: pprof needs not (and does not try to) */
-					mo->has_functions = mo->has_filenames = 1;
-					mo->has_line_numbers = !!fr && fr->line;
-					if (mo->filename < 0 || mo->build_id < 0)
-						goto out;
-					r->seen = 1;
-					r->self = ++nmp;
-				}
-				mid = r->self;
-				if (fr && fr->line)
-					mp[mid - 1].has_line_numbers = 1;
-			}
-			if (!s)
-				break;
-			/* its location: the address in that mapping (or alone) */
-			snprintf(key, sizeof(key), "%" PRIu64 "\t%" PRIx64 "\t%s", mid, fr->addr,
-				 fr->map >= 0 ? "" : fr->sym);
-			if (!(r = prof_row_get(&locs, key)))
-				goto out;
-			if (!r->seen) {
-				Perftools__Profiles__Location *lo;
-				Perftools__Profiles__Line *ln;
-				const char *src = fr->file ? fr->file : fr->dso;
-				struct row *fnr;
-
-				/* its function: by name and source file */
-				snprintf(key, sizeof(key), "%s\t%s", fr->sym, src);
-				if (!(fnr = prof_row_get(&funcs, key)))
-					goto out;
-				if (!fnr->seen) {
-					Perftools__Profiles__Function *fo;
-					struct uevent_symbol sy = { .sz = sizeof(sy) };
-
-					if (grow1((void **)&fn, nfn, &fcap, sizeof(*fn)) < 0)
-						goto out;
-					fo = &fn[nfn];
-					perftools__profiles__function__init(fo);
-					fo->id = nfn + 1;
-					fo->name = str_id(&st, fr->sym);
-					fo->system_name = str_id(&st, fr->raw ? fr->raw : fr->sym);
-					fo->filename = str_id(&st, src);
-					if (fr->file && fr->sym_addr &&
-					    !uevent_symbolizer__lookup(p.sym, s->pid, fr->sym_addr, s->time,
-								       &sy) && sy.file &&
-					    !strcmp(sy.file, fr->file))
-						fo->start_line = sy.line;
-					if (fo->name < 0 || fo->system_name < 0 || fo->filename < 0)
-						goto out;
-					fnr->seen = 1;
-					fnr->self = ++nfn;
-				}
-				if (grow1((void **)&loc, nloc, &lcap, sizeof(*loc)) < 0 ||
-				    grow1((void **)&line, nloc, &lncap, sizeof(*line)) < 0)
-					goto out;
-				lo = &loc[nloc];
-				ln = &line[nloc];
-				perftools__profiles__location__init(lo);
-				perftools__profiles__line__init(ln);
-				lo->id = nloc + 1;
-				lo->mapping_id = mid;
-				lo->address = fr->addr;
-				ln->function_id = fnr->self;
-				ln->line = fr->line;
-				r->seen = 1;
-				r->self = ++nloc;
-			}
-			ids[nids++] = r->self;
-		}
-		if (!s)
-			continue;
-		o->n_value = 2;
-		o->label = &labp[nlab];
-		nl = s->nranges + 1 + (s->has_ctx ? 2 : 0);
-		for (k = 0; k < nl; k++) {
-			Perftools__Profiles__Label *l = &lab[nlab];
-			char h[33];
-
-			perftools__profiles__label__init(l);
-			if (k < s->nranges) {
-				l->key = str_id(&st, "range");
-				l->str = str_id(&st, s->ranges[k]);
-			} else if (k == s->nranges) {
-				l->key = str_id(&st, "thread");
-				l->str = str_id(&st, s->comm);
-			} else if (k == s->nranges + 1) {	/* OpenTelemetry's names */
-				l->key = str_id(&st, "trace_id");
-				l->str = str_id(&st, prof_hex(h, s->trace_id, 16));
-			} else {
-				l->key = str_id(&st, "span_id");
-				l->str = str_id(&st, prof_hex(h, s->span_id, 8));
-			}
-			if (l->key < 0 || l->str < 0)
-				goto out;
-			labp[nlab++] = l;
-		}
-		o->n_label = nl;
-		/* the stack's location ids and the labels' strings: a sample that has
-		 * the same as one before adds to its values */
-		for (k = 0; k < s->nframes + 2 * nl; k++) {
-			if (skeycap - kn < 24) {
-				char *a = realloc(skey, skeycap = skeycap ? 2 * skeycap : 1024);
-
-				if (!a)
-					goto out;
-				skey = a;
-			}
-			kn += (size_t)snprintf(skey + kn, skeycap - kn, "%" PRId64 ",",
-					       k < s->nframes ? (int64_t)ids[ids0 + k]
-					       : (k - s->nframes) % 2 ? lab[lab0 + (k - s->nframes) / 2].str
-					       : lab[lab0 + (k - s->nframes) / 2].key);
-		}
-		if (!skey || !(m = prof_row_get(&stacks, skey)))
-			goto out;
-		if (m->seen) {
-			vals[2 * (m->self - 1)] += 1;
-			vals[2 * (m->self - 1) + 1] += (int64_t)s->period;
-			nids = ids0;
-			nlab = lab0;
-			continue;
-		}
-		m->seen = 1;
-		m->self = ++nsmp;
-		smpp[nsmp - 1] = o;
-		o->value = &vals[2 * (nsmp - 1)];
-		vals[2 * (nsmp - 1)] = 1;
-		vals[2 * (nsmp - 1) + 1] = (int64_t)s->period;
-	}
-	/* pointers into the arrays only now: they moved while they grew */
-	fnp = calloc(nfn + 1, sizeof(*fnp));
-	locp = calloc(nloc + 1, sizeof(*locp));
-	linep = calloc(nloc + 1, sizeof(*linep));
-	mpp = calloc(nmp + 1, sizeof(*mpp));
-	if (!fnp || !locp || !linep || !mpp)
-		goto out;
-	for (i = 0; i < nfn; i++)
-		fnp[i] = &fn[i];
-	for (i = 0; i < nmp; i++)
-		mpp[i] = &mp[i];
-	for (i = 0; i < nloc; i++) {
-		locp[i] = &loc[i];
-		linep[i] = &line[i];
-		loc[i].n_line = 1;
-		loc[i].line = &linep[i];
-	}
-	prof.n_sample = nsmp;
-	prof.sample = smpp;
-	prof.n_function = nfn;
-	prof.function = fnp;
-	prof.n_location = nloc;
-	prof.location = locp;
-	prof.n_mapping = nmp;
-	prof.mapping = mpp;
-	prof.n_string_table = st.n;
-	prof.string_table = st.v;
-	buf = malloc(perftools__profiles__profile__get_packed_size(&prof) + 1);
-	if (!buf)
-		goto out;
-	i = perftools__profiles__profile__pack(&prof, buf);
-	f = cli_open_output_file("export", out, &created);
-	if (!f) {
-		ret = 1;
-		goto out;
-	}
-	if (fwrite(buf, 1, i, f) != i || (f != stdout && fclose(f) != 0) ||
-	    (f == stdout && fflush(f) != 0)) {
-		fprintf(stderr, "%s export: %s: %s\n", cli_prog, out, strerror(errno));
-		ret = 1;
-		goto out;
-	}
-	fprintf(stderr, "%zu samples (%zu stacks), %zu functions at %zu locations in %zu "
-		"mappings written to %s\n", p.n, nsmp, nfn, nloc, nmp, out);
-	ret = 0;
-out:
+	if (!ret && mainm >= 0 && pprof_mapping(&b, &p, NULL, mainm) < 0)
+		ret = -ENOMEM;
+	for (i = 0; !ret && i < p.n; i++)
+		ret = pprof_sample(&b, &p, &p.s[i]);
+	if (!ret)
+		ret = pprof_write(&b, &p, out);
 	if (ret < 0)
 		fprintf(stderr, "%s export: %s\n", cli_prog, strerror(-ret));
-	for (i = 0; i < st.t.cap; i++)
-		free(st.t.v[i].key);
-	for (i = 0; i < funcs.cap; i++)
-		free(funcs.v[i].key);
-	for (i = 0; i < locs.cap; i++)
-		free(locs.v[i].key);
-	for (i = 0; i < maps.cap; i++)
-		free(maps.v[i].key);
-	for (i = 0; i < stacks.cap; i++)
-		free(stacks.v[i].key);
-	free(stacks.v);
-	free(skey);
-	free(st.t.v);
-	free(st.v);
-	free(funcs.v);
-	free(locs.v);
-	free(maps.v);
-	free(fn);
-	free(fnp);
-	free(loc);
-	free(locp);
-	free(line);
-	free(linep);
-	free(mp);
-	free(mpp);
-	free(smp);
-	free(smpp);
-	free(ids);
-	free(vals);
-	free(lab);
-	free(labp);
-	free(buf);
+	pprof_free(&b);
 	prof_profile_free(&p);
 	return ret ? 1 : 0;
 }
