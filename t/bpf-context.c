@@ -12,7 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/capability.h>
 #include <linux/perf_event.h>
+#include <sys/wait.h>
 
 #include "uevent.h"
 #include "tap.h"
@@ -192,6 +194,61 @@ static void classify(const struct seen *s)
 	}
 }
 
+/*
+ * Without CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN (a child dropping them): the session
+ * asked for context says why it has none, whether or not it opens without them.
+ */
+static void unprivileged(void)
+{
+	int fds[2], status = 0;
+	char why[512] = "";
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(fds) < 0) {
+		ok(0, "pipe: %s", strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+		struct __user_cap_data_struct d[2];
+		struct uevent_session_opts so = { .sz = sizeof(so), .pid = 0,
+						  .sample_period_ns = PERIOD_NS, .ring_pages = 1,
+						  .transports = 1u << UEVENT_TRANSPORT_USDT,
+						  .flags = UEVENT_SESSION_CONTEXT };
+		struct uevent_session *s;
+		const char *r;
+
+		close(fds[0]);
+		if (syscall(SYS_capget, &h, d) < 0)
+			_exit(1);
+		for (int k = 0; k < 2; k++) {
+			const unsigned int drop[] = { CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN };
+
+			for (size_t j = 0; j < sizeof(drop) / sizeof(drop[0]); j++)
+				if (drop[j] / 32 == (unsigned int)k)
+					d[k].effective &= ~(1u << (drop[j] % 32));
+		}
+		if (syscall(SYS_capset, &h, d) < 0)
+			_exit(1);
+		s = uevent_session__open(&so);
+		r = s ? uevent_session__reason(s) : uevent_reason();
+		if (write(fds[1], r, strlen(r)) < 0)
+			_exit(1);
+		uevent_session__close(s);
+		_exit(0);
+	}
+	close(fds[1]);
+	n = read(fds[0], why, sizeof(why) - 1);
+	why[n > 0 ? n : 0] = 0;
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	ok(strstr(why, "context: ") && strstr(why, "CAP_BPF"),
+	   "without CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN: the session says why samples go "
+	   "without context ('%s')", why);
+}
+
 int main(void)
 {
 	struct uevent_session_opts so = { .sz = sizeof(so), .pid = 0, .sample_period_ns = PERIOD_NS,
@@ -219,7 +276,8 @@ int main(void)
 		plan_skip_all(uevent_reason());
 		return 0;
 	}
-	plan(NSPAN * 3 + 3);
+	plan(NSPAN * 3 + 4);
+	unprivileged();
 	ok(!strstr(uevent_session__reason(s), "context"),
 	   "probe: '%s'; a session asked for context opens with it (reason '%s')", fi.detail,
 	   uevent_session__reason(s));
