@@ -82,3 +82,10 @@ EXTRA_PROGRAMS += %reldir%/session-open
 bench_programs += %reldir%/session-open
 bench_session_open_LDADD = libuevent/libuevent.la
 CLEANFILES += %reldir%/session-open
+
+# make bench: a sample's cost with the BPF context reader against sampling without it.
+EXTRA_PROGRAMS += %reldir%/bpf-context
+bench_programs += %reldir%/bpf-context
+bench_bpf_context_CFLAGS = $(AM_CFLAGS) -pthread
+bench_bpf_context_LDADD = libuevent/libuevent.la $(LIBBPF_LIBS) -lpthread
+CLEANFILES += %reldir%/bpf-context

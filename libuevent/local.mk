@@ -49,9 +49,13 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/jit-code.c \
 	%reldir%/jit-dump.c \
 	%reldir%/jit-map.c \
-	%reldir%/jit-marker.c
-libuevent_libuevent_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(TLS_CFLAGS) $(LIBTRACEEVENT_CFLAGS) $(LIBDW_CFLAGS)
-libuevent_libuevent_la_LIBADD = $(LIBTRACEEVENT_LIBS) $(LIBDW_LIBS) $(LIBIBERTY_LIBS)
+	%reldir%/jit-marker.c \
+	%reldir%/bpf-context.h \
+	%reldir%/bpf-context.c
+libuevent_libuevent_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(TLS_CFLAGS) $(LIBTRACEEVENT_CFLAGS) $(LIBDW_CFLAGS) \
+	$(LIBBPF_CFLAGS) -I$(top_builddir)/%reldir%
+# libbpf's own libraries (libelf, zlib) too: the guest tests link libuevent statically
+libuevent_libuevent_la_LIBADD = $(LIBTRACEEVENT_LIBS) $(LIBBPF_STATIC_LIBS) $(LIBDW_LIBS) $(LIBIBERTY_LIBS)
 libuevent_libuevent_la_LDFLAGS = -version-info 0:0:0 \
 	-Wl,--version-script=$(top_srcdir)/%reldir%/libuevent.map -Wl,-z,relro,-z,now
 EXTRA_libuevent_libuevent_la_DEPENDENCIES = %reldir%/libuevent.map install-dirs.stamp
@@ -96,3 +100,19 @@ uninstall-man3-links:
 	for f in `$(uevent_man3_names)`; do rm -f '$(DESTDIR)$(man3dir)/'"$$f.3"; done
 	for p in `$(AWK) '{ print $$2 }' $(man3_pages)/links | sort -u`; do \
 		rm -f '$(DESTDIR)$(man3dir)/'"$$p.3"; done
+
+# The BPF reader of samples' thread context: clang's BPF target compiles the program
+# (CO-RE: no vmlinux.h, the kernel's BTF relocates it at load), bpftool embeds the
+# object in a skeleton header that bpf-context.c includes.
+EXTRA_DIST += %reldir%/bpf/context.bpf.c %reldir%/bpf/context-shared.h
+if HAVE_BPF_CONTEXT
+nodist_libuevent_libuevent_la_SOURCES = %reldir%/bpf/context.skel.h
+$(libuevent_libuevent_la_OBJECTS): %reldir%/bpf/context.skel.h
+CLEANFILES += %reldir%/bpf/context.bpf.o %reldir%/bpf/context.skel.h
+%reldir%/bpf/context.bpf.o: %reldir%/bpf/context.bpf.c %reldir%/bpf/context-shared.h
+	$(AM_V_CC)$(MKDIR_P) $(@D) && \
+	$(BPF_CLANG) -g -O2 -target bpf $(BPF_MULTIARCH_INCLUDE) -I$(srcdir)/%reldir%/bpf \
+		-Wall -Werror -c $(srcdir)/%reldir%/bpf/context.bpf.c -o $@
+%reldir%/bpf/context.skel.h: %reldir%/bpf/context.bpf.o
+	$(AM_V_GEN)$(BPFTOOL) gen skeleton $< name uevent_ctx_bpf > $@.tmp && mv $@.tmp $@
+endif

@@ -15,6 +15,7 @@
 #include <linux/perf_event.h>
 #include <linux/perf_uevent.h>
 
+#include "bpf-context.h"
 #include "internal.h"
 
 /* The tracefs mount, found by file-system magic so that a directory we may not
@@ -178,7 +179,8 @@ UEVENT_EXPORT int uevent_feature_probe(int feature, struct uevent_feature_info *
 {
 	struct perf_event_attr a;
 	struct uevent_kernel_abi abi;
-	int ret;
+	char why[200];
+	int ret, err;
 
 	if (!info)
 		return _uevent_err(EINVAL);
@@ -247,6 +249,12 @@ UEVENT_EXPORT int uevent_feature_probe(int feature, struct uevent_feature_info *
 			     "no PR_PERF_TLS_AREA: samples carry no context "
 			     "(uevent_thread_context_set() still works)");
 		break;
+	case UEVENT_FEAT_BPF_CONTEXT:
+		/* loads and unloads the programs: what a session asked for context does */
+		err = _uevent_bpf_ctx_probe(why, sizeof(why));
+		fill(info, err ? (err == -EPERM || err == -EACCES ? UEVENT_FEAT_DENIED :
+				  UEVENT_FEAT_ABSENT) : UEVENT_FEAT_PRESENT, -err, "%s", why);
+		break;
 	case UEVENT_FEAT_BPF_EVENT:
 		base_attr(&a);
 		a.bpf_event = 1;
@@ -305,6 +313,7 @@ UEVENT_EXPORT const char *uevent_feature_name(int feature)
 	static const char *const names[UEVENT_FEAT_COUNT] = {
 		"prctl", "attr_uevents", "user_events", "uprobes", "tracefs",
 		"sample_tls_user", "aux_sample", "bpf_event", "perf_events", "thread_context",
+		"bpf_context",
 	};
 
 	if (feature < 0 || feature >= UEVENT_FEAT_COUNT)

@@ -9,6 +9,7 @@
 
 #include "internal.h"
 #include "perf-internal.h"
+#include "bpf-context.h"
 #include "session-internal.h"
 
 /* The id a record of event ident is recorded under. */
@@ -49,7 +50,10 @@ static void record_tee(struct uevent_session *s, uint32_t off, const struct perf
 		if (rec->id.time > s->rec.t1)
 			s->rec.t1 = rec->id.time;
 	}
-	_uevent_rec_append(&s->rec, s->buf + off, h->size);
+	if (s->bpf_ctx && kind == K_SAMPLES)
+		_uevent_bpf_ctx_rec_append(s, s->buf + off, h->size, rec);
+	else
+		_uevent_rec_append(&s->rec, s->buf + off, h->size);
 }
 
 /*
@@ -85,6 +89,8 @@ int _uevent_session_decode(struct uevent_session *s, uint32_t off, struct uevent
 		s->st.corrupt++;
 		return -EINVAL;
 	}
+	if (s->bpf_ctx && kind == K_SAMPLES)
+		_uevent_bpf_ctx_fill(s->bpf_ctx, rec);
 	if (s->rec.fd >= 0)
 		record_tee(s, off, &h, ident, kind, rec);
 	if (rec->body == UEVENT_BODY_SAMPLE)

@@ -151,6 +151,7 @@ struct uevent_session {
 	int nev;
 	/* uevent_session__record_to(): the pipe-mode perf.data being written */
 	struct _uevent_rec rec;
+	struct _uevent_bpf_ctx *bpf_ctx;	/* UEVENT_SESSION_CONTEXT by BPF (bpf-context.c) */
 };
 
 /* The kind of event id (-1: not the session's). */
@@ -211,6 +212,10 @@ void _uevent_session_make_attr(const struct uevent_session *s, int kind, uint64_
 			       struct perf_event_attr *a);
 int _uevent_list_tasks(int pid, int **out);
 int _uevent_push_fd(struct uevent_session *s, int fd, int kind);
+
+/* bpf-context.c, for the session: picks how samples get their context (0), or -errno
+ * and why not */
+int _uevent_session_context(struct uevent_session *s, char *why, size_t n);
 
 /* session-follow.c: the process tree and what it maps (sets s->follow) */
 int _uevent_follow_start(struct uevent_session *s, uint32_t pid);

@@ -26,6 +26,7 @@
 
 #include "internal.h"
 #include "perf-internal.h"
+#include "bpf-context.h"
 #include "session-internal.h"
 
 void _uevent_add_reason(struct uevent_session *s, const char *fmt, ...)
@@ -474,6 +475,12 @@ static int open_events(struct uevent_session *s, const uint64_t *config, const i
 						close(fd);
 					goto out;
 				}
+				if (k == K_SAMPLES && s->bpf_ctx &&
+				    (err = _uevent_bpf_ctx_attach(s->bpf_ctx, fd)) < 0) {
+					_uevent_add_reason(s, "context: BPF on a sampling event: %s",
+							   strerror(-err));
+					goto out;
+				}
 			}
 		}
 	}
@@ -572,6 +579,12 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 		_uevent_add_reason(s, "no transport can be read here");
 		err = denied ? denied : -ENODEV;	/* not allowed, rather than absent */
 		goto fail;
+	}
+	if (s->o.flags & UEVENT_SESSION_CONTEXT) {
+		char why[256];
+
+		if (_uevent_session_context(s, why, sizeof(why)) < 0)
+			_uevent_add_reason(s, "context: %s", why);
 	}
 	for (k = 0; k < K_COUNT; k++) {
 		struct perf_event_attr a;

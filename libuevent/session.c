@@ -15,6 +15,7 @@
 
 #include "internal.h"
 #include "perf-internal.h"
+#include "bpf-context.h"
 #include "session-internal.h"
 
 /*
@@ -346,6 +347,7 @@ UEVENT_EXPORT int uevent_session__record_to(struct uevent_session *s, int fd)
 			continue;
 		memset(&ev[n], 0, sizeof(ev[n]));
 		_uevent_session_make_attr(s, k, s->config[k], &ev[n].attr);
+		_uevent_bpf_ctx_rec_attr(s, k, &ev[n].attr);
 		ev[n].name = s->ev_name[s->kind_ev[k]];
 		ev[n].ids = ids + at;
 		for (i = 0; i < s->nids; i++)
@@ -416,6 +418,7 @@ UEVENT_EXPORT void uevent_session__close(struct uevent_session *s)
 		close(s->fds[i]);
 	if (s->epfd >= 0)
 		close(s->epfd);
+	_uevent_bpf_ctx_close(s->bpf_ctx);
 	for (i = 0; i < s->nprocs; i++)
 		_uevent_proc_close(&s->procs[i]);
 	free(s->procs);

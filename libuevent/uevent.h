@@ -532,7 +532,9 @@ enum uevent_feature {
 	UEVENT_FEAT_PERF_EVENTS		= 8,	/* perf_event_open works at all */
 	UEVENT_FEAT_THREAD_CONTEXT	= 9,	/* samples carry uevent_thread_context_set()'s
 						   context (PR_PERF_TLS_AREA) */
-	UEVENT_FEAT_COUNT		= 10
+	UEVENT_FEAT_BPF_CONTEXT		= 10,	/* ... or a BPF program reads it for them
+						   (stock kernels: libbpf, BTF, privileges) */
+	UEVENT_FEAT_COUNT		= 11
 };
 
 enum uevent_feature_state {
@@ -920,8 +922,14 @@ enum uevent_session_flags {
 	UEVENT_SESSION_NO_INHERIT	= 4,	/* do not follow new children and threads */
 	UEVENT_SESSION_BPF_EVENTS	= 8,	/* ask for BPF_EVENT and KSYMBOL records */
 	UEVENT_SESSION_DISABLED		= 16,	/* start disabled: call __enable() */
-	UEVENT_SESSION_CALLCHAIN	= 32	/* samples carry the user stack's callchain
+	UEVENT_SESSION_CALLCHAIN	= 32,	/* samples carry the user stack's callchain
 						   (PERF_SAMPLE_CALLCHAIN; frame pointers) */
+	UEVENT_SESSION_CONTEXT		= 64	/* samples carry the sampled thread's OTEP
+						   4947 context (context_*): the kernel's
+						   PR_PERF_TLS_AREA where it has it, else a
+						   BPF program (root or CAP_BPF+CAP_PERFMON,
+						   kernel BTF); without either, reason()
+						   says why and the rest is recorded */
 };
 
 struct uevent_session_stats {

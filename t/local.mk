@@ -39,6 +39,11 @@ t_perfdec_LDADD = $(t_ldadd)
 t_session_CFLAGS = $(t_cflags) -pthread
 t_session_LDADD = $(t_ldadd) -lpthread
 TESTS += t/perfdec t/session t/thread-context t/asan.test t/lsan.test
+# samples -> spans through the BPF path on this (stock) kernel
+check_PROGRAMS += t/bpf-context
+t_bpf_context_CFLAGS = $(t_cflags) -pthread
+t_bpf_context_LDADD = $(t_ldadd) -lpthread
+TESTS += t/bpf-context
 EXTRA_DIST += %reldir%/asan.test %reldir%/lsan.test
 AM_TESTS_ENVIRONMENT += CC='$(CC)'; export CC;
 .PHONY: check-asan

@@ -258,6 +258,7 @@ static int record_options(struct record_run *x, int argc, char **argv)
 		{ "sample-ns", required_argument, NULL, 0x201 },
 		{ "force", no_argument, NULL, 0x202 },
 		{ "tls", required_argument, NULL, 'T' },
+		{ "context", no_argument, NULL, 0x203 },
 		{ "ring-pages", required_argument, NULL, 'm' },
 		{ "cpus", required_argument, NULL, 'C' },
 		{ "system-wide", no_argument, NULL, 'W' },
@@ -302,6 +303,7 @@ static int record_options(struct record_run *x, int argc, char **argv)
 			x->so.flags |= UEVENT_SESSION_ALL_RECORDS | UEVENT_SESSION_CALLCHAIN;
 			break;
 		case 0x202: force = 1; break;
+		case 0x203: x->so.flags |= UEVENT_SESSION_CONTEXT; break;
 		case 'T':
 			if (v % 8) {
 				fprintf(stderr, "%s record: --tls must be a multiple of 8\n", cli_prog);
@@ -326,6 +328,11 @@ static int record_options(struct record_run *x, int argc, char **argv)
 	}
 	if (x->so.tls_user && !x->so.sample_period_ns) {
 		fprintf(stderr, "%s record: --tls needs samples (-F HZ or --period TIME)\n", cli_prog);
+		return 2;
+	}
+	if ((x->so.flags & UEVENT_SESSION_CONTEXT) && !x->so.sample_period_ns) {
+		fprintf(stderr, "%s record: --context needs samples (-F HZ or --period TIME)\n",
+			cli_prog);
 		return 2;
 	}
 	if (inject && cli_inject_env(inject) < 0)
@@ -484,6 +491,10 @@ static int record_open(struct record_run *x)
 			fprintf(stderr, "%s record: %s: %s\n", cli_prog, x->out, strerror(err));
 		return 1;
 	}
+	if ((x->so.flags & UEVENT_SESSION_CONTEXT) &&
+	    strstr(uevent_session__reason(x->s), "context: "))
+		fprintf(stderr, "%s record: samples go without their trace context: %s\n", cli_prog,
+			strstr(uevent_session__reason(x->s), "context: ") + 9);
 	{
 		/* the child emits through what we read best; usdt marks fire under any transport */
 		unsigned int t = uevent_session__transports(x->s);
@@ -640,6 +651,11 @@ const char cli_record_usage[] =
 	"          --tls BYTES            with samples: BYTES of the thread's TLS in each\n"
 	"                                 (PERF_SAMPLE_TLS_USER, patched kernel; a\n"
 	"                                 multiple of 8 up to 32768)\n"
+	"          --context              with samples: each carries its thread's trace\n"
+	"                                 context (uevent_thread_context_set(), OTEP 4947):\n"
+	"                                 the kernel's record dump where it has one, else a\n"
+	"                                 BPF program (root or CAP_BPF+CAP_PERFMON, kernel\n"
+	"                                 BTF); without either, says why and records the rest\n"
 	"      -m, --ring-pages N         data pages per ring buffer (default: from the CPUs and\n"
 	"                                 the locked-memory limit, as perf record)\n"
 	"      -C, --cpus LIST            only these CPUs, as perf -C: 0-3,7\n"

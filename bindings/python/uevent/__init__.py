@@ -733,6 +733,9 @@ class Session(_Events):
     cpus: the CPUs to watch, "0-3,7" (as perf -C) or numbers; default every CPU.
     all_records: also COMM, MMAP, FORK, EXIT... records, which a symbolizer needs to name
     samples; default on when sampling (sample_period_ns or callchain), off otherwise.
+    context: samples (sample_period_ns) carry the sampled thread's trace context
+    (context_trace_id...): the kernel's record where it dumps one, else a BPF program
+    (root or CAP_BPF+CAP_PERFMON, kernel BTF); reason says why not.
     """
 
     def __init__(self, pid: Optional[int] = None, *,
@@ -743,6 +746,7 @@ class Session(_Events):
                  usdt_path: Union[str, bytes, "_os.PathLike[str]", None] = None,
                  usdt_max_payload: int = 0, wakeup_events: int = 0,
                  sample_period_ns: int = 0, tls_user: int = 0, callchain: bool = False,
+                 context: bool = False,
                  cpus: Union[None, str, Iterable[int]] = None,
                  inherit: Optional[bool] = None, enabled: Optional[bool] = None,
                  _spawn: Optional[Sequence[Union[str, bytes]]] = None) -> None:

@@ -2150,7 +2150,8 @@ pub const UEVENT_FEAT_AUX_SAMPLE: uevent_feature = 6;
 pub const UEVENT_FEAT_BPF_EVENT: uevent_feature = 7;
 pub const UEVENT_FEAT_PERF_EVENTS: uevent_feature = 8;
 pub const UEVENT_FEAT_THREAD_CONTEXT: uevent_feature = 9;
-pub const UEVENT_FEAT_COUNT: uevent_feature = 10;
+pub const UEVENT_FEAT_BPF_CONTEXT: uevent_feature = 10;
+pub const UEVENT_FEAT_COUNT: uevent_feature = 11;
 pub type uevent_feature = ::std::os::raw::c_uint;
 pub const UEVENT_FEAT_ABSENT: uevent_feature_state = 0;
 pub const UEVENT_FEAT_PRESENT: uevent_feature_state = 1;
@@ -5323,6 +5324,7 @@ pub const UEVENT_SESSION_NO_INHERIT: uevent_session_flags = 4;
 pub const UEVENT_SESSION_BPF_EVENTS: uevent_session_flags = 8;
 pub const UEVENT_SESSION_DISABLED: uevent_session_flags = 16;
 pub const UEVENT_SESSION_CALLCHAIN: uevent_session_flags = 32;
+pub const UEVENT_SESSION_CONTEXT: uevent_session_flags = 64;
 pub type uevent_session_flags = ::std::os::raw::c_uint;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]

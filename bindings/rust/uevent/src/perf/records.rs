@@ -796,6 +796,11 @@ impl SessionBuilder {
         self.flags = if on { self.flags | sys::UEVENT_SESSION_CALLCHAIN } else { self.flags & !sys::UEVENT_SESSION_CALLCHAIN };
         self
     }
+    /// `UEVENT_SESSION_CONTEXT`: samples carry the sampled thread's OTEP 4947 context (context_*): the kernel's PR_PERF_TLS_AREA where it has it, else a BPF program (root or CAP_BPF+CAP_PERFMON, kernel BTF); without either, reason() says why and the rest is recorded
+    pub fn context(mut self, on: bool) -> Self {
+        self.flags = if on { self.flags | sys::UEVENT_SESSION_CONTEXT } else { self.flags & !sys::UEVENT_SESSION_CONTEXT };
+        self
+    }
     /// Sets the numbers of `o` (its strings are the caller's to set).
     pub(super) fn numbers_into(&self, o: &mut sys::uevent_session_opts) {
         o.pid = self.pid;

@@ -1,0 +1,399 @@
+/* bpf-context.c - samples' thread context on stock kernels: bpf/context.bpf.c's loader and reader. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/perf_uevent.h>
+
+#include "bpf-context.h"
+#include "internal.h"
+#include "rec-writer.h"
+#include "session-internal.h"
+
+
+#if HAVE_BPF_CONTEXT && defined(__x86_64__)
+#include <linux/types.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <sys/ioctl.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf/context-shared.h"
+#include "bpf/context.skel.h"
+/*
+ * Where the calling thread's OTEP 4947 record lies from its thread pointer (%fs base;
+ * the TCB's first word points at itself). The record is initial-exec TLS, in static
+ * TLS, so this is the process's offset for all its threads.
+ */
+static long self_offset(void)
+{
+	const struct uevent_thread_context_record *rec = uevent_thread_context_get();
+	unsigned long tp;
+
+	__asm__("mov %%fs:0, %0" : "=r"(tp));
+	return (long)((unsigned long)rec - tp);
+}
+
+/* One sample's ids, waiting for its sample in an open-addressed table. */
+struct slot {
+	uint64_t time;
+	uint32_t tid;
+	uint8_t used, flags;
+	uint8_t trace_id[16], span_id[8];
+};
+
+struct _uevent_bpf_ctx {
+	struct uevent_ctx_bpf *skel;
+	struct ring_buffer *rb;
+	struct slot *t;
+	size_t cap, n;
+	uint64_t last;		/* the last sample's time: ids older than it found no sample */
+	uint64_t matched, missed;
+};
+
+#define MAX_SLOTS	(1u << 20)
+#define BPF_CTX_DUMP	32	/* the record's header, as a TLS_USER dump (8-byte multiple) */
+
+static size_t slot_hash(uint64_t time, uint32_t tid, size_t cap)
+{
+	return (size_t)(((time ^ ((uint64_t)tid << 40)) * 0x9E3779B97F4A7C15ull) >> 20) &
+	       (cap - 1);
+}
+
+static struct slot *slot_find(struct _uevent_bpf_ctx *c, uint64_t time, uint32_t tid)
+{
+	size_t i;
+
+	if (!c->cap)
+		return NULL;
+	for (i = slot_hash(time, tid, c->cap); c->t[i].used; i = (i + 1) & (c->cap - 1))
+		if (c->t[i].time == time && c->t[i].tid == tid)
+			return &c->t[i];
+	return NULL;
+}
+
+/* Linear probing's delete: later slots of the run move back over the hole. */
+static void slot_del(struct _uevent_bpf_ctx *c, struct slot *s)
+{
+	size_t i = (size_t)(s - c->t), j = i, h;
+
+	c->t[i].used = 0;
+	c->n--;
+	for (;;) {
+		j = (j + 1) & (c->cap - 1);
+		if (!c->t[j].used)
+			return;
+		h = slot_hash(c->t[j].time, c->t[j].tid, c->cap);
+		/* j's entry may fill i when its home is not in (i, j] */
+		if ((j > i && (h <= i || h > j)) || (j < i && h <= i && h > j)) {
+			c->t[i] = c->t[j];
+			c->t[j].used = 0;
+			i = j;
+		}
+	}
+}
+
+static void slot_put(struct slot *t, size_t cap, const struct slot *e)
+{
+	size_t i;
+
+	for (i = slot_hash(e->time, e->tid, cap); t[i].used; i = (i + 1) & (cap - 1))
+		;
+	t[i] = *e;
+}
+
+/* Rebuilt at cap, without the ids older than the last sample (theirs never came). */
+static int slots_rebuild(struct _uevent_bpf_ctx *c, size_t cap)
+{
+	struct slot *t = calloc(cap, sizeof(*t));
+	size_t i, n = 0;
+
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < c->cap; i++)
+		if (c->t[i].used && c->t[i].time >= c->last) {
+			slot_put(t, cap, &c->t[i]);
+			n++;
+		}
+	free(c->t);
+	c->t = t;
+	c->cap = cap;
+	c->n = n;
+	return 0;
+}
+
+static int on_id(void *ctx, void *data, size_t size)
+{
+	struct _uevent_bpf_ctx *c = ctx;
+	const struct uevent_bpf_ctx_id *id = data;
+	struct slot e = { 0 };
+
+	if (size < sizeof(*id) || id->time < c->last)
+		return 0;
+	if ((c->n + 1) * 2 > c->cap) {
+		slots_rebuild(c, c->cap ? c->cap : 1024);
+		if ((c->n + 1) * 2 > c->cap && (c->cap >= MAX_SLOTS ||
+						 slots_rebuild(c, c->cap * 2) < 0))
+			return 0;	/* the reader is that far behind: this sample goes without */
+	}
+	e.time = id->time;
+	e.tid = id->tid;
+	e.used = 1;
+	e.flags = id->flags;
+	memcpy(e.trace_id, id->trace_id, 16);
+	memcpy(e.span_id, id->span_id, 8);
+	slot_put(c->t, c->cap, &e);
+	c->n++;
+	return 0;
+}
+
+static char load_log[256];
+
+static int log_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level != LIBBPF_DEBUG)
+		vsnprintf(load_log, sizeof(load_log), fmt, ap);
+	return 0;
+}
+
+static void say(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *why, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, n, fmt, ap);
+	va_end(ap);
+}
+
+struct _uevent_bpf_ctx *_uevent_bpf_ctx_open(char *why, size_t n)
+{
+	struct _uevent_bpf_ctx *c;
+	libbpf_print_fn_t old;
+	struct uevent_bpf_ctx_proc self = { 0 };
+	uint32_t pid = (uint32_t)getpid();
+	int err;
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		say(why, n, "no kernel BTF (/sys/kernel/btf/vmlinux: %s): the kernel needs "
+		    "CONFIG_DEBUG_INFO_BTF", strerror(errno));
+		errno = ENOTSUP;
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	/* libbpf's messages are the process's print hook's: ours only while loading */
+	load_log[0] = 0;
+	old = libbpf_set_print(log_print);
+	c->skel = uevent_ctx_bpf__open_and_load();
+	err = c->skel ? uevent_ctx_bpf__attach(c->skel) : -errno;
+	libbpf_set_print(old);
+	if (err < 0) {
+		char *nl = strchr(load_log, '\n');
+
+		if (nl)
+			*nl = 0;
+		if (err == -EPERM || err == -EACCES)
+			say(why, n, "loading the BPF program: %s (needs root, or CAP_BPF and "
+			    "CAP_PERFMON)", strerror(-err));
+		else
+			say(why, n, "loading the BPF program: %s%s%s", strerror(-err),
+			    load_log[0] ? ": " : "", load_log);
+		_uevent_bpf_ctx_close(c);
+		errno = -err;
+		return NULL;
+	}
+	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.ids), on_id, c, NULL);
+	if (!c->rb) {
+		err = -errno;
+		say(why, n, "the BPF ring buffer: %s", strerror(-err));
+		_uevent_bpf_ctx_close(c);
+		errno = -err;
+		return NULL;
+	}
+	/* this process may have set its threads' context before the session opened */
+	self.offset = self_offset();
+	bpf_map__update_elem(c->skel->maps.procs, &pid, sizeof(pid), &self, sizeof(self), BPF_ANY);
+	return c;
+}
+
+int _uevent_bpf_ctx_attach(struct _uevent_bpf_ctx *c, int perf_fd)
+{
+	if (ioctl(perf_fd, PERF_EVENT_IOC_SET_BPF, bpf_program__fd(c->skel->progs.uevent_ctx_sample)))
+		return -errno;
+	return 0;
+}
+
+void _uevent_bpf_ctx_fill(struct _uevent_bpf_ctx *c, struct uevent_perf_record *rec)
+{
+	struct uevent_perf_sample *s = &rec->u.sample;
+	struct slot *e;
+
+	if (rec->body != UEVENT_BODY_SAMPLE || s->context_err == 0 ||
+	    (rec->id.fields & (UEVENT_ID_TIME | UEVENT_ID_TID)) != (UEVENT_ID_TIME | UEVENT_ID_TID))
+		return;
+	e = slot_find(c, rec->id.time, rec->id.tid);
+	if (!e) {
+		ring_buffer__consume(c->rb);
+		e = slot_find(c, rec->id.time, rec->id.tid);
+	}
+	if (rec->id.time > c->last)
+		c->last = rec->id.time;
+	if (!e) {
+		c->missed++;
+		return;
+	}
+	s->context_err = 0;
+	memcpy(s->context_trace_id, e->trace_id, 16);
+	memcpy(s->context_span_id, e->span_id, 8);
+	s->context_flags = e->flags;
+	c->matched++;
+	slot_del(c, e);
+}
+
+/*
+ * A recording holds what the patched kernel's path would have written: the sample with
+ * a TLS_USER dump of the record's first 32 bytes (the ids, valid, flags; no attributes),
+ * or an empty dump, so every reader of the file decodes context_* as it does there.
+ */
+void _uevent_bpf_ctx_rec_append(struct uevent_session *s, const void *r, size_t n,
+				const struct uevent_perf_record *rec)
+{
+	const struct uevent_perf_sample *smp = &rec->u.sample;
+	struct perf_event_header h;
+	uint64_t dump[1 + 4 + 1] = { 0 };
+	size_t extra = 8;
+
+	if (n < sizeof(h) || rec->body != UEVENT_BODY_SAMPLE) {
+		_uevent_rec_append(&s->rec, r, n);
+		return;
+	}
+	if (smp->context_err == 0) {
+		uint8_t *d = (uint8_t *)&dump[1];
+
+		dump[0] = BPF_CTX_DUMP;
+		memcpy(d, smp->context_trace_id, 16);
+		memcpy(d + 16, smp->context_span_id, 8);
+		d[24] = 1;
+		d[25] = smp->context_flags;
+		dump[5] = BPF_CTX_DUMP;
+		extra = sizeof(dump);
+	}
+	memcpy(&h, r, sizeof(h));
+	h.size = (uint16_t)(h.size + extra);
+	_uevent_rec_append(&s->rec, &h, sizeof(h));
+	_uevent_rec_append(&s->rec, (const uint8_t *)r + sizeof(h), n - sizeof(h));
+	_uevent_rec_append(&s->rec, dump, extra);
+}
+
+void _uevent_bpf_ctx_rec_attr(const struct uevent_session *s, int kind,
+			      struct perf_event_attr *a)
+{
+	if (s->bpf_ctx && kind == K_SAMPLES)
+		uevent_attr_set_tls_user(a, BPF_CTX_DUMP);
+}
+
+void _uevent_bpf_ctx_close(struct _uevent_bpf_ctx *c)
+{
+	if (!c)
+		return;
+	ring_buffer__free(c->rb);
+	uevent_ctx_bpf__destroy(c->skel);
+	free(c->t);
+	free(c);
+}
+
+int _uevent_bpf_ctx_probe(char *why, size_t n)
+{
+	struct _uevent_bpf_ctx *c = _uevent_bpf_ctx_open(why, n);
+
+	if (!c)
+		return -errno;
+	_uevent_bpf_ctx_close(c);
+	say(why, n, "a BPF program reads each sampled thread's OTEP 4947 record");
+	return 0;
+}
+
+#else	/* !HAVE_BPF_CONTEXT */
+
+#if !HAVE_BPF_CONTEXT
+#define MISSING BPF_CONTEXT_MISSING
+#else
+#define MISSING "the BPF context reader takes the thread pointer from x86-64's fsbase"
+#endif
+
+struct _uevent_bpf_ctx *_uevent_bpf_ctx_open(char *why, size_t n)
+{
+	snprintf(why, n, "%s", MISSING);
+	errno = ENOTSUP;
+	return NULL;
+}
+
+int _uevent_bpf_ctx_attach(struct _uevent_bpf_ctx *c, int perf_fd)
+{
+	(void)c;
+	(void)perf_fd;
+	return -ENOTSUP;
+}
+
+void _uevent_bpf_ctx_fill(struct _uevent_bpf_ctx *c, struct uevent_perf_record *rec)
+{
+	(void)c;
+	(void)rec;
+}
+
+void _uevent_bpf_ctx_rec_append(struct uevent_session *s, const void *r, size_t n,
+				const struct uevent_perf_record *rec)
+{
+	(void)rec;
+	_uevent_rec_append(&s->rec, r, n);
+}
+
+void _uevent_bpf_ctx_rec_attr(const struct uevent_session *s, int kind,
+			      struct perf_event_attr *a)
+{
+	(void)s;
+	(void)kind;
+	(void)a;
+}
+
+void _uevent_bpf_ctx_close(struct _uevent_bpf_ctx *c)
+{
+	(void)c;
+}
+
+int _uevent_bpf_ctx_probe(char *why, size_t n)
+{
+	snprintf(why, n, "%s", MISSING);
+	return -ENOTSUP;
+}
+#endif
+
+/*
+ * A session asked for context: the kernel's own path where it has PR_PERF_TLS_AREA
+ * (samples dump the registered record: TLS_USER of the record's header at least), else
+ * the BPF program on the sampling events.
+ */
+int _uevent_session_context(struct uevent_session *s, char *why, size_t n)
+{
+	struct uevent_kernel_abi abi;
+
+	if (!s->o.sample_period_ns) {
+		snprintf(why, n, "only samples carry it: ask for samples (sample_period_ns)");
+		return -EINVAL;
+	}
+	if (_uevent_prctl_query(&abi) == 0 && (abi.features & PERF_UEVENT_FEAT_TLS_AREA)) {
+		if (s->o.tls_user < UEVENT_THREAD_CONTEXT_HEADER_SIZE)
+			s->o.tls_user = (UEVENT_THREAD_CONTEXT_HEADER_SIZE + 7) & ~7u;
+		return 0;
+	}
+	s->bpf_ctx = _uevent_bpf_ctx_open(why, n);
+	return s->bpf_ctx ? 0 : -errno;
+}

@@ -1,0 +1,26 @@
+/* context-shared.h - what context.bpf.c and its loader (bpf-context.c) both read. */
+#ifndef UEVENT_BPF_CONTEXT_SHARED_H
+#define UEVENT_BPF_CONTEXT_SHARED_H
+
+#define UEVENT_BPF_PR_PERF_TLS_AREA	0x55455441	/* linux/perf_uevent.h's */
+#define UEVENT_BPF_CTX_HDR		28		/* OTEP 4947's record header */
+#define UEVENT_BPF_CTX_PROCS		4096		/* processes with a record known */
+#define UEVENT_BPF_CTX_RING		(1u << 20)	/* ids waiting for the reader, bytes */
+
+/* A process's records: at fsbase + offset in each thread, while its mm is mm. */
+struct uevent_bpf_ctx_proc {
+	__s64 offset;
+	__u64 mm;		/* 0: not known yet (the first sample sets it) */
+};
+
+/* A sample's ids, as the ring hands them over: only samples of a valid record. */
+struct uevent_bpf_ctx_id {
+	__u64 time;		/* the sample's PERF_SAMPLE_TIME */
+	__u32 pid, tid;
+	__u8 trace_id[16];
+	__u8 span_id[8];
+	__u8 flags;
+	__u8 pad[7];
+};
+
+#endif

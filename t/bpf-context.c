@@ -1,0 +1,342 @@
+/* bpf-context.c - samples carry their thread's span on a stock kernel (the BPF path). */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/capability.h>
+#include <linux/perf_event.h>
+#include <sys/wait.h>
+
+#include "uevent.h"
+#include "tap.h"
+
+#define NSPAN	3
+#define PERIOD_NS	250000ull		/* cpu-clock: 4 samples a ms of a thread's CPU */
+
+/* What a worker did and when, on the session's clock (CLOCK_MONOTONIC). */
+struct worker {
+	int i;
+	pthread_t th;
+	uint32_t tid;
+	uint8_t trace[16], span[8];
+	uint64_t none0, none1;		/* no context set yet */
+	uint64_t in0, in1;		/* inside its span */
+	uint64_t clr0, clr1;		/* after clear() */
+	/* samples, by phase: with its ids, with nothing, with another's */
+	long in_own, in_none, in_other, none_empty, none_other, clr_empty, clr_other;
+};
+
+static struct worker w[NSPAN];
+static struct {
+	uint32_t tid;
+	uint64_t t0, t1;
+	long whole, empty, torn;
+	long sets;
+} hammer;
+static volatile int go;
+
+static uint64_t mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Runs for ms of this thread's CPU time: so many samples whatever else the host runs. */
+static void burn(unsigned int ms)
+{
+	uint64_t end = cpu_ns() + ms * 1000000ull;
+	volatile uint64_t x = 0;
+
+	while (cpu_ns() < end)
+		for (int k = 0; k < 1000; k++)
+			x += (uint64_t)k;
+}
+
+static void *work(void *arg)
+{
+	struct worker *me = arg;
+
+	me->tid = (uint32_t)syscall(SYS_gettid);
+	while (!__atomic_load_n(&go, __ATOMIC_ACQUIRE))
+		;
+	me->none0 = mono();
+	burn(60);
+	me->none1 = mono();
+	uevent_thread_context_set(me->trace, me->span, 1);
+	me->in0 = mono();
+	burn(200);
+	me->in1 = mono();
+	uevent_thread_context_clear();
+	me->clr0 = mono();
+	burn(60);
+	me->clr1 = mono();
+	return NULL;
+}
+
+/* Two contexts, each all one byte, set back to back: a mixed sample is a torn read. */
+static void *hammer_work(void *arg)
+{
+	static const uint8_t t1[16] = { [0 ... 15] = 0x11 }, s1[8] = { [0 ... 7] = 0x11 };
+	static const uint8_t t2[16] = { [0 ... 15] = 0x22 }, s2[8] = { [0 ... 7] = 0x22 };
+	uint64_t end;
+
+	(void)arg;
+	hammer.tid = (uint32_t)syscall(SYS_gettid);
+	while (!__atomic_load_n(&go, __ATOMIC_ACQUIRE))
+		;
+	hammer.t0 = mono();
+	end = cpu_ns() + 200 * 1000000ull;
+	while (cpu_ns() < end) {
+		for (int k = 0; k < 256; k++) {
+			uevent_thread_context_set(t1, s1, 1);
+			uevent_thread_context_set(t2, s2, 0);
+		}
+		hammer.sets += 512;
+	}
+	hammer.t1 = mono();
+	return NULL;
+}
+
+static int all_one(const uint8_t *p, size_t n, uint8_t v)
+{
+	for (size_t k = 0; k < n; k++)
+		if (p[k] != v)
+			return 0;
+	return 1;
+}
+
+/* A sample as the session gave it, kept until the phases' bounds are all known. */
+struct seen {
+	uint64_t time;
+	uint32_t tid;
+	int has;
+	uint8_t trace[16], span[8], flags;
+};
+
+static struct seen *seen;
+static size_t nseen, seen_cap;
+
+static void keep(const struct uevent_perf_record *r)
+{
+	struct seen *e;
+
+	if (nseen == seen_cap) {
+		seen_cap = seen_cap ? seen_cap * 2 : 4096;
+		seen = realloc(seen, seen_cap * sizeof(*seen));
+		if (!seen)
+			abort();
+	}
+	e = &seen[nseen++];
+	e->time = r->id.time;
+	e->tid = r->id.tid;
+	e->has = r->u.sample.context_err == 0;
+	memcpy(e->trace, r->u.sample.context_trace_id, 16);
+	memcpy(e->span, r->u.sample.context_span_id, 8);
+	e->flags = r->u.sample.context_flags;
+}
+
+static void classify(const struct seen *s)
+{
+	uint64_t t = s->time;
+	int has = s->has;
+
+	if (s->tid == hammer.tid && hammer.tid) {
+		if (!has)
+			hammer.empty++;
+		else if ((all_one(s->trace, 16, 0x11) && all_one(s->span, 8, 0x11) &&
+			  s->flags == 1) ||
+			 (all_one(s->trace, 16, 0x22) && all_one(s->span, 8, 0x22) &&
+			  s->flags == 0))
+			hammer.whole++;
+		else
+			hammer.torn++;
+		return;
+	}
+	for (int i = 0; i < NSPAN; i++) {
+		struct worker *me = &w[i];
+		int own = has && !memcmp(s->trace, me->trace, 16) && !memcmp(s->span, me->span, 8);
+
+		if (s->tid != me->tid)
+			continue;
+		/* between a phase's bounds only: a sample at a set() may see either side */
+		if (t > me->none0 && t < me->none1) {
+			me->none_empty += !has;
+			me->none_other += has;
+		} else if (t > me->in0 && t < me->in1) {
+			me->in_own += own;
+			me->in_none += !has;
+			me->in_other += has && !own;
+		} else if (t > me->clr0 && t < me->clr1) {
+			me->clr_empty += !has;
+			me->clr_other += has;
+		} else if (has && !own) {
+			me->in_other++;		/* another's ids, at any time */
+		}
+	}
+}
+
+/*
+ * Without CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN (a child dropping them): the session
+ * asked for context says why it has none, whether or not it opens without them.
+ */
+static void unprivileged(void)
+{
+	int fds[2], status = 0;
+	char why[512] = "";
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(fds) < 0) {
+		ok(0, "pipe: %s", strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+		struct __user_cap_data_struct d[2];
+		struct uevent_session_opts so = { .sz = sizeof(so), .pid = 0,
+						  .sample_period_ns = PERIOD_NS, .ring_pages = 1,
+						  .transports = 1u << UEVENT_TRANSPORT_USDT,
+						  .flags = UEVENT_SESSION_CONTEXT };
+		struct uevent_session *s;
+		const char *r;
+
+		close(fds[0]);
+		if (syscall(SYS_capget, &h, d) < 0)
+			_exit(1);
+		for (int k = 0; k < 2; k++) {
+			const unsigned int drop[] = { CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN };
+
+			for (size_t j = 0; j < sizeof(drop) / sizeof(drop[0]); j++)
+				if (drop[j] / 32 == (unsigned int)k)
+					d[k].effective &= ~(1u << (drop[j] % 32));
+		}
+		if (syscall(SYS_capset, &h, d) < 0)
+			_exit(1);
+		s = uevent_session__open(&so);
+		r = s ? uevent_session__reason(s) : uevent_reason();
+		if (write(fds[1], r, strlen(r)) < 0)
+			_exit(1);
+		uevent_session__close(s);
+		_exit(0);
+	}
+	close(fds[1]);
+	n = read(fds[0], why, sizeof(why) - 1);
+	why[n > 0 ? n : 0] = 0;
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	ok(strstr(why, "context: ") && strstr(why, "CAP_BPF"),
+	   "without CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN: the session says why samples go "
+	   "without context ('%s')", why);
+}
+
+int main(void)
+{
+	struct uevent_session_opts so = { .sz = sizeof(so), .pid = 0, .sample_period_ns = PERIOD_NS,
+					  .transports = 1u << UEVENT_TRANSPORT_USDT,
+					  .flags = UEVENT_SESSION_CONTEXT };
+	struct uevent_feature_info fi = { 0 };
+	struct uevent_perf_record r = { .sz = sizeof(r) };
+	struct uevent_session *s;
+	pthread_t hth;
+	int i, running = NSPAN + 1, ret;
+
+	if (uevent_feature_probe(UEVENT_FEAT_THREAD_CONTEXT, &fi) == 0 &&
+	    fi.state == UEVENT_FEAT_PRESENT) {
+		plan_skip_all("this kernel dumps the record itself (PR_PERF_TLS_AREA): "
+			      "the BPF path is not the one sessions take here");
+		return 0;
+	}
+	if (uevent_feature_probe(UEVENT_FEAT_BPF_CONTEXT, &fi) < 0 ||
+	    fi.state != UEVENT_FEAT_PRESENT) {
+		plan_skip_all(fi.detail[0] ? fi.detail : "no BPF path on this host");
+		return 0;
+	}
+	s = uevent_session__open(&so);
+	if (!s) {
+		plan_skip_all(uevent_reason());
+		return 0;
+	}
+	plan(NSPAN * 3 + 4);
+	unprivileged();
+	ok(!strstr(uevent_session__reason(s), "context"),
+	   "probe: '%s'; a session asked for context opens with it (reason '%s')", fi.detail,
+	   uevent_session__reason(s));
+	for (i = 0; i < NSPAN; i++) {
+		w[i].i = i;
+		for (int k = 0; k < 16; k++)
+			w[i].trace[k] = (uint8_t)(0xa0 + i * 16 + k);
+		for (int k = 0; k < 8; k++)
+			w[i].span[k] = (uint8_t)(0x10 * (i + 1) + k);
+		pthread_create(&w[i].th, NULL, work, &w[i]);
+	}
+	pthread_create(&hth, NULL, hammer_work, NULL);
+	__atomic_store_n(&go, 1, __ATOMIC_RELEASE);
+	/* read while they run: the rings hold a few ms of samples, not the whole run */
+	while (running) {
+		while ((ret = uevent_session__next(s, &r, 20)) == 1)
+			if (r.type == PERF_RECORD_SAMPLE && r.body == UEVENT_BODY_SAMPLE)
+				keep(&r);
+		running = 0;
+		for (i = 0; i < NSPAN; i++)
+			running += !__atomic_load_n(&w[i].clr1, __ATOMIC_ACQUIRE);
+		running += !__atomic_load_n(&hammer.t1, __ATOMIC_ACQUIRE);
+	}
+	for (i = 0; i < NSPAN; i++)
+		pthread_join(w[i].th, NULL);
+	pthread_join(hth, NULL);
+	while (uevent_session__next(s, &r, 100) == 1)
+		if (r.type == PERF_RECORD_SAMPLE && r.body == UEVENT_BODY_SAMPLE)
+			keep(&r);
+	for (size_t k = 0; k < nseen; k++)
+		classify(&seen[k]);
+	diag("%zu samples", nseen);
+	for (i = 0; i < NSPAN; i++) {
+		struct worker *me = &w[i];
+		long in = me->in_own + me->in_none + me->in_other;
+
+		ok(in >= 20 && me->in_own * 100 >= in * 95 && me->in_other == 0,
+		   "thread %d in its span: %ld of %ld samples carry its ids (>= 95%%), %ld "
+		   "another's (none)", i, me->in_own, in, me->in_other);
+		ok(me->none_empty > 0 && me->none_other == 0,
+		   "thread %d before any set(): %ld samples, all without context (%ld with)", i,
+		   me->none_empty, me->none_other);
+		ok(me->clr_empty > 0 && me->clr_other == 0,
+		   "thread %d after clear(): %ld samples, all without context (%ld with)", i,
+		   me->clr_empty, me->clr_other);
+	}
+	ok(hammer.whole > 0 && hammer.torn == 0,
+	   "a thread setting two contexts back to back (%ld sets): %ld samples whole, %ld "
+	   "mid-write (none given), %ld torn", hammer.sets, hammer.whole, hammer.empty,
+	   hammer.torn);
+	{
+		struct uevent_session_stats st = { 0 };
+
+		uevent_session__stats(s, &st, sizeof(st));
+		ok(st.lost == 0 && st.lost_samples == 0, "no samples lost (%" PRIu64 " LOST, %"
+		   PRIu64 " LOST_SAMPLES): the counts above are every sample", st.lost,
+		   st.lost_samples);
+	}
+	uevent_session__close(s);
+	free(seen);
+	return exit_status();
+}
