@@ -17,7 +17,7 @@ tools_uevent_CPPFLAGS = $(AM_CPPFLAGS) -I$(builddir)/%reldir% $(PROTOBUF_C_CFLAG
 %reldir%/profile.pb-c.c %reldir%/profile.pb-c.h: %reldir%/profile.proto
 	$(AM_V_GEN)$(MKDIR_P) %reldir% && $(PROTOC_C) --c_out=%reldir% \
 		--proto_path=$(srcdir)/%reldir% $(srcdir)/%reldir%/profile.proto
-%reldir%/uevent-report.$(OBJEXT): %reldir%/profile.pb-c.h
+%reldir%/uevent-export-profile.$(OBJEXT): %reldir%/profile.pb-c.h
 CLEANFILES += %reldir%/profile.pb-c.c %reldir%/profile.pb-c.h
 endif
 

@@ -53,7 +53,7 @@ if HAVE_PPROF
 nodist_t_kernel_uevent_cli_SOURCES = $(nodist_tools_uevent_SOURCES)
 t_kernel_uevent_cli_LDADD += $(PROTOBUF_C_LIBS)
 t_kernel_uevent_cli_CPPFLAGS = $(tools_uevent_CPPFLAGS)
-tools/t_kernel_uevent_cli-report.$(OBJEXT): tools/profile.pb-c.h
+tools/t_kernel_uevent_cli-export-profile.$(OBJEXT): tools/profile.pb-c.h
 endif
 
 kernel_tests = \
