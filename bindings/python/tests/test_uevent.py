@@ -374,6 +374,39 @@ ok(classes and opts and not lacks,
    f"README.md's tables have the {len(classes)} payload classes and {len(opts)} Session options"
    + (f"; lacks {lacks}" if lacks else ""))
 
+# an import that fails says where it looked and what to do: a copy of the package
+# without its extension, then one whose extension's RUNPATH names no libuevent
+import glob  # noqa: E402
 import shutil  # noqa: E402
+import subprocess  # noqa: E402
+pkg = os.path.dirname(uevent.__file__)
+for case in ("no extension", "no libuevent"):
+    d = os.path.join(tmp, case.replace(" ", "-"))
+    shutil.copytree(pkg, os.path.join(d, "uevent"))
+    for ext in glob.glob(os.path.join(d, "uevent", "_uevent*.so")):
+        if case == "no extension":
+            os.unlink(ext)
+            continue
+        rp = ":".join(uevent._elf_runpath(ext)).encode()
+        with open(ext, "rb") as f:
+            data = f.read()
+        if rp and data.count(rp) == 1:
+            with open(ext, "wb") as f:
+                f.write(data.replace(rp, b"/" + b"x" * (len(rp) - 1)))
+    env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+    env["PYTHONPATH"] = d
+    p = subprocess.run([sys.executable, "-c", "import uevent"], env=env, text=True,
+                       capture_output=True, cwd=d)
+    last = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ""
+    if case == "no libuevent" and p.returncode == 0:
+        skip(1, "libuevent.so.0 loads from the system here (installed): nothing to miss")
+        continue
+    want = (["no extension for this Python", os.path.join(d, "uevent"), "./configure PYTHON="]
+            if case == "no extension" else
+            ["cannot load libuevent.so.0", "RUNPATH of", "LD_LIBRARY_PATH: unset", "make install"])
+    ok(p.returncode != 0 and all(w in last for w in want) and "Traceback" in p.stderr and
+       p.stderr.count("File ") <= 2,
+       f"import with {case}: one ImportError naming where it looked and the fix ({last[:150]})")
+
 shutil.rmtree(tmp)
 done()

@@ -25,14 +25,72 @@ from dataclasses import asdict as _asdict
 from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence,
                     Tuple, TypeVar, Union)
 
+
+
+def _elf_runpath(path: str) -> List[str]:
+    """The RUNPATH (or RPATH) directories of ELF file path ([] if none or unreadable)."""
+    import struct
+    try:
+        with _builtins.open(path, "rb") as f:
+            data = f.read()
+        if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:    # 64-bit, little
+            return []
+        shoff, = struct.unpack_from("<Q", data, 0x28)
+        shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
+        secs = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
+                for i in _builtins.range(shnum)]
+        for sec in secs:
+            if sec[1] != 6:                                     # SHT_DYNAMIC
+                continue
+            stroff = secs[sec[6]][4]
+            for k in _builtins.range(0, sec[5], 16):
+                tag, val = struct.unpack_from("<qQ", data, sec[4] + k)
+                if tag in (15, 29):                             # DT_RPATH, DT_RUNPATH
+                    end = data.index(b"\0", stroff + val)
+                    return data[stroff + val:end].decode(errors="replace").split(":")
+    except (OSError, ValueError, IndexError, struct.error):
+        pass
+    return []
+
+
+def _import_error(e: ImportError) -> ImportError:
+    """The extension's ImportError, saying where it looked and what to do."""
+    import glob
+    import sys
+    here = _os.path.dirname(_os.path.abspath(__file__))
+    if isinstance(e, ModuleNotFoundError) and e.name == "_cffi_backend":
+        return ImportError("uevent needs cffi, which this Python lacks: make the venv with "
+                           "--system-site-packages (Debian: python3-cffi) or pip install "
+                           "cffi", name="uevent")
+    exts = glob.glob(_os.path.join(here, "_uevent*.so"))
+    if isinstance(e, ModuleNotFoundError) and e.name in ("uevent._uevent", "_uevent"):
+        import importlib.machinery as m
+        return ImportError(
+            f"uevent: no extension for this Python ({sys.implementation.cache_tag}) in {here}"
+            f" (looked for _uevent{m.EXTENSION_SUFFIXES[0]}; there: "
+            f"{', '.join(_os.path.basename(x) for x in exts) or 'none'}): build the binding "
+            f"with this interpreter (./configure PYTHON={sys.executable} && make), or "
+            f"pip install bindings/python", name="uevent")
+    if "libuevent.so" in str(e):
+        ext = exts[0] if exts else here
+        ld = _os.environ.get("LD_LIBRARY_PATH", "")
+        dirs = [f"RUNPATH of {_os.path.basename(ext)}: {':'.join(_elf_runpath(ext)) or 'none'}",
+                f"LD_LIBRARY_PATH: {ld or 'unset'}", "the system's (ld.so.cache, /lib, /usr/lib)"]
+        return ImportError(
+            f"uevent: the extension cannot load libuevent.so.0 ({e}); looked in "
+            f"{'; '.join(dirs)}: make install it (then ldconfig), set LD_LIBRARY_PATH to the "
+            f"build tree's libuevent/.libs, or pip install bindings/python (which carries "
+            f"it)", name="uevent")
+    return e
+
+
 try:
     from ._uevent import ffi as _ffi, lib as _lib
-except ModuleNotFoundError as _e:     # the extension needs cffi's run-time part
-    if _e.name != "_cffi_backend":
+except ImportError as _e:             # say where it looked, and the fix
+    _err = _import_error(_e)
+    if _err is _e:
         raise
-    raise ImportError("uevent needs cffi, which this Python lacks: make the venv with "
-                      "--system-site-packages (Debian: python3-cffi) or pip install cffi",
-                      name="uevent") from None
+    raise _err from None
 from . import _records
 from ._records import (SampleId, PerfRecord, PerfRead, Sample, Mmap, Comm, Task, Lost, Throttle,
                        Switch, Ksymbol, BpfEvent, UEvent, Other, SessionStats, Stats, Text, RangeBegin, RangeEnd,
