@@ -324,7 +324,16 @@ static int report_traces(const struct profile *p, const char *trace, const char 
 	return ret;
 }
 
-int cli_cmd_report(int argc, char **argv)
+/* What `uevent report` was asked for. */
+struct report_args {
+	struct uevent_symbolizer_opts *so;
+	const char	*path, *range, *trace;
+	unsigned int	keys;
+	int		children, use_pager;
+};
+
+/* report's options into a (and f): -1 to go on, else the exit code. */
+static int report_options(int argc, char **argv, struct report_args *a, struct cli_filter *f)
 {
 	static const struct option opts[] = {
 		{ "sort", required_argument, NULL, 's' },
@@ -339,34 +348,24 @@ int cli_cmd_report(int argc, char **argv)
 		CLI_FILTER_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	UEVENT_SYMBOLIZER_OPTS(so, .flags = UEVENT_SYMBOLIZER_NO_LINES);
-	struct cli_filter filt;
-	int use_pager = 1;
-	const char *path = NULL, *range = NULL, *trace = NULL;
-	unsigned int keys = KEY_COMM | KEY_DSO | KEY_SYM;
-	struct table t = { NULL, 0, 0 };
-	struct profile p;
-	uint64_t total = 0, nsel = 0;
-	int c, children = 0, ret = 0;
-	size_t i;
+	int c;
 
-	cli_filter_init(&filt);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:cr:t:d:i:h", opts, NULL)) != -1) {
-		switch (cli_filter_opt(&filt, "report", c, optarg)) {
+		switch (cli_filter_opt(f, "report", c, optarg)) {
 		case 1: continue;
 		case -1: return 2;
 		}
 		switch (c) {
 		case 's':
-			if (parse_sort(optarg, &keys) < 0) {
+			if (parse_sort(optarg, &a->keys) < 0) {
 				fprintf(stderr, "%s report: --sort wants a list of comm, pid, dso, "
 					"sym, trace, span, not '%s'\n", cli_prog, optarg);
 				return 2;
 			}
 			break;
-		case 'c': children = 1; break;
-		case 'r': range = optarg; break;
+		case 'c': a->children = 1; break;
+		case 'r': a->range = optarg; break;
 		case 't':
 			if (!*optarg || strlen(optarg) > 32 ||
 			    strspn(optarg, "0123456789abcdefABCDEF") != strlen(optarg)) {
@@ -375,11 +374,11 @@ int cli_cmd_report(int argc, char **argv)
 					"'%s'\n", cli_prog, optarg);
 				return 2;
 			}
-			trace = optarg;
+			a->trace = optarg;
 			break;
-		case 'd': so.debug_dir = optarg; break;
-		case 'i': path = optarg; break;
-		case 'P': use_pager = 0; break;
+		case 'd': a->so->debug_dir = optarg; break;
+		case 'i': a->path = optarg; break;
+		case 'P': a->use_pager = 0; break;
 		case 'M': cli_no_demangle = 1; break;
 		case 'h':
 			printf("Usage: %s report [--sort comm,pid,trace,span,dso,sym] [--children] "
@@ -389,81 +388,65 @@ int cli_cmd_report(int argc, char **argv)
 		default: return 2;
 		}
 	}
-	if (optind < argc && !path)
-		path = argv[optind++];
-	if (!path || optind < argc) {
+	if (optind < argc && !a->path)
+		a->path = argv[optind++];
+	if (!a->path || optind < argc) {
 		fprintf(stderr, "%s report: which file? (uevent report [OPTIONS] FILE)\n", cli_prog);
 		return 2;
 	}
-	prof_sample_filter = &filt;
-	ret = prof_profile_read(&p, "report", path, &so);
-	prof_sample_filter = NULL;
-	if (ret)
-		return 1;
-	if (prof_no_samples(&p, "report")) {
-		prof_profile_free(&p);
-		return 1;
-	}
-	for (i = 0; i < p.n; i++)
-		if (in_range(&p.s[i], range) && in_trace(&p.s[i], trace)) {
-			nsel++;
-			total += p.s[i].period;
-		}
-	if (trace && !nsel) {
-		/* as for --range: say which traces there are */
-		size_t shown = 0, k;
+	return -1;
+}
 
-		fprintf(stderr, "%s report: %s: no samples%s%s%s in a trace whose id starts with "
-			"'%s'; its traces:", cli_prog, path, range ? " inside range '" : "",
-			range ? range : "", range ? "'" : "", trace);
-		for (i = 0; i < p.n && shown < 20; i++) {
-			char h[33];
+/* --trace or --range matched no sample: says which traces or ranges there are. */
+static void report_none_matched(const struct profile *p, const struct report_args *a)
+{
+	size_t shown = 0, i, k;
 
-			if (!p.s[i].has_ctx)
-				continue;
-			for (k = 0; k < i; k++)
-				if (p.s[k].has_ctx && !memcmp(p.s[k].trace_id, p.s[i].trace_id, 16))
-					break;
-			if (k == i)
-				fprintf(stderr, "%s %s", shown++ ? "," : "",
-					prof_hex(h, p.s[i].trace_id, 16));
-		}
-		fprintf(stderr, "%s\n", shown ? "" : " none (no sample carries a trace context: "
-			"record with uevent record --context and uevent_thread_context_set())");
-		prof_profile_free(&p);
-		return 1;
-	}
-	if (range && !nsel) {
+	if (!a->trace) {
 		/* a name mistyped reads as an empty profile: say which ranges there are */
 		fprintf(stderr, "%s report: %s: no samples inside a range named '%s'; its ranges:",
-			cli_prog, path, range);
-		for (i = 0; i < p.nrs; i++)
-			fprintf(stderr, "%s %s", i ? "," : "", p.rs[i].name);
-		fprintf(stderr, "%s\n", p.nrs ? "" : " none (no uevent ranges recorded)");
-		prof_profile_free(&p);
-		return 1;
+			cli_prog, a->path, a->range);
+		for (i = 0; i < p->nrs; i++)
+			fprintf(stderr, "%s %s", i ? "," : "", p->rs[i].name);
+		fprintf(stderr, "%s\n", p->nrs ? "" : " none (no uevent ranges recorded)");
+		return;
 	}
-	if (use_pager)
-		prof_pager_start();
-	printf("# uevent report of %s\n# Samples: %zu, %" PRIu64 " with callchains\n", path,
-	       p.n, p.with_chain);
-	if (range)
-		printf("# Range: %s (%" PRIu64 " samples taken inside it)\n", range, nsel);
-	if (trace)
-		printf("# Trace: %s (%" PRIu64 " samples taken in it)\n", trace, nsel);
-	if (children && !p.with_chain)
-		fprintf(stderr, "%s report: %s: no callchains: children are self\n", cli_prog, path);
-	for (i = 0; i < p.n && ret == 0; i++) {
-		const struct sample *s = &p.s[i];
+	fprintf(stderr, "%s report: %s: no samples%s%s%s in a trace whose id starts with "
+		"'%s'; its traces:", cli_prog, a->path, a->range ? " inside range '" : "",
+		a->range ? a->range : "", a->range ? "'" : "", a->trace);
+	for (i = 0; i < p->n && shown < 20; i++) {
+		char h[33];
+
+		if (!p->s[i].has_ctx)
+			continue;
+		for (k = 0; k < i; k++)
+			if (p->s[k].has_ctx && !memcmp(p->s[k].trace_id, p->s[i].trace_id, 16))
+				break;
+		if (k == i)
+			fprintf(stderr, "%s %s", shown++ ? "," : "", prof_hex(h, p->s[i].trace_id, 16));
+	}
+	fprintf(stderr, "%s\n", shown ? "" : " none (no sample carries a trace context: "
+		"record with uevent record --context and uevent_thread_context_set())");
+}
+
+/* The table: a row per distinct key of the selected samples, by overhead; -ENOMEM. */
+static int report_table(const struct profile *p, const struct report_args *a, uint64_t total)
+{
+	struct table t = { NULL, 0, 0 };
+	size_t i, n = 0;
+	int ret = 0;
+
+	for (i = 0; i < p->n && ret == 0; i++) {
+		const struct sample *s = &p->s[i];
 		char key[1024];
 		uint32_t k;
 
-		if (!in_range(s, range) || !in_trace(s, trace))
+		if (!in_range(s, a->range) || !in_trace(s, a->trace))
 			continue;
-		for (k = 0; k < (children ? s->nframes : 1); k++) {
+		for (k = 0; k < (a->children ? s->nframes : 1); k++) {
 			struct row *r;
 
-			row_key(key, sizeof(key), keys, s, &s->frames[k]);
+			row_key(key, sizeof(key), a->keys, s, &s->frames[k]);
 			r = prof_row_get(&t, key);
 			if (!r) {
 				ret = -ENOMEM;
@@ -477,34 +460,77 @@ int cli_cmd_report(int argc, char **argv)
 			}
 		}
 	}
-	if (ret < 0) {
+	/* packed to the front, sorted by overhead */
+	for (i = 0; i < t.cap; i++)
+		if (t.v[i].key)
+			t.v[n++] = t.v[i];
+	sort_by = (uint64_t)a->children;
+	if (!ret && n > 1)	/* t.v is NULL with no samples: not for qsort */
+		qsort(t.v, n, sizeof(*t.v), row_cmp);
+	if (!ret)
+		print_header(a->keys, a->children);
+	for (i = 0; i < n; i++) {
+		if (!ret && total)
+			print_row(&t.v[i], total, a->keys, a->children);
+		free(t.v[i].key);
+	}
+	free(t.v);
+	return ret;
+}
+
+int cli_cmd_report(int argc, char **argv)
+{
+	UEVENT_SYMBOLIZER_OPTS(so, .flags = UEVENT_SYMBOLIZER_NO_LINES);
+	struct report_args a = { .so = &so, .keys = KEY_COMM | KEY_DSO | KEY_SYM,
+				 .use_pager = 1 };
+	struct cli_filter filt;
+	struct profile p;
+	uint64_t total = 0, nsel = 0;
+	int ret;
+	size_t i;
+
+	cli_filter_init(&filt);
+	if ((ret = report_options(argc, argv, &a, &filt)) >= 0)
+		return ret;
+	prof_sample_filter = &filt;
+	ret = prof_profile_read(&p, "report", a.path, &so);
+	prof_sample_filter = NULL;
+	if (ret)
+		return 1;
+	if (prof_no_samples(&p, "report")) {
+		prof_profile_free(&p);
+		return 1;
+	}
+	for (i = 0; i < p.n; i++)
+		if (in_range(&p.s[i], a.range) && in_trace(&p.s[i], a.trace)) {
+			nsel++;
+			total += p.s[i].period;
+		}
+	if ((a.trace || a.range) && !nsel) {
+		report_none_matched(&p, &a);
+		prof_profile_free(&p);
+		return 1;
+	}
+	if (a.use_pager)
+		prof_pager_start();
+	printf("# uevent report of %s\n# Samples: %zu, %" PRIu64 " with callchains\n", a.path,
+	       p.n, p.with_chain);
+	if (a.range)
+		printf("# Range: %s (%" PRIu64 " samples taken inside it)\n", a.range, nsel);
+	if (a.trace)
+		printf("# Trace: %s (%" PRIu64 " samples taken in it)\n", a.trace, nsel);
+	if (a.children && !p.with_chain)
+		fprintf(stderr, "%s report: %s: no callchains: children are self\n", cli_prog,
+			a.path);
+	if ((ret = report_table(&p, &a, total)) < 0) {
 		prof_pager_end();
 		fprintf(stderr, "%s report: %s\n", cli_prog, strerror(-ret));
 		prof_profile_free(&p);
 		return 1;
 	}
-	/* packed to the front, sorted by overhead */
-	{
-		size_t n = 0;
-
-		for (i = 0; i < t.cap; i++)
-			if (t.v[i].key)
-				t.v[n++] = t.v[i];
-		sort_by = children;
-		if (n > 1)	/* t.v is NULL with no samples: not for qsort */
-			qsort(t.v, n, sizeof(*t.v), row_cmp);
-		print_header(keys, children);
-		for (i = 0; i < n && total; i++) {
-			print_row(&t.v[i], total, keys, children);
-			free(t.v[i].key);
-		}
-		for (; i < n; i++)
-			free(t.v[i].key);
-	}
-	free(t.v);
-	if (!range && !trace)
+	if (!a.range && !a.trace)
 		report_ranges(&p);
-	if (report_traces(&p, trace, range, total) < 0)
+	if (report_traces(&p, a.trace, a.range, total) < 0)
 		fprintf(stderr, "%s report: time per trace: %s\n", cli_prog, strerror(ENOMEM));
 	prof_pager_end();
 	prof_profile_free(&p);
