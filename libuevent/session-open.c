@@ -493,6 +493,27 @@ out:
 	return err;
 }
 
+/* The epoll set a reader waits on: every ring, and the eventfd shutdown() writes. */
+static int poll_setup(struct uevent_session *s)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = WAKE_EV };
+	int i;
+
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epfd < 0)
+		return -errno;
+	for (i = 0; i < s->nr_rings; i++) {
+		struct epoll_event rev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
+
+		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->rings[i].fd, &rev) < 0)
+			return -errno;
+	}
+	s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (s->wake_fd < 0 || epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->wake_fd, &ev) < 0)
+		return -errno;
+	return 0;
+}
+
 UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_session_opts *opts)
 {
 	struct uevent_session *s;
@@ -500,7 +521,7 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 	unsigned int want_t;
 	uint64_t config[K_COUNT] = { 0 };
 	int want[K_COUNT] = { 0 };
-	int err, k, i, denied = 0;
+	int err, k, denied = 0;
 
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -607,31 +628,8 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 		goto fail;
 	if (s->anchor_tree)
 		_uevent_usdt_maps(s, (uint32_t)s->o.pid);
-	s->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (s->epfd < 0) {
-		err = -errno;
+	if ((err = poll_setup(s)) < 0)
 		goto fail;
-	}
-	for (i = 0; i < s->nr_rings; i++) {
-		struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
-
-		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->rings[i].fd, &ev) < 0) {
-			err = -errno;
-			goto fail;
-		}
-	}
-	s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (s->wake_fd < 0) {
-		err = -errno;
-		goto fail;
-	} else {
-		struct epoll_event ev = { .events = EPOLLIN, .data.u32 = WAKE_EV };
-
-		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->wake_fd, &ev) < 0) {
-			err = -errno;
-			goto fail;
-		}
-	}
 	return s;
 fail:
 	{
