@@ -28,6 +28,7 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/session-record.c \
 	%reldir%/session-spawn.c \
 	%reldir%/perfdata.c \
+	%reldir%/tls-deferred.c \
 	%reldir%/batch.c \
 	%reldir%/tp-fields.c \
 	%reldir%/symbolize.c \

@@ -1764,6 +1764,7 @@ static int deliver(struct uevent_session *s, uint32_t off, struct uevent_perf_re
 		s->st.corrupt++;
 		return 0;
 	}
+	_uevent_session_tls_join(s, rec);	/* a deferred TLS dump (tls-deferred.c) */
 	if (s->rec_fd >= 0) {
 		uint64_t alias = is_usdt(kind) ? rec_id(s, ident) : ident;
 
