@@ -111,6 +111,7 @@ struct worker {
 	/* results */
 	int samples, wrong_tid, wrong_size, short_read, found, foreign, lost;
 	int unmatched;		/* records of no sample */
+	int exiting;		/* samples of the thread's exit: nothing to read then */
 	struct pend pend;	/* samples whose record has not come */
 };
 
@@ -188,6 +189,12 @@ static void on_sample(const struct perf_event_header *h, void *arg)
 		}
 		if ((pid_t)d.tid != me->tid)
 			me->wrong_tid += n;
+		/* the exit's entry: its record comes from do_exit(), the memory gone */
+		if (d.whole && d.size == 0) {
+			me->exiting += n;
+			me->samples -= n;
+			return;
+		}
 		/* the registered area's size, not the asked-for dump_size */
 		if (!d.whole || d.size != sizeof(tls_mark)) {
 			me->wrong_size += n;
@@ -209,6 +216,12 @@ static void on_sample(const struct perf_event_header *h, void *arg)
 	memcpy(&size, p + 8, 8);
 	if ((pid_t)tid != me->tid)
 		me->wrong_tid++;
+	/* size 0: a sample of an exiting thread, after PF_EXITING */
+	if (size == 0 && h->size == sizeof(*h) + 8 + 8) {
+		me->exiting++;
+		me->samples--;
+		return;
+	}
 	/* the sample holds the cookie only: size word, cookie */
 	if (size != PERF_TLS_USER_DEFERRED || h->size != sizeof(*h) + 8 + 16) {
 		me->wrong_size++;
@@ -694,16 +707,19 @@ int main(int argc, char **argv)
 		     "%d without a record, %d records of no sample", i, me->tid, me->samples,
 		     me->found, me->foreign, me->lost, pend_left(&me->pend), me->unmatched);
 		ok(me->samples > 0, "thread %d: samples taken (%d)", i, me->samples);
-		ok(me->samples && !me->wrong_tid && !me->wrong_size,
+		ok(me->samples && !me->wrong_tid && !me->wrong_size && me->exiting <= 2,
 		   "thread %d: every sample is the thread's, dump of the area's %zu bytes (asked "
-		   "%u), layout size/data/dyn_size", i, sizeof(tls_mark), dump_size);
+		   "%u), layout size/data/dyn_size (%d samples of its exit, with nothing to read)",
+		   i, sizeof(tls_mark), dump_size, me->exiting);
 		ok(me->samples && !me->short_read, "thread %d: dyn_size == size (whole dump read)", i);
 		/* a record may come without a sample: the kernel writes one per entry to every
 		   TLS_USER event that sees the thread (kernel/README.md, patch 8) */
-		ok(me->samples && !pend_left(&me->pend),
+		/* but for the exit syscall's entry: do_exit() drops perf's context first */
+		ok(me->samples && pend_left(&me->pend) <= 1,
 		   "thread %d: each sample's cookie has its PERF_RECORD_TLS_USER_DEFERRED after "
-		   "it (%d left; %d records of no sample)", i, pend_left(&me->pend), me->unmatched);
-		ok(me->samples && me->found == me->samples - me->wrong_size,
+		   "it (%d left, at most the exit's; %d records of no sample)", i,
+		   pend_left(&me->pend), me->unmatched);
+		ok(me->samples && me->found >= me->samples - me->wrong_size - pend_left(&me->pend),
 		   "thread %d: its own area, byte for byte, in every sample (%d/%d)", i,
 		   me->found, me->samples);
 		ok(me->samples && me->foreign == 0, "thread %d: the other thread's pattern never "
