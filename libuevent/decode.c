@@ -159,10 +159,30 @@ static void read_dump(struct _uevent_cur *c, uint64_t *size, const void **data, 
 }
 
 /*
+ * The TLS_USER part: the dump (kernels that read it in the sample), or the size word
+ * PERF_TLS_USER_DEFERRED and a cookie, the dump then coming in a later
+ * PERF_RECORD_TLS_USER_DEFERRED record: until a reader joins it (tls-deferred.c),
+ * tls_user_size is 0, tls_user_dyn_size holds the cookie and context_err is
+ * -EINPROGRESS.
+ */
+static void read_tls(struct _uevent_cur *c, struct uevent_perf_sample *s)
+{
+	struct _uevent_cur peek = *c;
+
+	if (_uevent_get64(&peek) != PERF_TLS_USER_DEFERRED) {
+		read_dump(c, &s->tls_user_size, &s->tls_user, &s->tls_user_dyn_size);
+		return;
+	}
+	*c = peek;
+	s->tls_user_dyn_size = _uevent_get64(c);
+	s->context_err = -EINPROGRESS;
+}
+
+/*
  * The TLS dump as the thread's OTEP 4947 record, for every sample: a reader asks
  * context_err rather than knowing whether the event dumped TLS at all.
  */
-static void decode_context(struct uevent_perf_sample *s, int bo)
+void _uevent_decode_context(struct uevent_perf_sample *s, int bo)
 {
 	/* dyn_size is untrusted: more than size fails the sample, and reads nothing here */
 	uint64_t len = s->tls_user && s->tls_user_dyn_size <= s->tls_user_size ?
@@ -257,8 +277,9 @@ static int decode_sample(struct _uevent_cur *c, const struct uevent_perf_format 
 	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
 		s->code_page_size = _uevent_get64(c);
 	if (st & PERF_SAMPLE_TLS_USER)
-		read_dump(c, &s->tls_user_size, &s->tls_user, &s->tls_user_dyn_size);
-	decode_context(s, bo);
+		read_tls(c, s);
+	if (s->context_err != -EINPROGRESS)
+		_uevent_decode_context(s, bo);
 	if (st & PERF_SAMPLE_AUX) {
 		s->aux_size = _uevent_get64(c);
 		s->aux = _uevent_take(c, s->aux_size);
@@ -487,7 +508,7 @@ static const char *const record_names[] = {
 	[PERF_RECORD_NAMESPACES] = "NAMESPACES", [PERF_RECORD_KSYMBOL] = "KSYMBOL",
 	[PERF_RECORD_BPF_EVENT] = "BPF_EVENT", [PERF_RECORD_CGROUP] = "CGROUP",
 	[PERF_RECORD_TEXT_POKE] = "TEXT_POKE", [PERF_RECORD_AUX_OUTPUT_HW_ID] = "AUX_OUTPUT_HW_ID",
-	[PERF_RECORD_UEVENT] = "UEVENT",
+	[PERF_RECORD_TLS_USER_DEFERRED] = "TLS_USER_DEFERRED", [PERF_RECORD_UEVENT] = "UEVENT",
 	[64] = "HEADER_ATTR", [65] = "HEADER_EVENT_TYPE", [66] = "HEADER_TRACING_DATA",
 	[67] = "HEADER_BUILD_ID", [68] = "FINISHED_ROUND", [69] = "ID_INDEX",
 	[70] = "AUXTRACE_INFO", [71] = "AUXTRACE", [72] = "AUXTRACE_ERROR",

@@ -36,6 +36,7 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/session-record.c \
 	%reldir%/session-spawn.c \
 	%reldir%/perfdata.c \
+	%reldir%/tls-deferred.c \
 	%reldir%/batch.c \
 	%reldir%/tp-fields.c \
 	%reldir%/symbolize-internal.h \

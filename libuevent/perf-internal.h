@@ -76,4 +76,16 @@ int _uevent_session_batch(struct uevent_session *s, struct uevent_sample_batch *
 
 
 
+/* A sample's TLS dump as its OTEP 4947 context (context_* fields; decode.c). */
+void _uevent_decode_context(struct uevent_perf_sample *s, int bo);
+/*
+ * PERF_RECORD_TLS_USER_DEFERRED joined to the sample that waits for it (tls-deferred.c):
+ * the first matching record in [p, end) of records back to back, or in the session's
+ * queue from what it has not given out yet. Fill the sample's tls_user and context_*;
+ * a sample whose record is not there keeps context_err -EINPROGRESS.
+ */
+int _uevent_tls_join_scan(struct uevent_perf_record *rec, const uint8_t *p, const uint8_t *end,
+			  int bo);
+int _uevent_session_tls_join(struct uevent_session *s, struct uevent_perf_record *rec);
+
 #endif

@@ -815,8 +815,11 @@ static int next_record(struct uevent_perf_file *f, struct uevent_perf_record *re
 			f->iorder = f->last_iorder;	/* corrupt: the same answer next time */
 			return err;
 		}
-		if (rec->body == UEVENT_BODY_SAMPLE)
+		if (rec->body == UEVENT_BODY_SAMPLE) {
 			rec->u.sample.event_index = e ? (int32_t)(e - f->ev) : -1;
+			/* a deferred TLS dump, later in the file (tls-deferred.c) */
+			_uevent_tls_join_scan(rec, r + h.size, f->map + f->end, f->bo);
+		}
 		else if (rec->body == UEVENT_BODY_UEVENT && !err)
 			rec->u.uevent.event_index = e ? (int32_t)(e - f->ev) : -1;
 		f->off += h.size;

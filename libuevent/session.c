@@ -170,6 +170,7 @@ static int deliver(struct uevent_session *s, uint32_t off, struct uevent_perf_re
 
 	if (_uevent_session_decode(s, off, rec, &kind) < 0)
 		return 0;
+	_uevent_session_tls_join(s, rec);	/* a deferred TLS dump (tls-deferred.c) */
 	return _uevent_session_keep(s, rec, kind);
 }
 

@@ -745,7 +745,10 @@ struct uevent_perf_sample {
 	uint64_t	tls_user_dyn_size;	/* bytes the kernel could read */
 	int32_t		context_err;		/* tls_user as a thread context
 						   (uevent_thread_context_decode): 0, or
-						   -ENODATA, -EINVAL; ids zero then */
+						   -ENODATA, -EINVAL; ids zero then;
+						   -EINPROGRESS: read on return to user
+						   space, its record not joined (yet):
+						   tls_user_dyn_size holds its cookie */
 	uint8_t		context_trace_id[16];	/* [bytes x 16] W3C trace-id */
 	uint8_t		context_span_id[8];	/* [bytes x 8] W3C parent-id */
 	uint8_t		context_flags;		/* W3C trace-flags */

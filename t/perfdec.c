@@ -927,12 +927,117 @@ static void check_batch(void)
 	uevent_perf_file__close(f);
 }
 
+/*
+ * PERF_SAMPLE_TLS_USER read on return to user space: the sample holds a cookie, a
+ * PERF_RECORD_TLS_USER_DEFERRED record later in the file the bytes. A bare decode says
+ * the context is still to come (-EINPROGRESS, the cookie in tls_user_dyn_size); the
+ * perf.data reader joins the record to the samples of the same thread and cookie.
+ */
+static size_t put_rec(uint8_t *p, uint32_t type, const void *body, size_t n)
+{
+	struct perf_event_header h = { .type = type, .size = (uint16_t)(8 + n) };
+
+	memcpy(p, &h, 8);
+	memcpy(p + 8, body, n);
+	return 8 + n;
+}
+
+static void check_tls_deferred(void)
+{
+	static const uint8_t trace[16] = { 0x4b, 0xf9, 0x2f, 0x35, 0x77, 0xb3, 0x4d, 0xa6,
+					   0xa3, 0xce, 0x92, 0x9d, 0x0e, 0x0e, 0x47, 0x36 };
+	static const uint8_t span[8] = { 0x00, 0xf0, 0x67, 0xaa, 0x0b, 0xa9, 0x02, 0xb7 };
+	struct uevent_perf_format f = { .sz = sizeof(f) };
+	struct uevent_perf_record r = { .sz = sizeof(r) };
+	struct perf_event_attr a;
+	uint8_t img[2048], body[512], ctx[UEVENT_THREAD_CONTEXT_SIZE];
+	uint64_t v, cookie = 0x0000002a00000002ull, id = 42;
+	uint32_t u[2];
+	size_t n = 0, b;
+	struct uevent_perf_file *pf;
+	int fd, joined = 0, waiting = 0, deferred = 0, i, ret;
+	char tmp[64];
+
+	if (uevent_thread_context_set(trace, span, 1) < 0) {
+		skip(3, "uevent_thread_context_set failed");
+		return;
+	}
+	memcpy(ctx, uevent_thread_context_get(), sizeof(ctx));
+
+	/* pipe-mode perf.data: magic, one attr, two samples with the cookie, the record */
+	v = 0x32454c4946524550ull; memcpy(img, &v, 8);
+	v = 16; memcpy(img + 8, &v, 8);
+	n = 16;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TLS_USER;
+	a.sample_tls_user = sizeof(ctx);
+	memcpy(body, &a, sizeof(a));
+	memcpy(body + sizeof(a), &id, 8);
+	n += put_rec(img + n, 64, body, sizeof(a) + 8);	/* PERF_RECORD_HEADER_ATTR */
+	for (i = 0; i < 2; i++) {
+		b = 0;
+		memcpy(body, &id, 8); b += 8;
+		u[0] = 10; u[1] = 11 + (uint32_t)i;		/* the second is another thread */
+		memcpy(body + b, u, 8); b += 8;
+		v = PERF_TLS_USER_DEFERRED; memcpy(body + b, &v, 8); b += 8;
+		memcpy(body + b, &cookie, 8); b += 8;
+		n += put_rec(img + n, PERF_RECORD_SAMPLE, body, b);
+	}
+	b = 0;
+	u[0] = 10; u[1] = 11;
+	memcpy(body, u, 8); b += 8;
+	memcpy(body + b, &cookie, 8); b += 8;
+	v = sizeof(ctx); memcpy(body + b, &v, 8); b += 8;
+	memcpy(body + b, ctx, sizeof(ctx)); b += sizeof(ctx);
+	memcpy(body + b, &v, 8); b += 8;			/* dyn_size: all read */
+	n += put_rec(img + n, PERF_RECORD_TLS_USER_DEFERRED, body, b);
+
+	f.sample_type = a.sample_type;
+	ret = uevent_perf_record_decode(img + 16 + 8 + sizeof(a) + 8, 40, UEVENT_BO_HOST, &f, &r);
+	ok(ret == 0 && r.u.sample.tid == 11 && r.u.sample.tls_user_size == 0 &&
+	   r.u.sample.tls_user_dyn_size == cookie && r.u.sample.context_err == -EINPROGRESS &&
+	   uevent_perf_record_name(PERF_RECORD_TLS_USER_DEFERRED) &&
+	   !strcmp(uevent_perf_record_name(PERF_RECORD_TLS_USER_DEFERRED), "TLS_USER_DEFERRED"),
+	   "a deferred TLS_USER sample decodes alone: size 0, the cookie, context_err "
+	   "-EINPROGRESS (%d)", r.u.sample.context_err);
+
+	fd = memfd_create("perfdec-tls", MFD_CLOEXEC);
+	snprintf(tmp, sizeof(tmp), "/proc/self/fd/%d", fd);
+	pf = fd >= 0 && !put(fd, img, n) ? uevent_perf_file__open(tmp) : NULL;
+	while (pf && (ret = uevent_perf_file__next(pf, &r)) > 0) {
+		const struct uevent_perf_sample *sm = &r.u.sample;
+
+		if (r.type == PERF_RECORD_TLS_USER_DEFERRED)
+			deferred++;
+		if (r.body != UEVENT_BODY_SAMPLE)
+			continue;
+		if (sm->tid == 11 && sm->context_err == 0 && sm->tls_user_size == sizeof(ctx) &&
+		    sm->tls_user_dyn_size == sizeof(ctx) && !memcmp(sm->context_span_id, span, 8) &&
+		    !memcmp(sm->context_trace_id, trace, 16) && sm->context_flags == 1)
+			joined++;
+		if (sm->tid == 12 && sm->context_err == -EINPROGRESS && sm->tls_user_dyn_size == cookie)
+			waiting++;
+	}
+	ok(pf && ret == 0 && joined == 1,
+	   "perf.data: the PERF_RECORD_TLS_USER_DEFERRED record fills the sample of its thread "
+	   "and cookie: tls_user and context_* as if dumped in it (%d)", joined);
+	ok(waiting == 1 && deferred == 1,
+	   "perf.data: another thread's sample with the same cookie is not joined "
+	   "(-EINPROGRESS, %d); the record itself is read too (%d)", waiting, deferred);
+	uevent_perf_file__close(pf);
+	if (fd >= 0)
+		close(fd);
+	uevent_thread_context_clear();
+}
+
 int main(void)
 {
 	size_t len;
 	uint8_t *le, *be;
 
-	plan(22 * 2 + 2 * 2 + 7 + 12 + 8 + 4 + 4 + 2 + 4 + 2 + 4);
+	plan(22 * 2 + 2 * 2 + 7 + 12 + 8 + 4 + 4 + 2 + 4 + 2 + 4 + 3);
 	le = slurp("perf_records.le.bin", &len);
 	if (le) {
 		check_golden(le, len, UEVENT_BO_LITTLE, "le");
@@ -955,6 +1060,7 @@ int main(void)
 	check_oversized();
 	check_event_index();
 	check_batch();
+	check_tls_deferred();
 	free(le);
 	free(be);
 	return exit_status();

@@ -12,6 +12,10 @@
  * to STACK_USER, REGS_USER, REGS_INTR and RAW, in every combination: each sample's
  * header.size must be the bytes its fields take, so the ring parses record by record up
  * to data_head (a u16 size that wraps leaves the rest of the sample over unread data).
+ * The area is read on the thread's way back to user space, not in the sample: a sample
+ * carries PERF_TLS_USER_DEFERRED and a cookie, and a PERF_RECORD_TLS_USER_DEFERRED
+ * record with that cookie, later in the ring, carries the bytes; the checks above are
+ * made on the record, for each sample it completes.
  * On the stock kernel the sample type and the registration are refused.
  */
 #define _GNU_SOURCE
@@ -37,7 +41,7 @@
 #define NTHREADS	2
 #define MARK_WORDS	8
 #define NCOMBO		16	/* STACK_USER x REGS_USER x REGS_INTR x RAW */
-#define PLAN		(29 + NCOMBO)
+#define PLAN		(31 + NCOMBO)
 
 static __thread uint64_t tls_mark[MARK_WORDS] __attribute__((aligned(8)));
 /* the main thread's area for the combinations: the largest dump there is */
@@ -46,6 +50,53 @@ static uint64_t big_area[PERF_SAMPLE_TLS_USER_MAX / 8];
 static int tls_area(const void *addr, unsigned long size)
 {
 	return prctl(PR_PERF_TLS_AREA, (unsigned long)addr, size, 0UL, 0UL);
+}
+
+/*
+ * Cookies of samples still waiting for their record. Usually one, but a sample that
+ * lands in the task work itself (after it took its cookie) has a new cookie, and its
+ * record comes after the older one's.
+ */
+struct pend {
+	uint64_t cookie[16];
+	int n[16], len;
+};
+
+static void pend_add(struct pend *p, uint64_t c)
+{
+	for (int i = 0; i < p->len; i++)
+		if (p->cookie[i] == c) {
+			p->n[i]++;
+			return;
+		}
+	if (p->len < 16) {
+		p->cookie[p->len] = c;
+		p->n[p->len++] = 1;
+	}
+}
+
+/* The samples a record with cookie c completes (0: none waits for it). */
+static int pend_take(struct pend *p, uint64_t c)
+{
+	for (int i = 0; i < p->len; i++)
+		if (p->cookie[i] == c) {
+			int n = p->n[i];
+
+			p->len--;
+			p->cookie[i] = p->cookie[p->len];
+			p->n[i] = p->n[p->len];
+			return n;
+		}
+	return 0;
+}
+
+static int pend_left(const struct pend *p)
+{
+	int n = 0;
+
+	for (int i = 0; i < p->len; i++)
+		n += p->n[i];
+	return n;
 }
 
 struct worker {
@@ -59,7 +110,37 @@ struct worker {
 	int fd;
 	/* results */
 	int samples, wrong_tid, wrong_size, short_read, found, foreign, lost;
+	int unmatched;		/* records of no sample */
+	int exiting;		/* samples of the thread's exit: nothing to read then */
+	struct pend pend;	/* samples whose record has not come */
 };
+
+/* A PERF_RECORD_TLS_USER_DEFERRED record's fields (no sample_id_all in these events). */
+struct deferred {
+	uint32_t pid, tid;
+	uint64_t cookie, size, dyn;
+	const unsigned char *data;
+	int whole;		/* header.size is the bytes of its fields */
+};
+
+static int deferred_of(const struct perf_event_header *h, struct deferred *d)
+{
+	const unsigned char *p = (const unsigned char *)(h + 1);
+
+	if (h->type != PERF_RECORD_TLS_USER_DEFERRED || h->size < sizeof(*h) + 32)
+		return 0;
+	memcpy(&d->pid, p, 4);
+	memcpy(&d->tid, p + 4, 4);
+	memcpy(&d->cookie, p + 8, 8);
+	memcpy(&d->size, p + 16, 8);
+	d->whole = d->size <= PERF_SAMPLE_TLS_USER_MAX &&
+		   h->size == sizeof(*h) + 24 + d->size + 8;
+	d->data = p + 24;
+	d->dyn = 0;
+	if (d->whole)
+		memcpy(&d->dyn, p + 24 + d->size, 8);
+	return 1;
+}
 
 static struct worker w[NTHREADS];
 static volatile int go, stop;
@@ -91,11 +172,40 @@ static void on_sample(const struct perf_event_header *h, void *arg)
 	struct worker *me = arg;
 	const unsigned char *p = (const unsigned char *)(h + 1);
 	const struct worker *other = &w[!me->idx];
+	struct deferred d;
 	uint32_t pid, tid;
-	uint64_t size, dyn;
+	uint64_t size, cookie;
+	int n;
 
 	if (h->type == PERF_RECORD_LOST) {
 		me->lost++;
+		return;
+	}
+	if (deferred_of(h, &d)) {
+		n = pend_take(&me->pend, d.cookie);
+		if (!n) {
+			me->unmatched++;
+			return;
+		}
+		if ((pid_t)d.tid != me->tid)
+			me->wrong_tid += n;
+		/* the exit's entry: its record comes from do_exit(), the memory gone */
+		if (d.whole && d.size == 0) {
+			me->exiting += n;
+			me->samples -= n;
+			return;
+		}
+		/* the registered area's size, not the asked-for dump_size */
+		if (!d.whole || d.size != sizeof(tls_mark)) {
+			me->wrong_size += n;
+			return;
+		}
+		if (d.dyn != d.size)
+			me->short_read += n;
+		if (!memcmp(d.data, me->pattern, sizeof(me->pattern)))
+			me->found += n;
+		if (memmem(d.data, d.size, other->pattern, sizeof(other->pattern)))
+			me->foreign += n;
 		return;
 	}
 	if (h->type != PERF_RECORD_SAMPLE)
@@ -106,18 +216,19 @@ static void on_sample(const struct perf_event_header *h, void *arg)
 	memcpy(&size, p + 8, 8);
 	if ((pid_t)tid != me->tid)
 		me->wrong_tid++;
-	/* the registered area's size, not the asked-for dump_size */
-	if (size != sizeof(tls_mark) || h->size != sizeof(*h) + 16 + size + 8) {
+	/* size 0: a sample of an exiting thread, after PF_EXITING */
+	if (size == 0 && h->size == sizeof(*h) + 8 + 8) {
+		me->exiting++;
+		me->samples--;
+		return;
+	}
+	/* the sample holds the cookie only: size word, cookie */
+	if (size != PERF_TLS_USER_DEFERRED || h->size != sizeof(*h) + 8 + 16) {
 		me->wrong_size++;
 		return;
 	}
-	memcpy(&dyn, p + 16 + size, 8);
-	if (dyn != size)
-		me->short_read++;
-	if (!memcmp(p + 16, me->pattern, sizeof(me->pattern)))
-		me->found++;
-	if (memmem(p + 16, size, other->pattern, sizeof(other->pattern)))
-		me->foreign++;
+	memcpy(&cookie, p + 16, 8);
+	pend_add(&me->pend, cookie);
 }
 
 static int open_tls(pid_t tid, unsigned int size, uint64_t sample_type)
@@ -143,7 +254,7 @@ static int open_tls(pid_t tid, unsigned int size, uint64_t sample_type)
 struct walk {
 	const unsigned char *data;
 	uint64_t size, head;
-	int samples, bad, max_tls, with_tls;
+	int samples, bad, max_tls, with_tls, records;
 	unsigned int max_size;
 	char why[160];
 };
@@ -175,6 +286,20 @@ static void walk_ring(struct walk *wk, uint64_t st)
 			wk->bad++;
 			return;
 		}
+		if (type == PERF_RECORD_TLS_USER_DEFERRED) {
+			/* the dump: header, pid/tid, cookie, size, data[size], dyn_size */
+			n = wget(wk, pos + 24, 8);
+			if (hsize != 8 + 24 + n + 8) {
+				snprintf(wk->why, sizeof(wk->why), "deferred record at %llu: "
+					 "header.size %llu, fields take %llu", (unsigned long long)pos,
+					 (unsigned long long)hsize, (unsigned long long)(40 + n));
+				wk->bad++;
+				return;
+			}
+			if ((int)n > wk->max_tls)
+				wk->max_tls = (int)n;
+			wk->records++;
+		}
 		if (type != PERF_RECORD_SAMPLE) {
 			pos += hsize;
 			continue;
@@ -191,13 +316,10 @@ static void walk_ring(struct walk *wk, uint64_t st)
 		}
 		if (st & PERF_SAMPLE_REGS_INTR)
 			p += 8 + (wget(wk, p, 8) ? 8 * __builtin_popcountll(REGS_MASK) : 0);
-		n = wget(wk, p, 8);			/* TLS_USER */
-		if (n) {
+		n = wget(wk, p, 8);			/* TLS_USER: size 0, or a cookie */
+		if (n == PERF_TLS_USER_DEFERRED)
 			wk->with_tls++;
-			if ((int)n > wk->max_tls)
-				wk->max_tls = (int)n;
-		}
-		p += 8 + (n ? n + 8 : 0);
+		p += 8 + (n == PERF_TLS_USER_DEFERRED ? 8 : 0);
 		if (p - pos != hsize) {
 			snprintf(wk->why, sizeof(wk->why), "sample at %llu: header.size %llu, "
 				 "fields take %llu", (unsigned long long)pos,
@@ -215,6 +337,7 @@ static void walk_ring(struct walk *wk, uint64_t st)
 struct self {
 	int samples, sized, read, match;
 	uint64_t last_size, last_dyn;
+	struct pend pend;
 };
 
 static void on_self(const struct perf_event_header *h, void *arg)
@@ -223,22 +346,41 @@ static void on_self(const struct perf_event_header *h, void *arg)
 	const struct self *want = ((void **)arg)[1];
 	const uint8_t *pat = ((void **)arg)[2];
 	const unsigned char *p = (const unsigned char *)(h + 1);
-	uint64_t size, dyn = 0;
+	struct deferred d;
+	uint64_t size;
+	int n;
 
+	if (deferred_of(h, &d)) {
+		n = pend_take(&sf->pend, d.cookie);
+		if (!n)
+			return;
+		sf->last_size = d.size;
+		sf->last_dyn = d.dyn;
+		if (d.whole && d.size == want->last_size)
+			sf->sized += n;
+		if (d.whole && d.dyn == want->last_dyn)
+			sf->read += n;
+		if (pat && d.whole && d.size && !memcmp(d.data, pat, d.size))
+			sf->match += n;
+		return;
+	}
 	if (h->type != PERF_RECORD_SAMPLE)
 		return;
 	sf->samples++;
 	memcpy(&size, p + 8, 8);
-	if (size && h->size >= sizeof(*h) + 16 + size + 8)
-		memcpy(&dyn, p + 16 + size, 8);
+	if (size == PERF_TLS_USER_DEFERRED && h->size == sizeof(*h) + 8 + 16) {
+		/* checked on its record */
+		memcpy(&size, p + 16, 8);
+		pend_add(&sf->pend, size);
+		return;
+	}
+	/* nothing to dump: the size word alone */
 	sf->last_size = size;
-	sf->last_dyn = dyn;
-	if (size == want->last_size && h->size == sizeof(*h) + 16 + (size ? size + 8 : 0))
+	sf->last_dyn = 0;
+	if (size == 0 && want->last_size == 0 && h->size == sizeof(*h) + 16)
 		sf->sized++;
-	if (dyn == want->last_dyn)
+	if (size == 0 && want->last_dyn == 0)
 		sf->read++;
-	if (pat && size && !memcmp(p + 16, pat, size))
-		sf->match++;
 }
 
 /*
@@ -351,11 +493,15 @@ static void registration(const char *self_exe)
 	   !WIFEXITED(st) ? "killed" : WEXITSTATUS(st) == 2 ? "a dump after exec" :
 	   WEXITSTATUS(st) == 3 ? "exec failed" : WEXITSTATUS(st) ? "before exec" : "ok");
 
-	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	munmap(page, 4096);
+	/*
+	 * PROT_NONE, not munmap()ed: the read on return to user space may fault, and an
+	 * unmapped page could be reused by the next mapping (the ring) before it runs
+	 */
+	page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	st = tls_area(page, 64);
 	sf = sample_self(64, 64, 0, NULL);
-	ok(st == 0 && self_ok(&sf, 0), "an unmapped area registers (it is not read then); "
+	munmap(page, 4096);
+	ok(st == 0 && self_ok(&sf, 0), "an unreadable area registers (it is not read then); "
 	   "dumps say size 64, dyn_size 0, no crash (%d/%d samples, last dyn %llu)", sf.read,
 	   sf.samples, (unsigned long long)sf.last_dyn);
 	tls_area(NULL, 0);
@@ -402,7 +548,8 @@ static void combo(int c)
 	a.sample_regs_intr = (st & PERF_SAMPLE_REGS_INTR) ? REGS_MASK : 0;
 	a.disabled = 1;
 	fd = perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0 || ring_map(&r, fd, 64)) {
+	/* 128 pages: the samples of one kernel entry and then its 32 KiB record fit */
+	if (fd < 0 || ring_map(&r, fd, 128)) {
 		ok(0, "%s: open and map (%s)", what, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -427,9 +574,16 @@ static void combo(int c)
 	if (wk.head > wk.size)
 		wk.head = wk.size;	/* wrapped: the first ring's worth is still whole */
 	walk_ring(&wk, st);
-	ok(wk.samples > 0 && !wk.bad && wk.with_tls == wk.samples,
-	   "%s: %d samples, header.size == bytes of the fields in each (largest %u, TLS "
-	   "dump up to %d)%s%s", what, wk.samples, wk.max_size, wk.max_tls,
+	/*
+	 * The record comes on the way back to user space; when the samples of one kernel
+	 * entry fill the ring first (64 KiB stack dumps copied slower than the period, under
+	 * TCG), it finds no room: then only the samples are checked
+	 */
+	ok(wk.samples > 0 && !wk.bad && wk.with_tls == wk.samples &&
+	   (wk.records ? wk.max_tls == PERF_SAMPLE_TLS_USER_MAX : wk.head + 65536 > wk.size),
+	   "%s: %d samples with a cookie, %d deferred records, header.size == bytes of the "
+	   "fields in each (largest sample %u, TLS dump %d)%s%s", what, wk.samples, wk.records,
+	   wk.max_size, wk.max_tls,
 	   wk.bad ? ": " : "", wk.why);
 	ring_unmap(&r);
 	close(fd);
@@ -549,14 +703,23 @@ int main(int argc, char **argv)
 	for (i = 0; i < NTHREADS; i++) {
 		struct worker *me = &w[i];
 
-		diag("thread %d tid %d: %d samples, %d with its pattern, %d foreign, %d lost", i,
-		     me->tid, me->samples, me->found, me->foreign, me->lost);
+		diag("thread %d tid %d: %d samples, %d with its pattern, %d foreign, %d lost, "
+		     "%d without a record, %d records of no sample", i, me->tid, me->samples,
+		     me->found, me->foreign, me->lost, pend_left(&me->pend), me->unmatched);
 		ok(me->samples > 0, "thread %d: samples taken (%d)", i, me->samples);
-		ok(me->samples && !me->wrong_tid && !me->wrong_size,
+		ok(me->samples && !me->wrong_tid && !me->wrong_size && me->exiting <= 2,
 		   "thread %d: every sample is the thread's, dump of the area's %zu bytes (asked "
-		   "%u), layout size/data/dyn_size", i, sizeof(tls_mark), dump_size);
+		   "%u), layout size/data/dyn_size (%d samples of its exit, with nothing to read)",
+		   i, sizeof(tls_mark), dump_size, me->exiting);
 		ok(me->samples && !me->short_read, "thread %d: dyn_size == size (whole dump read)", i);
-		ok(me->samples && me->found == me->samples - me->wrong_size,
+		/* a record may come without a sample: the kernel writes one per entry to every
+		   TLS_USER event that sees the thread (kernel/README.md, patch 8) */
+		/* but for the exit syscall's entry: do_exit() drops perf's context first */
+		ok(me->samples && pend_left(&me->pend) <= 1,
+		   "thread %d: each sample's cookie has its PERF_RECORD_TLS_USER_DEFERRED after "
+		   "it (%d left, at most the exit's; %d records of no sample)", i,
+		   pend_left(&me->pend), me->unmatched);
+		ok(me->samples && me->found >= me->samples - me->wrong_size - pend_left(&me->pend),
 		   "thread %d: its own area, byte for byte, in every sample (%d/%d)", i,
 		   me->found, me->samples);
 		ok(me->samples && me->foreign == 0, "thread %d: the other thread's pattern never "

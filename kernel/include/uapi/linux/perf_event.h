@@ -1040,16 +1040,16 @@ enum perf_event_type {
 	 *	{ u64			data_page_size;} && PERF_SAMPLE_DATA_PAGE_SIZE
 	 *	{ u64			code_page_size;} && PERF_SAMPLE_CODE_PAGE_SIZE
 	 *	{ u64			size;
-	 *	  char			data[size];
-	 *	  u64			dyn_size; } && PERF_SAMPLE_TLS_USER
+	 *	  u64			cookie; } && PERF_SAMPLE_TLS_USER
 	 *	#
-	 *	# PERF_SAMPLE_TLS_USER: up to attr.sample_tls_user bytes of
-	 *	# the area the sampled thread registered with PR_PERF_TLS_AREA
-	 *	# (linux/perf_uevent.h). The kernel writes it after
-	 *	# code_page_size and before the PERF_SAMPLE_AUX data. size is 0
-	 *	# and nothing follows it when the thread has no area, for
-	 *	# samples outside a user context and for cross-task samples;
-	 *	# dyn_size counts the bytes read.
+	 *	# PERF_SAMPLE_TLS_USER: the area the sampled thread registered
+	 *	# with PR_PERF_TLS_AREA (linux/perf_uevent.h) is read on the
+	 *	# thread's return to user space and comes as a
+	 *	# PERF_RECORD_TLS_USER_DEFERRED record with this cookie. size
+	 *	# is PERF_TLS_USER_DEFERRED when the cookie follows, 0 when
+	 *	# nothing will (no area, no user context, cross-task samples).
+	 *	# The kernel writes it after code_page_size and before the
+	 *	# PERF_SAMPLE_AUX data.
 	 *	#
 	 * };
 	 */

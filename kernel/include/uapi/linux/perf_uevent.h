@@ -80,6 +80,34 @@
 #define PERF_SAMPLE_TLS_USER_MAX	32768
 
 /*
+ * PERF_SAMPLE_TLS_USER is read on the way back to user space, never in the sample:
+ * the sample's part is
+ *
+ *	{ u64	size;		   0: no dump (no area, no user context, cross-task)
+ *	  u64	cookie; }	   only when size == PERF_TLS_USER_DEFERRED
+ *
+ * and the area, read once per kernel entry (faultable), follows in the buffers that
+ * watch the task as
+ *
+ *	struct {
+ *		struct perf_event_header	header;	   type PERF_RECORD_TLS_USER_DEFERRED
+ *		__u32				pid, tid;
+ *		__u64				cookie;	   that of the samples it completes
+ *		__u64				size;	   min(area size, attr.sample_tls_user)
+ *		__u8				data[size];
+ *		__u64				dyn_size;  bytes read; the rest is zero
+ *		struct sample_id		sample_id; if attr.sample_id_all
+ *	};
+ *
+ * A reader joins samples and records by pid, tid and cookie (the record may come on
+ * another CPU's buffer when the task migrated). Kernels before this wrote the dump
+ * in the sample ({ u64 size; u8 data[size]; u64 dyn_size } with size <= 32768), which
+ * the size word tells apart. 62: under PERF_RECORD_UEVENT, far from mainline's types.
+ */
+#define PERF_TLS_USER_DEFERRED		(~(__u64)0)
+#define PERF_RECORD_TLS_USER_DEFERRED	62
+
+/*
  * PERF_RECORD_UEVENT, format 1. The first two words after the header are the same
  * in every format (the review of the seed asked for a version at a known offset):
  *
@@ -122,6 +150,7 @@ struct perf_uevent_abi {
 /* perf_uevent_abi.features (0 in kernels before PR_PERF_TLS_AREA) */
 #define PERF_UEVENT_FEAT_TLS_AREA	(1U << 0)	/* PR_PERF_TLS_AREA is there */
 #define PERF_UEVENT_FEAT_ENABLE_WORD	(1U << 1)	/* PR_PERF_UEVENT_ENABLE_WORD is there */
+#define PERF_UEVENT_FEAT_TLS_DEFERRED	(1U << 2)	/* PERF_RECORD_TLS_USER_DEFERRED */
 
 /*
  * prctl(PR_TASK_PERF_UEVENT, bit, 0, addr, PR_PERF_UEVENT_ENABLE_WORD)
