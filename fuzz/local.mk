@@ -7,14 +7,15 @@ fuzz_bins = fuzz/perf-record fuzz/perf-file fuzz/uevent-file fuzz/payload fuzz/r
 fuzz_lib_sources = $(filter %.c,$(libuevent_libuevent_la_SOURCES))
 FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -I$(top_builddir) -I$(top_srcdir)/kernel/include/uapi \
-	-I$(top_srcdir)/libuevent -I$(top_srcdir)/fuzz $(LIBTRACEEVENT_CFLAGS)
+	-I$(top_srcdir)/libuevent -I$(top_builddir)/libuevent -I$(top_srcdir)/fuzz \
+	$(LIBTRACEEVENT_CFLAGS) $(LIBDW_CFLAGS) $(LIBBPF_CFLAGS)
 # seconds per target in make fuzz; FUZZ_RUNS (empty: fuzz.test's own, about 5 s a
 # target) mutations per target in make check
 FUZZ_SECONDS = 120
 FUZZ_RUNS =
 
 fuzz/libuevent-fuzz.a: $(fuzz_lib_sources) $(filter %.h,$(libuevent_libuevent_la_SOURCES)) \
-		$(include_HEADERS) config.h
+		$(nodist_libuevent_libuevent_la_SOURCES) $(include_HEADERS) config.h
 	$(AM_V_GEN)rm -rf fuzz/lib && $(MKDIR_P) fuzz/lib && \
 	for s in $(fuzz_lib_sources); do \
 		$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c "$(srcdir)/$$s" \
@@ -23,7 +24,8 @@ fuzz/libuevent-fuzz.a: $(fuzz_lib_sources) $(filter %.h,$(libuevent_libuevent_la
 
 $(fuzz_bins): fuzz/%: fuzz/%.c fuzz/fuzz.h fuzz/libuevent-fuzz.a
 	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_CFLAGS) -Wall -Wextra -fsanitize=fuzzer -o $@ $< \
-		fuzz/libuevent-fuzz.a $(LIBTRACEEVENT_LIBS) -lpthread -ldl
+		fuzz/libuevent-fuzz.a $(LIBTRACEEVENT_LIBS) $(LIBBPF_STATIC_LIBS) $(LIBDW_LIBS) \
+		$(LIBIBERTY_LIBS) -lpthread -ldl
 
 TESTS += fuzz/fuzz.test
 EXTRA_DIST += fuzz/fuzz.test fuzz/fuzz.h fuzz/perf-record.c fuzz/perf-file.c \
