@@ -81,11 +81,10 @@ int cli_perf_event_lib(const char *arg, char *lib, size_t cap);
 /* Warns of running programs that map another libuevent than lib. */
 void cli_perf_event_others(const char *lib);
 
-/* tools/report.c */
-/* A C++ or legacy Rust name demangled (free it), or NULL: not mangled, no libstdc++, or
- * cli_no_demangle (--no-demangle) set. */
+/* tools/profile.c: --no-demangle (report, dump, export): names as the binary has them */
 extern int cli_no_demangle;
-char *cli_demangle(const char *name);
+
+/* tools/report.c */
 int cli_cmd_report(int argc, char **argv);
 int cli_export_folded(const char *out, const char *in, int ranges, const char *debug_dir);
 int cli_export_pprof(const char *out, const char *in, const char *debug_dir);

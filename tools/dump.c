@@ -332,10 +332,8 @@ static const char *dump_name(struct uevent_symbolizer *sym, const struct uevent_
 		return NULL;
 	ret = uevent_symbolizer__lookup(sym, r->u.sample.pid, r->u.sample.ip, r->u.sample.time, &s);
 	if (ret == 0) {
-		char *d = cli_demangle(s.name);
-
-		snprintf(buf, n, "%s+%#" PRIx64 " (%s)", d ? d : s.name, s.offset, s.dso ? s.dso : "?");
-		free(d);
+		/* demangled by the symbolizer, raw with --no-demangle */
+		snprintf(buf, n, "%s+%#" PRIx64 " (%s)", s.name, s.offset, s.dso ? s.dso : "?");
 	}
 	else if (s.dso)
 		snprintf(buf, n, "[unknown] (%s+%#" PRIx64 ")", s.dso, s.offset);

@@ -160,9 +160,9 @@ static void rust_unescape(char *d)
  * A C++ or (legacy) Rust name demangled, as perf prints it, or NULL (not mangled, no
  * libstdc++ or --no-demangle); the caller frees it. libstdc++'s __cxa_demangle is looked
  * up at run time: the CLI links no C++ runtime, and a program with C++ names has one.
- * Rust's legacy names are Itanium ones ending in a ::h<16 hex digits> prof_hash, dropped.
+ * Rust's legacy names are Itanium ones ending in a ::h<16 hex digits> hash, dropped.
  */
-char *cli_demangle(const char *name)
+static char *cli_demangle(const char *name)
 {
 	typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 	static demangle_fn fn;
@@ -245,7 +245,7 @@ static void say_skipped(struct profile *p)
 }
 
 /* The executable mapping of pid covering addr at time, newest first; a forked child
- * has its parent's (no MMAP of its prof_own): then any process's of that address. -1: none. */
+ * has its parent's (no MMAP of its own): then any process's of that address. -1: none. */
 static int32_t map_of(const struct profile *p, uint32_t pid, uint64_t addr, uint64_t time)
 {
 	size_t i;
@@ -682,7 +682,7 @@ const char *prof_base_name(const char *path)
 }
 
 
-/* n bytes as lowercase prof_hex, as W3C trace context writes ids (buf: 2n + 1) */
+/* n bytes as lowercase hex, as W3C trace context writes ids (buf: 2n + 1) */
 char *prof_hex(char *buf, const uint8_t *b, size_t n)
 {
 	size_t i;

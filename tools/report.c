@@ -179,7 +179,7 @@ static void report_ranges(const struct profile *p)
 	}
 }
 
-/* whether s is in the trace whose id (prof_hex) starts with id; NULL: every sample */
+/* whether s is in the trace whose id (hex) starts with id; NULL: every sample */
 static int in_trace(const struct sample *s, const char *id)
 {
 	char h[33];
