@@ -68,7 +68,8 @@ CLEANFILES += \
 	%reldir%/initramfs-*.cpio.gz \
 	%reldir%/console-*.log \
 	%reldir%/build-kernel-*.log \
-	%reldir%/*.build.log
+	%reldir%/*.build.log \
+	%reldir%/kselftest-uevent
 
 
 # The guest tests build a kernel first when its cache is cold or stale (minutes), and
