@@ -14,6 +14,7 @@
 
 #include <linux/capability.h>
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <sys/wait.h>
 
 #include "uevent.h"
@@ -249,6 +250,130 @@ static void unprivileged(void)
 	   "without context ('%s')", why);
 }
 
+/*
+ * A process whose threads all set their context before the session opened (so no
+ * prctl for the program to see): the session reads where its records lie out of the
+ * process. The child's threads set, say their tids, spin until told to go, then burn.
+ */
+static struct {
+	uint32_t tid[NSPAN];
+	long own[NSPAN], none[NSPAN], other[NSPAN];
+} late;
+static volatile int late_go;
+
+static void late_ids(int i, uint8_t *trace, uint8_t *span)
+{
+	for (int k = 0; k < 16; k++)
+		trace[k] = (uint8_t)(0x30 + i * 16 + k);
+	for (int k = 0; k < 8; k++)
+		span[k] = (uint8_t)(0xc0 + i * 8 + k);
+}
+
+static void *late_work(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+	uint8_t trace[16], span[8];
+
+	late_ids(i, trace, span);
+	uevent_thread_context_set(trace, span, 1);
+	late.tid[i] = (uint32_t)syscall(SYS_gettid);
+	__atomic_fetch_add(&late_go, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(&late_go, __ATOMIC_ACQUIRE) < 1000)
+		;
+	burn(150);
+	return NULL;
+}
+
+static void late_child(int in, int out)
+{
+	pthread_t th[NSPAN];
+	char g;
+
+	for (int i = 0; i < NSPAN; i++)
+		pthread_create(&th[i], NULL, late_work, (void *)(intptr_t)i);
+	while (__atomic_load_n(&late_go, __ATOMIC_ACQUIRE) < NSPAN)
+		usleep(1000);
+	if (write(out, late.tid, sizeof(late.tid)) != (ssize_t)sizeof(late.tid) ||
+	    read(in, &g, 1) != 1)
+		_exit(1);
+	__atomic_store_n(&late_go, 1000, __ATOMIC_RELEASE);
+	for (int i = 0; i < NSPAN; i++)
+		pthread_join(th[i], NULL);
+	_exit(0);
+}
+
+static void late_sample(const struct uevent_perf_record *r)
+{
+	const struct uevent_perf_sample *x = &r->u.sample;
+
+	for (int i = 0; i < NSPAN; i++) {
+		uint8_t trace[16], span[8];
+
+		if (r->id.tid != late.tid[i])
+			continue;
+		late_ids(i, trace, span);
+		if (x->context_err)
+			late.none[i]++;
+		else if (!memcmp(x->context_trace_id, trace, 16) &&
+			 !memcmp(x->context_span_id, span, 8))
+			late.own[i]++;
+		else
+			late.other[i]++;
+	}
+}
+
+static void attach_late(void)
+{
+	struct uevent_session_opts so = { .sz = sizeof(so), .sample_period_ns = PERIOD_NS,
+					  .transports = 1u << UEVENT_TRANSPORT_USDT,
+					  .flags = UEVENT_SESSION_CONTEXT };
+	struct uevent_perf_record r = { .sz = sizeof(r) };
+	struct uevent_session *s;
+	int to[2], from[2], status = 0, done = 0;
+	pid_t pid;
+
+	if (pipe(to) < 0 || pipe(from) < 0) {
+		for (int i = 0; i < NSPAN; i++)
+			ok(0, "pipe: %s", strerror(errno));
+		return;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0)
+		late_child(to[0], from[1]);
+	close(to[0]);
+	close(from[1]);
+	if (read(from[0], late.tid, sizeof(late.tid)) != (ssize_t)sizeof(late.tid))
+		memset(late.tid, 0, sizeof(late.tid));
+	so.pid = pid;
+	s = uevent_session__open(&so);
+	/* now go: the threads are in their spans since before the session */
+	if (write(to[1], "g", 1) != 1)
+		kill(pid, SIGKILL);
+	while (s && !done) {
+		while (uevent_session__next(s, &r, 20) == 1)
+			if (r.type == PERF_RECORD_SAMPLE && r.body == UEVENT_BODY_SAMPLE)
+				late_sample(&r);
+		done = waitpid(pid, &status, WNOHANG) == pid;
+	}
+	while (s && uevent_session__next(s, &r, 100) == 1)
+		if (r.type == PERF_RECORD_SAMPLE && r.body == UEVENT_BODY_SAMPLE)
+			late_sample(&r);
+	if (!s)
+		waitpid(pid, &status, 0);
+	for (int i = 0; i < NSPAN; i++) {
+		long n = late.own[i] + late.none[i] + late.other[i];
+
+		ok(s && late.tid[i] && n >= 20 && late.own[i] * 100 >= n * 95 && !late.other[i],
+		   "a process whose thread %d set its span before the session opened on it: %ld "
+		   "of %ld samples carry its ids (>= 95%%), %ld another's (none)%s%s", i,
+		   late.own[i], n, late.other[i], s ? "" : ": ", s ? "" : uevent_reason());
+	}
+	uevent_session__close(s);
+	close(to[1]);
+	close(from[0]);
+}
+
 int main(void)
 {
 	struct uevent_session_opts so = { .sz = sizeof(so), .pid = 0, .sample_period_ns = PERIOD_NS,
@@ -276,7 +401,7 @@ int main(void)
 		plan_skip_all(uevent_reason());
 		return 0;
 	}
-	plan(NSPAN * 3 + 4);
+	plan(NSPAN * 4 + 4);
 	unprivileged();
 	ok(!strstr(uevent_session__reason(s), "context"),
 	   "probe: '%s'; a session asked for context opens with it (reason '%s')", fi.detail,
@@ -338,5 +463,6 @@ int main(void)
 	}
 	uevent_session__close(s);
 	free(seen);
+	attach_late();
 	return exit_status();
 }
