@@ -170,7 +170,9 @@ struct slot {
 	uint64_t time;
 	uint32_t tid;
 	uint8_t used, flags;
+	uint16_t attrs_size;
 	uint8_t trace_id[16], span_id[8];
+	uint8_t *attrs;		/* attrs_size bytes (malloc), the record's attributes */
 };
 
 struct _uevent_bpf_ctx {
@@ -182,6 +184,8 @@ struct _uevent_bpf_ctx {
 	uint64_t matched, missed;
 	uint32_t *tried;	/* the processes whose offset was looked for (tp_offset_of) */
 	size_t ntried;
+	/* the last sample filled: its record as the kernel path's TLS dump (tls_user) */
+	uint64_t dump[(UEVENT_BPF_CTX_HDR + UEVENT_BPF_CTX_ATTRS + 7) / 8];
 };
 
 #define MAX_TRIED	4096	/* processes looked into, at most: then no more */
@@ -249,6 +253,8 @@ static int slots_rebuild(struct _uevent_bpf_ctx *c, size_t cap)
 		if (c->t[i].used && c->t[i].time >= c->last) {
 			slot_put(t, cap, &c->t[i]);
 			n++;
+		} else if (c->t[i].used) {
+			free(c->t[i].attrs);
 		}
 	free(c->t);
 	c->t = t;
@@ -265,11 +271,22 @@ static int on_id(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*id) || id->time < c->last)
 		return 0;
+	if (id->attrs_size && id->attrs_size <= UEVENT_BPF_CTX_ATTRS &&
+	    size >= sizeof(struct uevent_bpf_ctx_id_attrs)) {
+		e.attrs = malloc(id->attrs_size);
+		if (e.attrs) {
+			memcpy(e.attrs, ((const struct uevent_bpf_ctx_id_attrs *)data)->attrs,
+			       id->attrs_size);
+			e.attrs_size = id->attrs_size;
+		}
+	}
 	if ((c->n + 1) * 2 > c->cap) {
 		slots_rebuild(c, c->cap ? c->cap : 1024);
 		if ((c->n + 1) * 2 > c->cap && (c->cap >= MAX_SLOTS ||
-						 slots_rebuild(c, c->cap * 2) < 0))
+						 slots_rebuild(c, c->cap * 2) < 0)) {
+			free(e.attrs);
 			return 0;	/* the reader is that far behind: this sample goes without */
+		}
 	}
 	e.time = id->time;
 	e.tid = id->tid;
@@ -415,43 +432,72 @@ void _uevent_bpf_ctx_fill(struct _uevent_bpf_ctx *c, struct uevent_perf_record *
 	memcpy(s->context_trace_id, e->trace_id, 16);
 	memcpy(s->context_span_id, e->span_id, 8);
 	s->context_flags = e->flags;
+	/*
+	 * The record as the kernel path gives it, the attributes with it: a TLS dump of
+	 * header and attrs_data (8-byte multiple), for uevent_thread_context_attr_next().
+	 */
+	if (!s->tls_user_size) {
+		uint8_t *d = (uint8_t *)c->dump;
+		size_t n = (UEVENT_BPF_CTX_HDR + e->attrs_size + 7) & ~(size_t)7;
+
+		memset(d, 0, n);
+		memcpy(d, e->trace_id, 16);
+		memcpy(d + 16, e->span_id, 8);
+		d[24] = 1;
+		d[25] = e->flags;
+		d[26] = (uint8_t)e->attrs_size;		/* little-endian: x86-64 */
+		d[27] = (uint8_t)(e->attrs_size >> 8);
+		if (e->attrs_size)
+			memcpy(d + UEVENT_BPF_CTX_HDR, e->attrs, e->attrs_size);
+		s->tls_user = d;
+		s->tls_user_size = s->tls_user_dyn_size = n;
+	}
+	free(e->attrs);
 	c->matched++;
 	slot_del(c, e);
 }
 
 /*
  * A recording holds what the patched kernel's path would have written: the sample with
- * a TLS_USER dump of the record's first 32 bytes (the ids, valid, flags; no attributes),
- * or an empty dump, so every reader of the file decodes context_* as it does there.
+ * a TLS_USER dump of the record (the ids, valid, flags, and the attributes read: 32
+ * bytes at least, 8-byte multiples, up to 640; the attr's sample_tls_user says 32, the
+ * least), or an empty dump, so every reader of the file decodes context_* and the
+ * attributes as it does there.
  */
 void _uevent_bpf_ctx_rec_append(struct uevent_session *s, const void *r, size_t n,
 				const struct uevent_perf_record *rec)
 {
 	const struct uevent_perf_sample *smp = &rec->u.sample;
 	struct perf_event_header h;
-	uint64_t dump[1 + 4 + 1] = { 0 };
-	size_t extra = 8;
+	uint64_t size = 0, dump[4] = { 0 };
+	const void *d = NULL;
 
 	if (n < sizeof(h) || rec->body != UEVENT_BODY_SAMPLE) {
 		_uevent_rec_append(&s->rec, r, n);
 		return;
 	}
-	if (smp->context_err == 0) {
-		uint8_t *d = (uint8_t *)&dump[1];
+	if (smp->context_err == 0 && smp->tls_user && smp->tls_user_size >= BPF_CTX_DUMP) {
+		d = smp->tls_user;	/* the fill's: header and attributes */
+		size = smp->tls_user_size;
+	} else if (smp->context_err == 0) {
+		uint8_t *b = (uint8_t *)dump;
 
-		dump[0] = BPF_CTX_DUMP;
-		memcpy(d, smp->context_trace_id, 16);
-		memcpy(d + 16, smp->context_span_id, 8);
-		d[24] = 1;
-		d[25] = smp->context_flags;
-		dump[5] = BPF_CTX_DUMP;
-		extra = sizeof(dump);
+		memcpy(b, smp->context_trace_id, 16);
+		memcpy(b + 16, smp->context_span_id, 8);
+		b[24] = 1;
+		b[25] = smp->context_flags;
+		d = dump;
+		size = BPF_CTX_DUMP;
 	}
 	memcpy(&h, r, sizeof(h));
-	h.size = (uint16_t)(h.size + extra);
+	h.size = (uint16_t)(h.size + 8 + (size ? size + 8 : 0));
 	_uevent_rec_append(&s->rec, &h, sizeof(h));
 	_uevent_rec_append(&s->rec, (const uint8_t *)r + sizeof(h), n - sizeof(h));
-	_uevent_rec_append(&s->rec, dump, extra);
+	_uevent_rec_append(&s->rec, &size, 8);
+	if (size) {
+		_uevent_rec_append(&s->rec, d, size);
+		_uevent_rec_append(&s->rec, &size, 8);	/* dyn_size: all of it */
+	}
 }
 
 void _uevent_bpf_ctx_rec_attr(const struct uevent_session *s, int kind,
@@ -467,6 +513,9 @@ void _uevent_bpf_ctx_close(struct _uevent_bpf_ctx *c)
 		return;
 	ring_buffer__free(c->rb);
 	uevent_ctx_bpf__destroy(c->skel);
+	for (size_t i = 0; i < c->cap; i++)
+		if (c->t[i].used)
+			free(c->t[i].attrs);
 	free(c->tried);
 	free(c->t);
 	free(c);

@@ -34,6 +34,8 @@ struct worker {
 	uint64_t clr0, clr1;		/* after clear() */
 	/* samples, by phase: with its ids, with nothing, with another's */
 	long in_own, in_none, in_other, none_empty, none_other, clr_empty, clr_other;
+	long in_attr;		/* of in_own: with its attribute, "route" key 0 */
+	char route[16];
 };
 
 static struct worker w[NSPAN];
@@ -83,6 +85,7 @@ static void *work(void *arg)
 	burn(60);
 	me->none1 = mono();
 	uevent_thread_context_set(me->trace, me->span, 1);
+	uevent_thread_context_set_attr(0, me->route, strlen(me->route));
 	me->in0 = mono();
 	burn(200);
 	me->in1 = mono();
@@ -131,6 +134,7 @@ struct seen {
 	uint32_t tid;
 	int has;
 	uint8_t trace[16], span[8], flags;
+	char attr0[16];		/* the record's key 0 attribute, as the sample has it */
 };
 
 static struct seen *seen;
@@ -153,6 +157,21 @@ static void keep(const struct uevent_perf_record *r)
 	memcpy(e->trace, r->u.sample.context_trace_id, 16);
 	memcpy(e->span, r->u.sample.context_span_id, 8);
 	e->flags = r->u.sample.context_flags;
+	e->attr0[0] = 0;
+	/* the attributes as the kernel path has them: the sample's TLS dump of the record */
+	if (e->has && r->u.sample.tls_user) {
+		uint32_t off = 0;
+		uint8_t key, len;
+		const char *v;
+
+		while (uevent_thread_context_attr_next(r->u.sample.tls_user,
+						       r->u.sample.tls_user_dyn_size,
+						       UEVENT_BO_HOST, &off, &key, &v, &len) == 0)
+			if (key == 0 && len < sizeof(e->attr0)) {
+				memcpy(e->attr0, v, len);
+				e->attr0[len] = 0;
+			}
+	}
 }
 
 static void classify(const struct seen *s)
@@ -184,6 +203,7 @@ static void classify(const struct seen *s)
 			me->none_other += has;
 		} else if (t > me->in0 && t < me->in1) {
 			me->in_own += own;
+			me->in_attr += own && !strcmp(s->attr0, me->route);
 			me->in_none += !has;
 			me->in_other += has && !own;
 		} else if (t > me->clr0 && t < me->clr1) {
@@ -401,7 +421,7 @@ int main(void)
 		plan_skip_all(uevent_reason());
 		return 0;
 	}
-	plan(NSPAN * 4 + 4);
+	plan(NSPAN * 4 + 5);
 	unprivileged();
 	ok(!strstr(uevent_session__reason(s), "context"),
 	   "probe: '%s'; a session asked for context opens with it (reason '%s')", fi.detail,
@@ -412,6 +432,7 @@ int main(void)
 			w[i].trace[k] = (uint8_t)(0xa0 + i * 16 + k);
 		for (int k = 0; k < 8; k++)
 			w[i].span[k] = (uint8_t)(0x10 * (i + 1) + k);
+		snprintf(w[i].route, sizeof(w[i].route), "/route/%d", i);
 		pthread_create(&w[i].th, NULL, work, &w[i]);
 	}
 	pthread_create(&hth, NULL, hammer_work, NULL);
@@ -448,6 +469,17 @@ int main(void)
 		ok(me->clr_empty > 0 && me->clr_other == 0,
 		   "thread %d after clear(): %ld samples, all without context (%ld with)", i,
 		   me->clr_empty, me->clr_other);
+	}
+	{
+		long own = 0, attr = 0;
+
+		for (i = 0; i < NSPAN; i++) {
+			own += w[i].in_own;
+			attr += w[i].in_attr;
+		}
+		ok(own > 0 && attr == own, "the attributes too: %ld of the %ld samples in their "
+		   "thread's span carry its attribute (key 0 \"/route/N\") in the record dump",
+		   attr, own);
 	}
 	ok(hammer.whole > 0 && hammer.torn == 0,
 	   "a thread setting two contexts back to back (%ld sets): %ld samples whole, %ld "
