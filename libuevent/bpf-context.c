@@ -18,8 +18,11 @@
 #if HAVE_BPF_CONTEXT && defined(__x86_64__)
 #include <linux/types.h>
 #include <linux/perf_event.h>
+#include <elf.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <sys/ioctl.h>
+#include <sys/uio.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -40,12 +43,136 @@ static long self_offset(void)
 	return (long)((unsigned long)rec - tp);
 }
 
+/*
+ * A process whose threads set their context before the session opened made their
+ * prctl before the program was there to see it: the offset is read out of the
+ * process instead. libuevent keeps it in uevent_thread_context_tp_offset (context.c),
+ * which is found as a reader outside finds otel_thread_ctx_v1: in the symbol tables
+ * (.dynsym, else .symtab: a static executable) of the ELF files the process maps, at
+ * the address the file's first mapping puts it.
+ */
+#define TP_SYM		"uevent_thread_context_tp_offset"
+#define SYMTAB_MAX	(64u << 20)	/* the symbol or string table bytes read of a file */
+
+static void *read_at(int fd, uint64_t off, uint64_t n)
+{
+	void *p;
+
+	if (!n || n > SYMTAB_MAX)
+		return NULL;
+	p = malloc(n);
+	if (p && pread(fd, p, n, (off_t)off) != (ssize_t)n) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* TP_SYM's address in a file mapped (offset 0) at start: 0 where it has none. */
+static uint64_t elf_tp_sym(int fd, uint64_t start)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr *ph = NULL;
+	Elf64_Shdr *sh = NULL;
+	uint64_t addr = 0, load = UINT64_MAX;
+	unsigned int pass, i;
+
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_machine != EM_X86_64 || eh.e_phentsize != sizeof(*ph) ||
+	    eh.e_shentsize != sizeof(*sh) || !eh.e_shnum)
+		return 0;
+	ph = read_at(fd, eh.e_phoff, (uint64_t)eh.e_phnum * sizeof(*ph));
+	sh = read_at(fd, eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(*sh));
+	if (!ph || !sh)
+		goto out;
+	for (i = 0; i < eh.e_phnum; i++)	/* the mapping at offset 0 is the first PT_LOAD */
+		if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0 && ph[i].p_vaddr < load)
+			load = ph[i].p_vaddr & ~0xfffull;
+	if (load == UINT64_MAX)
+		goto out;
+	for (pass = 0; pass < 2 && !addr; pass++) {
+		for (i = 0; i < eh.e_shnum && !addr; i++) {
+			Elf64_Sym *sym;
+			char *str;
+			uint64_t k, n, strn;
+
+			if (sh[i].sh_type != (pass ? SHT_SYMTAB : SHT_DYNSYM) ||
+			    sh[i].sh_link >= eh.e_shnum || sh[i].sh_entsize != sizeof(*sym))
+				continue;
+			n = sh[i].sh_size / sizeof(*sym);
+			strn = sh[sh[i].sh_link].sh_size;
+			sym = read_at(fd, sh[i].sh_offset, n * sizeof(*sym));
+			str = read_at(fd, sh[sh[i].sh_link].sh_offset, strn);
+			for (k = 0; sym && str && k < n; k++)
+				if (sym[k].st_name < strn && sym[k].st_shndx != SHN_UNDEF &&
+				    ELF64_ST_TYPE(sym[k].st_info) == STT_OBJECT &&
+				    strnlen(str + sym[k].st_name, strn - sym[k].st_name) ==
+				    sizeof(TP_SYM) - 1 &&
+				    !memcmp(str + sym[k].st_name, TP_SYM, sizeof(TP_SYM) - 1)) {
+					addr = start - load + sym[k].st_value;
+					break;
+				}
+			free(sym);
+			free(str);
+		}
+	}
+out:
+	free(ph);
+	free(sh);
+	return addr;
+}
+
+/* pid's record offset from its threads' thread pointer, or 0 (no libuevent, no set yet). */
+static long tp_offset_of(uint32_t pid)
+{
+	char path[64], line[4096 + 128];
+	long off = 0;
+	FILE *maps;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	maps = fopen(path, "re");
+	if (!maps)
+		return 0;
+	while (!off && fgets(line, sizeof(line), maps)) {
+		unsigned long long start, end, pgoff;
+		char mf[96], *file = strchr(line, '/'), *nl = strchr(line, '\n');
+		uint64_t addr;
+		int fd;
+
+		if (sscanf(line, "%llx-%llx %*s %llx", &start, &end, &pgoff) != 3 || pgoff ||
+		    !file)
+			continue;
+		if (nl)
+			*nl = 0;
+		/* the very file mapped, whichever mount namespace it is in (root: map_files) */
+		snprintf(mf, sizeof(mf), "/proc/%u/map_files/%llx-%llx", pid, start, end);
+		fd = open(mf, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			fd = open(file, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		addr = elf_tp_sym(fd, start);
+		close(fd);
+		if (addr) {
+			struct iovec l = { &off, sizeof(off) }, r = { (void *)addr, sizeof(off) };
+
+			if (process_vm_readv((pid_t)pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof(off))
+				off = 0;
+		}
+	}
+	fclose(maps);
+	return off;
+}
+
 /* One sample's ids, waiting for its sample in an open-addressed table. */
 struct slot {
 	uint64_t time;
 	uint32_t tid;
 	uint8_t used, flags;
+	uint16_t attrs_size;
 	uint8_t trace_id[16], span_id[8];
+	uint8_t *attrs;		/* attrs_size bytes (malloc), the record's attributes */
 };
 
 struct _uevent_bpf_ctx {
@@ -55,7 +182,13 @@ struct _uevent_bpf_ctx {
 	size_t cap, n;
 	uint64_t last;		/* the last sample's time: ids older than it found no sample */
 	uint64_t matched, missed;
+	uint32_t *tried;	/* the processes whose offset was looked for (tp_offset_of) */
+	size_t ntried;
+	/* the last sample filled: its record as the kernel path's TLS dump (tls_user) */
+	uint64_t dump[(UEVENT_BPF_CTX_HDR + UEVENT_BPF_CTX_ATTRS + 7) / 8];
 };
+
+#define MAX_TRIED	4096	/* processes looked into, at most: then no more */
 
 #define MAX_SLOTS	(1u << 20)
 #define BPF_CTX_DUMP	32	/* the record's header, as a TLS_USER dump (8-byte multiple) */
@@ -120,6 +253,8 @@ static int slots_rebuild(struct _uevent_bpf_ctx *c, size_t cap)
 		if (c->t[i].used && c->t[i].time >= c->last) {
 			slot_put(t, cap, &c->t[i]);
 			n++;
+		} else if (c->t[i].used) {
+			free(c->t[i].attrs);
 		}
 	free(c->t);
 	c->t = t;
@@ -136,11 +271,22 @@ static int on_id(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*id) || id->time < c->last)
 		return 0;
+	if (id->attrs_size && id->attrs_size <= UEVENT_BPF_CTX_ATTRS &&
+	    size >= sizeof(struct uevent_bpf_ctx_id_attrs)) {
+		e.attrs = malloc(id->attrs_size);
+		if (e.attrs) {
+			memcpy(e.attrs, ((const struct uevent_bpf_ctx_id_attrs *)data)->attrs,
+			       id->attrs_size);
+			e.attrs_size = id->attrs_size;
+		}
+	}
 	if ((c->n + 1) * 2 > c->cap) {
 		slots_rebuild(c, c->cap ? c->cap : 1024);
 		if ((c->n + 1) * 2 > c->cap && (c->cap >= MAX_SLOTS ||
-						 slots_rebuild(c, c->cap * 2) < 0))
+						 slots_rebuild(c, c->cap * 2) < 0)) {
+			free(e.attrs);
 			return 0;	/* the reader is that far behind: this sample goes without */
+		}
 	}
 	e.time = id->time;
 	e.tid = id->tid;
@@ -231,6 +377,36 @@ int _uevent_bpf_ctx_attach(struct _uevent_bpf_ctx *c, int perf_fd)
 	return 0;
 }
 
+/*
+ * Seeds pid's offset if the program knows none (its threads' first set came before
+ * the session) and the process has one to read: each process is looked into once.
+ */
+void _uevent_bpf_ctx_learn(struct _uevent_bpf_ctx *c, uint32_t pid)
+{
+	struct uevent_bpf_ctx_proc p = { 0 };
+	size_t i;
+
+	if (!pid)
+		return;
+	if (!c->tried && !(c->tried = calloc(MAX_TRIED * 2, sizeof(*c->tried))))
+		return;
+	for (i = (pid * 0x9E3779B1u) & (MAX_TRIED * 2 - 1); c->tried[i];
+	     i = (i + 1) & (MAX_TRIED * 2 - 1))
+		if (c->tried[i] == pid)
+			return;
+	if (c->ntried >= MAX_TRIED)
+		return;
+	c->tried[i] = pid;
+	c->ntried++;
+	if (bpf_map__lookup_elem(c->skel->maps.procs, &pid, sizeof(pid), &p, sizeof(p), 0) == 0)
+		return;		/* the program saw its prctl */
+	p.offset = tp_offset_of(pid);
+	p.mm = 0;		/* the program takes the mm at its first sample */
+	if (p.offset)
+		bpf_map__update_elem(c->skel->maps.procs, &pid, sizeof(pid), &p, sizeof(p),
+				     BPF_NOEXIST);
+}
+
 void _uevent_bpf_ctx_fill(struct _uevent_bpf_ctx *c, struct uevent_perf_record *rec)
 {
 	struct uevent_perf_sample *s = &rec->u.sample;
@@ -248,49 +424,80 @@ void _uevent_bpf_ctx_fill(struct _uevent_bpf_ctx *c, struct uevent_perf_record *
 		c->last = rec->id.time;
 	if (!e) {
 		c->missed++;
+		/* its process may have set its context before the session: later ones get it */
+		_uevent_bpf_ctx_learn(c, rec->id.pid);
 		return;
 	}
 	s->context_err = 0;
 	memcpy(s->context_trace_id, e->trace_id, 16);
 	memcpy(s->context_span_id, e->span_id, 8);
 	s->context_flags = e->flags;
+	/*
+	 * The record as the kernel path gives it, the attributes with it: a TLS dump of
+	 * header and attrs_data (8-byte multiple), for uevent_thread_context_attr_next().
+	 */
+	if (!s->tls_user_size) {
+		uint8_t *d = (uint8_t *)c->dump;
+		size_t n = (UEVENT_BPF_CTX_HDR + e->attrs_size + 7) & ~(size_t)7;
+
+		memset(d, 0, n);
+		memcpy(d, e->trace_id, 16);
+		memcpy(d + 16, e->span_id, 8);
+		d[24] = 1;
+		d[25] = e->flags;
+		d[26] = (uint8_t)e->attrs_size;		/* little-endian: x86-64 */
+		d[27] = (uint8_t)(e->attrs_size >> 8);
+		if (e->attrs_size)
+			memcpy(d + UEVENT_BPF_CTX_HDR, e->attrs, e->attrs_size);
+		s->tls_user = d;
+		s->tls_user_size = s->tls_user_dyn_size = n;
+	}
+	free(e->attrs);
 	c->matched++;
 	slot_del(c, e);
 }
 
 /*
  * A recording holds what the patched kernel's path would have written: the sample with
- * a TLS_USER dump of the record's first 32 bytes (the ids, valid, flags; no attributes),
- * or an empty dump, so every reader of the file decodes context_* as it does there.
+ * a TLS_USER dump of the record (the ids, valid, flags, and the attributes read: 32
+ * bytes at least, 8-byte multiples, up to 640; the attr's sample_tls_user says 32, the
+ * least), or an empty dump, so every reader of the file decodes context_* and the
+ * attributes as it does there.
  */
 void _uevent_bpf_ctx_rec_append(struct uevent_session *s, const void *r, size_t n,
 				const struct uevent_perf_record *rec)
 {
 	const struct uevent_perf_sample *smp = &rec->u.sample;
 	struct perf_event_header h;
-	uint64_t dump[1 + 4 + 1] = { 0 };
-	size_t extra = 8;
+	uint64_t size = 0, dump[4] = { 0 };
+	const void *d = NULL;
 
 	if (n < sizeof(h) || rec->body != UEVENT_BODY_SAMPLE) {
 		_uevent_rec_append(&s->rec, r, n);
 		return;
 	}
-	if (smp->context_err == 0) {
-		uint8_t *d = (uint8_t *)&dump[1];
+	if (smp->context_err == 0 && smp->tls_user && smp->tls_user_size >= BPF_CTX_DUMP) {
+		d = smp->tls_user;	/* the fill's: header and attributes */
+		size = smp->tls_user_size;
+	} else if (smp->context_err == 0) {
+		uint8_t *b = (uint8_t *)dump;
 
-		dump[0] = BPF_CTX_DUMP;
-		memcpy(d, smp->context_trace_id, 16);
-		memcpy(d + 16, smp->context_span_id, 8);
-		d[24] = 1;
-		d[25] = smp->context_flags;
-		dump[5] = BPF_CTX_DUMP;
-		extra = sizeof(dump);
+		memcpy(b, smp->context_trace_id, 16);
+		memcpy(b + 16, smp->context_span_id, 8);
+		b[24] = 1;
+		b[25] = smp->context_flags;
+		d = dump;
+		size = BPF_CTX_DUMP;
 	}
 	memcpy(&h, r, sizeof(h));
-	h.size = (uint16_t)(h.size + extra);
+	h.size = (uint16_t)(h.size + 8 + (size ? size + 8 : 0));
 	_uevent_rec_append(&s->rec, &h, sizeof(h));
 	_uevent_rec_append(&s->rec, (const uint8_t *)r + sizeof(h), n - sizeof(h));
-	_uevent_rec_append(&s->rec, dump, extra);
+	_uevent_rec_append(&s->rec, &size, 8);
+	if (size) {
+		_uevent_rec_append(&s->rec, d, size);
+		_uevent_rec_append(&s->rec, &size, 8);	/* dyn_size: all of it */
+	}
 }
 
 void _uevent_bpf_ctx_rec_attr(const struct uevent_session *s, int kind,
@@ -306,6 +513,10 @@ void _uevent_bpf_ctx_close(struct _uevent_bpf_ctx *c)
 		return;
 	ring_buffer__free(c->rb);
 	uevent_ctx_bpf__destroy(c->skel);
+	for (size_t i = 0; i < c->cap; i++)
+		if (c->t[i].used)
+			free(c->t[i].attrs);
+	free(c->tried);
 	free(c->t);
 	free(c);
 }
@@ -341,6 +552,12 @@ int _uevent_bpf_ctx_attach(struct _uevent_bpf_ctx *c, int perf_fd)
 	(void)c;
 	(void)perf_fd;
 	return -ENOTSUP;
+}
+
+void _uevent_bpf_ctx_learn(struct _uevent_bpf_ctx *c, uint32_t pid)
+{
+	(void)c;
+	(void)pid;
 }
 
 void _uevent_bpf_ctx_fill(struct _uevent_bpf_ctx *c, struct uevent_perf_record *rec)
@@ -395,5 +612,9 @@ int _uevent_session_context(struct uevent_session *s, char *why, size_t n)
 		return 0;
 	}
 	s->bpf_ctx = _uevent_bpf_ctx_open(why, n);
-	return s->bpf_ctx ? 0 : -errno;
+	if (!s->bpf_ctx)
+		return -errno;
+	if (s->o.pid > 0)	/* a running process: its threads may have set theirs already */
+		_uevent_bpf_ctx_learn(s->bpf_ctx, (uint32_t)s->o.pid);
+	return 0;
 }

@@ -3,6 +3,7 @@
 #define UEVENT_BPF_CONTEXT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "uevent.h"
 
@@ -15,6 +16,8 @@ struct _uevent_bpf_ctx;
 struct _uevent_bpf_ctx *_uevent_bpf_ctx_open(char *why, size_t n);
 /* Runs the sample program on each sample of perf_fd (a sampling event): 0 or -errno. */
 int _uevent_bpf_ctx_attach(struct _uevent_bpf_ctx *c, int perf_fd);
+/* The program learns where pid's threads keep their record, if it knows not (0: done). */
+void _uevent_bpf_ctx_learn(struct _uevent_bpf_ctx *c, uint32_t pid);
 /* A sample without a context from the kernel gets the one the program read, if any. */
 void _uevent_bpf_ctx_fill(struct _uevent_bpf_ctx *c, struct uevent_perf_record *rec);
 void _uevent_bpf_ctx_close(struct _uevent_bpf_ctx *c);

@@ -33,6 +33,15 @@ static __thread struct tstate ts __attribute__((tls_model("initial-exec"), align
  */
 UEVENT_EXPORT __thread struct uevent_thread_context_record *otel_thread_ctx_v1;
 
+/*
+ * Where the record lies from the thread pointer (x86-64: the %fs base), the same in all
+ * threads since the record is in static TLS; 0 until a thread's first set. Readers that
+ * come after the threads' first set (a BPF session attaching to a running process,
+ * which otherwise learns it from that set's prctl) look it up in the symbol tables
+ * and read it out of the process (bpf-context.c's tp_offset_of()).
+ */
+UEVENT_EXPORT volatile long uevent_thread_context_tp_offset;
+
 _Static_assert(sizeof(struct uevent_thread_context_record) == UEVENT_THREAD_CONTEXT_SIZE &&
 	       offsetof(struct uevent_thread_context_record, valid) == 24 &&
 	       offsetof(struct uevent_thread_context_record, attrs_data_size) == 26 &&
@@ -53,6 +62,15 @@ static __attribute__((noinline)) void first_set(struct tstate *t)
 {
 	barrier();
 	WRITE_ONCE(otel_thread_ctx_v1, &t->rec);
+#if defined(__x86_64__)
+	{
+		unsigned long tp;
+
+		/* the TCB's first word points at itself */
+		__asm__("mov %%fs:0, %0" : "=r"(tp));
+		uevent_thread_context_tp_offset = (long)((unsigned long)&t->rec - tp);
+	}
+#endif
 	/*
 	 * Once per thread, after the record is whole: a sample taken as the prctl returns
 	 * finds it already valid. A kernel without PR_PERF_TLS_AREA says EINVAL (an

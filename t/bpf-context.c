@@ -14,6 +14,7 @@
 
 #include <linux/capability.h>
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <sys/wait.h>
 
 #include "uevent.h"
@@ -33,6 +34,8 @@ struct worker {
 	uint64_t clr0, clr1;		/* after clear() */
 	/* samples, by phase: with its ids, with nothing, with another's */
 	long in_own, in_none, in_other, none_empty, none_other, clr_empty, clr_other;
+	long in_attr;		/* of in_own: with its attribute, "route" key 0 */
+	char route[16];
 };
 
 static struct worker w[NSPAN];
@@ -82,6 +85,7 @@ static void *work(void *arg)
 	burn(60);
 	me->none1 = mono();
 	uevent_thread_context_set(me->trace, me->span, 1);
+	uevent_thread_context_set_attr(0, me->route, strlen(me->route));
 	me->in0 = mono();
 	burn(200);
 	me->in1 = mono();
@@ -130,6 +134,7 @@ struct seen {
 	uint32_t tid;
 	int has;
 	uint8_t trace[16], span[8], flags;
+	char attr0[16];		/* the record's key 0 attribute, as the sample has it */
 };
 
 static struct seen *seen;
@@ -152,6 +157,21 @@ static void keep(const struct uevent_perf_record *r)
 	memcpy(e->trace, r->u.sample.context_trace_id, 16);
 	memcpy(e->span, r->u.sample.context_span_id, 8);
 	e->flags = r->u.sample.context_flags;
+	e->attr0[0] = 0;
+	/* the attributes as the kernel path has them: the sample's TLS dump of the record */
+	if (e->has && r->u.sample.tls_user) {
+		uint32_t off = 0;
+		uint8_t key, len;
+		const char *v;
+
+		while (uevent_thread_context_attr_next(r->u.sample.tls_user,
+						       r->u.sample.tls_user_dyn_size,
+						       UEVENT_BO_HOST, &off, &key, &v, &len) == 0)
+			if (key == 0 && len < sizeof(e->attr0)) {
+				memcpy(e->attr0, v, len);
+				e->attr0[len] = 0;
+			}
+	}
 }
 
 static void classify(const struct seen *s)
@@ -183,6 +203,7 @@ static void classify(const struct seen *s)
 			me->none_other += has;
 		} else if (t > me->in0 && t < me->in1) {
 			me->in_own += own;
+			me->in_attr += own && !strcmp(s->attr0, me->route);
 			me->in_none += !has;
 			me->in_other += has && !own;
 		} else if (t > me->clr0 && t < me->clr1) {
@@ -249,6 +270,130 @@ static void unprivileged(void)
 	   "without context ('%s')", why);
 }
 
+/*
+ * A process whose threads all set their context before the session opened (so no
+ * prctl for the program to see): the session reads where its records lie out of the
+ * process. The child's threads set, say their tids, spin until told to go, then burn.
+ */
+static struct {
+	uint32_t tid[NSPAN];
+	long own[NSPAN], none[NSPAN], other[NSPAN];
+} late;
+static volatile int late_go;
+
+static void late_ids(int i, uint8_t *trace, uint8_t *span)
+{
+	for (int k = 0; k < 16; k++)
+		trace[k] = (uint8_t)(0x30 + i * 16 + k);
+	for (int k = 0; k < 8; k++)
+		span[k] = (uint8_t)(0xc0 + i * 8 + k);
+}
+
+static void *late_work(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+	uint8_t trace[16], span[8];
+
+	late_ids(i, trace, span);
+	uevent_thread_context_set(trace, span, 1);
+	late.tid[i] = (uint32_t)syscall(SYS_gettid);
+	__atomic_fetch_add(&late_go, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(&late_go, __ATOMIC_ACQUIRE) < 1000)
+		;
+	burn(150);
+	return NULL;
+}
+
+static void late_child(int in, int out)
+{
+	pthread_t th[NSPAN];
+	char g;
+
+	for (int i = 0; i < NSPAN; i++)
+		pthread_create(&th[i], NULL, late_work, (void *)(intptr_t)i);
+	while (__atomic_load_n(&late_go, __ATOMIC_ACQUIRE) < NSPAN)
+		usleep(1000);
+	if (write(out, late.tid, sizeof(late.tid)) != (ssize_t)sizeof(late.tid) ||
+	    read(in, &g, 1) != 1)
+		_exit(1);
+	__atomic_store_n(&late_go, 1000, __ATOMIC_RELEASE);
+	for (int i = 0; i < NSPAN; i++)
+		pthread_join(th[i], NULL);
+	_exit(0);
+}
+
+static void late_sample(const struct uevent_perf_record *r)
+{
+	const struct uevent_perf_sample *x = &r->u.sample;
+
+	for (int i = 0; i < NSPAN; i++) {
+		uint8_t trace[16], span[8];
+
+		if (r->id.tid != late.tid[i])
+			continue;
+		late_ids(i, trace, span);
+		if (x->context_err)
+			late.none[i]++;
+		else if (!memcmp(x->context_trace_id, trace, 16) &&
+			 !memcmp(x->context_span_id, span, 8))
+			late.own[i]++;
+		else
+			late.other[i]++;
+	}
+}
+
+static void attach_late(void)
+{
+	struct uevent_session_opts so = { .sz = sizeof(so), .sample_period_ns = PERIOD_NS,
+					  .transports = 1u << UEVENT_TRANSPORT_USDT,
+					  .flags = UEVENT_SESSION_CONTEXT };
+	struct uevent_perf_record r = { .sz = sizeof(r) };
+	struct uevent_session *s;
+	int to[2], from[2], status = 0, done = 0;
+	pid_t pid;
+
+	if (pipe(to) < 0 || pipe(from) < 0) {
+		for (int i = 0; i < NSPAN; i++)
+			ok(0, "pipe: %s", strerror(errno));
+		return;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0)
+		late_child(to[0], from[1]);
+	close(to[0]);
+	close(from[1]);
+	if (read(from[0], late.tid, sizeof(late.tid)) != (ssize_t)sizeof(late.tid))
+		memset(late.tid, 0, sizeof(late.tid));
+	so.pid = pid;
+	s = uevent_session__open(&so);
+	/* now go: the threads are in their spans since before the session */
+	if (write(to[1], "g", 1) != 1)
+		kill(pid, SIGKILL);
+	while (s && !done) {
+		while (uevent_session__next(s, &r, 20) == 1)
+			if (r.type == PERF_RECORD_SAMPLE && r.body == UEVENT_BODY_SAMPLE)
+				late_sample(&r);
+		done = waitpid(pid, &status, WNOHANG) == pid;
+	}
+	while (s && uevent_session__next(s, &r, 100) == 1)
+		if (r.type == PERF_RECORD_SAMPLE && r.body == UEVENT_BODY_SAMPLE)
+			late_sample(&r);
+	if (!s)
+		waitpid(pid, &status, 0);
+	for (int i = 0; i < NSPAN; i++) {
+		long n = late.own[i] + late.none[i] + late.other[i];
+
+		ok(s && late.tid[i] && n >= 20 && late.own[i] * 100 >= n * 95 && !late.other[i],
+		   "a process whose thread %d set its span before the session opened on it: %ld "
+		   "of %ld samples carry its ids (>= 95%%), %ld another's (none)%s%s", i,
+		   late.own[i], n, late.other[i], s ? "" : ": ", s ? "" : uevent_reason());
+	}
+	uevent_session__close(s);
+	close(to[1]);
+	close(from[0]);
+}
+
 int main(void)
 {
 	struct uevent_session_opts so = { .sz = sizeof(so), .pid = 0, .sample_period_ns = PERIOD_NS,
@@ -276,7 +421,7 @@ int main(void)
 		plan_skip_all(uevent_reason());
 		return 0;
 	}
-	plan(NSPAN * 3 + 4);
+	plan(NSPAN * 4 + 5);
 	unprivileged();
 	ok(!strstr(uevent_session__reason(s), "context"),
 	   "probe: '%s'; a session asked for context opens with it (reason '%s')", fi.detail,
@@ -287,6 +432,7 @@ int main(void)
 			w[i].trace[k] = (uint8_t)(0xa0 + i * 16 + k);
 		for (int k = 0; k < 8; k++)
 			w[i].span[k] = (uint8_t)(0x10 * (i + 1) + k);
+		snprintf(w[i].route, sizeof(w[i].route), "/route/%d", i);
 		pthread_create(&w[i].th, NULL, work, &w[i]);
 	}
 	pthread_create(&hth, NULL, hammer_work, NULL);
@@ -324,6 +470,17 @@ int main(void)
 		   "thread %d after clear(): %ld samples, all without context (%ld with)", i,
 		   me->clr_empty, me->clr_other);
 	}
+	{
+		long own = 0, attr = 0;
+
+		for (i = 0; i < NSPAN; i++) {
+			own += w[i].in_own;
+			attr += w[i].in_attr;
+		}
+		ok(own > 0 && attr == own, "the attributes too: %ld of the %ld samples in their "
+		   "thread's span carry its attribute (key 0 \"/route/N\") in the record dump",
+		   attr, own);
+	}
 	ok(hammer.whole > 0 && hammer.torn == 0,
 	   "a thread setting two contexts back to back (%ld sets): %ld samples whole, %ld "
 	   "mid-write (none given), %ld torn", hammer.sets, hammer.whole, hammer.empty,
@@ -338,5 +495,6 @@ int main(void)
 	}
 	uevent_session__close(s);
 	free(seen);
+	attach_late();
 	return exit_status();
 }

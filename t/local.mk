@@ -63,8 +63,9 @@ t_symbolize_CFLAGS = $(t_cflags) -DSRCDIR='"$(abs_top_srcdir)"' -g -fno-inline
 t_symbolize_LDADD = $(t_ldadd)
 t_burn_CFLAGS = $(t_cflags) -g -O1 -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls
 t_burn_LDADD = $(t_ldadd)
-TESTS += t/symbolize t/report.test t/report-context.test
-EXTRA_DIST += %reldir%/report.test %reldir%/report-context.test %reldir%/context-data.py
+TESTS += t/symbolize t/report.test t/report-context.test t/export-spans.test
+EXTRA_DIST += %reldir%/report.test %reldir%/report-context.test %reldir%/context-data.py \
+	%reldir%/export-spans.test
 
 # The JIT API (libuevent/jit.c) and the runtime hooks (jit-hooks/).
 jit_t_cflags = $(AM_CFLAGS) -I$(top_srcdir)/t

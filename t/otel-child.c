@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "uevent.h"
@@ -16,6 +17,8 @@
  *                     context published; SIGUSR1 appends a key (an update).
  * otel-child none:    links libuevent, sets and publishes nothing.
  * otel-child hammer:  the main thread alternates two contexts as fast as it can.
+ * otel-child spans:   the main thread burns 100 ms of CPU in span 1 of trace A, then
+ *                     100 ms in span 2, clears it, and exits (for t/export-spans.test).
  * Each prints "tid ROLE TID TLSVAR" per thread (TLSVAR: &otel_thread_ctx_v1 there, for
  * the reader to check what it resolved through the thread pointer), then "ready".
  */
@@ -25,6 +28,20 @@ static const uint8_t trace[16] = { 0x4b, 0xf9, 0x2f, 0x35, 0x77, 0xb3, 0x4d, 0xa
 				   0xa3, 0xce, 0x92, 0x9d, 0x0e, 0x0e, 0x47, 0x36 };
 static const uint8_t span[8] = { 0x00, 0xf0, 0x67, 0xaa, 0x0b, 0xa9, 0x02, 0xb7 };
 static pthread_barrier_t ready;
+
+/* ms of this thread's CPU time: so many samples whatever else the host runs */
+static void burn_ms(long ms)
+{
+	struct timespec t0, t;
+	volatile unsigned long x = 0;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	do {
+		for (int k = 0; k < 1000; k++)
+			x += (unsigned long)k;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000L + (t.tv_nsec - t0.tv_nsec) / 1000000L < ms);
+}
 
 static void say(const char *role)
 {
@@ -61,6 +78,17 @@ int main(int argc, char **argv)
 	int sig;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(mode, "spans")) {
+		static const uint8_t a[16] = { [0 ... 15] = 0xa1 };
+		static const uint8_t s1[8] = { [0 ... 7] = 0x51 }, s2[8] = { [0 ... 7] = 0x52 };
+
+		uevent_thread_context_set(a, s1, 1);
+		burn_ms(100);
+		uevent_thread_context_set(a, s2, 1);
+		burn_ms(100);
+		uevent_thread_context_clear();
+		return 0;
+	}
 	if (!strcmp(mode, "hammer")) {
 		static const uint8_t id[2][16] = {
 			{ 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11,

@@ -116,10 +116,91 @@ int cli_export_folded(const char *out, const char *in, int ranges, const char *d
 static struct table chrome_frames;
 static size_t chrome_nframes;
 
+/* Samples by thread, then time: a thread's spans are its runs of samples. */
+static const struct sample *span_order_base;
+
+static int span_order(const void *a, const void *b)
+{
+	const struct sample *x = &span_order_base[*(const size_t *)a];
+	const struct sample *y = &span_order_base[*(const size_t *)b];
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static int same_span(const struct sample *x, const struct sample *y)
+{
+	return x->has_ctx && y->has_ctx && x->pid == y->pid && x->tid == y->tid &&
+	       !memcmp(x->trace_id, y->trace_id, 16) && !memcmp(x->span_id, y->span_id, 8);
+}
+
+/*
+ * The OpenTelemetry spans the samples were taken in, as slices Perfetto draws: each run
+ * of a thread's samples in one span (from its first sample to its last, as report's
+ * wall time) is a complete event named by the span id, args trace_id, span_id and the
+ * samples. They go on a track of their own beside the thread's ("spans TID": a
+ * pseudo-thread, tid SPAN_TRACK | TID, above any Linux tid), not on the thread's own,
+ * where they would cut across its uevent ranges. Returns the events written.
+ */
+#define SPAN_TRACK 0x40000000u
+
+static long chrome_spans(FILE *f, const struct profile *p, int first)
+{
+	size_t *o, i, j;
+	long n = 0;
+	uint32_t last_pid = 0, last_tid = 0;
+	int track = 0;
+
+	o = malloc((p->n ? p->n : 1) * sizeof(*o));
+	if (!o)
+		return 0;
+	for (i = 0; i < p->n; i++)
+		o[i] = i;
+	span_order_base = p->s;
+	if (p->n > 1)
+		qsort(o, p->n, sizeof(*o), span_order);
+	for (i = 0; i < p->n; i = j) {
+		const struct sample *s = &p->s[o[i]], *e = s;
+		char h[33];
+
+		for (j = i + 1; j < p->n && same_span(s, &p->s[o[j]]); j++)
+			e = &p->s[o[j]];
+		if (!s->has_ctx)
+			continue;
+		if (!track || s->pid != last_pid || s->tid != last_tid) {
+				/* name the thread's span track */
+			fprintf(f, "%s\n{\"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"name\": "
+				"\"thread_name\", \"args\": {\"name\": \"spans %u\"}}",
+				first ? "" : ",", s->pid, SPAN_TRACK | s->tid, s->tid);
+			first = 0;
+			n++;
+			track = 1;
+			last_pid = s->pid;
+			last_tid = s->tid;
+		}
+		fprintf(f, ",\n{\"ph\": \"X\", \"ts\": %.3f, \"dur\": %.3f, \"pid\": %u, "
+			"\"tid\": %u, \"cat\": \"span\", \"name\": \"%s\"",
+			(double)s->time / 1000.0, (double)(e->time - s->time) / 1000.0, s->pid,
+			SPAN_TRACK | s->tid, prof_hex(h, s->span_id, 8));
+		fprintf(f, ", \"args\": {\"trace_id\": \"%s\"", prof_hex(h, s->trace_id, 16));
+		fprintf(f, ", \"span_id\": \"%s\", \"thread\": %u, \"samples\": %zu}}",
+			prof_hex(h, s->span_id, 8), s->tid, j - i);
+		n++;
+	}
+	free(o);
+	return n;
+}
+
 /*
  * Writes, after the uevents of a perf.data (first: none were written), each CPU sample
  * as an instant event named by its leaf, its stack in "sf" (export names the threads
- * itself). Returns the events written, or -1 after saying why.
+ * itself), then the spans the samples were taken in (chrome_spans). Returns the events
+ * written, or -1 after saying why.
  */
 long cli_chrome_extras(FILE *f, const char *in, int first)
 {
@@ -169,6 +250,7 @@ long cli_chrome_extras(FILE *f, const char *in, int first)
 		first = 0;
 		n++;
 	}
+	n += chrome_spans(f, &p, first);
 	prof_profile_free(&p);
 	return n;
 }

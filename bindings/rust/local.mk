@@ -17,7 +17,8 @@ rust_sources = %reldir%/Cargo.toml %reldir%/Cargo.lock \
 	%reldir%/uevent/examples/columns.rs \
 	%reldir%/uevent/tests/golden.rs %reldir%/uevent/tests/emit.rs \
 	%reldir%/uevent/tests/perfdata.rs %reldir%/uevent/tests/session.rs \
-	%reldir%/uevent/tests/spawn.rs %reldir%/uevent/tests/common/mod.rs
+	%reldir%/uevent/tests/spawn.rs %reldir%/uevent/tests/common/mod.rs \
+	%reldir%/uevent/tests/context.rs
 
 # The crates and the example, built with `make` so `make check` and `make bench` find them.
 %reldir%/.built: $(rust_sources) libuevent/libuevent.la

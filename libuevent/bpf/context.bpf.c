@@ -7,8 +7,9 @@
  * static TLS, so that offset is the process's, the same for all its threads.
  * uevent_ctx_sample runs on every sample of the session's sampling events, before the
  * kernel writes it: it reads the sampled thread's record at fsbase + offset with the
- * OTEP's reader rule (valid == 1, else nothing) and hands the ids to the reader,
- * keyed by the sample's own time and thread.
+ * OTEP's reader rule (valid == 1, else nothing) and hands the ids, and the record's
+ * attributes (up to the OTEP's 640-byte record), to the reader, keyed by the sample's
+ * own time and thread.
  *
  * No vmlinux.h: the few kernel types are declared here with preserve_access_index, and
  * libbpf relocates every field against the running kernel's BTF (CO-RE) when it loads.
@@ -90,7 +91,10 @@ int uevent_ctx_sample(void *ctx)
 	struct uevent_bpf_ctx_proc *p = bpf_map_lookup_elem(&procs, &tgid);
 	struct perf_sample_data *data;
 	struct uevent_bpf_ctx_id *e;
+	struct uevent_bpf_ctx_id_attrs *ea = NULL;
 	__u8 hdr[UEVENT_BPF_CTX_HDR];
+	__u64 rec;
+	__u32 asz;
 
 	/* 1 everywhere: the kernel writes the sample whatever this found */
 	if (!p)
@@ -100,17 +104,30 @@ int uevent_ctx_sample(void *ctx)
 		p->mm = mm;
 	else if (p->mm != mm)	/* the process exec'd, or its tgid is another's now */
 		return 1;
-	if (bpf_probe_read_user(hdr, sizeof(hdr),
-				(void *)(BPF_CORE_READ(task, thread.fsbase) + p->offset)))
+	rec = BPF_CORE_READ(task, thread.fsbase) + p->offset;
+	if (bpf_probe_read_user(hdr, sizeof(hdr), (void *)rec))
 		return 1;
 	/* OTEP 4947: a reader takes the record only while valid is 1 (written whole) */
 	if (hdr[24] != 1)
 		return 1;
-	e = bpf_ringbuf_reserve(&ids, sizeof(*e), 0);
+	/* attrs_data_size (little-endian), no more than the OTEP's 640 bytes allow */
+	asz = (__u32)hdr[26] | (__u32)hdr[27] << 8;
+	if (asz > UEVENT_BPF_CTX_ATTRS)
+		asz = UEVENT_BPF_CTX_ATTRS;
+	if (asz) {
+		ea = bpf_ringbuf_reserve(&ids, sizeof(*ea), 0);
+		e = ea ? &ea->id : NULL;
+	} else {
+		e = bpf_ringbuf_reserve(&ids, sizeof(*e), 0);
+	}
 	if (!e) {
 		__sync_fetch_and_add(&dropped, 1);
 		return 1;
 	}
+	e->attrs_size = 0;
+	/* the thread is stopped in this sample: its header and attributes are one state */
+	if (ea && !bpf_probe_read_user(ea->attrs, asz, (void *)(rec + UEVENT_BPF_CTX_HDR)))
+		e->attrs_size = (__u16)asz;
 	/* perf_prepare_sample() ran before this program: the time the sample will carry */
 	data = BPF_CORE_READ(kctx, data);
 	e->time = BPF_CORE_READ(data, time);
@@ -119,7 +136,8 @@ int uevent_ctx_sample(void *ctx)
 	__builtin_memcpy(e->trace_id, hdr, 16);
 	__builtin_memcpy(e->span_id, hdr + 16, 8);
 	e->flags = hdr[25];
-	__builtin_memset(e->pad, 0, sizeof(e->pad));
+	e->pad = 0;
+	__builtin_memset(e->pad2, 0, sizeof(e->pad2));
 	bpf_ringbuf_submit(e, 0);
 	return 1;
 }
