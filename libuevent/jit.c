@@ -571,11 +571,12 @@ UEVENT_EXPORT UEVENT_HOT int uevent_jit__code_load_func(struct uevent_jit *j, co
 	enum name_at at = NAME_OWN;
 	uint64_t index, now;
 	size_t nlen, flen, fnlen, flen1, want;
+	struct map_req req, *rq = NULL;
 	struct pending *mine;
 	struct stage *st;
 	char *full, *w;
 	void *mem;
-	int ret;
+	int ret, unbatched;
 
 	if (!file && !(func && *func))
 		return uevent_jit__code_load(j, name, addr, size, code);
@@ -595,21 +596,30 @@ UEVENT_EXPORT UEVENT_HOT int uevent_jit__code_load_func(struct uevent_jit *j, co
 	flen1 = sizeof(struct jd_debug) + 16 + flen + 1;
 	if ((st = _uevent_jit_stage_cached(j)) && _uevent_jit_stage_room(st) < 0)
 		return _uevent_err(ENOMEM);
-	pthread_mutex_lock(&j->lock);
-	if ((ret = check_fork(j)) < 0)
-		goto out;
-	if (!(st = stage_of(j, st))) {
-		ret = -ENOMEM;
-		goto out;
-	}
 	want = nlen + fnlen + flen + 14;
 	if (file && !(j->flags & UEVENT_JIT_NO_JITDUMP))
 		want = _uevent_jit_debug_size(flen1, want);
-	if ((mem = _uevent_jit_slab_alloc(j, want)))
-		at = NAME_IN_SLAB;
-	else if (!(mem = malloc(want))) {
-		ret = -ENOMEM;
-		goto out;
+	/* unbatched (the buffers are fixed at open): the piece, the record, the name and
+	 * the perf-map line are made before the lock, so that threads make them at once;
+	 * batched (one thread, a hook), from the session's slab under the lock */
+	unbatched = !j->dumpbuf && !j->mapbuf;
+	if (unbatched) {
+		if (!(mem = malloc(want)))
+			return _uevent_err(ENOMEM);
+	} else {
+		pthread_mutex_lock(&j->lock);
+		if ((ret = check_fork(j)) < 0)
+			goto out;
+		if (!(st = stage_of(j, st))) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		if ((mem = _uevent_jit_slab_alloc(j, want)))
+			at = NAME_IN_SLAB;
+		else if (!(mem = malloc(want))) {
+			ret = -ENOMEM;
+			goto out;
+		}
 	}
 	if (file && !(j->flags & UEVENT_JIT_NO_JITDUMP)) {
 		info = _uevent_jit_debug_record(addr, &e, 1, flen1, 0, nlen + fnlen + flen + 14,
@@ -630,6 +640,23 @@ UEVENT_EXPORT UEVENT_HOT int uevent_jit__code_load_func(struct uevent_jit *j, co
 		w = put_line(put_str(w, file, flen), line);
 	}
 	*w = 0;
+	if (unbatched) {
+		if (!(j->flags & UEVENT_JIT_NO_PERF_MAP)) {
+			if (_uevent_jit_map_req_init(&req, addr, size, full) < 0) {
+				_uevent_jit_code_free(&(struct code){ addr, size, 0, full, info, at });
+				return _uevent_err(ENOMEM);
+			}
+			rq = &req;
+		}
+		pthread_mutex_lock(&j->lock);
+		if ((ret = check_fork(j)) < 0 || !(st = stage_of(j, st))) {
+			pthread_mutex_unlock(&j->lock);
+			_uevent_jit_code_free(&(struct code){ addr, size, 0, full, info, at });
+			if (rq)
+				_uevent_jit_map_req_fini(rq);
+			return _uevent_err(ret < 0 ? -ret : ENOMEM);
+		}
+	}
 	index = _uevent_jit_take_index(j);
 	/* One clock read for both records, under the lock: timestamps rise in file order. */
 	now = _uevent_now_ns();
@@ -646,30 +673,21 @@ UEVENT_EXPORT UEVENT_HOT int uevent_jit__code_load_func(struct uevent_jit *j, co
 			info = earlier;
 		}
 	}
-	if (file && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
-		_uevent_jit_marker_debug(addr, &e, 1);
-	if (!j->dumpbuf && !j->mapbuf) {
-		/* unbatched: the copy and the perf-map line after the lock */
-		struct map_req req, *rq = NULL;
-
-		if (j->map_fd >= 0) {
-			if (_uevent_jit_map_req_init(&req, addr, size, full) < 0) {
-				_uevent_jit_code_free(&(struct code){ addr, size, index, full, info,
-								      at });
-				ret = -ENOMEM;
-				goto out;
-			}
-			rq = &req;
-		}
+	if (unbatched) {
+		/* the copy, the perf-map line's write and the markers after the lock */
 		ret = load_unlocked(j, st, &(struct code){ addr, size, index, full, info, at },
 				    code, now, rq);
 		if (rq)
 			_uevent_jit_map_req_fini(rq);
+		if (file && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
+			_uevent_jit_marker_debug(addr, &e, 1);
 		if (ret == 0 && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
 			/* full is the table's now */
 			_uevent_jit_marker_load(addr, size, index, full);
 		return ret < 0 ? _uevent_err(-ret) : 0;
 	}
+	if (file && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
+		_uevent_jit_marker_debug(addr, &e, 1);
 	ret = load_locked(j, st, &(struct code){ addr, size, index, full, info, at }, code, now);
 	if (ret == 0 && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
 		_uevent_jit_marker_load(addr, size, index, full);	/* the table's now */
