@@ -208,14 +208,187 @@ static void code_insert(struct uevent_jit *j, const struct code *n)
 	j->ncodes++;
 }
 
-/* The fresh loads into the table, in order (a later load at an address replaces). */
+/* A staged load into the table: the later load at an address (the higher index: a
+ * session takes them in rising order) stays, whichever stage is settled first. */
+static void code_insert_staged(struct uevent_jit *j, const struct code *n)
+{
+	struct code *c;
+	size_t i;
+
+	for (i = slot_of(j, n->addr); (c = &j->codes[i])->addr; i = (i + 1) & (j->cap - 1))
+		if (c->addr == n->addr) {
+			if (c->index > n->index) {
+				_uevent_jit_code_free(n);
+				return;
+			}
+			_uevent_jit_code_free(c);
+			*c = *n;
+			return;
+		}
+	*c = *n;
+	j->ncodes++;
+}
+
+/*
+ * The fresh loads into the table, in order (a later load at an address replaces): the
+ * session's own list (moves) first, then each thread's stage. Lock held. A table that
+ * cannot grow (out of memory) leaves a stage's loads where they are.
+ */
 void _uevent_jit_code_settle(struct uevent_jit *j)
 {
+	struct stage *s;
 	size_t i;
 
 	for (i = 0; i < j->nfresh; i++)
 		code_insert(j, &j->fresh[i]);
 	j->nfresh = 0;
+	for (s = j->stages; s; s = s->next) {
+		if (!__atomic_load_n(&s->n, __ATOMIC_RELAXED))
+			continue;
+		pthread_mutex_lock(&s->lock);
+		while ((j->ncodes + s->n + 1) * 4 > j->cap * 3)
+			if (code_grow(j) < 0)
+				break;
+		if ((j->ncodes + s->n + 1) * 4 <= j->cap * 3) {
+			for (i = 0; i < s->n; i++)
+				code_insert_staged(j, &s->code[i]);
+			__atomic_store_n(&s->n, 0, __ATOMIC_RELAXED);
+		}
+		pthread_mutex_unlock(&s->lock);
+	}
+}
+
+/* ---- per-thread stages ---------------------------------------------------------- */
+
+#define STAGE_CACHE	4
+
+static __thread struct {
+	const struct uevent_jit *j;
+	uint64_t serial;
+	struct stage *s;
+} stage_cache[STAGE_CACHE];
+static __thread unsigned int stage_next;
+
+/* This thread's stage in j, if it looked it up before: no lock. */
+UEVENT_HOT struct stage *_uevent_jit_stage_cached(const struct uevent_jit *j)
+{
+	int i;
+
+	for (i = 0; i < STAGE_CACHE; i++)
+		if (stage_cache[i].j == j && stage_cache[i].serial == j->serial)
+			return stage_cache[i].s;
+	return NULL;
+}
+
+/* This thread's stage (tid) in j, made if it has none; lock held. NULL: out of memory. */
+struct stage *_uevent_jit_stage_find(struct uevent_jit *j, pid_t tid)
+{
+	struct stage *s;
+	unsigned int k;
+
+	for (s = j->stages; s; s = s->next)
+		if (s->tid == tid)
+			break;
+	if (!s) {
+		if (!(s = calloc(1, sizeof(*s))))
+			return NULL;
+		pthread_mutex_init(&s->lock, NULL);
+		s->tid = tid;
+		s->next = j->stages;
+		j->stages = s;
+	}
+	k = stage_next++ % STAGE_CACHE;
+	stage_cache[k].j = j;
+	stage_cache[k].serial = j->serial;
+	stage_cache[k].s = s;
+	return s;
+}
+
+/* Room in s for one more load, made before the load takes its place in the dump (so the
+ * put after cannot fail). Only s's thread appends. */
+UEVENT_HOT int _uevent_jit_stage_room(struct stage *s)
+{
+	struct code *c;
+	size_t cap;
+
+	/* only a settle changes n meanwhile: down */
+	if (likely(__atomic_load_n(&s->n, __ATOMIC_RELAXED) < s->cap))
+		return 0;
+	pthread_mutex_lock(&s->lock);
+	if (s->n == s->cap) {
+		cap = s->cap ? s->cap * 2 : 256;
+		if (!(c = realloc(s->code, cap * sizeof(*c)))) {
+			pthread_mutex_unlock(&s->lock);
+			return -ENOMEM;
+		}
+		s->code = c;
+		s->cap = cap;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+/* Takes ownership of what c owns; stage_room() made the room. */
+UEVENT_HOT void _uevent_jit_stage_put(struct stage *s, const struct code *c)
+{
+	pthread_mutex_lock(&s->lock);
+	s->code[s->n] = *c;
+	__atomic_store_n(&s->n, s->n + 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Takes back this thread's last load (addr, index) if it is still in its stage: 1. */
+int _uevent_jit_stage_undo(struct stage *s, uint64_t addr, uint64_t index)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->n && s->code[s->n - 1].addr == addr && s->code[s->n - 1].index == index) {
+		_uevent_jit_code_free(&s->code[--s->n]);
+		ret = 1;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return ret;
+}
+
+/* Around fork (session lock held): no stage is mid-append in the child. */
+void _uevent_jit_stage_lock_all(struct uevent_jit *j)
+{
+	struct stage *s;
+
+	for (s = j->stages; s; s = s->next)
+		pthread_mutex_lock(&s->lock);
+}
+
+void _uevent_jit_stage_unlock_all(struct uevent_jit *j)
+{
+	struct stage *s;
+
+	for (s = j->stages; s; s = s->next)
+		pthread_mutex_unlock(&s->lock);
+}
+
+/* Every staged load freed (unload_all); destroy: the stages too (close). Lock held. */
+void _uevent_jit_stage_free_all(struct uevent_jit *j, int destroy)
+{
+	struct stage *s, *next;
+	size_t i;
+
+	for (s = j->stages; s; s = next) {
+		next = s->next;
+		pthread_mutex_lock(&s->lock);
+		for (i = 0; i < s->n; i++)
+			_uevent_jit_code_free(&s->code[i]);
+		s->n = 0;
+		pthread_mutex_unlock(&s->lock);
+		if (destroy) {
+			pthread_mutex_destroy(&s->lock);
+			free(s->code);
+			free(s);
+		}
+	}
+	if (destroy)
+		j->stages = NULL;
 }
 
 /* Inserts or replaces; takes ownership of name and info (also on failure). The table

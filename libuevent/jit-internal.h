@@ -114,6 +114,23 @@ struct slab {
 
 #define SLAB_HEAD	((sizeof(struct slab) + 15) & ~(size_t)15)
 
+/*
+ * A thread's loads into one session, not in the table yet: each thread that loads has
+ * its own (found through a small per-thread cache, made under the session's lock the
+ * first time), so the table's insert, growth and the list's doubling are not made under
+ * the session's lock, and threads touch no shared line for them. Appended to by its
+ * thread alone (under its lock, always free but when a lookup settles), moved into the
+ * table by code_settle with the session's lock held; a thread that exits leaves its
+ * stage to the next thread of its tid. Freed at close.
+ */
+struct stage {
+	pthread_mutex_t lock;
+	struct stage *next;		/* in the session's list */
+	pid_t tid;
+	size_t n, cap;
+	struct code *code;		/* loaded in index order: a later load replaces */
+};
+
 struct uevent_jit {
 	/* What a load touches, first and together: the JIT's compile path between two
 	 * loads has evicted it, and each line it spans is another miss. */
@@ -141,6 +158,8 @@ struct uevent_jit {
 	 * table keeps room for all of it, so settling never allocates. */
 	struct code *fresh;
 	size_t nfresh, freshcap;
+	struct stage *stages;		/* per thread: loads not in codes yet */
+	uint64_t serial;		/* names the session in the threads' stage caches */
 	struct code *codes;		/* open addressing, linear probing, addr 0 = empty */
 	size_t ncodes, cap;
 	struct pending *pending;
@@ -240,6 +259,14 @@ UEVENT_HOT void *_uevent_jit_slab_alloc(struct uevent_jit *j, size_t n);
 void _uevent_jit_slab_free_all(struct uevent_jit *j);
 struct code *_uevent_jit_code_find(struct uevent_jit *j, uint64_t addr);
 void _uevent_jit_code_settle(struct uevent_jit *j);
+struct stage *_uevent_jit_stage_cached(const struct uevent_jit *j);
+struct stage *_uevent_jit_stage_find(struct uevent_jit *j, pid_t tid);
+int _uevent_jit_stage_room(struct stage *s);
+void _uevent_jit_stage_put(struct stage *s, const struct code *c);
+int _uevent_jit_stage_undo(struct stage *s, uint64_t addr, uint64_t index);
+void _uevent_jit_stage_lock_all(struct uevent_jit *j);
+void _uevent_jit_stage_unlock_all(struct uevent_jit *j);
+void _uevent_jit_stage_free_all(struct uevent_jit *j, int destroy);
 UEVENT_HOT int _uevent_jit_code_put(struct uevent_jit *j, const struct code *c);
 void _uevent_jit_code_del(struct uevent_jit *j, struct code *c);
 void _uevent_jit_free_pending(struct pending *p);

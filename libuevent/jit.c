@@ -28,6 +28,7 @@ static void fork_prepare(void)
 	pthread_mutex_lock(&list_lock);
 	for (j = sessions; j; j = j->next) {
 		pthread_mutex_lock(&j->lock);
+		_uevent_jit_stage_lock_all(j);
 		if (!j->forked) {	/* the parent's records, written once, by the parent */
 			_uevent_jit_dump_flush(j);
 			_uevent_jit_map_flush(j);
@@ -39,12 +40,16 @@ static void fork_parent(void)
 {
 	struct uevent_jit *j;
 
-	for (j = sessions; j; j = j->next)
+	for (j = sessions; j; j = j->next) {
+		_uevent_jit_stage_unlock_all(j);
 		pthread_mutex_unlock(&j->lock);
+	}
 	pthread_mutex_unlock(&list_lock);
 }
 
 static __thread pid_t tid_cache;
+static uint64_t serial_next;		/* sessions' serials: a stage cache never confuses
+					   a closed session with a new one at its address */
 
 static void fork_child(void)
 {
@@ -58,6 +63,7 @@ static void fork_child(void)
 		j->map_writing = 0;
 		j->map_sleepers = 0;
 		j->dumplen = 0;
+		_uevent_jit_stage_unlock_all(j);
 		pthread_mutex_unlock(&j->lock);
 	}
 	pthread_mutex_unlock(&list_lock);
@@ -194,6 +200,7 @@ UEVENT_EXPORT struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *
 		pthread_mutexattr_destroy(&a);
 	}
 	j->flags = flags;
+	j->serial = __atomic_add_fetch(&serial_next, 1, __ATOMIC_RELAXED);
 	j->dump_fd = j->map_fd = j->dir_fd = -1;
 	if ((flags & UEVENT_JIT_BUFFER_PERF_MAP) && !(flags & UEVENT_JIT_NO_PERF_MAP) &&
 	    !(j->mapbuf = malloc(MAP_BUF_MAX))) {
@@ -292,8 +299,19 @@ static UEVENT_HOT int write_load(struct uevent_jit *j, const char *name, uint64_
 	return ret;
 }
 
-/* Takes ownership of what c owns (also on failure). */
-static UEVENT_HOT int load_locked(struct uevent_jit *j, const struct code *c,
+/* This thread's stage, with room for a load: s if the caller found it (before the
+ * lock), else looked up (lock held). NULL: out of memory. */
+static UEVENT_HOT struct stage *stage_of(struct uevent_jit *j, struct stage *s)
+{
+	if (likely(s))
+		return s;
+	if (!(s = _uevent_jit_stage_find(j, gettid_())) || _uevent_jit_stage_room(s) < 0)
+		return NULL;
+	return s;
+}
+
+/* Takes ownership of what c owns (also on failure); s has room (stage_of). */
+static UEVENT_HOT int load_locked(struct uevent_jit *j, struct stage *s, const struct code *c,
 				  const void *code, uint64_t now)
 {
 	int ret = write_load(j, c->name, c->addr, c->size, code, c->index, c->info, now);
@@ -302,7 +320,8 @@ static UEVENT_HOT int load_locked(struct uevent_jit *j, const struct code *c,
 		_uevent_jit_code_free(c);
 		return ret;
 	}
-	return _uevent_jit_code_put(j, c);
+	_uevent_jit_stage_put(s, c);
+	return 0;
 }
 
 /*
@@ -373,7 +392,7 @@ static int check_load_args(struct uevent_jit *j, const char *name, uint64_t addr
  * table, and its records from the dump if none came after them (else they stay: perf
  * names the code right).
  */
-static UEVENT_HOT int load_unlocked(struct uevent_jit *j, const struct code *c,
+static UEVENT_HOT int load_unlocked(struct uevent_jit *j, struct stage *s, const struct code *c,
 				    const void *code, uint64_t now, struct map_req *req)
 {
 	struct iovec iov[16];
@@ -412,22 +431,20 @@ static UEVENT_HOT int load_unlocked(struct uevent_jit *j, const struct code *c,
 		off = j->dump_off;
 		j->dump_off += len;
 	}
-	/* the table owns name and info now; they stay valid here: only this load's
-	 * unload (which the caller makes after this returns) or close frees them */
-	if ((ret = _uevent_jit_code_put(j, c)) < 0) {
-		j->dump_off = off;	/* still ours alone: the lock is held */
-		pthread_mutex_unlock(&j->lock);
-		return ret;
-	}
 	if (mapped)
 		_uevent_jit_map_push(j, req);
 	pthread_mutex_unlock(&j->lock);
+	/* this thread's stage owns name and info now (it has room: stage_of); they stay
+	 * valid here: only this load's unload (which the caller makes after this returns)
+	 * or close frees them */
+	_uevent_jit_stage_put(s, c);
 	if (len)
 		dump_fill(j->win + off, iov, cnt);
 	if (!mapped || (ret = _uevent_jit_map_commit(j, req)) >= 0)
 		return 0;
-	pthread_mutex_lock(&j->lock);
-	if ((t = _uevent_jit_code_find(j, addr)) && t->index == index)
+	pthread_mutex_lock(&j->lock);	/* slab pieces are freed under it */
+	if (!_uevent_jit_stage_undo(s, addr, index) &&
+	    (t = _uevent_jit_code_find(j, addr)) && t->index == index)
 		_uevent_jit_code_del(j, t);
 	if (len && j->dump_off == off + len)
 		_uevent_jit_dump_undo(j, off);	/* a failed call leaves no trace */
@@ -440,6 +457,7 @@ UEVENT_EXPORT int uevent_jit__code_load(struct uevent_jit *j, const char *name,
 {
 	struct map_req req, *rq = NULL;
 	struct pending *info;
+	struct stage *st;
 	uint64_t index = 0;
 	char *copy;
 	int ret;
@@ -458,19 +476,31 @@ UEVENT_EXPORT int uevent_jit__code_load(struct uevent_jit *j, const char *name,
 		}
 		rq = &req;
 	}
+	/* this thread's stage, with room for the load: before the lock, but the first
+	 * time (made under it) */
+	if ((st = _uevent_jit_stage_cached(j)) && _uevent_jit_stage_room(st) < 0) {
+		free(copy);
+		ret = -ENOMEM;
+		goto marker;
+	}
 	pthread_mutex_lock(&j->lock);
 	if ((ret = check_fork(j)) < 0) {
 		free(copy);
 		goto out;
 	}
+	if (!(st = stage_of(j, st))) {
+		free(copy);
+		ret = -ENOMEM;
+		goto out;
+	}
 	index = _uevent_jit_take_index(j);
 	info = _uevent_jit_take_pending(j, addr);
 	if (!j->dumpbuf && !j->mapbuf) {
-		ret = load_unlocked(j, &(struct code){ addr, size, index, copy, info, 0 }, code,
+		ret = load_unlocked(j, st, &(struct code){ addr, size, index, copy, info, 0 }, code,
 				    _uevent_now_ns(), rq);
 		goto marker;
 	}
-	ret = load_locked(j, &(struct code){ addr, size, index, copy, info, 0 }, code,
+	ret = load_locked(j, st, &(struct code){ addr, size, index, copy, info, 0 }, code,
 			  _uevent_now_ns());
 out:
 	pthread_mutex_unlock(&j->lock);
@@ -541,10 +571,12 @@ UEVENT_EXPORT UEVENT_HOT int uevent_jit__code_load_func(struct uevent_jit *j, co
 	enum name_at at = NAME_OWN;
 	uint64_t index, now;
 	size_t nlen, flen, fnlen, flen1, want;
+	struct map_req req, *rq = NULL;
 	struct pending *mine;
+	struct stage *st;
 	char *full, *w;
 	void *mem;
-	int ret;
+	int ret, unbatched;
 
 	if (!file && !(func && *func))
 		return uevent_jit__code_load(j, name, addr, size, code);
@@ -562,17 +594,32 @@ UEVENT_EXPORT UEVENT_HOT int uevent_jit__code_load_func(struct uevent_jit *j, co
 	 * build a string for every trace; with a line record, in the same block as the
 	 * record: one slab piece a load (a JIT's compile path makes it for every trace) */
 	flen1 = sizeof(struct jd_debug) + 16 + flen + 1;
-	pthread_mutex_lock(&j->lock);
-	if ((ret = check_fork(j)) < 0)
-		goto out;
+	if ((st = _uevent_jit_stage_cached(j)) && _uevent_jit_stage_room(st) < 0)
+		return _uevent_err(ENOMEM);
 	want = nlen + fnlen + flen + 14;
 	if (file && !(j->flags & UEVENT_JIT_NO_JITDUMP))
 		want = _uevent_jit_debug_size(flen1, want);
-	if ((mem = _uevent_jit_slab_alloc(j, want)))
-		at = NAME_IN_SLAB;
-	else if (!(mem = malloc(want))) {
-		ret = -ENOMEM;
-		goto out;
+	/* unbatched (the buffers are fixed at open): the piece, the record, the name and
+	 * the perf-map line are made before the lock, so that threads make them at once;
+	 * batched (one thread, a hook), from the session's slab under the lock */
+	unbatched = !j->dumpbuf && !j->mapbuf;
+	if (unbatched) {
+		if (!(mem = malloc(want)))
+			return _uevent_err(ENOMEM);
+	} else {
+		pthread_mutex_lock(&j->lock);
+		if ((ret = check_fork(j)) < 0)
+			goto out;
+		if (!(st = stage_of(j, st))) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		if ((mem = _uevent_jit_slab_alloc(j, want)))
+			at = NAME_IN_SLAB;
+		else if (!(mem = malloc(want))) {
+			ret = -ENOMEM;
+			goto out;
+		}
 	}
 	if (file && !(j->flags & UEVENT_JIT_NO_JITDUMP)) {
 		info = _uevent_jit_debug_record(addr, &e, 1, flen1, 0, nlen + fnlen + flen + 14,
@@ -593,6 +640,23 @@ UEVENT_EXPORT UEVENT_HOT int uevent_jit__code_load_func(struct uevent_jit *j, co
 		w = put_line(put_str(w, file, flen), line);
 	}
 	*w = 0;
+	if (unbatched) {
+		if (!(j->flags & UEVENT_JIT_NO_PERF_MAP)) {
+			if (_uevent_jit_map_req_init(&req, addr, size, full) < 0) {
+				_uevent_jit_code_free(&(struct code){ addr, size, 0, full, info, at });
+				return _uevent_err(ENOMEM);
+			}
+			rq = &req;
+		}
+		pthread_mutex_lock(&j->lock);
+		if ((ret = check_fork(j)) < 0 || !(st = stage_of(j, st))) {
+			pthread_mutex_unlock(&j->lock);
+			_uevent_jit_code_free(&(struct code){ addr, size, 0, full, info, at });
+			if (rq)
+				_uevent_jit_map_req_fini(rq);
+			return _uevent_err(ret < 0 ? -ret : ENOMEM);
+		}
+	}
 	index = _uevent_jit_take_index(j);
 	/* One clock read for both records, under the lock: timestamps rise in file order. */
 	now = _uevent_now_ns();
@@ -609,31 +673,22 @@ UEVENT_EXPORT UEVENT_HOT int uevent_jit__code_load_func(struct uevent_jit *j, co
 			info = earlier;
 		}
 	}
-	if (file && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
-		_uevent_jit_marker_debug(addr, &e, 1);
-	if (!j->dumpbuf && !j->mapbuf) {
-		/* unbatched: the copy and the perf-map line after the lock */
-		struct map_req req, *rq = NULL;
-
-		if (j->map_fd >= 0) {
-			if (_uevent_jit_map_req_init(&req, addr, size, full) < 0) {
-				_uevent_jit_code_free(&(struct code){ addr, size, index, full, info,
-								      at });
-				ret = -ENOMEM;
-				goto out;
-			}
-			rq = &req;
-		}
-		ret = load_unlocked(j, &(struct code){ addr, size, index, full, info, at }, code,
-				    now, rq);
+	if (unbatched) {
+		/* the copy, the perf-map line's write and the markers after the lock */
+		ret = load_unlocked(j, st, &(struct code){ addr, size, index, full, info, at },
+				    code, now, rq);
 		if (rq)
 			_uevent_jit_map_req_fini(rq);
+		if (file && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
+			_uevent_jit_marker_debug(addr, &e, 1);
 		if (ret == 0 && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
 			/* full is the table's now */
 			_uevent_jit_marker_load(addr, size, index, full);
 		return ret < 0 ? _uevent_err(-ret) : 0;
 	}
-	ret = load_locked(j, &(struct code){ addr, size, index, full, info, at }, code, now);
+	if (file && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
+		_uevent_jit_marker_debug(addr, &e, 1);
+	ret = load_locked(j, st, &(struct code){ addr, size, index, full, info, at }, code, now);
 	if (ret == 0 && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
 		_uevent_jit_marker_load(addr, size, index, full);	/* the table's now */
 out:
@@ -766,6 +821,7 @@ UEVENT_EXPORT int uevent_jit__code_unload_all(struct uevent_jit *j)
 	for (i = 0; i < j->nfresh; i++)
 		_uevent_jit_code_free(&j->fresh[i]);
 	j->nfresh = 0;
+	_uevent_jit_stage_free_all(j, 0);
 	for (i = 0; i < j->cap; i++) {
 		struct code *c = &j->codes[i];
 
@@ -937,6 +993,7 @@ UEVENT_EXPORT int uevent_jit__close(struct uevent_jit *j)
 		_uevent_jit_code_free(&j->codes[i]);
 	for (i = 0; i < j->nfresh; i++)
 		_uevent_jit_code_free(&j->fresh[i]);
+	_uevent_jit_stage_free_all(j, 1);
 	_uevent_jit_slab_free_all(j);
 	free(j->codes);
 	free(j->fresh);

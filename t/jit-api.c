@@ -620,7 +620,40 @@ static void test_threads(void)
 	}
 	ok(bad == 0, "%d threads x %d code_loads succeed", THREADS, PER_THREAD);
 	buf = slurp(uevent_jit__dump_path(tj), &len);
+	/* each thread's loads wait in a stage of its own: a lookup from another thread
+	 * finds them all, and a later load at an address (from this thread's stage)
+	 * replaces the earlier one (from the loader's), whichever is settled first */
+	{
+		int found = 0, t_, i_, again = 0;
+
+		bad = uevent_jit__code_load(tj, "reloaded", (uintptr_t)tcode[3][7], 16, NULL);
+		for (t_ = 0; t_ < THREADS; t_++)
+			for (i_ = 0; i_ < PER_THREAD; i_++)
+				found += uevent_jit__code_unload(tj, (uintptr_t)tcode[t_][i_], 0) == 0;
+		for (t_ = 0; t_ < THREADS; t_++)
+			again += uevent_jit__code_unload(tj, (uintptr_t)tcode[t_][0], 0) == -ENOENT;
+		ok(bad == 0 && found == THREADS * PER_THREAD && again == THREADS,
+		   "%s: every thread's load found once from another thread (%d of %d), then gone",
+		   tfunc ? "code_load_func" : "code_load", found, THREADS * PER_THREAD);
+	}
 	uevent_jit__close(tj);
+	/* every load in the dump exactly once */
+	{
+		static unsigned char seen[THREADS][PER_THREAD];
+		int once = 1, th_, i_;
+
+		memset(seen, 0, sizeof(seen));
+		for (off = 40; buf && off + 16 <= len && u32(buf + off + 4); off += u32(buf + off + 4))
+			if (u32(buf + off) == 0 &&
+			    sscanf((char *)buf + off + 56, "thread%d_fn%d", &th_, &i_) == 2 &&
+			    th_ >= 0 && th_ < THREADS && i_ >= 0 && i_ < PER_THREAD)
+				seen[th_][i_]++;
+		for (th_ = 0; th_ < THREADS; th_++)
+			for (i_ = 0; i_ < PER_THREAD; i_++)
+				once &= seen[th_][i_] == 1;
+		ok(buf && once, "%s: every load in the dump exactly once",
+		   tfunc ? "code_load_func" : "code_load");
+	}
 	n = buf ? count_records(buf, len, 0, &loads) : -1;
 	if (tfunc && n > 0)
 		n /= 2;		/* a DEBUG_INFO record each */
@@ -1340,7 +1373,7 @@ int main(void)
 	if (!mkdtemp(tmp))
 		plan_skip_all("no temporary directory");
 	self = getpid();
-	plan(132);
+	plan(136);
 	test_format();
 	test_marker();
 	test_safety();

@@ -333,6 +333,46 @@ static int is_zero(const uint8_t *b, size_t n)
 	return 1;
 }
 
+/* One copy of the len bytes at b (a stack, a range list), shared by every sample that
+ * has them; NULL: no memory. */
+static void *blob_own(struct profile *p, const void *b, size_t len)
+{
+	const unsigned char *c = b;
+	uint64_t h = 0xcbf29ce484222325ull;
+	struct blob *e;
+	size_t i, k;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ c[i]) * 0x100000001b3ull;
+	if ((p->nblobs + 1) * 2 > p->bcap) {
+		size_t cap = p->bcap ? p->bcap * 2 : 1024;
+		struct blob *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return NULL;
+		for (i = 0; i < p->bcap; i++) {
+			if (!p->blobs[i].data)
+				continue;
+			for (k = p->blobs[i].hash & (cap - 1); v[k].data; k = (k + 1) & (cap - 1))
+				;
+			v[k] = p->blobs[i];
+		}
+		free(p->blobs);
+		p->blobs = v;
+		p->bcap = cap;
+	}
+	for (k = h & (p->bcap - 1); (e = &p->blobs[k])->data; k = (k + 1) & (p->bcap - 1))
+		if (e->hash == h && e->len == len && !memcmp(e->data, b, len))
+			return e->data;
+	if (!(e->data = malloc(len ? len : 1)))
+		return NULL;
+	memcpy(e->data, b, len);
+	e->hash = h;
+	e->len = len;
+	p->nblobs++;
+	return e->data;
+}
+
 static int take_sample(struct profile *p, const struct uevent_perf_record *r, int bo)
 {
 	const struct uevent_perf_sample *smp = &r->u.sample;
@@ -368,9 +408,17 @@ static int take_sample(struct profile *p, const struct uevent_perf_record *r, in
 		p->filtered++;
 		return 0;
 	}
-	s->frames = calloc(smp->callchain_nr + 1, sizeof(*s->frames));
-	if (!s->frames)
-		return -ENOMEM;
+	/* built in fbuf (zeroed: the bytes, padding too, name the stack), then shared */
+	if (smp->callchain_nr + 1 > p->fcap) {
+		struct frame *v = realloc(p->fbuf, (smp->callchain_nr + 1) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->fbuf = v;
+		p->fcap = smp->callchain_nr + 1;
+	}
+	s->frames = p->fbuf;
+	memset(s->frames, 0, (smp->callchain_nr + 1) * sizeof(*s->frames));
 	/* the callchain starts with the sampled ip; return addresses are named by the call
 	 * (addr - 1), as perf does. Context markers (PERF_CONTEXT_*) are skipped. */
 	for (i = 0, user = 0; i < smp->callchain_nr; i++) {
@@ -401,15 +449,22 @@ static int take_sample(struct profile *p, const struct uevent_perf_record *r, in
 		p->with_chain++;
 	}
 	s->nframes = (uint32_t)n;
+	if (!(s->frames = blob_own(p, s->frames, n * sizeof(*s->frames))))
+		return -ENOMEM;
 	for (k = 0; k < p->ntr; k++)
 		if (p->tr[k].tid == s->tid)
 			t = &p->tr[k];
 	if (t && t->n) {
-		s->ranges = malloc(t->n * sizeof(*s->ranges));
-		if (!s->ranges)
+		const char **rv = malloc(t->n * sizeof(*rv));
+
+		if (!rv)
 			return -ENOMEM;
 		for (k = 0; k < t->n; k++)
-			s->ranges[k] = t->v[k].name;
+			rv[k] = t->v[k].name;
+		s->ranges = blob_own(p, rv, t->n * sizeof(*rv));
+		free(rv);
+		if (!s->ranges)
+			return -ENOMEM;
 		s->nranges = (uint32_t)t->n;
 	}
 	p->total_period += s->period;
@@ -657,10 +712,10 @@ void prof_profile_free(struct profile *p)
 {
 	size_t i;
 
-	for (i = 0; i < p->n; i++) {
-		free(p->s[i].frames);
-		free(p->s[i].ranges);
-	}
+	for (i = 0; i < p->bcap; i++)
+		free(p->blobs[i].data);
+	free(p->blobs);
+	free(p->fbuf);
 	for (i = 0; i < p->ntr; i++)
 		free(p->tr[i].v);
 	for (i = 0; i < p->strs.cap; i++)

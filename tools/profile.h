@@ -71,6 +71,12 @@ struct range_stat {
 	uint64_t	count, ns, samples, period;
 };
 
+struct blob {
+	uint64_t	hash;
+	size_t		len;
+	void		*data;		/* NULL: an empty slot */
+};
+
 struct profile {
 	struct uevent_symbolizer *sym;
 	struct sample	*s;
@@ -90,6 +96,12 @@ struct profile {
 	const char	*cmd;
 	struct pmap	*maps;
 	size_t		nmaps, mcap;
+	/* the samples' stacks and range lists, one copy of each distinct one (a
+	 * sample points at its): memory grows with the distinct stacks, not samples */
+	struct blob	*blobs;
+	size_t		nblobs, bcap;
+	struct frame	*fbuf;		/* a sample's stack, built here first */
+	size_t		fcap;
 	char		said[640];	/* the last file the symbolizer skipped, said */
 };
 

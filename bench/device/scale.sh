@@ -6,6 +6,8 @@
 #
 # Carry (all built here first: make bench/scale tools/uevent):
 #   bench/scale  bench/device/scale-main  tools/.libs  libuevent/.libs  bench/device/lib
+# bench/device/scale-main: bench/scale.o linked against main's JIT code, for the same run:
+#   sh bench/device/scale-base.sh BASE_COMMIT (builds it from libuevent/.libs/libuevent.a)
 # bench/device/lib holds what tools/.libs/uevent links beyond libc (libprotobuf-c.so.1):
 #   mkdir -p bench/device/lib && cp /usr/lib/x86_64-linux-gnu/libprotobuf-c.so.1 bench/device/lib/
 set -u
@@ -28,8 +30,15 @@ echo "# perf_event_mlock_kb $(cat /proc/sys/kernel/perf_event_mlock_kb), memlock
 for b in bench/scale bench/device/scale-main; do
 	if [ -x "$b" ]; then
 		echo "## $b"
-		SCALE_REPEAT=${SCALE_REPEAT:-3} SCALE_SECONDS=${SCALE_SECONDS:-0.3} timeout 120 "$b" ||
-			echo "# $b failed: $?"
+		SCALE_REPEAT=${SCALE_REPEAT:-3} SCALE_SECONDS=${SCALE_SECONDS:-0.3} timeout 120 "$b" \
+			>"$OUT/scale-$(basename "$b").txt" 2>&1 || echo "# $b failed: $?"
+		cat "$OUT/scale-$(basename "$b").txt"
+		# the ratios the issue asks for: ops/s in all at N threads over one thread's
+		echo "## $b: ratio to one thread (issue 24.1: JIT code_load >= 4 at 16 threads)"
+		awk -v n="$(nproc)" '/^#/ || /^path/ { next }
+			{ t = $(NF - 4); r = $(NF - 1); p = $0; sub(/ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$/, "", p)
+			  if (t == 2 || t == 16 || t == n) printf "%-36s %3d threads: %s\n", p, t, r }' \
+			"$OUT/scale-$(basename "$b").txt"
 	else
 		echo "## $b: not carried, skipped"
 	fi
