@@ -578,7 +578,8 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 	}
 	if (want_t & (1u << UEVENT_TRANSPORT_USDT)) {
 		err = setup_usdt(s, config, want);
-		if (err == -EACCES || err == -EPERM)
+		/* not allowed (or no more groups of events), rather than absent */
+		if (err == -EACCES || err == -EPERM || err == -EMFILE)
 			denied = err;
 		if (!err)
 			s->transports |= 1u << UEVENT_TRANSPORT_USDT;

@@ -2,6 +2,7 @@
  * group of them per object, shared by the sessions of a process, reaped when it died. */
 #include "config.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -111,10 +112,17 @@ static int usdt_add_event(struct uevent_session *s, struct usdt_obj *o, const ch
  * exiting), and a session opened or closed while another has the group neither makes
  * nor removes them.
  *
- * The group is named libuevent_PID_SEQ_NS, NS the inode of the process's PID
- * namespace, so a later session reaps it when the process dies without closing
- * (_uevent_usdt_reap): only when that namespace is its own, where PID means the process.
+ * The group is named libuevent_PID_START_SEQ_NS: START the process's start time (field
+ * 22 of /proc/PID/stat, clock ticks after boot), NS the inode of its PID namespace. A
+ * later session reaps it when the process dies without closing (_uevent_usdt_reap):
+ * only when that namespace is its own, where PID means the process, and also when PID
+ * was reused, which START tells.
+ *
+ * A process holds at most GROUPS_MAX groups (one per object and payload cap): the one
+ * after is refused with EMFILE. Each costs the kernel at exit what its events do.
  */
+#define GROUPS_MAX	16
+
 struct ev_group {
 	struct ev_group *next;
 	uint32_t maj, min, cap;
@@ -129,7 +137,36 @@ struct ev_group {
 
 static pthread_mutex_t groups_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ev_group *groups;
+static int ngroups;
 static pid_t groups_pid;
+static unsigned long long groups_start;	/* this process's start time (0: unknown) */
+
+/* Process pid's start time in clock ticks after boot: field 22 of /proc/PID/stat
+ * (0: unknown). The name in field 2 may hold spaces and parentheses: after the last ')'. */
+static unsigned long long proc_start_time(int pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long t = 0;
+	ssize_t n;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	/* fields 3..21 to skip, then 22 */
+	for (i = 3; p && i <= 22; i++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		t = strtoull(p + 1, NULL, 10);
+	return t;
+}
 
 /* The inode of this process's PID namespace (0: unknown). */
 static uint64_t pidns_id(void)
@@ -186,7 +223,9 @@ static struct ev_group **groups_of_process(void)
 			groups = g->next;
 			group_free(g);
 		}
+		ngroups = 0;
 		groups_pid = getpid();
+		groups_start = proc_start_time((int)groups_pid);
 	}
 	return &groups;
 }
@@ -235,8 +274,10 @@ void _uevent_usdt_obj_put(struct usdt_obj *o)
 	if (!--o->grp->refs) {
 		for (pp = &groups; *pp && *pp != o->grp; pp = &(*pp)->next)
 			;
-		if (*pp)
+		if (*pp) {
 			*pp = o->grp->next;
+			ngroups--;
+		}
 		group_remove_events(o->grp->group, o->grp->events);
 		group_free(o->grp);
 	}
@@ -263,8 +304,8 @@ static int usdt_obj_make(struct uevent_session *s, struct usdt_obj *o, const cha
 			   "no probes");
 		return n < 0 ? n : -ENOENT;
 	}
-	snprintf(o->group, sizeof(o->group), "libuevent_%d_%d_%llu", (int)getpid(), seq++,
-		 (unsigned long long)pidns_id());
+	snprintf(o->group, sizeof(o->group), "libuevent_%d_%llu_%d_%llu", (int)getpid(),
+		 groups_start, seq++, (unsigned long long)pidns_id());
 	for (c = 0; c < USDT_CLASSES; c++)
 		for (i = 0; i < n; i++) {
 			if (strcmp(p[i].name, _uevent_usdt_class_name[c]))
@@ -279,18 +320,51 @@ static int usdt_obj_make(struct uevent_session *s, struct usdt_obj *o, const cha
 }
 
 /*
+ * The numbers of a group name of ours, "libuevent_N_N..._N/" at line + 2 (after "p:"):
+ * how many (0: not ours), at most 4 into v; *at: where the line's event name ends.
+ */
+static int group_numbers(const char *line, unsigned long long v[4], const char **at)
+{
+	const char *p;
+	char *end = NULL;
+	int n = 0;
+
+	if (strncmp(line, "p:libuevent_", 12))
+		return 0;
+	for (p = line + 12; n < 4; p = end + 1) {
+		if (*p < '0' || *p > '9')
+			return 0;
+		v[n++] = strtoull(p, &end, 10);
+		if (*end == '/')
+			break;
+		if (*end != '_')
+			return 0;
+	}
+	if (*end != '/' || n < 2)
+		return 0;
+	for (p = end + 1; (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9'); p++)
+		;
+	if (*p != ' ')
+		return 0;
+	*at = p + 1;
+	return n;
+}
+
+/*
  * A process killed with sessions open could not remove their events: every session's
  * open removes those of the dead, all of them. A group is reaped when its name says it
- * is ours (libuevent_PID_SEQ_NS), NS is our PID namespace and PID names no process in
- * it; one of another namespace is left to its own. A group of the names before the
- * namespace (libuevent_PID_SEQ) is reaped when PID names no process here and its
- * object's path is there to see (a process of another mount namespace sees other
- * files). An event still in use refuses (EBUSY), so a live session never loses one.
+ * is ours (libuevent_PID_START_SEQ_NS), NS is our PID namespace and PID names no process
+ * in it, or one started at another time than START (the PID was reused); one of another
+ * namespace is left to its own. The names before the start time: libuevent_PID_SEQ_NS
+ * is reaped when PID names no process of our namespace; libuevent_PID_SEQ when PID
+ * names no process here and its object's path is there to see (a process of another
+ * mount namespace sees other files). An event still in use refuses (EBUSY), so a live
+ * session never loses one.
  */
 void _uevent_usdt_reap(void)
 {
 	const char *dir = _uevent_tracefs();
-	unsigned long long ns = pidns_id(), gns;
+	unsigned long long ns = pidns_id(), v[4], start;
 	char path[PATH_MAX], line[PATH_MAX + 1024], **gone = NULL;
 	size_t n = 0, cap = 0, i;
 	FILE *f;
@@ -302,23 +376,24 @@ void _uevent_usdt_reap(void)
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		int pid, seq, at = 0, legacy;
-		char ev[16], obj[PATH_MAX], **p;
+		const char *at;
+		char obj[PATH_MAX], **p;
+		int nv = group_numbers(line, v, &at), pid, alive;
 
-		if (sscanf(line, "p:libuevent_%d_%d/%15[a-z0-9] %n", &pid, &seq, ev, &at) == 3 &&
-		    at) {
-			legacy = 1;
-		} else if (sscanf(line, "p:libuevent_%d_%d_%llu/%15[a-z0-9] %n", &pid, &seq, &gns,
-				  ev, &at) == 4 && at) {
-			legacy = 0;
-			if (!ns || gns != ns)
-				continue;
-		} else {
+		if (!nv || v[0] == 0 || v[0] > INT_MAX)
 			continue;
+		if (nv >= 3 && (!ns || v[nv - 1] != ns))
+			continue;
+		pid = (int)v[0];
+		alive = kill(pid, 0) == 0 || errno != ESRCH;
+		if (alive && nv == 4) {
+			/* a PID reused: its process now started at another time */
+			start = proc_start_time(pid);
+			alive = !start || start == v[1];
 		}
-		if (pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH)
+		if (alive)
 			continue;
-		if (legacy && (sscanf(line + at, "%4095[^:]", obj) != 1 || access(obj, F_OK) < 0))
+		if (nv == 2 && (sscanf(at, "%4095[^:]", obj) != 1 || access(obj, F_OK) < 0))
 			continue;
 		if (n == cap) {
 			p = realloc(gone, (cap = cap ? cap * 2 : 64) * sizeof(*p));
@@ -358,6 +433,13 @@ int _uevent_usdt_obj_events(struct uevent_session *s, struct usdt_obj *o, const 
 		pthread_mutex_unlock(&groups_lock);
 		return err;
 	}
+	if (ngroups >= GROUPS_MAX) {
+		pthread_mutex_unlock(&groups_lock);
+		_uevent_add_reason(s, "usdt: this process holds %d groups of uprobe events already, "
+				   "the most it may (one per object and payload cap): close sessions "
+				   "that read other objects or with other usdt_max_payload", ngroups);
+		return -EMFILE;
+	}
 	err = usdt_obj_make(s, o, path, cap);
 	g = err < 0 ? NULL : calloc(1, sizeof(*g));
 	if (g) {
@@ -375,6 +457,7 @@ int _uevent_usdt_obj_events(struct uevent_session *s, struct usdt_obj *o, const 
 		g->refs = 1;
 		g->next = *list;
 		*list = g;
+		ngroups++;
 		o->grp = g;
 	} else if (!err) {
 		err = -ENOMEM;

@@ -10,6 +10,73 @@
 
 /* ---- code lists: JIT code, perf maps, kernel symbols ------------------------------ */
 
+/* A block of names: the newest first, its bytes after the header. */
+struct name_block {
+	struct name_block	*next;
+	size_t			size;
+	char			bytes[];
+};
+
+#define NAME_BLOCK	(64u << 10)
+
+/* A copy of name[0..len) with a NUL, kept until the list is freed (NULL: no memory). */
+static char *name_copy(struct code_list *l, const char *name, size_t len)
+{
+	struct name_block *b = l->names;
+	char *d;
+
+	if (!b || l->names_left < len + 1) {
+		size_t size = len + 1 > NAME_BLOCK - sizeof(*b) ? len + 1 : NAME_BLOCK - sizeof(*b);
+
+		b = malloc(sizeof(*b) + size);
+		if (!b)
+			return NULL;
+		b->size = size;
+		/* a long name's own block goes behind the current one: its room stays in use */
+		if (l->names && size > NAME_BLOCK - sizeof(*b)) {
+			b->next = l->names->next;
+			l->names->next = b;
+			memcpy(b->bytes, name, len);
+			b->bytes[len] = 0;
+			return b->bytes;
+		}
+		b->next = l->names;
+		l->names = b;
+		l->names_left = size;
+	}
+	d = b->bytes + b->size - l->names_left;
+	memcpy(d, name, len);
+	d[len] = 0;
+	l->names_left -= len + 1;
+	return d;
+}
+
+/* Room for n codes in all, so that a reader that knows about how many it will add (from
+ * its file's size) grows the arrays once rather than copying them at every doubling. */
+void _uevent_sym_code_reserve(struct code_list *l, size_t n)
+{
+	void *p;
+
+	if (n > (size_t)1 << 22)	/* beyond, by doubling as they come */
+		n = (size_t)1 << 22;
+	if (n <= l->cap)
+		return;
+	if ((p = realloc(l->v, n * sizeof(*l->v)))) {
+		l->v = p;
+		l->cap = n;
+	}
+	if (l->no_index || n <= l->idx_cap || n <= l->node_cap)
+		return;
+	if ((p = realloc(l->by_addr, n * sizeof(*l->by_addr)))) {
+		l->by_addr = p;
+		l->idx_cap = n;
+	}
+	if ((p = realloc(l->node, n * sizeof(*l->node)))) {
+		l->node = p;
+		l->node_cap = n;
+	}
+}
+
 /*
  * Adding n codes costs O(n log n): a code goes to the end of by_addr, and the next lookup
  * sorts what came since and merges it in (one pass); the live codes, which never overlap
@@ -25,7 +92,7 @@ struct code *_uevent_sym_code_add(struct code_list *l, uint64_t addr, uint64_t s
 		return NULL;
 	c = &l->v[l->n];
 	memset(c, 0, sizeof(*c));
-	c->name = strndup(name, name_len);
+	c->name = name_copy(l, name, name_len);
 	if (!c->name)
 		return NULL;
 	c->addr = addr;
@@ -36,10 +103,8 @@ struct code *_uevent_sym_code_add(struct code_list *l, uint64_t addr, uint64_t s
 		if (l->n >= UINT32_MAX ||
 		    _uevent_sym_grow((void **)&l->by_addr, &l->idx_cap, l->n,
 				     sizeof(*l->by_addr)) < 0 ||
-		    _uevent_sym_grow((void **)&l->node, &l->node_cap, l->n, sizeof(*l->node)) < 0) {
-			free(c->name);
-			return NULL;
-		}
+		    _uevent_sym_grow((void **)&l->node, &l->node_cap, l->n, sizeof(*l->node)) < 0)
+			return NULL;	/* its name stays in the block, unused */
 		l->node[l->n].addr = addr;
 		l->node[l->n].to = addr + (size ? size : 1);
 		l->by_addr[l->n] = l->n;
@@ -302,9 +367,13 @@ void _uevent_sym_code_free(struct code_list *l)
 {
 	size_t i;
 
-	for (i = 0; i < l->n; i++) {
-		free(l->v[i].name);
+	for (i = 0; i < l->n; i++)
 		free(l->v[i].file);
+	while (l->names) {
+		struct name_block *b = l->names;
+
+		l->names = b->next;
+		free(b);
 	}
 	free(l->v);
 	free(l->by_addr);

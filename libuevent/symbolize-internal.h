@@ -45,6 +45,10 @@ struct code_list {
 	size_t		node_cap;
 	uint64_t	max_size;	/* the largest code: how far back a search looks */
 	int		no_index;	/* kallsyms: sorted whole instead */
+	/* the codes' names, packed in blocks (a malloc each cost a header, a page fault a
+	 * few hundred names, and glibc's bookkeeping) and freed with the list */
+	struct name_block *names;
+	size_t		names_left;	/* bytes free at the end of names */
 };
 
 struct fsym {
@@ -127,6 +131,7 @@ int _uevent_sym_open_input_fd(const char *path, int nofollow, off_t *size);
 FILE *_uevent_sym_open_input(const char *path, off_t *size);
 
 /* symbolize-code.c: code lists (JIT code, perf maps, kernel symbols) and their indexes. */
+void _uevent_sym_code_reserve(struct code_list *l, size_t n);
 struct code *_uevent_sym_code_add(struct code_list *l, uint64_t addr, uint64_t size,
 				  uint64_t start, const char *name, size_t name_len);
 void _uevent_sym_code_end(struct code_list *l, struct code *c, uint64_t t);

@@ -869,7 +869,7 @@ static void test_slabs(void)
 	struct uevent_jit *j;
 	unsigned char *buf;
 	size_t len;
-	int i, bad = 0, status, n, loads = 0;
+	int i, bad = 0, status, n, loads = 0, flushed;
 	pid_t pid;
 
 	memset(area, 0xc3, sizeof(area));
@@ -886,7 +886,9 @@ static void test_slabs(void)
 	ok(n > 2000 && n < 3000, "both batched: perf-map lines for the records written so far "
 	   "(%d of 3000), whole lines", n);
 	snprintf(dump, sizeof(dump), "%s", j ? uevent_jit__dump_path(j) : "");
-	ok(uevent_jit__flush(j) == 0 && (n = map_lines(map)) == 3000 && dump_loads(dump) == 3000,
+	flushed = uevent_jit__flush(j);
+	n = map_lines(map);	/* apart: ok()'s arguments are not sequenced */
+	ok(flushed == 0 && n == 3000 && dump_loads(dump) == 3000,
 	   "flush: the dump holds all 3000 loads and the map their lines (%d)", n);
 	errno = 0;
 	ok(uevent_jit__flush(NULL) == -EFAULT && errno == EFAULT, "flush(NULL): -EFAULT");

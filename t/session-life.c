@@ -1,5 +1,6 @@
 /* session-life.c - a session's life: closed from another thread while a reader waits,
- * its uprobe events shared between the sessions of a process, reaped when it is killed. */
+ * its uprobe events shared between the sessions of a process (at most 16 groups of them),
+ * reaped when it is killed or its PID reused. */
 #include "config.h"
 
 #include <errno.h>
@@ -22,6 +23,7 @@
 
 #define ROUNDS		25	/* closes from another thread, each way */
 #define KILLED		15	/* killed processes, 5 events each: more than 64 lines */
+#define GROUPS_MAX	16	/* groups of uprobe events a process may hold */
 
 static const char *tracefs = "/sys/kernel/tracing";
 
@@ -312,6 +314,149 @@ static void reap_killed(void)
 		diag("could not remove %s", line);
 }
 
+/* Field 22 of /proc/PID/stat: the start time (0: unreadable). */
+static unsigned long long start_time(int pid)
+{
+	char path[64], buf[1024], *p;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+	fclose(f);
+	for (i = 3; p && i <= 22; i++)
+		p = strchr(p + 1, ' ');
+	return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+/* The first uprobe_events line of a group starting with prefix, without its newline. */
+static int first_line(const char *prefix, char *out, size_t n)
+{
+	char path[256], line[4096], pat[96];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/uprobe_events", tracefs);
+	snprintf(pat, sizeof(pat), "p:%s", prefix);
+	f = fopen(path, "r");
+	out[0] = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, pat, strlen(pat))) {
+			line[strcspn(line, "\n")] = 0;
+			snprintf(out, n, "%s", line);
+			break;
+		}
+	if (f)
+		fclose(f);
+	return out[0] ? 0 : -1;
+}
+
+/*
+ * A group's name carries its process's start time; a group whose PID now names a process
+ * started at another time (the PID was reused) is reaped, one whose PID is that process
+ * is not. Planted from this process's own event line, for a child of ours that lives.
+ */
+static void reap_reused_pid(const char *prefix)
+{
+	struct uevent_session *s = uevent_session__open(&so);
+	char line[4096], stale[4096], live[4096], gs[128], gl[128], ev[32];
+	unsigned long long pid, start, seq, ns, cst;
+	int fd[2], at = 0, named = 0, planted = 0;
+	const char *rest;
+	pid_t child = -1;
+	char c;
+
+	if (!s || first_line(prefix, line, sizeof(line)) < 0) {
+		uevent_session__close(s);
+		skip(2, "no session, or no event line of ours");
+		return;
+	}
+	named = sscanf(line, "p:libuevent_%llu_%llu_%llu_%llu/%31[a-z0-9] %n", &pid, &start, &seq,
+		       &ns, ev, &at) == 5 && at && pid == (unsigned long long)getpid() &&
+		start == start_time((int)getpid()) && start;
+	ok(named, "a session's group names its process's start time (%s)", line);
+	uevent_session__close(s);
+	if (!named || pipe(fd) < 0) {
+		skip(1, "no group name to plant from");
+		return;
+	}
+	child = fork();
+	if (child == 0) {
+		close(fd[0]);
+		(void)!write(fd[1], "o", 1);
+		pause();
+		_exit(0);
+	}
+	close(fd[1]);
+	if (child < 0 || read(fd[0], &c, 1) != 1 || !(cst = start_time((int)child))) {
+		close(fd[0]);
+		if (child > 0) {
+			kill(child, SIGKILL);
+			waitpid(child, NULL, 0);
+		}
+		skip(1, "no child to plant a group for");
+		return;
+	}
+	close(fd[0]);
+	rest = line + at - 1;		/* " PATH:0xOFF ..." */
+	snprintf(gs, sizeof(gs), "libuevent_%d_%llu_0_%llu", (int)child, cst + 1, ns);
+	snprintf(gl, sizeof(gl), "libuevent_%d_%llu_0_%llu", (int)child, cst, ns);
+	snprintf(stale, sizeof(stale), "p:%s/%s%s", gs, ev, rest);
+	snprintf(live, sizeof(live), "p:%s/%s%s", gl, ev, rest);
+	planted = tracefs_write(stale) == 0 && tracefs_write(live) == 0;
+	if (!planted)
+		diag("cannot add %s: %s", stale, strerror(errno));
+	uevent_session__close(uevent_session__open(&so));	/* its open reaps */
+	/* another test's session may reap the stale one first: gone either way */
+	ok(planted && events_left(gs) == 0 && events_left(gl) == 1,
+	   "the next session reaps a group whose PID now names a process started later (%d "
+	   "left) and keeps the one of the process it names (%d left)", events_left(gs),
+	   events_left(gl));
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	snprintf(line, sizeof(line), "-:%s/%s", gl, ev);
+	tracefs_write(line);		/* a session opened meanwhile may have reaped it */
+	snprintf(line, sizeof(line), "-:%s/%s", gs, ev);
+	tracefs_write(line);
+}
+
+/*
+ * A process holds at most GROUPS_MAX groups (one per object and payload cap): sessions
+ * with that many payload caps open, one with another is refused with EMFILE and says
+ * why, one with a cap already held still opens; closing them all removes them all.
+ */
+static void group_cap(const char *prefix)
+{
+	struct uevent_session_opts o = so;
+	struct uevent_session *s[GROUPS_MAX + 2] = { NULL };
+	int i, opened = 0, refused, err, again, left;
+	char why[512];
+
+	for (i = 0; i < GROUPS_MAX; i++) {
+		o.usdt_max_payload = 8u * (unsigned int)(i + 1);
+		s[i] = uevent_session__open(&o);
+		opened += !!s[i];
+	}
+	o.usdt_max_payload = 8u * (GROUPS_MAX + 1);
+	errno = 0;
+	s[GROUPS_MAX] = uevent_session__open(&o);
+	err = errno;
+	snprintf(why, sizeof(why), "%s", uevent_reason());
+	refused = !s[GROUPS_MAX] && err == EMFILE && strstr(why, "groups of uprobe events");
+	o.usdt_max_payload = 8;
+	s[GROUPS_MAX + 1] = uevent_session__open(&o);
+	again = !!s[GROUPS_MAX + 1];
+	for (i = 0; i < GROUPS_MAX + 2; i++)
+		uevent_session__close(s[i]);
+	left = events_left(prefix);
+	ok(opened == GROUPS_MAX && refused && again && left == 0,
+	   "%d sessions of %d payload caps open (%d); one more cap is refused with EMFILE "
+	   "(%s: %s); a cap held still opens (%s); %d events left after", GROUPS_MAX,
+	   GROUPS_MAX, opened, strerror(err), why, again ? "yes" : "no", left);
+}
+
 int main(void)
 {
 	char prefix[64];
@@ -329,7 +474,7 @@ int main(void)
 			plan_skip_all("no usdt session here");
 		uevent_session__close(s);
 	}
-	plan(9);
+	plan(12);
 	snprintf(prefix, sizeof(prefix), "libuevent_%d_", (int)getpid());
 	close_while_reading(prefix, 0, 0);
 	close_while_reading(prefix, 1, 0);
@@ -338,6 +483,8 @@ int main(void)
 	shared_events(prefix);
 	close_while_child_holds(prefix);
 	reap_killed();
+	reap_reused_pid(prefix);
+	group_cap(prefix);
 	ok(events_left(prefix) == 0, "nothing of this process's is left");
 	return exit_status();
 }

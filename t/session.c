@@ -341,14 +341,23 @@ static uint64_t mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static int late_done;
+static int late_go, late_done;
 
-/* Marks 300 ms on, then stays (a thread's exit wakes the reader too) until told. */
+/*
+ * Marks 300 ms after the session is open (the reader is most likely blocked by then; if
+ * a loaded machine has it come later, it finds the marks there), then stays (a thread's
+ * exit wakes the reader too) until told. Waiting for the open rather than marking at a
+ * fixed time: an open slowed past 300 ms by the load lost the marks (not watched yet).
+ */
 static void *late_marks(void *arg)
 {
 	struct timespec ts = { 0, 300 * 1000000L }, tick = { 0, 1000000L };
 
 	(void)arg;
+	while (!__atomic_load_n(&late_go, __ATOMIC_ACQUIRE))
+		nanosleep(&tick, NULL);
+	if (__atomic_load_n(&late_done, __ATOMIC_ACQUIRE))
+		return NULL;
 	nanosleep(&ts, NULL);
 	for (int i = 0; i < 3; i++)
 		uevent_mark("late");
@@ -412,12 +421,17 @@ static void wakeup_batch(void)
 		ok(0, "a session with wakeup_events 1000 opens: %s", strerror(errno));
 		skip(1, "no session");
 		__atomic_store_n(&late_done, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&late_go, 1, __ATOMIC_RELEASE);
 		pthread_join(th, NULL);
 		return;
 	}
-	/* blocked when the thread marks: without the look, epoll sleeps the 5 s, returns 0 */
+	/*
+	 * Blocked when the thread marks: without the look every 100 ms, epoll would sleep
+	 * the whole wait (a generous one: the marks end it, not the timeout) and return 0.
+	 */
+	__atomic_store_n(&late_go, 1, __ATOMIC_RELEASE);
 	t0 = mono_ms();
-	while (n < 3 && uevent_session__next(s, &r, 5000) == 1)
+	while (n < 3 && uevent_session__next(s, &r, 60000) == 1)
 		n += r.type == PERF_RECORD_UEVENT;
 	ms = mono_ms() - t0;
 	for (i = 0; i < 3; i++)
@@ -426,7 +440,7 @@ static void wakeup_batch(void)
 	quiet = poll(&p, 1, 300) == 0;
 	__atomic_store_n(&late_done, 1, __ATOMIC_RELEASE);
 	pthread_join(th, NULL);
-	ok(quiet && n == 3, "wakeup_events 1000: __next(5000), blocked when 3 marks come, has "
+	ok(quiet && n == 3, "wakeup_events 1000: __next(), blocked when 3 marks come, has "
 	   "them (%d) in %llu ms; 3 more leave the fd quiet for 300 ms (%s)", n,
 	   (unsigned long long)ms, quiet ? "yes" : "no");
 	uevent_session__close(s);
@@ -434,7 +448,7 @@ static void wakeup_batch(void)
 	s = uevent_session__open(&so);
 	uevent_mark("woken");
 	p = (struct pollfd){ .fd = s ? uevent_session__fd(s) : -1, .events = POLLIN };
-	woke = s && poll(&p, 1, 2000) == 1;
+	woke = s && poll(&p, 1, 60000) == 1;	/* the mark ends it, not the timeout */
 	ok(woke, "wakeup_events 0: the fd wakes for one mark");
 	uevent_session__close(s);
 	sample_wakeups();
