@@ -8,6 +8,7 @@
 EXTRA_DIST += \
 	%reldir%/README.md \
 	%reldir%/build-kernel \
+	%reldir%/check-series \
 	%reldir%/make-initramfs \
 	%reldir%/run-qemu \
 	%reldir%/config.fragment \
@@ -22,7 +23,8 @@ kernel_env = \
 	tb='$(KERNEL_TARBALL)'; KERNEL_TARBALL=$${tb:-/usr/src/linux-source-6.12.tar.xz}; \
 	export KERNEL_TARBALL;
 
-.PHONY: kernel kernel-stock kernel-debug check-kernel check-kernel-stock check-kernel-debug
+.PHONY: kernel kernel-stock kernel-debug check-kernel check-kernel-stock check-kernel-debug \
+	check-kernel-series
 # Build (or bring up to date) the patched / stock kernel; prints the bzImage path.
 kernel:
 	$(AM_V_GEN)$(kernel_env) $(SHELL) $(top_srcdir)/%reldir%/build-kernel patched
@@ -40,3 +42,13 @@ check-kernel-stock:
 # kernel tree, ~2x the build time of the others): not part of make check.
 check-kernel-debug:
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS='t/kernel/guest-debug.test'
+
+# Every prefix 1..N of the series built and booted with a smoke test, one TAP line each
+# (kernel/check-series; logs in t/kernel/series-*.log). Minutes per prefix whose patch
+# touches a widely included header: not part of make check or .ci/run.
+# make check-kernel-series [SERIES='3 5'] runs only those prefixes.
+check-kernel-series: t/kernel/series-smoke$(EXEEXT)
+	@test -n '$(QEMU)' && test -n '$(BUSYBOX)' || \
+		{ echo "check-kernel-series: needs qemu-system-x86_64 and busybox-static" >&2; exit 1; }
+	$(AM_V_GEN)$(kernel_env) QEMU='$(QEMU)'; BUSYBOX='$(BUSYBOX)'; export QEMU BUSYBOX; \
+	$(SHELL) $(top_srcdir)/%reldir%/check-series t/kernel/series-smoke$(EXEEXT) t/kernel $(SERIES)

@@ -1,5 +1,5 @@
 /*
- * enable-word.c - guest test of the enable word (PR_PERF_UEVENT_ENABLE_WORD, patch 0007)
+ * enable-word.c - guest test of the enable word (PR_PERF_UEVENT_ENABLE_WORD, patch 4 of the series)
  * through the raw syscalls.
  *
  * usage: enable-word [patched|stock]   (default: $UEVENT_KERNEL, else patched)

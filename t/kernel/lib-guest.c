@@ -3,7 +3,7 @@
  *
  * usage: lib-guest [patched|stock]   (default: $UEVENT_KERNEL, else patched)
  * Patched kernel: auto-probe picks prctl; uevent_kernel_abi() reports the ABI; the
- * kernel keeps the library's enable word (patch 0007): uevent_enabled() is 0 with nobody
+ * kernel keeps the library's enable word (patch 4): uevent_enabled() is 0 with nobody
  * listening, so marks cost nothing and count nothing, 1 while a uevents=1 listener is
  * open; marks emitted through the library arrive in that ring and decode with
  * uevent_record_decode(). Stock kernel: auto-probe picks user_events, prctl is refused,

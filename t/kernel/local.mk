@@ -56,6 +56,12 @@ t_kernel_uevent_cli_CPPFLAGS = $(tools_uevent_CPPFLAGS)
 tools/t_kernel_uevent_cli-export-profile.$(OBJEXT): tools/profile.pb-c.h
 endif
 
+# The smoke test of each series prefix (make check-kernel-series, kernel/check-series).
+check_PROGRAMS += %reldir%/series-smoke
+t_kernel_series_smoke_SOURCES = %reldir%/series-smoke.c %reldir%/kperf.h
+t_kernel_series_smoke_CFLAGS = $(kernel_guest_cflags)
+t_kernel_series_smoke_LDFLAGS = $(kernel_guest_ldflags)
+
 kernel_tests = \
 	%reldir%/uapi-headers.test \
 	%reldir%/guest.test \
@@ -69,6 +75,8 @@ CLEANFILES += \
 	%reldir%/console-*.log \
 	%reldir%/build-kernel-*.log \
 	%reldir%/*.build.log \
+	%reldir%/series-build-*.log \
+	%reldir%/series-console-*.log \
 	%reldir%/kselftest-uevent
 
 

@@ -713,7 +713,7 @@ int main(int argc, char **argv)
 		   i, sizeof(tls_mark), dump_size, me->exiting);
 		ok(me->samples && !me->short_read, "thread %d: dyn_size == size (whole dump read)", i);
 		/* a record may come without a sample: the kernel writes one per entry to every
-		   TLS_USER event that sees the thread (kernel/README.md, patch 8) */
+		   TLS_USER event that sees the thread (kernel/README.md, patch 5) */
 		/* but for the exit syscall's entry: do_exit() drops perf's context first */
 		ok(me->samples && pend_left(&me->pend) <= 1,
 		   "thread %d: each sample's cookie has its PERF_RECORD_TLS_USER_DEFERRED after "
