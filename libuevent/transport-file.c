@@ -1,11 +1,15 @@
-/* transport-file.c - records appended to a file, read back by uevent dump and the readers. */
+/* transport-file.c - records appended to a pipe-mode perf.data file, without privileges:
+ * every perf.data reader (uevent dump, report, export, the bindings, perf) reads it. */
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/perf_event.h>
@@ -14,20 +18,139 @@
 #include "internal.h"
 #include "transport.h"
 #include "group-append.h"
+#include "perf-internal.h"
+#include "rec-writer.h"
+
+/*
+ * The head of every file: pipe-mode perf.data as session-record.c writes it (what
+ * `perf record -o -` writes too), one event whose PERF_RECORD_UEVENT records carry a
+ * TID|TIME sample_id, on CLOCK_MONOTONIC; no end is promised (appenders come and go).
+ * Made once a process; a fork child inherits it (no allocation there).
+ */
+static struct _uevent_rec file_head;
+
+static int make_head(void)
+{
+	struct _uevent_rec w = { .fd = -1, .open_ended = 1 };
+	static const uint64_t id = 1;	/* names the event; its records carry none */
+	struct _uevent_rec_event ev;
+	int err;
+
+	if (__atomic_load_n(&file_head.buf, __ATOMIC_ACQUIRE))
+		return 0;
+	memset(&ev, 0, sizeof(ev));
+	uevent_attr_init(&ev.attr, sizeof(ev.attr), PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+	ev.attr.sample_period = 1;
+	uevent_attr_set_sample_id_all(&ev.attr, PERF_SAMPLE_TID | PERF_SAMPLE_TIME);
+	ev.attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	uevent_attr_set_clock(&ev.attr, CLOCK_MONOTONIC);
+	ev.name = _UEVENT_FILE_EVENT;
+	ev.ids = &id;
+	ev.nids = 1;
+	err = _uevent_rec_head(&w, &ev, 1);
+	if (err < 0) {
+		free(w.buf);
+		return err;
+	}
+	file_head.len = w.len;
+	if (!__atomic_compare_exchange_n(&file_head.buf, &(uint8_t *){ NULL }, w.buf, 0,
+					 __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		free(w.buf);		/* another thread's open made it first: the same bytes */
+	return 0;
+}
+
+/* All of buf to fd; 0 or -errno. */
+static int write_all(int fd, const uint8_t *buf, size_t len)
+{
+	ssize_t n;
+
+	for (; len; buf += n, len -= (size_t)n) {
+		n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			n = 0;
+		else if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+	}
+	return 0;
+}
+
+/*
+ * A new file appears with its head whole: written to a temporary file beside it, then
+ * linked to its name, which fails with EEXIST if another process made it first. No
+ * reader or appender ever sees a file without its head or with two. Where the file
+ * system has no hard links, it is made with O_EXCL and the head written at once.
+ */
+static int file_create(const char *path)
+{
+	char tmp[PATH_MAX];
+	int fd, err;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = write_all(fd, file_head.buf, file_head.len);
+	if (!err && link(tmp, path) < 0)
+		err = -errno;
+	unlink(tmp);
+	close(fd);
+	if (err != -EPERM && err != -EOPNOTSUPP && err != -ENOSYS)
+		return err;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	err = write_all(fd, file_head.buf, file_head.len);
+	close(fd);
+	return err;
+}
+
+/* 0 if the file at fd begins with our head, -EINVAL if it does not (another format,
+ * another event layout). An empty file (made by someone else) gets it. */
+static int check_head(int fd, const struct stat *st)
+{
+	uint8_t buf[256];
+	size_t at, n;
+	ssize_t got;
+
+	if (st->st_size == 0)
+		return write_all(fd, file_head.buf, file_head.len);
+	for (at = 0; at < file_head.len; at += n) {
+		n = file_head.len - at < sizeof(buf) ? file_head.len - at : sizeof(buf);
+		got = pread(fd, buf, n, (off_t)at);
+		if (got < 0)
+			return -errno;
+		if ((size_t)got != n || memcmp(buf, file_head.buf + at, n))
+			return -EINVAL;
+	}
+	return 0;
+}
 
 static int file_open(struct _uevent_tstate *ts, const char *path)
 {
-	struct uevent_file_header h;
 	struct stat st;
-	int fd, err;
+	int fd, err, made = 0;
 
+	err = make_head();
+	if (err < 0) {
+		_uevent_set_reason("file: cannot make the file's head: %s", strerror(-err));
+		return err;
+	}
 	/*
 	 * The path may be in a shared directory where anyone can plant a name first:
 	 * never follow a symlink, never block in open() (a FIFO without a reader would
 	 * hang us; with O_NONBLOCK it says ENXIO), and write only a regular file of ours.
 	 */
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
-		  0600);
+	for (;;) {
+		fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+		if (fd >= 0 || errno != ENOENT || made++)
+			break;
+		err = file_create(path);
+		if (err < 0 && err != -EEXIST) {
+			_uevent_set_reason("file: cannot open %s: %s", path, strerror(-err));
+			return err;
+		}
+	}
 	if (fd < 0) {
 		err = errno;
 		if (err == ELOOP) {
@@ -54,20 +177,13 @@ static int file_open(struct _uevent_tstate *ts, const char *path)
 		close(fd);
 		return -EPERM;
 	}
-	if (st.st_size == 0) {
-		ssize_t n;
-
-		uevent_file_header_init(&h);
-		/* Two processes may race to create it: only an empty file gets a header.
-		 * write(), not pwrite(): O_APPEND puts it at the end either way, and only
-		 * write() leaves our offset after it for the undo of a short one. */
-		n = write(fd, &h, sizeof(h));
-		if (n != (ssize_t)sizeof(h)) {
-			err = n < 0 ? errno : _uevent_undo_short_append(fd, (size_t)n);
-			_uevent_set_reason("file: cannot write header to %s: %s", path, strerror(err));
-			close(fd);
-			return -err;
-		}
+	err = check_head(fd, &st);
+	if (err < 0) {
+		_uevent_set_reason(err == -EINVAL ? "file: %s is not a file-transport capture of "
+				   "this libuevent (another format or event layout), refused" :
+				   "file: cannot check the head of %s: %s", path, strerror(-err));
+		close(fd);
+		return err;
 	}
 	ts->fd = fd;
 	ts->max_payload = UEVENT_MAX_PAYLOAD;
