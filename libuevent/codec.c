@@ -511,37 +511,21 @@ UEVENT_EXPORT ssize_t uevent_record_encode(void *buf, size_t cap, uint32_t type,
 	return (ssize_t)w.len;
 }
 
-/* ---- file-transport reader ------------------------------------------------------- */
+/* ---- the uevents of a capture ------------------------------------------------------ */
 
+/*
+ * A view of the perf.data reader (perfdata.c) that returns the uevents only: the file
+ * transport's captures are pipe-mode perf.data, read by the same reader as any other.
+ */
 struct uevent_file_reader {
-	FILE *f;
-	int bo;
-	int cut;			/* ended mid-record: -ENODATA from now on */
-	uint64_t sample_type;
-	uint64_t off;
-	uint8_t buf[65536];
+	struct uevent_perf_file *f;
+	struct uevent_perf_record pr;
 };
-
-UEVENT_EXPORT void uevent_file_header_init(struct uevent_file_header *h)
-{
-	if (!h)
-		return;
-	memset(h, 0, sizeof(*h));
-	memcpy(h->magic, "UEVTFILE", 8);
-	h->version = 1;
-	h->header_size = sizeof(*h);
-	h->byte_order = 0x01020304;
-	h->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-}
 
 UEVENT_EXPORT struct uevent_file_reader *uevent_file_reader__open(const char *path)
 {
 	struct uevent_file_reader *r;
-	struct uevent_file_header h;
-	struct _uevent_cur rd;
-	uint32_t bo_word;
-	uint64_t skip;
-	int err, fd;
+	int err;
 
 	if (!path) {
 		errno = EINVAL;
@@ -550,107 +534,57 @@ UEVENT_EXPORT struct uevent_file_reader *uevent_file_reader__open(const char *pa
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return NULL;
-	if (strcmp(path, "-")) {
-		r->f = fopen(path, "rbe");
-	} else {			/* standard input, a pipe too */
-		fd = fcntl(0, F_DUPFD_CLOEXEC, 3);
-		r->f = fd < 0 ? NULL : fdopen(fd, "rb");
-		if (fd >= 0 && !r->f)
-			close(fd);
-	}
+	r->f = uevent_perf_file__open(path);
 	if (!r->f) {
 		err = errno;
 		free(r);
 		errno = err;
 		return NULL;
 	}
-	if (fread(&h, 1, sizeof(h), r->f) != sizeof(h) || memcmp(h.magic, "UEVTFILE", 8)) {
-		fclose(r->f);
-		free(r);
-		errno = EINVAL;
-		return NULL;
-	}
-	memcpy(&bo_word, &h.byte_order, 4);
-	if (bo_word == 0x01020304)
-		r->bo = UEVENT_BO_HOST;
-	else if (bo_word == 0x04030201)
-		r->bo = _uevent_need_swap(UEVENT_BO_BIG) ? UEVENT_BO_BIG : UEVENT_BO_LITTLE;
-	else
-		r->bo = -1;
-	_uevent_cur_init(&rd, &h.version, 8, r->bo < 0 ? 0 : r->bo);
-	h.version = _uevent_get32(&rd);
-	h.header_size = _uevent_get32(&rd);
-	_uevent_cur_init(&rd, &h.sample_type, 8, r->bo < 0 ? 0 : r->bo);
-	h.sample_type = _uevent_get64(&rd);
-	skip = h.header_size >= sizeof(h) ? h.header_size - sizeof(h) : 0;
-	while (r->bo >= 0 && h.version == 1 && skip) {	/* read, not seek: a pipe */
-		size_t n = fread(r->buf, 1, skip < sizeof(r->buf) ? skip : sizeof(r->buf), r->f);
-
-		if (!n)
-			break;
-		skip -= n;
-	}
-	if (r->bo < 0 || h.version != 1 || h.header_size < sizeof(h) || skip) {
-		fclose(r->f);
-		free(r);
-		errno = EINVAL;
-		return NULL;
-	}
-	r->sample_type = h.sample_type;
-	r->off = h.header_size;
 	return r;
 }
 
 UEVENT_EXPORT int uevent_file_reader__next(struct uevent_file_reader *r, struct uevent_record *rec)
 {
-	struct perf_event_header h;
-	size_t n;
-	int err;
+	size_t sz;
+	int ret;
 
 	if (!r || !rec || !_uevent_out_ok(rec, sizeof(*rec)))
 		return _uevent_err(EINVAL);
-	if (r->cut)
-		return _uevent_err(ENODATA);
-	n = fread(r->buf, 1, sizeof(h), r->f);
-	if (n == 0 && feof(r->f))
-		return 0;
-	if (n != sizeof(h))
-		goto short_read;
-	memcpy(&h, r->buf, sizeof(h));
-	if (_uevent_need_swap(r->bo))
-		h.size = __builtin_bswap16(h.size);
-	if (h.size < sizeof(h))
-		return _uevent_err(EINVAL);
-	if (fread(r->buf + sizeof(h), 1, h.size - sizeof(h), r->f) != (size_t)(h.size - sizeof(h)))
-		goto short_read;
-	err = uevent_record_decode(r->buf, h.size, r->bo, r->sample_type, 0, rec);
-	if (err < 0 && err != -EPROTO)
-		return err;
-	r->off += h.size;
-	return err == -EPROTO ? err : 1;
-short_read:
-	if (ferror(r->f))
-		return _uevent_err(EIO);
-	r->cut = 1;		/* the writer stopped mid-record (killed, disk full) */
-	return _uevent_err(ENODATA);
+	for (;;) {
+		memset(&r->pr, 0, sizeof(r->pr));
+		r->pr.sz = sizeof(r->pr);
+		r->pr.u.uevent.sz = sizeof(r->pr.u.uevent);
+		ret = uevent_perf_file__next(r->f, &r->pr);
+		if (ret < 0 && ret != -EPROTO)
+			return ret;
+		if (ret == 0)
+			return 0;
+		if (r->pr.body == UEVENT_BODY_UEVENT)
+			break;
+	}
+	memcpy(&sz, rec, sizeof(sz));
+	memcpy(rec, &r->pr.u.uevent, sizeof(*rec));
+	rec->sz = sz;
+	return ret == -EPROTO ? _uevent_err(EPROTO) : 1;
 }
 
 UEVENT_EXPORT uint64_t uevent_file_reader__offset(const struct uevent_file_reader *r)
 {
-	return r ? r->off : 0;
+	return r ? uevent_perf_file__offset(r->f) : 0;
 }
 
 UEVENT_EXPORT int uevent_file_reader__byte_order(const struct uevent_file_reader *r)
 {
 	if (!r)
 		return _uevent_err(EINVAL);
-	return r->bo;
+	return uevent_perf_file__byte_order(r->f);
 }
 
 UEVENT_EXPORT void uevent_file_reader__close(struct uevent_file_reader *r)
 {
 	if (!r)
 		return;
-	fclose(r->f);
+	uevent_perf_file__close(r->f);
 	free(r);
 }

@@ -11,6 +11,7 @@
 #include <sys/uio.h>
 
 #include "internal.h"
+#include "group-append.h"
 
 /* ---- jitdump format: internal.h ------------------------------------------------ */
 
@@ -171,10 +172,7 @@ struct uevent_jit {
 	int nspare;
 	/* Perf-map lines of unbatched loads, waiting for one writev (map_commit): pushed
 	 * with the lock held, so in the dump's order, newest first. */
-	struct map_req *mapq;
-	int map_writing;		/* a thread is writing them */
-	unsigned int map_gen;		/* bumped after each batch: waiters sleep on it */
-	unsigned int map_sleepers;
+	struct _uevent_group_append mapq;
 	unsigned char *win;		/* MAP_SHARED window over the whole reserved file */
 	uint64_t dump_cap;		/* bytes reserved (fallocated) and mapped */
 	/* The rest is for open, close and fork. */
@@ -209,21 +207,14 @@ struct uevent_jit {
 #define MAP_BUF_MAX	((size_t)64 * 1024)
 
 /*
- * Group commit of the perf-map lines of unbatched loads. One O_APPEND write a line
- * keeps lines whole between writers and has the line in the file when the load
- * returns, but the kernel takes the file's inode lock for each: loads from many threads
- * queued there, and 16 threads loaded fewer in all than one. So a load formats its
- * line, pushes it (with the session's lock held: in the dump's order) and either
- * becomes the writer, which takes every line pushed and writes them in one writev, or
- * waits while the writer does. One thread alone writes its own line, as before; under
- * contention one syscall carries many lines. (The file transport's group commit.)
+ * The perf-map line of an unbatched load, written by group commit (group-append.h):
+ * a load formats its line, pushes it with the session's lock held (so in the dump's
+ * order) and commits it without the lock; under contention one writev carries many
+ * threads' lines.
  */
 struct map_req {
-	struct map_req *next;
+	struct _uevent_ga_req ga;
 	char *line;			/* "ADDR SIZE NAME\n": small, or a malloc */
-	size_t len;
-	int result;			/* 0 or -errno; set before done */
-	int done;			/* release-stored by the writer: req may be gone next */
 	char small[192];
 };
 

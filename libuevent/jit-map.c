@@ -5,13 +5,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
-#include <linux/futex.h>
 
 #include "jit-internal.h"
 
@@ -196,8 +193,6 @@ UEVENT_HOT int _uevent_jit_map_line(struct uevent_jit *j, uint64_t addr, uint64_
 	return ret;
 }
 
-#define MAPQ_BATCH	1024		/* lines a writev: IOV_MAX */
-
 /* The line for a load into req; -ENOMEM. */
 int _uevent_jit_map_req_init(struct map_req *req, uint64_t addr, uint64_t size, const char *name)
 {
@@ -206,9 +201,10 @@ int _uevent_jit_map_req_init(struct map_req *req, uint64_t addr, uint64_t size, 
 	req->line = nlen + 64 <= sizeof(req->small) ? req->small : malloc(nlen + 64);
 	if (!req->line)
 		return -ENOMEM;
-	req->len = (size_t)(map_put(req->line, addr, size, name, nlen) - req->line);
-	req->done = 0;
-	req->result = 0;
+	req->ga.iov[0].iov_base = req->line;
+	req->ga.iov[0].iov_len = (size_t)(map_put(req->line, addr, size, name, nlen) - req->line);
+	req->ga.niov = 1;
+	req->ga.len = req->ga.iov[0].iov_len;
 	return 0;
 }
 
@@ -221,116 +217,11 @@ void _uevent_jit_map_req_fini(struct map_req *req)
 /* Lock held: the line goes after every line pushed before it. */
 void _uevent_jit_map_push(struct uevent_jit *j, struct map_req *req)
 {
-	struct map_req *top = __atomic_load_n(&j->mapq, __ATOMIC_RELAXED);
-
-	do
-		req->next = top;
-	while (!__atomic_compare_exchange_n(&j->mapq, &top, req, 1, __ATOMIC_RELEASE,
-					    __ATOMIC_RELAXED));
-}
-
-static void map_wake(struct uevent_jit *j)
-{
-	__atomic_add_fetch(&j->map_gen, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&j->map_sleepers, __ATOMIC_SEQ_CST))
-		syscall(SYS_futex, &j->map_gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
-}
-
-/* Writes n lines (oldest first) in one writev; sets each one's result and done. */
-static void map_write_batch(struct uevent_jit *j, struct map_req **req, int n)
-{
-	struct iovec iov[MAPQ_BATCH];
-	size_t left;
-	ssize_t ret;
-	int i, err = 0;
-
-	for (i = 0; i < n; i++)
-		iov[i] = (struct iovec){ req[i]->line, req[i]->len };
-	do
-		ret = writev(j->map_fd, iov, n);
-	while (ret < 0 && errno == EINTR);
-	if (ret < 0)
-		err = errno;
-	left = ret < 0 ? 0 : (size_t)ret;
-	for (i = 0; i < n; i++) {
-		struct map_req *r = req[i];
-
-		if (err) {
-			r->result = -err;
-		} else if (left >= r->len) {
-			left -= r->len;
-		} else {
-			/* a torn line would merge with the next: cut it off; it and the
-			 * rest of the batch fail with why */
-			err = _uevent_undo_short_append(j->map_fd, left);
-			left = 0;
-			r->result = -err;
-		}
-		__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
-	}
-}
-
-/* The writer: takes what was pushed, once, and writes it, oldest first. */
-static void map_write_pending(struct uevent_jit *j)
-{
-	struct map_req *list, *next, *fifo = NULL, *batch[MAPQ_BATCH];
-	int n;
-
-	list = __atomic_exchange_n(&j->mapq, NULL, __ATOMIC_ACQUIRE);
-	for (; list; list = next) {	/* newest first: turn it round */
-		next = list->next;
-		list->next = fifo;
-		fifo = list;
-	}
-	while (fifo) {
-		for (n = 0; fifo && n < MAPQ_BATCH; fifo = next) {
-			next = fifo->next;	/* read before done: it may be gone */
-			batch[n++] = fifo;
-		}
-		map_write_batch(j, batch, n);
-		map_wake(j);
-	}
-}
-
-/* A waiter whose line is not written yet: spin a little (a batch takes about a
- * syscall), then yield (more threads than CPUs), then sleep until a batch is done. */
-static void map_wait(struct uevent_jit *j, const struct map_req *req, unsigned int spins)
-{
-	unsigned int gen;
-
-	if (spins < 64) {
-#if defined(__x86_64__) || defined(__i386__)
-		__builtin_ia32_pause();
-#endif
-		return;
-	}
-	if (spins < 80) {
-		sched_yield();
-		return;
-	}
-	__atomic_add_fetch(&j->map_sleepers, 1, __ATOMIC_SEQ_CST);
-	gen = __atomic_load_n(&j->map_gen, __ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&req->done, __ATOMIC_SEQ_CST) &&
-	    __atomic_load_n(&j->map_writing, __ATOMIC_SEQ_CST))
-		syscall(SYS_futex, &j->map_gen, FUTEX_WAIT_PRIVATE, gen, NULL, NULL, 0);
-	__atomic_sub_fetch(&j->map_sleepers, 1, __ATOMIC_SEQ_CST);
+	_uevent_ga_push(&j->mapq, &req->ga);
 }
 
 /* Lock not held: returns when req's line is in the file (0) or could not be (-errno). */
 int _uevent_jit_map_commit(struct uevent_jit *j, struct map_req *req)
 {
-	unsigned int spins;
-
-	for (spins = 0; !__atomic_load_n(&req->done, __ATOMIC_ACQUIRE); spins++) {
-		if (!__atomic_load_n(&j->map_writing, __ATOMIC_RELAXED) &&
-		    !__atomic_exchange_n(&j->map_writing, 1, __ATOMIC_ACQUIRE)) {
-			map_write_pending(j);
-			__atomic_store_n(&j->map_writing, 0, __ATOMIC_SEQ_CST);
-			map_wake(j);	/* one may have pushed after our take */
-			spins = 0;
-			continue;
-		}
-		map_wait(j, req, spins);
-	}
-	return req->result;
+	return _uevent_ga_commit(&j->mapq, j->map_fd, &req->ga, NULL);
 }

@@ -59,9 +59,7 @@ static void fork_child(void)
 	for (j = sessions; j; j = j->next) {
 		j->forked = 1;
 		j->maplen = 0;
-		j->mapq = NULL;		/* the parent's threads' lines, not ours */
-		j->map_writing = 0;
-		j->map_sleepers = 0;
+		_uevent_ga_reset(&j->mapq);	/* the parent's threads' lines, not ours */
 		j->dumplen = 0;
 		_uevent_jit_stage_unlock_all(j);
 		pthread_mutex_unlock(&j->lock);

@@ -13,6 +13,8 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/transport-usdt.c \
 	%reldir%/transport-ftrace.c \
 	%reldir%/transport-file.c \
+	%reldir%/group-append.h \
+	%reldir%/group-append.c \
 	%reldir%/codec.c \
 	%reldir%/context.c \
 	%reldir%/process-context.c \

@@ -65,6 +65,8 @@ int _uevent_tracepoint_id(const char *sys, const char *ev, char *fmt, size_t fmt
  * stream ends with a HEADER_SAMPLE_TIME record, and one without it was cut.
  */
 #define _UEVENT_REC_VERSION_PREFIX "libuevent "
+/* The event of the file transport's captures (transport-file.c): its uevents say so. */
+#define _UEVENT_FILE_EVENT "uevent:file"
 
 /* Moves a perf.data reader back to a record __offset() gave (batch.c puts one back). */
 struct uevent_perf_file;

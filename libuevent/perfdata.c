@@ -34,6 +34,7 @@ struct pevent {
 	uint32_t type;
 	uint64_t config;
 	int clockid;
+	int file;			/* the file transport's event: its uevents' transport */
 };
 
 struct uevent_perf_file {
@@ -715,6 +716,8 @@ UEVENT_EXPORT struct uevent_perf_file *uevent_perf_file__open(const char *path)
 		goto fail;
 	for (i = 0; i < f->nev && f->clockid < 0; i++)
 		f->clockid = f->ev[i].clockid;
+	for (i = 0; i < f->nev; i++)
+		f->ev[i].file = f->ev[i].name && !strcmp(f->ev[i].name, _UEVENT_FILE_EVENT);
 	id_positions(f);
 	find_layouts(f);
 	err = build_order(f);
@@ -820,8 +823,11 @@ static int next_record(struct uevent_perf_file *f, struct uevent_perf_record *re
 			/* a deferred TLS dump, later in the file (tls-deferred.c) */
 			_uevent_tls_join_scan(rec, r + h.size, f->map + f->end, f->bo);
 		}
-		else if (rec->body == UEVENT_BODY_UEVENT && !err)
+		else if (rec->body == UEVENT_BODY_UEVENT && !err) {
 			rec->u.uevent.event_index = e ? (int32_t)(e - f->ev) : -1;
+			if (e && e->file)
+				rec->transport = UEVENT_TRANSPORT_FILE;
+		}
 		f->off += h.size;
 		return err == -EPROTO ? err : 1;
 	}

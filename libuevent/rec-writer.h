@@ -15,6 +15,8 @@ struct _uevent_rec {
 	size_t len, cap;
 	int err;			/* the first error, which ends the recording */
 	uint64_t t0, t1;		/* the first and last time written */
+	int open_ended;			/* set before the start: no end mark promised
+					   (the file transport's appenders never end it) */
 };
 
 /* An event a recording describes, in the order samples number them. */
@@ -32,6 +34,8 @@ struct _uevent_rec_event {
  * (-E2BIG: more ids than an attr record holds). */
 int _uevent_rec_start(struct _uevent_rec *w, int fd, const struct _uevent_rec_event *ev,
 		      int nev);
+/* The same head, into w->buf only (w->len bytes): nothing is written. */
+int _uevent_rec_head(struct _uevent_rec *w, const struct _uevent_rec_event *ev, int nev);
 /* A record, as read. */
 void _uevent_rec_append(struct _uevent_rec *w, const void *r, size_t n);
 /* A read round is over: perf may sort what came before; written out. 0 or the error. */

@@ -291,8 +291,7 @@ void _uevent_rec_end(struct _uevent_rec *w, uint64_t lost, uint64_t lost_id)
 	_uevent_rec_flush(w);
 }
 
-int _uevent_rec_start(struct _uevent_rec *w, int fd, const struct _uevent_rec_event *ev,
-		      int nev)
+int _uevent_rec_head(struct _uevent_rec *w, const struct _uevent_rec_event *ev, int nev)
 {
 	uint64_t magic = 0x32454c4946524550ull, hsize = 16;
 	size_t i;
@@ -302,11 +301,11 @@ int _uevent_rec_start(struct _uevent_rec *w, int fd, const struct _uevent_rec_ev
 		if (ev[k].nids > (65535 - sizeof(struct perf_event_header) -
 				  sizeof(struct perf_event_attr)) / 8)
 			return -E2BIG;		/* more ids than one record holds */
-	w->fd = fd;
 	w->err = 0;
 	put_u64(w, magic);
 	put_u64(w, hsize);
-	put_version(w);
+	if (!w->open_ended)
+		put_version(w);
 	for (k = 0; k < nev; k++) {
 		struct perf_event_header h = { .type = PERF_RECORD_HEADER_ATTR_TYPE };
 
@@ -318,9 +317,19 @@ int _uevent_rec_start(struct _uevent_rec *w, int fd, const struct _uevent_rec_ev
 	}
 	put_tracing_data(w, ev, nev);
 	put_event_desc(w, ev, nev);
-	if (rec_write_out(w) < 0) {
+	return w->err;
+}
+
+int _uevent_rec_start(struct _uevent_rec *w, int fd, const struct _uevent_rec_event *ev,
+		      int nev)
+{
+	int err;
+
+	w->fd = fd;
+	err = _uevent_rec_head(w, ev, nev);
+	if (err < 0 || rec_write_out(w) < 0) {
 		w->fd = -1;
-		return w->err;
+		return err < 0 ? err : w->err;
 	}
 	return 0;
 }

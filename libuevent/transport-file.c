@@ -1,17 +1,15 @@
-/* transport-file.c - records appended to a file, read back by uevent dump and the readers. */
+/* transport-file.c - records appended to a pipe-mode perf.data file, without privileges:
+ * every perf.data reader (uevent dump, report, export, the bindings, perf) reads it. */
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
-#include <limits.h>
-#include <sched.h>
-#include <sys/syscall.h>
-#include <linux/futex.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/perf_event.h>
@@ -19,45 +17,140 @@
 
 #include "internal.h"
 #include "transport.h"
+#include "group-append.h"
+#include "perf-internal.h"
+#include "rec-writer.h"
 
 /*
- * A short append (a full disk, a file size limit) left the first `written` bytes of a
- * record at the end of the file: cut them off, so that the next record starts where
- * this one did and no reader meets a torn record. O_APPEND left our offset at the end
- * of our bytes; if the file has grown past it, someone appended after them (space came
- * back meanwhile) and the cut would take their record too: then the bytes stay.
- * Async-signal-safe (the emit path). Returns the errno that explains the short write.
+ * The head of every file: pipe-mode perf.data as session-record.c writes it (what
+ * `perf record -o -` writes too), one event whose PERF_RECORD_UEVENT records carry a
+ * TID|TIME sample_id, on CLOCK_MONOTONIC; no end is promised (appenders come and go).
+ * Made once a process; a fork child inherits it (no allocation there).
  */
-int _uevent_undo_short_append(int fd, size_t written)
-{
-	struct rlimit rl;
-	struct stat st;
-	off_t end = lseek(fd, 0, SEEK_CUR);
+static struct _uevent_rec file_head;
 
-	if (end >= 0 && (uint64_t)end >= written && fstat(fd, &st) == 0 && st.st_size == end &&
-	    ftruncate(fd, end - (off_t)written) < 0) {
-		/* nothing else to try: the reader stops at the torn record */
+static int make_head(void)
+{
+	struct _uevent_rec w = { .fd = -1, .open_ended = 1 };
+	static const uint64_t id = 1;	/* names the event; its records carry none */
+	struct _uevent_rec_event ev;
+	int err;
+
+	if (__atomic_load_n(&file_head.buf, __ATOMIC_ACQUIRE))
+		return 0;
+	memset(&ev, 0, sizeof(ev));
+	uevent_attr_init(&ev.attr, sizeof(ev.attr), PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+	ev.attr.sample_period = 1;
+	uevent_attr_set_sample_id_all(&ev.attr, PERF_SAMPLE_TID | PERF_SAMPLE_TIME);
+	ev.attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	uevent_attr_set_clock(&ev.attr, CLOCK_MONOTONIC);
+	ev.name = _UEVENT_FILE_EVENT;
+	ev.ids = &id;
+	ev.nids = 1;
+	err = _uevent_rec_head(&w, &ev, 1);
+	if (err < 0) {
+		free(w.buf);
+		return err;
 	}
-	/* A write stops short at RLIMIT_FSIZE (EFBIG) or when the space runs out. */
-	if (end >= 0 && getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    (uint64_t)end >= rl.rlim_cur)
-		return EFBIG;
-	return ENOSPC;
+	file_head.len = w.len;
+	if (!__atomic_compare_exchange_n(&file_head.buf, &(uint8_t *){ NULL }, w.buf, 0,
+					 __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		free(w.buf);		/* another thread's open made it first: the same bytes */
+	return 0;
+}
+
+/* All of buf to fd; 0 or -errno. */
+static int write_all(int fd, const uint8_t *buf, size_t len)
+{
+	ssize_t n;
+
+	for (; len; buf += n, len -= (size_t)n) {
+		n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			n = 0;
+		else if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+	}
+	return 0;
+}
+
+/*
+ * A new file appears with its head whole: written to a temporary file beside it, then
+ * linked to its name, which fails with EEXIST if another process made it first. No
+ * reader or appender ever sees a file without its head or with two. Where the file
+ * system has no hard links, it is made with O_EXCL and the head written at once.
+ */
+static int file_create(const char *path)
+{
+	char tmp[PATH_MAX];
+	int fd, err;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = write_all(fd, file_head.buf, file_head.len);
+	if (!err && link(tmp, path) < 0)
+		err = -errno;
+	unlink(tmp);
+	close(fd);
+	if (err != -EPERM && err != -EOPNOTSUPP && err != -ENOSYS)
+		return err;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	err = write_all(fd, file_head.buf, file_head.len);
+	close(fd);
+	return err;
+}
+
+/* 0 if the file at fd begins with our head, -EINVAL if it does not (another format,
+ * another event layout). An empty file (made by someone else) gets it. */
+static int check_head(int fd, const struct stat *st)
+{
+	uint8_t buf[256];
+	size_t at, n;
+	ssize_t got;
+
+	if (st->st_size == 0)
+		return write_all(fd, file_head.buf, file_head.len);
+	for (at = 0; at < file_head.len; at += n) {
+		n = file_head.len - at < sizeof(buf) ? file_head.len - at : sizeof(buf);
+		got = pread(fd, buf, n, (off_t)at);
+		if (got < 0)
+			return -errno;
+		if ((size_t)got != n || memcmp(buf, file_head.buf + at, n))
+			return -EINVAL;
+	}
+	return 0;
 }
 
 static int file_open(struct _uevent_tstate *ts, const char *path)
 {
-	struct uevent_file_header h;
 	struct stat st;
-	int fd, err;
+	int fd, err, made = 0;
 
+	err = make_head();
+	if (err < 0) {
+		_uevent_set_reason("file: cannot make the file's head: %s", strerror(-err));
+		return err;
+	}
 	/*
 	 * The path may be in a shared directory where anyone can plant a name first:
 	 * never follow a symlink, never block in open() (a FIFO without a reader would
 	 * hang us; with O_NONBLOCK it says ENXIO), and write only a regular file of ours.
 	 */
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
-		  0600);
+	for (;;) {
+		fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+		if (fd >= 0 || errno != ENOENT || made++)
+			break;
+		err = file_create(path);
+		if (err < 0 && err != -EEXIST) {
+			_uevent_set_reason("file: cannot open %s: %s", path, strerror(-err));
+			return err;
+		}
+	}
 	if (fd < 0) {
 		err = errno;
 		if (err == ELOOP) {
@@ -84,147 +177,26 @@ static int file_open(struct _uevent_tstate *ts, const char *path)
 		close(fd);
 		return -EPERM;
 	}
-	if (st.st_size == 0) {
-		ssize_t n;
-
-		uevent_file_header_init(&h);
-		/* Two processes may race to create it: only an empty file gets a header.
-		 * write(), not pwrite(): O_APPEND puts it at the end either way, and only
-		 * write() leaves our offset after it for the undo of a short one. */
-		n = write(fd, &h, sizeof(h));
-		if (n != (ssize_t)sizeof(h)) {
-			err = n < 0 ? errno : _uevent_undo_short_append(fd, (size_t)n);
-			_uevent_set_reason("file: cannot write header to %s: %s", path, strerror(err));
-			close(fd);
-			return -err;
-		}
+	err = check_head(fd, &st);
+	if (err < 0) {
+		_uevent_set_reason(err == -EINVAL ? "file: %s is not a file-transport capture of "
+				   "this libuevent (another format or event layout), refused" :
+				   "file: cannot check the head of %s: %s", path, strerror(-err));
+		close(fd);
+		return err;
 	}
 	ts->fd = fd;
 	ts->max_payload = UEVENT_MAX_PAYLOAD;
 	return 0;
 }
 
-/*
- * Group commit. Every mark is one O_APPEND writev of whole records, so it lands whole
- * between other processes' writes and is in the file when its emit returns; but the
- * kernel takes the file's inode lock for each, and threads that queue on that lock
- * make fewer marks in all than one thread alone (a 16-core host: 1.53 M/s from one
- * thread, 0.91 M/s from 16). So a thread pushes its record onto a lock-free stack and
- * either becomes the writer, which takes everything pushed and writes it in one writev
- * (up to FILE_BATCH records), or waits while the writer does it for it. One thread
- * alone writes its own record, as before; under contention a syscall carries many
- * records, and the file's lock is taken once for them.
- */
-struct file_req {
-	struct file_req *next;
-	struct iovec iov[3];		/* head, data, padding + sample id */
-	size_t len;
-	int result;			/* 0 or -errno; set before done */
-	int done;			/* release-stored by the writer: req may be gone next */
-};
-
-#define FILE_BATCH	256		/* records a writev: 3 iovecs each, IOV_MAX 1024 */
-
-static struct file_req *file_pending;	/* pushed, not taken: newest first */
-static int file_writing;		/* a thread is the writer */
+/* Every mark is one O_APPEND writev of a whole record, so it lands whole between other
+ * processes' writes and is in the file when its emit returns; group-append.h carries
+ * many threads' records in one writev. */
+static struct _uevent_group_append file_queue;
 /* This thread is the writer: a signal handler's mark on it writes directly (waiting
  * would wait for itself). initial-exec: no allocation at first use (signal-safe). */
 static __thread int file_writer __attribute__((tls_model("initial-exec")));
-
-/* Bumped after each batch and when the writer leaves; waiters past their spin sleep on
- * it (FUTEX_WAIT), and the writer wakes them all at once, only if one sleeps. */
-static unsigned int file_gen;
-static unsigned int file_sleepers;
-
-static void wake_waiters(void)
-{
-	__atomic_add_fetch(&file_gen, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&file_sleepers, __ATOMIC_SEQ_CST))
-		syscall(SYS_futex, &file_gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
-}
-
-/* A waiter whose record is not written yet, with a writer at work: spin a little (the
- * batch takes about a syscall), then sleep until the writer says something changed. */
-static void wait_writer(const struct file_req *req, unsigned int spins)
-{
-	unsigned int gen;
-
-	if (spins < 64) {
-#if defined(__x86_64__) || defined(__i386__)
-		__builtin_ia32_pause();
-#endif
-		return;
-	}
-	if (spins < 80) {	/* more threads than CPUs: the writer may want this one */
-		sched_yield();
-		return;
-	}
-	__atomic_add_fetch(&file_sleepers, 1, __ATOMIC_SEQ_CST);
-	gen = __atomic_load_n(&file_gen, __ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&req->done, __ATOMIC_SEQ_CST) &&
-	    __atomic_load_n(&file_writing, __ATOMIC_SEQ_CST))
-		syscall(SYS_futex, &file_gen, FUTEX_WAIT_PRIVATE, gen, NULL, NULL, 0);
-	__atomic_sub_fetch(&file_sleepers, 1, __ATOMIC_SEQ_CST);
-}
-
-/* Writes n records (oldest first) in one writev; sets each one's result and done. */
-static void write_batch(int fd, struct file_req **req, int n)
-{
-	struct iovec iov[3 * FILE_BATCH];
-	size_t left;
-	ssize_t ret;
-	int i, err = 0;
-
-	for (i = 0; i < n; i++)
-		memcpy(&iov[3 * i], req[i]->iov, sizeof(req[i]->iov));
-	ret = writev(fd, iov, 3 * n);
-	if (ret < 0)
-		err = errno;
-	left = ret < 0 ? 0 : (size_t)ret;
-	for (i = 0; i < n; i++) {
-		struct file_req *r = req[i];
-
-		if (err) {
-			r->result = -err;
-		} else if (left >= r->len) {
-			left -= r->len;
-			r->result = 0;
-		} else {
-			/* Cut off the torn one; it and the rest of the batch fail with why. */
-			err = _uevent_undo_short_append(fd, left);
-			left = 0;
-			r->result = -err;
-		}
-		__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
-	}
-}
-
-/*
- * The writer: takes what was pushed, once, and writes it. It does not stay for what
- * is pushed meanwhile: that waits for the next writer (one of those who pushed it),
- * which then takes all of it at once; a writer that stayed would write for the others
- * a record at a time, its own caller kept waiting.
- */
-static void write_pending(int fd)
-{
-	struct file_req *list, *next, *fifo = NULL, *batch[FILE_BATCH];
-	int n;
-
-	list = __atomic_exchange_n(&file_pending, NULL, __ATOMIC_ACQUIRE);
-	for (; list; list = next) {	/* newest first: turn it round */
-		next = list->next;
-		list->next = fifo;
-		fifo = list;
-	}
-	while (fifo) {
-		for (n = 0; fifo && n < FILE_BATCH; fifo = next) {
-			next = fifo->next;	/* read before done: it may be gone */
-			batch[n++] = fifo;
-		}
-		write_batch(fd, batch, n);
-		wake_waiters();
-	}
-}
 
 static int file_write(struct _uevent_tstate *ts, uint32_t type, const void *data, size_t size,
 		      uint32_t word)
@@ -235,8 +207,7 @@ static int file_write(struct _uevent_tstate *ts, uint32_t type, const void *data
 	} head;
 	struct { uint8_t zero[8]; uint32_t pid, tid; uint64_t time; } tail;
 	size_t pad = -size & 7;
-	struct file_req req, *top;
-	unsigned int spins;
+	struct _uevent_ga_req req;
 	pid_t pid;
 
 	(void)word;
@@ -256,48 +227,23 @@ static int file_write(struct _uevent_tstate *ts, uint32_t type, const void *data
 	req.iov[0] = (struct iovec){ &head, sizeof(head) };
 	req.iov[1] = (struct iovec){ (void *)data, size };
 	req.iov[2] = (struct iovec){ tail.zero + 8 - pad, pad + 16 };
+	req.niov = 3;
 	req.len = head.h.size;
-	req.done = 0;
 	if (__atomic_load_n(&file_writer, __ATOMIC_RELAXED)) {	/* a handler's, on the writer */
-		write_batch(ts->fd, &(struct file_req *){ &req }, 1);
+		req.next = NULL;
+		_uevent_ga_write(ts->fd, &req, 1);
 		return req.result;
 	}
-	top = __atomic_load_n(&file_pending, __ATOMIC_RELAXED);
-	do
-		req.next = top;
-	while (!__atomic_compare_exchange_n(&file_pending, &top, &req, 1, __ATOMIC_RELEASE,
-					    __ATOMIC_RELAXED));
-	for (spins = 0; !__atomic_load_n(&req.done, __ATOMIC_ACQUIRE); spins++) {
-		/* Say so before taking the writer's place and until after leaving it: a
-		 * handler that runs in between must not wait for us. */
-		__atomic_store_n(&file_writer, 1, __ATOMIC_RELAXED);
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		if (!__atomic_load_n(&file_writing, __ATOMIC_RELAXED) &&
-		    !__atomic_exchange_n(&file_writing, 1, __ATOMIC_ACQUIRE)) {
-			write_pending(ts->fd);
-			__atomic_store_n(&file_writing, 0, __ATOMIC_SEQ_CST);
-			__atomic_signal_fence(__ATOMIC_SEQ_CST);
-			__atomic_store_n(&file_writer, 0, __ATOMIC_RELAXED);
-			wake_waiters();		/* one may have pushed after our last take */
-			spins = 0;
-			continue;
-		}
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		__atomic_store_n(&file_writer, 0, __ATOMIC_RELAXED);
-		wait_writer(&req, spins);
-	}
-	return req.result;
+	_uevent_ga_push(&file_queue, &req);
+	return _uevent_ga_commit(&file_queue, ts->fd, &req, &file_writer);
 }
 
 /* In a fork child (emit.c closes every transport there): the parent's other threads,
  * a writer among them, did not come along; nobody is writing. */
 static void file_close(struct _uevent_tstate *ts)
 {
-	if (ts->pid != getpid()) {
-		file_pending = NULL;
-		file_writing = 0;
-		file_sleepers = 0;
-	}
+	if (ts->pid != getpid())
+		_uevent_ga_reset(&file_queue);
 }
 
 const struct _uevent_transport_ops _uevent_file_ops = {

@@ -484,30 +484,22 @@ ssize_t uevent_record_encode(void *buf, size_t cap, uint32_t type, const void *d
 			     uint32_t size, uint32_t pid, uint32_t tid, uint64_t time);
 
 /*
- * The file transport's files: a 32-byte header (UEVENT_FILE_MAGIC, version, byte order,
- * sample_type of the records), then PERF_RECORD_UEVENT records back to back. A record
- * a full disk or RLIMIT_FSIZE cuts short is cut off the file again (the emit returns
- * -ENOSPC/-EFBIG, a UEVENT_DROP_IO drop), so later records follow whole ones.
- */
-struct uevent_file_header {
-	uint8_t		magic[8];	/* "UEVTFILE" */
-	uint32_t	version;	/* 1 */
-	uint32_t	header_size;	/* 32 */
-	uint32_t	byte_order;	/* 0x01020304 as written */
-	uint32_t	reserved;
-	uint64_t	sample_type;	/* PERF_SAMPLE_TID|PERF_SAMPLE_TIME */
-};
-
-/* Fills h with this library's file header (magic, version, byte order, sample_type). */
-void uevent_file_header_init(struct uevent_file_header *h);
-
-/*
- * Reads a file-transport file ("-": standard input, a pipe too). Opaque reader: open,
- * then next until it returns 0. next returns 1 with *rec set (valid until the next
- * call), 0 at end of file, or -errno: -EINVAL for a corrupt record, -ENODATA when the
+ * The file transport's files are pipe-mode perf.data, as `perf record -o -` writes:
+ * the pipe header, the HEADER_ATTR of one event ("uevent:file", sample_id TID|TIME on
+ * CLOCK_MONOTONIC) and its name, written once by the process that makes the file, then
+ * PERF_RECORD_UEVENT records appended whole by every process and thread that marks
+ * (O_APPEND). A record a full disk or RLIMIT_FSIZE cuts short is cut off the file again
+ * (the emit returns -ENOSPC/-EFBIG, a UEVENT_DROP_IO drop), so later records follow
+ * whole ones. uevent_perf_file__open() reads them, as it reads any perf.data.
+ *
+ * The uevents of a perf.data capture, the file transport's or any other ("-": standard
+ * input, a pipe too): a view of uevent_perf_file that skips every other record. Opaque
+ * reader: open, then next until it returns 0. next returns 1 with *rec set (valid until
+ * the next call), 0 at the end, -EPROTO for a uevent of an unknown format (rec->format
+ * set; call next again), or -errno: -EINVAL for a corrupt record, -ENODATA when the
  * file ends inside a record (its writer was killed, the disk filled up): every whole
  * record before it was returned, __offset() is where the cut one starts, and next
- * keeps returning -ENODATA. open fails with EINVAL for a bad header.
+ * keeps returning -ENODATA. open fails with EINVAL for a file that is not perf.data.
  */
 struct uevent_file_reader;
 struct uevent_file_reader *uevent_file_reader__open(const char *path);

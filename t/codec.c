@@ -21,7 +21,7 @@ static long load(const char *name, const char *tag, uint8_t *buf, size_t cap)
 	size_t n;
 
 	snprintf(path, sizeof(path), "%s/t/data/%s.%s.%s", srcdir, name, tag,
-		 strcmp(name, "capture") ? "bin" : "uev");
+		 strcmp(name, "capture") ? "bin" : "perf.data");
 	f = fopen(path, "rb");
 	if (!f) {
 		diag("cannot open %s", path);
@@ -301,7 +301,7 @@ int main(void)
 		}
 	}
 
-	/* file-transport capture */
+	/* file-transport capture: pipe-mode perf.data, read through its uevents' view */
 	for (b = 0; b < 2; b++) {
 		char path[512];
 		struct uevent_file_reader *rd;
@@ -309,7 +309,7 @@ int main(void)
 		struct uevent_counter c;
 		int n = 0, good = 1, ret;
 
-		snprintf(path, sizeof(path), "%s/t/data/capture.%s.uev", srcdir, bos[b]);
+		snprintf(path, sizeof(path), "%s/t/data/capture.%s.perf.data", srcdir, bos[b]);
 		rd = uevent_file_reader__open(path);
 		ok(rd != NULL, "capture: %s file opens", bos[b]);
 		while (rd && (ret = uevent_file_reader__next(rd, &r)) == 1) {
@@ -337,7 +337,7 @@ int main(void)
 		close(fd);
 		rd = uevent_file_reader__open(path);
 		ok(rd && uevent_file_reader__next(rd, &r) == 1 && uevent_file_reader__next(rd, &r) == 1 &&
-		   (cut = uevent_file_reader__offset(rd)) > 32 &&
+		   (cut = uevent_file_reader__offset(rd)) > 408 &&
 		   uevent_file_reader__next(rd, &r) == -ENODATA && uevent_file_reader__offset(rd) == cut &&
 		   uevent_file_reader__next(rd, &r) == -ENODATA,
 		   "capture: cut in its last record: 2 records, then -ENODATA (again) at the cut");
@@ -363,8 +363,9 @@ int main(void)
 			diag("short write");
 		close(fd);
 		errno = 0;
-		ok(uevent_file_reader__open(path) == NULL && errno == EINVAL, "capture: bad magic is EINVAL");
-		ok(uevent_file_reader__open("/nonexistent/x.uev") == NULL && errno == ENOENT,
+		ok(uevent_file_reader__open(path) == NULL && errno == EINVAL,
+		   "capture: not perf.data (bad magic) is EINVAL");
+		ok(uevent_file_reader__open("/nonexistent/x.perf.data") == NULL && errno == ENOENT,
 		   "capture: missing file is ENOENT");
 		unlink(path);
 	}

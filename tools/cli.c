@@ -153,7 +153,7 @@ const char *cli_open_error(const char *path, int err, int perf)
 
 	if (err == EINVAL)
 		snprintf(buf, sizeof(buf), "%s: %s", path, perf ? "corrupt perf.data (bad header)"
-							   : "not a uevent capture (bad header)");
+							   : "not a perf.data capture (bad header)");
 	else
 		snprintf(buf, sizeof(buf), "%s: %s", path, strerror(err));
 	return buf;

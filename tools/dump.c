@@ -356,7 +356,8 @@ static int dump_perf(const char *path, const struct dump_opts *o)
 	char name[512];
 
 	if (!f) {
-		fprintf(stderr, "%s dump: %s\n", cli_prog, cli_open_error(path, errno, 1));
+		fprintf(stderr, "%s dump: %s\n", cli_prog,
+			cli_open_error(path, errno, cli_is_perf_data(path)));
 		return 1;
 	}
 	so.byte_order = uevent_perf_file__byte_order(f);
@@ -428,8 +429,6 @@ static int dump_perf(const char *path, const struct dump_opts *o)
 
 int cli_cmd_dump(int argc, char **argv)
 {
-	struct uevent_file_reader *rd;
-	struct uevent_record rec = { .sz = sizeof(rec) };
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "all", no_argument, NULL, 'a' },
@@ -442,8 +441,7 @@ int cli_cmd_dump(int argc, char **argv)
 	};
 	struct dump_opts o = { .symbols = 1 };
 	const char *path = NULL;
-	int json, c, ret;
-	unsigned long n = 0;
+	int c, ret;
 
 	cli_filter_init(&o.filt);
 	optind = 1;
@@ -462,7 +460,6 @@ int cli_cmd_dump(int argc, char **argv)
 		default: return 2;
 		}
 	}
-	json = o.json;
 	if (optind < argc)
 		path = argv[optind++];
 	if (!path || optind < argc) {
@@ -473,60 +470,7 @@ int cli_cmd_dump(int argc, char **argv)
 		fprintf(stderr, "%s dump: standard input: %s\n", cli_prog, strerror(-ret));
 		return 1;
 	}
-	if (cli_is_perf_data(path))
-		return dump_perf(path, &o);
-	rd = uevent_file_reader__open(path);
-	if (!rd) {
-		fprintf(stderr, "%s dump: %s: %s\n", cli_prog, path,
-			errno == EINVAL ? "not a uevent capture (bad header)" : strerror(errno));
-		return 1;
-	}
-	while ((ret = uevent_file_reader__next(rd, &rec)) != 0) {
-		if (ret == -EPROTO) {
-			fflush(stdout);
-			fprintf(stderr, "%s dump: %s: skipping record of unknown format %u\n",
-				cli_prog, path, rec.format);
-			continue;
-		}
-		if (ret == -ENODATA) {
-			fflush(stdout);
-			fprintf(stderr, "%s dump: %s: warning: truncated at offset %" PRIu64
-				", %lu records read\n", cli_prog, path, uevent_file_reader__offset(rd), n);
-			break;
-		}
-		if (ret < 0) {
-			fflush(stdout);
-			fprintf(stderr, "%s dump: %s: corrupt record at offset %" PRIu64 ": %s\n",
-				cli_prog, path, uevent_file_reader__offset(rd), strerror(-ret));
-			uevent_file_reader__close(rd);
-			return 1;
-		}
-		if (o.relative && !n && !dump_time_base)
-			dump_time_base = rec.id.time ? rec.id.time : 1;
-		if (!cli_filter_match(&o.filt, rec.id.pid, rec.id.tid, NULL,
-				      rec.id.time - (rec.id.time >= dump_time_base ? dump_time_base : 0)))
-			continue;
-		n++;
-		if (json) {
-			printf("{\"time\": %" PRIu64 ", \"pid\": %u, \"tid\": %u, \"size\": %u, ",
-			       rec.id.time, rec.id.pid, rec.id.tid, rec.size);
-			print_payload(&rec, 1, uevent_file_reader__byte_order(rd));
-			printf("}\n");
-		} else {
-			uint64_t t = rec.id.time >= dump_time_base ? rec.id.time - dump_time_base : 0;
-
-			printf("%" PRIu64 ".%09" PRIu64 " %u/%u", t / 1000000000u, t % 1000000000u,
-			       rec.id.pid, rec.id.tid);
-			print_payload(&rec, 0, uevent_file_reader__byte_order(rd));
-			putchar('\n');
-		}
-	}
-	uevent_file_reader__close(rd);
-	if (!json) {
-		fflush(stdout);
-		fprintf(stderr, "%lu records\n", n);
-	}
-	return 0;
+	return dump_perf(path, &o);
 }
 
 /* `uevent dump --help` */

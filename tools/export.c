@@ -26,9 +26,8 @@
 #include "uevent.h"
 #include "cli.h"
 
-/* Records of either kind of capture, as perf records. */
+/* The records of a capture (perf.data, the file transport's too). */
 struct src {
-	struct uevent_file_reader *fr;
 	struct uevent_perf_file *pf;
 	const char *path;
 	int bo;			/* byte order of the payloads */
@@ -38,41 +37,23 @@ static int src_open(struct src *s, const char *path)
 {
 	memset(s, 0, sizeof(*s));
 	s->path = path;
-	if (cli_is_perf_data(path))
-		s->pf = uevent_perf_file__open(path);
-	else
-		s->fr = uevent_file_reader__open(path);
-	return s->pf || s->fr ? 0 : -errno;
+	s->pf = uevent_perf_file__open(path);
+	return s->pf ? 0 : -errno;
 }
 
 static int src_next(struct src *s, struct uevent_perf_record *r)
 {
 	int ret;
 
-	s->bo = s->pf ? uevent_perf_file__byte_order(s->pf) : uevent_file_reader__byte_order(s->fr);
-	if (s->pf) {
-		while ((ret = uevent_perf_file__next(s->pf, r)) == -EPROTO)
-			;
-		return ret;
-	}
-	memset(r, 0, sizeof(*r));
-	r->sz = sizeof(*r);
-	r->u.uevent.sz = sizeof(r->u.uevent);
-	while ((ret = uevent_file_reader__next(s->fr, &r->u.uevent)) == -EPROTO)
+	s->bo = uevent_perf_file__byte_order(s->pf);
+	while ((ret = uevent_perf_file__next(s->pf, r)) == -EPROTO)
 		;
-	if (ret > 0) {
-		r->type = PERF_RECORD_UEVENT;
-		r->body = UEVENT_BODY_UEVENT;
-		r->transport = UEVENT_TRANSPORT_FILE;
-		r->id = r->u.uevent.id;
-	}
 	return ret;
 }
 
 static void src_close(struct src *s)
 {
 	uevent_perf_file__close(s->pf);
-	uevent_file_reader__close(s->fr);
 }
 
 
@@ -454,7 +435,7 @@ int cli_cmd_export(int argc, char **argv)
 	if (src.pf)
 		cli_chrome_frames(f);
 	fprintf(f, "}\n");
-	cut = src.pf ? uevent_perf_file__offset(src.pf) : uevent_file_reader__offset(src.fr);
+	cut = uevent_perf_file__offset(src.pf);
 	src_close(&src);
 	if (open.unmatched)
 		fprintf(stderr, "%s export: %s: %lu range ends without an open begin left out\n",

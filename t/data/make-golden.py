@@ -3,7 +3,8 @@
 
 An implementation of docs/format.md that shares no code with the C encoders, so that
 the C test (t/codec.c) and every binding compare against bytes derived from the spec.
-Each case is written little-endian (NAME.le.bin) and big-endian (NAME.be.bin).
+Each case is written little-endian (NAME.le.bin) and big-endian (NAME.be.bin); the
+file-transport capture as capture.le.perf.data and capture.be.perf.data.
 Run it again only when the format changes; the outputs are checked in.
 """
 import os
@@ -60,6 +61,37 @@ def record_v0(e, rtype, data, pid, tid, time):
             + data + b"\0" * pad + struct.pack(e + "IIQ", pid, tid, time))
 
 
+def revbits(b):
+    return int("{:08b}".format(b)[::-1], 2)
+
+
+def file_attr(e):
+    """The file transport's event: struct perf_event_attr (136 bytes, VER8), a software
+    dummy whose records carry a sample_id of TID|TIME, on CLOCK_MONOTONIC."""
+    a = struct.pack(e + "IIQQQQ", 1, 136, 9, 1, (1 << 1) | (1 << 2), 0)
+    flags = struct.pack("<Q", (1 << 18) | (1 << 25))     # sample_id_all, use_clockid
+    # a bitfield: big-endian compilers number its bits from the top of each byte
+    a += flags if e == "<" else bytes(revbits(b) for b in flags)
+    a += struct.pack(e + "IIQQQQIiQIHHIIQQ", 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0)
+    assert len(a) == 136
+    return a
+
+
+def file_head(e):
+    """What the process that makes a file-transport file writes first (docs/format.md):
+    the pipe-mode header, the event's HEADER_ATTR (id 1), its name in a HEADER_FEATURE
+    EVENT_DESC record."""
+    a = file_attr(e)
+    head = b"PERFILE2" if e == "<" else b"PERFILE2"[::-1]
+    head += struct.pack(e + "Q", 16)
+    head += struct.pack(e + "IHH", 64, 0, 8 + len(a) + 8) + a + struct.pack(e + "Q", 1)
+    name = b"uevent:file".ljust(64, b"\0")
+    desc = struct.pack(e + "QII", 12, 1, len(a)) + a + struct.pack(e + "II", 1, 64) + name
+    desc += struct.pack(e + "Q", 1)
+    head += struct.pack(e + "IHH", 80, 0, 8 + len(desc)) + desc
+    return head
+
+
 def main():
     for e, tag in (("<", "le"), (">", "be")):
         pl = payloads(e)
@@ -70,13 +102,12 @@ def main():
             f.write(record_v1(e, 0, pl["text"], 100, 101, 123456789))
         with open(os.path.join(OUT, f"record_v0.{tag}.bin"), "wb") as f:
             f.write(record_v0(e, 0, pl["text"], 100, 101, 123456789))
-        # A file-transport capture: header, then three records.
-        hdr = b"UEVTFILE" + struct.pack(e + "IIIIQ", 1, 32, 0x01020304, 0, (1 << 1) | (1 << 2))
+        # A file-transport capture: pipe-mode perf.data, then three records.
         recs = (record_v1(e, 0, pl["text"], 100, 101, 1000)
                 + record_v1(e, 3, pl["counter"], 100, 102, 2000)
                 + record_v1(e, 1, pl["range_begin"], 100, 101, 3000))
-        with open(os.path.join(OUT, f"capture.{tag}.uev"), "wb") as f:
-            f.write(hdr + recs)
+        with open(os.path.join(OUT, f"capture.{tag}.perf.data"), "wb") as f:
+            f.write(file_head(e) + recs)
     return 0
 
 

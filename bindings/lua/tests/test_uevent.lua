@@ -118,7 +118,7 @@ res, msg, code = uevent.decode(L.UEVENT_TYPE_COUNTER, "abc")
 ok(res == nil and code == -22, "truncated payload: nil, err, -EINVAL")
 ok(uevent.decode(0, "x\0", nil, "middle") == nil, "bad byte order name is an error")
 local function slurp(p) local h = assert(io.open(p, "rb")); local s = h:read("*a"); h:close(); return s end
-local cap = slurp(data .. "capture.le.uev")
+local cap = slurp(data .. "capture.le.perf.data")
 f = io.open(tmp .. "-trunc.uev", "wb"); f:write(cap:sub(1, #cap - 5)); f:close()
 rd = assert(uevent.file_reader(tmp .. "-trunc.uev"))
 local r1, r2 = rd:next(), rd:next()
@@ -269,7 +269,7 @@ os.remove(checks)
 -- ---- golden files ----------------------------------------------------------------
 local seen = {}
 local function gold(name, tag)
-  local fn = name .. "." .. tag .. (name == "capture" and ".uev" or ".bin")
+  local fn = name .. "." .. tag .. (name == "capture" and ".perf.data" or ".bin")
   seen[fn] = true
   return slurp(data .. fn)
 end
@@ -305,13 +305,13 @@ for _, tb in ipairs { { "le", "little" }, { "be", "big" } } do
   x = assert(uevent.decode_record(gold("record_v0", tag), bo, sample_type, true))
   ok(x.record_type == 11 and x.format == 0 and x.data == "hello, perf\0" and x.tid == 101, "golden record_v0." .. tag .. " (V0 layout)")
   gold("capture", tag)
-  rd = assert(uevent.file_reader(data .. "capture." .. tag .. ".uev"))
+  rd = assert(uevent.file_reader(data .. "capture." .. tag .. ".perf.data"))
   local rs = {}
   for rec in rd:records() do rs[#rs + 1] = rec end
   ok(#rs == 3 and rs[1].time == 1000 and rs[2].time == 2000 and rs[3].time == 3000 and rs[1].payload.text == "hello, perf"
      and rs[2].type == L.UEVENT_TYPE_COUNTER and rs[2].tid == 102 and rs[2].payload.value == -12345
      and rs[3].payload.name == "parse" and rs[3].payload.id == 0x1122334455667788ULL,
-     "golden capture." .. tag .. ".uev: 3 records, payloads in the file's byte order")
+     "golden capture." .. tag .. ".perf.data: 3 records, payloads in the file's byte order")
 end
 res, msg, code = uevent.decode_record(gold("record_v1", "le"), "little", 0)
 ok(res == nil and code == -22, "record with a disagreeing sample_type is refused")
@@ -348,14 +348,14 @@ end
 collectgarbage(); collectgarbage()
 local fds = nfds()
 for i = 1, 10000 do
-  local h = assert(uevent.file_reader(data .. "capture.le.uev"))
+  local h = assert(uevent.file_reader(data .. "capture.le.perf.data"))
   h:next()
 end
 collectgarbage(); collectgarbage()
 local after = nfds()
 ok(after == fds, "10000 file readers dropped without close: no fd leak (" .. fds .. " -> " .. after .. ")")
 for i = 1, 1000 do
-  local h = assert(uevent.file_reader(data .. "capture.le.uev"))
+  local h = assert(uevent.file_reader(data .. "capture.le.perf.data"))
   h:close()
   h = nil
 end

@@ -675,12 +675,14 @@ else:
        f"mypy sees Comm.comm is a str ({res[1].stdout.strip()[-200:]})")
 
 # ---- one API shape: open_capture, `import *`, the option spellings -------------------
-uev = uevent.open_capture(os.path.join(data, "capture.le.uev"))
+uev = uevent.open_capture(os.path.join(data, "capture.le.perf.data"))
 pd = uevent.open_capture(os.path.join(data, "perf_records.le.perf.data"))
 with uev, pd:
-    ok(isinstance(uev, uevent.FileReader) and len(list(uev)) == 3
+    marks = [r for r in uev if r.type == 63]
+    ok(isinstance(uev, uevent.PerfData) and len(marks) == 3
+       and all(r.transport == "file" for r in marks)
        and isinstance(pd, uevent.PerfData) and len(list(pd)) == 17,
-       "open_capture opens a .uev file as a FileReader and a perf.data as a PerfData")
+       "open_capture opens the file transport's capture and perf's as a PerfData")
 e = raises(FileNotFoundError, uevent.open_capture, os.path.join(tmp, "missing"))
 ok(isinstance(e, uevent.Error), f"open_capture of a missing file is FileNotFoundError ({e!r})")
 star: dict = {}

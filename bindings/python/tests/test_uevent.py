@@ -138,20 +138,20 @@ ok(L.uevent_emit(L.UEVENT_TYPE_USER, uevent.ffi.from_buffer(big), len(big)) == -
 e = raises(ValueError, uevent.open, "carrier-pigeon")
 ok(isinstance(e, uevent.InvalidArgument) and e.errno == errno.EINVAL, f"unknown transport is ValueError/EINVAL ({e})")
 ok(uevent.transport() == "file", "a refused open keeps the current transport")
-e = raises(FileNotFoundError, uevent.FileReader, os.path.join(tmp, "missing.uev"))
+e = raises(FileNotFoundError, uevent.FileReader, os.path.join(tmp, "missing.perf.data"))
 ok(isinstance(e, uevent.Error) and e.errno == errno.ENOENT, "missing file is FileNotFoundError (a uevent.Error)")
-bad = os.path.join(tmp, "bad.uev")
+bad = os.path.join(tmp, "bad.perf.data")
 with open(bad, "wb") as f:
     f.write(b"NOTAFILE-but-long-enough-for-a-header")
 e = raises(ValueError, uevent.FileReader, bad)
-ok(e is not None and e.errno == errno.EINVAL, "bad magic is EINVAL")
+ok(e is not None and e.errno == errno.EINVAL, "not perf.data (bad magic) is EINVAL")
 ok(raises(ValueError, uevent.decode, L.UEVENT_TYPE_COUNTER, b"abc") is not None, "truncated payload raises ValueError")
 ok(raises(ValueError, uevent.decode, 0, b"x\0", "middle") is not None, "bad byte order name raises ValueError")
 e = raises(ValueError, uevent.trace_context, b"short", b"12345678")
 ok(e is not None, "trace_context checks id lengths")
-with open(os.path.join(data, "capture.le.uev"), "rb") as f:
+with open(os.path.join(data, "capture.le.perf.data"), "rb") as f:
     cap = f.read()
-trunc = os.path.join(tmp, "trunc.uev")
+trunc = os.path.join(tmp, "trunc.perf.data")
 with open(trunc, "wb") as f:
     f.write(cap[:-5])
 rd = uevent.FileReader(trunc)
@@ -278,7 +278,7 @@ seen = set()
 
 
 def gold(name, tag):
-    fn = f"{name}.{tag}.{'uev' if name == 'capture' else 'bin'}"
+    fn = f"{name}.{tag}.{'perf.data' if name == 'capture' else 'bin'}"
     seen.add(fn)
     with open(os.path.join(data, fn), "rb") as f:
         return f.read()
@@ -315,7 +315,7 @@ for tag, bo in (("le", "little"), ("be", "big")):
     ok(r.record_type == 11 and r.format == 0 and r.data == b"hello, perf\0" and r.tid == 101,
        f"golden record_v0.{tag} (V0 layout)")
     gold("capture", tag)
-    with uevent.FileReader(os.path.join(data, f"capture.{tag}.uev")) as rd:
+    with uevent.FileReader(os.path.join(data, f"capture.{tag}.perf.data")) as rd:
         rs = list(rd)
     ok(len(rs) == 3 and [r.time for r in rs] == [1000, 2000, 3000]
        and rs[0].payload == uevent.Text("hello, perf")
@@ -329,13 +329,13 @@ b = bytearray(gold("record_v1", "le"))
 b[8] = 9
 e = raises(uevent.Error, uevent.decode_record, bytes(b), "little", (1 << 1) | (1 << 2))
 ok(e is not None and e.errno == errno.EPROTO, "unknown record format is EPROTO")
-every = {f for f in os.listdir(data) if f.endswith((".bin", ".uev"))}
+every = {f for f in os.listdir(data) if f.endswith(".bin") or f.startswith("capture.")}
 # perf_records.* and ring.* belong to the reader API: tests/test_reader.py decodes them.
 later = {f for f in every - seen if f.startswith(("perf_records.", "ring."))}
 ok(every - later <= seen, f"every golden file is decoded ({sorted(every - seen - later)} left)")
 
 # ---- GC closes descriptors ----------------------------------------------------------
-cap_path = os.path.join(data, "capture.le.uev")
+cap_path = os.path.join(data, "capture.le.perf.data")
 
 
 def nfds():

@@ -1098,20 +1098,8 @@ def read_arrays(path: Union[str, bytes, "_os.PathLike[str]"]) -> Any:
         return _arrays.read_all(f, _error)
 
 
-def open_capture(path: Union[str, bytes, "_os.PathLike[str]"]) -> Union[FileReader, PerfData]:
-    """Opens a capture of either format, told by its first bytes: a file-transport file
-    (.uev: a FileReader of Records) or a perf.data file (a PerfData of perf records).
-    "-" reads a perf.data stream from standard input. Errors as FileReader's and PerfData's.
-    """
-    p = _os.fspath(path)
-    if p in ("-", b"-"):
-        return PerfData(p)
-    h = _ffi.new("struct uevent_file_header *")
-    _lib.uevent_file_header_init(h)     # our files' magic, as the library writes it
-    try:
-        with _builtins.open(p, "rb") as f:
-            if f.read(len(h.magic)) == bytes(h.magic):
-                return FileReader(p)
-    except OSError:
-        pass                            # PerfData says what is wrong, as a uevent.Error
-    return PerfData(p)
+def open_capture(path: Union[str, bytes, "_os.PathLike[str]"]) -> PerfData:
+    """Opens a capture: a PerfData of perf records. Every capture is perf.data, the file
+    transport's too (pipe mode); "-" reads a stream from standard input. Errors as
+    PerfData's."""
+    return PerfData(_os.fspath(path))

@@ -95,7 +95,7 @@ fn emit_read_back_and_errors() {
     let cap = std::fs::read(
         std::env::var("top_srcdir").map(std::path::PathBuf::from)
             .unwrap_or_else(|_| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.."))
-            .join("t/data/capture.le.uev"),
+            .join("t/data/capture.le.perf.data"),
     )
     .unwrap();
     std::fs::write(dir.join("trunc.uev"), &cap[..cap.len() - 5]).unwrap();

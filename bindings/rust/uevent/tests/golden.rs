@@ -11,7 +11,7 @@ fn data_dir() -> PathBuf {
 }
 
 fn gold(seen: &mut BTreeSet<String>, name: &str, tag: &str) -> Vec<u8> {
-    let f = format!("{}.{}.{}", name, tag, if name == "capture" { "uev" } else { "bin" });
+    let f = format!("{}.{}.{}", name, tag, if name == "capture" { "perf.data" } else { "bin" });
     seen.insert(f.clone());
     std::fs::read(data_dir().join(&f)).unwrap_or_else(|e| panic!("{}: {}", f, e))
 }
@@ -64,7 +64,7 @@ fn golden_files_agree_with_c() {
         assert_eq!(r.data, b"hello, perf\0");
 
         g("capture");
-        let recs: Vec<_> = FileReader::open(data_dir().join(format!("capture.{}.uev", tag)))
+        let recs: Vec<_> = FileReader::open(data_dir().join(format!("capture.{}.perf.data", tag)))
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
@@ -81,7 +81,7 @@ fn golden_files_agree_with_c() {
     let all: BTreeSet<String> = std::fs::read_dir(data_dir())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".bin") || n.ends_with(".uev"))
+        .filter(|n| n.ends_with(".bin") || n.starts_with("capture."))
         .collect();
     // perf_records.*.bin and ring.le.bin are the reader API's: tests/perfdata.rs decodes them.
     let left: Vec<_> =

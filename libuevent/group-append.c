@@ -1,0 +1,192 @@
+/* group-append.c - group commit of O_APPEND writes (group-append.h), and the undo of a
+ * short append that it and every other appender of whole records needs. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/futex.h>
+
+#include "internal.h"
+#include "group-append.h"
+
+/* The iovecs of a writev at the most (IOV_MAX is 1024): 6 KiB of stack, which a
+ * signal handler's mark on a small alternate stack can spare. */
+#define GA_IOV_MAX	384
+
+/*
+ * A short append (a full disk, a file size limit) left the first `written` bytes of a
+ * record at the end of the file: cut them off, so that the next record starts where
+ * this one did and no reader meets a torn record. O_APPEND left our offset at the end
+ * of our bytes; if the file has grown past it, someone appended after them (space came
+ * back meanwhile) and the cut would take their record too: then the bytes stay.
+ * Async-signal-safe (the emit path). Returns the errno that explains the short write.
+ */
+int _uevent_undo_short_append(int fd, size_t written)
+{
+	struct rlimit rl;
+	struct stat st;
+	off_t end = lseek(fd, 0, SEEK_CUR);
+
+	if (end >= 0 && (uint64_t)end >= written && fstat(fd, &st) == 0 && st.st_size == end &&
+	    ftruncate(fd, end - (off_t)written) < 0) {
+		/* nothing else to try: the reader stops at the torn record */
+	}
+	/* A write stops short at RLIMIT_FSIZE (EFBIG) or when the space runs out. */
+	if (end >= 0 && getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (uint64_t)end >= rl.rlim_cur)
+		return EFBIG;
+	return ENOSPC;
+}
+
+void _uevent_ga_push(struct _uevent_group_append *g, struct _uevent_ga_req *req)
+{
+	struct _uevent_ga_req *top = __atomic_load_n(&g->pending, __ATOMIC_RELAXED);
+
+	req->done = 0;
+	req->result = 0;
+	do
+		req->next = top;
+	while (!__atomic_compare_exchange_n(&g->pending, &top, req, 1, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED));
+}
+
+void _uevent_ga_write(int fd, struct _uevent_ga_req *req, int n)
+{
+	struct iovec iov[GA_IOV_MAX];
+	struct _uevent_ga_req *r, *next;
+	size_t left;
+	ssize_t ret;
+	int i, niov = 0, err = 0;
+
+	for (r = req, i = 0; i < n; r = r->next, i++) {
+		memcpy(&iov[niov], r->iov, (size_t)r->niov * sizeof(*iov));
+		niov += r->niov;
+	}
+	do
+		ret = writev(fd, iov, niov);
+	while (ret < 0 && errno == EINTR);
+	if (ret < 0)
+		err = errno;
+	left = ret < 0 ? 0 : (size_t)ret;
+	for (r = req, i = 0; i < n; r = next, i++) {
+		next = r->next;		/* read before done: r may be gone */
+		if (err) {
+			r->result = -err;
+		} else if (left >= r->len) {
+			left -= r->len;
+			r->result = 0;
+		} else {
+			/* Cut off the torn one; it and the rest of the batch fail with why. */
+			err = _uevent_undo_short_append(fd, left);
+			left = 0;
+			r->result = -err;
+		}
+		__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+	}
+}
+
+/* Bumped after each batch and when the writer leaves; waiters past their spin sleep on
+ * it (FUTEX_WAIT), and the writer wakes them all at once, only if one sleeps. */
+static void wake_waiters(struct _uevent_group_append *g)
+{
+	__atomic_add_fetch(&g->gen, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&g->sleepers, __ATOMIC_SEQ_CST))
+		syscall(SYS_futex, &g->gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* A waiter whose record is not written yet, with a writer at work: spin a little (the
+ * batch takes about a syscall), then yield (more threads than CPUs: the writer may want
+ * this one), then sleep until the writer says something changed. */
+static void wait_writer(struct _uevent_group_append *g, const struct _uevent_ga_req *req,
+			unsigned int spins)
+{
+	unsigned int gen;
+
+	if (spins < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#endif
+		return;
+	}
+	if (spins < 80) {
+		sched_yield();
+		return;
+	}
+	__atomic_add_fetch(&g->sleepers, 1, __ATOMIC_SEQ_CST);
+	gen = __atomic_load_n(&g->gen, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&req->done, __ATOMIC_SEQ_CST) &&
+	    __atomic_load_n(&g->writing, __ATOMIC_SEQ_CST))
+		syscall(SYS_futex, &g->gen, FUTEX_WAIT_PRIVATE, gen, NULL, NULL, 0);
+	__atomic_sub_fetch(&g->sleepers, 1, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * The writer: takes what was pushed, once, and writes it, oldest first. It does not
+ * stay for what is pushed meanwhile: that waits for the next writer (one of those who
+ * pushed it), which then takes all of it at once; a writer that stayed would write for
+ * the others a record at a time, its own caller kept waiting.
+ */
+static void write_pending(struct _uevent_group_append *g, int fd)
+{
+	struct _uevent_ga_req *list, *next, *fifo = NULL, *batch;
+	int n, niov;
+
+	list = __atomic_exchange_n(&g->pending, NULL, __ATOMIC_ACQUIRE);
+	for (; list; list = next) {	/* newest first: turn it round */
+		next = list->next;
+		list->next = fifo;
+		fifo = list;
+	}
+	while (fifo) {
+		batch = fifo;
+		for (n = niov = 0; fifo && niov + fifo->niov <= GA_IOV_MAX; n++) {
+			niov += fifo->niov;
+			fifo = fifo->next;	/* read before done: it may be gone */
+		}
+		_uevent_ga_write(fd, batch, n);
+		wake_waiters(g);
+	}
+}
+
+int _uevent_ga_commit(struct _uevent_group_append *g, int fd, struct _uevent_ga_req *req,
+		      int *self)
+{
+	unsigned int spins;
+
+	for (spins = 0; !__atomic_load_n(&req->done, __ATOMIC_ACQUIRE); spins++) {
+		/* Say so before taking the writer's place and until after leaving it: a
+		 * handler that runs in between must not wait for us. */
+		if (self)
+			__atomic_store_n(self, 1, __ATOMIC_RELAXED);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (!__atomic_load_n(&g->writing, __ATOMIC_RELAXED) &&
+		    !__atomic_exchange_n(&g->writing, 1, __ATOMIC_ACQUIRE)) {
+			write_pending(g, fd);
+			__atomic_store_n(&g->writing, 0, __ATOMIC_SEQ_CST);
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			if (self)
+				__atomic_store_n(self, 0, __ATOMIC_RELAXED);
+			wake_waiters(g);	/* one may have pushed after our last take */
+			spins = 0;
+			continue;
+		}
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (self)
+			__atomic_store_n(self, 0, __ATOMIC_RELAXED);
+		wait_writer(g, req, spins);
+	}
+	return req->result;
+}
+
+void _uevent_ga_reset(struct _uevent_group_append *g)
+{
+	g->pending = NULL;
+	g->writing = 0;
+	g->sleepers = 0;
+}
