@@ -42,6 +42,7 @@ void _uevent_add_reason(struct uevent_session *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(s->reason + n, sizeof(s->reason) - n, fmt, ap);
 	va_end(ap);
+	_uevent_reason("%s", s->reason);	/* the session's whole story, on the channel */
 }
 
 static int setup_usdt(struct uevent_session *s, uint64_t *config, int *want)
@@ -443,7 +444,7 @@ static int open_events(struct uevent_session *s, const uint64_t *config, const i
 					if (fd == -ENODEV || fd == -ESRCH || fd == -ENOENT)
 						continue;
 					err = fd;
-					_uevent_add_reason(s, "%s", uevent_perf_open_reason());
+					_uevent_add_reason(s, "%s", uevent_reason());
 					goto out;
 				}
 				if (!rr[w]) {
@@ -630,6 +631,7 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 		_uevent_usdt_maps(s, (uint32_t)s->o.pid);
 	if ((err = poll_setup(s)) < 0)
 		goto fail;
+	_uevent_reason("%s", s->reason);	/* what it opened or could not, "" if all */
 	return s;
 fail:
 	{
