@@ -145,7 +145,7 @@ enum uevent_drop_reason {
 	UEVENT_DROP_IO		= 3,	/* the transport's write failed (EIO, ENOSPC, EBADF...) */
 	UEVENT_DROP_AGAIN	= 4,	/* transport busy or not ready (EAGAIN) */
 	UEVENT_DROP_PERM	= 5,	/* not allowed (EACCES, EPERM) */
-	UEVENT_DROP_REASONS	= 6
+	UEVENT_DROP_REASONS	= 6	/* how many: the length of uevent_stats.dropped_by */
 };
 
 struct uevent_stats {
@@ -153,8 +153,8 @@ struct uevent_stats {
 	uint64_t	bytes;			/* payload bytes in them */
 	uint64_t	unobserved;		/* of emitted: the kernel said nobody listened */
 	uint64_t	dropped;		/* sum of dropped_by[] */
-	uint64_t	dropped_by[6];		/* [by uevent_drop_reason_name] indexed by
-						   enum uevent_drop_reason */
+	uint64_t	dropped_by[UEVENT_DROP_REASONS];	/* [by uevent_drop_reason_name]
+							   indexed by enum uevent_drop_reason */
 };
 
 /* Copies the counters (sz = sizeof(*stats) for growth); returns 0 or -EINVAL. */
