@@ -65,8 +65,8 @@ UEVENT_EXPORT uint64_t uevent_perf_u64(const void *array, uint64_t i, int bo)
  * idsz-byte sample_id. Some kernels write these records longer than that when more than
  * one event listens: perf_event_header__init_id() adds each listener's sample_id size
  * to the one header all listeners share, so a record's size also counts the sample_id
- * sizes of the listeners served before it (Linux 5.1, which added these records, until
- * the size was set afresh per listener; this host's 6.18.44 does it). The extra bytes
+ * sizes of the listeners served before it (since Linux 5.1, which added these records;
+ * a kernel that sets the size afresh per listener does not). The extra bytes
  * at the end are whatever the ring held; the sample_id follows the body, where perf's
  * rule (the sample_id is the record's last bytes) does not look. Returns size for any
  * other record or shape.
