@@ -22,7 +22,6 @@
 
 #include <linux/perf_event.h>
 #include <linux/perf_uevent.h>
-#include <linux/user_events.h>
 
 #include "internal.h"
 #include "perf-internal.h"
@@ -85,8 +84,8 @@ static int setup_user_events(struct uevent_session *s, uint64_t *config)
 {
 	const char *dir = _uevent_tracefs();
 	char path[256], fmt[8192];
-	struct user_reg reg;
-	int fd, id;
+	uint32_t write_index;
+	int fd, id, err;
 
 	if (!dir)
 		return -ENODEV;
@@ -95,17 +94,10 @@ static int setup_user_events(struct uevent_session *s, uint64_t *config)
 	if (fd < 0)
 		return -errno;
 	/* Registering it ourselves makes the tracepoint exist before any emitter runs. */
-	memset(&reg, 0, sizeof(reg));
-	reg.size = sizeof(reg);
-	reg.enable_bit = 0;
-	reg.enable_size = sizeof(s->user_word);
-	reg.enable_addr = (uintptr_t)&s->user_word;
-	reg.name_args = (uintptr_t)(_UEVENT_USER_EVENT_NAME " " _UEVENT_USER_EVENT_ARGS);
-	if (ioctl(fd, DIAG_IOCSREG, &reg) < 0) {
-		int err = errno;
-
+	err = _uevent_user_events_register(fd, &s->user_word, 0, &write_index);
+	if (err < 0) {
 		close(fd);
-		return -err;
+		return err;
 	}
 	s->user_fd = fd;
 	id = _uevent_tracepoint_id("user_events", _UEVENT_USER_EVENT_NAME, fmt, sizeof(fmt));
