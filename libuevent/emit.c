@@ -629,7 +629,7 @@ UEVENT_EXPORT int uevent_markf(const char *fmt, ...)
 		return uevent_emit((type), buf_, (size_t)n_);			\
 	} while (0)
 
-UEVENT_EXPORT int uevent_counter(const char *name, int64_t value)
+UEVENT_EXPORT int uevent_counter_set(const char *name, int64_t value)
 {
 	struct uevent_counter c = { .value = value, .name = name };
 

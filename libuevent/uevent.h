@@ -122,7 +122,8 @@ int uevent_enabled(void);
 int uevent_emit(uint32_t type, const void *data, size_t size);
 int uevent_mark(const char *text);
 int uevent_markf(const char *fmt, ...);
-int uevent_counter(const char *name, int64_t value);
+/* A UEVENT_TYPE_COUNTER: the counter name is value now (decoded: struct uevent_counter). */
+int uevent_counter_set(const char *name, int64_t value);
 int uevent_trace_context(const uint8_t *trace_id16, const uint8_t *span_id8, uint8_t flags);
 
 /*
@@ -1439,7 +1440,7 @@ int uevent_jit__close(struct uevent_jit *j);
 #define UEVENT_EMIT(type, data, size) \
 	(UEVENT_ENABLED() ? uevent_emit((type), (data), (size)) : 0)
 #define UEVENT_COUNTER(name, value) \
-	(UEVENT_ENABLED() ? uevent_counter((name), (value)) : 0)
+	(UEVENT_ENABLED() ? uevent_counter_set((name), (value)) : 0)
 #endif
 
 #endif /* UEVENT_H */

@@ -708,7 +708,7 @@ int main(void)
 
 		ok(uevent_mark("hello") == 0, "mark");
 		ok(uevent_markf("n=%d s=%s", 42, "x") == 0, "markf");
-		ok(uevent_counter("depth", 7) == 0, "counter");
+		ok(uevent_counter_set("depth", 7) == 0, "counter");
 		ok(uevent_trace_context(tid16, sid8, 1) == 0, "trace context");
 		ok(uevent_emit(UEVENT_TYPE_USER + 7, "\x01\x02\x03", 3) == 0, "raw emit of a user type");
 		outer = uevent_range_begin("outer");

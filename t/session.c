@@ -653,7 +653,7 @@ int main(void)
 		snprintf(buf, sizeof(buf), "main %d", i);
 		uevent_mark(buf);
 		if (i == N_MAIN / 2)
-			uevent_counter("queue_depth", 42);
+			uevent_counter_set("queue_depth", 42);
 	}
 	/*
 	 * A mark in front of a secret: the record holds the mark, zeros up to its size

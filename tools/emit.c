@@ -117,7 +117,7 @@ int cli_cmd_emit(int argc, char **argv)
 
 	for (i = 0; i < count && ret >= 0; i++) {
 		if (counter)
-			ret = uevent_counter(name, value);
+			ret = uevent_counter_set(name, value);
 		else if (type == UEVENT_TYPE_TEXT)
 			ret = uevent_mark(text);
 		else

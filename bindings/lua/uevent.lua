@@ -203,7 +203,7 @@ function M.counter(name, value)
     return fail(EINVAL, "counter: value must be a whole number in the int64 range, not " .. tostring(value))
   end
   if lib.uevent_enabled_word ~= 0 then
-    local ret = lib.uevent_counter(name, value)
+    local ret = lib.uevent_counter_set(name, value)
     if ret < 0 then return fail(ret, "counter") end
   end
   return true

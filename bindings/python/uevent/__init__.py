@@ -169,7 +169,7 @@ def _out(ctype: str) -> Any:
 _word = _ffi.addressof(_lib, "uevent_enabled_word")
 _mark = _lib.uevent_mark
 _emit = _lib.uevent_emit
-_counter = _lib.uevent_counter
+_counter = _lib.uevent_counter_set
 _from_buffer = _ffi.from_buffer
 _MAX_PAYLOAD = int(_lib.UEVENT_MAX_PAYLOAD)
 _TEXT_ROOM = _MAX_PAYLOAD - 1  # the text's NUL is sent too

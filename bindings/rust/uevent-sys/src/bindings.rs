@@ -168,8 +168,10 @@ extern "C" {
     pub fn uevent_markf(fmt: *const ::std::os::raw::c_char, ...) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    pub fn uevent_counter(name: *const ::std::os::raw::c_char, value: i64)
-        -> ::std::os::raw::c_int;
+    pub fn uevent_counter_set(
+        name: *const ::std::os::raw::c_char,
+        value: i64,
+    ) -> ::std::os::raw::c_int;
 }
 extern "C" {
     pub fn uevent_trace_context(

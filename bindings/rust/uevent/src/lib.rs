@@ -186,7 +186,7 @@ pub fn counter(name: &str, value: i64) -> io::Result<()> {
         return Ok(());
     }
     check_str(name, COUNTER_NAME_MAX)?;
-    check(with_cstr(name, |p| unsafe { sys::uevent_counter(p, value) }))
+    check(with_cstr(name, |p| unsafe { sys::uevent_counter_set(p, value) }))
 }
 
 /// A W3C trace context.
