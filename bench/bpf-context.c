@@ -118,8 +118,8 @@ static int run(int mode, uint64_t *work_ns, struct reader *rd)
 	rd->s = uevent_session__open(&so);
 	if (!rd->s)
 		return -errno;
-	if (mode == 2 && strstr(uevent_session__reason(rd->s), "context")) {
-		fprintf(stderr, "bpf-context: %s\n", uevent_session__reason(rd->s));
+	if (mode == 2 && strstr(uevent_reason(), "context")) {
+		fprintf(stderr, "bpf-context: %s\n", uevent_reason());
 		uevent_session__close(rd->s);
 		return -ENOTSUP;
 	}

@@ -82,7 +82,7 @@ static void live(const char *perf_ring_note)
 	so.pid = child;
 	s = uevent_session__open(&so);
 	if (!s) {
-		printf("live session: cannot open: %s\n", uevent_perf_open_reason());
+		printf("live session: cannot open: %s\n", uevent_reason());
 		kill(child, 9);
 		waitpid(child, NULL, 0);
 		return;

@@ -175,7 +175,7 @@ int main(int argc, char **argv)
 			row("ftrace uevent_emit()", ours, "write(trace_marker_raw)", bare);
 			close(tfd);
 		} else {
-			printf("%-26s skipped: %s\n", "ftrace", uevent_open_reason());
+			printf("%-26s skipped: %s\n", "ftrace", uevent_reason());
 		}
 	}
 
@@ -213,7 +213,7 @@ int main(int argc, char **argv)
 			}
 		} else {
 			printf("%-26s skipped: %s (bare prctl: %.1f ns)\n", "prctl",
-			       uevent_open_reason(), bare);
+			       uevent_reason(), bare);
 		}
 	}
 
@@ -227,7 +227,7 @@ int main(int argc, char **argv)
 		ssize_t n;
 
 		if (uevent_open(&o) != UEVENT_TRANSPORT_USER_EVENTS) {
-			printf("%-26s skipped: %s\n", "user_events", uevent_open_reason());
+			printf("%-26s skipped: %s\n", "user_events", uevent_reason());
 		} else if ((idfd = open("/sys/kernel/tracing/events/user_events/libuevent_v1/id",
 					O_RDONLY)) < 0 ||
 			   (n = read(idfd, buf, sizeof(buf) - 1)) <= 0) {
@@ -289,7 +289,7 @@ int main(int argc, char **argv)
 
 			row("usdt idle UEVENT_EMIT()", ours, "volatile load (loop floor)", base);
 		} else {
-			printf("%-26s skipped: %s\n", "usdt idle", uevent_open_reason());
+			printf("%-26s skipped: %s\n", "usdt idle", uevent_reason());
 		}
 	}
 	uevent_close();

@@ -93,7 +93,7 @@ int main(int argc, char **argv)
 	t = uevent_open(NULL);
 	if (t < 0 || strcmp(uevent_transport_name(t), want)) {
 		printf("guest-enable-word: skipped: transport %s not opened (%s)\n", want,
-		       uevent_open_reason());
+		       uevent_reason());
 		return 0;
 	}
 	if (uevent_enabled()) {

@@ -281,7 +281,7 @@ int main(int argc, char **argv)
 		double r;
 
 		if (uevent_open(&o) != UEVENT_TRANSPORT_USDT) {
-			fprintf(stderr, "scale: usdt: %s\n", uevent_open_reason());
+			fprintf(stderr, "scale: usdt: %s\n", uevent_reason());
 			return 1;
 		}
 		if (threads < 1 || threads > MAX_THREADS)

@@ -69,7 +69,7 @@ int main(int argc, char **argv)
 		frame(200000);
 		if (frames % 10 == 0)
 			uevent_markf("frame %ld", frames);
-		uevent_counter("frames", frames + 1);
+		uevent_counter_set("frames", frames + 1);
 	}
 	uevent_mark("demo done");
 	printf("demo: %ld frames in %.1f s\n", frames, secs);

@@ -482,7 +482,7 @@ static void counter_set_value(void *h, void *value)
 
 		__atomic_store_n(&c->value, v, __ATOMIC_RELAXED);
 		if (UEVENT_ENABLED())
-			uevent_counter(c->name, v);
+			uevent_counter_set(c->name, v);
 	}
 	CHAIN(counter_set_value, their_c(h), value);
 }
@@ -492,7 +492,7 @@ static void counter_add(const char *name, long long *value, long long delta)
 	long long v = __atomic_add_fetch(value, delta, __ATOMIC_RELAXED);
 
 	if (UEVENT_ENABLED())
-		uevent_counter(name, v);
+		uevent_counter_set(name, v);
 }
 
 static void counter_inc_delta(void *h, unsigned long long delta)

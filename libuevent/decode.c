@@ -65,8 +65,8 @@ UEVENT_EXPORT uint64_t uevent_perf_u64(const void *array, uint64_t i, int bo)
  * idsz-byte sample_id. Some kernels write these records longer than that when more than
  * one event listens: perf_event_header__init_id() adds each listener's sample_id size
  * to the one header all listeners share, so a record's size also counts the sample_id
- * sizes of the listeners served before it (Linux 5.1, which added these records, until
- * the size was set afresh per listener; this host's 6.18.44 does it). The extra bytes
+ * sizes of the listeners served before it (since Linux 5.1, which added these records;
+ * a kernel that sets the size afresh per listener does not). The extra bytes
  * at the end are whatever the ring held; the sample_id follows the body, where perf's
  * rule (the sample_id is the record's last bytes) does not look. Returns size for any
  * other record or shape.
@@ -317,6 +317,126 @@ static void zero_record(struct uevent_perf_record *rec)
 	memset(rec, 0, n);
 }
 
+/* The body of an MMAP or MMAP2 record (with a build id, or the device and inode). */
+static void decode_mmap(struct _uevent_cur *c, struct uevent_perf_record *rec)
+{
+	struct uevent_perf_mmap *m = &rec->u.mmap;
+
+	rec->body = UEVENT_BODY_MMAP;
+	m->pid = _uevent_get32(c);
+	m->tid = _uevent_get32(c);
+	m->addr = _uevent_get64(c);
+	m->len = _uevent_get64(c);
+	m->pgoff = _uevent_get64(c);
+	if (rec->type == PERF_RECORD_MMAP2) {
+		if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			const uint8_t *id = _uevent_take(c, 24);
+
+			if (id)
+				m->build_id_size = id[0];
+			id = id ? id + 4 : NULL;
+			if (id)
+				memcpy(m->build_id, id, 20);
+			if (m->build_id_size > 20)
+				c->bad = 1;
+		} else {
+			m->maj = _uevent_get32(c);
+			m->min = _uevent_get32(c);
+			m->ino = _uevent_get64(c);
+			m->ino_generation = _uevent_get64(c);
+		}
+		m->prot = _uevent_get32(c);
+		m->flags = _uevent_get32(c);
+	}
+	m->filename = gstr(c);
+}
+
+/* The body of a side-band record (not a sample or a uevent), after the sample_id has
+ * been taken off its end: rec->body says which union member it filled. */
+static void decode_sideband(struct _uevent_cur *c, const struct uevent_perf_format *f,
+			    struct uevent_perf_record *rec)
+{
+	switch (rec->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		decode_mmap(c, rec);
+		break;
+	case PERF_RECORD_COMM:
+		rec->body = UEVENT_BODY_COMM;
+		rec->u.comm.pid = _uevent_get32(c);
+		rec->u.comm.tid = _uevent_get32(c);
+		rec->u.comm.comm = gstr(c);
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		rec->body = UEVENT_BODY_TASK;
+		rec->u.task.pid = _uevent_get32(c);
+		rec->u.task.ppid = _uevent_get32(c);
+		rec->u.task.tid = _uevent_get32(c);
+		rec->u.task.ptid = _uevent_get32(c);
+		rec->u.task.time = _uevent_get64(c);
+		break;
+	case PERF_RECORD_LOST:
+		rec->body = UEVENT_BODY_LOST;
+		rec->u.lost.id = _uevent_get64(c);
+		rec->u.lost.lost = _uevent_get64(c);
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		rec->body = UEVENT_BODY_LOST;
+		rec->u.lost.lost = _uevent_get64(c);
+		break;
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		rec->body = UEVENT_BODY_THROTTLE;
+		rec->u.throttle.time = _uevent_get64(c);
+		rec->u.throttle.id = _uevent_get64(c);
+		rec->u.throttle.stream_id = _uevent_get64(c);
+		break;
+	case PERF_RECORD_SWITCH:
+		rec->body = UEVENT_BODY_SW;
+		break;
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		rec->body = UEVENT_BODY_SW;
+		rec->u.sw.next_prev_pid = _uevent_get32(c);
+		rec->u.sw.next_prev_tid = _uevent_get32(c);
+		break;
+	case PERF_RECORD_KSYMBOL:
+		if (f->flags & UEVENT_PERF_BPF_EVENT_V0)
+			goto bpf_event_v0;
+		rec->body = UEVENT_BODY_KSYMBOL;
+		rec->u.ksymbol.addr = _uevent_get64(c);
+		rec->u.ksymbol.len = _uevent_get32(c);
+		rec->u.ksymbol.ksym_type = _uevent_get16(c);
+		rec->u.ksymbol.flags = _uevent_get16(c);
+		rec->u.ksymbol.name = gstr(c);
+		break;
+	case PERF_RECORD_BPF_EVENT: {
+		const void *tag;
+
+		rec->body = UEVENT_BODY_BPF_EVENT;
+		rec->u.bpf_event.type = _uevent_get16(c);
+		rec->u.bpf_event.flags = _uevent_get16(c);
+		rec->u.bpf_event.id = _uevent_get32(c);
+		tag = _uevent_take(c, 8);
+		if (tag)
+			memcpy(rec->u.bpf_event.tag, tag, 8);
+		break;
+	}
+	bpf_event_v0:
+		rec->type = PERF_RECORD_BPF_EVENT;
+		rec->body = UEVENT_BODY_BPF_EVENT;
+		rec->u.bpf_event.type = _uevent_get16(c);
+		rec->u.bpf_event.flags = _uevent_get16(c);
+		rec->u.bpf_event.id = _uevent_get32(c);
+		break;
+	default:
+		rec->u.other.data = c->p;
+		rec->u.other.size = (uint32_t)(c->end - c->p);
+		c->p = c->end;
+		break;
+	}
+}
+
 UEVENT_EXPORT int uevent_perf_record_decode(const void *buf, size_t len, int bo,
 					    const struct uevent_perf_format *f,
 					    struct uevent_perf_record *rec)
@@ -384,114 +504,7 @@ UEVENT_EXPORT int uevent_perf_record_decode(const void *buf, size_t len, int bo,
 		c.end -= idsz;
 	}
 
-	switch (rec->type) {
-	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2: {
-		struct uevent_perf_mmap *m = &rec->u.mmap;
-
-		rec->body = UEVENT_BODY_MMAP;
-		m->pid = _uevent_get32(&c);
-		m->tid = _uevent_get32(&c);
-		m->addr = _uevent_get64(&c);
-		m->len = _uevent_get64(&c);
-		m->pgoff = _uevent_get64(&c);
-		if (rec->type == PERF_RECORD_MMAP2) {
-			if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-				const uint8_t *id = _uevent_take(&c, 24);
-
-				if (id)
-					m->build_id_size = id[0];
-				id = id ? id + 4 : NULL;
-				if (id)
-					memcpy(m->build_id, id, 20);
-				if (m->build_id_size > 20)
-					c.bad = 1;
-			} else {
-				m->maj = _uevent_get32(&c);
-				m->min = _uevent_get32(&c);
-				m->ino = _uevent_get64(&c);
-				m->ino_generation = _uevent_get64(&c);
-			}
-			m->prot = _uevent_get32(&c);
-			m->flags = _uevent_get32(&c);
-		}
-		m->filename = gstr(&c);
-		break;
-	}
-	case PERF_RECORD_COMM:
-		rec->body = UEVENT_BODY_COMM;
-		rec->u.comm.pid = _uevent_get32(&c);
-		rec->u.comm.tid = _uevent_get32(&c);
-		rec->u.comm.comm = gstr(&c);
-		break;
-	case PERF_RECORD_FORK:
-	case PERF_RECORD_EXIT:
-		rec->body = UEVENT_BODY_TASK;
-		rec->u.task.pid = _uevent_get32(&c);
-		rec->u.task.ppid = _uevent_get32(&c);
-		rec->u.task.tid = _uevent_get32(&c);
-		rec->u.task.ptid = _uevent_get32(&c);
-		rec->u.task.time = _uevent_get64(&c);
-		break;
-	case PERF_RECORD_LOST:
-		rec->body = UEVENT_BODY_LOST;
-		rec->u.lost.id = _uevent_get64(&c);
-		rec->u.lost.lost = _uevent_get64(&c);
-		break;
-	case PERF_RECORD_LOST_SAMPLES:
-		rec->body = UEVENT_BODY_LOST;
-		rec->u.lost.lost = _uevent_get64(&c);
-		break;
-	case PERF_RECORD_THROTTLE:
-	case PERF_RECORD_UNTHROTTLE:
-		rec->body = UEVENT_BODY_THROTTLE;
-		rec->u.throttle.time = _uevent_get64(&c);
-		rec->u.throttle.id = _uevent_get64(&c);
-		rec->u.throttle.stream_id = _uevent_get64(&c);
-		break;
-	case PERF_RECORD_SWITCH:
-		rec->body = UEVENT_BODY_SW;
-		break;
-	case PERF_RECORD_SWITCH_CPU_WIDE:
-		rec->body = UEVENT_BODY_SW;
-		rec->u.sw.next_prev_pid = _uevent_get32(&c);
-		rec->u.sw.next_prev_tid = _uevent_get32(&c);
-		break;
-	case PERF_RECORD_KSYMBOL:
-		if (f->flags & UEVENT_PERF_BPF_EVENT_V0)
-			goto bpf_event_v0;
-		rec->body = UEVENT_BODY_KSYMBOL;
-		rec->u.ksymbol.addr = _uevent_get64(&c);
-		rec->u.ksymbol.len = _uevent_get32(&c);
-		rec->u.ksymbol.ksym_type = _uevent_get16(&c);
-		rec->u.ksymbol.flags = _uevent_get16(&c);
-		rec->u.ksymbol.name = gstr(&c);
-		break;
-	case PERF_RECORD_BPF_EVENT: {
-		const void *tag;
-
-		rec->body = UEVENT_BODY_BPF_EVENT;
-		rec->u.bpf_event.type = _uevent_get16(&c);
-		rec->u.bpf_event.flags = _uevent_get16(&c);
-		rec->u.bpf_event.id = _uevent_get32(&c);
-		tag = _uevent_take(&c, 8);
-		if (tag)
-			memcpy(rec->u.bpf_event.tag, tag, 8);
-		break;
-	}
-	bpf_event_v0:
-		rec->type = PERF_RECORD_BPF_EVENT;
-		rec->body = UEVENT_BODY_BPF_EVENT;
-		rec->u.bpf_event.type = _uevent_get16(&c);
-		rec->u.bpf_event.flags = _uevent_get16(&c);
-		rec->u.bpf_event.id = _uevent_get32(&c);
-		break;
-	default:
-		rec->u.other.data = c.p;
-		rec->u.other.size = (uint32_t)(c.end - c.p);
-		c.p = c.end;
-		break;
-	}
+	decode_sideband(&c, f, rec);
 	if (c.bad || c.p != c.end)
 		return _uevent_err(EINVAL);
 	return 0;

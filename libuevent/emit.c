@@ -237,7 +237,6 @@ static const struct _uevent_transport_ops *const ops[UEVENT_TRANSPORT_COUNT] = {
  */
 static struct _uevent_tstate tstates[UEVENT_TRANSPORT_COUNT];
 static int active = UEVENT_TRANSPORT_NONE;
-static char reason[160] = "not opened";
 static char file_path[PATH_MAX];
 
 /* Options of the last uevent_open(), replayed by a forked child. */
@@ -282,11 +281,6 @@ UEVENT_EXPORT size_t uevent_max_payload(void)
 	return t == UEVENT_TRANSPORT_NONE ? 0 : tstates[t].max_payload;
 }
 
-UEVENT_EXPORT const char *uevent_open_reason(void)
-{
-	return reason;
-}
-
 /* The check inside the library: no call through the PLT, no interposable symbol. */
 static inline int is_enabled(void)
 {
@@ -304,18 +298,6 @@ uint64_t _uevent_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* The transport's own reason (process-wide, for uevent_open_reason()), said on the
- * calling thread's reason channel too. */
-void _uevent_set_reason(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(reason, sizeof(reason), fmt, ap);
-	va_end(ap);
-	_uevent_reason("%s", reason);
 }
 
 static void close_state(int t)
@@ -647,7 +629,7 @@ UEVENT_EXPORT int uevent_markf(const char *fmt, ...)
 		return uevent_emit((type), buf_, (size_t)n_);			\
 	} while (0)
 
-UEVENT_EXPORT int uevent_counter(const char *name, int64_t value)
+UEVENT_EXPORT int uevent_counter_set(const char *name, int64_t value)
 {
 	struct uevent_counter c = { .value = value, .name = name };
 

@@ -170,6 +170,12 @@ enum { _UEVENT_USDT_NCLASSES = 0 _UEVENT_USDT_CLASSES(_UEVENT_COUNT_ONE) };
 #define _UEVENT_USER_EVENT_NAME	"libuevent_v1"
 #define _UEVENT_USER_EVENT_ARGS	"u32 type;__rel_loc u8[] data"
 
+/* Registers it on fd (user_events_data), the kernel keeping bit of the 32-bit word at
+ * word set while it is enabled: 0 with its write index, or -errno
+ * (transport-user-events.c; the transport and a session's own registration). */
+int _uevent_user_events_register(int fd, volatile uint32_t *word, int bit,
+				 uint32_t *write_index);
+
 /* The sample_type bits a sample_id trailer carries (PERF_SAMPLE_*, linux/perf_event.h). */
 #define _UEVENT_ID_BITS (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
 			 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)

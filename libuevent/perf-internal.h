@@ -8,6 +8,13 @@
 /* perf tool's own record types start here; they carry no sample_id trailer. */
 #define PERF_RECORD_HEADER_ATTR_TYPE	64
 
+/* The ones perf.data's reader (perfdata.c) and writer (session-record.c) share, and
+ * the header feature bits they both name (perf's tools/perf/util/header.h). */
+#define REC_TRACING_DATA	66
+#define REC_HEADER_FEATURE	80
+#define FEAT_VERSION		5
+#define FEAT_SAMPLE_TIME	21
+
 /*
  * Bytes a KSYMBOL or BPF_EVENT record really uses (header, body, idsz of sample_id): less
  * than its size when the kernel wrote it too long (decode.c says when); size otherwise.

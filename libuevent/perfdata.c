@@ -16,15 +16,11 @@
 
 #define PERF_MAGIC2		0x32454c4946524550ull	/* "PERFILE2" */
 #define FEAT_TRACING_DATA	1
-#define FEAT_VERSION		5
 #define FEAT_EVENT_DESC		12
-#define FEAT_SAMPLE_TIME	21
 #define FEAT_CLOCKID		23
 #define FEAT_CLOCK_DATA		29
 #define REC_HEADER_ATTR		64
-#define REC_TRACING_DATA	66
 #define REC_AUXTRACE		71
-#define REC_HEADER_FEATURE	80
 
 struct pevent {
 	struct uevent_perf_format fmt;

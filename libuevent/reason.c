@@ -21,8 +21,3 @@ UEVENT_EXPORT const char *uevent_reason(void)
 {
 	return reason;
 }
-
-UEVENT_EXPORT const char *uevent_perf_open_reason(void)
-{
-	return reason;
-}

@@ -22,7 +22,6 @@
 
 #include <linux/perf_event.h>
 #include <linux/perf_uevent.h>
-#include <linux/user_events.h>
 
 #include "internal.h"
 #include "perf-internal.h"
@@ -42,6 +41,7 @@ void _uevent_add_reason(struct uevent_session *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(s->reason + n, sizeof(s->reason) - n, fmt, ap);
 	va_end(ap);
+	_uevent_reason("%s", s->reason);	/* the session's whole story, on the channel */
 }
 
 static int setup_usdt(struct uevent_session *s, uint64_t *config, int *want)
@@ -84,8 +84,8 @@ static int setup_user_events(struct uevent_session *s, uint64_t *config)
 {
 	const char *dir = _uevent_tracefs();
 	char path[256], fmt[8192];
-	struct user_reg reg;
-	int fd, id;
+	uint32_t write_index;
+	int fd, id, err;
 
 	if (!dir)
 		return -ENODEV;
@@ -94,17 +94,10 @@ static int setup_user_events(struct uevent_session *s, uint64_t *config)
 	if (fd < 0)
 		return -errno;
 	/* Registering it ourselves makes the tracepoint exist before any emitter runs. */
-	memset(&reg, 0, sizeof(reg));
-	reg.size = sizeof(reg);
-	reg.enable_bit = 0;
-	reg.enable_size = sizeof(s->user_word);
-	reg.enable_addr = (uintptr_t)&s->user_word;
-	reg.name_args = (uintptr_t)(_UEVENT_USER_EVENT_NAME " " _UEVENT_USER_EVENT_ARGS);
-	if (ioctl(fd, DIAG_IOCSREG, &reg) < 0) {
-		int err = errno;
-
+	err = _uevent_user_events_register(fd, &s->user_word, 0, &write_index);
+	if (err < 0) {
 		close(fd);
-		return -err;
+		return err;
 	}
 	s->user_fd = fd;
 	id = _uevent_tracepoint_id("user_events", _UEVENT_USER_EVENT_NAME, fmt, sizeof(fmt));
@@ -443,7 +436,7 @@ static int open_events(struct uevent_session *s, const uint64_t *config, const i
 					if (fd == -ENODEV || fd == -ESRCH || fd == -ENOENT)
 						continue;
 					err = fd;
-					_uevent_add_reason(s, "%s", uevent_perf_open_reason());
+					_uevent_add_reason(s, "%s", uevent_reason());
 					goto out;
 				}
 				if (!rr[w]) {
@@ -631,6 +624,7 @@ UEVENT_EXPORT struct uevent_session *uevent_session__open(const struct uevent_se
 		_uevent_usdt_maps(s, (uint32_t)s->o.pid);
 	if ((err = poll_setup(s)) < 0)
 		goto fail;
+	_uevent_reason("%s", s->reason);	/* what it opened or could not, "" if all */
 	return s;
 fail:
 	{

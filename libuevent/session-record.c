@@ -16,10 +16,6 @@
 #include "rec-writer.h"
 
 #define REC_FINISHED_ROUND	68
-#define REC_TRACING_DATA	66
-#define REC_HEADER_FEATURE	80
-#define FEAT_VERSION		5
-#define FEAT_SAMPLE_TIME	21
 
 static int rec_put(struct _uevent_rec *w, const void *p, size_t n)
 {

@@ -67,11 +67,6 @@ UEVENT_EXPORT unsigned int uevent_session__transports(const struct uevent_sessio
 	return s ? s->transports : 0;
 }
 
-UEVENT_EXPORT const char *uevent_session__reason(const struct uevent_session *s)
-{
-	return s ? s->reason : "";
-}
-
 UEVENT_EXPORT int uevent_session__nr_events(const struct uevent_session *s)
 {
 	return s ? s->nev : _uevent_err(EINVAL);

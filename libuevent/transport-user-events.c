@@ -14,29 +14,40 @@
 #include "internal.h"
 #include "transport.h"
 
-static int user_events_open(struct _uevent_tstate *ts, const char *path)
+int _uevent_user_events_register(int fd, volatile uint32_t *word, int bit,
+				 uint32_t *write_index)
 {
 	struct user_reg reg;
+
+	memset(&reg, 0, sizeof(reg));
+	reg.size = sizeof(reg);
+	reg.enable_bit = (uint8_t)bit;
+	reg.enable_size = sizeof(*word);
+	reg.enable_addr = (uintptr_t)word;
+	reg.name_args = (uintptr_t)(_UEVENT_USER_EVENT_NAME " " _UEVENT_USER_EVENT_ARGS);
+	if (ioctl(fd, DIAG_IOCSREG, &reg) < 0)
+		return -errno;
+	*write_index = reg.write_index;
+	return 0;
+}
+
+static int user_events_open(struct _uevent_tstate *ts, const char *path)
+{
 	int fd, err;
 
 	(void)path;
 	err = _uevent_tracefs_open("user_events_data", O_RDWR, &fd, "user_events");
 	if (err)
 		return err;
-	memset(&reg, 0, sizeof(reg));
-	reg.size = sizeof(reg);
-	reg.enable_bit = _UEVENT_EN_USER_EVENTS_BIT;
-	reg.enable_size = sizeof(_uevent_word);
-	reg.enable_addr = (uintptr_t)&_uevent_word;
-	reg.name_args = (uintptr_t)(_UEVENT_USER_EVENT_NAME " " _UEVENT_USER_EVENT_ARGS);
-	if (ioctl(fd, DIAG_IOCSREG, &reg) < 0) {
-		err = errno;
-		_uevent_set_reason("user_events: register %s: %s", _UEVENT_USER_EVENT_NAME, strerror(err));
+	err = _uevent_user_events_register(fd, &_uevent_word, _UEVENT_EN_USER_EVENTS_BIT,
+					   &ts->write_index);
+	if (err < 0) {
+		_uevent_set_reason("user_events: register %s: %s", _UEVENT_USER_EVENT_NAME,
+				   strerror(-err));
 		close(fd);
-		return -err;
+		return err;
 	}
 	ts->fd = fd;
-	ts->write_index = reg.write_index;
 	ts->registered = 1;
 	/* perf's tracepoint path drops entries over 8 KiB while write() succeeds. */
 	ts->max_payload = UEVENT_MAX_PAYLOAD;

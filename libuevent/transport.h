@@ -37,8 +37,9 @@ struct _uevent_transport_ops {
 extern const struct _uevent_transport_ops _uevent_prctl_ops, _uevent_user_events_ops,
 	_uevent_usdt_ops, _uevent_ftrace_ops, _uevent_file_ops;
 
-/* What the last open chose or refused, for uevent_open_reason() (emit.c). */
-void _uevent_set_reason(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* What an open chose or refused: said on the calling thread's reason channel. */
+void _uevent_reason(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define _uevent_set_reason _uevent_reason
 
 /* Opens tracefs file name for transport tname; 0 with *fdp, or -errno (reason set). */
 int _uevent_tracefs_open(const char *name, int flags, int *fdp, const char *tname);

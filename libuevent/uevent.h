@@ -81,7 +81,7 @@ enum uevent_open_flags {
  * when a forced transport is not available here, -EACCES/-EPERM when it is not allowed.
  * FILE writes only a regular file of ours, opened without blocking or following a
  * symlink: a symlink is -ELOOP, a FIFO, device or socket -EINVAL, another user's file
- * -EPERM (uevent_open_reason() says which).
+ * -EPERM (uevent_reason() says which).
  * Not safe to call while other threads emit through a transport being replaced.
  */
 int uevent_open(const struct uevent_open_opts *opts);
@@ -96,9 +96,6 @@ int uevent_transport_from_name(const char *name);
 
 /* Largest payload the current transport accepts, in bytes. */
 size_t uevent_max_payload(void);
-
-/* Why the last uevent_open() chose or refused what it did: a static string. */
-const char *uevent_open_reason(void);
 
 /* ---------------------------------------------------------------------------------- */
 /* The enabled check: a relaxed 32-bit load, non-zero when a listener may exist.        */
@@ -125,7 +122,8 @@ int uevent_enabled(void);
 int uevent_emit(uint32_t type, const void *data, size_t size);
 int uevent_mark(const char *text);
 int uevent_markf(const char *fmt, ...);
-int uevent_counter(const char *name, int64_t value);
+/* A UEVENT_TYPE_COUNTER: the counter name is value now (decoded: struct uevent_counter). */
+int uevent_counter_set(const char *name, int64_t value);
 int uevent_trace_context(const uint8_t *trace_id16, const uint8_t *span_id8, uint8_t flags);
 
 /*
@@ -148,7 +146,7 @@ enum uevent_drop_reason {
 	UEVENT_DROP_IO		= 3,	/* the transport's write failed (EIO, ENOSPC, EBADF...) */
 	UEVENT_DROP_AGAIN	= 4,	/* transport busy or not ready (EAGAIN) */
 	UEVENT_DROP_PERM	= 5,	/* not allowed (EACCES, EPERM) */
-	UEVENT_DROP_REASONS	= 6
+	UEVENT_DROP_REASONS	= 6	/* how many: the length of uevent_stats.dropped_by */
 };
 
 struct uevent_stats {
@@ -156,8 +154,8 @@ struct uevent_stats {
 	uint64_t	bytes;			/* payload bytes in them */
 	uint64_t	unobserved;		/* of emitted: the kernel said nobody listened */
 	uint64_t	dropped;		/* sum of dropped_by[] */
-	uint64_t	dropped_by[6];		/* [by uevent_drop_reason_name] indexed by
-						   enum uevent_drop_reason */
+	uint64_t	dropped_by[UEVENT_DROP_REASONS];	/* [by uevent_drop_reason_name]
+							   indexed by enum uevent_drop_reason */
 };
 
 /* Copies the counters (sz = sizeof(*stats) for growth); returns 0 or -EINVAL. */
@@ -563,10 +561,12 @@ int uevent_perf_paranoid(void);
 /*
  * The reason channel: why the calling thread's last call that had more to say than its
  * errno did what it did, for people (a thread-local string, valid until the thread's
- * next such call; "" when there is nothing to add). uevent_open (what it chose or
- * refused), uevent_perf_open (the feature a kernel lacks), uevent_session__open and
- * uevent_jit__open say why here; uevent_perf_open_reason() is the same channel, and
- * uevent_open_reason() keeps the process's transport choice.
+ * next such call; "" when there is nothing to add). The one reason getter: uevent_open
+ * (what it chose or refused: the library's own open on load says it on the loading
+ * thread), uevent_perf_open (the feature a kernel lacks), uevent_session__open (what the
+ * session opened or could not, "" when all; a step a session takes later, such as
+ * following a new mapping, says the session's whole reason again) and uevent_jit__open
+ * say why here.
  */
 const char *uevent_reason(void);
 
@@ -607,14 +607,11 @@ enum { UEVENT_PERF_FLAG_NO_CLOEXEC = 0x40000000 };
 /*
  * perf_event_open(2) with PERF_FLAG_FD_CLOEXEC added. Returns the fd or -errno. When the
  * kernel answers EINVAL or E2BIG and the same attr without one of the features above is
- * accepted, returns -EOPNOTSUPP; uevent_perf_open_reason() then names the feature
+ * accepted, returns -EOPNOTSUPP; uevent_reason() then names the feature
  * ("attr.uevents is not supported by this kernel").
  */
 int uevent_perf_open(struct perf_event_attr *attr, int pid, int cpu, int group_fd,
 		     unsigned long flags);
-/* Why the calling thread's last uevent_perf_open() or uevent_session__open() failed: the
- * reason channel, uevent_reason(). */
-const char *uevent_perf_open_reason(void);
 
 /*
  * Tracepoint samples that carry uevents. A layout says where the payload type, size and
@@ -960,13 +957,12 @@ struct uevent_session;
 /*
  * NULL with errno set (ESRCH: opts->pid names no process; EINVAL: an option no kernel
  * takes, such as pid < -1, ring_pages not a power of 2, tls_user > 65535, a bad cpus
- * list); uevent_reason() says why.
+ * list); uevent_reason() says why. On success uevent_reason() says what the session
+ * opened or could not, for people ("" when all): a binding keeps it with the session.
  */
 struct uevent_session *uevent_session__open(const struct uevent_session_opts *opts);
 /* Transports the session listens on, 1 << enum uevent_transport each. */
 unsigned int uevent_session__transports(const struct uevent_session *s);
-/* What the session opened or could not, for people: a string owned by the session. */
-const char *uevent_session__reason(const struct uevent_session *s);
 int uevent_session__enable(struct uevent_session *s);
 int uevent_session__disable(struct uevent_session *s);
 /* An fd that polls readable when records may be waiting (an epoll fd). */
@@ -1436,7 +1432,7 @@ int uevent_jit__close(struct uevent_jit *j);
 #define UEVENT_EMIT(type, data, size) \
 	(UEVENT_ENABLED() ? uevent_emit((type), (data), (size)) : 0)
 #define UEVENT_COUNTER(name, value) \
-	(UEVENT_ENABLED() ? uevent_counter((name), (value)) : 0)
+	(UEVENT_ENABLED() ? uevent_counter_set((name), (value)) : 0)
 #endif
 
 #endif /* UEVENT_H */

@@ -24,7 +24,7 @@ int main(void)
 		uevent_mark("alpha");
 	uevent_mark("beta");
 	for (i = 0; i < sizeof(depths) / sizeof(depths[0]); i++)
-		uevent_counter("queue_depth", depths[i]);
+		uevent_counter_set("queue_depth", depths[i]);
 	for (i = 0; i < 5; i++) {
 		uint64_t r = uevent_range_begin(i < 3 ? "parse" : "io");
 

@@ -315,7 +315,7 @@ static int open_in_child(const char *p, const char *word, int *reason_ok)
 	if (pid == 0) {
 		alarm(60);	/* a watchdog, not a measurement */
 		res[0] = open_at(p);
-		res[1] = strstr(uevent_open_reason(), word) != NULL;
+		res[1] = strstr(uevent_reason(), word) != NULL;
 		if (write(pipefd[1], res, sizeof(res)) < 0)
 			_exit(2);
 		_exit(0);
@@ -369,10 +369,10 @@ static void test_foreign_files(void)
 		fd = open(victim, O_RDONLY);
 		n = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
 		close(fd);
-		ok(ret == -ELOOP && strstr(uevent_open_reason(), "symbolic link") && n == 8 &&
+		ok(ret == -ELOOP && strstr(uevent_reason(), "symbolic link") && n == 8 &&
 		   !memcmp(buf, "precious", 8),
 		   "symlink: -ELOOP, reason says so, its target untouched (%s)",
-		   uevent_open_reason());
+		   uevent_reason());
 	}
 	unlink(link);
 	unlink(victim);
@@ -386,10 +386,10 @@ static void test_foreign_files(void)
 		struct stat st;
 
 		ret = open_at(other);
-		ok(ret == -EPERM && errno == EPERM && strstr(uevent_open_reason(), "owned by") &&
+		ok(ret == -EPERM && errno == EPERM && strstr(uevent_reason(), "owned by") &&
 		   stat(other, &st) == 0 && st.st_size == 0,
 		   "file of another user: -EPERM, reason says whose, nothing written (%s)",
-		   uevent_open_reason());
+		   uevent_reason());
 	}
 	unlink(other);
 }
@@ -694,7 +694,7 @@ int main(void)
 	/* selection */
 	ret = open_file_transport();
 	ok(ret == UEVENT_TRANSPORT_FILE && uevent_transport() == UEVENT_TRANSPORT_FILE,
-	   "file transport opens (%s)", uevent_open_reason());
+	   "file transport opens (%s)", uevent_reason());
 	ok(uevent_enabled() && UEVENT_ENABLED(), "file transport is always enabled");
 	uevent_stats_reset();
 
@@ -708,7 +708,7 @@ int main(void)
 
 		ok(uevent_mark("hello") == 0, "mark");
 		ok(uevent_markf("n=%d s=%s", 42, "x") == 0, "markf");
-		ok(uevent_counter("depth", 7) == 0, "counter");
+		ok(uevent_counter_set("depth", 7) == 0, "counter");
 		ok(uevent_trace_context(tid16, sid8, 1) == 0, "trace context");
 		ok(uevent_emit(UEVENT_TYPE_USER + 7, "\x01\x02\x03", 3) == 0, "raw emit of a user type");
 		outer = uevent_range_begin("outer");
@@ -882,17 +882,16 @@ int main(void)
 		ok(uevent_transport_from_name("carrier-pigeon") == -EINVAL,
 		   "unknown transport name is -EINVAL");
 		setenv("UEVENT_TRANSPORT", "carrier-pigeon", 1);
-		ok(uevent_open(NULL) == -EINVAL && strstr(uevent_open_reason(), "carrier-pigeon"),
+		ok(uevent_open(NULL) == -EINVAL && strstr(uevent_reason(), "carrier-pigeon"),
 		   "unknown name in $UEVENT_TRANSPORT: -EINVAL, reason names it");
 		{
 			pthread_t th;
 			const char *other = NULL;
 
 			ok(strstr(uevent_reason(), "carrier-pigeon") &&
-			   uevent_reason() == uevent_perf_open_reason() &&
 			   pthread_create(&th, NULL, reason_of_new_thread, &other) == 0 &&
 			   pthread_join(th, NULL) == 0 && other && !*other,
-			   "the reason channel says it too, on this thread only (\"%s\")",
+			   "the reason channel says why, on this thread only (\"%s\")",
 			   uevent_reason());
 		}
 		setenv("UEVENT_TRANSPORT", "file", 1);
@@ -900,9 +899,9 @@ int main(void)
 		ok(uevent_open(NULL) == UEVENT_TRANSPORT_FILE, "$UEVENT_TRANSPORT=file selects file");
 		setenv("UEVENT_TRANSPORT", "prctl,none", 1);
 		ok(uevent_open(NULL) == UEVENT_TRANSPORT_NONE || uevent_transport() == UEVENT_TRANSPORT_PRCTL,
-		   "a list falls through to the first usable (%s)", uevent_open_reason());
+		   "a list falls through to the first usable (%s)", uevent_reason());
 		unsetenv("UEVENT_TRANSPORT");
-		ok(uevent_open(&nodir) == -ENOENT && strstr(uevent_open_reason(), "file"),
+		ok(uevent_open(&nodir) == -ENOENT && strstr(uevent_reason(), "file"),
 		   "unwritable file path: -ENOENT, reason names the transport");
 	}
 

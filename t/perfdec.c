@@ -468,9 +468,9 @@ static void check_attr(void)
 	} else if (fd == -EACCES || fd == -EPERM || fd == -ENOSYS) {
 		skip(1, "perf_event_open not allowed here");
 	} else {
-		ok(fd == -EOPNOTSUPP && strstr(uevent_perf_open_reason(), "attr.uevents") &&
-		   strstr(uevent_perf_open_reason(), "not supported"),
-		   "a stock kernel: -EOPNOTSUPP, \"%s\"", uevent_perf_open_reason());
+		ok(fd == -EOPNOTSUPP && strstr(uevent_reason(), "attr.uevents") &&
+		   strstr(uevent_reason(), "not supported"),
+		   "a stock kernel: -EOPNOTSUPP, \"%s\"", uevent_reason());
 	}
 	if (fd >= 0) {
 		ok(fcntl(fd, F_GETFD) & FD_CLOEXEC, "the fd is close-on-exec");

@@ -21,7 +21,7 @@ static void *worker(void *arg)
 	usleep(20000);		/* the rename's COMM record lands before the ranges */
 	outer = uevent_range_begin("work");
 	inner = uevent_range_begin("work.step");
-	uevent_counter("queue", 3);
+	uevent_counter_set("queue", 3);
 	uevent_range_end(inner);
 	uevent_async_end(async_id);	/* begun on the main thread */
 	uevent_range_end(outer);
@@ -52,7 +52,7 @@ int main(int argc, char **argv)
 	}
 	pthread_create(&t, NULL, worker, NULL);
 	pthread_join(t, NULL);
-	uevent_counter("queue", 0);
+	uevent_counter_set("queue", 0);
 	uevent_range_end(a);
 	return 0;
 }

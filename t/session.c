@@ -208,7 +208,7 @@ static void samples_live(void)
 	int n = 0, backwards = 0, ret, named = 0, misnamed = 0;
 
 	if (!s) {
-		ok(0, "sampling session opens: %s (%s)", strerror(errno), uevent_perf_open_reason());
+		ok(0, "sampling session opens: %s (%s)", strerror(errno), uevent_reason());
 		skip(1, "no session");
 		return;
 	}
@@ -321,11 +321,11 @@ static void bad_opts(void)
 
 	for (i = 0; i < 3; i++) {
 		s = uevent_session__open(&bad[i]);
-		refused += !s && errno == EINVAL && strstr(uevent_perf_open_reason(), what[i]);
+		refused += !s && errno == EINVAL && strstr(uevent_reason(), what[i]);
 		uevent_session__close(s);
 	}
 	ok(refused == 3, "pid -2, ring_pages 3, tls_user 65536: %d of 3 refused with EINVAL "
-	   "and a reason (%s)", refused, uevent_perf_open_reason());
+	   "and a reason (%s)", refused, uevent_reason());
 }
 
 /*
@@ -468,7 +468,7 @@ static void cpu_list(void)
 	for (i = 0; i < 5; i++) {
 		so.cpus = bad[i];
 		s = uevent_session__open(&so);
-		refused += !s && errno == EINVAL && strstr(uevent_perf_open_reason(), "cpus");
+		refused += !s && errno == EINVAL && strstr(uevent_reason(), "cpus");
 		uevent_session__close(s);
 	}
 	ok(refused == 5, "cpus: %d of 5 bad lists refused with EINVAL and a reason", refused);
@@ -537,7 +537,7 @@ static void running_static(void)
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 	ok(s && n >= 20, "a running program with libuevent.a, watched by pid: %d marks (%s)", n,
-	   s ? uevent_session__reason(s) : strerror(errno));
+	   s ? uevent_reason() : strerror(errno));
 	uevent_session__close(s);
 }
 
@@ -571,7 +571,7 @@ static void spawn_marks(void)
 	close(out);
 	close(null);
 	if (!s) {
-		ok(0, "spawn under a session: %s (%s)", strerror(err), uevent_perf_open_reason());
+		ok(0, "spawn under a session: %s (%s)", strerror(err), uevent_reason());
 		skip(2, "no session");
 		return;
 	}
@@ -638,13 +638,13 @@ int main(void)
 	pthread_barrier_wait(&go);
 	s = uevent_session__open(&so);
 	if (!s) {
-		ok(0, "session opens: %s (%s)", strerror(errno), uevent_perf_open_reason());
+		ok(0, "session opens: %s (%s)", strerror(errno), uevent_reason());
 		pthread_barrier_wait(&go);
 		pthread_join(early, NULL);
 		return exit_status();
 	}
 	ok(uevent_session__transports(s) == 1u << UEVENT_TRANSPORT_USDT,
-	   "session listens on usdt (%s)", uevent_session__reason(s));
+	   "session listens on usdt (%s)", uevent_reason());
 	ok(uevent_enabled(), "the uprobe's semaphore turned the enabled word on");
 	ok(uevent_session__fd(s) >= 0, "the session has a pollable fd");
 	snprintf(prefix, sizeof(prefix), "libuevent_%d_", (int)getpid());
@@ -667,7 +667,7 @@ int main(void)
 		snprintf(buf, sizeof(buf), "main %d", i);
 		uevent_mark(buf);
 		if (i == N_MAIN / 2)
-			uevent_counter("queue_depth", 42);
+			uevent_counter_set("queue_depth", 42);
 	}
 	/*
 	 * A mark in front of a secret: the record holds the mark, zeros up to its size

@@ -92,12 +92,12 @@ int cli_cmd_emit(int argc, char **argv)
 		o.flags = tname ? UEVENT_OPEN_IGNORE_ENV : 0;
 		if (uevent_open(&o) < 0) {
 			fprintf(stderr, "%s emit: cannot open transport: %s\n", cli_prog,
-				uevent_open_reason());
+				uevent_reason());
 			return 1;
 		}
 	} else if (uevent_transport() == UEVENT_TRANSPORT_NONE &&
 		   getenv("UEVENT_TRANSPORT") && *getenv("UEVENT_TRANSPORT")) {
-		fprintf(stderr, "%s emit: transport not usable: %s\n", cli_prog, uevent_open_reason());
+		fprintf(stderr, "%s emit: transport not usable: %s\n", cli_prog, uevent_reason());
 		return 1;
 	}
 	for (c = optind; c < argc; c++) {
@@ -117,7 +117,7 @@ int cli_cmd_emit(int argc, char **argv)
 
 	for (i = 0; i < count && ret >= 0; i++) {
 		if (counter)
-			ret = uevent_counter(name, value);
+			ret = uevent_counter_set(name, value);
 		else if (type == UEVENT_TYPE_TEXT)
 			ret = uevent_mark(text);
 		else

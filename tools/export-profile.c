@@ -501,7 +501,7 @@ static int64_t pprof_function(struct pprof *b, struct profile *p, const struct s
 	perftools__profiles__function__init(fo);
 	fo->id = b->nfn + 1;
 	fo->name = str_id(&b->st, fr->sym);
-	fo->system_name = str_id(&b->st, fr->raw ? fr->raw : fr->sym);
+	fo->system_name = fo->name;	/* the same string: the symbolizer has one name */
 	fo->filename = str_id(&b->st, src);
 	if (fr->file && fr->sym_addr &&
 	    !uevent_symbolizer__lookup(p->sym, s->pid, fr->sym_addr, s->time, &sy) && sy.file &&

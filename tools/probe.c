@@ -40,6 +40,11 @@ int cli_cmd_probe(int argc, char **argv)
 {
 	int json = 0, f, paranoid;
 	struct uevent_feature_info info;
+	char chose[512];
+
+	/* why the library's open on load chose its transport: on this (the loading) thread's
+	 * reason channel until the probes below say theirs */
+	snprintf(chose, sizeof(chose), "%s", uevent_reason());
 
 	if (argc > 1 && !strcmp(argv[1], "--perf-event")) {
 		char lib[4096];
@@ -118,7 +123,7 @@ int cli_cmd_probe(int argc, char **argv)
 		printf("%-18s %-8d %s\n", "perf_event_paranoid", paranoid,
 		       paranoid < 0 ? strerror(-paranoid) : "/proc/sys/kernel/perf_event_paranoid");
 		printf("%-18s %-8s %s\n", "transport", uevent_transport_name(uevent_transport()),
-		       uevent_open_reason());
+		       chose);
 	}
 	return 0;
 }

@@ -3,7 +3,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <dlfcn.h>
 #include <getopt.h>
 #include <signal.h>
 #include <inttypes.h>
@@ -120,118 +119,9 @@ static int take_range(struct profile *p, const struct uevent_perf_record *r, int
 	return 0;
 }
 
-/* ---- names as perf and c++filt print them ------------------------------------- */
+/* ---- names: the symbolizer's, demangled as perf prints them unless --no-demangle ---- */
 
 int cli_no_demangle;
-
-/* Rust's legacy escapes, in place: $LT$ <, $GT$ >, $u20$ ' ', .. ::, ... */
-static void rust_unescape(char *d)
-{
-	static const struct { const char *from, *to; } esc[] = {
-		{ "$LT$", "<" }, { "$GT$", ">" }, { "$RF$", "&" }, { "$BP$", "*" }, { "$C$", "," },
-		{ "$SP$", "@" }, { "$LP$", "(" }, { "$RP$", ")" }, { "$u20$", " " },
-		{ "$u27$", "'" }, { "$u5b$", "[" }, { "$u5d$", "]" }, { "$u7b$", "{" },
-		{ "$u7d$", "}" }, { "$u7e$", "~" }, { "..", "::" },
-	};
-	char *w = d, *r = d;
-	size_t i;
-
-	while (*r) {
-		/* a path segment starting with an escape has a '_' before it */
-		if (r[0] == '_' && r[1] == '$' && (w == d || (w - d >= 2 && w[-1] == ':' && w[-2] == ':')))
-			r++;
-		for (i = 0; i < sizeof(esc) / sizeof(esc[0]); i++) {
-			size_t n = strlen(esc[i].from);
-
-			if (!strncmp(r, esc[i].from, n) && strlen(esc[i].to) <= n) {
-				memcpy(w, esc[i].to, strlen(esc[i].to));
-				w += strlen(esc[i].to);
-				r += n;
-				break;
-			}
-		}
-		if (i == sizeof(esc) / sizeof(esc[0]))
-			*w++ = *r++;
-	}
-	*w = 0;
-}
-
-/*
- * A C++ or (legacy) Rust name demangled, as perf prints it, or NULL (not mangled, no
- * libstdc++ or --no-demangle); the caller frees it. libstdc++'s __cxa_demangle is looked
- * up at run time: the CLI links no C++ runtime, and a program with C++ names has one.
- * Rust's legacy names are Itanium ones ending in a ::h<16 hex digits> hash, dropped.
- */
-static char *cli_demangle(const char *name)
-{
-	typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-	static demangle_fn fn;
-	static int tried;
-	char *d;
-	size_t n;
-	int st = -1;
-
-	if (cli_no_demangle || !name || name[0] != '_' || name[1] != 'Z')
-		return NULL;
-	if (!tried) {
-		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-
-		tried = 1;
-		if (h)
-			*(void **)&fn = dlsym(h, "__cxa_demangle");
-	}
-	d = fn ? fn(name, NULL, NULL, &st) : NULL;
-	if (!d || st) {
-		free(d);
-		return NULL;
-	}
-	n = strlen(d);
-	if (n > 19 && !strncmp(d + n - 19, "::h", 3) &&
-	    strspn(d + n - 16, "0123456789abcdef") == 16) {
-		d[n - 19] = 0;
-		rust_unescape(d);
-	}
-	return d;
-}
-
-/* name demangled once per distinct name (the symbolizer's strings are stable) */
-static const char *demangled(struct profile *p, const char *name)
-{
-	struct dem { const char *k, *v; } *e;
-	size_t i, mask;
-	char *d;
-
-	if (cli_no_demangle || name[0] != '_' || name[1] != 'Z')
-		return name;
-	if (p->ndem * 2 >= p->dcap) {
-		size_t cap = p->dcap ? p->dcap * 2 : 256, j;
-		struct dem *v = calloc(cap, sizeof(*v)), *old = p->dem;
-
-		if (!v)
-			return name;
-		for (j = 0; j < p->dcap; j++)
-			if (old[j].k) {
-				for (i = ((uintptr_t)old[j].k >> 4) & (cap - 1); v[i].k; i = (i + 1) & (cap - 1))
-					;
-				v[i] = old[j];
-			}
-		free(old);
-		p->dem = v;
-		p->dcap = cap;
-	}
-	mask = p->dcap - 1;
-	for (i = ((uintptr_t)name >> 4) & mask; (e = &((struct dem *)p->dem)[i])->k; i = (i + 1) & mask)
-		if (e->k == name)
-			return e->v;
-	d = cli_demangle(name);
-	e->k = name;
-	e->v = d ? prof_own(p, d) : name;
-	free(d);
-	if (!e->v)
-		e->v = name;
-	p->ndem++;
-	return e->v;
-}
 
 /* A file the symbolizer skipped (a FIFO, a link planted as /tmp/perf-PID.map), said once. */
 static void say_skipped(struct profile *p)
@@ -312,15 +202,14 @@ static int add_frame(struct profile *p, struct frame *f, uint32_t pid, uint64_t 
 	f->file = s.file;
 	f->line = s.line;
 	if (ret == 0) {
-		f->raw = s.name;
-		f->sym = demangled(p, s.name);
+		f->sym = s.name;	/* demangled by the symbolizer, raw with --no-demangle */
 		f->dso = s.dso ? s.dso : "[unknown]";
 		f->sym_addr = s.sym_addr;
 		return 0;
 	}
 	/* as perf: the address (in its object, when one is known) */
 	snprintf(buf, sizeof(buf), "0x%016" PRIx64, s.dso ? s.offset : addr);
-	f->sym = f->raw = prof_own(p, buf);
+	f->sym = prof_own(p, buf);
 	f->dso = s.dso ? s.dso : "[unknown]";
 	return f->sym ? 0 : -ENOMEM;
 }
@@ -432,7 +321,7 @@ static int take_sample(struct profile *p, const struct uevent_perf_record *r, in
 			continue;	/* the end of a frame-pointer chain */
 		if (user && a >= 0xffff800000000000ull) {
 			/* a user stack walk gone astray (code without frame pointers) */
-			s->frames[n].sym = s->frames[n].raw = "[unknown]";
+			s->frames[n].sym = "[unknown]";
 			s->frames[n].dso = "[unknown]";
 			s->frames[n].addr = a;
 			s->frames[n].map = -1;
@@ -720,7 +609,6 @@ void prof_profile_free(struct profile *p)
 		free(p->tr[i].v);
 	for (i = 0; i < p->strs.cap; i++)
 		free(p->strs.v[i].key);
-	free(p->dem);
 	free(p->maps);
 	free(p->s);
 	free(p->tr);

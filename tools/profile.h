@@ -11,8 +11,8 @@
 #include "uevent.h"
 
 struct frame {
-	const char	*sym;		/* the symbolizer's, or one of ours (unknowns) */
-	const char	*raw;		/* sym as the binary has it (not demangled) */
+	const char	*sym;		/* the symbolizer's (demangled unless
+					   --no-demangle), or one of ours (unknowns) */
 	const char	*dso;
 	const char	*file;		/* its source file (DWARF), NULL if not known */
 	uint64_t	addr;		/* the address named (a call's, for return addresses) */
@@ -91,8 +91,6 @@ struct profile {
 	int		cut;		/* the file ended inside a record */
 	unsigned long	bad_jit;	/* JIT uevents that did not decode */
 	uint64_t	filtered;	/* samples --pid, --tid, --comm, --time left out */
-	void		*dem;		/* mangled name -> demangled, by pointer */
-	size_t		ndem, dcap;
 	const char	*cmd;
 	struct pmap	*maps;
 	size_t		nmaps, mcap;

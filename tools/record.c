@@ -127,7 +127,7 @@ static void say_memlock(unsigned int pages)
 	fprintf(stderr, "%s record: cannot lock the ring buffers in memory (%s): %u pages a CPU "
 		"is more than this process may lock without CAP_IPC_LOCK (ulimit -l: %s; "
 		"kernel.perf_event_mlock_kb: %s KiB)%s. Raise ulimit -l or perf_event_mlock_kb, "
-		"or record with smaller rings: -m 16\n", cli_prog, uevent_perf_open_reason(),
+		"or record with smaller rings: -m 16\n", cli_prog, uevent_reason(),
 		pages ? pages : 256, lim, kb, geteuid() == 0 ? "; root without CAP_IPC_LOCK "
 		"meets these limits too" : "");
 }
@@ -476,15 +476,15 @@ static int record_open(struct record_run *x)
 			cli_remove_output(x->out, x->fd, x->created);
 		close(x->fd);
 		if (!x->s && (err == EACCES || err == EPERM) &&
-		    (geteuid() == 0 || strstr(uevent_perf_open_reason(), "mmap")))
+		    (geteuid() == 0 || strstr(uevent_reason(), "mmap")))
 			say_memlock(x->so.ring_pages);
 		else if (!x->s && (err == EACCES || err == EPERM))
 			fprintf(stderr, "%s record: not allowed to open perf events or tracefs (%s; "
 				"perf_event_paranoid is %d): run as root\n", cli_prog,
-				uevent_perf_open_reason(), uevent_perf_paranoid());
+				uevent_reason(), uevent_perf_paranoid());
 		else if (!x->s)
 			fprintf(stderr, "%s record: cannot start a session: %s (%s)%s\n", cli_prog,
-				strerror(err), uevent_perf_open_reason(), tracefs_mounted() ? "" :
+				strerror(err), uevent_reason(), tracefs_mounted() ? "" :
 				"; tracefs is not mounted: as root, mount -t tracefs nodev "
 				TRACEFS_DIR);
 		else
@@ -492,9 +492,9 @@ static int record_open(struct record_run *x)
 		return 1;
 	}
 	if ((x->so.flags & UEVENT_SESSION_CONTEXT) &&
-	    strstr(uevent_session__reason(x->s), "context: "))
+	    strstr(uevent_reason(), "context: "))
 		fprintf(stderr, "%s record: samples go without their trace context: %s\n", cli_prog,
-			strstr(uevent_session__reason(x->s), "context: ") + 9);
+			strstr(uevent_reason(), "context: ") + 9);
 	{
 		/* the child emits through what we read best; usdt marks fire under any transport */
 		unsigned int t = uevent_session__transports(x->s);

@@ -203,7 +203,7 @@ function M.counter(name, value)
     return fail(EINVAL, "counter: value must be a whole number in the int64 range, not " .. tostring(value))
   end
   if lib.uevent_enabled_word ~= 0 then
-    local ret = lib.uevent_counter(name, value)
+    local ret = lib.uevent_counter_set(name, value)
     if ret < 0 then return fail(ret, "counter") end
   end
   return true
@@ -350,7 +350,6 @@ local function tname(t) return cstr(lib.uevent_transport_name(t)) or tostring(t)
 
 function M.transport() return tname(lib.uevent_transport()) end
 function M.max_payload() return tonumber(lib.uevent_max_payload()) end
-function M.open_reason() return cstr(lib.uevent_open_reason()) or "" end
 -- The reason channel: why this thread's last library call that had more to say than its
 -- errno did what it did ("" if nothing).
 function M.reason() return cstr(lib.uevent_reason()) or "" end
@@ -368,7 +367,7 @@ function M.open(opts)
   o.path = opts.path
   if opts.ignore_env then o.flags = lib.UEVENT_OPEN_IGNORE_ENV end
   local ret = lib.uevent_open(o)
-  if ret < 0 then return fail(ret, M.open_reason()) end
+  if ret < 0 then return fail(ret, M.reason()) end
   return tname(ret)
 end
 
@@ -703,7 +702,6 @@ methods(session, "session", "session", {
     return R.counters.uevent_session_stats(st)
   end,
   transports = function(h) return transport_names(lib.uevent_session__transports(h)) end,
-  reason = function(h) return cstr(lib.uevent_session__reason(h)) or "" end,
   -- The process watched (spawn(): the child), -1 system-wide.
   pid = function(h) return tonumber(lib.uevent_session__pid(h)) end,
   -- shutdown(): next() and records() return nil, err, -ECANCELED from now on, at once
@@ -713,6 +711,13 @@ methods(session, "session", "session", {
   -- C thread's to forget, so have it shut down and close here).
   shutdown = function(h) return ok_or_fail(lib.uevent_session__shutdown(h), "shutdown") end,
 })
+
+-- What each session opened or could not, said by its open (weak: gone with the handle).
+local session_reasons = setmetatable({}, { __mode = "k" })
+function session.reason(self)
+  if self.h == nil then return closed("session") end
+  return session_reasons[self] or ""
+end
 
 local Session = ffi.metatype("uevent_lua_session", session)
 
@@ -749,10 +754,12 @@ local function open_session(opts, argv)
   end
   if s == nil then
     local err = -ffi.errno()
-    local why = cstr(lib.uevent_perf_open_reason())
-    return fail(err, (why and why ~= "") and "session: " .. why or "session")
+    local why = M.reason()
+    return fail(err, why ~= "" and "session: " .. why or "session")
   end
-  return Session(s)
+  local h = Session(s)
+  session_reasons[h] = M.reason()
+  return h
 end
 
 function M.session(opts)

@@ -145,7 +145,7 @@ static int run_patched(void)
 	unsetenv("UEVENT_TRANSPORT");
 	t = uevent_open(NULL);
 	ok(t == UEVENT_TRANSPORT_PRCTL, "auto-probe picks prctl (%s: %s)",
-	   t > 0 ? uevent_transport_name(t) : strerror(-t), uevent_open_reason());
+	   t > 0 ? uevent_transport_name(t) : strerror(-t), uevent_reason());
 	memset(&abi, 0, sizeof(abi));
 	t = uevent_kernel_abi(&abi);
 	ok(t == 0 && abi.record_type == PERF_RECORD_UEVENT &&
@@ -246,11 +246,11 @@ static int run_stock(void)
 	setenv("UEVENT_TRANSPORT", "prctl", 1);
 	t = uevent_open(NULL);
 	ok(t == -ENODEV, "UEVENT_TRANSPORT=prctl is refused: %s (%s)",
-	   t < 0 ? strerror(-t) : uevent_transport_name(t), uevent_open_reason());
+	   t < 0 ? strerror(-t) : uevent_transport_name(t), uevent_reason());
 	unsetenv("UEVENT_TRANSPORT");
 	t = uevent_open(NULL);
 	ok(t == UEVENT_TRANSPORT_USER_EVENTS, "auto-probe falls back to user_events (%s: %s)",
-	   t > 0 ? uevent_transport_name(t) : strerror(-t), uevent_open_reason());
+	   t > 0 ? uevent_transport_name(t) : strerror(-t), uevent_reason());
 	ok(uevent_kernel_abi(&abi) < 0, "uevent_kernel_abi reports no patched ABI");
 
 	id = tracepoint_id("libuevent_v1");

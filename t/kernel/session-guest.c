@@ -135,7 +135,7 @@ static void live_and_recorded(int transport, const char *name)
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (!s || fd < 0 || uevent_session__record_to(s, fd) < 0) {
 		ok(0, "%s: a session recording to %s opens (%s; %s)", name, path, strerror(errno),
-		   s ? uevent_session__reason(s) : uevent_perf_open_reason());
+		   uevent_reason());
 		skip(2, "no session");
 		uevent_session__close(s);
 		return;
@@ -271,9 +271,9 @@ static void tls_samples(int patched)
 
 	s = uevent_session__open(&o);
 	if (!patched) {
-		ok(!s && errno == EOPNOTSUPP && strstr(uevent_perf_open_reason(), "TLS_USER"),
+		ok(!s && errno == EOPNOTSUPP && strstr(uevent_reason(), "TLS_USER"),
 		   "stock: a session asking for TLS_USER is refused with EOPNOTSUPP (%s): %s",
-		   strerror(errno), uevent_perf_open_reason());
+		   strerror(errno), uevent_reason());
 		uevent_session__close(s);
 		ok(uevent_thread_context_set(ctx_trace, wk[0].span, 1) == 0 &&
 		   !uevent_thread_context_registered() &&
@@ -283,7 +283,7 @@ static void tls_samples(int patched)
 	}
 	if (!s) {
 		ok(0, "a sampling session with tls_user opens (%s: %s)", strerror(errno),
-		   uevent_perf_open_reason());
+		   uevent_reason());
 		return;
 	}
 	tls_stop = 0;
@@ -419,8 +419,8 @@ static int run_stock(void)
 
 	plan(1 + 3 + 2);
 	s = uevent_session__open(&o);
-	ok(!s && errno == ENODEV && strstr(uevent_perf_open_reason(), "prctl"),
-	   "stock: a prctl-only session is refused: %s", uevent_perf_open_reason());
+	ok(!s && errno == ENODEV && strstr(uevent_reason(), "prctl"),
+	   "stock: a prctl-only session is refused: %s", uevent_reason());
 	uevent_session__close(s);
 	live_and_recorded(UEVENT_TRANSPORT_USER_EVENTS, "user_events");
 	tls_samples(0);

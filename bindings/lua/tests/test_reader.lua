@@ -547,7 +547,7 @@ local live_why
 if ffi.C.getuid() ~= 0 then live_why = "needs root to add uprobe events"
 elseif ffi.C.access("/sys/bus/event_source/devices/uprobe", 0) ~= 0 then live_why = "kernel without uprobes"
 elseif not uevent.open { transport = "usdt", ignore_env = true } then
-  live_why = "usdt transport unavailable here: " .. uevent.open_reason()
+  live_why = "usdt transport unavailable here: " .. uevent.reason()
 end
 local LIVE_TESTS = 14
 local s

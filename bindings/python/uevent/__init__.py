@@ -102,7 +102,7 @@ __all__ = [
     "Error", "InvalidArgument", "mark", "emit", "counter", "trace_context",
     "thread_context", "thread_context_attr", "thread_context_clear", "thread_context_registered",
     "process_context", "process_context_add_keys",
-    "async_begin", "async_end", "enabled", "close", "transport", "open_reason", "reason",
+    "async_begin", "async_end", "enabled", "close", "transport", "reason",
     "max_payload", "Stats", "stats", "stats_reset", "decode", "decode_record", "Record",
     "FileReader", "Text", "RangeBegin", "RangeEnd", "Counter", "JitCodeLoad", "JitCodeMove",
     "JitCodeUnload", "JitDebugEntry", "JitDebugInfo", "TraceContext", "Raw", "version",
@@ -169,7 +169,7 @@ def _out(ctype: str) -> Any:
 _word = _ffi.addressof(_lib, "uevent_enabled_word")
 _mark = _lib.uevent_mark
 _emit = _lib.uevent_emit
-_counter = _lib.uevent_counter
+_counter = _lib.uevent_counter_set
 _from_buffer = _ffi.from_buffer
 _MAX_PAYLOAD = int(_lib.UEVENT_MAX_PAYLOAD)
 _TEXT_ROOM = _MAX_PAYLOAD - 1  # the text's NUL is sent too
@@ -488,7 +488,7 @@ def open(transport: Union[str, int] = "auto", path: Union[str, bytes, None] = No
     ret = _lib.uevent_open(opts)
     del keep
     if ret < 0:
-        raise _error(-ret, open_reason())
+        raise _error(-ret, reason())
     return _tname(ret)
 
 
@@ -500,11 +500,6 @@ def close() -> None:
 def transport() -> str:
     """The name of the transport in use."""
     return _tname(_lib.uevent_transport())
-
-
-def open_reason() -> str:
-    """Why the last open chose or refused what it did."""
-    return _cstr(_lib.uevent_open_reason())
 
 
 def reason() -> str:
@@ -845,8 +840,8 @@ class Session(_Events):
         err = _ffi.errno
         del keep
         if p == _ffi.NULL:
-            why = _lib.uevent_perf_open_reason()
-            raise _error(err or _errno.EINVAL, _cstr(why) or None)
+            raise _error(err or _errno.EINVAL, reason() or None)
+        self._reason = reason()          # what it opened or could not, said by the open
         self._h = _ffi.gc(p, _lib.uevent_session__close)
         self._rec = _out("struct uevent_perf_record *")
         self.pid = pid if _spawn is None else int(_lib.uevent_session__pid(p))
@@ -992,8 +987,8 @@ class Session(_Events):
 
     @property
     def reason(self) -> str:
-        """What the session opened or could not, for people."""
-        return _cstr(self._call(_lib.uevent_session__reason))  # type: ignore[no-any-return]
+        """What the session opened or could not, for people (said when it opened)."""
+        return self._call(lambda _h: self._reason)  # type: ignore[no-any-return]
 
     def close(self) -> None:
         """Close every fd and mapping (and remove the usdt probe); again does nothing.

@@ -146,9 +146,6 @@ extern "C" {
     pub fn uevent_max_payload() -> size_t;
 }
 extern "C" {
-    pub fn uevent_open_reason() -> *const ::std::os::raw::c_char;
-}
-extern "C" {
     pub static mut uevent_enabled_word: u32;
 }
 extern "C" {
@@ -171,8 +168,10 @@ extern "C" {
     pub fn uevent_markf(fmt: *const ::std::os::raw::c_char, ...) -> ::std::os::raw::c_int;
 }
 extern "C" {
-    pub fn uevent_counter(name: *const ::std::os::raw::c_char, value: i64)
-        -> ::std::os::raw::c_int;
+    pub fn uevent_counter_set(
+        name: *const ::std::os::raw::c_char,
+        value: i64,
+    ) -> ::std::os::raw::c_int;
 }
 extern "C" {
     pub fn uevent_trace_context(
@@ -2327,9 +2326,6 @@ extern "C" {
         group_fd: ::std::os::raw::c_int,
         flags: ::std::os::raw::c_ulong,
     ) -> ::std::os::raw::c_int;
-}
-extern "C" {
-    pub fn uevent_perf_open_reason() -> *const ::std::os::raw::c_char;
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -5423,9 +5419,6 @@ extern "C" {
 }
 extern "C" {
     pub fn uevent_session__transports(s: *const uevent_session) -> ::std::os::raw::c_uint;
-}
-extern "C" {
-    pub fn uevent_session__reason(s: *const uevent_session) -> *const ::std::os::raw::c_char;
 }
 extern "C" {
     pub fn uevent_session__enable(s: *mut uevent_session) -> ::std::os::raw::c_int;

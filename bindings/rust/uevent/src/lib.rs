@@ -186,7 +186,7 @@ pub fn counter(name: &str, value: i64) -> io::Result<()> {
         return Ok(());
     }
     check_str(name, COUNTER_NAME_MAX)?;
-    check(with_cstr(name, |p| unsafe { sys::uevent_counter(p, value) }))
+    check(with_cstr(name, |p| unsafe { sys::uevent_counter_set(p, value) }))
 }
 
 /// A W3C trace context.
@@ -386,11 +386,6 @@ pub fn transport() -> String {
     transport_name(unsafe { sys::uevent_transport() })
 }
 
-/// Why the last open chose or refused what it did.
-pub fn open_reason() -> String {
-    unsafe { cstr(sys::uevent_open_reason()) }
-}
-
 /// The reason channel: why this thread's last library call that had more to say than
 /// its errno did what it did ("" if nothing).
 pub fn reason() -> String {
@@ -423,7 +418,7 @@ pub fn open(transport: &str, path: Option<&Path>, ignore_env: bool) -> io::Resul
     let ret = unsafe { sys::uevent_open(&opts) };
     if ret < 0 {
         let e = err(ret);
-        return Err(io::Error::new(e.kind(), format!("{} ({})", open_reason(), e)));
+        return Err(io::Error::new(e.kind(), format!("{} ({})", reason(), e)));
     }
     Ok(transport_name(ret))
 }

@@ -270,10 +270,10 @@ impl SessionBuilder {
         if s.is_null() {
             let e = io::Error::last_os_error();
             // The reason is thread-local, set by the open that just failed here.
-            let why = unsafe { cstr(sys::uevent_perf_open_reason()) };
-            return Err(with_reason(e, &why));
+            return Err(with_reason(e, &crate::reason()));
         }
-        Ok(Session { s, rec: Box::new(crate::zeroed_out()), recording: None })
+        // what it opened or could not, said by the open on this thread
+        Ok(Session { s, rec: Box::new(crate::zeroed_out()), recording: None, reason: crate::reason() })
     }
 }
 
@@ -312,6 +312,7 @@ pub struct Session {
     // The fd record_to() writes to: C writes to it until the session closes, so the
     // session owns it and closes it after uevent_session__close flushed.
     recording: Option<OwnedFd>,
+    reason: String,
 }
 
 // SAFETY: the C session is a heap object with fds and mappings and no tie to the
@@ -338,9 +339,9 @@ impl Session {
         Transport::ALL.into_iter().filter(|t| mask & (1 << t.raw()) != 0).collect()
     }
 
-    /// What the session opened or could not, for people.
+    /// What the session opened or could not, for people (said when it opened).
     pub fn reason(&self) -> String {
-        unsafe { cstr(sys::uevent_session__reason(self.s)) }
+        self.reason.clone()
     }
 
     /// The process watched ([`SessionBuilder::spawn`]: the child); `None` system-wide.
