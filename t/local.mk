@@ -63,8 +63,6 @@ t_symbolize_CFLAGS = $(t_cflags) -DSRCDIR='"$(abs_top_srcdir)"' -g -fno-inline
 t_symbolize_LDADD = $(t_ldadd)
 t_burn_CFLAGS = $(t_cflags) -g -O1 -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls
 t_burn_LDADD = $(t_ldadd)
-# a real binary, not a libtool wrapper script: record -F 100000 samples its exec too
-t_burn_LDFLAGS = -no-install
 TESTS += t/symbolize t/report.test t/report-context.test t/export-spans.test
 EXTRA_DIST += %reldir%/report.test %reldir%/report-context.test %reldir%/context-data.py \
 	%reldir%/export-spans.test
