@@ -107,9 +107,13 @@ def main():
             + data(f"record_v1.{tag}.bin"))
         put("record", f"v0-{tag}", struct.pack("<QI", TID | TIME, 1) + bytes([bo, 0, 0, 0])
             + data(f"record_v0.{tag}.bin"))
-        cap = data(f"capture.{tag}.uev")
-        for i, (_, _, r) in enumerate(records(cap, e, 32)):
-            put("record", f"capture-{tag}-{i}", struct.pack("<QI", TID | TIME, 0)
+        # the file transport's capture: pipe-mode perf.data, its attr's sample_type
+        cap = data(f"capture.{tag}.perf.data")
+        attr = next(r for _, t, r in records(cap, e, 16) if t == 64)
+        st = struct.unpack_from(e + "Q", attr, 8 + 24)[0]
+        ue = [r for _, t, r in records(cap, e, 16) if t == 63]	# PERF_RECORD_UEVENT
+        for i, r in enumerate(ue):
+            put("record", f"capture-{tag}-{i}", struct.pack("<QI", st, 0)
                 + bytes([bo, 0, 0, 0]) + r)
 
     # payload: every well-known type's golden, both byte orders
@@ -124,9 +128,9 @@ def main():
     if tiny:
         put("perf-file", "tiny-record.perf.data", tiny)
 
-    # uevent-file: the file-transport captures
+    # uevent-file: the file-transport captures (pipe-mode perf.data)
     for tag in BO:
-        put("uevent-file", f"capture.{tag}.uev", data(f"capture.{tag}.uev"))
+        put("uevent-file", f"capture.{tag}.perf.data", data(f"capture.{tag}.perf.data"))
 
 
 main()
