@@ -3,7 +3,7 @@
 -- benchmark (jit-luajit.lua) cannot see it for the noise between runs.
 --
 --   GLIBC_TUNABLES=glibc.rtld.optional_static_tls=8192 \
---   LUA_PATH="jit-hooks/luajit/?.lua;bindings/lua/?.lua;;" LUA_CPATH="jit-hooks/luajit/?.so;;" \
+--   LUA_PATH="bindings/lua/?.lua;;" LUA_CPATH="bindings/lua/?.so;;" \
 --   UEVENT_LIB=libuevent/.libs/libuevent.so luajit bench/jit-luajit-ab.lua A.so B.so TMPDIR \
 --   [ROUNDS [ITERS]]
 --

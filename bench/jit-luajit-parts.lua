@@ -1,6 +1,6 @@
 -- jit-luajit-parts.lua - where the LuaJIT hook's cost a trace goes, part by part, in one run.
 --
---   LUA_PATH="jit-hooks/luajit/?.lua;bindings/lua/?.lua;;" LUA_CPATH="jit-hooks/luajit/?.so;;" \
+--   LUA_PATH="bindings/lua/?.lua;;" LUA_CPATH="bindings/lua/?.so;;" \
 --   UEVENT_LIB=libuevent/.libs/libuevent.so luajit bench/jit-luajit-parts.lua TMPDIR [ROUNDS]
 --
 -- The stress workload of jit-luajit.lua (600 fresh chunks, 300 iterations: nearly all

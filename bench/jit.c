@@ -102,10 +102,10 @@ int main(void)
 #endif
 	if (luajit && *luajit && access(luajit, X_OK) == 0) {
 		snprintf(cmd, sizeof(cmd),
-			 "LUA_PATH='%s/jit-hooks/luajit/?.lua;%s/bindings/lua/?.lua;%s/bindings/lua/?.lua;;' "
-			 "LUA_CPATH='%s/jit-hooks/luajit/?.so;;' "
+			 "LUA_PATH='%s/bindings/lua/?.lua;%s/bindings/lua/?.lua;;' "
+			 "LUA_CPATH='%s/bindings/lua/?.so;;' "
 			 "UEVENT_LIB='%s/libuevent/.libs/libuevent.so' '%s' '%s/bench/jit-luajit.lua' '%s'",
-			 BENCH_SRCDIR, BENCH_SRCDIR, BENCH_BUILDDIR, BENCH_BUILDDIR, BENCH_BUILDDIR, luajit,
+			 BENCH_SRCDIR, BENCH_BUILDDIR, BENCH_BUILDDIR, BENCH_BUILDDIR, luajit,
 			 BENCH_SRCDIR, tmp);
 		if (system(cmd) != 0)
 			printf("luajit hook benchmark failed\n");

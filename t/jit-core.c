@@ -1,6 +1,6 @@
 /* jit-core.c - TAP tests of uevent.jit_core, the LuaJIT hook's C trace handler, alone. */
 /*
- * Embeds LuaJIT, loads the built jit-hooks/luajit/uevent/jit_core.so and binds its handler
+ * Embeds LuaJIT, loads the built bindings/lua/uevent/jit_core.so and binds its handler
  * to stubs in this file instead of libuevent: what the handler calls for each trace (the
  * name, function, file and line, tracemc's address and size), how it counts, what it
  * does on a flush, a failed load, a reused trace number, and the arguments it refuses.
@@ -244,7 +244,7 @@ int main(void)
 	lua_State *L;
 
 	if (access(JIT_CORE_SO, R_OK) != 0)
-		plan_skip_all("jit-hooks/luajit/uevent/jit_core.so not built");
+		plan_skip_all("bindings/lua/uevent/jit_core.so not built");
 	plan(19);
 	L = luaL_newstate();
 	luaL_openlibs(L);

@@ -67,7 +67,7 @@ TESTS += t/symbolize t/report.test t/report-context.test t/export-spans.test
 EXTRA_DIST += %reldir%/report.test %reldir%/report-context.test %reldir%/context-data.py \
 	%reldir%/export-spans.test
 
-# The JIT API (libuevent/jit.c) and the runtime hooks (jit-hooks/).
+# The JIT API (libuevent/jit.c) and the runtime hooks (in bindings/python and bindings/lua).
 jit_t_cflags = $(AM_CFLAGS) -I$(top_srcdir)/t
 
 check_PROGRAMS += %reldir%/jit-dump %reldir%/jit-cjit %reldir%/jit-api
@@ -77,11 +77,11 @@ t_jit_cjit_LDADD = libuevent/libuevent.la
 t_jit_api_CFLAGS = $(jit_t_cflags) -pthread
 t_jit_api_LDADD = libuevent/libuevent.la -lpthread
 
-# The LuaJIT hook's C trace handler (jit-hooks/luajit/uevent/jit_core.so), in an embedded
+# The LuaJIT hook's C trace handler (bindings/lua/uevent/jit_core.so), in an embedded
 # LuaJIT against stubs; without LuaJIT's headers it SKIPs.
 check_PROGRAMS += %reldir%/jit-core
 t_jit_core_CFLAGS = $(jit_t_cflags) $(LUAJIT_DEV_CFLAGS) \
-	-DJIT_CORE_SO='"$(abs_top_builddir)/jit-hooks/luajit/uevent/jit_core.so"'
+	-DJIT_CORE_SO='"$(abs_top_builddir)/bindings/lua/uevent/jit_core.so"'
 if HAVE_LUAJIT_DEV
 t_jit_core_CFLAGS += -DHAVE_LUAJIT_DEV
 t_jit_core_LDADD = $(LUAJIT_DEV_LIBS)

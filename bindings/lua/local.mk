@@ -9,15 +9,41 @@
 	echo 'declarations = [==['; cat $(UEVENT_CDEF); echo ']==] }'; \
 	} > $@.tmp && mv $@.tmp $@
 
-# make install: the binding beside the JIT hook that needs it, where LuaJIT looks
-# (luadir, see jit-hooks/local.mk), with its own cdef.lua: the same declarations, no
-# build-tree library; the library is libuevent on the loader's path, else the installed
-# one in libdir.
+# make install: the binding and its JIT hook uevent.jit where LuaJIT's package.path looks
+# (luadir, from ./configure --with-luadir, default LuaJIT's INSTALL_LMOD under $(prefix)),
+# with its own cdef.lua: the same declarations, no build-tree library; the library is
+# libuevent on the loader's path, else the installed one in libdir.
 luabinddir = $(luadir)
 luabind_DATA = %reldir%/uevent.lua
 luabindcdefdir = $(luadir)/uevent
 nodist_luabindcdef_DATA = %reldir%/install/uevent/cdef.lua %reldir%/uevent/_records.lua
-luabindcdef_DATA = %reldir%/uevent/symbolize.lua %reldir%/uevent/_notes.lua
+luabindcdef_DATA = %reldir%/uevent/symbolize.lua %reldir%/uevent/_notes.lua %reldir%/uevent/jit.lua
+# ... and jit/uevent.lua, which `luajit -juevent` loads as LuaJIT's -j modules (jit/v.lua).
+luabindjitdir = $(luadir)/jit
+luabindjit_DATA = %reldir%/jit/uevent.lua
+# ... and the hook's C part, the trace handler (uevent.jit_core), where LuaJIT's
+# package.cpath looks (luacdir). It links nothing but LuaJIT's API, which luajit itself
+# exports: the library's entry points come from the FFI binding at start(). In the build
+# tree it is copied beside the .la as uevent/jit_core.so, for LUA_CPATH=bindings/lua/?.so.
+if HAVE_LUAJIT_DEV
+luabindcoredir = $(luacdir)/uevent
+luabindcore_LTLIBRARIES = %reldir%/uevent/jit_core.la
+%canon_reldir%_uevent_jit_core_la_SOURCES = %reldir%/uevent/jit_core.c
+%canon_reldir%_uevent_jit_core_la_CFLAGS = $(AM_CFLAGS) $(LUAJIT_DEV_CFLAGS) -fvisibility=hidden
+%canon_reldir%_uevent_jit_core_la_LDFLAGS = -module -avoid-version -shared
+EXTRA_%canon_reldir%_uevent_jit_core_la_DEPENDENCIES = install-dirs.stamp
+%reldir%/uevent/jit_core.so: %reldir%/uevent/jit_core.la
+	$(AM_V_GEN)cp -f %reldir%/uevent/.libs/jit_core.so $@.tmp && mv -f $@.tmp $@
+lua_core_so = %reldir%/uevent/jit_core.so
+CLEANFILES += %reldir%/uevent/jit_core.so
+else
+lua_core_so =
+endif
+all-local: $(lua_core_so)
+# t/jit-install.test asks where the hook goes.
+.PHONY: jit-install-dirs
+jit-install-dirs:
+	@echo '$(luadir)'; echo '$(libdir)'; echo '$(luacdir)'
 %reldir%/install/uevent/cdef.lua: $(UEVENT_CDEF) $(top_srcdir)/libuevent/uevent.h install-dirs.stamp
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && { \
 	echo '-- cdef.lua - generated from libuevent/uevent.h by make; do not edit.'; \
@@ -33,6 +59,9 @@ installcheck-lua-binding:
 	test -f '$(DESTDIR)$(luabindcdefdir)/cdef.lua'
 	test -f '$(DESTDIR)$(luabindcdefdir)/_records.lua'
 	test -f '$(DESTDIR)$(luabindcdefdir)/_notes.lua'
+	test -f '$(DESTDIR)$(luabindcdefdir)/jit.lua'
+	test -f '$(DESTDIR)$(luabindjitdir)/uevent.lua'
+	test -z '$(luabindcore_LTLIBRARIES)' || test -f '$(DESTDIR)$(luabindcoredir)/jit_core.so'
 # uevent/_records.lua: the record converters and payload decoders, generated from the
 # record model (libuevent/records_model.py) by gen_records.py; they call uevent/_notes.lua.
 %reldir%/uevent/_records.lua: $(top_srcdir)/libuevent/uevent.h $(RECORDS_MODEL) \
@@ -63,4 +92,6 @@ EXTRA_DIST += %reldir%/uevent.lua %reldir%/gen-ctest.lua %reldir%/gen_records.py
 	%reldir%/tests/tap.lua \
 	%reldir%/tests/test_reader.lua %reldir%/tests/test_spawn.lua %reldir%/lua-spawn.test \
 	%reldir%/README.md %reldir%/lua-symbolize.test \
-	%reldir%/uevent/symbolize.lua %reldir%/uevent/_notes.lua %reldir%/tests/test_symbolize.lua
+	%reldir%/uevent/symbolize.lua %reldir%/uevent/_notes.lua %reldir%/tests/test_symbolize.lua \
+	%reldir%/tests/hot.lua %reldir%/tests/test_jit.lua %reldir%/uevent/jit.lua \
+	%reldir%/jit/uevent.lua %reldir%/uevent/jit_core.c

@@ -5,13 +5,14 @@
 # The importable package in the build tree: PYTHONPATH=$(top_builddir)/bindings/python/lib
 py_pkg = %reldir%/lib/uevent
 py_sources = %reldir%/uevent/__init__.py %reldir%/uevent/py.typed %reldir%/uevent/_uevent.pyi \
-	%reldir%/uevent/symbolize.py %reldir%/uevent/_arrays.py %reldir%/uevent/_recordbase.py
+	%reldir%/uevent/symbolize.py %reldir%/uevent/_arrays.py %reldir%/uevent/_recordbase.py \
+	%reldir%/uevent/jit/__init__.py %reldir%/uevent/jit/numba.py
 # The record classes are generated from the record model of uevent.h (gen_records.py).
 $(py_pkg)/.built: $(UEVENT_CDEF) %reldir%/uevent_build.py $(py_sources) libuevent/libuevent.la \
 		$(RECORDS_MODEL) %reldir%/gen_records.py
-	$(AM_V_GEN)$(MKDIR_P) $(py_pkg) && \
+	$(AM_V_GEN)$(MKDIR_P) $(py_pkg)/jit && \
 	for f in $(py_sources); do \
-		rm -f $(py_pkg)/`basename $$f` && cp $(srcdir)/$$f $(py_pkg)/ || exit 1; \
+		d=$(py_pkg)/$${f#%reldir%/uevent/} && rm -f $$d && cp $(srcdir)/$$f $$d || exit 1; \
 	done && \
 	$(PYTHON) $(srcdir)/%reldir%/gen_records.py \
 		$(top_srcdir)/libuevent/uevent.h > $(py_pkg)/_records.py && \
@@ -28,7 +29,9 @@ $(py_pkg)/.built: $(UEVENT_CDEF) %reldir%/uevent_build.py $(py_sources) libueven
 	echo '$(PYTHON)' > $@
 
 # make install: the package, with uevent.jit and uevent.jit.numba, into pyexecdir
-# (AM_PATH_PYTHON's; the package holds a C extension). The installed extension is the
+# (AM_PATH_PYTHON's; the package holds a C extension), and beside it uevent-jit-numba.pth,
+# which turns uevent.jit.numba on at start for UEVENT_JIT_NUMBA=1 (where pyexecdir is a
+# site directory of the interpreter). The installed extension is the
 # same C compiled again with its RUNPATH at $(libdir), never the build tree's.
 py_inst = %reldir%/install
 $(py_inst)/.built: $(py_pkg)/.built install-dirs.stamp
@@ -55,23 +58,25 @@ uninstall-local: $(py_uninstall)
 installcheck-local: $(py_installcheck)
 .PHONY: install-python-binding uninstall-python-binding installcheck-python-binding \
 	python-install-dirs
-install-python-binding: $(py_inst)/.built $(py_jit)
+install-python-binding: $(py_inst)/.built
 	$(MKDIR_P) '$(DESTDIR)$(pyexecdir)/uevent/jit'
+	$(INSTALL_DATA) $(srcdir)/%reldir%/uevent-jit-numba.pth '$(DESTDIR)$(pyexecdir)/'
 	for f in $(py_inst_files); do \
 		$(INSTALL_DATA) $(py_pkg)/$$f '$(DESTDIR)$(pyexecdir)/uevent/'"$$f" || exit 1; \
 	done
 	$(INSTALL) -m 755 $(py_inst)/_uevent*.so '$(DESTDIR)$(pyexecdir)/uevent/'
 uninstall-python-binding:
 	for f in $(py_inst_files); do rm -f '$(DESTDIR)$(pyexecdir)/uevent/'"$$f"; done
-	rm -f '$(DESTDIR)$(pyexecdir)/uevent/'_uevent*.so
+	rm -f '$(DESTDIR)$(pyexecdir)/uevent/'_uevent*.so '$(DESTDIR)$(pyexecdir)/uevent-jit-numba.pth'
 	-rmdir '$(DESTDIR)$(pyexecdir)/uevent/jit' '$(DESTDIR)$(pyexecdir)/uevent'
 installcheck-python-binding:
 	test -f '$(DESTDIR)$(pyexecdir)/uevent/__init__.py'
 	test -f '$(DESTDIR)$(pyexecdir)/uevent/jit/numba.py'
+	test -f '$(DESTDIR)$(pyexecdir)/uevent-jit-numba.pth'
 	ls '$(DESTDIR)$(pyexecdir)/uevent/'_uevent*.so
 # bindings/python/install.test asks where the package goes.
 python-install-dirs:
-	@echo '$(pyexecdir)'; echo '$(libdir)'; echo '$(pyhookdir)'; echo '$(pythondir)'
+	@echo '$(pyexecdir)'; echo '$(libdir)'
 CLEANFILES += $(py_inst)/.built
 clean-local: clean-local-python-install
 clean-local-python-install:
@@ -88,6 +93,8 @@ TESTS += %reldir%/python.test %reldir%/reader.test %reldir%/spawn.test %reldir%/
 EXTRA_DIST += %reldir%/python.test %reldir%/reader.test %reldir%/spawn.test %reldir%/pip.test \
 	%reldir%/symbolize.test %reldir%/install.test %reldir%/tests/test_symbolize.py \
 	%reldir%/uevent_build.py %reldir%/gen_records.py %reldir%/uevent_backend.py %reldir%/setup.py %reldir%/pyproject.toml %reldir%/README.md \
+	%reldir%/uevent-jit-numba.pth %reldir%/tests/tinyjit.py %reldir%/tests/test_uevent_jit.py \
+	%reldir%/tests/numba_app.py %reldir%/tests/test_numba.py \
 	$(py_sources) %reldir%/tests/tap.py %reldir%/tests/test_uevent.py \
 	%reldir%/tests/test_reader.py %reldir%/tests/test_spawn.py \
 	%reldir%/arrays.test %reldir%/tests/test_arrays.py

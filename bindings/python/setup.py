@@ -19,7 +19,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import uevent_build  # noqa: E402
 from uevent_backend import NAME, REQUIRES, REQUIRES_PYTHON, SUMMARY  # noqa: E402
 
-PTH = uevent_build.write_package()
+uevent_build.write_package()
+PTH = uevent_build.PTH
 
 
 class build_py_pth(build_py):
@@ -28,13 +29,11 @@ class build_py_pth(build_py):
 
     def run(self):
         super().run()
-        if PTH:
-            self.copy_file(PTH, os.path.join(self.build_lib, os.path.basename(PTH)),
-                           preserve_mode=0)
+        self.copy_file(PTH, os.path.join(self.build_lib, os.path.basename(PTH)), preserve_mode=0)
 
     def get_outputs(self, include_bytecode=1):
         out = super().get_outputs(include_bytecode)
-        return out + ([os.path.join(self.build_lib, os.path.basename(PTH))] if PTH else [])
+        return out + [os.path.join(self.build_lib, os.path.basename(PTH))]
 
 
 setup(

@@ -165,50 +165,27 @@ def version(incdirs=None):
 
 
 def _shared(hdir, name):
-    """A file of libuevent's the package takes: the source tree's (jit-hooks/python,
-    libuevent/), or one installed beside the header or under share/libuevent."""
-    return _first(os.path.join(d, name) for d in (
-        os.path.join(TOP, "jit-hooks", "python"), hdir, os.path.join(hdir, "..", "jit-hooks", "python"),
-        os.path.join(hdir, "..", "share", "libuevent")))
+    """A file of libuevent's the package takes: the source tree's (libuevent/), or one
+    installed beside the header or under share/libuevent."""
+    return _first(os.path.join(d, name) for d in (hdir, os.path.join(hdir, "..", "share", "libuevent")))
 
 
-# What the package is made of besides uevent/'s own files: the file of libuevent's each
-# is made from, and the module missing without it. The record classes are written by
-# gen_records.py (beside this file) from the record model records_model.py; the rest is
-# copied.
-PACKAGE = (("uevent/_records.py", "records_model.py", None),     # the record classes
-           ("uevent/jit/__init__.py", "uevent_jit.py", "uevent.jit"),   # the JIT API
-           ("uevent/jit/numba.py", "uevent_jit_numba.py", "uevent.jit.numba"))   # Numba's hook
+PTH = os.path.join(HERE, "uevent-jit-numba.pth")    # the Numba hook's start-up switch
 
 
 def write_package(incdirs=None):
-    """Writes PACKAGE's files into uevent/ from the header's libuevent. Returns the path
-    of uevent-jit-numba.pth (the Numba hook's start-up switch), or None. Without
-    records_model.py there is no package; without a JIT file, no module of it (a warning)."""
+    """Writes uevent/_records.py, the record classes, with gen_records.py (beside this
+    file) from the record model records_model.py of the header's libuevent."""
     header = _header(incdirs)
-    hdir = os.path.dirname(header)
-    stale = os.path.join(HERE, "uevent", "jit.py")      # the module uevent.jit once was
-    if os.path.exists(stale):
-        os.remove(stale)
-    for dst, name, module in PACKAGE:
-        src = _shared(hdir, name)
-        if src is None:
-            if module is None:
-                sys.exit(f"uevent_build.py: {name} not found beside {header} or in "
-                         f"share/libuevent (install libuevent with make install)")
-            print(f"uevent_build.py: warning: no {name} found: no {module}", file=sys.stderr)
-            continue
-        if module is None:
-            env = dict(os.environ, PYTHONPATH=os.path.dirname(src))
-            text = subprocess.run([sys.executable, os.path.join(HERE, "gen_records.py"), header],
-                                  check=True, capture_output=True, text=True, env=env).stdout
-        else:
-            with open(src) as f:
-                text = f.read()
-        os.makedirs(os.path.dirname(os.path.join(HERE, dst)), exist_ok=True)
-        with open(os.path.join(HERE, dst), "w") as f:
-            f.write(text)
-    return _shared(hdir, "uevent-jit-numba.pth")
+    src = _shared(os.path.dirname(header), "records_model.py")
+    if src is None:
+        sys.exit(f"uevent_build.py: records_model.py not found beside {header} or in "
+                 f"share/libuevent (install libuevent with make install)")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(src))
+    text = subprocess.run([sys.executable, os.path.join(HERE, "gen_records.py"), header],
+                          check=True, capture_output=True, text=True, env=env).stdout
+    with open(os.path.join(HERE, "uevent", "_records.py"), "w") as f:
+        f.write(text)
 
 
 def main(argv):

@@ -145,7 +145,7 @@ err = io.StringIO()
 with contextlib.redirect_stderr(err):
     v = poly(True, 7)                   # a new signature: compiled, announcing fails
 ok(v == 10 and hook.stats()["errors"] >= 1 and
-   "uevent_jit session is closed" in err.getvalue(),
+   "uevent.jit session is closed" in err.getvalue(),
    "a failure to announce is counted and said, and the compile goes on (%s)"
    % err.getvalue().strip()[:90])
 

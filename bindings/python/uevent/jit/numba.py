@@ -34,10 +34,7 @@ import sys
 import threading
 from typing import Dict, List, Optional, Tuple
 
-try:
-    from . import Session as _Session          # uevent.jit.numba (the binding's package)
-except ImportError:
-    from uevent_jit import Session as _Session  # uevent_jit_numba beside uevent_jit
+from . import Session as _Session
 
 __all__ = ["enable", "disable", "enabled", "session", "ENV"]
 
@@ -553,7 +550,7 @@ def _main(argv: List[str]) -> int:
     import runpy
     if not argv or argv[0] in ("-h", "--help") or argv == ["-m"]:
         print("usage: python3 -m %s APP.py [ARG...]  or  -m MODULE [ARG...]"
-              % (__spec__.name if __spec__ else "uevent_jit_numba"), file=sys.stderr)
+              % (__spec__.name if __spec__ else "uevent.jit.numba"), file=sys.stderr)
         return 2
     # one hook: an `import uevent.jit.numba` in the program finds this one
     if __spec__ is not None:

@@ -34,7 +34,7 @@ local function bind()
   local okc, c = pcall(require, "uevent.jit_core")
   if not okc then
     return nil, "uevent.jit needs its C part uevent/jit_core.so (make install puts it in "
-      .. "LuaJIT's C module directory; in the build tree put jit-hooks/luajit on "
+      .. "LuaJIT's C module directory; in the build tree put bindings/lua on "
       .. "LUA_CPATH): " .. tostring(c)
   end
   core = c

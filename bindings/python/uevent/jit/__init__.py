@@ -1,7 +1,7 @@
-"""uevent_jit - announce machine code a Python program generates, so perf names it.
+"""uevent.jit - announce machine code a Python program generates, so perf names it.
 
-    import uevent_jit
-    with uevent_jit.session() as jit:              # jit-PID.dump, /tmp/perf-PID.map, uevents
+    import uevent.jit
+    with uevent.jit.session() as jit:              # jit-PID.dump, /tmp/perf-PID.map, uevents
         addr = ...                                  # your code, in executable memory
         jit.code_load("my_kernel", addr, len(code), code)
         run_it()
@@ -51,12 +51,7 @@ def _binding():
     restated here), imported on first use."""
     global _u
     if _u is None:
-        try:
-            import uevent as u
-        except ImportError as e:
-            raise ImportError("uevent_jit needs the Python binding (import uevent); "
-                              "build it with make and put bindings/python/lib on "
-                              "PYTHONPATH") from e
+        import uevent as u
         u.lib.uevent_jit__open  # AttributeError if the binding predates the JIT API
         _u = u
     return _u
@@ -88,7 +83,7 @@ class Session:
 
     def _handle(self):
         if self._h is None:
-            raise OSError(_errno.EBADF, "uevent_jit session is closed")
+            raise OSError(_errno.EBADF, "uevent.jit session is closed")
         return self._h
 
     def _path(self, p) -> Optional[str]:
@@ -154,5 +149,5 @@ class Session:
 
 
 def session(**kw) -> Session:
-    """A Session, for ``with uevent_jit.session() as jit: ...``."""
+    """A Session, for ``with uevent.jit.session() as jit: ...``."""
     return Session(**kw)

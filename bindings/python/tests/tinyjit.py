@@ -1,5 +1,5 @@
 """tinyjit.py - a tiny x86-64 JIT: writes a count-down loop into executable memory,
-announces it with uevent_jit and calls it through ctypes.
+announces it with uevent.jit and calls it through ctypes.
 
 usage: python3 tinyjit.py SECONDS     (prints "dump PATH", "map PATH", "load NAME ADDR")
 """
@@ -8,7 +8,7 @@ import mmap
 import sys
 import time
 
-import uevent_jit
+import uevent.jit
 
 # long f(long n): mov rax, rdi; 1: sub rax, 1; jnz 1b; ret
 CODE = bytes([0x48, 0x89, 0xf8, 0x48, 0x83, 0xe8, 0x01, 0x75, 0xfa, 0xc3])
@@ -32,7 +32,7 @@ def compile_code(code=CODE):
 
 def main():
     secs = float(sys.argv[1]) if len(sys.argv) > 1 else 0.5
-    with uevent_jit.session() as jit:
+    with uevent.jit.session() as jit:
         print("dump", jit.dump_path)
         print("map", jit.perf_map_path)
         mem, addr, fn = compile_code()

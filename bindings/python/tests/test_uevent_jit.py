@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-import uevent_jit
+import uevent.jit
 import tap
 from tap import ok
 from tinyjit import CODE, compile_code
@@ -32,7 +32,7 @@ def loads(path):
 
 print("1..11")
 mapf = os.path.join(tmp, "py.map")
-with uevent_jit.session(dir=os.path.join(tmp, "jd"), perf_map_path=mapf) as jit:
+with uevent.jit.session(dir=os.path.join(tmp, "jd"), perf_map_path=mapf) as jit:
     dump = jit.dump_path
     ok(dump.endswith("/jd/jit-%d.dump" % os.getpid()), "session() opens DIR/jit-PID.dump")
     mem, addr, fn = compile_code()
@@ -64,7 +64,7 @@ try:
     ok(False, "flush() of a closed session raises")
 except OSError as e:
     ok(e.errno == errno.EBADF, "flush() succeeds while open, raises OSError(EBADF) once closed")
-s = uevent_jit.session(jitdump=False, perf_map=False)
+s = uevent.jit.session(jitdump=False, perf_map=False)
 ok(s.dump_path is None and s.perf_map_path is None, "jitdump and perf map can be turned off")
 s.close()
 import uevent.jit  # noqa: E402
