@@ -5,7 +5,7 @@
 
 or, for a program left unchanged, ``python3 -m uevent.jit.numba app.py [ARG...]``, or
 ``UEVENT_JIT_NUMBA=1 python3 app.py`` with the ``uevent-jit-numba.pth`` file in a site
-directory of that interpreter (see jit-hooks/README.md). Then ``perf record -k mono ...; perf inject --jit ...; perf
+directory of that interpreter (see docs/jit.md). Then ``perf record -k mono ...; perf inject --jit ...; perf
 report``: samples in jitted code read ``__main__.hot(int64, float64)``.
 
 How. Numba compiles through LLVM's MCJIT, which hands every object it loads to the GDB
