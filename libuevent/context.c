@@ -17,9 +17,12 @@
  * readers outside the process resolve, keeps the TLSDESC dialect that OTEP 4947
  * recommends (-mtls-dialect=gnu2 where the compiler has it).
  */
+/* tstate.writing: a write is under way; a signal handler's set or clear came over it */
+enum { WRITING = 1, WRITE_DISTURBED = 2 };
+
 struct tstate {
 	struct uevent_thread_context_record rec;
-	uint8_t writing;	/* a set or set_attr is under way on this thread */
+	uint8_t writing;	/* 0, WRITING (a set or set_attr under way) or WRITE_DISTURBED */
 	int8_t registered;	/* 0: no set yet; 1: the kernel dumps rec; -1: it refused */
 };
 
@@ -57,6 +60,7 @@ _Static_assert(UEVENT_THREAD_CONTEXT_SIZE % 8 == 0, "PR_PERF_TLS_AREA takes mult
  */
 #define barrier()	__atomic_signal_fence(__ATOMIC_SEQ_CST)
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
+#define READ_ONCE(x)	(*(volatile __typeof__(x) *)&(x))
 
 static __attribute__((noinline)) void first_set(struct tstate *t)
 {
@@ -81,9 +85,11 @@ static __attribute__((noinline)) void first_set(struct tstate *t)
 }
 
 /*
- * valid goes to 0 first and back to 1 last. A set in a signal handler that interrupts
- * one on the same thread finds `writing` and leaves valid at 0: only the outer write
- * marks the record whole, so no reader sees a half-written record as valid.
+ * valid goes to 0 first and back to 1 last. A set or clear in a signal handler that
+ * interrupts a write on the same thread finds `writing`, marks it WRITE_DISTURBED and
+ * leaves valid at 0. The outer write then finds its bytes mixed with the handler's and
+ * leaves the record invalid too (the context is unknown until the thread's next set):
+ * no reader ever sees a half-written or mixed record as valid.
  */
 UEVENT_EXPORT int uevent_thread_context_set(const uint8_t *trace_id16, const uint8_t *span_id8,
 					    uint8_t flags)
@@ -95,7 +101,7 @@ UEVENT_EXPORT int uevent_thread_context_set(const uint8_t *trace_id16, const uin
 	if (unlikely(!trace_id16 || !span_id8))
 		return _uevent_err(EFAULT);
 	nested = t->writing;
-	WRITE_ONCE(t->writing, 1);
+	WRITE_ONCE(t->writing, nested ? WRITE_DISTURBED : WRITING);
 	barrier();
 	WRITE_ONCE(t->rec.valid, 0);
 	barrier();
@@ -105,9 +111,11 @@ UEVENT_EXPORT int uevent_thread_context_set(const uint8_t *trace_id16, const uin
 	t->rec.attrs_data_size = 0;
 	if (likely(!nested)) {
 		barrier();
+		nested = READ_ONCE(t->writing);	/* WRITE_DISTURBED: a handler wrote meanwhile */
 		WRITE_ONCE(t->writing, 0);
 		barrier();
-		WRITE_ONCE(t->rec.valid, 1);
+		if (likely(nested == WRITING))
+			WRITE_ONCE(t->rec.valid, 1);
 	}
 	if (unlikely(!registered))
 		first_set(t);
@@ -121,6 +129,13 @@ UEVENT_EXPORT int uevent_thread_context_clear(void)
 	/* Nothing set on this thread yet: the pointer is NULL, nothing to clear. */
 	if (!t->registered)
 		return 0;
+	if (unlikely(t->writing)) {
+		/* in a handler, over this thread's own write: that write will not publish */
+		WRITE_ONCE(t->writing, WRITE_DISTURBED);
+		barrier();
+		WRITE_ONCE(t->rec.valid, 0);
+		return 0;
+	}
 	WRITE_ONCE(t->rec.valid, 0);
 	barrier();
 	memset(t->rec.trace_id, 0, sizeof(t->rec.trace_id));
@@ -164,7 +179,7 @@ UEVENT_EXPORT int uevent_thread_context_set_attr(uint8_t key, const char *value,
 	/* A handler interrupting this thread's own write: the bytes are not ours to touch. */
 	if (t->writing)
 		return _uevent_err(EBUSY);
-	WRITE_ONCE(t->writing, 1);
+	WRITE_ONCE(t->writing, WRITING);
 	barrier();
 	size = r->attrs_data_size;
 	if (size + 2 + len > sizeof(r->attrs_data)) {
@@ -174,7 +189,8 @@ UEVENT_EXPORT int uevent_thread_context_set_attr(uint8_t key, const char *value,
 		size = attrs_without(r, key);
 		r->attrs_data_size = size;
 		barrier();
-		WRITE_ONCE(r->valid, 1);
+		if (READ_ONCE(t->writing) == WRITING)	/* no handler's set or clear meanwhile */
+			WRITE_ONCE(r->valid, 1);
 		barrier();
 		if (size + 2 + len > sizeof(r->attrs_data))
 			err = ENOSPC;

@@ -334,6 +334,78 @@ static void hammer(void)
 	   sets, seen_valid, seen_invalid, seen_torn);
 }
 
+/*
+ * A handler that sets or clears the context over the thread's own set() (a signal in
+ * the middle of its write): after each set returns, the record is invalid or holds one
+ * whole context (the set's or the handler's), never a mix of the two.
+ */
+static volatile long nest_hits;
+
+static void nest_handler(int sig)
+{
+	static const uint8_t id3[16] = { 0x33, 0x33, 0x33, 0x33, 0x33, 0x33, 0x33, 0x33,
+					 0x33, 0x33, 0x33, 0x33, 0x33, 0x33, 0x33, 0x33 };
+
+	(void)sig;
+	if (nest_hits++ & 1)
+		uevent_thread_context_clear();
+	else
+		uevent_thread_context_set(id3, id3, 0x33);
+}
+
+static void nested(void)
+{
+	static const uint8_t id[2][16] = {
+		{ 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11,
+		  0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11 },
+		{ 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22,
+		  0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22 } };
+	const struct uevent_thread_context_record *r = uevent_thread_context_get();
+	struct sigaction sa = { .sa_handler = nest_handler };
+	pthread_t self = pthread_self(), th;
+	long sets = 0, whole = 0, invalid = 0, mixed = 0;
+	struct uevent_thread_context_record snap;
+	const struct uevent_thread_context_record *rec = r;
+	long h;
+
+	hammer_stop = 0;
+	sigaction(SIGUSR1, &sa, NULL);
+	pthread_create(&th, NULL, sampler, &self);
+	while (!hammer_stop) {
+		int k = (int)(sets++ & 1);
+		uint8_t c;
+		int i, same = 1;
+
+		r = rec;
+		uevent_thread_context_set(id[k], id[k], id[k][0]);
+		/* the record as the set left it: a copy no handler came over */
+		h = nest_hits;
+		memcpy(&snap, r, sizeof(snap));
+		if (nest_hits != h)
+			continue;
+		if (snap.valid != 1) {
+			invalid++;
+			continue;
+		}
+		r = &snap;
+		c = r->trace_id[0];
+		for (i = 0; i < 16; i++)
+			same &= r->trace_id[i] == c;
+		for (i = 0; i < 8; i++)
+			same &= r->span_id[i] == c;
+		same &= r->trace_flags == c && (c == 0x11 || c == 0x22 || c == 0x33);
+		if (same)
+			whole++;
+		else
+			mixed++;
+	}
+	pthread_join(th, NULL);
+	signal(SIGUSR1, SIG_IGN);
+	ok(mixed == 0 && whole > 100 && nest_hits > 10,
+	   "%ld sets, %ld handlers' sets and clears over them: %ld whole, %ld invalid, %ld mixed",
+	   sets, (long)nest_hits, whole, invalid, mixed);
+}
+
 /* The process context's calls, their refusals (t/otel-reader.test reads what they write). */
 static void process_context(void)
 {
@@ -364,13 +436,14 @@ static void process_context(void)
 
 int main(void)
 {
-	plan(39);
+	plan(40);
 	layout();
 	set_and_read();
 	decode();
 	samples();
 	threads();
 	hammer();
+	nested();
 	process_context();
 	return exit_status();
 }
