@@ -110,12 +110,16 @@ UEVENT_EXPORT int uevent_thread_context_set(const uint8_t *trace_id16, const uin
 	t->rec.trace_flags = flags;
 	t->rec.attrs_data_size = 0;
 	if (likely(!nested)) {
+		/*
+		 * WRITE_DISTURBED: a handler wrote or cleared meanwhile. writing drops to 0
+		 * only after valid is stored, so a handler between the two still counts
+		 * as nested (it leaves the record invalid, never mixed).
+		 */
 		barrier();
-		nested = READ_ONCE(t->writing);	/* WRITE_DISTURBED: a handler wrote meanwhile */
-		WRITE_ONCE(t->writing, 0);
-		barrier();
-		if (likely(nested == WRITING))
+		if (likely(READ_ONCE(t->writing) == WRITING))
 			WRITE_ONCE(t->rec.valid, 1);
+		barrier();
+		WRITE_ONCE(t->writing, 0);
 	}
 	if (unlikely(!registered))
 		first_set(t);
