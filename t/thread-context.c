@@ -380,7 +380,9 @@ static void nested(void)
 		uevent_thread_context_set(id[k], id[k], id[k][0]);
 		/* the record as the set left it: a copy no handler came over */
 		h = nest_hits;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		memcpy(&snap, r, sizeof(snap));
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		if (nest_hits != h)
 			continue;
 		if (snap.valid != 1) {
