@@ -16,7 +16,7 @@
  *                     never sets one, a thread that set one and cleared it; the process
  *                     context published; SIGUSR1 appends a key (an update).
  * otel-child none:    links libuevent, sets and publishes nothing.
- * otel-child hammer:  the main thread alternates two contexts as fast as it can.
+ * otel-child hammer:  the main thread alternates two contexts, a short spin between.
  * otel-child spans:   the main thread burns 100 ms of CPU in span 1 of trace A, then
  *                     100 ms in span 2, clears it, and exits (for t/export-spans.test).
  * Each prints "tid ROLE TID TLSVAR" per thread (TLSVAR: &otel_thread_ctx_v1 there, for
@@ -100,8 +100,18 @@ int main(int argc, char **argv)
 		uevent_thread_context_set(id[0], id[0], 0x11);
 		say("main");
 		printf("ready\n");
-		for (n = 0;; n++)
+		/*
+		 * A short spin after each set keeps the record valid for part of the
+		 * loop: without it the valid window is a few instructions and a reader's
+		 * stops can all land inside set() (0 valid of 400 once, under load).
+		 */
+		for (n = 0;; n++) {
+			volatile unsigned spin;
+
 			uevent_thread_context_set(id[n & 1], id[n & 1], id[n & 1][0]);
+			for (spin = 0; spin < 4; spin++)
+				;
+		}
 	}
 	if (!strcmp(mode, "none")) {
 		say("main");
