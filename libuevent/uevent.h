@@ -65,7 +65,7 @@ enum uevent_transport {
 struct uevent_open_opts {
 	size_t		sz;		/* sizeof(struct uevent_open_opts) */
 	int		transport;	/* enum uevent_transport; AUTO honours $UEVENT_TRANSPORT */
-	const char	*path;		/* FILE: the output file ($UEVENT_FILE, else uevent-PID.uev) */
+	const char	*path;		/* FILE: the output file ($UEVENT_FILE, else perf-uevent-PID.data) */
 	unsigned int	flags;		/* UEVENT_OPEN_* */
 };
 
