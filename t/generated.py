@@ -3,7 +3,8 @@
 Each file the table says a makefile rule makes: its rule target has a recipe in exactly one
 of Makefile.am and the local.mk files it includes, the one the table names, in the folder
 holding the file; and every target with a recipe there (not .PHONY, not one of
-Automake's -local and -hook targets) is in the table.
+Automake's -local and -hook targets) is in the table; no recipe writes (> or mv) another
+rule's target.
 usage: generated.py TOP_SRCDIR: prints each problem and exits 1, else the number of rows."""
 import os
 import re
@@ -46,7 +47,22 @@ def expand(s, depth=0):
     return t if t == s else expand(t, depth + 1)
 
 
+def written(cmd, targets):
+    """The paths a recipe line writes with > or mv, as make names targets."""
+    cmd = cmd.replace("$(@D)", os.path.dirname(targets[0])).replace("$@", targets[0])
+    out = []
+    word = r"((?:\$\([^)]*\)|[^\s;&|)])+)"
+    for m in re.finditer(r"(?<![0-9&>])>\s*" + word + r"|\bmv\s+(?:-f\s+)?\S+\s+" + word, cmd):
+        w = (m.group(1) or m.group(2)).strip("'\"")
+        w = re.sub(r"^(\$\((abs_)?top_(src|build)dir\)|\$\(srcdir\))/|^\./", "", w)
+        w = re.sub(r"\.tmp$", "", w)
+        if "$" not in w and w != "/dev/null":
+            out.append(w)
+    return out
+
+
 made = {}      # target -> [fragment, ...], one entry per recipe
+writes = []    # (path, the targets of the recipe writing it, fragment)
 phony = set()
 for path, reldir, lines in frags:
     for i, ln in enumerate(lines):
@@ -62,6 +78,11 @@ for path, reldir, lines in frags:
         if i + 1 < len(lines) and lines[i + 1].startswith("\t"):
             for t in targets:
                 made.setdefault(t, []).append(path)
+            j = i + 1
+            while j < len(lines) and lines[j].startswith("\t"):
+                for w in written(expand(lines[j]), targets):
+                    writes.append((w, targets, path))
+                j += 1
 
 rows = []
 with open(os.path.join(top, "docs/build.md")) as f:
@@ -87,13 +108,16 @@ for file, targets, frag in rows:
         for p in (file, t):
             if folder and not p.startswith(folder + "/") or not folder and "/" in p:
                 bad.append(f"{p}: outside {frag}'s folder")
+for w, targets, frag in writes:
+    if w in made and w not in targets:
+        bad.append(f"{w}: written by the recipe of {' '.join(targets)} ({frag}) too")
 for t in sorted(made):
     # Automake's hooks (all-local, distcheck-hook...) make no file of their name
     if t not in listed and t not in phony and not t.endswith(("-local", "-hook")):
         bad.append(f"{t}: made in {', '.join(made[t])}, not in the table")
 if not rows:
     bad.append("docs/build.md: no table under '## Generated files'")
-for b in bad:
+for b in dict.fromkeys(bad):
     print(b)
 if bad:
     sys.exit(1)
