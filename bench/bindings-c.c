@@ -10,7 +10,7 @@ int main(void)
 {
 	UEVENT_OPTS(none, .transport = UEVENT_TRANSPORT_NONE, .flags = UEVENT_OPEN_IGNORE_ENV);
 	const char *path = getenv("UEVENT_BENCH_FILE");
-	UEVENT_OPTS(file, .transport = UEVENT_TRANSPORT_FILE, .path = path ? path : "bench.uev",
+	UEVENT_OPTS(file, .transport = UEVENT_TRANSPORT_FILE, .path = path ? path : "bench.perf.data",
 		    .flags = UEVENT_OPEN_IGNORE_ENV);
 
 	if (uevent_open(&none) < 0)

@@ -21,7 +21,7 @@ end
 local mark, lib = uevent.mark, uevent.lib
 uevent.open { transport = "none", ignore_env = true }
 print(("lua disabled uevent.mark %.2f"):format(measure(20000000, function(n) for _ = 1, n do mark("x") end end)))
-assert(uevent.open { transport = "file", path = os.getenv("UEVENT_BENCH_FILE") or "bench.uev", ignore_env = true })
+assert(uevent.open { transport = "file", path = os.getenv("UEVENT_BENCH_FILE") or "bench.perf.data", ignore_env = true })
 print(("lua enabled uevent.mark %.2f"):format(measure(100000, function(n) for _ = 1, n do mark("x") end end)))
 print(("lua enabled ffi-uevent_mark %.2f"):format(measure(100000, function(n) for _ = 1, n do lib.uevent_mark("x") end end)))
 local fd = ffi.C.open("/dev/null", 1 + 1024) -- O_WRONLY|O_APPEND

@@ -135,7 +135,7 @@ int main(int argc, char **argv)
 
 		char bpath[80];
 
-		snprintf(path, sizeof(path), "/tmp/uevent-bench-%d.uev", (int)getpid());
+		snprintf(path, sizeof(path), "/tmp/uevent-bench-%d.perf.data", (int)getpid());
 		snprintf(bpath, sizeof(bpath), "%s.bare", path);
 		fd = open(bpath, O_WRONLY | O_APPEND | O_CREAT | O_TRUNC, 0600);
 		if (fd < 0 || uevent_open(&o) != UEVENT_TRANSPORT_FILE) {

@@ -397,7 +397,9 @@ static int do_open(int transport, const char *path, unsigned int flags)
 			env = getenv("UEVENT_TRANSPORT");
 	}
 	if (!path || !*path) {
-		snprintf(defpath, sizeof(defpath), "uevent-%d.uev", (int)getpid());
+		/* perf.data content, so perf's naming (perf*.data: hotspot's filter, perf's
+		 * .gitignore); one file per process, never perf record's perf.data */
+		snprintf(defpath, sizeof(defpath), "perf-uevent-%d.data", (int)getpid());
 		path = defpath;
 	}
 	if (path != file_path) {

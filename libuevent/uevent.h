@@ -65,7 +65,7 @@ enum uevent_transport {
 struct uevent_open_opts {
 	size_t		sz;		/* sizeof(struct uevent_open_opts) */
 	int		transport;	/* enum uevent_transport; AUTO honours $UEVENT_TRANSPORT */
-	const char	*path;		/* FILE: the output file ($UEVENT_FILE, else uevent-PID.uev) */
+	const char	*path;		/* FILE: the output file ($UEVENT_FILE, else perf-uevent-PID.data) */
 	unsigned int	flags;		/* UEVENT_OPEN_* */
 };
 
@@ -436,6 +436,8 @@ enum uevent_id_field {
 };
 
 /*
+ * A uevent record, decoded: the record (PERF_RECORD_UEVENT, or the usdt or user_events
+ * sample that carries one) a delivered mark became; docs/format.md's glossary.
  * An output struct: set sz = sizeof(struct uevent_record) before a call fills it. The
  * library writes at most sz bytes and sets sz to what it wrote, so a caller built
  * against an older, shorter struct is never overrun.
@@ -1130,6 +1132,7 @@ struct uevent_sample_batch {
 						   big-endian number */
 };
 
+/* The uevent records' columns, as struct uevent_sample_batch's are the samples'. */
 struct uevent_record_batch {
 	size_t		sz;			/* sizeof(struct uevent_record_batch) */
 	size_t		cap;			/* rows each column has room for */

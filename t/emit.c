@@ -605,7 +605,7 @@ static void test_enospc(void)
 	}
 	snprintf(filler, sizeof(filler), "%s/filler", dir);
 	snprintf(saved, sizeof(saved), "%s", path);
-	snprintf(path, sizeof(path), "%.40s/t.uev", dir);
+	snprintf(path, sizeof(path), "%.40s/t.perf.data", dir);
 
 	/* Nothing left at all: the open fails cleanly and a later one writes the header. */
 	fd = open(filler, O_WRONLY | O_CREAT, 0600);
@@ -687,7 +687,7 @@ int main(void)
 	struct tally t;
 	int ret, i;
 
-	snprintf(path, sizeof(path), "/tmp/uevent-emit-test-%d.uev", (int)getpid());
+	snprintf(path, sizeof(path), "/tmp/uevent-emit-test-%d.perf.data", (int)getpid());
 	unlink(path);
 	plan(58);
 
@@ -876,7 +876,7 @@ int main(void)
 	{
 		UEVENT_OPTS(bad, .transport = 99);
 		UEVENT_OPTS(nodir, .transport = UEVENT_TRANSPORT_FILE,
-			    .path = "/nonexistent-dir/x.uev");
+			    .path = "/nonexistent-dir/x.perf.data");
 
 		ok(uevent_open(&bad) == -EINVAL, "transport number out of range is -EINVAL");
 		ok(uevent_transport_from_name("carrier-pigeon") == -EINVAL,

@@ -21,6 +21,9 @@ EXTRA_DIST += %reldir%/tap.h %reldir%/data %reldir%/kernel-abi.test %reldir%/fak
 
 TESTS += t/records.test t/version.test
 EXTRA_DIST += %reldir%/records.test %reldir%/version.test
+# docs/build.md's table of generated files against the makefiles
+TESTS += t/generated.test
+EXTRA_DIST += %reldir%/generated.test %reldir%/generated.py
 TESTS += t/symbols.test t/cli.test t/usdt.test t/ftrace.test t/perm.test t/man.test t/kernel-abi.test \
 	t/readme.test
 EXTRA_DIST += %reldir%/readme.test

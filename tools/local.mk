@@ -23,24 +23,16 @@ endif
 
 # uevent-json.h is generated from the record model of uevent.h (gen_json.py) and
 # committed (the CLI builds without Python), as is the Rust crate's records.rs (cargo
-# builds without it); t/records.test fails when either is stale. After changing
-# uevent.h: make records. make regenerates them when uevent.h or a generator is newer
-# and Python is there.
+# builds without it); t/records.test fails when either is stale. make regenerates them
+# when uevent.h or a generator is newer and Python is there; `make records` (Makefile.am)
+# forces both through their own rules.
 %reldir%/uevent-json.h: $(top_srcdir)/libuevent/uevent.h $(RECORDS_MODEL) %reldir%/gen_json.py
 	$(AM_V_GEN)if test -n '$(PYTHON)'; then \
 		$(PYTHON) $(srcdir)/%reldir%/gen_json.py \
 			$(top_srcdir)/libuevent/uevent.h > $(srcdir)/$@.tmp && \
 		mv $(srcdir)/$@.tmp $(srcdir)/$@; else touch -c $(srcdir)/$@; fi
+records_files += %reldir%/uevent-json.h
 EXTRA_DIST += %reldir%/gen_json.py
-.PHONY: records
-records:
-	$(PYTHON) $(srcdir)/%reldir%/gen_json.py $(top_srcdir)/libuevent/uevent.h \
-		> $(top_srcdir)/%reldir%/uevent-json.h.tmp && \
-	mv $(top_srcdir)/%reldir%/uevent-json.h.tmp $(top_srcdir)/%reldir%/uevent-json.h
-	$(PYTHON) $(srcdir)/bindings/rust/gen_records.py $(top_srcdir)/libuevent/uevent.h \
-		> $(top_srcdir)/bindings/rust/uevent/src/perf/records.rs.tmp && \
-	mv $(top_srcdir)/bindings/rust/uevent/src/perf/records.rs.tmp \
-		$(top_srcdir)/bindings/rust/uevent/src/perf/records.rs
 
 # uevent(1), kept true to the commands by t/man.test
 dist_man1_MANS = %reldir%/uevent.1

@@ -41,21 +41,23 @@ clean-local-rust:
 # uevent.h is newer and bindgen is there, and bindgen.test fails when it is stale.
 %reldir%/uevent-sys/src/bindings.rs: $(top_srcdir)/libuevent/uevent.h
 	$(AM_V_GEN)if test -n '$(BINDGEN)'; then \
-		$(MAKE) $(AM_MAKEFLAGS) rust-bindings; else touch -c $(srcdir)/$@; fi
+		BINDGEN='$(BINDGEN)' sh $(srcdir)/%reldir%/regen-bindings.sh $(top_srcdir) \
+			> $(srcdir)/$@.tmp && mv $(srcdir)/$@.tmp $(srcdir)/$@; \
+	else touch -c $(srcdir)/$@; fi
 
-# records.rs likewise, from gen_records.py (tools/local.mk's `make records` does both).
+# records.rs likewise, from gen_records.py (`make records` forces it, with the CLI's).
 %reldir%/uevent/src/perf/records.rs: $(top_srcdir)/libuevent/uevent.h $(RECORDS_MODEL) \
 		%reldir%/gen_records.py
 	$(AM_V_GEN)if test -n '$(PYTHON)'; then \
 		$(PYTHON) $(srcdir)/%reldir%/gen_records.py \
 			$(top_srcdir)/libuevent/uevent.h > $(srcdir)/$@.tmp && \
 		mv $(srcdir)/$@.tmp $(srcdir)/$@; else touch -c $(srcdir)/$@; fi
+records_files += %reldir%/uevent/src/perf/records.rs
 
-# Regenerate the committed bindgen output after changing uevent.h.
+# Regenerate the committed bindgen output, through the rule above, whatever the dates.
 rust-bindings:
-	BINDGEN='$(BINDGEN)' sh $(srcdir)/%reldir%/regen-bindings.sh $(top_srcdir) \
-		> $(srcdir)/%reldir%/uevent-sys/src/bindings.rs.tmp && \
-	mv $(srcdir)/%reldir%/uevent-sys/src/bindings.rs.tmp $(srcdir)/%reldir%/uevent-sys/src/bindings.rs
+	@test -n '$(BINDGEN)' || { echo "make rust-bindings: no bindgen (./configure BINDGEN=...)" >&2; exit 1; }
+	$(MAKE) $(AM_MAKEFLAGS) -W $(top_srcdir)/libuevent/uevent.h %reldir%/uevent-sys/src/bindings.rs
 
 TESTS += %reldir%/cargo.test %reldir%/bindgen.test %reldir%/clippy.test %reldir%/outside.test
 EXTRA_DIST += $(rust_sources) %reldir%/cargo.test %reldir%/bindgen.test %reldir%/clippy.test \

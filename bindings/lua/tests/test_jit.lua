@@ -9,7 +9,7 @@ local ok, skip = tap.ok, tap.skip
 tap.plan(22)
 
 local have_uevent, uevent = pcall(require, "uevent")
-local uev_path = tmp .. "/lua.uev"
+local uev_path = tmp .. "/lua.perf.data"
 if have_uevent then
   assert(uevent.open { transport = "file", path = uev_path, ignore_env = true })
 end

@@ -11,7 +11,7 @@ local top_srcdir = os.getenv("top_srcdir") or "../../.."
 local data = top_srcdir .. "/t/data/"
 local tmp = os.tmpname()
 os.remove(tmp)
-local path = tmp .. ".uev"
+local path = tmp .. ".perf.data"
 ffi.cdef "int getpid(void);"
 local pid = ffi.C.getpid()
 
@@ -108,26 +108,26 @@ ok(L.uevent_emit(L.UEVENT_TYPE_USER, string.rep("x", L.UEVENT_MAX_PAYLOAD + 1), 
 res, msg, code = uevent.open("carrier-pigeon")
 ok(res == nil and code == -22 and msg:find("carrier%-pigeon"), "unknown transport: nil, err, -EINVAL (" .. tostring(msg) .. ")")
 ok(uevent.transport() == "file", "a refused open keeps the transport")
-res, msg, code = uevent.file_reader(tmp .. "-missing.uev")
+res, msg, code = uevent.file_reader(tmp .. "-missing.perf.data")
 ok(res == nil and code == -2, "missing file: nil, err, -ENOENT (" .. tostring(msg) .. ")")
-local f = io.open(tmp .. "-bad.uev", "wb"); f:write("NOTAFILE-but-long-enough-for-a-header"); f:close()
-res, msg, code = uevent.file_reader(tmp .. "-bad.uev")
+local f = io.open(tmp .. "-bad.perf.data", "wb"); f:write("NOTAFILE-but-long-enough-for-a-header"); f:close()
+res, msg, code = uevent.file_reader(tmp .. "-bad.perf.data")
 ok(res == nil and code == -22, "bad magic: -EINVAL")
-os.remove(tmp .. "-bad.uev")
+os.remove(tmp .. "-bad.perf.data")
 res, msg, code = uevent.decode(L.UEVENT_TYPE_COUNTER, "abc")
 ok(res == nil and code == -22, "truncated payload: nil, err, -EINVAL")
 ok(uevent.decode(0, "x\0", nil, "middle") == nil, "bad byte order name is an error")
 local function slurp(p) local h = assert(io.open(p, "rb")); local s = h:read("*a"); h:close(); return s end
 local cap = slurp(data .. "capture.le.perf.data")
-f = io.open(tmp .. "-trunc.uev", "wb"); f:write(cap:sub(1, #cap - 5)); f:close()
-rd = assert(uevent.file_reader(tmp .. "-trunc.uev"))
+f = io.open(tmp .. "-trunc.perf.data", "wb"); f:write(cap:sub(1, #cap - 5)); f:close()
+rd = assert(uevent.file_reader(tmp .. "-trunc.perf.data"))
 local r1, r2 = rd:next(), rd:next()
 res, msg, code = rd:next()
 ok(r1 and r2 and res == nil and code == -61, "truncated last record: nil, err, -ENODATA (" .. tostring(msg) .. ")")
 rd:close(); rd:close()
 res, msg = rd:next()
 ok(res == nil, "close is idempotent; a closed reader refuses next")
-os.remove(tmp .. "-trunc.uev")
+os.remove(tmp .. "-trunc.perf.data")
 
 -- ---- argument checks: the same whether or not anyone listens ----------------------
 -- Each bad call runs with transport none (nobody listens) and with the file transport
@@ -194,7 +194,7 @@ local function outcome(fn)
   return tostring(r[2]) .. " | " .. tostring(r[3]) .. " | " .. tostring(r[4])
 end
 local function filesize(p) local h = io.open(p, "rb"); if not h then return -1 end local n = h:seek("end"); h:close(); return n end
-local checks = tmp .. "-checks.uev"
+local checks = tmp .. "-checks.perf.data"
 uevent.open { transport = "none", ignore_env = true }
 local quiet = L.uevent_enabled_word == 0
 local off, on = {}, {}
@@ -389,7 +389,7 @@ else
 end
 
 -- the reason channel: a refused open says why on this thread
-local r0, e0 = uevent.open { transport = "file", path = "/nonexistent-dir/x.uev", ignore_env = true }
+local r0, e0 = uevent.open { transport = "file", path = "/nonexistent-dir/x.perf.data", ignore_env = true }
 ok(r0 == nil and uevent.reason():find("nonexistent-dir", 1, true) ~= nil,
    "a refused open: reason() says why (" .. uevent.reason() .. ")")
 

@@ -16,7 +16,7 @@ data = os.path.join(top_srcdir, "t", "data")
 L = uevent.lib
 
 tmp = tempfile.mkdtemp(prefix="uevent-py-")
-path = os.path.join(tmp, "emit.uev")
+path = os.path.join(tmp, "emit.perf.data")
 
 # ---- emit through the file transport, read back --------------------------------------
 ok(uevent.open("file", path=path, ignore_env=True) == "file", "open(file) selects the file transport")
@@ -224,7 +224,7 @@ def outcome(fn):
     return None
 
 
-checks = os.path.join(tmp, "checks.uev")
+checks = os.path.join(tmp, "checks.perf.data")
 uevent.open("none", ignore_env=True)
 quiet = not uevent._word[0]
 off = [outcome(c[1]) for c in bad_calls]
@@ -322,7 +322,7 @@ for tag, bo in (("le", "little"), ("be", "big")):
        and rs[1].type == L.UEVENT_TYPE_COUNTER and rs[1].tid == 102
        and rs[1].payload == uevent.Counter("queue_depth", -12345)
        and rs[2].payload == uevent.RangeBegin(0x1122334455667788, 0x42, 1, "parse"),
-       f"golden capture.{tag}.uev: 3 records, payloads in the file's byte order")
+       f"golden capture.{tag}.perf.data: 3 records, payloads in the file's byte order")
 ok(raises(ValueError, uevent.decode_record, gold("record_v1", "le"), "little", 0) is not None,
    "record with a disagreeing sample_type is refused")
 b = bytearray(gold("record_v1", "le"))
@@ -357,7 +357,7 @@ for i in range(1000):
 ok(nfds() == fds, "1000 FileReaders in with-blocks: no fd leak")
 
 # the reason channel: a refused open says why on this thread
-e = raises(uevent.Error, uevent.open, "file", path="/nonexistent-dir/x.uev", ignore_env=True)
+e = raises(uevent.Error, uevent.open, "file", path="/nonexistent-dir/x.perf.data", ignore_env=True)
 ok(e is not None and "nonexistent-dir" in uevent.reason(),
    f"a refused open: reason() says why ({uevent.reason()})")
 

@@ -24,7 +24,7 @@ fn main() {
     uevent::open("none", None, true).unwrap();
     // as C's UEVENT_MARK("x") row: a literal, the result dropped
     println!("rust disabled uevent::mark {:.2}", measure(20_000_000, || { let _ = uevent::mark("x"); }));
-    let path = std::env::var("UEVENT_BENCH_FILE").unwrap_or_else(|_| "bench.uev".into());
+    let path = std::env::var("UEVENT_BENCH_FILE").unwrap_or_else(|_| "bench.perf.data".into());
     uevent::open("file", Some(std::path::Path::new(&path)), true).unwrap();
     println!("rust enabled uevent::mark {:.2}", measure(100_000, || { let _ = black_box(uevent::mark(black_box("x"))); }));
     println!("rust enabled mark_cstr {:.2}", measure(100_000, || { let _ = black_box(uevent::mark_cstr(black_box(x))); }));

@@ -6,7 +6,7 @@
 //!     let _r = uevent::Range::new("parse");       // ends when dropped
 //!     uevent::counter("queue_depth", 7).unwrap();
 //! }
-//! for rec in uevent::FileReader::open("x.uev").unwrap() {
+//! for rec in uevent::FileReader::open("x.perf.data").unwrap() {
 //!     println!("{:?}", rec.unwrap().payload);
 //! }
 //! ```

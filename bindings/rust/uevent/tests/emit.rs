@@ -13,7 +13,7 @@ fn usdt_semaphore() -> u32 {
 fn emit_read_back_and_errors() {
     let dir = std::env::temp_dir().join(format!("uevent-rs-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("emit.uev");
+    let path = dir.join("emit.perf.data");
     assert_eq!(uevent::open("file", Some(&path), true).unwrap(), "file");
     assert!(uevent::enabled());
     assert_eq!(uevent::max_payload(), uevent::MAX_PAYLOAD);
@@ -87,10 +87,10 @@ fn emit_read_back_and_errors() {
     let e = uevent::open("carrier-pigeon", None, true).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidInput, "{}", e);
     assert_eq!(uevent::transport(), "file");
-    let e = FileReader::open(dir.join("missing.uev")).err().unwrap();
+    let e = FileReader::open(dir.join("missing.perf.data")).err().unwrap();
     assert_eq!(e.kind(), ErrorKind::NotFound);
-    std::fs::write(dir.join("bad.uev"), b"NOTAFILE-but-long-enough-for-a-header").unwrap();
-    let e = FileReader::open(dir.join("bad.uev")).err().unwrap();
+    std::fs::write(dir.join("bad.perf.data"), b"NOTAFILE-but-long-enough-for-a-header").unwrap();
+    let e = FileReader::open(dir.join("bad.perf.data")).err().unwrap();
     assert_eq!(e.raw_os_error(), Some(22));
     let cap = std::fs::read(
         std::env::var("top_srcdir").map(std::path::PathBuf::from)
@@ -98,8 +98,8 @@ fn emit_read_back_and_errors() {
             .join("t/data/capture.le.perf.data"),
     )
     .unwrap();
-    std::fs::write(dir.join("trunc.uev"), &cap[..cap.len() - 5]).unwrap();
-    let mut rd = FileReader::open(dir.join("trunc.uev")).unwrap();
+    std::fs::write(dir.join("trunc.perf.data"), &cap[..cap.len() - 5]).unwrap();
+    let mut rd = FileReader::open(dir.join("trunc.perf.data")).unwrap();
     assert!(rd.next().unwrap().is_ok() && rd.next().unwrap().is_ok());
     // cut inside its last record: ENODATA (61), not a corrupt record
     let e = rd.next().unwrap().unwrap_err();
@@ -113,7 +113,7 @@ fn emit_read_back_and_errors() {
     let fds = || std::fs::read_dir("/proc/self/fd").unwrap().count();
     let before = fds();
     for _ in 0..10000 {
-        let mut r = FileReader::open(dir.join("trunc.uev")).unwrap();
+        let mut r = FileReader::open(dir.join("trunc.perf.data")).unwrap();
         r.next();
     }
     assert_eq!(fds(), before);
@@ -163,7 +163,7 @@ fn argument_checks(dir: &std::path::Path) {
         ("AsyncRange::try_new name with a NUL", Box::new(|| uevent::AsyncRange::try_new("\0").map(drop)), 22),
         ("AsyncRange::try_new past RANGE_NAME_MAX", Box::new(|| uevent::AsyncRange::try_new(&long_range).map(drop)), 7),
     ];
-    let checks = dir.join("checks.uev");
+    let checks = dir.join("checks.perf.data");
     uevent::open("none", None, true).unwrap();
     let quiet = !uevent::enabled();
     let off: Vec<_> = bad.iter().map(|(_, f, _)| outcome(f())).collect();
