@@ -2,6 +2,7 @@
 (PerfData iteration) and the batch path (uevent.read_arrays into NumPy), the best of
 ROUNDS runs (five times as many for the batch path, which takes milliseconds).
 Prints `per_record ROWS SECONDS` and `batch ROWS SECONDS`, rows = samples + uevents."""
+import os
 import sys
 import time
 
@@ -22,12 +23,16 @@ def batch(path):
     return len(a.samples) + len(a.uevents)
 
 
+# ARRAYS_CPU=1: the process's CPU time instead of the wall's (bench/cpus-read.sh)
+clock = time.process_time if os.environ.get("ARRAYS_CPU") else time.perf_counter
+
+
 def best(fn, path, rounds):
     b, n = None, 0
     for _ in range(rounds):
-        t0 = time.perf_counter()
+        t0 = clock()
         n = fn(path)
-        dt = time.perf_counter() - t0
+        dt = clock() - t0
         b = dt if b is None or dt < b else b
     return n, b
 

@@ -73,6 +73,10 @@ bench_scale_LDFLAGS = -static-libtool-libs -pthread
 CLEANFILES += %reldir%/scale
 bench_scripts += %reldir%/scale-record.sh
 bench_scripts += %reldir%/scale-profile.sh
+# record-drain.sh: uevent record's records per CPU second against RECORD_BASE's, losses
+# against perf record; cpus-read.sh: the readers on recordings of 1 to 64 CPUs.
+bench_scripts += %reldir%/record-drain.sh %reldir%/cpus-read.sh
+EXTRA_DIST += %reldir%/record-drain.sh %reldir%/cpus-read.sh %reldir%/cpus-synth.py
 EXTRA_DIST += %reldir%/scale-record.sh %reldir%/scale-profile.sh %reldir%/device/scale.sh \
 	%reldir%/device/all.sh %reldir%/device/scale-base.sh %reldir%/device/s12.sh
 

@@ -34,6 +34,7 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/session-fill.c \
 	%reldir%/session-decode.c \
 	%reldir%/session-filter.c \
+	%reldir%/session-drain.c \
 	%reldir%/rec-writer.h \
 	%reldir%/session-record.c \
 	%reldir%/session-spawn.c \

@@ -15,9 +15,11 @@ int _uevent_session_keep(struct uevent_session *s, const struct uevent_perf_reco
 	switch (rec->type) {
 	case PERF_RECORD_LOST:
 		s->st.lost += rec->u.lost.lost;
+		s->st.lost_records++;
 		return 1;
 	case PERF_RECORD_LOST_SAMPLES:
 		s->st.lost_samples += rec->u.lost.lost;
+		s->st.lost_records++;
 		return 1;
 	case PERF_RECORD_UEVENT:
 		if (rec->u.uevent.flags & UEVENT_RECORD_TRUNCATED)
@@ -25,8 +27,10 @@ int _uevent_session_keep(struct uevent_session *s, const struct uevent_perf_reco
 		s->st.uevents++;
 		return 1;
 	case PERF_RECORD_SAMPLE:
+		s->st.samples += kind == K_SAMPLES;
 		return kind == K_SAMPLES || (s->o.flags & UEVENT_SESSION_ALL_RECORDS);
 	default:
+		s->st.bpf_events += rec->type == PERF_RECORD_BPF_EVENT;
 		return !!(s->o.flags & (UEVENT_SESSION_ALL_RECORDS |
 					(rec->type == PERF_RECORD_BPF_EVENT ||
 					 rec->type == PERF_RECORD_KSYMBOL ? UEVENT_SESSION_BPF_EVENTS : 0)));

@@ -195,11 +195,15 @@ int _uevent_session_fill(struct uevent_session *s, int all);	/* session-fill.c *
 int _uevent_session_snapshot(struct uevent_session *s);
 size_t _uevent_rec_len(const uint8_t *r, const struct perf_event_header *h); /* -order.c */
 int _uevent_session_index(struct uevent_session *s, uint64_t watermark);
+uint64_t _uevent_session_rec_time(const struct uevent_session *s, const uint8_t *r); /* 0: none */
 int _uevent_session_keep_held(struct uevent_session *s);
 int _uevent_session_decode(struct uevent_session *s, uint32_t off,	/* session-decode.c */
 			   struct uevent_perf_record *rec, int *kind);
 int _uevent_session_keep(struct uevent_session *s,			/* session-filter.c */
 			 const struct uevent_perf_record *rec, int kind);
+
+/* session-drain.c: the rings to the recording as they are (uevent_session__drain) */
+int _uevent_session_drain(struct uevent_session *s, int timeout_ms);
 
 /* session.c: the object */
 uint64_t _uevent_session_lost_counted(const struct uevent_session *s);

@@ -27,7 +27,7 @@ size_t _uevent_rec_len(const uint8_t *r, const struct perf_event_header *h)
 	return _uevent_sideband_used(r, h->size, h->type, _uevent_sample_id_size(BASE_ST));
 }
 
-static uint64_t rec_time(const struct uevent_session *s, const uint8_t *r)
+uint64_t _uevent_session_rec_time(const struct uevent_session *s, const uint8_t *r)
 {
 	struct perf_event_header h;
 	uint64_t t = 0, ident, st;
@@ -86,7 +86,7 @@ int _uevent_session_index(struct uevent_session *s, uint64_t watermark)
 		uint16_t sz;
 
 		memcpy(&sz, s->buf + off + 6, 2);
-		s->q[s->qn].time = rec_time(s, s->buf + off);
+		s->q[s->qn].time = _uevent_session_rec_time(s, s->buf + off);
 		s->q[s->qn].off = (uint32_t)off;
 		s->q[s->qn].seq = (uint32_t)s->qn;
 		s->qn++;

@@ -290,6 +290,33 @@ UEVENT_EXPORT int uevent_session__next(struct uevent_session *s, struct uevent_p
 	return ret < 0 ? _uevent_err(-ret) : ret;
 }
 
+/*
+ * Recording only: the rings copied to the recording as they are (session-drain.c). With
+ * BPF-made trace contexts the records are decoded to be written (their context joined):
+ * __next()'s path, each record counted as written.
+ */
+UEVENT_EXPORT int uevent_session__drain(struct uevent_session *s, int timeout_ms)
+{
+	struct uevent_perf_record rec = { .sz = sizeof(rec) };
+	int ret, n = 0;
+
+	if (!s || s->rec.fd < 0 || (s->o.flags & UEVENT_SESSION_OVERWRITE))
+		return _uevent_err(EINVAL);
+	ret = reader_enter(s);
+	if (ret < 0)
+		return _uevent_err(-ret);
+	if (!s->bpf_ctx) {
+		ret = _uevent_session_drain(s, timeout_ms);
+	} else {
+		while ((ret = session_next(s, &rec, n ? 0 : timeout_ms)) > 0 && ++n < 65536)
+			;
+		if (ret >= 0)
+			ret = n;
+	}
+	reader_leave(s);
+	return ret < 0 ? _uevent_err(-ret) : ret;
+}
+
 UEVENT_EXPORT int uevent_session__read_batch(struct uevent_session *s,
 					     struct uevent_sample_batch *samples,
 					     struct uevent_record_batch *uevents, int timeout_ms)

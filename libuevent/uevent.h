@@ -953,6 +953,9 @@ struct uevent_session_stats {
 						   __next() (perf record's "woken up N
 						   times"): every record, or every
 						   wakeup_events of them */
+	uint64_t	samples;		/* cpu-clock samples read */
+	uint64_t	bpf_events;		/* BPF_EVENT records read */
+	uint64_t	lost_records;		/* LOST and LOST_SAMPLES records read */
 };
 
 struct uevent_session;
@@ -982,6 +985,17 @@ int uevent_session__fd(const struct uevent_session *s);
  */
 int uevent_session__next(struct uevent_session *s, struct uevent_perf_record *rec,
 			 int timeout_ms);
+/*
+ * Recording (__record_to()) without reading, as perf record does: every ring's records
+ * are copied to the recording as the kernel wrote them, a FINISHED_ROUND after each
+ * round over the rings, without being decoded or put in time order (readers of the
+ * file sort it: uevent_perf_file__open(), perf script). Waits up to timeout_ms (0: do
+ * not wait, -1: forever) for records when there are none. Returns the records written
+ * (0: none), or -errno (-EINVAL: not recording, or overwrite mode; a write error).
+ * The stats count them as __next() counts what it reads (records: those written);
+ * records __next() read and did not give out go to the recording first.
+ */
+int uevent_session__drain(struct uevent_session *s, int timeout_ms);
 /* Overwrite mode: pause the rings and queue their contents for __next(). */
 int uevent_session__snapshot(struct uevent_session *s);
 int uevent_session__stats(const struct uevent_session *s, struct uevent_session_stats *st,

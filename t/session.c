@@ -242,6 +242,9 @@ static void samples_live(void)
 	   !uevent_session__event_name(s, uevent_session__nr_events(s)) && errno == EINVAL,
 	   "each sample's event_index names its event: %d of %d \"cpu-clock\" (%d events)",
 	   named, n, uevent_session__nr_events(s));
+	errno = 0;
+	ok(uevent_session__drain(s, 0) == -EINVAL && errno == EINVAL,
+	   "__drain without a recording: -EINVAL");
 	uevent_session__close(s);
 }
 
@@ -306,6 +309,89 @@ static void lost_exact(void)
 	   "(LOST records: %" PRIu64 ", counted %" PRIu64 ")", n, st.lost, lost_recs,
 	   st.lost_counted);
 	uevent_session__close(s);
+}
+
+/*
+ * __drain(): a flooded 4-page ring recorded as the kernel wrote it. The file holds every
+ * mark the stats count read, its LOST records (with the one close owes) sum to the
+ * kernel's lost count, a FINISHED_ROUND ends each round, and its reader gives the
+ * records back in time order.
+ */
+static void drain_recorded(void)
+{
+	struct uevent_session_opts so = { .sz = sizeof(so), .pid = 0, .ring_pages = 4,
+					  .flags = UEVENT_SESSION_NO_INHERIT,
+					  .transports = 1u << UEVENT_TRANSPORT_USDT,
+					  .usdt_max_payload = 2048 };
+	struct uevent_session_stats st;
+	struct uevent_perf_record r = { .sz = sizeof(r) };
+	struct uevent_perf_file *f;
+	struct uevent_session *s = uevent_session__open(&so);
+	char path[] = "/tmp/uevent-t-drain-XXXXXX";
+	static char big[2000];
+	uint64_t lost = 0, last = 0, n = 0, rounds = 0, drained = 0;
+	int i, fd = mkstemp(path), ret, backwards = 0;
+	cpu_set_t old, one;
+	FILE *raw;
+
+	if (!s || fd < 0) {
+		ok(0, "drain session opens: %s", strerror(errno));
+		ok(0, "drain: the file");
+		uevent_session__close(s);
+		return;
+	}
+	ok(uevent_session__record_to(s, fd) == 0, "record_to a file for __drain");
+	sched_getaffinity(0, sizeof(old), &old);
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &one);
+	sched_setaffinity(0, sizeof(one), &one);
+	memset(big, 'x', sizeof(big) - 1);
+	for (i = 0; i < 300; i++)
+		uevent_mark(big);
+	for (int pass = 0; pass < 2; pass++) {
+		while ((ret = uevent_session__drain(s, 100)) > 0)
+			drained += (uint64_t)ret;
+		uevent_mark("after the flood");	/* the kernel writes LOST with the next record */
+	}
+	sched_setaffinity(0, sizeof(old), &old);
+	uevent_session__stats(s, &st, sizeof(st));
+	uevent_session__close(s);
+	f = uevent_perf_file__open(path);
+	while (f && (ret = uevent_perf_file__next(f, &r)) > 0) {
+		n += r.type == PERF_RECORD_UEVENT;
+		lost += r.type == PERF_RECORD_LOST ? r.u.lost.lost : 0;
+		if ((r.id.fields & UEVENT_ID_TIME) && r.type != PERF_RECORD_LOST) {
+			backwards += r.id.time < last;
+			last = r.id.time;
+		}
+	}
+	uevent_perf_file__close(f);
+	raw = fopen(path, "rb");
+	if (raw) {	/* the stream's records after its 16-byte header: FINISHED_ROUNDs */
+		struct perf_event_header h;
+
+		fseek(raw, 16, SEEK_SET);
+		while (fread(&h, sizeof(h), 1, raw) == 1 && h.size >= sizeof(h)) {
+			rounds += h.type == 68;
+			if (h.type == 66) {	/* tracing data: its size word, then that many more */
+				uint32_t more = 0;
+
+				if (fread(&more, 4, 1, raw) != 1)
+					break;
+				fseek(raw, (long)more - 4, SEEK_CUR);
+			}
+			fseek(raw, (long)h.size - (long)sizeof(h), SEEK_CUR);
+		}
+		fclose(raw);
+	}
+	unlink(path);
+	close(fd);
+	ok(f && st.uevents == n && n + st.lost_counted == 301 && lost == st.lost_counted &&
+	   drained == st.records && rounds > 0 && !backwards,
+	   "__drain of a flooded 4-page ring: %" PRIu64 " marks in the file (stats %" PRIu64
+	   ") + %" PRIu64 " lost = 301, LOST records sum %" PRIu64 ", %" PRIu64 " records "
+	   "drained (stats %" PRIu64 "), %" PRIu64 " rounds, %d back in time", n, st.uevents,
+	   st.lost_counted, lost, drained, st.records, rounds, backwards);
 }
 
 /* Options no kernel takes are refused before anything opens, with a reason naming them. */
@@ -631,7 +717,7 @@ int main(void)
 		plan_skip_all("kernel without uprobes");
 	if (uevent_open(&o) < 0)
 		plan_skip_all("usdt transport unavailable here");
-	plan(32);
+	plan(35);
 
 	pthread_barrier_init(&go, NULL, 2);
 	pthread_create(&early, NULL, early_thread, NULL);
@@ -786,6 +872,7 @@ int main(void)
 	overwrite_mode();
 	samples_live();
 	lost_exact();
+	drain_recorded();
 	bad_opts();
 	cpu_list();
 	wakeup_batch();

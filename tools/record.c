@@ -514,26 +514,21 @@ static int record_open(struct record_run *x)
 /* Records read until the command is gone and they are drained; the command stopped. */
 static void record_loop(struct record_run *x)
 {
-	struct uevent_perf_record r = { .sz = sizeof(r) };
 	int64_t next_look = 0, kill_at = 0;
 	int ret, idle = 0, killed = 0;
 
 	for (;;) {
 		int64_t now;
 
-		ret = uevent_session__next(x->s, &r, x->done ? 0 : 100);
+		/*
+		 * The rings' bytes go to the file as they are, a round at a time, as perf
+		 * record writes them: nothing decoded or sorted here (the readers sort).
+		 */
+		ret = uevent_session__drain(x->s, x->done ? 0 : 100);
 		if (ret < 0 && ret != -EINTR) {
 			fprintf(stderr, "%s record: %s: %s\n", cli_prog, x->out, strerror(-ret));
 			x->failed = 1;
 			break;
-		}
-		if (ret > 0) {
-			/* as dump counts them: the side-band that names samples aside */
-			x->nrec += r.type == PERF_RECORD_UEVENT || r.type == PERF_RECORD_SAMPLE ||
-				r.type == PERF_RECORD_LOST || r.type == PERF_RECORD_LOST_SAMPLES;
-			x->nuev += r.type == PERF_RECORD_UEVENT;
-			x->nsamples += r.type == PERF_RECORD_SAMPLE;
-			x->nbpf += r.type == PERF_RECORD_BPF_EVENT;
 		}
 		/*
 		 * Records may never pause (a command marking in a loop): look at the child
@@ -575,6 +570,11 @@ static int record_end(struct record_run *x)
 	struct uevent_session_stats st;
 
 	uevent_session__stats(x->s, &st, sizeof(st));
+	/* as dump counts them: the side-band that names samples aside */
+	x->nuev = st.uevents;
+	x->nsamples = st.samples;
+	x->nbpf = st.bpf_events;
+	x->nrec = st.uevents + st.samples + st.lost_records;
 	uevent_session__close(x->s);
 	if (close(x->fd) < 0 && !x->failed) {
 		fprintf(stderr, "%s record: %s: %s\n", cli_prog, x->out, strerror(errno));

@@ -5208,12 +5208,15 @@ pub struct uevent_session_stats {
     pub lost_counted: u64,
     pub usdt_objects: u64,
     pub wakeups: u64,
+    pub samples: u64,
+    pub bpf_events: u64,
+    pub lost_records: u64,
 }
 #[test]
 fn bindgen_test_layout_uevent_session_stats() {
     assert_eq!(
         ::std::mem::size_of::<uevent_session_stats>(),
-        88usize,
+        112usize,
         concat!("Size of: ", stringify!(uevent_session_stats))
     );
     assert_eq!(
@@ -5408,6 +5411,57 @@ fn bindgen_test_layout_uevent_session_stats() {
         );
     }
     test_field_wakeups();
+    fn test_field_samples() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_session_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).samples) as usize - ptr as usize
+            },
+            88usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_session_stats),
+                "::",
+                stringify!(samples)
+            )
+        );
+    }
+    test_field_samples();
+    fn test_field_bpf_events() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_session_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).bpf_events) as usize - ptr as usize
+            },
+            96usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_session_stats),
+                "::",
+                stringify!(bpf_events)
+            )
+        );
+    }
+    test_field_bpf_events();
+    fn test_field_lost_records() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_session_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).lost_records) as usize - ptr as usize
+            },
+            104usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_session_stats),
+                "::",
+                stringify!(lost_records)
+            )
+        );
+    }
+    test_field_lost_records();
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -5433,6 +5487,12 @@ extern "C" {
     pub fn uevent_session__next(
         s: *mut uevent_session,
         rec: *mut uevent_perf_record,
+        timeout_ms: ::std::os::raw::c_int,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
+    pub fn uevent_session__drain(
+        s: *mut uevent_session,
         timeout_ms: ::std::os::raw::c_int,
     ) -> ::std::os::raw::c_int;
 }

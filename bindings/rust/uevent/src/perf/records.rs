@@ -358,6 +358,9 @@ pub struct SessionStats {
     pub lost_counted: u64,
     pub usdt_objects: u64,
     pub wakeups: u64,
+    pub samples: u64,
+    pub bpf_events: u64,
+    pub lost_records: u64,
 }
 
 /// Copies a `struct uevent_session_stats` the library filled.
@@ -379,6 +382,9 @@ pub(crate) unsafe fn session_stats_from(s: &sys::uevent_session_stats, bo: c_int
         lost_counted: s.lost_counted,
         usdt_objects: s.usdt_objects,
         wakeups: s.wakeups,
+        samples: s.samples,
+        bpf_events: s.bpf_events,
+        lost_records: s.lost_records,
     }
 }
 
