@@ -8,6 +8,7 @@
 EXTRA_DIST += \
 	%reldir%/README.md \
 	%reldir%/build-kernel \
+	%reldir%/build-perf \
 	%reldir%/check-series \
 	%reldir%/make-initramfs \
 	%reldir%/run-qemu \
@@ -23,8 +24,8 @@ kernel_env = \
 	tb='$(KERNEL_TARBALL)'; KERNEL_TARBALL=$${tb:-/usr/src/linux-source-6.12.tar.xz}; \
 	export KERNEL_TARBALL;
 
-.PHONY: kernel kernel-stock kernel-debug check-kernel check-kernel-stock check-kernel-debug \
-	check-kernel-series
+.PHONY: kernel kernel-stock kernel-debug kernel-perf check-kernel check-kernel-stock \
+	check-kernel-debug check-kernel-perf check-kernel-series
 # Build (or bring up to date) the patched / stock kernel; prints the bzImage path.
 kernel:
 	$(AM_V_GEN)$(kernel_env) $(SHELL) $(top_srcdir)/%reldir%/build-kernel patched
@@ -32,6 +33,9 @@ kernel-stock:
 	$(AM_V_GEN)$(kernel_env) $(SHELL) $(top_srcdir)/%reldir%/build-kernel stock
 kernel-debug:
 	$(AM_V_GEN)$(kernel_env) $(SHELL) $(top_srcdir)/%reldir%/build-kernel debug
+# tools/perf from the patched tree (the series' perf patch), static; prints its path.
+kernel-perf:
+	$(AM_V_GEN)$(kernel_env) $(SHELL) $(top_srcdir)/%reldir%/build-perf
 
 # Only the kernel tests: make check-kernel [TESTS=t/kernel/guest.test]
 check-kernel:
@@ -42,6 +46,11 @@ check-kernel-stock:
 # kernel tree, ~2x the build time of the others): not part of make check.
 check-kernel-debug:
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS='t/kernel/guest-debug.test'
+# perf itself in the patched guest: perf record --uevents, perf script, perf report
+# (t/kernel/guest-perf.test, kernel/build-perf). perf's build from empty caches takes
+# 8-11 minutes on 2 cores: not part of make check nor .ci/run.
+check-kernel-perf:
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS='t/kernel/guest-perf.test'
 
 # Every prefix 1..N of the series built and booted with a smoke test, one TAP line each
 # (kernel/check-series; logs in t/kernel/series-*.log). Minutes per prefix whose patch

@@ -23,6 +23,13 @@ static inline int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 	return syscall(SYS_perf_event_open, attr, pid, cpu, group, flags);
 }
 
+/* prctl(PR_TASK_PERF_UEVENT, ...) by the raw system call: the same call on every libc. */
+static inline long kperf_uevent(unsigned long type, unsigned long size, const void *data,
+				unsigned long flags)
+{
+	return syscall(SYS_prctl, PR_TASK_PERF_UEVENT, type, size, data, flags);
+}
+
 static inline pid_t ktid(void)
 {
 	return syscall(SYS_gettid);

@@ -68,12 +68,14 @@ kernel_tests = \
 	%reldir%/guest-stock.test
 TESTS += $(kernel_tests)
 
-EXTRA_DIST += %reldir%/probe-guest.sh %reldir%/kperf.h $(kernel_tests) %reldir%/guest-debug.test
+EXTRA_DIST += %reldir%/probe-guest.sh %reldir%/kperf.h $(kernel_tests) %reldir%/guest-debug.test \
+	%reldir%/guest-perf.test %reldir%/perf-guest.sh
 
 CLEANFILES += \
 	%reldir%/initramfs-*.cpio.gz \
 	%reldir%/console-*.log \
 	%reldir%/build-kernel-*.log \
+	%reldir%/build-perf.log \
 	%reldir%/*.build.log \
 	%reldir%/series-build-*.log \
 	%reldir%/series-console-*.log \

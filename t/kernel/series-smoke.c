@@ -10,27 +10,13 @@
  *        enable word follows a listener's open and close; a context area registers).
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
-#include <linux/perf_event.h>
-#include <linux/perf_uevent.h>
 
 #include "tap.h"
-#include "kperf.h"
+#include "kperf.h"	/* errno, stdint, string, syscall, unistd, perf_event, perf_uevent */
 
 #define MARK_TYPE	0x5e7e5
 #define WORD_BIT	3
-
-static long uevent(unsigned long type, unsigned long size, const void *data,
-		   unsigned long flags)
-{
-	return syscall(SYS_prctl, PR_TASK_PERF_UEVENT, type, size, data, flags);
-}
 
 static int listener(void)
 {
@@ -74,7 +60,7 @@ static void prctl_smoke(void)
 	int fd;
 
 	memset(&abi, 0, sizeof(abi));
-	r = uevent(0, sizeof(abi), &abi, PR_PERF_UEVENT_QUERY);
+	r = kperf_uevent(0, sizeof(abi), &abi, PR_PERF_UEVENT_QUERY);
 	ok(r == 0 && abi.record_type == PERF_RECORD_UEVENT &&
 	   abi.format == PERF_UEVENT_FORMAT_CURRENT,
 	   "the ABI query answers (%ld, %s; record type %u, format %u, features %#x)", r,
@@ -84,7 +70,7 @@ static void prctl_smoke(void)
 	if (fd < 0 || ring_map(&ring, fd, 8)) {
 		ok(0, "a uevents listener opens and maps (%s)", strerror(errno));
 	} else {
-		r = uevent(MARK_TYPE, 5, "smoke", 0);
+		r = kperf_uevent(MARK_TYPE, 5, "smoke", 0);
 		ring_drain(&ring, on_record, &seen);
 		ok(r >= 0 && seen.marks == 1 && seen.right == 1,
 		   "a mark reaches the listener (%ld; %d records, %d right)", r, seen.marks,
@@ -96,7 +82,7 @@ static void prctl_smoke(void)
 	if (abi.features & PERF_UEVENT_FEAT_ENABLE_WORD) {
 		uint32_t on, off;
 
-		r = uevent(WORD_BIT, 0, (const void *)&word, PR_PERF_UEVENT_ENABLE_WORD);
+		r = kperf_uevent(WORD_BIT, 0, (const void *)&word, PR_PERF_UEVENT_ENABLE_WORD);
 		fd = listener();
 		on = word;
 		if (fd >= 0)
@@ -126,7 +112,7 @@ int main(int argc, char **argv)
 	plan(with_prctl ? 5 : 2);
 	ok(1, "the kernel booted and ran /init (%s)", want ? want : "?");
 	if (!with_prctl) {
-		r = uevent(0, 0, NULL, PR_PERF_UEVENT_QUERY);
+		r = kperf_uevent(0, 0, NULL, PR_PERF_UEVENT_QUERY);
 		ok(r == -1 && errno == EINVAL,
 		   "no prctl in this prefix: PR_TASK_PERF_UEVENT is an unknown option (%ld, %s)",
 		   r, r ? strerror(errno) : "ok");

@@ -35,12 +35,6 @@
 #define MAX_CPUS	64
 #define PLAN		(33 + 3 + 5 + 3)
 
-static long uevent(unsigned long type, unsigned long size, const void *data,
-		   unsigned long flags)
-{
-	return syscall(SYS_prctl, PR_TASK_PERF_UEVENT, type, size, data, flags);
-}
-
 /* the attr of a uevents listener: dummy event, sample_id_all with TID|TIME */
 static void listener_attr(struct perf_event_attr *a, int uevents)
 {
@@ -194,7 +188,7 @@ static double per_call_ns(unsigned long size, int iters, long *sum)
 
 	*sum = 0;
 	for (int i = 0; i < iters; i++)
-		*sum += uevent(1, size, msg, 0);
+		*sum += kperf_uevent(1, size, msg, 0);
 	return (double)(now_ns() - t) / iters;
 }
 
@@ -253,13 +247,13 @@ static void bench_other_task(const unsigned char *buf, double *unwatched, double
 
 		sum = 0;
 		for (int i = 0; i < N_FAST / 10; i++)
-			sum += uevent(2, PERF_UEVENT_MAX_PAYLOAD, buf, 0);
+			sum += kperf_uevent(2, PERF_UEVENT_MAX_PAYLOAD, buf, 0);
 		t = (double)(now_ns() - t0) / (N_FAST / 10);
 		*unwatched = t < *unwatched ? t : *unwatched;
 		fd = open_listener(1, other, -1, &r, 1);
 		t0 = now_ns();
 		for (int i = 0; i < N_FAST / 10; i++)
-			sum += uevent(2, PERF_UEVENT_MAX_PAYLOAD, buf, 0);
+			sum += kperf_uevent(2, PERF_UEVENT_MAX_PAYLOAD, buf, 0);
 		t = (double)(now_ns() - t0) / (N_FAST / 10);
 		*watched = t < *watched ? t : *watched;
 		if (fd >= 0) {
@@ -285,12 +279,12 @@ static void per_task_and_cpu(int ncpu, unsigned char *buf)
 
 	fd_other = open_listener(1, other, -1, &r_other, 4);
 	errno = 0;
-	ret = uevent(0, 64, hole, 0);
+	ret = kperf_uevent(0, 64, hole, 0);
 	ok(fd_other >= 0 && ret == -1 && errno == EFAULT,
 	   "only another task watched: an unreadable payload is EFAULT as always (%ld, %s)",
 	   ret, strerror(errno));
 	payload_fill(buf, 3, PERF_UEVENT_MAX_PAYLOAD);
-	ret = uevent(3, PERF_UEVENT_MAX_PAYLOAD, buf, 0);
+	ret = kperf_uevent(3, PERF_UEVENT_MAX_PAYLOAD, buf, 0);
 	ok(ret == 0 && ring_drain(&r_other, NULL, NULL) == 0,
 	   "only another task watched: a 4 KiB emit returns 0, the other task's ring stays empty");
 	if (fd_other >= 0) {
@@ -301,16 +295,16 @@ static void per_task_and_cpu(int ncpu, unsigned char *buf)
 	if (ncpu >= 2 && pin_cpu(0) == 0) {
 		fd_cpu = open_listener(1, -1, 1, &r_cpu, 4);
 		errno = 0;
-		ret = uevent(0, 64, hole, 0);
+		ret = kperf_uevent(0, 64, hole, 0);
 		ok(fd_cpu >= 0 && ret == -1 && errno == EFAULT,
 		   "per-CPU listener on CPU 1, we run on CPU 0: unreadable is EFAULT as always "
 		   "(%ld, %s)", ret, strerror(errno));
 		pin_cpu(1);
 		errno = 0;
-		ret = uevent(0, 64, hole, 0);
+		ret = kperf_uevent(0, 64, hole, 0);
 		ok(ret == -1 && errno == EFAULT,
 		   "on CPU 1 with its listener: the same EFAULT (%s)", strerror(errno));
-		ret = uevent(4, 8, "on cpu 1", 0);
+		ret = kperf_uevent(4, 8, "on cpu 1", 0);
 		ok(ret == 1 && ring_drain(&r_cpu, NULL, NULL) == 1,
 		   "on CPU 1: one record in CPU 1's ring (%ld)", ret);
 		if (fd_cpu >= 0) {
@@ -363,9 +357,9 @@ static void unprivileged(void)
 			_exit(2);
 		if (read(go[0], &c, 1) != 1)
 			_exit(3);
-		out[0] = uevent(5, 8, "unpriv!", 0) == 0;
+		out[0] = kperf_uevent(5, 8, "unpriv!", 0) == 0;
 		memset(&abi, 0xa5, sizeof(abi));
-		out[1] = uevent(0, sizeof(abi), &abi, PR_PERF_UEVENT_QUERY) == 0 &&
+		out[1] = kperf_uevent(0, sizeof(abi), &abi, PR_PERF_UEVENT_QUERY) == 0 &&
 			 abi.listeners == 0;
 		out[2] = abi.format == PERF_UEVENT_FORMAT_CURRENT &&
 			 abi.record_type == PERF_RECORD_UEVENT;
@@ -400,11 +394,11 @@ static int run_stock(void)
 
 	plan(4);
 	errno = 0;
-	ret = uevent(0, 8, "message", 0);
+	ret = kperf_uevent(0, 8, "message", 0);
 	ok(ret == -1 && errno == EINVAL, "stock: PR_TASK_PERF_UEVENT is unknown (EINVAL), got %ld/%s",
 	   ret, strerror(errno));
 	errno = 0;
-	ret = uevent(0, sizeof(abi), &abi, PR_PERF_UEVENT_QUERY);
+	ret = kperf_uevent(0, sizeof(abi), &abi, PR_PERF_UEVENT_QUERY);
 	ok(ret == -1 && errno == EINVAL, "stock: the query is unknown (EINVAL)");
 	listener_attr(&a, 1);
 	fd = perf_open(&a, 0, -1, -1, 0);
@@ -446,7 +440,7 @@ int main(int argc, char **argv)
 
 	/* --- query and the no-listener path --- */
 	memset(&abi, 0xa5, sizeof(abi));
-	ret = uevent(0, sizeof(abi), &abi, PR_PERF_UEVENT_QUERY);
+	ret = kperf_uevent(0, sizeof(abi), &abi, PR_PERF_UEVENT_QUERY);
 	ok(ret == 0 && abi.size == sizeof(abi) && abi.format == PERF_UEVENT_FORMAT_CURRENT &&
 	   abi.record_type == PERF_RECORD_UEVENT && abi.max_payload == PERF_UEVENT_MAX_PAYLOAD &&
 	   abi.attr_uevents_bit == PERF_ATTR_UEVENTS_BIT &&
@@ -455,29 +449,29 @@ int main(int argc, char **argv)
 	   abi.size, abi.format, abi.record_type, abi.max_payload, abi.attr_uevents_bit,
 	   abi.sample_tls_user_bit, abi.listeners);
 	memset(&abi, 0xa5, sizeof(abi));
-	ret = uevent(0, 4, &abi, PR_PERF_UEVENT_QUERY);
+	ret = kperf_uevent(0, 4, &abi, PR_PERF_UEVENT_QUERY);
 	ok(ret == 0 && abi.size == sizeof(abi) && abi.format == 0xa5a5a5a5,
 	   "query writes no more than the caller's size");
-	ok(uevent(0, 8, "no-one", 0) == 0, "emit with no listener returns 0");
+	ok(kperf_uevent(0, 8, "no-one", 0) == 0, "emit with no listener returns 0");
 	{
 		char *hole = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 		errno = 0;
-		ret = uevent(0, 64, hole, 0);
+		ret = kperf_uevent(0, 64, hole, 0);
 		ok(ret == -1 && errno == EFAULT,
 		   "with no listener an unreadable payload is EFAULT all the same (%s)",
 		   strerror(errno));
 		munmap(hole, 4096);
 	}
 	errno = 0;
-	ret = uevent(0, 64, NULL, 0);
+	ret = kperf_uevent(0, 64, NULL, 0);
 	ok(ret == -1 && errno == EFAULT, "NULL data is EFAULT with no listener too (%s)",
 	   strerror(errno));
 	errno = 0;
-	ret = uevent(0, 8, (void *)0xffffffff81000000UL, 0);
+	ret = kperf_uevent(0, 8, (void *)0xffffffff81000000UL, 0);
 	ok(ret == -1 && errno == EFAULT, "a kernel address is EFAULT with no listener too (%s)",
 	   strerror(errno));
-	ok(uevent(0, 0, NULL, 0) == 0, "size 0 with NULL data is a valid empty marker");
+	ok(kperf_uevent(0, 0, NULL, 0) == 0, "size 0 with NULL data is a valid empty marker");
 
 	/* --- listeners --- */
 	child = fork();
@@ -503,7 +497,7 @@ int main(int argc, char **argv)
 		skip(PLAN - 9, "no listeners");
 		return exit_status();
 	}
-	ret = uevent(0, sizeof(abi), &abi, PR_PERF_UEVENT_QUERY);
+	ret = kperf_uevent(0, sizeof(abi), &abi, PR_PERF_UEVENT_QUERY);
 	ok(ret == 0 && abi.listeners == (unsigned)(3 + ncpu),
 	   "query counts the listeners (%u, want %d)", abi.listeners, 3 + ncpu);
 
@@ -513,7 +507,7 @@ int main(int argc, char **argv)
 		size_t n = payload_size(i);
 
 		payload_fill(buf, i, n);
-		ret = uevent(i, n, buf, 0);
+		ret = kperf_uevent(i, n, buf, 0);
 		if (ret != 3 && all_three) {
 			diag("emit %d (size %zu) returned %ld (%s), want 3", i, n, ret,
 			     ret < 0 ? strerror(errno) : "");
@@ -579,44 +573,44 @@ int main(int argc, char **argv)
 				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 		errno = 0;
-		ret = uevent(0, PERF_UEVENT_MAX_PAYLOAD + 1, buf, 0);
+		ret = kperf_uevent(0, PERF_UEVENT_MAX_PAYLOAD + 1, buf, 0);
 		ok(ret == -1 && errno == E2BIG, "size max+1: E2BIG (%s)", strerror(errno));
 		errno = 0;
-		ret = uevent(0, ~0UL, buf, 0);
+		ret = kperf_uevent(0, ~0UL, buf, 0);
 		ok(ret == -1 && errno == E2BIG, "size ~0: E2BIG (%s)", strerror(errno));
 		errno = 0;
-		ret = uevent(0, 8, NULL, 0);
+		ret = kperf_uevent(0, 8, NULL, 0);
 		ok(ret == -1 && errno == EFAULT, "NULL data: EFAULT (%s)", strerror(errno));
 		munmap(page + 4096, 4096);
 		memset(page, 'x', 4096);
 		errno = 0;
-		ret = uevent(0, 64, page + 4096 - 32, 0);
+		ret = kperf_uevent(0, 64, page + 4096 - 32, 0);
 		ok(ret == -1 && errno == EFAULT, "data running into an unmapped page: EFAULT (%s)",
 		   strerror(errno));
 		errno = 0;
-		ret = uevent(0, 8, (void *)(0xffffffffff600000UL - 4096), 0);
+		ret = kperf_uevent(0, 8, (void *)(0xffffffffff600000UL - 4096), 0);
 		ok(ret == -1 && errno == EFAULT, "kernel address: EFAULT (%s)", strerror(errno));
 		munmap(page, 4096);
 		errno = 0;
-		ret = uevent(0, 8, "badflag", 1UL << 1);
+		ret = kperf_uevent(0, 8, "badflag", 1UL << 1);
 		ok(ret == -1 && errno == EINVAL, "flag bit 1: EINVAL (%s)", strerror(errno));
 		errno = 0;
-		ret = uevent(0, 8, "badflag", 1UL << 63);
+		ret = kperf_uevent(0, 8, "badflag", 1UL << 63);
 		ok(ret == -1 && errno == EINVAL, "flag bit 63: EINVAL (%s)", strerror(errno));
 		errno = 0;
-		ret = uevent(0, 8, "format2", PR_PERF_UEVENT_FORMAT(2));
+		ret = kperf_uevent(0, 8, "format2", PR_PERF_UEVENT_FORMAT(2));
 		ok(ret == -1 && errno == EINVAL, "format 2: EINVAL (%s)", strerror(errno));
 		errno = 0;
-		ret = uevent(0, 8, "fmt255!", PR_PERF_UEVENT_FORMAT(255));
+		ret = kperf_uevent(0, 8, "fmt255!", PR_PERF_UEVENT_FORMAT(255));
 		ok(ret == -1 && errno == EINVAL, "format 255: EINVAL (%s)", strerror(errno));
 		errno = 0;
-		ret = uevent(1UL << 32, 8, "bigtype", 0);
+		ret = kperf_uevent(1UL << 32, 8, "bigtype", 0);
 		ok(ret == -1 && errno == EINVAL, "type above 32 bits: EINVAL (%s)", strerror(errno));
 		errno = 0;
-		ret = uevent(1, sizeof(abi), &abi, PR_PERF_UEVENT_QUERY);
+		ret = kperf_uevent(1, sizeof(abi), &abi, PR_PERF_UEVENT_QUERY);
 		ok(ret == -1 && errno == EINVAL, "query with type != 0: EINVAL (%s)", strerror(errno));
 		payload_fill(buf, 0, payload_size(0));
-		ret = uevent(0, payload_size(0), buf, PR_PERF_UEVENT_FORMAT(PERF_UEVENT_FORMAT_V1));
+		ret = kperf_uevent(0, payload_size(0), buf, PR_PERF_UEVENT_FORMAT(PERF_UEVENT_FORMAT_V1));
 		ok(ret == 3, "explicit format 1 emits (%ld), the kernel is still up", ret);
 		seen_init(&s_task, t0, now_ns());
 		drain(&r_task, &s_task);
@@ -639,7 +633,7 @@ int main(int argc, char **argv)
 		ring_unmap(&r_cpu[c]);
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
-	ret = uevent(0, sizeof(abi), &abi, PR_PERF_UEVENT_QUERY);
+	ret = kperf_uevent(0, sizeof(abi), &abi, PR_PERF_UEVENT_QUERY);
 	ok(ret == 0 && abi.listeners == 0, "closing the events drops the listener count to 0 (%u)",
 	   abi.listeners);
 	per_task_and_cpu(ncpu, buf);

@@ -10,34 +10,18 @@
  * prctl is unknown whatever the arguments.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <unistd.h>
-
-#include <linux/perf_event.h>
-#include <linux/perf_uevent.h>
 
 #include "tap.h"
-#include "kperf.h"
+#include "kperf.h"	/* errno, stdint, stdlib, string, mman, syscall, unistd, perf */
 
 #define NTHREADS	16
 #define PLAN		14
-
-static long uevent(unsigned long type, unsigned long size, const void *data,
-		   unsigned long flags)
-{
-	return syscall(SYS_prctl, PR_TASK_PERF_UEVENT, type, size, data, flags);
-}
 
 static int open_listener(pid_t pid, int cpu, int disabled, int inherit, int backward)
 {
@@ -125,40 +109,40 @@ static void sizes_and_pointers(void)
 		skip(4, "cannot open a listener");
 		return;
 	}
-	ret = uevent(7, 0, NULL, 0);
+	ret = kperf_uevent(7, 0, NULL, 0);
 	drain(&r, &c, getpid());
 	ok(ret == 1 && c.n == 1 && !c.bad && c.last_type == 7,
 	   "size 0, NULL data: an empty record (%ld, %d records)%s%s", ret, c.n,
 	   c.bad ? ": " : "", c.why);
 
 	errno = 0;
-	e1 = uevent(0, PERF_UEVENT_MAX_PAYLOAD + 1, buf, 0) == -1 && errno == E2BIG;
+	e1 = kperf_uevent(0, PERF_UEVENT_MAX_PAYLOAD + 1, buf, 0) == -1 && errno == E2BIG;
 	errno = 0;
 	/* 2^32 + 8 must not be taken as 8 */
-	e2 = uevent(0, (1UL << 32) + 8, buf, 0) == -1 && errno == E2BIG;
+	e2 = kperf_uevent(0, (1UL << 32) + 8, buf, 0) == -1 && errno == E2BIG;
 	errno = 0;
-	e3 = uevent(0, ~0UL, NULL, 0) == -1 && errno == E2BIG;
+	e3 = kperf_uevent(0, ~0UL, NULL, 0) == -1 && errno == E2BIG;
 	drain(&r, &c, 0);
 	ok(e1 && e2 && e3 && c.n == 0, "sizes 4097, 2^32+8, ~0: E2BIG, nothing written");
 
 	page = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	munmap(page + 4096, 4096);
 	errno = 0;
-	e1 = uevent(0, 8, NULL, 0) == -1 && errno == EFAULT;
+	e1 = kperf_uevent(0, 8, NULL, 0) == -1 && errno == EFAULT;
 	errno = 0;
-	e2 = uevent(0, 4096, page + 8, 0) == -1 && errno == EFAULT;	/* runs off the end */
+	e2 = kperf_uevent(0, 4096, page + 8, 0) == -1 && errno == EFAULT;	/* runs off the end */
 	errno = 0;
-	e3 = uevent(0, 64, (void *)0xffff888000000000UL, 0) == -1 && errno == EFAULT;
+	e3 = kperf_uevent(0, 64, (void *)0xffff888000000000UL, 0) == -1 && errno == EFAULT;
 	errno = 0;
 	/* user address whose end crosses into the kernel half */
-	e4 = uevent(0, 4096, (void *)(0x800000000000UL - 8), 0) == -1 && errno == EFAULT;
+	e4 = kperf_uevent(0, 4096, (void *)(0x800000000000UL - 8), 0) == -1 && errno == EFAULT;
 	drain(&r, &c, 0);
 	ok(e1 && e2 && e3 && e4 && c.n == 0,
 	   "NULL, half-unmapped, kernel, crossing TASK_SIZE: EFAULT, nothing written "
 	   "(%ld %ld %ld %ld)", e1, e2, e3, e4);
 	munmap(page, 4096);
 	fill(buf, 9, 100);
-	ret = uevent(9, 100, buf, 0);
+	ret = kperf_uevent(9, 100, buf, 0);
 	drain(&r, &c, getpid());
 	ok(ret == 1 && c.n == 1 && !c.bad, "after the bad calls a good one still arrives whole");
 	ring_unmap(&r);
@@ -180,11 +164,11 @@ static void disabled_and_inherited(void)
 		return;
 	}
 	fill(buf, 11, sizeof(buf));
-	ret = uevent(11, sizeof(buf), buf, 0);
+	ret = kperf_uevent(11, sizeof(buf), buf, 0);
 	drain(&r, &c, 0);
 	ok(ret == 0 && c.n == 0, "disabled listener: the emit writes nothing (%ld, %d)", ret, c.n);
 	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-	ret = uevent(11, sizeof(buf), buf, 0);
+	ret = kperf_uevent(11, sizeof(buf), buf, 0);
 	drain(&r, &c, getpid());
 	ok(ret == 1 && c.n == 1 && !c.bad, "enabled: one record (%ld, %d)", ret, c.n);
 	ring_unmap(&r);
@@ -221,7 +205,7 @@ static void disabled_and_inherited(void)
 			unsigned char b[64];
 
 			fill(b, 12, sizeof(b));
-			_exit(uevent(12, sizeof(b), b, 0) == 1 ? 0 : 1);
+			_exit(kperf_uevent(12, sizeof(b), b, 0) == 1 ? 0 : 1);
 		}
 		waitpid(child, &status, 0);
 		ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
@@ -263,7 +247,7 @@ static void *emit_loop(void *arg)
 		long ret;
 
 		fill(buf, t, n);
-		ret = uevent(t, n, buf, 0);
+		ret = kperf_uevent(t, n, buf, 0);
 		if (ret < 0)
 			e->errors++;
 		else
@@ -347,14 +331,14 @@ static void full_and_overwrite(void)
 	}
 	for (int i = 0; i < n; i++) {
 		fill(buf, i, sizeof(buf));
-		ret = uevent(i, sizeof(buf), buf, 0);
+		ret = kperf_uevent(i, sizeof(buf), buf, 0);
 		written += ret > 0 ? ret : 0;
 	}
 	drain(&r, &c, getpid());
 	ok(written == c.n && c.n > 0 && c.n < n && !c.bad,
 	   "full ring: %ld emits reported written, %d records there, all whole", written, c.n);
 	fill(buf, 100, sizeof(buf));
-	ret = uevent(100, sizeof(buf), buf, 0);
+	ret = kperf_uevent(100, sizeof(buf), buf, 0);
 	drain(&r, &c, getpid());
 	ok(ret == 1 && c.n == 1 && r.lost == (uint64_t)(n - written),
 	   "after draining: PERF_RECORD_LOST says %llu lost (want %ld), the next record arrives",
@@ -381,7 +365,7 @@ static void full_and_overwrite(void)
 		}
 		for (int i = 0; i < n; i++) {
 			fill(buf, i, sizeof(buf));
-			all += uevent(i, sizeof(buf), buf, 0) == 1;
+			all += kperf_uevent(i, sizeof(buf), buf, 0) == 1;
 		}
 		ok(all == n, "overwrite ring: all %d emits written (%ld)", n, all);
 		{
@@ -424,10 +408,10 @@ static int run_stock(void)
 
 	plan(2);
 	errno = 0;
-	ret = uevent(0, 0, NULL, 0);
+	ret = kperf_uevent(0, 0, NULL, 0);
 	ok(ret == -1 && errno == EINVAL, "stock: size 0 NULL: EINVAL (unknown prctl)");
 	errno = 0;
-	ret = uevent(0, (1UL << 32) + 8, (void *)0xffff888000000000UL, 0);
+	ret = kperf_uevent(0, (1UL << 32) + 8, (void *)0xffff888000000000UL, 0);
 	ok(ret == -1 && errno == EINVAL, "stock: huge size, kernel pointer: EINVAL");
 	return exit_status();
 }
