@@ -337,12 +337,14 @@ static UEVENT_HOT int load_locked(struct uevent_jit *j, struct stage *s, const s
 				  const void *code, uint64_t now)
 {
 	int ret = write_load(j, c->name, c->addr, c->size, code, c->index, c->info, now);
+	struct code t = *c;
 
 	if (ret < 0) {
 		_uevent_jit_code_free(c);
 		return ret;
 	}
-	_uevent_jit_stage_put(s, c);
+	t.ts = now;		/* of two loads at an address the later stays (settle) */
+	_uevent_jit_stage_put(s, &t);
 	return 0;
 }
 
@@ -605,8 +607,13 @@ static UEVENT_HOT int load_unlocked(struct uevent_jit *j, struct stage *s, const
 	pthread_mutex_unlock(&j->lock);
 	/* this thread's stage owns name and info now (it has room: stage_of); they stay
 	 * valid here: only this load's unload (which the caller makes after this returns)
-	 * or close frees them */
-	_uevent_jit_stage_put(s, c);
+	 * or close frees them. Stamped: of two loads at an address the later stays. */
+	{
+		struct code t = *c;
+
+		t.ts = now;
+		_uevent_jit_stage_put(s, &t);
+	}
 	if (len)
 		dump_fill(j->win + off, iov, cnt);
 	if (!mapped || (ret = _uevent_jit_map_commit(j, req)) >= 0)
@@ -722,9 +729,9 @@ static UEVENT_HOT char *put_line(char *w, uint32_t line)
  * in the fresh list), asked for now, to write: the JIT's compile since the last load has
  * evicted them, and the misses then overlap with formatting the name instead of each
  * stalling a store. Read without the lock: prefetching a stale or wild address is
- * harmless (it never faults).
+ * harmless (it never faults), so ThreadSanitizer is told not to look (t/jit-tsan).
  */
-static UEVENT_HOT void prefetch_load(struct uevent_jit *j)
+static UEVENT_HOT __attribute__((no_sanitize_thread)) void prefetch_load(struct uevent_jit *j)
 {
 	const char *b = (const char *)__atomic_load_n(&j->dumpbuf, __ATOMIC_RELAXED);
 	const char *s = __atomic_load_n(&j->slab.next, __ATOMIC_RELAXED);

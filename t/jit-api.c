@@ -736,6 +736,38 @@ static void test_threads(void)
 static const unsigned char *find_load(const unsigned char *buf, size_t len, const char *name,
 				      const unsigned char **prev);
 
+/* A load at an address a move took stays the newer (its code index in the next move),
+ * batched or not: the table orders them by time. */
+static void test_replace_after_move(unsigned int flags)
+{
+	static unsigned char c[64];
+	const unsigned char *r, *prev;
+	uintptr_t a = (uintptr_t)c;
+	struct uevent_jit *j;
+	unsigned char *buf;
+	char dump[600];
+	size_t len, off;
+	uint64_t idx = 0, moved = 1;
+
+	j = open_in(flags ? "repmb" : "repm", NULL, flags | UEVENT_JIT_NO_PERF_MAP);
+	snprintf(dump, sizeof(dump), "%s", j ? uevent_jit__dump_path(j) : "");
+	uevent_jit__code_load(j, "first", a, 16, c);
+	uevent_jit__code_move(j, a, a + 16, 16);
+	uevent_jit__code_load(j, "second", a + 16, 16, c);
+	uevent_jit__code_move(j, a + 16, a + 32, 16);
+	uevent_jit__close(j);
+	buf = slurp(dump, &len);
+	if (buf && (r = find_load(buf, len, "second", &prev)))
+		idx = u64(r + 48);
+	for (off = 40; buf && off + 16 <= len && u32(buf + off + 4); off += u32(buf + off + 4))
+		if (u32(buf + off) == 1 && u64(buf + off + 32) == a + 16)
+			moved = u64(buf + off + 56);
+	ok(idx && moved == idx, "%s: a load where a move put code replaces it (index %llu, "
+	   "the move's %llu)", flags ? "batched" : "unbatched", (unsigned long long)idx,
+	   (unsigned long long)moved);
+	free(buf);
+}
+
 /* Staged (batched) loads wait in their thread's stage: a move of one goes after it in the
  * file all the same, and a child forked meanwhile replays it. */
 static void test_staged_move(void)
@@ -1444,7 +1476,7 @@ int main(void)
 	if (!mkdtemp(tmp))
 		plan_skip_all("no temporary directory");
 	self = getpid();
-	plan(159);
+	plan(161);
 	test_format();
 	test_marker();
 	test_safety();
@@ -1457,6 +1489,8 @@ int main(void)
 	tfunc = 0;
 	test_threads();
 	test_staged_move();
+	test_replace_after_move(0);
+	test_replace_after_move(UEVENT_JIT_BUFFER_JITDUMP);
 	test_fork();
 	test_slabs();
 	test_many();
