@@ -74,7 +74,8 @@ CLEANFILES += %reldir%/scale
 bench_scripts += %reldir%/scale-record.sh
 bench_scripts += %reldir%/scale-profile.sh
 EXTRA_DIST += %reldir%/scale-record.sh %reldir%/scale-profile.sh %reldir%/device/scale.sh \
-	%reldir%/device/all.sh %reldir%/device/scale-base.sh %reldir%/device/s12.sh
+	%reldir%/device/all.sh %reldir%/device/scale-base.sh %reldir%/device/s12.sh \
+	%reldir%/device/jit-scale.sh
 
 # make bench: a live session's open and close, alone and beside another; a killed
 # process's exit with sessions open (root; SKIPs otherwise).
