@@ -297,8 +297,10 @@ struct stage *_uevent_jit_stage_find(struct uevent_jit *j, pid_t tid)
 		if (s->tid == tid)
 			break;
 	if (!s) {
-		if (!(s = calloc(1, sizeof(*s))))
+		/* aligned: the merge's line is its own */
+		if (!(s = aligned_alloc(64, (sizeof(*s) + 63) & ~(size_t)63)))
 			return NULL;
+		memset(s, 0, sizeof(*s));
 		pthread_mutex_init(&s->lock, NULL);
 		s->tid = tid;
 		s->next = j->stages;

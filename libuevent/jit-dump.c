@@ -258,6 +258,7 @@ int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
 			pthread_mutex_lock(&s->lock);
 		}
 		s->m_end = s->reclen;
+		s->m_rec = s->rec;
 		if (!locked)
 			pthread_mutex_unlock(&s->lock);
 	}
@@ -267,7 +268,7 @@ int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
 		for (s = j->stages; s; s = s->next) {
 			if (s->m_pos >= s->m_end)
 				continue;
-			h = (const struct rec_head *)(const void *)(s->rec + s->m_pos);
+			h = (const struct rec_head *)(const void *)(s->m_rec + s->m_pos);
 			if (h->ts > t0) {
 				s->m_end = s->m_pos;	/* the rest of it is later still */
 				continue;

@@ -136,9 +136,8 @@ struct slab_cur {
  * stage to the next thread of its tid. Freed at close.
  */
 struct stage {
+	/* Its thread's, written at every load. */
 	pthread_mutex_t lock;
-	struct stage *next;		/* in the session's list */
-	pid_t tid;
 	size_t n, cap;
 	struct code *code;		/* loaded in time order: a later load replaces */
 	/*
@@ -152,9 +151,14 @@ struct stage {
 	unsigned char *rec;
 	size_t reclen, reccap;
 	uint64_t rec_t0;		/* the oldest group's time */
-	size_t m_pos, m_end;		/* a merge's cursor (session lock) */
 	uint64_t index_next, index_end;	/* code indexes, a block at a time */
 	struct slab_cur slab;		/* the pieces of its code_load_func calls */
+	pid_t tid;
+	/* The session's (its lock held), read for every record a merge takes: a line of
+	 * its own, which the loading thread does not write meanwhile. */
+	struct stage *next __attribute__((aligned(64)));	/* in the session's list */
+	const unsigned char *m_rec;	/* a merge's view: rec, */
+	size_t m_pos, m_end;		/* ... its cursor and end */
 };
 
 struct rec_head {

@@ -609,10 +609,10 @@ static UEVENT_HOT int load_unlocked(struct uevent_jit *j, struct stage *s, const
 	 * valid here: only this load's unload (which the caller makes after this returns)
 	 * or close frees them. Stamped: of two loads at an address the later stays. */
 	{
-		struct code t = *c;
+		struct code stamped = *c;
 
-		t.ts = now;
-		_uevent_jit_stage_put(s, &t);
+		stamped.ts = now;
+		_uevent_jit_stage_put(s, &stamped);
 	}
 	if (len)
 		dump_fill(j->win + off, iov, cnt);
