@@ -251,12 +251,11 @@ int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
 	int ret = 0;
 
 	for (s = j->stages; s; s = s->next) {
-		s->m_pos = s->m_end = 0;
-		if (!locked) {
-			if (!__atomic_load_n(&s->reclen, __ATOMIC_RELAXED))
-				continue;
+		/* under its lock even when it looks empty: a load may have read the clock
+		 * (before t0) and not yet stored its length */
+		if (!locked)
 			pthread_mutex_lock(&s->lock);
-		}
+		s->m_pos = 0;
 		s->m_end = s->reclen;
 		s->m_rec = s->rec;
 		if (!locked)
