@@ -211,6 +211,10 @@ struct uevent_jit {
 					   (BUFFER_JITDUMP, the perf map batched or off) */
 	uint64_t flush_due;		/* atomic: when something held (the batch, a
 					   stage's records) is DUMP_BUF_AGE_NS old */
+	int merging;			/* atomic: a load's merge holds the lock; a load
+					   past its stage's mark does not try it then (a
+					   failed trylock still writes the lock's line,
+					   which every load reads) */
 	/* Perf-map lines of unbatched loads, waiting for one writev (map_commit): pushed
 	 * with the lock held, so in the dump's order, newest first. */
 	struct _uevent_group_append mapq;

@@ -448,8 +448,9 @@ static int stage_flush(struct uevent_jit *j, struct stage *s, size_t need, int w
 
 	if (wait)
 		pthread_mutex_lock(&j->lock);
-	else if (pthread_mutex_trylock(&j->lock))
+	else if (__atomic_load_n(&j->merging, __ATOMIC_RELAXED) || pthread_mutex_trylock(&j->lock))
 		return 0;
+	__atomic_store_n(&j->merging, 1, __ATOMIC_RELAXED);
 	if ((ret = check_fork(j)) == 0)
 		ret = _uevent_jit_stage_merge(j, _uevent_now_ns(), 0);
 	if (need) {
@@ -466,6 +467,7 @@ static int stage_flush(struct uevent_jit *j, struct stage *s, size_t need, int w
 		}
 		pthread_mutex_unlock(&s->lock);
 	}
+	__atomic_store_n(&j->merging, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&j->lock);
 	return ret;
 }
