@@ -78,7 +78,8 @@ bench_scripts += %reldir%/scale-profile.sh
 bench_scripts += %reldir%/record-drain.sh %reldir%/cpus-read.sh
 EXTRA_DIST += %reldir%/record-drain.sh %reldir%/cpus-read.sh %reldir%/cpus-synth.py
 EXTRA_DIST += %reldir%/scale-record.sh %reldir%/scale-profile.sh %reldir%/device/scale.sh \
-	%reldir%/device/all.sh %reldir%/device/scale-base.sh %reldir%/device/s12.sh
+	%reldir%/device/all.sh %reldir%/device/scale-base.sh %reldir%/device/s12.sh \
+	%reldir%/device/jit-scale.sh
 
 # make bench: a live session's open and close, alone and beside another; a killed
 # process's exit with sessions open (root; SKIPs otherwise).

@@ -14,9 +14,10 @@ static struct slab *slab_of(const void *p)
 
 static void slab_empty(struct slab *s);
 
+/* A piece freed: the last of a retired slab empties it (any thread, any lock). */
 static void slab_put(struct slab *s)
 {
-	if (--s->live == 0 && s->retired)
+	if (__atomic_sub_fetch(&s->live, 1, __ATOMIC_ACQ_REL) == 0)
 		slab_empty(s);
 }
 
@@ -62,76 +63,81 @@ UEVENT_HOT uint64_t _uevent_jit_take_index(struct uevent_jit *j)
 	return j->index_next++;
 }
 
-/* An empty slab: kept for the next slab_alloc (its pages are in), up to SLAB_SPARE. */
+/* An empty slab: kept for the next slab_alloc (its pages are in), up to SLAB_SPARE.
+ * Before it is retired live counts minus the pieces freed, so only the retire or the
+ * last free after it brings live to 0: exactly one empties it. */
 static void slab_empty(struct slab *s)
 {
 	struct uevent_jit *j = s->j;
 
-	if (j->nspare >= SLAB_SPARE) {
-		free(s);
-		return;
+	pthread_mutex_lock(&j->slab_lock);
+	if (j->nspare < SLAB_SPARE) {
+		s->next = j->spare;
+		j->spare = s;
+		j->nspare++;
+		s = NULL;
 	}
-	s->next = j->spare;
-	j->spare = s;
-	j->nspare++;
+	pthread_mutex_unlock(&j->slab_lock);
+	free(s);
 }
 
-static void slab_retire(struct uevent_jit *j)
+/* cur allocates from no slab any more: what it gave counts in the slab's live. */
+void _uevent_jit_slab_retire(struct uevent_jit *j, struct slab_cur *cur)
 {
-	struct slab *s = j->slab;
+	struct slab *s = cur->slab;
+	long n = cur->n;
 
-	if (!s)
-		return;
-	j->slab = NULL;
-	j->slab_next = j->slab_end = NULL;
-	s->retired = 1;
-	s->live += j->slab_n;
-	if (!s->live)
+	(void)j;
+	*cur = (struct slab_cur){ NULL, NULL, 0, NULL };
+	/* ACQ_REL: our writes to its pieces come before whoever empties it */
+	if (s && __atomic_add_fetch(&s->live, n, __ATOMIC_ACQ_REL) == 0)
 		slab_empty(s);
 }
 
-static __attribute__((cold)) int slab_new(struct uevent_jit *j)
+static __attribute__((cold)) int slab_new(struct uevent_jit *j, struct slab_cur *cur)
 {
 	struct slab *s;
 
+	pthread_mutex_lock(&j->slab_lock);
 	if ((s = j->spare)) {
 		j->spare = s->next;
 		j->nspare--;
-	} else if (!(s = aligned_alloc(SLAB_SIZE, SLAB_SIZE))) {
-		return -ENOMEM;
 	}
+	pthread_mutex_unlock(&j->slab_lock);
+	if (!s && !(s = aligned_alloc(SLAB_SIZE, SLAB_SIZE)))
+		return -ENOMEM;
 	*s = (struct slab){ .j = j };
-	slab_retire(j);
-	j->slab = s;
-	j->slab_next = (char *)s + SLAB_HEAD;
-	j->slab_end = (char *)s + SLAB_SIZE;
-	j->slab_n = 0;
+	_uevent_jit_slab_retire(j, cur);
+	cur->slab = s;
+	cur->next = (char *)s + SLAB_HEAD;
+	cur->end = (char *)s + SLAB_SIZE;
+	cur->n = 0;
 	return 0;
 }
 
-/* n bytes (16-aligned) for a code's piece, lock held; NULL: take it from malloc (too
- * big for a slab, or out of memory). */
-UEVENT_HOT void *_uevent_jit_slab_alloc(struct uevent_jit *j, size_t n)
+/* n bytes (16-aligned) for a code's piece from cur (the session's, lock held, or this
+ * thread's stage's); NULL: take it from malloc (too big for a slab, or out of memory). */
+UEVENT_HOT void *_uevent_jit_slab_alloc(struct uevent_jit *j, struct slab_cur *cur, size_t n)
 {
 	void *p;
 
 	n = (n + 15) & ~(size_t)15;
 	if (n > SLAB_SIZE / 8)
 		return NULL;
-	if (unlikely((size_t)(j->slab_end - j->slab_next) < n) && slab_new(j) < 0)
+	if (unlikely((size_t)(cur->end - cur->next) < n) && slab_new(j, cur) < 0)
 		return NULL;
-	p = j->slab_next;
-	j->slab_next += n;
-	j->slab_n++;
+	p = cur->next;
+	cur->next += n;
+	cur->n++;
 	return p;
 }
 
-/* At close, every code freed: the slabs back to malloc. */
+/* At close, every code freed and every stage's slab retired: the slabs back to malloc. */
 void _uevent_jit_slab_free_all(struct uevent_jit *j)
 {
 	struct slab *s;
 
-	slab_retire(j);
+	_uevent_jit_slab_retire(j, &j->slab);
 	while ((s = j->spare)) {
 		j->spare = s->next;
 		free(s);
@@ -208,8 +214,9 @@ static void code_insert(struct uevent_jit *j, const struct code *n)
 	j->ncodes++;
 }
 
-/* A staged load into the table: the later load at an address (the higher index: a
- * session takes them in rising order) stays, whichever stage is settled first. */
+/* A staged load into the table: the later load at an address (the later in the dump:
+ * by timestamp, then index, as stage_merge orders them) stays, whichever stage is
+ * settled first. */
 static void code_insert_staged(struct uevent_jit *j, const struct code *n)
 {
 	struct code *c;
@@ -217,7 +224,7 @@ static void code_insert_staged(struct uevent_jit *j, const struct code *n)
 
 	for (i = slot_of(j, n->addr); (c = &j->codes[i])->addr; i = (i + 1) & (j->cap - 1))
 		if (c->addr == n->addr) {
-			if (c->index > n->index) {
+			if (c->ts > n->ts || (c->ts == n->ts && c->index > n->index)) {
 				_uevent_jit_code_free(n);
 				return;
 			}
@@ -290,8 +297,10 @@ struct stage *_uevent_jit_stage_find(struct uevent_jit *j, pid_t tid)
 		if (s->tid == tid)
 			break;
 	if (!s) {
-		if (!(s = calloc(1, sizeof(*s))))
+		/* aligned: the merge's line is its own */
+		if (!(s = aligned_alloc(64, (sizeof(*s) + 63) & ~(size_t)63)))
 			return NULL;
+		memset(s, 0, sizeof(*s));
 		pthread_mutex_init(&s->lock, NULL);
 		s->tid = tid;
 		s->next = j->stages;
@@ -344,11 +353,23 @@ int _uevent_jit_stage_undo(struct stage *s, uint64_t addr, uint64_t index)
 
 	pthread_mutex_lock(&s->lock);
 	if (s->n && s->code[s->n - 1].addr == addr && s->code[s->n - 1].index == index) {
-		_uevent_jit_code_free(&s->code[--s->n]);
+		_uevent_jit_code_free(&s->code[s->n - 1]);
+		__atomic_store_n(&s->n, s->n - 1, __ATOMIC_RELAXED);
 		ret = 1;
 	}
 	pthread_mutex_unlock(&s->lock);
 	return ret;
+}
+
+/* A code index for a load from s's thread (its lock held): a block at a time from the
+ * process's counter, so threads share no line for it. */
+UEVENT_HOT uint64_t _uevent_jit_stage_index(struct stage *s)
+{
+	if (s->index_next == s->index_end) {
+		s->index_next = __atomic_fetch_add(&next_index, INDEX_BLOCK, __ATOMIC_RELAXED);
+		s->index_end = s->index_next + INDEX_BLOCK;
+	}
+	return s->index_next++;
 }
 
 /* Around fork (session lock held): no stage is mid-append in the child. */
@@ -379,11 +400,13 @@ void _uevent_jit_stage_free_all(struct uevent_jit *j, int destroy)
 		pthread_mutex_lock(&s->lock);
 		for (i = 0; i < s->n; i++)
 			_uevent_jit_code_free(&s->code[i]);
-		s->n = 0;
+		__atomic_store_n(&s->n, 0, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&s->lock);
 		if (destroy) {
+			_uevent_jit_slab_retire(j, &s->slab);
 			pthread_mutex_destroy(&s->lock);
 			free(s->code);
+			free(s->rec);
 			free(s);
 		}
 	}
@@ -442,7 +465,8 @@ UEVENT_HOT struct pending *_uevent_jit_take_pending(struct uevent_jit *j, uint64
 
 	for (pp = &j->pending; (p = *pp);) {
 		if (p->addr == addr) {
-			*pp = p->next;
+			/* atomic: a staged load reads j->pending without the lock */
+			__atomic_store_n(pp, p->next, __ATOMIC_RELAXED);
 			p->next = NULL;
 			*tail = p;
 			tail = &p->next;
@@ -459,5 +483,5 @@ void _uevent_jit_add_pending(struct uevent_jit *j, struct pending *p)
 
 	while (*pp)
 		pp = &(*pp)->next;
-	*pp = p;
+	__atomic_store_n(pp, p, __ATOMIC_RELEASE);
 }

@@ -206,6 +206,107 @@ UEVENT_HOT int _uevent_jit_dump_append(struct uevent_jit *j, const struct iovec 
 	return 0;
 }
 
+/* ---- per-thread record groups (stage.rec) ----------------------------------------- */
+
+static int head_before(const struct rec_head *a, const struct rec_head *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->index < b->index);
+}
+
+/* Lowers j->flush_due to due (a stage that holds records now). */
+void _uevent_jit_due_min(struct uevent_jit *j, uint64_t due)
+{
+	uint64_t cur = __atomic_load_n(&j->flush_due, __ATOMIC_RELAXED);
+
+	while (due < cur && !__atomic_compare_exchange_n(&j->flush_due, &cur, due, 1,
+							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+/* Session lock held, after the batch changed: when what it holds is due (a stage that
+ * holds records lowers it itself, stage_merge for those it leaves). */
+void _uevent_jit_due_update(struct uevent_jit *j)
+{
+	__atomic_store_n(&j->flush_due, j->dumplen ? j->dump_t0 + DUMP_BUF_AGE_NS : UINT64_MAX,
+			 __ATOMIC_RELAXED);
+}
+
+/*
+ * Session lock held: every stage's record groups stamped at t0 or before into the
+ * batch, in time order (by timestamp, then index: distinct), and out of the stages;
+ * locked: the caller holds every stage's lock (fork). t0 is read before this is
+ * called, and an append reads the clock under its stage's lock: a group appended after
+ * this took its stage's length is stamped t0 or later, so every group up to t0 is in
+ * this merge and every later merge's are stamped t0 or later: the file stays in time
+ * order. The groups a merge takes stay where they are while it copies them (their
+ * thread appends after them, and only a merge moves them). A batch the file does not
+ * take fails the merge; the groups it took are lost with it (dump_write).
+ */
+int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
+{
+	const struct rec_head *h, *best;
+	struct stage *s, *bs;
+	struct iovec iov;
+	size_t left;
+	int ret = 0;
+
+	for (s = j->stages; s; s = s->next) {
+		/* under its lock even when it looks empty: a load may have read the clock
+		 * (before t0) and not yet stored its length */
+		if (!locked)
+			pthread_mutex_lock(&s->lock);
+		s->m_pos = 0;
+		s->m_end = s->reclen;
+		s->m_rec = s->rec;
+		if (!locked)
+			pthread_mutex_unlock(&s->lock);
+	}
+	for (;;) {
+		best = NULL;
+		bs = NULL;
+		for (s = j->stages; s; s = s->next) {
+			if (s->m_pos >= s->m_end)
+				continue;
+			h = (const struct rec_head *)(const void *)(s->m_rec + s->m_pos);
+			if (h->ts > t0) {
+				s->m_end = s->m_pos;	/* the rest of it is later still */
+				continue;
+			}
+			if (!best || head_before(h, best)) {
+				best = h;
+				bs = s;
+			}
+		}
+		if (!best)
+			break;
+		iov = (struct iovec){ (void *)(best + 1), (size_t)best->len };
+		if (ret == 0 && j->dump_fd >= 0)
+			ret = _uevent_jit_dump_append(j, &iov, 1, best->ts);
+		bs->m_pos += sizeof(*best) + (size_t)best->len;
+	}
+	/* when something held is due: the batch, then (under each one's lock: one that
+	 * fills after that lowers it itself) every stage that holds records still */
+	_uevent_jit_due_update(j);
+	for (s = j->stages; s; s = s->next) {
+		if (!locked)
+			pthread_mutex_lock(&s->lock);
+		if (s->m_pos) {
+			left = s->reclen - s->m_pos;
+			if (left)
+				memmove(s->rec, s->rec + s->m_pos, left);
+			__atomic_store_n(&s->reclen, left, __ATOMIC_RELAXED);
+			if (left)
+				s->rec_t0 = ((const struct rec_head *)(const void *)s->rec)->ts;
+		}
+		if (s->reclen)
+			_uevent_jit_due_min(j, s->rec_t0 + DUMP_BUF_AGE_NS);
+		s->m_pos = s->m_end = 0;
+		if (!locked)
+			pthread_mutex_unlock(&s->lock);
+	}
+	return ret;
+}
+
 /*
  * Takes back what was appended since off, when the call fails after all (its perf-map
  * line could not be written): the head first, so that a reader stops there, then the

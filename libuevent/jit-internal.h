@@ -83,6 +83,8 @@ struct code {
 	char *name;
 	struct pending *info;		/* the records written with its load */
 	int name_in_info;		/* where name is: enum name_at */
+	uint64_t ts;			/* its record's timestamp: of two loads at an
+					   address, the later in the dump stays (code_settle) */
 };
 
 enum name_at {
@@ -107,10 +109,19 @@ struct slab {
 	struct uevent_jit *j;		/* whose spares it joins when empty */
 	struct slab *next;		/* in j's spares */
 	long live;			/* pieces not freed; for the one allocated from,
-					   minus those freed (j counts what it gives out
-					   and adds that when it retires the slab: a load
-					   touches only j and its piece) */
-	int retired;			/* not the one allocated from any more */
+					   minus those freed (its slab_cur counts what it
+					   gives out and adds that when it retires the
+					   slab: a load touches only the cursor and its
+					   piece). Atomic: pieces are freed under the
+					   session's lock, a stage's slab retired by its
+					   thread without it; the change to 0 empties it. */
+};
+
+/* Where slab_alloc takes from: the session's (lock held), or a stage's (its thread). */
+struct slab_cur {
+	char *next, *end;		/* the room left */
+	long n;				/* pieces given from it */
+	struct slab *slab;		/* ... which is in this one */
 };
 
 #define SLAB_HEAD	((sizeof(struct slab) + 15) & ~(size_t)15)
@@ -125,12 +136,38 @@ struct slab {
  * stage to the next thread of its tid. Freed at close.
  */
 struct stage {
+	/* Its thread's, written at every load. */
 	pthread_mutex_t lock;
-	struct stage *next;		/* in the session's list */
-	pid_t tid;
 	size_t n, cap;
-	struct code *code;		/* loaded in index order: a later load replaces */
+	struct code *code;		/* loaded in time order: a later load replaces */
+	/*
+	 * UEVENT_JIT_BUFFER_JITDUMP (with the perf map batched or off): the thread's
+	 * record groups (a load's info records and CODE_LOAD), each after a rec_head,
+	 * in time order, not in the session's batch yet. Appended to under lock, the
+	 * clock read under it too; stage_merge (session lock held) takes the groups up to
+	 * a time from every stage into the batch in time order. Only a merge moves or
+	 * grows the buffer, so a merge reads what it took without the stage's lock.
+	 */
+	unsigned char *rec;
+	size_t reclen, reccap;
+	uint64_t rec_t0;		/* the oldest group's time */
+	uint64_t index_next, index_end;	/* code indexes, a block at a time */
+	struct slab_cur slab;		/* the pieces of its code_load_func calls */
+	pid_t tid;
+	/* The session's (its lock held), read for every record a merge takes: a line of
+	 * its own, which the loading thread does not write meanwhile. */
+	struct stage *next __attribute__((aligned(64)));	/* in the session's list */
+	const unsigned char *m_rec;	/* a merge's view: rec, */
+	size_t m_pos, m_end;		/* ... its cursor and end */
 };
+
+struct rec_head {
+	uint64_t ts, index;		/* the load's: merged by (ts, index) */
+	uint64_t len;			/* the records' bytes that follow */
+};
+
+#define STAGE_REC_CAP	((size_t)128 * 1024)
+#define STAGE_REC_FLUSH	((size_t)64 * 1024)	/* merged from here on */
 
 struct uevent_jit {
 	/* What a load touches, first and together: the JIT's compile path between two
@@ -165,11 +202,19 @@ struct uevent_jit {
 	size_t ncodes, cap;
 	struct pending *pending;
 	uint64_t index_next, index_end;	/* take_index's block */
-	char *slab_next, *slab_end;	/* slab_alloc's room */
-	long slab_n;			/* ... and the pieces it gave from it */
-	struct slab *slab;		/* ... which is in this one */
+	struct slab_cur slab;		/* the session's slab_alloc (lock held) */
+	pthread_mutex_t slab_lock;	/* spare and nspare (stages' slabs come and go
+					   without the session's lock) */
 	struct slab *spare;		/* empty ones, up to SLAB_SPARE */
 	int nspare;
+	int staged;			/* batched loads go through the stages' records
+					   (BUFFER_JITDUMP, the perf map batched or off) */
+	uint64_t flush_due;		/* atomic: when something held (the batch, a
+					   stage's records) is DUMP_BUF_AGE_NS old */
+	int merging;			/* atomic: a load's merge holds the lock; a load
+					   past its stage's mark does not try it then (a
+					   failed trylock still writes the lock's line,
+					   which every load reads) */
 	/* Perf-map lines of unbatched loads, waiting for one writev (map_commit): pushed
 	 * with the lock held, so in the dump's order, newest first. */
 	struct _uevent_group_append mapq;
@@ -246,7 +291,8 @@ static inline void dump_fill(unsigned char *at, const struct iovec *iov, int cnt
  * for its load). Lock held. */
 void _uevent_jit_code_free(const struct code *c);
 UEVENT_HOT uint64_t _uevent_jit_take_index(struct uevent_jit *j);
-UEVENT_HOT void *_uevent_jit_slab_alloc(struct uevent_jit *j, size_t n);
+UEVENT_HOT void *_uevent_jit_slab_alloc(struct uevent_jit *j, struct slab_cur *cur, size_t n);
+void _uevent_jit_slab_retire(struct uevent_jit *j, struct slab_cur *cur);
 void _uevent_jit_slab_free_all(struct uevent_jit *j);
 struct code *_uevent_jit_code_find(struct uevent_jit *j, uint64_t addr);
 void _uevent_jit_code_settle(struct uevent_jit *j);
@@ -258,6 +304,7 @@ int _uevent_jit_stage_undo(struct stage *s, uint64_t addr, uint64_t index);
 void _uevent_jit_stage_lock_all(struct uevent_jit *j);
 void _uevent_jit_stage_unlock_all(struct uevent_jit *j);
 void _uevent_jit_stage_free_all(struct uevent_jit *j, int destroy);
+UEVENT_HOT uint64_t _uevent_jit_stage_index(struct stage *s);
 UEVENT_HOT int _uevent_jit_code_put(struct uevent_jit *j, const struct code *c);
 void _uevent_jit_code_del(struct uevent_jit *j, struct code *c);
 void _uevent_jit_free_pending(struct pending *p);
@@ -271,6 +318,9 @@ int _uevent_jit_dump_flush(struct uevent_jit *j);
 UEVENT_HOT int _uevent_jit_dump_append(struct uevent_jit *j, const struct iovec *iov, int cnt,
 				       uint64_t now);
 void _uevent_jit_dump_undo(struct uevent_jit *j, uint64_t off);
+int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked);
+void _uevent_jit_due_update(struct uevent_jit *j);
+void _uevent_jit_due_min(struct uevent_jit *j, uint64_t due);
 int _uevent_jit_make_dir(struct uevent_jit *j, const char *dir);
 int _uevent_jit_open_dump(struct uevent_jit *j);
 UEVENT_HOT size_t _uevent_jit_debug_size(size_t len, size_t extra);

@@ -29,7 +29,10 @@ static void fork_prepare(void)
 	for (j = sessions; j; j = j->next) {
 		pthread_mutex_lock(&j->lock);
 		_uevent_jit_stage_lock_all(j);
+		pthread_mutex_lock(&j->slab_lock);
 		if (!j->forked) {	/* the parent's records, written once, by the parent */
+			if (j->staged)
+				_uevent_jit_stage_merge(j, _uevent_now_ns(), 1);
 			_uevent_jit_dump_flush(j);
 			_uevent_jit_map_flush(j);
 		}
@@ -41,6 +44,7 @@ static void fork_parent(void)
 	struct uevent_jit *j;
 
 	for (j = sessions; j; j = j->next) {
+		pthread_mutex_unlock(&j->slab_lock);
 		_uevent_jit_stage_unlock_all(j);
 		pthread_mutex_unlock(&j->lock);
 	}
@@ -57,10 +61,16 @@ static void fork_child(void)
 
 	tid_cache = 0;
 	for (j = sessions; j; j = j->next) {
-		j->forked = 1;
+		struct stage *s;
+
+		__atomic_store_n(&j->forked, 1, __ATOMIC_RELAXED);
 		j->maplen = 0;
 		_uevent_ga_reset(&j->mapq);	/* the parent's threads' lines, not ours */
 		j->dumplen = 0;
+		for (s = j->stages; s; s = s->next)	/* the parent's records, written */
+			s->reclen = 0;
+		j->flush_due = UINT64_MAX;
+		pthread_mutex_unlock(&j->slab_lock);
 		_uevent_jit_stage_unlock_all(j);
 		pthread_mutex_unlock(&j->lock);
 	}
@@ -124,13 +134,17 @@ static int check_fork(struct uevent_jit *j)
 
 	if (likely(!j->forked))
 		return 0;
-	j->forked = 0;
 	close_files(j);
 	ret = open_files(j, NULL);
 	if (ret == 0)
 		ret = replay(j);
 	if (ret < 0)
 		close_files(j);
+	if (j->staged && j->dumplen)
+		_uevent_jit_due_min(j, j->dump_t0 + DUMP_BUF_AGE_NS);
+	/* only now: a staged load (which reads it without the lock) stamps its records
+	 * after the replay's, and goes after them in the file */
+	__atomic_store_n(&j->forked, 0, __ATOMIC_RELEASE);
 	return ret;
 }
 
@@ -145,6 +159,8 @@ static void map_flush_all(void)
 	for (j = sessions; j; j = j->next)
 		if (!pthread_mutex_trylock(&j->lock)) {
 			if (!j->forked) {
+				if (j->staged)
+					_uevent_jit_stage_merge(j, _uevent_now_ns(), 0);
 				_uevent_jit_dump_flush(j);
 				_uevent_jit_map_flush(j);
 			}
@@ -197,7 +213,14 @@ UEVENT_EXPORT struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *
 		pthread_mutex_init(&j->lock, &a);
 		pthread_mutexattr_destroy(&a);
 	}
+	pthread_mutex_init(&j->slab_lock, NULL);
 	j->flags = flags;
+	/* batched loads from many threads: staged (the perf map's lines are made from the
+	 * dump's records, or there are none; an unbatched map's line is written at the
+	 * load, under the lock, in the dump's order) */
+	j->staged = (flags & UEVENT_JIT_BUFFER_JITDUMP) && !(flags & UEVENT_JIT_NO_JITDUMP) &&
+		    (flags & (UEVENT_JIT_BUFFER_PERF_MAP | UEVENT_JIT_NO_PERF_MAP));
+	j->flush_due = UINT64_MAX;
 	j->serial = __atomic_add_fetch(&serial_next, 1, __ATOMIC_RELAXED);
 	j->dump_fd = j->map_fd = j->dir_fd = -1;
 	if ((flags & UEVENT_JIT_BUFFER_PERF_MAP) && !(flags & UEVENT_JIT_NO_PERF_MAP) &&
@@ -244,6 +267,7 @@ fail:
 			rmdir(j->dir);
 	}
 	pthread_mutex_destroy(&j->lock);
+	pthread_mutex_destroy(&j->slab_lock);
 	free(j->mapbuf);
 	free(j->dumpbuf);
 	free(j);
@@ -313,12 +337,14 @@ static UEVENT_HOT int load_locked(struct uevent_jit *j, struct stage *s, const s
 				  const void *code, uint64_t now)
 {
 	int ret = write_load(j, c->name, c->addr, c->size, code, c->index, c->info, now);
+	struct code t = *c;
 
 	if (ret < 0) {
 		_uevent_jit_code_free(c);
 		return ret;
 	}
-	_uevent_jit_stage_put(s, c);
+	t.ts = now;		/* of two loads at an address the later stays (settle) */
+	_uevent_jit_stage_put(s, &t);
 	return 0;
 }
 
@@ -367,6 +393,155 @@ static int replay(struct uevent_jit *j)
 			return ret;
 	}
 	return 0;
+}
+
+/* ---- staged loads: UEVENT_JIT_BUFFER_JITDUMP from many threads ------------------- */
+
+/*
+ * With the dump batched (and the perf map batched or off), a load takes no session
+ * lock: it stamps its records under its thread's stage's lock and appends them there,
+ * with its table entry and a code index from the stage's block; stage_merge (whoever
+ * fills a stage, at 100 ms, move, flush, fork, close and exit) takes every stage's
+ * records up to a time into the batch in time order. The session's lock is taken by a
+ * thread's first load, a fork child's first call, and merges.
+ */
+
+/* This thread's stage, with room for a table entry. */
+static UEVENT_HOT int staged_stage(struct uevent_jit *j, struct stage **sp)
+{
+	struct stage *s = _uevent_jit_stage_cached(j);
+	int ret;
+
+	if (unlikely(!s || __atomic_load_n(&j->forked, __ATOMIC_ACQUIRE))) {
+		pthread_mutex_lock(&j->lock);
+		if ((ret = check_fork(j)) == 0 && !s && !(s = _uevent_jit_stage_find(j, gettid_())))
+			ret = -ENOMEM;
+		pthread_mutex_unlock(&j->lock);
+		if (ret < 0)
+			return ret;
+	}
+	*sp = s;
+	return _uevent_jit_stage_room(s);
+}
+
+/* Info (debug_info, unwinding_info) waiting for addr: the lock only if there is some
+ * (a call before the load, from this thread, is seen: it came first). */
+static UEVENT_HOT struct pending *staged_pending(struct uevent_jit *j, uint64_t addr)
+{
+	struct pending *p;
+
+	if (likely(!__atomic_load_n(&j->pending, __ATOMIC_ACQUIRE)))
+		return NULL;
+	pthread_mutex_lock(&j->lock);
+	p = _uevent_jit_take_pending(j, addr);
+	pthread_mutex_unlock(&j->lock);
+	return p;
+}
+
+/* Merges every stage's records up to now into the batch; wait: for the lock (else a
+ * merge under way, or the next, takes them); need: then room in s for that many. */
+static int stage_flush(struct uevent_jit *j, struct stage *s, size_t need, int wait)
+{
+	unsigned char *r;
+	size_t cap;
+	int ret;
+
+	if (wait)
+		pthread_mutex_lock(&j->lock);
+	else if (__atomic_load_n(&j->merging, __ATOMIC_RELAXED) || pthread_mutex_trylock(&j->lock))
+		return 0;
+	__atomic_store_n(&j->merging, 1, __ATOMIC_RELAXED);
+	if ((ret = check_fork(j)) == 0)
+		ret = _uevent_jit_stage_merge(j, _uevent_now_ns(), 0);
+	if (need) {
+		/* no merge reads s while we hold the session's lock: it may move */
+		pthread_mutex_lock(&s->lock);
+		if (s->reclen + need > s->reccap) {
+			cap = s->reclen + need > STAGE_REC_CAP ? s->reclen + need : STAGE_REC_CAP;
+			if ((r = realloc(s->rec, cap))) {
+				s->rec = r;
+				s->reccap = cap;
+			} else if (ret == 0) {
+				ret = -ENOMEM;
+			}
+		}
+		pthread_mutex_unlock(&s->lock);
+	}
+	__atomic_store_n(&j->merging, 0, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&j->lock);
+	return ret;
+}
+
+/* c's records (its info, then CODE_LOAD) into s, stamped now, and c into s's table
+ * entries (stage_room made the room); takes ownership of what c owns; sets c's index.
+ * mine: c's own DEBUG_INFO record, stamped with the load. */
+static UEVENT_HOT int staged_load(struct uevent_jit *j, struct stage *s, struct code *c,
+				  const void *code, struct pending *mine)
+{
+	const struct pending *p;
+	struct jd_load rec;
+	size_t nlen = strlen(c->name), len = 0, need, pad;
+	unsigned char *w;
+	uint64_t now;
+	int ret, due, full;
+
+	for (p = c->info; p; p = p->next)
+		len += p->len;
+	pad = pad8(sizeof(rec) + nlen + 1 + c->size);
+	len += sizeof(rec) + nlen + 1 + c->size + pad;
+	need = sizeof(struct rec_head) + len;
+	pthread_mutex_lock(&s->lock);
+	while (unlikely(s->reclen + need > s->reccap)) {
+		pthread_mutex_unlock(&s->lock);
+		if ((ret = stage_flush(j, s, need, 1)) < 0) {
+			_uevent_jit_code_free(c);
+			return ret;
+		}
+		pthread_mutex_lock(&s->lock);
+	}
+	c->index = _uevent_jit_stage_index(s);
+	/* under the stage's lock: a merge that took this stage's length read its time
+	 * before, so this group is no older than what it took (stage_merge) */
+	c->ts = now = _uevent_now_ns();
+	if (mine)
+		memcpy(mine->rec + offsetof(struct jd_prefix, timestamp), &now, 8);
+	w = s->rec + s->reclen;
+	*(struct rec_head *)(void *)w = (struct rec_head){ now, c->index, len };
+	w += sizeof(struct rec_head);
+	for (p = c->info; p; p = p->next) {
+		memcpy(w, p->rec, p->len);
+		w += p->len;
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.p.id = JIT_CODE_LOAD;
+	rec.p.total_size = (uint32_t)(sizeof(rec) + nlen + 1 + c->size + pad);
+	rec.p.timestamp = now;
+	rec.pid = (uint32_t)j->pid;
+	rec.tid = (uint32_t)gettid_();
+	rec.vma = rec.code_addr = c->addr;
+	rec.code_size = c->size;
+	rec.code_index = c->index;
+	memcpy(w, &rec, sizeof(rec));
+	w += sizeof(rec);
+	memcpy(w, c->name, nlen + 1);
+	w += nlen + 1;
+	memcpy(w, code, (size_t)c->size);
+	memset(w + c->size, 0, pad);
+	if (!s->reclen) {
+		s->rec_t0 = now;
+		_uevent_jit_due_min(j, now + DUMP_BUF_AGE_NS);
+	}
+	__atomic_store_n(&s->reclen, s->reclen + need, __ATOMIC_RELAXED);
+	s->code[s->n] = *c;
+	__atomic_store_n(&s->n, s->n + 1, __ATOMIC_RELAXED);
+	full = s->reclen >= STAGE_REC_FLUSH;
+	due = full || now >= __atomic_load_n(&j->flush_due, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&s->lock);
+	if (likely(!due) || (ret = stage_flush(j, s, 0, 0)) >= 0)
+		return 0;
+	/* the batch with this load's records was not written: take it back too */
+	_uevent_jit_stage_undo(s, c->addr, c->index);
+	return ret;
 }
 
 static int check_load_args(struct uevent_jit *j, const char *name, uint64_t addr,
@@ -434,8 +609,13 @@ static UEVENT_HOT int load_unlocked(struct uevent_jit *j, struct stage *s, const
 	pthread_mutex_unlock(&j->lock);
 	/* this thread's stage owns name and info now (it has room: stage_of); they stay
 	 * valid here: only this load's unload (which the caller makes after this returns)
-	 * or close frees them */
-	_uevent_jit_stage_put(s, c);
+	 * or close frees them. Stamped: of two loads at an address the later stays. */
+	{
+		struct code stamped = *c;
+
+		stamped.ts = now;
+		_uevent_jit_stage_put(s, &stamped);
+	}
 	if (len)
 		dump_fill(j->win + off, iov, cnt);
 	if (!mapped || (ret = _uevent_jit_map_commit(j, req)) >= 0)
@@ -466,6 +646,18 @@ UEVENT_EXPORT int uevent_jit__code_load(struct uevent_jit *j, const char *name,
 		code = (const void *)(uintptr_t)addr;
 	if (!(copy = strdup(name)))
 		return _uevent_err(ENOMEM);
+	if (j->staged) {
+		struct code c = { addr, size, 0, copy, NULL, NAME_OWN, 0 };
+
+		if ((ret = staged_stage(j, &st)) < 0) {
+			free(copy);
+			goto marker;
+		}
+		c.info = staged_pending(j, addr);
+		ret = staged_load(j, st, &c, code, NULL);
+		index = c.index;
+		goto marker;
+	}
 	/* unbatched: the perf-map line, made before the lock */
 	if (!j->dumpbuf && !j->mapbuf && !(j->flags & UEVENT_JIT_NO_PERF_MAP)) {
 		if (_uevent_jit_map_req_init(&req, addr, size, name) < 0) {
@@ -539,12 +731,12 @@ static UEVENT_HOT char *put_line(char *w, uint32_t line)
  * in the fresh list), asked for now, to write: the JIT's compile since the last load has
  * evicted them, and the misses then overlap with formatting the name instead of each
  * stalling a store. Read without the lock: prefetching a stale or wild address is
- * harmless (it never faults).
+ * harmless (it never faults), so ThreadSanitizer is told not to look (t/jit-tsan).
  */
-static UEVENT_HOT void prefetch_load(struct uevent_jit *j)
+static UEVENT_HOT __attribute__((no_sanitize_thread)) void prefetch_load(struct uevent_jit *j)
 {
 	const char *b = (const char *)__atomic_load_n(&j->dumpbuf, __ATOMIC_RELAXED);
-	const char *s = __atomic_load_n(&j->slab_next, __ATOMIC_RELAXED);
+	const char *s = __atomic_load_n(&j->slab.next, __ATOMIC_RELAXED);
 	const struct code *f = __atomic_load_n(&j->fresh, __ATOMIC_RELAXED);
 	int k;
 
@@ -558,6 +750,72 @@ static UEVENT_HOT void prefetch_load(struct uevent_jit *j)
 			__builtin_prefetch(s + k, 1, 3);
 	if (f)
 		__builtin_prefetch(f + __atomic_load_n(&j->nfresh, __ATOMIC_RELAXED), 1, 3);
+}
+
+/* code_load_func, staged: the piece (its DEBUG_INFO record and the name) from this
+ * thread's stage's slab, built with no lock. */
+static UEVENT_HOT int func_staged(struct uevent_jit *j, const char *name, const char *func,
+				  uint64_t addr, uint64_t size, const void *code,
+				  const char *file, uint32_t line)
+{
+	struct uevent_jit_debug_entry e = { addr, line, 0, file, 0 };
+	size_t nlen = strlen(name), flen = file ? strlen(file) : 0;
+	size_t fnlen = func ? strlen(func) : 0, flen1, want;
+	struct pending *info = NULL, *earlier, **pp;
+	enum name_at at = NAME_OWN;
+	struct stage *s;
+	struct code c;
+	char *full, *w;
+	void *mem;
+	int ret;
+
+	if (flen > UINT32_MAX / 4 || fnlen > UINT32_MAX / 4)
+		return -EINVAL;
+	if (!code)
+		code = (const void *)(uintptr_t)addr;
+	if ((ret = staged_stage(j, &s)) < 0)
+		return ret;
+	flen1 = sizeof(struct jd_debug) + 16 + flen + 1;
+	want = nlen + fnlen + flen + 14;
+	if (file)
+		want = _uevent_jit_debug_size(flen1, want);
+	if ((mem = _uevent_jit_slab_alloc(j, &s->slab, want)))
+		at = NAME_IN_SLAB;
+	else if (!(mem = malloc(want)))
+		return -ENOMEM;
+	if (file) {
+		info = _uevent_jit_debug_record(addr, &e, 1, flen1, 0, nlen + fnlen + flen + 14,
+						mem);
+		full = (char *)info->rec + flen1 + 8;
+		if (at == NAME_OWN)
+			at = NAME_IN_INFO;
+	} else {
+		full = mem;
+	}
+	w = put_str(full, name, nlen);
+	if (fnlen) {
+		*w++ = ' ';
+		w = put_str(w, func, fnlen);
+	}
+	if (file) {
+		*w++ = ' ';
+		w = put_line(put_str(w, file, flen), line);
+	}
+	*w = 0;
+	c = (struct code){ addr, size, 0, full, info, at, 0 };
+	/* ours goes last: of several DEBUG_INFO records perf keeps the one before the load */
+	if ((earlier = staged_pending(j, addr))) {
+		for (pp = &earlier; *pp; pp = &(*pp)->next)
+			;
+		*pp = info;
+		c.info = earlier;
+	}
+	ret = staged_load(j, s, &c, code, info);
+	if (file && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
+		_uevent_jit_marker_debug(addr, &e, 1);
+	if (ret == 0 && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
+		_uevent_jit_marker_load(addr, size, c.index, full);	/* the table's now */
+	return ret;
 }
 
 UEVENT_EXPORT UEVENT_HOT int uevent_jit__code_load_func(struct uevent_jit *j, const char *name,
@@ -580,6 +838,9 @@ UEVENT_EXPORT UEVENT_HOT int uevent_jit__code_load_func(struct uevent_jit *j, co
 		return uevent_jit__code_load(j, name, addr, size, code);
 	if ((ret = check_load_args(j, name, addr, size)) < 0)
 		return _uevent_err(-ret);
+	if (j->staged)
+		return (ret = func_staged(j, name, func, addr, size, code, file, line)) < 0 ?
+		       _uevent_err(-ret) : 0;
 	prefetch_load(j);
 	if (!code)
 		code = (const void *)(uintptr_t)addr;
@@ -612,7 +873,7 @@ UEVENT_EXPORT UEVENT_HOT int uevent_jit__code_load_func(struct uevent_jit *j, co
 			ret = -ENOMEM;
 			goto out;
 		}
-		if ((mem = _uevent_jit_slab_alloc(j, want)))
+		if ((mem = _uevent_jit_slab_alloc(j, &j->slab, want)))
 			at = NAME_IN_SLAB;
 		else if (!(mem = malloc(want))) {
 			ret = -ENOMEM;
@@ -726,6 +987,10 @@ UEVENT_EXPORT int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr,
 		size = c->size;
 	index = c->index;
 	now = _uevent_now_ns();
+	/* staged: the loads stamped until now go first (the moved one among them), and
+	 * the move stamped now, before any later */
+	if (j->staged && (ret = _uevent_jit_stage_merge(j, now, 0)) < 0)
+		goto out;
 	if (j->dump_fd >= 0) {
 		memset(&rec, 0, sizeof(rec));
 		rec.p.id = JIT_CODE_MOVE;
@@ -747,7 +1012,7 @@ UEVENT_EXPORT int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr,
 			_uevent_jit_dump_undo(j, j->dump_off - sizeof(rec));
 		goto out;
 	}
-	moved = (struct code){ new_addr, size, index, c->name, c->info, c->name_in_info };
+	moved = (struct code){ new_addr, size, index, c->name, c->info, c->name_in_info, now };
 	c->name = NULL;
 	c->info = NULL;
 	c->name_in_info = 0;
@@ -756,6 +1021,8 @@ UEVENT_EXPORT int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr,
 		_uevent_jit_info_rebase(p, new_addr);
 	if ((ret = _uevent_jit_code_put(j, &moved)) < 0)
 		goto out;
+	if (j->staged && j->dumplen)
+		_uevent_jit_due_min(j, j->dump_t0 + DUMP_BUF_AGE_NS);
 	if (!(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED()) {
 		unsigned char buf[64];
 		struct uevent_jit_code_move in = { index, old_addr, new_addr, size };
@@ -937,7 +1204,10 @@ UEVENT_EXPORT int uevent_jit__flush(struct uevent_jit *j)
 		return _uevent_err(EFAULT);
 	pthread_mutex_lock(&j->lock);
 	if ((ret = check_fork(j)) == 0) {
-		ret = _uevent_jit_dump_flush(j);	/* and the perf-map lines of its records */
+		if (j->staged)
+			ret = _uevent_jit_stage_merge(j, _uevent_now_ns(), 0);
+		if ((err = _uevent_jit_dump_flush(j)) < 0 && ret == 0)	/* and the perf-map */
+			ret = err;					/* lines of its records */
 		if ((err = _uevent_jit_map_flush(j)) < 0 && ret == 0)
 			ret = err;
 	}
@@ -963,8 +1233,10 @@ UEVENT_EXPORT int uevent_jit__close(struct uevent_jit *j)
 		}
 	pthread_mutex_unlock(&list_lock);
 	pthread_mutex_lock(&j->lock);
-	if (!j->forked)
-		ret = _uevent_jit_map_flush(j);
+	if (!j->forked && j->staged)
+		ret = _uevent_jit_stage_merge(j, _uevent_now_ns(), 0);
+	if (!j->forked && (err = _uevent_jit_map_flush(j)) < 0 && ret == 0)
+		ret = err;
 	/* A child that never called us has no files of its own: nothing to close out. */
 	if (!j->forked && j->dump_fd >= 0) {
 		rec = (struct jd_prefix){ JIT_CODE_CLOSE, sizeof(rec), _uevent_now_ns() };
@@ -993,6 +1265,7 @@ UEVENT_EXPORT int uevent_jit__close(struct uevent_jit *j)
 		_uevent_jit_code_free(&j->fresh[i]);
 	_uevent_jit_stage_free_all(j, 1);
 	_uevent_jit_slab_free_all(j);
+	pthread_mutex_destroy(&j->slab_lock);
 	free(j->codes);
 	free(j->fresh);
 	_uevent_jit_free_pending(j->pending);

@@ -546,6 +546,8 @@ static void test_planted(void)
 static struct uevent_jit *tj;
 static unsigned char tcode[THREADS][PER_THREAD][16];
 static int tfunc;		/* code_load_func: a DEBUG_INFO record before each load */
+static int tbatched;		/* UEVENT_JIT_BUFFER_JITDUMP | _PERF_MAP: staged per thread */
+static int tfinished;		/* loaders done */
 
 static void *loader(void *arg)
 {
@@ -562,6 +564,7 @@ static void *loader(void *arg)
 			bad += uevent_jit__code_load(tj, name, (uintptr_t)tcode[t][i], 16,
 						     NULL) != 0;
 	}
+	__atomic_add_fetch(&tfinished, 1, __ATOMIC_RELEASE);
 	return (void *)(intptr_t)bad;
 }
 
@@ -610,15 +613,28 @@ static void test_threads(void)
 	void *r;
 	FILE *f;
 
-	snprintf(map, sizeof(map), "%s/threads%d.map", tmp, tfunc);
-	tj = open_in(tfunc ? "thrf" : "thr", map, 0);
+	snprintf(map, sizeof(map), "%s/threads%d%d.map", tmp, tfunc, tbatched);
+	tj = open_in(tbatched ? tfunc ? "thrfb" : "thrb" : tfunc ? "thrf" : "thr", map,
+		     tbatched ? UEVENT_JIT_BUFFER_JITDUMP | UEVENT_JIT_BUFFER_PERF_MAP : 0);
+	tfinished = 0;
 	for (t = 0; t < THREADS; t++)
 		pthread_create(&th[t], NULL, loader, (void *)(intptr_t)t);
+	/* batched: each thread's records wait in its stage; merges into the batch while
+	 * they load (a stage that fills, and these flushes) keep the file in time order */
+	if (tbatched) {
+		while (__atomic_load_n(&tfinished, __ATOMIC_ACQUIRE) < THREADS) {
+			bad += uevent_jit__flush(tj) != 0;
+			sched_yield();
+		}
+	}
 	for (t = 0; t < THREADS; t++) {
 		pthread_join(th[t], &r);
 		bad += (int)(intptr_t)r;
 	}
-	ok(bad == 0, "%d threads x %d code_loads succeed", THREADS, PER_THREAD);
+	ok(bad == 0, "%s%d threads x %d code_loads succeed", tbatched ? "batched: " : "",
+	   THREADS, PER_THREAD);
+	if (tbatched)
+		uevent_jit__flush(tj);
 	buf = slurp(uevent_jit__dump_path(tj), &len);
 	/* each thread's loads wait in a stage of its own: a lookup from another thread
 	 * finds them all, and a later load at an address (from this thread's stage)
@@ -715,6 +731,91 @@ static void test_threads(void)
 		fclose(f);
 	ok(lines == THREADS * PER_THREAD, "perf-map has %d whole lines (got %d)",
 	   THREADS * PER_THREAD, lines);
+}
+
+static const unsigned char *find_load(const unsigned char *buf, size_t len, const char *name,
+				      const unsigned char **prev);
+
+/* A load at an address a move took stays the newer (its code index in the next move),
+ * batched or not: the table orders them by time. */
+static void test_replace_after_move(unsigned int flags)
+{
+	static unsigned char c[64];
+	const unsigned char *r, *prev;
+	uintptr_t a = (uintptr_t)c;
+	struct uevent_jit *j;
+	unsigned char *buf;
+	char dump[600];
+	size_t len, off;
+	uint64_t idx = 0, moved = 1;
+
+	j = open_in(flags ? "repmb" : "repm", NULL, flags | UEVENT_JIT_NO_PERF_MAP);
+	snprintf(dump, sizeof(dump), "%s", j ? uevent_jit__dump_path(j) : "");
+	uevent_jit__code_load(j, "first", a, 16, c);
+	uevent_jit__code_move(j, a, a + 16, 16);
+	uevent_jit__code_load(j, "second", a + 16, 16, c);
+	uevent_jit__code_move(j, a + 16, a + 32, 16);
+	uevent_jit__close(j);
+	buf = slurp(dump, &len);
+	if (buf && (r = find_load(buf, len, "second", &prev)))
+		idx = u64(r + 48);
+	for (off = 40; buf && off + 16 <= len && u32(buf + off + 4); off += u32(buf + off + 4))
+		if (u32(buf + off) == 1 && u64(buf + off + 32) == a + 16)
+			moved = u64(buf + off + 56);
+	ok(idx && moved == idx, "%s: a load where a move put code replaces it (index %llu, "
+	   "the move's %llu)", flags ? "batched" : "unbatched", (unsigned long long)idx,
+	   (unsigned long long)moved);
+	free(buf);
+}
+
+/* Staged (batched) loads wait in their thread's stage: a move of one goes after it in the
+ * file all the same, and a child forked meanwhile replays it. */
+static void test_staged_move(void)
+{
+	static unsigned char c[32];
+	const unsigned char *r, *prev;
+	uintptr_t a = (uintptr_t)c;
+	struct uevent_jit *j;
+	unsigned char *buf;
+	size_t len, off, at_load = 0, at_move = 0;
+	uint64_t last = 0;
+	int rising = 1, st = -1;
+	pid_t pid;
+
+	j = open_in("stmove", NULL, UEVENT_JIT_BUFFER_JITDUMP | UEVENT_JIT_NO_PERF_MAP);
+	uevent_jit__code_load(j, "staged_fn", a, 16, c);
+	ok(uevent_jit__code_move(j, a, a + 16, 16) == 0, "staged load, then its move");
+	pid = fork();
+	if (pid == 0) {
+		char cdump[600];
+		int rc = uevent_jit__code_load(j, "child_fn", a + 8, 8, c) | uevent_jit__close(j);
+
+		snprintf(cdump, sizeof(cdump), "%s/stmove/jit-%d.dump", tmp, (int)getpid());
+		buf = slurp(cdump, &len);
+		r = buf ? find_load(buf, len, "staged_fn", &prev) : NULL;
+		_exit(rc || !r || u64(r + 24) != a + 16 || !find_load(buf, len, "child_fn", &prev));
+	}
+	waitpid(pid, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	   "a child replays the staged load at its new address, then its own");
+	uevent_jit__close(j);
+	{
+		char dump[600];
+
+		snprintf(dump, sizeof(dump), "%s/stmove/jit-%d.dump", tmp, (int)getpid());
+		buf = slurp(dump, &len);
+	}
+	for (off = 40; buf && off + 16 <= len && u32(buf + off + 4); off += u32(buf + off + 4)) {
+		rising &= u64(buf + off + 8) >= last;
+		last = u64(buf + off + 8);
+		if (u32(buf + off) == 0 && !strcmp((char *)buf + off + 56, "staged_fn"))
+			at_load = off;
+		if (u32(buf + off) == 1)
+			at_move = off;
+	}
+	ok(buf && at_load && at_move > at_load && rising,
+	   "the parent's dump: the load, then its move, timestamps rising");
+	free(buf);
 }
 
 /* The load record named name in a dump (NULL if none); *prev is the record before it. */
@@ -1375,7 +1476,7 @@ int main(void)
 	if (!mkdtemp(tmp))
 		plan_skip_all("no temporary directory");
 	self = getpid();
-	plan(136);
+	plan(161);
 	test_format();
 	test_marker();
 	test_safety();
@@ -1383,6 +1484,13 @@ int main(void)
 	test_threads();
 	tfunc = 1;
 	test_threads();
+	tbatched = 1;
+	test_threads();
+	tfunc = 0;
+	test_threads();
+	test_staged_move();
+	test_replace_after_move(0);
+	test_replace_after_move(UEVENT_JIT_BUFFER_JITDUMP);
 	test_fork();
 	test_slabs();
 	test_many();

@@ -91,6 +91,9 @@ t_jit_core_LDADD = $(LUAJIT_DEV_LIBS)
 endif
 
 TESTS += %reldir%/jit-api %reldir%/jit-core %reldir%/jit-perf.test
+# The JIT files' threads under ThreadSanitizer (built by the test from the sources).
+TESTS += %reldir%/jit-tsan.test
+EXTRA_DIST += %reldir%/jit-tsan.test %reldir%/jit-tsan.c
 
 # $JITDUMPDIR a symlink another user planted (libuevent/fs-trust.h)
 check_PROGRAMS += %reldir%/jit-base-link

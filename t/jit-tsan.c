@@ -1,0 +1,164 @@
+/* jit-tsan.c - the JIT session's threads under ThreadSanitizer: t/jit-tsan.test builds
+ * this with libuevent's JIT files (jit*.c, group-append.c) and -fsanitize=thread, and
+ * fails on any report. Loads from several threads, batched (per-thread stages merged
+ * into the batch) and not (the session's lock, group-committed perf-map lines), while
+ * another thread flushes, moves and unloads its own, then unloads everyone's (each
+ * stage settled into the table from another thread) and closes. The rest of the
+ * library is stubbed here: markers are off. */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* ---- what the JIT files take from the rest of the library ------------------------ */
+
+static volatile uint32_t off_word;
+volatile uint32_t *const uevent_enabled_ptr = &off_word;
+
+uint64_t _uevent_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void _uevent_reason(const char *fmt, ...)
+{
+	(void)fmt;
+}
+
+int uevent_emit(uint32_t type, const void *data, size_t size)
+{
+	(void)type, (void)data, (void)size;
+	return 0;
+}
+
+size_t uevent_max_payload(void)
+{
+	return 4096;
+}
+
+ssize_t uevent_jit_code_load_encode(void *buf, size_t cap, const struct uevent_jit_code_load *in)
+{
+	(void)buf, (void)cap, (void)in;
+	return -1;
+}
+
+ssize_t uevent_jit_code_move_encode(void *buf, size_t cap, const struct uevent_jit_code_move *in)
+{
+	(void)buf, (void)cap, (void)in;
+	return -1;
+}
+
+ssize_t uevent_jit_code_unload_encode(void *buf, size_t cap,
+				      const struct uevent_jit_code_unload *in)
+{
+	(void)buf, (void)cap, (void)in;
+	return -1;
+}
+
+ssize_t uevent_jit_debug_info_encode(void *buf, size_t cap, uint64_t code_addr,
+				     const struct uevent_jit_debug_entry *entries, uint32_t nr)
+{
+	(void)buf, (void)cap, (void)code_addr, (void)entries, (void)nr;
+	return -1;
+}
+
+/* ---- the threads ------------------------------------------------------------------- */
+
+#define THREADS	4
+#define LOADS	1500
+
+static struct uevent_jit *j;
+static unsigned char code[THREADS + 1][LOADS][16];
+static int finished, failed;
+
+static void *loader(void *arg)
+{
+	int t = (int)(intptr_t)arg, i, bad = 0;
+	char name[64];
+
+	for (i = 0; i < LOADS; i++) {
+		uintptr_t a = (uintptr_t)code[t][i];
+		struct uevent_jit_debug_entry e = { a, (uint32_t)i, 0, "t.lua", 0 };
+
+		snprintf(name, sizeof(name), "t%d_%d", t, i);
+		if (i % 3 == 0)
+			bad |= uevent_jit__code_load(j, name, a, 16, NULL);
+		else if (i % 3 == 1)
+			bad |= uevent_jit__code_load_func(j, name, "f", a, 16, NULL, "t.lua",
+							  (uint32_t)i);
+		else
+			bad |= uevent_jit__debug_info(j, a, &e, 1) |
+			       uevent_jit__code_load(j, name, a, 16, NULL);
+	}
+	if (bad)
+		__atomic_store_n(&failed, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&finished, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static int run(const char *dir, unsigned int flags)
+{
+	char map[600];
+	pthread_t th[THREADS];
+	int t, i, n = 0, bad = 0, found = 0;
+	UEVENT_JIT_OPTS(o, .dir = dir, .perf_map_path = map, .flags = flags);
+
+	snprintf(map, sizeof(map), "%s.map", dir);
+	finished = failed = 0;
+	if (!(j = uevent_jit__open(&o))) {
+		fprintf(stderr, "jit open %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	for (t = 0; t < THREADS; t++)
+		pthread_create(&th[t], NULL, loader, (void *)(intptr_t)t);
+	/* meanwhile: merges (flush), a move and an unload of our own, lookups that settle
+	 * every stage */
+	while (__atomic_load_n(&finished, __ATOMIC_ACQUIRE) < THREADS) {
+		uintptr_t a = (uintptr_t)code[THREADS][n % LOADS];
+
+		bad |= uevent_jit__code_load(j, "main", a, 16, NULL);
+		bad |= uevent_jit__code_move(j, a, a + 8, 8);
+		bad |= uevent_jit__code_unload(j, a + 8, 0);
+		bad |= uevent_jit__flush(j);
+		n++;
+	}
+	for (t = 0; t < THREADS; t++)
+		pthread_join(th[t], NULL);
+	for (t = 0; t < THREADS; t++)
+		for (i = 0; i < LOADS; i++)
+			found += uevent_jit__code_unload(j, (uintptr_t)code[t][i], 0) == 0;
+	bad |= uevent_jit__code_unload_all(j);
+	bad |= uevent_jit__close(j);
+	printf("# %s: %d threads x %d loads, %d found again, %d rounds of the main thread\n",
+	       dir, THREADS, LOADS, found, n);
+	return bad || failed || found != THREADS * LOADS;
+}
+
+int main(int argc, char **argv)
+{
+	char dir[600];
+	int bad = 0;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: jit-tsan DIR\n");
+		return 2;
+	}
+	snprintf(dir, sizeof(dir), "%s/batched", argv[1]);
+	bad |= run(dir, UEVENT_JIT_BUFFER_JITDUMP | UEVENT_JIT_BUFFER_PERF_MAP);
+	snprintf(dir, sizeof(dir), "%s/unbatched", argv[1]);
+	bad |= run(dir, 0);
+	snprintf(dir, sizeof(dir), "%s/dumponly", argv[1]);
+	bad |= run(dir, UEVENT_JIT_BUFFER_JITDUMP | UEVENT_JIT_NO_PERF_MAP);
+	return bad;
+}
