@@ -8,7 +8,9 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "group-append.h"
@@ -286,6 +288,56 @@ static inline void dump_fill(unsigned char *at, const struct iovec *iov, int cnt
 	}
 	__atomic_store_n((uint64_t *)(void *)at, head, __ATOMIC_RELEASE);
 }
+
+/* Name building without printf (this runs for every trace a JIT compiles: jit.c,
+ * jit-stage.c): each returns the end of what it wrote. */
+static inline UEVENT_HOT char *put_str(char *w, const char *s, size_t n)
+{
+	memcpy(w, s, n);
+	return w + n;
+}
+
+static inline UEVENT_HOT char *put_line(char *w, uint32_t line)
+{
+	char t[10];
+	int k = 0;
+
+	do {
+		t[k++] = (char)('0' + line % 10);
+		line /= 10;
+	} while (line);
+	*w++ = ':';
+	while (k)
+		*w++ = t[--k];
+	return w;
+}
+
+/* jit.c: the session (open, fork, close) and the API. */
+int _uevent_jit_check_fork(struct uevent_jit *j);
+extern __thread pid_t _uevent_jit_tid __attribute__((visibility("hidden")));
+
+/* The record's tid, without a syscall per record; only the forking thread survives a
+ * fork, and fork_child() resets its cache. */
+static inline pid_t _uevent_jit_gettid(void)
+{
+	if (unlikely(!_uevent_jit_tid))
+		_uevent_jit_tid = (pid_t)syscall(SYS_gettid);
+	return _uevent_jit_tid;
+}
+
+/* jit-stage.c: a load's records and its table entry in its thread's stage, under the
+ * session's lock or staged without it; a fork child's replay. */
+UEVENT_HOT int _uevent_jit_load_locked(struct uevent_jit *j, struct stage *s,
+				       const struct code *c, const void *code, uint64_t now);
+UEVENT_HOT int _uevent_jit_load_unlocked(struct uevent_jit *j, struct stage *s,
+					 const struct code *c, const void *code, uint64_t now,
+					 struct map_req *req);
+UEVENT_HOT int _uevent_jit_load_staged(struct uevent_jit *j, char *copy, uint64_t addr,
+				       uint64_t size, const void *code, uint64_t *index);
+UEVENT_HOT int _uevent_jit_func_staged(struct uevent_jit *j, const char *name,
+				       const char *func, uint64_t addr, uint64_t size,
+				       const void *code, const char *file, uint32_t line);
+int _uevent_jit_replay(struct uevent_jit *j);
 
 /* jit-code.c: the loaded code (slabs, the address table, code indexes, info waiting
  * for its load). Lock held. */

@@ -50,6 +50,7 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/demangle.c \
 	%reldir%/jit-internal.h \
 	%reldir%/jit.c \
+	%reldir%/jit-stage.c \
 	%reldir%/jit-code.c \
 	%reldir%/jit-dump.c \
 	%reldir%/jit-map.c \
