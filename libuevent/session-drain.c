@@ -250,19 +250,6 @@ int _uevent_session_drain(struct uevent_session *s, int timeout_ms)
 				continue;
 			return -errno;
 		}
-		if (n > 0)
-			s->st.wakeups++;
-		for (i = 0; i < n; i++) {
-			struct ring *r;
-
-			if (evs[i].data.u32 == WAKE_EV)
-				continue;	/* shut down: the loop's top returns */
-			r = &s->rings[evs[i].data.u32];
-			/* the task is gone: drained once more at the loop's top, then not polled */
-			if ((evs[i].events & EPOLLHUP) && r->live) {
-				r->live = 0;
-				epoll_ctl(s->epfd, EPOLL_CTL_DEL, r->fd, NULL);
-			}
-		}
+		_uevent_session_woken(s, evs, n);	/* a gone task's ring: drained at the top */
 	}
 }

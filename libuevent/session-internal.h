@@ -207,6 +207,9 @@ int _uevent_session_drain(struct uevent_session *s, int timeout_ms);
 
 /* session.c: the object */
 uint64_t _uevent_session_lost_counted(const struct uevent_session *s);
+struct epoll_event;
+/* an epoll_wait()'s events counted, gone tasks' rings unpolled: how many */
+int _uevent_session_woken(struct uevent_session *s, const struct epoll_event *evs, int n);
 void _uevent_session_free(struct uevent_session *s);
 
 /* session-open.c: set-up; the reason a step gives, after those before it */

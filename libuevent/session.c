@@ -169,6 +169,32 @@ static int deliver(struct uevent_session *s, uint32_t off, struct uevent_perf_re
 	return _uevent_session_keep(s, rec, kind);
 }
 
+/*
+ * What an epoll_wait() of the session's rings returned: counted, and each ring whose
+ * task is gone (EPOLLHUP) no longer polled (its caller drains it once more). How many
+ * rings that stopped.
+ */
+int _uevent_session_woken(struct uevent_session *s, const struct epoll_event *evs, int n)
+{
+	int i, gone = 0;
+
+	if (n > 0)
+		s->st.wakeups++;
+	for (i = 0; i < n; i++) {
+		struct ring *r;
+
+		if (evs[i].data.u32 == WAKE_EV)
+			continue;	/* shut down: the caller's loop returns */
+		r = &s->rings[evs[i].data.u32];
+		if ((evs[i].events & EPOLLHUP) && r->live) {
+			r->live = 0;
+			epoll_ctl(s->epfd, EPOLL_CTL_DEL, r->fd, NULL);
+			gone++;
+		}
+	}
+	return gone;
+}
+
 static int64_t now_ms(void)
 {
 	return (int64_t)(_uevent_now_ns() / 1000000);
@@ -254,24 +280,10 @@ static int session_next(struct uevent_session *s, struct uevent_perf_record *rec
 				continue;
 			return -errno;
 		}
-		if (n > 0)
-			s->st.wakeups++;
 		if (n == 0 && !held && !polled)
 			return 0;
-		for (i = 0; i < n; i++) {
-			struct ring *r;
-
-			if (evs[i].data.u32 == WAKE_EV)
-				continue;	/* shut down: the loop's top returns */
-			r = &s->rings[evs[i].data.u32];
-
-			/* the task is gone: drain its ring once more, then stop polling it */
-			if ((evs[i].events & EPOLLHUP) && r->live) {
-				r->live = 0;
-				epoll_ctl(s->epfd, EPOLL_CTL_DEL, r->fd, NULL);
-				filled = 0;
-			}
-		}
+		if (_uevent_session_woken(s, evs, n))
+			filled = 0;
 	}
 }
 
