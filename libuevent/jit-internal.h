@@ -312,6 +312,23 @@ static inline UEVENT_HOT char *put_line(char *w, uint32_t line)
 	return w;
 }
 
+/* "NAME[ FUNC][ FILE:LINE]" and its NUL at w (code_load_func's name, both paths) */
+static inline UEVENT_HOT void put_name(char *w, const char *name, size_t nlen,
+				       const char *func, size_t fnlen, const char *file,
+				       size_t flen, uint32_t line)
+{
+	w = put_str(w, name, nlen);
+	if (fnlen) {
+		*w++ = ' ';
+		w = put_str(w, func, fnlen);
+	}
+	if (file) {
+		*w++ = ' ';
+		w = put_line(put_str(w, file, flen), line);
+	}
+	*w = 0;
+}
+
 /* jit.c: the session (open, fork, close) and the API. */
 int _uevent_jit_check_fork(struct uevent_jit *j);
 extern __thread pid_t _uevent_jit_tid __attribute__((visibility("hidden")));

@@ -378,7 +378,7 @@ UEVENT_HOT int _uevent_jit_func_staged(struct uevent_jit *j, const char *name,
 	enum name_at at = NAME_OWN;
 	struct stage *s;
 	struct code c;
-	char *full, *w;
+	char *full;
 	void *mem;
 	int ret;
 
@@ -405,16 +405,7 @@ UEVENT_HOT int _uevent_jit_func_staged(struct uevent_jit *j, const char *name,
 	} else {
 		full = mem;
 	}
-	w = put_str(full, name, nlen);
-	if (fnlen) {
-		*w++ = ' ';
-		w = put_str(w, func, fnlen);
-	}
-	if (file) {
-		*w++ = ' ';
-		w = put_line(put_str(w, file, flen), line);
-	}
-	*w = 0;
+	put_name(full, name, nlen, func, fnlen, file, flen, line);
 	c = (struct code){ addr, size, 0, full, info, at, 0 };
 	/* ours goes last: of several DEBUG_INFO records perf keeps the one before the load */
 	if ((earlier = staged_pending(j, addr))) {

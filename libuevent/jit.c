@@ -387,7 +387,7 @@ UEVENT_EXPORT UEVENT_HOT int uevent_jit__code_load_func(struct uevent_jit *j, co
 	struct map_req req, *rq = NULL;
 	struct pending *mine;
 	struct stage *st;
-	char *full, *w;
+	char *full;
 	void *mem;
 	int ret, unbatched;
 
@@ -446,16 +446,7 @@ UEVENT_EXPORT UEVENT_HOT int uevent_jit__code_load_func(struct uevent_jit *j, co
 	} else {
 		full = mem;
 	}
-	w = put_str(full, name, nlen);
-	if (fnlen) {
-		*w++ = ' ';
-		w = put_str(w, func, fnlen);
-	}
-	if (file) {
-		*w++ = ' ';
-		w = put_line(put_str(w, file, flen), line);
-	}
-	*w = 0;
+	put_name(full, name, nlen, func, fnlen, file, flen, line);
 	if (unbatched) {
 		if (!(j->flags & UEVENT_JIT_NO_PERF_MAP)) {
 			if (_uevent_jit_map_req_init(&req, addr, size, full) < 0) {
