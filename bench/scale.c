@@ -207,7 +207,7 @@ static int setup(enum path path, int threads)
 	case FILE_EMIT: {
 		UEVENT_OPTS(o, .transport = UEVENT_TRANSPORT_FILE, .path = file);
 
-		snprintf(file, sizeof(file), "%s/file-%d.uev", tmp, threads);
+		snprintf(file, sizeof(file), "%s/file-%d.perf.data", tmp, threads);
 		unlink(file);
 		return uevent_open(&o) == UEVENT_TRANSPORT_FILE ? 0 : -errno;
 	}

@@ -254,7 +254,7 @@ static void test_marker(void)
 	UEVENT_OPTS(uo, .transport = UEVENT_TRANSPORT_FILE, .path = path,
 		    .flags = UEVENT_OPEN_IGNORE_ENV);
 
-	snprintf(path, sizeof(path), "%s/marker.uev", tmp);
+	snprintf(path, sizeof(path), "%s/marker.perf.data", tmp);
 	ret = uevent_open(&uo);
 	ok(ret == UEVENT_TRANSPORT_FILE, "file transport for the markers");
 	j = open_in("mk", NULL, UEVENT_JIT_NO_PERF_MAP);
@@ -920,7 +920,7 @@ static void test_many(void)
 	UEVENT_OPTS(uo, .transport = UEVENT_TRANSPORT_FILE, .path = path,
 		    .flags = UEVENT_OPEN_IGNORE_ENV);
 
-	snprintf(path, sizeof(path), "%s/many.uev", tmp);
+	snprintf(path, sizeof(path), "%s/many.perf.data", tmp);
 	snprintf(map, sizeof(map), "%s/many.map", tmp);
 	memset(area, 0xc3, sizeof(area));
 	uevent_open(&uo);
