@@ -15,9 +15,8 @@
 /* The id a record of event ident is recorded under. */
 static uint64_t rec_id(const struct uevent_session *s, uint64_t ident)
 {
-	struct idmap key = { ident, 0, 0, 0 }, *f;
+	const struct idmap *f = idmap_find(s, ident);
 
-	f = bsearch(&key, s->ids, s->nids, sizeof(*s->ids), idcmp);
 	return f && f->alias ? f->alias : ident;
 }
 

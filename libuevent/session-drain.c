@@ -19,13 +19,6 @@
 /* The recording's buffer is written out past this, between rings. */
 #define DRAIN_SPILL	(1u << 20)
 
-static const struct idmap *id_find(const struct uevent_session *s, uint64_t id)
-{
-	struct idmap key = { id, 0, 0, 0 };
-
-	return bsearch(&key, s->ids, s->nids, sizeof(*s->ids), idcmp);
-}
-
 /*
  * A usdt mark larger than the payload a probe fetches: the size it says is more than
  * the layout's capacity (as _uevent_raw_to_uevent() flags it UEVENT_RECORD_TRUNCATED).
@@ -56,7 +49,7 @@ static void drained(struct uevent_session *s, uint8_t *r, uint16_t size, uint32_
 
 	if (size >= 16) {
 		memcpy(&ident, type == PERF_RECORD_SAMPLE ? r + 8 : r + size - 8, 8);
-		f = id_find(s, ident);
+		f = idmap_find(s, ident);
 	}
 	kind = f ? f->kind : -1;
 	if (f && is_usdt(kind) && f->alias && f->alias != ident) {

@@ -154,12 +154,19 @@ struct uevent_session {
 	struct _uevent_bpf_ctx *bpf_ctx;	/* UEVENT_SESSION_CONTEXT by BPF (bpf-context.c) */
 };
 
+/* The session's entry for event id, or NULL. */
+static inline const struct idmap *idmap_find(const struct uevent_session *s, uint64_t id)
+{
+	struct idmap key = { id, 0, 0, 0 };
+
+	return bsearch(&key, s->ids, s->nids, sizeof(*s->ids), idcmp);
+}
+
 /* The kind of event id (-1: not the session's). */
 static inline int kind_of(const struct uevent_session *s, uint64_t id)
 {
-	struct idmap key = { id, 0, 0, 0 }, *f;
+	const struct idmap *f = idmap_find(s, id);
 
-	f = bsearch(&key, s->ids, s->nids, sizeof(*s->ids), idcmp);
 	return f ? f->kind : -1;
 }
 
