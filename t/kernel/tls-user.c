@@ -112,6 +112,7 @@ struct worker {
 	int samples, wrong_tid, wrong_size, short_read, found, foreign, lost;
 	int unmatched;		/* records of no sample */
 	int exiting;		/* samples of the thread's exit: nothing to read then */
+	int after_exit;		/* a readable sample or record after one of the exit's */
 	struct pend pend;	/* samples whose record has not come */
 };
 
@@ -200,6 +201,8 @@ static void on_sample(const struct perf_event_header *h, void *arg)
 			me->wrong_size += n;
 			return;
 		}
+		if (me->exiting)
+			me->after_exit += n;
 		if (d.dyn != d.size)
 			me->short_read += n;
 		if (!memcmp(d.data, me->pattern, sizeof(me->pattern)))
@@ -227,6 +230,8 @@ static void on_sample(const struct perf_event_header *h, void *arg)
 		me->wrong_size++;
 		return;
 	}
+	if (me->exiting)
+		me->after_exit++;
 	memcpy(&cookie, p + 16, 8);
 	pend_add(&me->pend, cookie);
 }
@@ -707,10 +712,17 @@ int main(int argc, char **argv)
 		     "%d without a record, %d records of no sample", i, me->tid, me->samples,
 		     me->found, me->foreign, me->lost, pend_left(&me->pend), me->unmatched);
 		ok(me->samples > 0, "thread %d: samples taken (%d)", i, me->samples);
-		ok(me->samples && !me->wrong_tid && !me->wrong_size && me->exiting <= 2,
+		/*
+		 * How many samples land in the exit is how many periods do_exit() takes:
+		 * unbounded on a loaded TCG host with a debug kernel. What must hold is that
+		 * they are the last: once the thread is seen exiting, no sample or record
+		 * after it reads the area.
+		 */
+		ok(me->samples && !me->wrong_tid && !me->wrong_size && !me->after_exit,
 		   "thread %d: every sample is the thread's, dump of the area's %zu bytes (asked "
-		   "%u), layout size/data/dyn_size (%d samples of its exit, with nothing to read)",
-		   i, sizeof(tls_mark), dump_size, me->exiting);
+		   "%u), layout size/data/dyn_size (%d samples of its exit, with nothing to read, "
+		   "%d readable after them)", i, sizeof(tls_mark), dump_size, me->exiting,
+		   me->after_exit);
 		ok(me->samples && !me->short_read, "thread %d: dyn_size == size (whole dump read)", i);
 		/* a record may come without a sample: the kernel writes one per entry to every
 		   TLS_USER event that sees the thread (kernel/README.md, patch 5) */
