@@ -2,7 +2,8 @@
 """gen_records.py - the Rust crate's records.rs from the record model (libuevent/records_model.py).
 
 Owned record structs (one per record struct of uevent.h) and their makers, the Record
-enum, the payload types and decoders, ByteOrder, Transport, SessionBuilder and Format.
+enum, the payload types and decoders, ByteOrder, Transport, SymbolSource, SessionBuilder
+and Format.
 The readers of the notes' kinds they call are uevent/src/perf/notes.rs. records.rs is
 committed (cargo builds without Python): `make records` writes it, t/records.test fails
 when it is stale. usage: gen_records.py libuevent/uevent.h > uevent/src/perf/records.rs
@@ -112,7 +113,8 @@ def rust(model):
         out += [f"        {n}: {e}," for n, _, e in fields]
         out += ["    }", "}", ""]
     out += rust_sample_id(model) + rust_record_enum(model) + rust_payloads(model)
-    out += rust_byte_order(model) + rust_transports(model) + rust_session_opts(model) + rust_format(model)
+    out += rust_byte_order(model) + rust_transports(model) + rust_symbol_sources(model)
+    out += rust_session_opts(model) + rust_format(model)
     out += rust_uevent_record(model) + rust_columns(model)
     return "\n".join(out)
 
@@ -255,6 +257,22 @@ def rust_transports(model):
             "    }", "}", ""]
     return out
 
+
+
+def rust_symbol_sources(model):
+    """SymbolSource: enum uevent_symbol_source, each constant with its comment."""
+    ss = model.enum_members("UEVENT_SYM_")
+    name = {s: "".join(w.capitalize() for w in s.lower().split("_")) for s, _ in ss}
+    out = ["/// Where a symbolizer's name came from (`enum uevent_symbol_source`).",
+           "#[derive(Debug, Clone, Copy, PartialEq, Eq)]", "pub enum SymbolSource {"]
+    for s, doc in ss:
+        out += ([f"    /// {doc[:1].upper()}{doc[1:]}."] if doc else []) + [f"    {name[s]},"]
+    out += ["    /// A value this crate does not know.", "    Other(u32),", "}", "",
+            "impl SymbolSource {", "    /// The source of C enum value `n`.",
+            "    pub fn from_raw(n: u32) -> SymbolSource {", "        match n {"]
+    out += [f"            sys::UEVENT_SYM_{s} => SymbolSource::{name[s]}," for s, _ in ss]
+    out += ["            n => SymbolSource::Other(n),", "        }", "    }", "}", ""]
+    return out
 
 
 rm.FORMAT = "uevent_perf_format"

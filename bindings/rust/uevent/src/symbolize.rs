@@ -38,17 +38,8 @@ pub struct SymbolizerOpts {
     pub no_demangle: bool,
 }
 
-/// Where a name came from (`enum uevent_symbol_source`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
-    None,
-    Elf,
-    Kernel,
-    JitUevent,
-    Jitdump,
-    PerfMap,
-    Other(u32),
-}
+// Where a name came from: enum uevent_symbol_source, generated (perf/records.rs).
+pub use crate::perf::SymbolSource as Source;
 
 /// What names an address; `name` is None when nothing does (`dso` may still be known).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -169,15 +160,6 @@ impl Symbolizer {
         if ret < 0 && ret != -ENOENT {
             check(ret)?;
         }
-        let source = match o.source {
-            sys::UEVENT_SYM_NONE => Source::None,
-            sys::UEVENT_SYM_ELF => Source::Elf,
-            sys::UEVENT_SYM_KERNEL => Source::Kernel,
-            sys::UEVENT_SYM_JIT_UEVENT => Source::JitUevent,
-            sys::UEVENT_SYM_JITDUMP => Source::Jitdump,
-            sys::UEVENT_SYM_PERF_MAP => Source::PerfMap,
-            n => Source::Other(n),
-        };
         // SAFETY: the strings are the symbolizer's, valid while it lives; copied here.
         unsafe {
             Ok(Symbol {
@@ -188,7 +170,7 @@ impl Symbolizer {
                 sym_size: o.sym_size,
                 file: string(o.file),
                 line: o.line,
-                source,
+                source: Source::from_raw(o.source),
             })
         }
     }

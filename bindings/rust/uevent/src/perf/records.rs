@@ -726,6 +726,40 @@ impl Transport {
     }
 }
 
+/// Where a symbolizer's name came from (`enum uevent_symbol_source`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SymbolSource {
+    /// Not named (dso may still be known).
+    None,
+    /// An ELF symbol table (the file's or its debug file's).
+    Elf,
+    /// Kallsyms or a KSYMBOL record.
+    Kernel,
+    /// A UEVENT_TYPE_JIT_CODE_LOAD in the stream.
+    JitUevent,
+    /// A jitdump file.
+    Jitdump,
+    /// A perf-PID.map file.
+    PerfMap,
+    /// A value this crate does not know.
+    Other(u32),
+}
+
+impl SymbolSource {
+    /// The source of C enum value `n`.
+    pub fn from_raw(n: u32) -> SymbolSource {
+        match n {
+            sys::UEVENT_SYM_NONE => SymbolSource::None,
+            sys::UEVENT_SYM_ELF => SymbolSource::Elf,
+            sys::UEVENT_SYM_KERNEL => SymbolSource::Kernel,
+            sys::UEVENT_SYM_JIT_UEVENT => SymbolSource::JitUevent,
+            sys::UEVENT_SYM_JITDUMP => SymbolSource::Jitdump,
+            sys::UEVENT_SYM_PERF_MAP => SymbolSource::PerfMap,
+            n => SymbolSource::Other(n),
+        }
+    }
+}
+
 /// Options of a live session (`struct uevent_session_opts`); `open()` starts it.
 #[derive(Debug, Clone, Default)]
 pub struct SessionBuilder {
