@@ -64,6 +64,11 @@ pub(crate) unsafe fn cstr(p: *const c_char) -> String {
     }
 }
 
+/// A C string the library owns, copied; `None` for NULL.
+pub(crate) unsafe fn cstr_opt(p: *const c_char) -> Option<String> {
+    (!p.is_null()).then(|| cstr(p))
+}
+
 // ---- emitting -------------------------------------------------------------------------
 
 /// True when a listener may exist: one relaxed load of the library's enabled word.

@@ -9,13 +9,12 @@
 //!
 //! JIT code announced in the stream is named as it was at the time asked, so an address
 //! a later load reuses gets the later name.
-use std::ffi::{CStr, CString};
+use std::ffi::CString;
 use std::io;
 use std::os::raw::c_char;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use crate::{check, sys};
+use crate::{check, cstr_opt as string, sys};
 
 const ENOENT: i32 = 2;
 const EINVAL: i32 = 22;
@@ -64,22 +63,13 @@ pub struct Symbolizer {
 // through &mut self (it is not thread-safe, so it is not Sync).
 unsafe impl Send for Symbolizer {}
 
+/// An optional path as C takes it (NULL for none); EINVAL for one with a NUL byte.
 fn c_path(p: &Option<PathBuf>) -> io::Result<Option<CString>> {
-    p.as_ref()
-        .map(|p| CString::new(p.as_os_str().as_bytes()).map_err(|_| io::Error::from_raw_os_error(EINVAL)))
-        .transpose()
+    p.as_deref().map(crate::perf::c_path).transpose()
 }
 
 fn ptr(c: &Option<CString>) -> *const c_char {
     c.as_ref().map_or(std::ptr::null(), |c| c.as_ptr())
-}
-
-unsafe fn string(p: *const c_char) -> Option<String> {
-    if p.is_null() {
-        None
-    } else {
-        Some(CStr::from_ptr(p).to_string_lossy().into_owned())
-    }
 }
 
 impl Symbolizer {
@@ -116,38 +106,22 @@ impl Symbolizer {
     /// Feeds every record of a perf.data (side-band and JIT uevents); returns how many
     /// were used. A JIT uevent that does not decode is skipped.
     pub fn feed_file<P: AsRef<Path>>(&mut self, path: P) -> io::Result<u64> {
-        let c = CString::new(path.as_ref().as_os_str().as_bytes()).map_err(|_| io::Error::from_raw_os_error(EINVAL))?;
-        // SAFETY: c is a NUL-terminated path; the file is closed on every path below.
-        let f = unsafe { sys::uevent_perf_file__open(c.as_ptr()) };
-        if f.is_null() {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: an all-zero uevent_perf_record is valid (integers and null pointers).
-        let mut rec: Box<sys::uevent_perf_record> = Box::new(unsafe { std::mem::zeroed() });
-        rec.sz = std::mem::size_of::<sys::uevent_perf_record>() as _;
+        let mut f = crate::PerfData::open(path)?;
         let mut n = 0;
-        let res = loop {
-            // SAFETY: f is open, rec is ours with sz set.
-            let ret = unsafe { sys::uevent_perf_file__next(f, &mut *rec) };
-            if ret == 0 {
-                break Ok(n);
-            }
-            if ret < 0 && ret != -71 {
-                break Err(io::Error::from_raw_os_error(-ret));
-            }
-            if ret < 0 {
-                continue; // EPROTO: a uevent of an unknown format
-            }
-            // SAFETY: the record the reader just filled, valid until its next call.
-            let used = unsafe { sys::uevent_symbolizer__feed(self.s, &*rec) };
+        loop {
+            let rec = match f.next_ref() {
+                Ok(Some(r)) => r,
+                Ok(None) => return Ok(n),
+                Err(e) if crate::perf::is_eproto(&e) => continue, // a uevent of an unknown format
+                Err(e) => return Err(e),
+            };
+            // SAFETY: the record the reader just filled, valid for the borrow; self.s is live.
+            let used = unsafe { sys::uevent_symbolizer__feed(self.s, rec.raw()) };
             if used < 0 && used != -EINVAL {
-                break Err(io::Error::from_raw_os_error(-used));
+                check(used)?;
             }
             n += (used > 0) as u64;
-        };
-        // SAFETY: f came from uevent_perf_file__open.
-        unsafe { sys::uevent_perf_file__close(f) };
-        res
+        }
     }
 
     /// Names addr in process pid at time (u64::MAX: the latest).
