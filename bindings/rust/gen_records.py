@@ -114,7 +114,7 @@ def rust(model):
         out += ["    }", "}", ""]
     out += rust_sample_id(model) + rust_record_enum(model) + rust_payloads(model)
     out += rust_byte_order(model) + rust_transports(model) + rust_symbol_sources(model)
-    out += rust_session_opts(model) + rust_format(model)
+    out += rust_session_opts(model) + rust_symbolizer_opts(model) + rust_format(model)
     out += rust_uevent_record(model) + rust_columns(model)
     return "\n".join(out)
 
@@ -317,6 +317,38 @@ def rust_session_opts(model):
             "    pub(super) fn numbers_into(&self, o: &mut sys::uevent_session_opts) {"]
     out += [f"        o.{f.name} = self.{f.name};" for f in fl if not f.ptr]
     out += ["    }", "}", ""]
+    return out
+
+
+def rust_symbolizer_opts(model):
+    """SymbolizerOpts: struct uevent_symbolizer_opts's members (paths as PathBufs) and one
+    boolean per UEVENT_SYMBOLIZER_* flag, with their comments as docs."""
+    st = "uevent_symbolizer_opts"
+    fl = [f for f in model[st] if f.name not in ("sz", "flags")]
+    flags = model.enum_members("UEVENT_SYMBOLIZER_")
+    doc = model.member_docs(st)
+    out = ["/// Options of a symbolizer (`struct uevent_symbolizer_opts`); the library copies",
+           "/// the paths.", "#[derive(Debug, Clone, Default)]", "pub struct SymbolizerOpts {"]
+    for f in fl:
+        out += [f"    /// {doc[f.name]}",
+                f"    pub {f.name}: {'Option<PathBuf>' if f.ptr else RUST_INT[f.ctype]},"]
+    for flag, c in flags:
+        out += [f"    /// `UEVENT_SYMBOLIZER_{flag}`: {re.sub(chr(92) + 's+', ' ', c)}",
+                f"    pub {flag.lower()}: bool,"]
+    out += ["}", "", "impl SymbolizerOpts {",
+            "    /// The C options, pointing into `keep` (the paths), which must outlive them.",
+            f"    pub(crate) fn to_c(&self, keep: &mut Vec<std::ffi::CString>) -> io::Result<sys::{st}> {{",
+            "        let mut path = |p: &Option<PathBuf>| -> io::Result<*const std::os::raw::c_char> {",
+            "            let Some(p) = p else { return Ok(std::ptr::null()) };",
+            "            keep.push(super::c_path(p)?);",
+            "            Ok(keep[keep.len() - 1].as_ptr())", "        };",
+            f"        Ok(sys::{st} {{", f"            sz: std::mem::size_of::<sys::{st}>() as _,",
+            "            flags: 0" + "".join(
+                f"\n                | if self.{flag.lower()} {{ sys::UEVENT_SYMBOLIZER_{flag} }} else {{ 0 }}"
+                for flag, _ in flags) + ","]
+    out += [f"            {f.name}: path(&self.{f.name})?," if f.ptr else f"            {f.name}: self.{f.name},"
+            for f in fl]
+    out += ["        })", "    }", "}", ""]
     return out
 
 

@@ -9,33 +9,16 @@
 //!
 //! JIT code announced in the stream is named as it was at the time asked, so an address
 //! a later load reuses gets the later name.
-use std::ffi::CString;
 use std::io;
-use std::os::raw::c_char;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::{check, cstr_opt as string, sys};
 
 const ENOENT: i32 = 2;
 const EINVAL: i32 = 22;
 
-/// Options (`struct uevent_symbolizer_opts`); the paths are copied by the library.
-#[derive(Debug, Clone, Default)]
-pub struct SymbolizerOpts {
-    /// Also look here for separate debug files, by their .gnu_debuglink name.
-    pub debug_dir: Option<PathBuf>,
-    /// Kernel symbols (default /proc/kallsyms).
-    pub kallsyms: Option<PathBuf>,
-    /// Where perf-PID.map files are (default /tmp).
-    pub perf_map_dir: Option<PathBuf>,
-    /// Prefix for the paths the stream names.
-    pub root: Option<PathBuf>,
-    /// Do not read DWARF line tables.
-    pub no_lines: bool,
-    /// C++ and Rust names as the binary has them (default: demangled, as perf prints
-    /// them; Rust v0 too where libuevent was built with libiberty).
-    pub no_demangle: bool,
-}
+// Options: struct uevent_symbolizer_opts, generated (perf/records.rs).
+pub use crate::perf::SymbolizerOpts;
 
 // Where a name came from: enum uevent_symbol_source, generated (perf/records.rs).
 pub use crate::perf::SymbolSource as Source;
@@ -63,30 +46,12 @@ pub struct Symbolizer {
 // through &mut self (it is not thread-safe, so it is not Sync).
 unsafe impl Send for Symbolizer {}
 
-/// An optional path as C takes it (NULL for none); EINVAL for one with a NUL byte.
-fn c_path(p: &Option<PathBuf>) -> io::Result<Option<CString>> {
-    p.as_deref().map(crate::perf::c_path).transpose()
-}
-
-fn ptr(c: &Option<CString>) -> *const c_char {
-    c.as_ref().map_or(std::ptr::null(), |c| c.as_ptr())
-}
-
 impl Symbolizer {
     pub fn new(opts: &SymbolizerOpts) -> io::Result<Symbolizer> {
-        let (d, k, m, r) = (c_path(&opts.debug_dir)?, c_path(&opts.kallsyms)?, c_path(&opts.perf_map_dir)?, c_path(&opts.root)?);
-        let o = sys::uevent_symbolizer_opts {
-            sz: std::mem::size_of::<sys::uevent_symbolizer_opts>() as _,
-            flags: (if opts.no_lines { sys::UEVENT_SYMBOLIZER_NO_LINES } else { 0 })
-                | (if opts.no_demangle { sys::UEVENT_SYMBOLIZER_NO_DEMANGLE } else { 0 }),
-            byte_order: 0,
-            debug_dir: ptr(&d),
-            kallsyms: ptr(&k),
-            perf_map_dir: ptr(&m),
-            root: ptr(&r),
-        };
-        // SAFETY: o and the strings it points at live through the call (the library
-        // copies them).
+        let mut keep = Vec::new();
+        let o = opts.to_c(&mut keep)?;
+        // SAFETY: o and the strings it points at (keep) live through the call (the
+        // library copies them).
         let s = unsafe { sys::uevent_symbolizer__new(&o) };
         if s.is_null() {
             return Err(io::Error::last_os_error());

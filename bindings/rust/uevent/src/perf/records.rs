@@ -854,6 +854,60 @@ impl SessionBuilder {
     }
 }
 
+/// Options of a symbolizer (`struct uevent_symbolizer_opts`); the library copies
+/// the paths.
+#[derive(Debug, Clone, Default)]
+pub struct SymbolizerOpts {
+    /// enum uevent_byte_order of the uevent payloads fed (uevent_perf_file__byte_order()); 0: host
+    pub byte_order: i32,
+    /// also look here for separate debug files: DIR/.build-id/xx/rest.debug, DIR/the .gnu_debuglink name; NULL: only beside the file, its .debug/ and /usr/lib/debug
+    pub debug_dir: Option<PathBuf>,
+    /// kernel symbols; NULL: /proc/kallsyms
+    pub kallsyms: Option<PathBuf>,
+    /// where perf-PID.map files are; NULL: /tmp
+    pub perf_map_dir: Option<PathBuf>,
+    /// prefix for the paths the stream names (a recording of a container or another machine's copy); NULL: /
+    pub root: Option<PathBuf>,
+    /// `UEVENT_SYMBOLIZER_NO_LINES`: do not read DWARF line tables
+    pub no_lines: bool,
+    /// `UEVENT_SYMBOLIZER_NO_KERNEL`: do not read kallsyms
+    pub no_kernel: bool,
+    /// `UEVENT_SYMBOLIZER_NO_PERF_MAP`: do not read perf-PID.map files
+    pub no_perf_map: bool,
+    /// `UEVENT_SYMBOLIZER_NO_JITDUMP`: do not read jitdump files
+    pub no_jitdump: bool,
+    /// `UEVENT_SYMBOLIZER_PROC_MAPS`: the processes are alive here (a live session): what they mapped before the recording began comes from /proc/PID/maps
+    pub proc_maps: bool,
+    /// `UEVENT_SYMBOLIZER_NO_DEMANGLE`: names as the binary has them (default: C++ and Rust names demangled as perf prints them)
+    pub no_demangle: bool,
+}
+
+impl SymbolizerOpts {
+    /// The C options, pointing into `keep` (the paths), which must outlive them.
+    pub(crate) fn to_c(&self, keep: &mut Vec<std::ffi::CString>) -> io::Result<sys::uevent_symbolizer_opts> {
+        let mut path = |p: &Option<PathBuf>| -> io::Result<*const std::os::raw::c_char> {
+            let Some(p) = p else { return Ok(std::ptr::null()) };
+            keep.push(super::c_path(p)?);
+            Ok(keep[keep.len() - 1].as_ptr())
+        };
+        Ok(sys::uevent_symbolizer_opts {
+            sz: std::mem::size_of::<sys::uevent_symbolizer_opts>() as _,
+            flags: 0
+                | if self.no_lines { sys::UEVENT_SYMBOLIZER_NO_LINES } else { 0 }
+                | if self.no_kernel { sys::UEVENT_SYMBOLIZER_NO_KERNEL } else { 0 }
+                | if self.no_perf_map { sys::UEVENT_SYMBOLIZER_NO_PERF_MAP } else { 0 }
+                | if self.no_jitdump { sys::UEVENT_SYMBOLIZER_NO_JITDUMP } else { 0 }
+                | if self.proc_maps { sys::UEVENT_SYMBOLIZER_PROC_MAPS } else { 0 }
+                | if self.no_demangle { sys::UEVENT_SYMBOLIZER_NO_DEMANGLE } else { 0 },
+            byte_order: self.byte_order,
+            debug_dir: path(&self.debug_dir)?,
+            kallsyms: path(&self.kallsyms)?,
+            perf_map_dir: path(&self.perf_map_dir)?,
+            root: path(&self.root)?,
+        })
+    }
+}
+
 /// What shapes a record of an event (`struct uevent_perf_format`): its attr's
 /// sample_type, read_format, branch_sample_type, register masks and sample_id_all.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
