@@ -265,13 +265,8 @@ end
 
 -- Put back a record saved as a string of its bytes (what thread_context(..., fn) does).
 function M.thread_context_restore(rec)
-  if rec:byte(25) ~= 1 then return M.thread_context_clear() end
-  lib.uevent_thread_context_set(rec:sub(1, 16), rec:sub(17, 24), rec:byte(26))
-  local off, key = ffi.new("uint32_t[1]"), ffi.new("uint8_t[1]")
-  local val, n = ffi.new("const char *[1]"), ffi.new("uint8_t[1]")
-  while lib.uevent_thread_context_attr_next(rec, #rec, lib.UEVENT_BO_HOST, off, key, val, n) == 0 do
-    lib.uevent_thread_context_set_attr(key[0], val[0], n[0])
-  end
+  local ret = lib.uevent_thread_context_restore(rec, #rec)
+  if ret < 0 then return fail(ret, "thread_context_restore") end
   return true
 end
 

@@ -341,19 +341,8 @@ class thread_context:
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        prev = self._prev
-        if prev[24] != 1:
-            thread_context_clear()
-            return
-        _check(_lib.uevent_thread_context_set(prev[:16], prev[16:24], prev[25]), "thread_context")
-        off = _ffi.new("uint32_t *")
-        key = _ffi.new("uint8_t *")
-        val = _ffi.new("const char **")
-        n = _ffi.new("uint8_t *")
-        while _lib.uevent_thread_context_attr_next(prev, len(prev), _lib.UEVENT_BO_HOST, off,
-                                                   key, val, n) == 0:
-            _check(_lib.uevent_thread_context_set_attr(key[0], val[0], n[0]),
-                   "thread_context: restoring attributes")
+        _check(_lib.uevent_thread_context_restore(self._prev, len(self._prev)),
+               "thread_context: restoring")
 
 
 def thread_context_attr(key: int, value: Union[str, bytes]) -> None:
