@@ -217,6 +217,26 @@ UEVENT_EXPORT int uevent_thread_context_set_attr(uint8_t key, const char *value,
 	return err ? _uevent_err(err) : 0;
 }
 
+UEVENT_EXPORT int uevent_thread_context_restore(const void *rec, size_t len)
+{
+	const uint8_t *p = rec;
+	const char *value;
+	uint32_t off = 0;
+	uint8_t key, n;
+	int ret;
+
+	if (!rec || len < UEVENT_THREAD_CONTEXT_HEADER_SIZE)
+		return _uevent_err(EINVAL);
+	if (p[24] != 1)
+		return uevent_thread_context_clear();
+	if ((ret = uevent_thread_context_set(p, p + 16, p[25])) < 0)
+		return ret;
+	while (uevent_thread_context_attr_next(rec, len, UEVENT_BO_HOST, &off, &key, &value, &n) == 0)
+		if ((ret = uevent_thread_context_set_attr(key, value, n)) < 0)
+			return ret;
+	return 0;
+}
+
 UEVENT_EXPORT int uevent_thread_context_registered(void)
 {
 	return ts.registered > 0;

@@ -397,6 +397,30 @@ UEVENT_HOT struct pending *_uevent_jit_debug_record(uint64_t code_addr,
 						    const struct uevent_jit_debug_entry *e,
 						    uint32_t nr, size_t len, uint64_t now,
 						    size_t extra, void *mem);
+
+/* code_load_func's piece in mem (both paths): with rec, the DEBUG_INFO record of its
+ * one line entry e (flen1 bytes) into *info and the name after it, where *at becomes
+ * NAME_IN_INFO if the name was to own its block; else the name alone (*info NULL).
+ * Returns the name: "NAME[ FUNC][ FILE:LINE]", FILE and LINE e's. */
+static inline UEVENT_HOT char *func_piece(void *mem, int rec,
+					  const struct uevent_jit_debug_entry *e, size_t flen1,
+					  const char *name, size_t nlen, const char *func,
+					  size_t fnlen, size_t flen, struct pending **info,
+					  enum name_at *at)
+{
+	char *full = mem;
+
+	*info = NULL;
+	if (rec) {
+		*info = _uevent_jit_debug_record(e->addr, e, 1, flen1, 0,
+						 nlen + fnlen + flen + 14, mem);
+		full = (char *)(*info)->rec + flen1 + 8;
+		if (*at == NAME_OWN)
+			*at = NAME_IN_INFO;
+	}
+	put_name(full, name, nlen, func, fnlen, e->file, flen, e->line);
+	return full;
+}
 void _uevent_jit_info_rebase(struct pending *p, uint64_t new_addr);
 
 /* jit-map.c: the perf map (a line a load, batched or group-committed). */

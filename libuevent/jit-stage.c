@@ -396,16 +396,7 @@ UEVENT_HOT int _uevent_jit_func_staged(struct uevent_jit *j, const char *name,
 		at = NAME_IN_SLAB;
 	else if (!(mem = malloc(want)))
 		return -ENOMEM;
-	if (file) {
-		info = _uevent_jit_debug_record(addr, &e, 1, flen1, 0, nlen + fnlen + flen + 14,
-						mem);
-		full = (char *)info->rec + flen1 + 8;
-		if (at == NAME_OWN)
-			at = NAME_IN_INFO;
-	} else {
-		full = mem;
-	}
-	put_name(full, name, nlen, func, fnlen, file, flen, line);
+	full = func_piece(mem, file != NULL, &e, flen1, name, nlen, func, fnlen, flen, &info, &at);
 	c = (struct code){ addr, size, 0, full, info, at, 0 };
 	/* ours goes last: of several DEBUG_INFO records perf keeps the one before the load */
 	if ((earlier = staged_pending(j, addr))) {

@@ -437,16 +437,8 @@ UEVENT_EXPORT UEVENT_HOT int uevent_jit__code_load_func(struct uevent_jit *j, co
 			goto out;
 		}
 	}
-	if (file && !(j->flags & UEVENT_JIT_NO_JITDUMP)) {
-		info = _uevent_jit_debug_record(addr, &e, 1, flen1, 0, nlen + fnlen + flen + 14,
-						mem);
-		full = (char *)info->rec + flen1 + 8;
-		if (at == NAME_OWN)
-			at = NAME_IN_INFO;
-	} else {
-		full = mem;
-	}
-	put_name(full, name, nlen, func, fnlen, file, flen, line);
+	full = func_piece(mem, file && !(j->flags & UEVENT_JIT_NO_JITDUMP), &e, flen1, name, nlen,
+			  func, fnlen, flen, &info, &at);
 	if (unbatched) {
 		if (!(j->flags & UEVENT_JIT_NO_PERF_MAP)) {
 			if (_uevent_jit_map_req_init(&req, addr, size, full) < 0) {

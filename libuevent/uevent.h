@@ -358,6 +358,13 @@ int uevent_thread_context_clear(void);
  * -ENOSPC (the record's 228 bytes of attributes are full).
  */
 int uevent_thread_context_set_attr(uint8_t key, const char *value, size_t len);
+/*
+ * Make the calling thread's context the one a copy of a record holds (len bytes, as
+ * uevent_thread_context_get() saved it before a set): ids, flags and attributes, or
+ * none (clear) when the copy holds none. What a scoped context does at its end: 0, or
+ * -EINVAL (rec NULL or shorter than the header), or set_attr()'s error.
+ */
+int uevent_thread_context_restore(const void *rec, size_t len);
 /* 1 when the kernel dumps the calling thread's record into its samples, else 0. */
 int uevent_thread_context_registered(void);
 /* The calling thread's record (whether set, registered, or not). */

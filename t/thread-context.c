@@ -58,6 +58,7 @@ static void set_and_read(void)
 	const struct uevent_thread_context_record *r = uevent_thread_context_get();
 	struct uevent_trace_context tc;
 	struct uevent_feature_info fi;
+	struct uevent_thread_context_record saved, none;
 	char big[200];
 
 	ok(r && ((uintptr_t)r & 7) == 0 && r->valid == 0 && otel_thread_ctx_v1 == NULL,
@@ -112,6 +113,14 @@ static void set_and_read(void)
 	ok(uevent_thread_context_set(trace, trace + 8, 0) == 0 && r->attrs_data_size == 0 &&
 	   !memcmp(r->span_id, trace + 8, 8) && r->trace_flags == 0 && r->valid == 1,
 	   "a second set: the new span, no attributes");
+	ok(uevent_thread_context_set_attr(5, "on", 2) == 0 && (saved = *r, none = *r, 1) &&
+	   uevent_thread_context_set(span, trace, 3) == 0 &&
+	   uevent_thread_context_restore(&saved, sizeof(saved)) == 0 &&
+	   !memcmp(r, &saved, sizeof(saved)) && (none.valid = 0, 1) &&
+	   uevent_thread_context_restore(&none, sizeof(none)) == 0 && r->valid == 0 &&
+	   uevent_thread_context_restore(&saved, 27) == -EINVAL && errno == EINVAL,
+	   "restore: a saved copy is the context again, attributes included; an invalid one "
+	   "clears; a short one: -EINVAL");
 	ok(uevent_thread_context_clear() == 0 && r->valid == 0 && otel_thread_ctx_v1 == r &&
 	   r->span_id[0] == 0 && uevent_thread_context_decode(r, sizeof(*r), UEVENT_BO_HOST,
 							       &tc) == -ENODATA &&
@@ -435,7 +444,7 @@ static void process_context(void)
 
 int main(void)
 {
-	plan(40);
+	plan(41);
 	layout();
 	set_and_read();
 	decode();

@@ -209,14 +209,21 @@ function M.counter(name, value)
   return true
 end
 
-function M.trace_context(trace_id, span_id, flags)
+-- A trace context's ids and flags: the flags as a number, or nil, err, -EINVAL.
+local function context_args(what, trace_id, span_id, flags)
   if type(trace_id) ~= "string" or #trace_id ~= 16 or type(span_id) ~= "string" or #span_id ~= 8 then
-    return fail(EINVAL, "trace_context: trace_id must be 16 bytes, span_id 8")
+    return fail(EINVAL, what .. ": trace_id must be 16 bytes, span_id 8")
   end
   local f = flags == nil and 0 or whole(flags, 0, 255)
   if not f then
-    return fail(EINVAL, "trace_context: flags must be a whole number 0-255, not " .. tostring(flags))
+    return fail(EINVAL, what .. ": flags must be a whole number 0-255, not " .. tostring(flags))
   end
+  return f
+end
+
+function M.trace_context(trace_id, span_id, flags)
+  local f, err, code = context_args("trace_context", trace_id, span_id, flags)
+  if not f then return nil, err, code end
   local ret = lib.uevent_trace_context(trace_id, span_id, f)
   if ret < 0 then return fail(ret, "trace_context") end
   return true
@@ -228,13 +235,8 @@ end
 -- previous one back (also when fn raises, which is then re-raised) and returns fn's
 -- results. attrs: {[key index] = string} (keys index the process context's key map).
 function M.thread_context(trace_id, span_id, flags, attrs, fn, ...)
-  if type(trace_id) ~= "string" or #trace_id ~= 16 or type(span_id) ~= "string" or #span_id ~= 8 then
-    return fail(EINVAL, "thread_context: trace_id must be 16 bytes, span_id 8")
-  end
-  local f = flags == nil and 0 or whole(flags, 0, 255)
-  if not f then
-    return fail(EINVAL, "thread_context: flags must be a whole number 0-255, not " .. tostring(flags))
-  end
+  local f, err, code = context_args("thread_context", trace_id, span_id, flags)
+  if not f then return nil, err, code end
   if type(attrs) == "function" then return M.thread_context(trace_id, span_id, f, nil, attrs, fn, ...) end
   local prev = fn and ffi.string(lib.uevent_thread_context_get(), lib.UEVENT_THREAD_CONTEXT_SIZE)
   local ret = lib.uevent_thread_context_set(trace_id, span_id, f)
@@ -263,13 +265,8 @@ end
 
 -- Put back a record saved as a string of its bytes (what thread_context(..., fn) does).
 function M.thread_context_restore(rec)
-  if rec:byte(25) ~= 1 then return M.thread_context_clear() end
-  lib.uevent_thread_context_set(rec:sub(1, 16), rec:sub(17, 24), rec:byte(26))
-  local off, key = ffi.new("uint32_t[1]"), ffi.new("uint8_t[1]")
-  local val, n = ffi.new("const char *[1]"), ffi.new("uint8_t[1]")
-  while lib.uevent_thread_context_attr_next(rec, #rec, lib.UEVENT_BO_HOST, off, key, val, n) == 0 do
-    lib.uevent_thread_context_set_attr(key[0], val[0], n[0])
-  end
+  local ret = lib.uevent_thread_context_restore(rec, #rec)
+  if ret < 0 then return fail(ret, "thread_context_restore") end
   return true
 end
 

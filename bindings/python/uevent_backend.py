@@ -92,10 +92,8 @@ def _have_bdist_wheel():
         return False
 
 
-def get_requires_for_build_wheel(config_settings=None):
-    _need_cffi()
-    # not setuptools' answer, `wheel`: without it we build the wheel ourselves
-    return [BUILD_REQUIRES[m] for m in _missing()]
+# not setuptools' answer, `wheel`: without it we build the wheel ourselves
+get_requires_for_build_wheel = get_requires_for_build_sdist
 
 
 if not _missing() and _have_bdist_wheel():

@@ -2,7 +2,8 @@
 """gen_records.py - the Rust crate's records.rs from the record model (libuevent/records_model.py).
 
 Owned record structs (one per record struct of uevent.h) and their makers, the Record
-enum, the payload types and decoders, ByteOrder, Transport, SessionBuilder and Format.
+enum, the payload types and decoders, ByteOrder, Transport, SymbolSource, SessionBuilder
+and Format.
 The readers of the notes' kinds they call are uevent/src/perf/notes.rs. records.rs is
 committed (cargo builds without Python): `make records` writes it, t/records.test fails
 when it is stale. usage: gen_records.py libuevent/uevent.h > uevent/src/perf/records.rs
@@ -112,7 +113,8 @@ def rust(model):
         out += [f"        {n}: {e}," for n, _, e in fields]
         out += ["    }", "}", ""]
     out += rust_sample_id(model) + rust_record_enum(model) + rust_payloads(model)
-    out += rust_byte_order(model) + rust_transports(model) + rust_session_opts(model) + rust_format(model)
+    out += rust_byte_order(model) + rust_transports(model) + rust_symbol_sources(model)
+    out += rust_session_opts(model) + rust_symbolizer_opts(model) + rust_format(model)
     out += rust_uevent_record(model) + rust_columns(model)
     return "\n".join(out)
 
@@ -257,6 +259,22 @@ def rust_transports(model):
 
 
 
+def rust_symbol_sources(model):
+    """SymbolSource: enum uevent_symbol_source, each constant with its comment."""
+    ss = model.enum_members("UEVENT_SYM_")
+    name = {s: "".join(w.capitalize() for w in s.lower().split("_")) for s, _ in ss}
+    out = ["/// Where a symbolizer's name came from (`enum uevent_symbol_source`).",
+           "#[derive(Debug, Clone, Copy, PartialEq, Eq)]", "pub enum SymbolSource {"]
+    for s, doc in ss:
+        out += ([f"    /// {doc[:1].upper()}{doc[1:]}."] if doc else []) + [f"    {name[s]},"]
+    out += ["    /// A value this crate does not know.", "    Other(u32),", "}", "",
+            "impl SymbolSource {", "    /// The source of C enum value `n`.",
+            "    pub fn from_raw(n: u32) -> SymbolSource {", "        match n {"]
+    out += [f"            sys::UEVENT_SYM_{s} => SymbolSource::{name[s]}," for s, _ in ss]
+    out += ["            n => SymbolSource::Other(n),", "        }", "    }", "}", ""]
+    return out
+
+
 rm.FORMAT = "uevent_perf_format"
 FORMAT_BOOL = {"sample_id_all"}
 
@@ -299,6 +317,38 @@ def rust_session_opts(model):
             "    pub(super) fn numbers_into(&self, o: &mut sys::uevent_session_opts) {"]
     out += [f"        o.{f.name} = self.{f.name};" for f in fl if not f.ptr]
     out += ["    }", "}", ""]
+    return out
+
+
+def rust_symbolizer_opts(model):
+    """SymbolizerOpts: struct uevent_symbolizer_opts's members (paths as PathBufs) and one
+    boolean per UEVENT_SYMBOLIZER_* flag, with their comments as docs."""
+    st = "uevent_symbolizer_opts"
+    fl = [f for f in model[st] if f.name not in ("sz", "flags")]
+    flags = model.enum_members("UEVENT_SYMBOLIZER_")
+    doc = model.member_docs(st)
+    out = ["/// Options of a symbolizer (`struct uevent_symbolizer_opts`); the library copies",
+           "/// the paths.", "#[derive(Debug, Clone, Default)]", "pub struct SymbolizerOpts {"]
+    for f in fl:
+        out += [f"    /// {doc[f.name]}",
+                f"    pub {f.name}: {'Option<PathBuf>' if f.ptr else RUST_INT[f.ctype]},"]
+    for flag, c in flags:
+        out += [f"    /// `UEVENT_SYMBOLIZER_{flag}`: {re.sub(chr(92) + 's+', ' ', c)}",
+                f"    pub {flag.lower()}: bool,"]
+    out += ["}", "", "impl SymbolizerOpts {",
+            "    /// The C options, pointing into `keep` (the paths), which must outlive them.",
+            f"    pub(crate) fn to_c(&self, keep: &mut Vec<std::ffi::CString>) -> io::Result<sys::{st}> {{",
+            "        let mut path = |p: &Option<PathBuf>| -> io::Result<*const std::os::raw::c_char> {",
+            "            let Some(p) = p else { return Ok(std::ptr::null()) };",
+            "            keep.push(super::c_path(p)?);",
+            "            Ok(keep[keep.len() - 1].as_ptr())", "        };",
+            f"        Ok(sys::{st} {{", f"            sz: std::mem::size_of::<sys::{st}>() as _,",
+            "            flags: 0" + "".join(
+                f"\n                | if self.{flag.lower()} {{ sys::UEVENT_SYMBOLIZER_{flag} }} else {{ 0 }}"
+                for flag, _ in flags) + ","]
+    out += [f"            {f.name}: path(&self.{f.name})?," if f.ptr else f"            {f.name}: self.{f.name},"
+            for f in fl]
+    out += ["        })", "    }", "}", ""]
     return out
 
 

@@ -20,6 +20,11 @@ local flags = {
 }
 local values = { dir = "dir", map = "perf_map_path" }
 
+local function unknown(a)
+  error(("uevent.jit: unknown option '%s' (options: dir=DIR, map=PATH, nomap, "
+    .. "nojitdump, nouevent, nolines, unbuffered)"):format(a), 0)
+end
+
 -- "dir=/x", "nomap", ... -> the options table of uevent.jit.start; raises on a bad one.
 function M.parse(...)
   local opts = {}
@@ -28,17 +33,13 @@ function M.parse(...)
     if a ~= nil and a ~= "" then
       local k, v = a:match("^([%w_]+)=(.*)$")
       if k then
-        if not values[k] then
-          error(("uevent.jit: unknown option '%s' (options: dir=DIR, map=PATH, nomap, "
-            .. "nojitdump, nouevent, nolines, unbuffered)"):format(a), 0)
-        end
+        if not values[k] then unknown(a) end
         if v == "" then error(("uevent.jit: option '%s' needs a value"):format(k), 0) end
         opts[values[k]] = v
       elseif flags[a] then
         for _, o in ipairs(flags[a]) do opts[o] = false end
       else
-        error(("uevent.jit: unknown option '%s' (options: dir=DIR, map=PATH, nomap, "
-          .. "nojitdump, nouevent, nolines, unbuffered)"):format(a), 0)
+        unknown(a)
       end
     end
   end

@@ -110,6 +110,24 @@ static const char *func_name(lua_State *L, int func, int linedefined)
 	return NULL;
 }
 
+/* The cache table of func (stack index): made, with its function name (func_name's),
+ * when it has none yet. Pushes it and returns its stack index. */
+static int cache_of(lua_State *L, int func, int linedefined)
+{
+	lua_pushvalue(L, func);
+	lua_rawget(L, UP(UP_CACHE));
+	if (!lua_istable(L, -1)) {
+		lua_pop(L, 1);
+		lua_createtable(L, 0, 4);
+		func_name(L, func, linedefined);
+		lua_rawseti(L, -2, AT_FN);
+		lua_pushvalue(L, func);
+		lua_pushvalue(L, -2);
+		lua_rawset(L, UP(UP_CACHE));
+	}
+	return lua_gettop(L);
+}
+
 /* "TRACE_12" into name (room for it): this runs for every trace; returns its length. */
 static int trace_name(char *name, size_t tr)
 {
@@ -168,27 +186,15 @@ static void learn(lua_State *L, struct hook *h, int func, int32_t pc)
 		return;
 	lua_pushvalue(L, func);
 	lua_rawget(L, UP(UP_CACHE));
-	at = lua_istable(L, -1) ? lua_gettop(L) : 0;
-	if (at) {
-		lua_rawgeti(L, at, pc);
+	if (lua_istable(L, -1)) {
+		lua_rawgeti(L, -1, pc);
 		if (lua_isnumber(L, -1))
 			goto out;		/* known */
 	}
 	if (!lua_getstack(L, 1, &ar) || !lua_getinfo(L, "Slf", &ar) ||
 	    !lua_rawequal(L, -1, func) || ar.currentline <= 0 || *ar.what == 'C')
 		goto out;
-	if (!at) {
-		lua_createtable(L, 0, 4);
-		at = lua_gettop(L);
-		if (ar.linedefined > 0 && lua_getinfo(L, "n", &ar) && ar.name)
-			lua_pushstring(L, ar.name);
-		else
-			lua_pushboolean(L, 0);
-		lua_rawseti(L, at, AT_FN);
-		lua_pushvalue(L, func);
-		lua_pushvalue(L, at);
-		lua_rawset(L, UP(UP_CACHE));
-	}
+	at = cache_of(L, func, ar.linedefined);
 	lua_rawgeti(L, at, AT_FILE);
 	if (!lua_isstring(L, -1)) {
 		if (!(file = chunk_file(ar.source, buf, sizeof(buf))))
@@ -275,20 +281,8 @@ static void stop(lua_State *L, struct hook *h, size_t tr, int func, int32_t pc)
 					 (int)lua_tointeger(L, -1));
 			goto plain;
 		}
-		if (!at) {
-			lua_pushvalue(L, func);
-			lua_rawget(L, UP(UP_CACHE));
-			if (!lua_istable(L, -1)) {
-				lua_pop(L, 1);
-				lua_createtable(L, 0, 4);
-				func_name(L, func, lined);
-				lua_rawseti(L, -2, AT_FN);
-				lua_pushvalue(L, func);
-				lua_pushvalue(L, -2);
-				lua_rawset(L, UP(UP_CACHE));
-			}
-			at = lua_gettop(L);
-		}
+		if (!at)
+			at = cache_of(L, func, lined);
 		lua_rawgeti(L, at, AT_FN);
 		fn = lua_tostring(L, -1);
 		if (h->lines && line > 0) {

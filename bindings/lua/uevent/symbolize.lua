@@ -57,32 +57,29 @@ function Symbolizer:feed_last()
 end
 
 -- Feeds every record of a perf.data; returns the number used (side-band), or nil, err.
+-- Each record goes from the reader's C next() to the symbolizer, made into no table.
 function Symbolizer:feed_file(path)
   local s = self:_live()
-  if type(path) ~= "string" then return fail(EINVAL, "feed_file: path must be a string") end
-  local f = lib.uevent_perf_file__open(path)
-  if f == nil then return fail(-ffi.errno(), path) end
-  f = ffi.gc(f, lib.uevent_perf_file__close)
-  local rec = ffi.new("struct uevent_perf_record")
+  local pf, err, code = uevent.perf_data(path)
+  if not pf then return nil, err, code end
+  local rec, n = ffi.new("struct uevent_perf_record"), 0
   rec.sz = ffi.sizeof(rec)
-  local n = 0
-  while true do
-    local ret = lib.uevent_perf_file__next(f, rec)
-    if ret == 0 then break end
-    if ret < 0 and ret ~= EPROTO then
-      lib.uevent_perf_file__close(ffi.gc(f, nil))
-      return fail(ret, path)
-    end
+  local ret = lib.uevent_perf_file__next(pf.h, rec)
+  while ret ~= 0 do
     if ret > 0 then
       local used = lib.uevent_symbolizer__feed(s, rec)
       if used < 0 and used ~= EINVAL then   -- EINVAL: a JIT uevent that does not decode
-        lib.uevent_perf_file__close(ffi.gc(f, nil))
+        pf:close()
         return fail(used, "feed")
       end
       if used > 0 then n = n + 1 end
+    elseif ret ~= EPROTO then               -- EPROTO: a uevent of an unknown format
+      pf:close()
+      return fail(ret, path)
     end
+    ret = lib.uevent_perf_file__next(pf.h, rec)
   end
-  lib.uevent_perf_file__close(ffi.gc(f, nil))
+  pf:close()
   return n
 end
 

@@ -237,6 +237,12 @@ def _fixed(b: bytes, n: int, what: str) -> bytes:
     return b
 
 
+def _context_args(trace_id: bytes, span_id: bytes, flags: int, what: str) -> Tuple[bytes, bytes, int]:
+    """A trace context's 16-byte trace id, 8-byte span id and flags, checked."""
+    return (_fixed(trace_id, 16, "trace_id"), _fixed(span_id, 8, "span_id"),
+            _int(flags, 0, 0xFF, what + ": flags"))
+
+
 def enabled() -> bool:
     """True when a listener may exist (the exported enabled word is non-zero)."""
     return bool(_word[0])
@@ -306,10 +312,8 @@ def counter(name: Union[str, bytes], value: int) -> None:
 
 def trace_context(trace_id: bytes, span_id: bytes, flags: int = 0) -> None:
     """A W3C trace context: 16-byte trace id, 8-byte span id, trace flags."""
-    tid = _fixed(trace_id, 16, "trace_id")
-    sid = _fixed(span_id, 8, "span_id")
-    f = _int(flags, 0, 0xFF, "trace_context: flags")
-    _check(_lib.uevent_trace_context(tid, sid, f), "trace_context")
+    _check(_lib.uevent_trace_context(*_context_args(trace_id, span_id, flags, "trace_context")),
+           "trace_context")
 
 
 class thread_context:
@@ -326,12 +330,10 @@ class thread_context:
 
     def __init__(self, trace_id: bytes, span_id: bytes, flags: int = 0,
                  attrs: Optional[Dict[int, str]] = None) -> None:
-        tid = _fixed(trace_id, 16, "trace_id")
-        sid = _fixed(span_id, 8, "span_id")
-        f = _int(flags, 0, 0xFF, "thread_context: flags")
+        args = _context_args(trace_id, span_id, flags, "thread_context")
         self._prev = _ffi.buffer(_lib.uevent_thread_context_get(),
                                  _lib.UEVENT_THREAD_CONTEXT_SIZE)[:]
-        _check(_lib.uevent_thread_context_set(tid, sid, f), "thread_context")
+        _check(_lib.uevent_thread_context_set(*args), "thread_context")
         for k, v in (attrs or {}).items():
             thread_context_attr(k, v)
 
@@ -339,19 +341,8 @@ class thread_context:
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        prev = self._prev
-        if prev[24] != 1:
-            thread_context_clear()
-            return
-        _check(_lib.uevent_thread_context_set(prev[:16], prev[16:24], prev[25]), "thread_context")
-        off = _ffi.new("uint32_t *")
-        key = _ffi.new("uint8_t *")
-        val = _ffi.new("const char **")
-        n = _ffi.new("uint8_t *")
-        while _lib.uevent_thread_context_attr_next(prev, len(prev), _lib.UEVENT_BO_HOST, off,
-                                                   key, val, n) == 0:
-            _check(_lib.uevent_thread_context_set_attr(key[0], val[0], n[0]),
-                   "thread_context: restoring attributes")
+        _check(_lib.uevent_thread_context_restore(self._prev, len(self._prev)),
+               "thread_context: restoring")
 
 
 def thread_context_attr(key: int, value: Union[str, bytes]) -> None:
@@ -691,14 +682,9 @@ class _Events(_Handle):
 AnyRecord = Union[Sample, Mmap, Comm, Task, Lost, Throttle, Switch, Ksymbol, BpfEvent, UEvent,
                   Other]
 
-_names: Dict[int, str] = {}
-
-
+@_functools.lru_cache(maxsize=None)
 def _record_name(t: int) -> str:
-    n = _names.get(t)
-    if n is None:
-        n = _names[t] = _cstr(_lib.uevent_perf_record_name(t)) or str(t)
-    return n
+    return _cstr(_lib.uevent_perf_record_name(t)) or str(t)
 
 
 # How each union member becomes an object is generated from uevent.h's record structs

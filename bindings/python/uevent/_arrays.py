@@ -9,6 +9,7 @@ import errno as _errno
 import os as _os
 from typing import Any, List, NamedTuple, Optional, Union
 
+from . import _out
 from ._records import BATCH_COLUMNS
 from ._uevent import ffi as _ffi, lib as _lib
 
@@ -82,9 +83,7 @@ def read_batch(handle: Any, n: int, chain_cap: int = 0, data_cap: int = 0,
     while True:
         s, u = np.empty(n, sdt), np.empty(n, udt)
         chains, data = np.empty(chain_cap, np.uint64), np.empty(data_cap, np.uint8)
-        sb = _ffi.new("struct uevent_sample_batch *")
-        ub = _ffi.new("struct uevent_record_batch *")
-        sb.sz, ub.sz = _ffi.sizeof(sb[0]), _ffi.sizeof(ub[0])
+        sb, ub = _out("struct uevent_sample_batch *"), _out("struct uevent_record_batch *")
         sb.cap = ub.cap = n
         _point(sb, s, _SAMPLE)
         _point(ub, u, _UEVENT)

@@ -8,6 +8,7 @@ cdata (_u64s, _blob, ...) or from an address a struct.unpack of the record read 
 against the record): a pointer is read through a buffer of that size, never beyond.
 """
 import dataclasses as _dc
+import inspect as _inspect
 import struct as _struct
 from operator import itemgetter as _itemgetter
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -111,33 +112,19 @@ _tnew = tuple.__new__
 
 # ---- the record classes ---------------------------------------------------------------
 
-def _binder(name: str, names: Sequence[str],
-            defaults: Dict[str, Any]) -> Callable[[Tuple[Any, ...], Dict[str, Any]], List[Any]]:
-    """bind(args, kw): the values of `names` in order, as a call name(*args, **kw) of a
-    function with those parameters (and defaults) binds them; TypeError as Python's."""
-    n = len(names)
+def _binder(dc: Any) -> Callable[[Tuple[Any, ...], Dict[str, Any]], List[Any]]:
+    """bind(args, kw): the values of dataclass dc's fields in order, bound as a call of
+    its constructor binds them (its parameters and defaults; TypeError as Python's)."""
+    sig = _inspect.signature(dc)
 
     def bind(args: Tuple[Any, ...], kw: Dict[str, Any]) -> List[Any]:
-        if len(args) > n:
-            raise TypeError(f"{name}() takes {n} positional arguments but {len(args)} "
-                            f"were given")
-        vals = list(args)
-        for k in names[len(args):]:
-            if k in kw:
-                vals.append(kw.pop(k))
-            elif k in defaults:
-                vals.append(defaults[k])
-            else:
-                raise TypeError(f"{name}() missing required argument: {k!r}")
-        for k in kw:
-            raise TypeError(f"{name}() got multiple values for argument {k!r}" if k in names
-                            else f"{name}() got an unexpected keyword argument {k!r}")
-        return vals
+        try:
+            b = sig.bind(*args, **kw)
+        except TypeError as e:
+            raise TypeError(f"{dc.__qualname__}(): {e}") from None
+        b.apply_defaults()
+        return list(b.arguments.values())
     return bind
-
-
-def _defaults(fields: Sequence[Any]) -> Dict[str, Any]:
-    return {f.name: f.default for f in fields if f.default is not _dc.MISSING}
 
 
 def _record_class(dc: Any, order: Optional[Tuple[str, ...]] = None, base: type = tuple,
@@ -178,7 +165,7 @@ def _record_class(dc: Any, order: Optional[Tuple[str, ...]] = None, base: type =
     if sid_cell is not None:
         ns["sample_id"] = property(lambda s: sid_cell(s[k]) if type(s[k]) is list else s[k],
                                    doc=f"{dc.__name__}.sample_id")
-    bind = _binder(dc.__qualname__, names, _defaults(fields))
+    bind = _binder(dc)
 
     def __new__(cls: type, *args: Any, **kw: Any) -> Any:
         if kw or len(args) != len(names):
@@ -219,7 +206,7 @@ def _slot_init(cls: type) -> Callable[..., None]:
         return cls.__init__     # type: ignore[misc]
     names = tuple(f.name for f in fields)
     setters = tuple(sets[n] for n in names)
-    bind = _binder(cls.__qualname__, names, _defaults(fields))
+    bind = _binder(cls)
 
     def __init__(self: Any, *args: Any, **kw: Any) -> None:
         if kw or len(args) != len(names):

@@ -1434,6 +1434,12 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
+    pub fn uevent_thread_context_restore(
+        rec: *const ::std::os::raw::c_void,
+        len: size_t,
+    ) -> ::std::os::raw::c_int;
+}
+extern "C" {
     pub fn uevent_thread_context_registered() -> ::std::os::raw::c_int;
 }
 extern "C" {

@@ -64,6 +64,11 @@ pub(crate) unsafe fn cstr(p: *const c_char) -> String {
     }
 }
 
+/// A C string the library owns, copied; `None` for NULL.
+pub(crate) unsafe fn cstr_opt(p: *const c_char) -> Option<String> {
+    (!p.is_null()).then(|| cstr(p))
+}
+
 // ---- emitting -------------------------------------------------------------------------
 
 /// True when a listener may exist: one relaxed load of the library's enabled word.
@@ -251,24 +256,8 @@ impl ThreadContext {
 
 impl Drop for ThreadContext {
     fn drop(&mut self) {
-        let p = &self.prev;
-        if p[24] != 1 {
-            let _ = thread_context_clear();
-            return;
-        }
-        let (t, s) = (p[..16].try_into().unwrap(), p[16..24].try_into().unwrap());
-        let _ = thread_context(t, s, p[25]);
-        let (mut off, mut key, mut len) = (0u32, 0u8, 0u8);
-        let mut val: *const c_char = std::ptr::null();
-        // SAFETY: prev is a whole record copy; the walk stays inside it.
-        while unsafe {
-            sys::uevent_thread_context_attr_next(
-                p.as_ptr().cast(), p.len() as _, sys::UEVENT_BO_HOST as i32, &mut off, &mut key,
-                &mut val, &mut len)
-        } == 0
-        {
-            unsafe { sys::uevent_thread_context_set_attr(key, val, len as _) };
-        }
+        // SAFETY: prev is a whole record copy, read only.
+        unsafe { sys::uevent_thread_context_restore(self.prev.as_ptr().cast(), self.prev.len() as _) };
     }
 }
 

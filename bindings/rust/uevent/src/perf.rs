@@ -43,7 +43,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::{cstr, err, sys};
+use crate::{cstr, cstr_opt, err, sys};
 
 // Transport (enum uevent_transport's carriers, from_raw() and name()) and SessionBuilder
 // (struct uevent_session_opts) with its setters are generated as well, in records.rs.
@@ -358,8 +358,7 @@ impl Session {
 
     /// The name of event `i` (a sample's `event_index`); `None` when there is no such event.
     pub fn event_name(&self, i: i32) -> Option<String> {
-        let p = unsafe { sys::uevent_session__event_name(self.s, i) };
-        (!p.is_null()).then(|| unsafe { cstr(p) })
+        unsafe { cstr_opt(sys::uevent_session__event_name(self.s, i)) }
     }
 
     pub fn enable(&mut self) -> io::Result<()> {
@@ -505,8 +504,7 @@ impl PerfData {
     /// The name of event `i` (a sample's `event_index`; "" when the file names none);
     /// `None` when there is no such event (as for `event_index` -1).
     pub fn event_name(&self, i: i32) -> Option<String> {
-        let p = unsafe { sys::uevent_perf_file__event_name(self.f, i) };
-        (!p.is_null()).then(|| unsafe { cstr(p) })
+        unsafe { cstr_opt(sys::uevent_perf_file__event_name(self.f, i)) }
     }
 
     /// A tracepoint sample's raw fields by name, from this file's formats (libtraceevent):

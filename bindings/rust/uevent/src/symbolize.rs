@@ -9,46 +9,19 @@
 //!
 //! JIT code announced in the stream is named as it was at the time asked, so an address
 //! a later load reuses gets the later name.
-use std::ffi::{CStr, CString};
 use std::io;
-use std::os::raw::c_char;
-use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::{check, sys};
+use crate::{check, cstr_opt as string, sys};
 
 const ENOENT: i32 = 2;
 const EINVAL: i32 = 22;
 
-/// Options (`struct uevent_symbolizer_opts`); the paths are copied by the library.
-#[derive(Debug, Clone, Default)]
-pub struct SymbolizerOpts {
-    /// Also look here for separate debug files, by their .gnu_debuglink name.
-    pub debug_dir: Option<PathBuf>,
-    /// Kernel symbols (default /proc/kallsyms).
-    pub kallsyms: Option<PathBuf>,
-    /// Where perf-PID.map files are (default /tmp).
-    pub perf_map_dir: Option<PathBuf>,
-    /// Prefix for the paths the stream names.
-    pub root: Option<PathBuf>,
-    /// Do not read DWARF line tables.
-    pub no_lines: bool,
-    /// C++ and Rust names as the binary has them (default: demangled, as perf prints
-    /// them; Rust v0 too where libuevent was built with libiberty).
-    pub no_demangle: bool,
-}
+// Options: struct uevent_symbolizer_opts, generated (perf/records.rs).
+pub use crate::perf::SymbolizerOpts;
 
-/// Where a name came from (`enum uevent_symbol_source`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
-    None,
-    Elf,
-    Kernel,
-    JitUevent,
-    Jitdump,
-    PerfMap,
-    Other(u32),
-}
+// Where a name came from: enum uevent_symbol_source, generated (perf/records.rs).
+pub use crate::perf::SymbolSource as Source;
 
 /// What names an address; `name` is None when nothing does (`dso` may still be known).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,39 +46,12 @@ pub struct Symbolizer {
 // through &mut self (it is not thread-safe, so it is not Sync).
 unsafe impl Send for Symbolizer {}
 
-fn c_path(p: &Option<PathBuf>) -> io::Result<Option<CString>> {
-    p.as_ref()
-        .map(|p| CString::new(p.as_os_str().as_bytes()).map_err(|_| io::Error::from_raw_os_error(EINVAL)))
-        .transpose()
-}
-
-fn ptr(c: &Option<CString>) -> *const c_char {
-    c.as_ref().map_or(std::ptr::null(), |c| c.as_ptr())
-}
-
-unsafe fn string(p: *const c_char) -> Option<String> {
-    if p.is_null() {
-        None
-    } else {
-        Some(CStr::from_ptr(p).to_string_lossy().into_owned())
-    }
-}
-
 impl Symbolizer {
     pub fn new(opts: &SymbolizerOpts) -> io::Result<Symbolizer> {
-        let (d, k, m, r) = (c_path(&opts.debug_dir)?, c_path(&opts.kallsyms)?, c_path(&opts.perf_map_dir)?, c_path(&opts.root)?);
-        let o = sys::uevent_symbolizer_opts {
-            sz: std::mem::size_of::<sys::uevent_symbolizer_opts>() as _,
-            flags: (if opts.no_lines { sys::UEVENT_SYMBOLIZER_NO_LINES } else { 0 })
-                | (if opts.no_demangle { sys::UEVENT_SYMBOLIZER_NO_DEMANGLE } else { 0 }),
-            byte_order: 0,
-            debug_dir: ptr(&d),
-            kallsyms: ptr(&k),
-            perf_map_dir: ptr(&m),
-            root: ptr(&r),
-        };
-        // SAFETY: o and the strings it points at live through the call (the library
-        // copies them).
+        let mut keep = Vec::new();
+        let o = opts.to_c(&mut keep)?;
+        // SAFETY: o and the strings it points at (keep) live through the call (the
+        // library copies them).
         let s = unsafe { sys::uevent_symbolizer__new(&o) };
         if s.is_null() {
             return Err(io::Error::last_os_error());
@@ -125,38 +71,22 @@ impl Symbolizer {
     /// Feeds every record of a perf.data (side-band and JIT uevents); returns how many
     /// were used. A JIT uevent that does not decode is skipped.
     pub fn feed_file<P: AsRef<Path>>(&mut self, path: P) -> io::Result<u64> {
-        let c = CString::new(path.as_ref().as_os_str().as_bytes()).map_err(|_| io::Error::from_raw_os_error(EINVAL))?;
-        // SAFETY: c is a NUL-terminated path; the file is closed on every path below.
-        let f = unsafe { sys::uevent_perf_file__open(c.as_ptr()) };
-        if f.is_null() {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: an all-zero uevent_perf_record is valid (integers and null pointers).
-        let mut rec: Box<sys::uevent_perf_record> = Box::new(unsafe { std::mem::zeroed() });
-        rec.sz = std::mem::size_of::<sys::uevent_perf_record>() as _;
+        let mut f = crate::PerfData::open(path)?;
         let mut n = 0;
-        let res = loop {
-            // SAFETY: f is open, rec is ours with sz set.
-            let ret = unsafe { sys::uevent_perf_file__next(f, &mut *rec) };
-            if ret == 0 {
-                break Ok(n);
-            }
-            if ret < 0 && ret != -71 {
-                break Err(io::Error::from_raw_os_error(-ret));
-            }
-            if ret < 0 {
-                continue; // EPROTO: a uevent of an unknown format
-            }
-            // SAFETY: the record the reader just filled, valid until its next call.
-            let used = unsafe { sys::uevent_symbolizer__feed(self.s, &*rec) };
+        loop {
+            let rec = match f.next_ref() {
+                Ok(Some(r)) => r,
+                Ok(None) => return Ok(n),
+                Err(e) if crate::perf::is_eproto(&e) => continue, // a uevent of an unknown format
+                Err(e) => return Err(e),
+            };
+            // SAFETY: the record the reader just filled, valid for the borrow; self.s is live.
+            let used = unsafe { sys::uevent_symbolizer__feed(self.s, rec.raw()) };
             if used < 0 && used != -EINVAL {
-                break Err(io::Error::from_raw_os_error(-used));
+                check(used)?;
             }
             n += (used > 0) as u64;
-        };
-        // SAFETY: f came from uevent_perf_file__open.
-        unsafe { sys::uevent_perf_file__close(f) };
-        res
+        }
     }
 
     /// Names addr in process pid at time (u64::MAX: the latest).
@@ -169,15 +99,6 @@ impl Symbolizer {
         if ret < 0 && ret != -ENOENT {
             check(ret)?;
         }
-        let source = match o.source {
-            sys::UEVENT_SYM_NONE => Source::None,
-            sys::UEVENT_SYM_ELF => Source::Elf,
-            sys::UEVENT_SYM_KERNEL => Source::Kernel,
-            sys::UEVENT_SYM_JIT_UEVENT => Source::JitUevent,
-            sys::UEVENT_SYM_JITDUMP => Source::Jitdump,
-            sys::UEVENT_SYM_PERF_MAP => Source::PerfMap,
-            n => Source::Other(n),
-        };
         // SAFETY: the strings are the symbolizer's, valid while it lives; copied here.
         unsafe {
             Ok(Symbol {
@@ -188,7 +109,7 @@ impl Symbolizer {
                 sym_size: o.sym_size,
                 file: string(o.file),
                 line: o.line,
-                source,
+                source: Source::from_raw(o.source),
             })
         }
     }

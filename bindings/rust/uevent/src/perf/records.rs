@@ -726,6 +726,40 @@ impl Transport {
     }
 }
 
+/// Where a symbolizer's name came from (`enum uevent_symbol_source`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SymbolSource {
+    /// Not named (dso may still be known).
+    None,
+    /// An ELF symbol table (the file's or its debug file's).
+    Elf,
+    /// Kallsyms or a KSYMBOL record.
+    Kernel,
+    /// A UEVENT_TYPE_JIT_CODE_LOAD in the stream.
+    JitUevent,
+    /// A jitdump file.
+    Jitdump,
+    /// A perf-PID.map file.
+    PerfMap,
+    /// A value this crate does not know.
+    Other(u32),
+}
+
+impl SymbolSource {
+    /// The source of C enum value `n`.
+    pub fn from_raw(n: u32) -> SymbolSource {
+        match n {
+            sys::UEVENT_SYM_NONE => SymbolSource::None,
+            sys::UEVENT_SYM_ELF => SymbolSource::Elf,
+            sys::UEVENT_SYM_KERNEL => SymbolSource::Kernel,
+            sys::UEVENT_SYM_JIT_UEVENT => SymbolSource::JitUevent,
+            sys::UEVENT_SYM_JITDUMP => SymbolSource::Jitdump,
+            sys::UEVENT_SYM_PERF_MAP => SymbolSource::PerfMap,
+            n => SymbolSource::Other(n),
+        }
+    }
+}
+
 /// Options of a live session (`struct uevent_session_opts`); `open()` starts it.
 #[derive(Debug, Clone, Default)]
 pub struct SessionBuilder {
@@ -817,6 +851,60 @@ impl SessionBuilder {
         o.wakeup_events = self.wakeup_events;
         o.sample_period_ns = self.sample_period_ns;
         o.tls_user = self.tls_user;
+    }
+}
+
+/// Options of a symbolizer (`struct uevent_symbolizer_opts`); the library copies
+/// the paths.
+#[derive(Debug, Clone, Default)]
+pub struct SymbolizerOpts {
+    /// enum uevent_byte_order of the uevent payloads fed (uevent_perf_file__byte_order()); 0: host
+    pub byte_order: i32,
+    /// also look here for separate debug files: DIR/.build-id/xx/rest.debug, DIR/the .gnu_debuglink name; NULL: only beside the file, its .debug/ and /usr/lib/debug
+    pub debug_dir: Option<PathBuf>,
+    /// kernel symbols; NULL: /proc/kallsyms
+    pub kallsyms: Option<PathBuf>,
+    /// where perf-PID.map files are; NULL: /tmp
+    pub perf_map_dir: Option<PathBuf>,
+    /// prefix for the paths the stream names (a recording of a container or another machine's copy); NULL: /
+    pub root: Option<PathBuf>,
+    /// `UEVENT_SYMBOLIZER_NO_LINES`: do not read DWARF line tables
+    pub no_lines: bool,
+    /// `UEVENT_SYMBOLIZER_NO_KERNEL`: do not read kallsyms
+    pub no_kernel: bool,
+    /// `UEVENT_SYMBOLIZER_NO_PERF_MAP`: do not read perf-PID.map files
+    pub no_perf_map: bool,
+    /// `UEVENT_SYMBOLIZER_NO_JITDUMP`: do not read jitdump files
+    pub no_jitdump: bool,
+    /// `UEVENT_SYMBOLIZER_PROC_MAPS`: the processes are alive here (a live session): what they mapped before the recording began comes from /proc/PID/maps
+    pub proc_maps: bool,
+    /// `UEVENT_SYMBOLIZER_NO_DEMANGLE`: names as the binary has them (default: C++ and Rust names demangled as perf prints them)
+    pub no_demangle: bool,
+}
+
+impl SymbolizerOpts {
+    /// The C options, pointing into `keep` (the paths), which must outlive them.
+    pub(crate) fn to_c(&self, keep: &mut Vec<std::ffi::CString>) -> io::Result<sys::uevent_symbolizer_opts> {
+        let mut path = |p: &Option<PathBuf>| -> io::Result<*const std::os::raw::c_char> {
+            let Some(p) = p else { return Ok(std::ptr::null()) };
+            keep.push(super::c_path(p)?);
+            Ok(keep[keep.len() - 1].as_ptr())
+        };
+        Ok(sys::uevent_symbolizer_opts {
+            sz: std::mem::size_of::<sys::uevent_symbolizer_opts>() as _,
+            flags: 0
+                | if self.no_lines { sys::UEVENT_SYMBOLIZER_NO_LINES } else { 0 }
+                | if self.no_kernel { sys::UEVENT_SYMBOLIZER_NO_KERNEL } else { 0 }
+                | if self.no_perf_map { sys::UEVENT_SYMBOLIZER_NO_PERF_MAP } else { 0 }
+                | if self.no_jitdump { sys::UEVENT_SYMBOLIZER_NO_JITDUMP } else { 0 }
+                | if self.proc_maps { sys::UEVENT_SYMBOLIZER_PROC_MAPS } else { 0 }
+                | if self.no_demangle { sys::UEVENT_SYMBOLIZER_NO_DEMANGLE } else { 0 },
+            byte_order: self.byte_order,
+            debug_dir: path(&self.debug_dir)?,
+            kallsyms: path(&self.kallsyms)?,
+            perf_map_dir: path(&self.perf_map_dir)?,
+            root: path(&self.root)?,
+        })
     }
 }
 
