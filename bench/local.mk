@@ -76,6 +76,10 @@ bench_scripts += %reldir%/scale-profile.sh
 # record-drain.sh: uevent record's records per CPU second against RECORD_BASE's, losses
 # against perf record; cpus-read.sh: the readers on recordings of 1 to 64 CPUs.
 bench_scripts += %reldir%/record-drain.sh %reldir%/cpus-read.sh
+# report-memory.sh: uevent report's peak RSS and wall time against perf report's on a
+# 37 MB recording (REPORT_MEM_BASE: an older build beside it).
+bench_scripts += %reldir%/report-memory.sh
+EXTRA_DIST += %reldir%/report-memory.sh
 EXTRA_DIST += %reldir%/record-drain.sh %reldir%/cpus-read.sh %reldir%/cpus-synth.py
 EXTRA_DIST += %reldir%/scale-record.sh %reldir%/scale-profile.sh %reldir%/device/scale.sh \
 	%reldir%/device/all.sh %reldir%/device/scale-base.sh %reldir%/device/s12.sh \

@@ -55,12 +55,14 @@ struct uevent_perf_file {
 	int bo;					/* UEVENT_BO_* of the records */
 	int cut;				/* the data may end mid-record (pipe mode, a
 						   file shorter than its header says) */
-	/* time order: the records' offsets sorted by time, when the file's are not */
+	/* time order: the records' offsets sorted by time, when the file's are not; once
+	 * sorted, each time is the least offset of its record and those after it */
 	struct ord { uint64_t time, off; } *order;
 	size_t norder, iorder, last_iorder;
 	uint64_t stop;				/* where the ordered records end: the end,
 						   or the first cut or corrupt record */
 	uint64_t last_off;			/* where the last __next() started */
+	uint64_t dropped;			/* the map's pages given back below here */
 	struct pevent *last_ev;			/* find_by_id()'s last answer, */
 	uint64_t last_id;			/* for this id */
 	int unfinished;				/* the file holds less than its header says,
@@ -619,6 +621,33 @@ static int by_time(const void *a, const void *b)
 }
 
 /*
+ * A mapped file read in its order gives back the pages behind the record read, a window
+ * at a time: reading a big file holds a window of it, not all of it (perf report maps a
+ * window at a time). The pages are the file's, never written (PROT_READ, MAP_PRIVATE):
+ * read again (a record kept, the headers) they fault back in the same. Read in time
+ * order (f->order), the pages below every record still to come go back.
+ */
+#define DROP_WINDOW	((uint64_t)2 << 20)
+
+/* The pages below the window that off is in, given back (build_order's scan asks for
+ * every page again afterwards: dropped goes back to 0). */
+static void give_back(struct uevent_perf_file *f, uint64_t off)
+{
+	uint64_t to = off & ~(DROP_WINDOW - 1);
+
+	if (!f->mapped || to <= f->dropped)
+		return;
+	(void)madvise(f->map + f->dropped, to - f->dropped, MADV_DONTNEED);
+	f->dropped = to;
+}
+
+static void drop_behind(struct uevent_perf_file *f)
+{
+	give_back(f, !f->order ? f->off : f->iorder < f->norder ? f->order[f->iorder].time :
+		  f->stop);
+}
+
+/*
  * Time order, as perf report and perf script read a file: each CPU's ring is written
  * in turn, so a process that moved between CPUs can have samples in the file before
  * the COMM and MMAP records that name them. One pass over the records takes their
@@ -628,7 +657,7 @@ static int by_time(const void *a, const void *b)
 static int build_order(struct uevent_perf_file *f)
 {
 	uint64_t off = f->off, prev = 0, t;
-	size_t cap = 0;
+	size_t cap = 0, i;
 	int sorted = 1;
 
 	while (f->end - off >= 8) {
@@ -658,8 +687,10 @@ static int build_order(struct uevent_perf_file *f)
 		f->order[f->norder].time = prev = t;
 		f->order[f->norder++].off = off;
 		off += h.size + extra;
+		give_back(f, off);	/* read again from the start */
 	}
 	f->stop = off;
+	f->dropped = 0;		/* the pages come back as the records are read */
 	if (sorted) {
 		free(f->order);
 		f->order = NULL;
@@ -667,6 +698,11 @@ static int build_order(struct uevent_perf_file *f)
 		return 0;
 	}
 	qsort(f->order, f->norder, sizeof(*f->order), by_time);
+	for (prev = UINT64_MAX, i = f->norder; i-- > 0;) {	/* drop_behind's */
+		if (f->order[i].off < prev)
+			prev = f->order[i].off;
+		f->order[i].time = prev;
+	}
 	return 0;
 }
 
@@ -770,6 +806,7 @@ static int next_record(struct uevent_perf_file *f, struct uevent_perf_record *re
 	for (;;) {
 		f->last_off = f->off;
 		f->last_iorder = f->iorder;
+		drop_behind(f);
 		if (f->order) {
 			/* the records in time order, then what ended them (the end, a cut) */
 			if (f->iorder < f->norder)

@@ -35,14 +35,14 @@ int cli_export_folded(const char *out, const char *in, int ranges, const char *d
 	int created = 0, ret = 0;
 	FILE *f;
 
-	if (prof_profile_read(&p, "export", in, &so))
+	if (prof_profile_read(&p, "export", in, &so, 0))
 		return 1;
 	if (prof_no_samples(&p, "export")) {
 		prof_profile_free(&p);
 		return 1;
 	}
-	for (i = 0; i < p.n && ret == 0; i++) {
-		const struct sample *s = &p.s[i];
+	for (i = 0; i < p.nk && ret == 0; i++) {
+		const struct kind *s = &p.k[i];
 		struct row *r;
 		uint32_t k;
 
@@ -76,7 +76,7 @@ int cli_export_folded(const char *out, const char *in, int ranges, const char *d
 		if (!r)
 			ret = -ENOMEM;
 		else
-			r->self++;
+			r->self += s->count;
 	}
 	free(line);
 	if (ret < 0) {
@@ -117,15 +117,16 @@ static struct table chrome_frames;
 static size_t chrome_nframes;
 
 /* Samples by thread, then time: a thread's spans are its runs of samples. */
-static const struct sample *span_order_base;
+static const struct profile *span_order_base;
 
 static int span_order(const void *a, const void *b)
 {
-	const struct sample *x = &span_order_base[*(const size_t *)a];
-	const struct sample *y = &span_order_base[*(const size_t *)b];
+	const struct profile *p = span_order_base;
+	const struct tick *x = &p->t[*(const size_t *)a], *y = &p->t[*(const size_t *)b];
+	uint32_t xp = p->k[x->kind].pid, yp = p->k[y->kind].pid;
 
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
+	if (xp != yp)
+		return xp < yp ? -1 : 1;
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
 	if (x->time != y->time)
@@ -133,9 +134,11 @@ static int span_order(const void *a, const void *b)
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
-static int same_span(const struct sample *x, const struct sample *y)
+static int same_span(const struct profile *p, const struct tick *tx, const struct tick *ty)
 {
-	return x->has_ctx && y->has_ctx && x->pid == y->pid && x->tid == y->tid &&
+	const struct kind *x = &p->k[tx->kind], *y = &p->k[ty->kind];
+
+	return x->has_ctx && y->has_ctx && x->pid == y->pid && tx->tid == ty->tid &&
 	       !memcmp(x->trace_id, y->trace_id, 16) && !memcmp(x->span_id, y->span_id, 8);
 }
 
@@ -161,35 +164,36 @@ static long chrome_spans(FILE *f, const struct profile *p, int first)
 		return 0;
 	for (i = 0; i < p->n; i++)
 		o[i] = i;
-	span_order_base = p->s;
+	span_order_base = p;
 	if (p->n > 1)
 		qsort(o, p->n, sizeof(*o), span_order);
 	for (i = 0; i < p->n; i = j) {
-		const struct sample *s = &p->s[o[i]], *e = s;
+		const struct tick *ts = &p->t[o[i]], *te = ts;
+		const struct kind *s = &p->k[ts->kind];
 		char h[33];
 
-		for (j = i + 1; j < p->n && same_span(s, &p->s[o[j]]); j++)
-			e = &p->s[o[j]];
+		for (j = i + 1; j < p->n && same_span(p, ts, &p->t[o[j]]); j++)
+			te = &p->t[o[j]];
 		if (!s->has_ctx)
 			continue;
-		if (!track || s->pid != last_pid || s->tid != last_tid) {
+		if (!track || s->pid != last_pid || ts->tid != last_tid) {
 				/* name the thread's span track */
 			fprintf(f, "%s\n{\"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"name\": "
 				"\"thread_name\", \"args\": {\"name\": \"spans %u\"}}",
-				first ? "" : ",", s->pid, SPAN_TRACK | s->tid, s->tid);
+				first ? "" : ",", s->pid, SPAN_TRACK | ts->tid, ts->tid);
 			first = 0;
 			n++;
 			track = 1;
 			last_pid = s->pid;
-			last_tid = s->tid;
+			last_tid = ts->tid;
 		}
 		fprintf(f, ",\n{\"ph\": \"X\", \"ts\": %.3f, \"dur\": %.3f, \"pid\": %u, "
 			"\"tid\": %u, \"cat\": \"span\", \"name\": \"%s\"",
-			(double)s->time / 1000.0, (double)(e->time - s->time) / 1000.0, s->pid,
-			SPAN_TRACK | s->tid, prof_hex(h, s->span_id, 8));
+			(double)ts->time / 1000.0, (double)(te->time - ts->time) / 1000.0, s->pid,
+			SPAN_TRACK | ts->tid, prof_hex(h, s->span_id, 8));
 		fprintf(f, ", \"args\": {\"trace_id\": \"%s\"", prof_hex(h, s->trace_id, 16));
 		fprintf(f, ", \"span_id\": \"%s\", \"thread\": %u, \"samples\": %zu}}",
-			prof_hex(h, s->span_id, 8), s->tid, j - i);
+			prof_hex(h, s->span_id, 8), ts->tid, j - i);
 		n++;
 	}
 	free(o);
@@ -206,23 +210,28 @@ long cli_chrome_extras(FILE *f, const char *in, int first)
 {
 	UEVENT_SYMBOLIZER_OPTS(so, .flags = UEVENT_SYMBOLIZER_NO_LINES);
 	struct profile p;
+	size_t *leaf;	/* a kind's stack's "sf" id + 1; 0: not yet made */
 	long n = 0;
 	size_t i;
 
 	if (!strcmp(in, "-") && lseek(0, 0, SEEK_SET) != 0)
 		return 0;	/* standard input not rewindable: the uevents only */
-	if (prof_profile_read(&p, "export", in, &so))
+	if (prof_profile_read(&p, "export", in, &so, PROF_TICKS))
 		return -1;
+	leaf = calloc(p.nk + 1, sizeof(*leaf));
 	for (i = 0; i < p.n; i++) {
-		const struct sample *s = &p.s[i];
-		size_t parent = 0;
+		const struct tick *tk = &p.t[i];
+		const struct kind *s = &p.k[tk->kind];
+		size_t parent = leaf && leaf[tk->kind] ? leaf[tk->kind] - 1 : 0;
 		uint32_t k;
 
-		for (k = s->nframes; k-- > 0;) {	/* root first */
+		/* the tree's nodes, made by the first sample of each stack as they were when
+		 * every sample looked its stack up: the same ids, in the same table order */
+		for (k = leaf && leaf[tk->kind] ? 0 : s->nframes; k > 0; k--) {	/* root first */
 			char key[1024];
 			struct row *r;
 
-			snprintf(key, sizeof(key), "%zu\t%s", parent, s->frames[k].sym);
+			snprintf(key, sizeof(key), "%zu\t%s", parent, s->frames[k - 1].sym);
 			r = prof_row_get(&chrome_frames, key);
 			if (!r)
 				break;
@@ -233,13 +242,15 @@ long cli_chrome_extras(FILE *f, const char *in, int first)
 			}
 			parent = r->self;
 		}
+		if (leaf && !leaf[tk->kind] && !k)	/* its stack, all made */
+			leaf[tk->kind] = parent + 1;
 		fprintf(f, "%s\n{\"ph\": \"i\", \"s\": \"t\", \"ts\": %.3f, \"pid\": %u, "
 			"\"tid\": %u, \"cat\": \"sample\", \"name\": ", first ? "" : ",",
-			(double)s->time / 1000.0, s->pid, s->tid);
+			(double)tk->time / 1000.0, s->pid, tk->tid);
 		cli_json_str(f, s->nframes ? s->frames[0].sym : "[unknown]", SIZE_MAX);
 		if (parent)
 			fprintf(f, ", \"sf\": \"%zu\"", parent);
-		fprintf(f, ", \"args\": {\"period_ns\": %" PRIu64, s->period);
+		fprintf(f, ", \"args\": {\"period_ns\": %" PRIu64, tk->period);
 		if (s->has_ctx) {	/* OpenTelemetry's names, as the pprof labels */
 			char h[33];
 
@@ -251,6 +262,7 @@ long cli_chrome_extras(FILE *f, const char *in, int first)
 		n++;
 	}
 	n += chrome_spans(f, &p, first);
+	free(leaf);
 	prof_profile_free(&p);
 	return n;
 }
@@ -387,28 +399,40 @@ out:
 }
 
 /* The mapping the profile's main binary is in: the first executable mapping of a file
- * of the process with the most samples (an exec maps its program first, perf's
- * synthesized maps are sorted by address), or -1. */
+ * of the process with the most samples (4096 are enough; of those with as many, the one
+ * sampled first: an exec maps its program first, perf's synthesized maps are sorted by
+ * address), or -1. */
 static int32_t main_map(const struct profile *p)
 {
-	size_t i, k, best = 0, bn = 0;
+	struct { uint32_t pid; uint64_t c; } *v = NULL;	/* by first sample */
+	size_t i, k, n = 0, best = 0;
+	uint64_t bn = 0;
+	int32_t m = -1;
 
-	for (i = 0; i < p->n; i++) {
-		size_t c = 0;
+	for (i = 0; i < p->nk; i++) {	/* kinds in the order of their first samples */
+		for (k = 0; k < n && v[k].pid != p->k[i].pid; k++)
+			;
+		if (k == n) {
+			void *nv = realloc(v, (n + 1) * sizeof(*v));
 
-		if (i && p->s[i].pid == p->s[i - 1].pid)
-			continue;
-		for (k = i; k < p->n && c < 4096; k++)	/* a sample of its run: enough */
-			c += p->s[k].pid == p->s[i].pid;
-		if (c > bn) {
-			bn = c;
-			best = i;
+			if (!nv)
+				break;
+			v = nv;
+			v[n].pid = p->k[i].pid;
+			v[n++].c = 0;
 		}
+		v[k].c += p->k[i].count;
 	}
-	for (i = 0; bn && i < p->nmaps; i++)
-		if (p->maps[i].pid == p->s[best].pid && p->maps[i].file[0] == '/')
-			return (int32_t)i;
-	return -1;
+	for (k = 0; k < n; k++)
+		if ((v[k].c < 4096 ? v[k].c : 4096) > bn) {
+			bn = v[k].c < 4096 ? v[k].c : 4096;
+			best = k;
+		}
+	for (i = 0; bn && i < p->nmaps && m < 0; i++)
+		if (p->maps[i].pid == v[best].pid && p->maps[i].file[0] == '/')
+			m = (int32_t)i;
+	free(v);
+	return m;
 }
 
 /* A profile.proto being built: its tables, and the rows that find what is in them. */
@@ -481,7 +505,7 @@ known:
 }
 
 /* The id of frame fr's function (by name and source file), made when new; -ENOMEM. */
-static int64_t pprof_function(struct pprof *b, struct profile *p, const struct sample *s,
+static int64_t pprof_function(struct pprof *b, struct profile *p, const struct kind *s,
 			      const struct frame *fr)
 {
 	const char *src = fr->file ? fr->file : fr->dso;
@@ -516,7 +540,7 @@ static int64_t pprof_function(struct pprof *b, struct profile *p, const struct s
 
 /* The id of frame fr's location (its address in mapping mid, or alone), made when new
  * with its line; -ENOMEM. */
-static int64_t pprof_location(struct pprof *b, struct profile *p, const struct sample *s,
+static int64_t pprof_location(struct pprof *b, struct profile *p, const struct kind *s,
 			      const struct frame *fr, uint64_t mid)
 {
 	Perftools__Profiles__Location *lo;
@@ -551,7 +575,7 @@ static int64_t pprof_location(struct pprof *b, struct profile *p, const struct s
 
 /* Sample s's labels into o: each uevent range open on its thread (outer first), its
  * thread's command and, in an OpenTelemetry context, trace_id and span_id (W3C hex). */
-static int pprof_labels(struct pprof *b, const struct sample *s,
+static int pprof_labels(struct pprof *b, const struct kind *s,
 			Perftools__Profiles__Sample *o)
 {
 	uint32_t k, nl = s->nranges + 1 + (s->has_ctx ? 2 : 0);
@@ -584,10 +608,12 @@ static int pprof_labels(struct pprof *b, const struct sample *s,
 }
 
 /*
- * Sample s into the profile: its locations, its labels, and either a new sample or, when
- * one before had the same stack and labels, its values added to that one's.
+ * The samples of kind s into the profile: their locations, their labels, and either a
+ * new sample or, when one before had the same stack and labels, their values added to
+ * that one's. (Kinds come in the order of their first samples: the tables' in that of
+ * the samples that first name a row, and s->time is that sample's.)
  */
-static int pprof_sample(struct pprof *b, struct profile *p, const struct sample *s)
+static int pprof_sample(struct pprof *b, struct profile *p, const struct kind *s)
 {
 	Perftools__Profiles__Sample *o = &b->smp[b->nsmp];
 	size_t ids0 = b->nids, lab0 = b->nlab, kn = 0;
@@ -626,7 +652,7 @@ static int pprof_sample(struct pprof *b, struct profile *p, const struct sample 
 	if (!b->skey || !(m = prof_row_get(&b->stacks, b->skey)))
 		return -ENOMEM;
 	if (m->seen) {
-		b->vals[2 * (m->self - 1)] += 1;
+		b->vals[2 * (m->self - 1)] += (int64_t)s->count;
 		b->vals[2 * (m->self - 1) + 1] += (int64_t)s->period;
 		b->nids = ids0;
 		b->nlab = lab0;
@@ -636,25 +662,25 @@ static int pprof_sample(struct pprof *b, struct profile *p, const struct sample 
 	m->self = ++b->nsmp;
 	b->smpp[b->nsmp - 1] = o;
 	o->value = &b->vals[2 * (b->nsmp - 1)];
-	o->value[0] = 1;
+	o->value[0] = (int64_t)s->count;
 	o->value[1] = (int64_t)s->period;
 	return 0;
 }
 
-/* The arrays for p's samples at most; the string table's "" first. */
+/* The arrays for p's kinds of samples at most; the string table's "" first. */
 static int pprof_init(struct pprof *b, const struct profile *p)
 {
 	size_t i, nids = 0, nlab = 0;
 
 	memset(b, 0, sizeof(*b));
-	for (i = 0; i < p->n; i++) {
-		nids += p->s[i].nframes;
-		nlab += p->s[i].nranges + 3;
+	for (i = 0; i < p->nk; i++) {
+		nids += p->k[i].nframes;
+		nlab += p->k[i].nranges + 3;
 	}
-	b->smp = calloc(p->n + 1, sizeof(*b->smp));
-	b->smpp = calloc(p->n + 1, sizeof(*b->smpp));
+	b->smp = calloc(p->nk + 1, sizeof(*b->smp));
+	b->smpp = calloc(p->nk + 1, sizeof(*b->smpp));
 	b->ids = calloc(nids + 1, sizeof(*b->ids));
-	b->vals = calloc(2 * p->n + 1, sizeof(*b->vals));
+	b->vals = calloc(2 * p->nk + 1, sizeof(*b->vals));
 	b->lab = calloc(nlab + 1, sizeof(*b->lab));
 	b->labp = calloc(nlab + 1, sizeof(*b->labp));
 	if (!b->smp || !b->smpp || !b->ids || !b->vals || !b->lab || !b->labp ||
@@ -734,7 +760,7 @@ static int pprof_write(struct pprof *b, const struct profile *p, const char *out
 	prof.n_sample_type = 2;
 	prof.sample_type = vtp;
 	prof.period_type = &pt;
-	prof.period = p->n ? (int64_t)p->s[0].period : 0;
+	prof.period = (int64_t)p->period0;	/* the first sample's */
 	prof.n_sample = b->nsmp;
 	prof.sample = b->smpp;
 	prof.n_function = b->nfn;
@@ -789,7 +815,7 @@ int cli_export_pprof(const char *out, const char *in, const char *debug_dir)
 	int ret;
 	size_t i;
 
-	if (prof_profile_read(&p, "export", in, &so))
+	if (prof_profile_read(&p, "export", in, &so, 0))
 		return 1;
 	if (prof_no_samples(&p, "export")) {
 		prof_profile_free(&p);
@@ -800,8 +826,8 @@ int cli_export_pprof(const char *out, const char *in, const char *debug_dir)
 	mainm = main_map(&p);
 	if (!ret && mainm >= 0 && pprof_mapping(&b, &p, NULL, mainm) < 0)
 		ret = -ENOMEM;
-	for (i = 0; !ret && i < p.n; i++)
-		ret = pprof_sample(&b, &p, &p.s[i]);
+	for (i = 0; !ret && i < p.nk; i++)
+		ret = pprof_sample(&b, &p, &p.k[i]);
 	if (!ret)
 		ret = pprof_write(&b, &p, out);
 	if (ret < 0)

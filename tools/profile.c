@@ -262,38 +262,81 @@ static void *blob_own(struct profile *p, const void *b, size_t len)
 	return e->data;
 }
 
+/* The kind of key (its PROF_KIND_KEY bytes), made when new; NULL: no memory. */
+static struct kind *kind_own(struct profile *p, const struct kind *key)
+{
+	const unsigned char *c = (const unsigned char *)key;
+	uint64_t h = 0xcbf29ce484222325ull;
+	struct kind *e;
+	size_t i, k;
+
+	for (i = 0; i < PROF_KIND_KEY; i++)
+		h = (h ^ c[i]) * 0x100000001b3ull;
+	if ((p->nk + 1) * 2 > p->kicap) {
+		size_t cap = p->kicap ? p->kicap * 2 : 1024;
+		uint32_t *v = cap <= UINT32_MAX ? calloc(cap, sizeof(*v)) : NULL;
+
+		if (!v)
+			return NULL;
+		for (i = 0; i < p->nk; i++) {
+			uint64_t hh = 0xcbf29ce484222325ull;
+
+			c = (const unsigned char *)&p->k[i];
+			for (k = 0; k < PROF_KIND_KEY; k++)
+				hh = (hh ^ c[k]) * 0x100000001b3ull;
+			for (k = hh & (cap - 1); v[k]; k = (k + 1) & (cap - 1))
+				;
+			v[k] = (uint32_t)i + 1;
+		}
+		free(p->kidx);
+		p->kidx = v;
+		p->kicap = cap;
+	}
+	for (k = h & (p->kicap - 1); p->kidx[k]; k = (k + 1) & (p->kicap - 1))
+		if (!memcmp(&p->k[p->kidx[k] - 1], key, PROF_KIND_KEY))
+			return &p->k[p->kidx[k] - 1];
+	if (p->nk == p->kcap) {
+		struct kind *v = realloc(p->k, (p->kcap ? 2 * p->kcap : 1024) * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		p->k = v;
+		p->kcap = p->kcap ? 2 * p->kcap : 1024;
+	}
+	e = &p->k[p->nk];
+	memset(e, 0, sizeof(*e));
+	memcpy(e, key, PROF_KIND_KEY);
+	p->kidx[k] = (uint32_t)++p->nk;
+	return e;
+}
+
+/*
+ * A sample named (its stack as of its time) and counted into its kind; nothing of it
+ * is kept on its own but with PROF_TICKS.
+ */
 static int take_sample(struct profile *p, const struct uevent_perf_record *r, int bo)
 {
 	const struct uevent_perf_sample *smp = &r->u.sample;
+	uint64_t i, n = 0, period = smp->period ? smp->period : 1;
 	struct thread_ranges *t = NULL;
-	struct sample *s;
-	uint64_t i, n = 0;
+	struct frame *fr;
+	struct kind key, *s;
 	int user;
 	size_t k;
 
-	if (p->n == p->cap) {
-		struct sample *v = realloc(p->s, (p->cap = p->cap ? p->cap * 2 : 1024) * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		p->s = v;
-	}
-	s = &p->s[p->n];
-	memset(s, 0, sizeof(*s));
-	s->pid = smp->pid;
-	s->tid = smp->tid;
-	s->time = smp->time;
-	s->period = smp->period ? smp->period : 1;
+	memset(&key, 0, sizeof(key));
+	key.pid = smp->pid;
 	/* a valid context, whichever path filled it (the kernel's TLS dump, BPF) */
 	if (!smp->context_err && !is_zero(smp->context_trace_id, 16)) {
-		s->has_ctx = 1;
-		memcpy(s->trace_id, smp->context_trace_id, 16);
-		memcpy(s->span_id, smp->context_span_id, 8);
+		key.has_ctx = 1;
+		memcpy(key.trace_id, smp->context_trace_id, 16);
+		memcpy(key.span_id, smp->context_span_id, 8);
 	}
-	s->comm = uevent_symbolizer__comm(p->sym, smp->tid, smp->time);
-	if (!s->comm)
-		s->comm = ":unknown";
-	if (prof_sample_filter && !cli_filter_match(prof_sample_filter, s->pid, s->tid, s->comm, s->time)) {
+	key.comm = uevent_symbolizer__comm(p->sym, smp->tid, smp->time);
+	if (!key.comm)
+		key.comm = ":unknown";
+	if (prof_sample_filter && !cli_filter_match(prof_sample_filter, smp->pid, smp->tid,
+						    key.comm, smp->time)) {
 		p->filtered++;
 		return 0;
 	}
@@ -306,8 +349,8 @@ static int take_sample(struct profile *p, const struct uevent_perf_record *r, in
 		p->fbuf = v;
 		p->fcap = smp->callchain_nr + 1;
 	}
-	s->frames = p->fbuf;
-	memset(s->frames, 0, (smp->callchain_nr + 1) * sizeof(*s->frames));
+	fr = p->fbuf;
+	memset(fr, 0, (smp->callchain_nr + 1) * sizeof(*fr));
 	/* the callchain starts with the sampled ip; return addresses are named by the call
 	 * (addr - 1), as perf does. Context markers (PERF_CONTEXT_*) are skipped. */
 	for (i = 0, user = 0; i < smp->callchain_nr; i++) {
@@ -321,42 +364,69 @@ static int take_sample(struct profile *p, const struct uevent_perf_record *r, in
 			continue;	/* the end of a frame-pointer chain */
 		if (user && a >= 0xffff800000000000ull) {
 			/* a user stack walk gone astray (code without frame pointers) */
-			s->frames[n].sym = "[unknown]";
-			s->frames[n].dso = "[unknown]";
-			s->frames[n].addr = a;
-			s->frames[n].map = -1;
-		} else if (add_frame(p, &s->frames[n], s->pid, n ? a - 1 : a, s->time) < 0) {
+			fr[n].sym = "[unknown]";
+			fr[n].dso = "[unknown]";
+			fr[n].addr = a;
+			fr[n].map = -1;
+		} else if (add_frame(p, &fr[n], smp->pid, n ? a - 1 : a, smp->time) < 0) {
 			return -ENOMEM;
 		}
 		n++;
 	}
 	if (!n) {
-		if (add_frame(p, &s->frames[0], s->pid, smp->ip, s->time) < 0)
+		if (add_frame(p, &fr[0], smp->pid, smp->ip, smp->time) < 0)
 			return -ENOMEM;
 		n = 1;
 	} else {
 		p->with_chain++;
 	}
-	s->nframes = (uint32_t)n;
-	if (!(s->frames = blob_own(p, s->frames, n * sizeof(*s->frames))))
+	key.nframes = (uint32_t)n;
+	if (!(key.frames = blob_own(p, fr, n * sizeof(*fr))))
 		return -ENOMEM;
 	for (k = 0; k < p->ntr; k++)
-		if (p->tr[k].tid == s->tid)
+		if (p->tr[k].tid == smp->tid)
 			t = &p->tr[k];
 	if (t && t->n) {
-		const char **rv = malloc(t->n * sizeof(*rv));
+		if (t->n > p->rcap) {
+			const char **v = realloc(p->rbuf, t->n * sizeof(*v));
 
-		if (!rv)
-			return -ENOMEM;
+			if (!v)
+				return -ENOMEM;
+			p->rbuf = v;
+			p->rcap = t->n;
+		}
 		for (k = 0; k < t->n; k++)
-			rv[k] = t->v[k].name;
-		s->ranges = blob_own(p, rv, t->n * sizeof(*rv));
-		free(rv);
-		if (!s->ranges)
+			p->rbuf[k] = t->v[k].name;
+		if (!(key.ranges = blob_own(p, p->rbuf, t->n * sizeof(*p->rbuf))))
 			return -ENOMEM;
-		s->nranges = (uint32_t)t->n;
+		key.nranges = (uint32_t)t->n;
 	}
-	p->total_period += s->period;
+	if (p->ticks && p->n == p->tcap) {
+		struct tick *v = realloc(p->t, (p->tcap ? 2 * p->tcap : 1024) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->t = v;
+		p->tcap = p->tcap ? 2 * p->tcap : 1024;
+	}
+	if (!(s = kind_own(p, &key)))
+		return -ENOMEM;
+	if (!s->count++)
+		s->time = s->tmin = s->tmax = smp->time;
+	s->period += period;
+	if (smp->time < s->tmin)
+		s->tmin = smp->time;
+	if (smp->time > s->tmax)
+		s->tmax = smp->time;
+	if (p->ticks) {
+		p->t[p->n].kind = (uint32_t)(s - p->k);
+		p->t[p->n].tid = smp->tid;
+		p->t[p->n].time = smp->time;
+		p->t[p->n].period = period;
+	}
+	if (!p->n)
+		p->period0 = period;
+	p->total_period += period;
 	p->n++;
 	return 0;
 }
@@ -514,9 +584,9 @@ int prof_no_samples(const struct profile *p, const char *cmd)
 }
 
 /* Reads path whole: the side-band into the symbolizer, the samples named as of their
- * time. Returns 0, or 1 after saying why. */
+ * time and counted by kind. Returns 0, or 1 after saying why. */
 int prof_profile_read(struct profile *p, const char *cmd, const char *path,
-		      const struct uevent_symbolizer_opts *so_in)
+		      const struct uevent_symbolizer_opts *so_in, unsigned int flags)
 {
 	struct uevent_perf_record r = { .sz = sizeof(r) };
 	struct uevent_symbolizer_opts so = *so_in;
@@ -526,6 +596,7 @@ int prof_profile_read(struct profile *p, const char *cmd, const char *path,
 	memset(p, 0, sizeof(*p));
 	p->path = path;
 	p->cmd = cmd;
+	p->ticks = !!(flags & PROF_TICKS);
 	if (!strcmp(path, "-") && (ret = cli_stdin_rewindable()) < 0) {
 		fprintf(stderr, "%s %s: standard input: %s\n", cli_prog, cmd, strerror(-ret));
 		return 1;
@@ -605,12 +676,15 @@ void prof_profile_free(struct profile *p)
 		free(p->blobs[i].data);
 	free(p->blobs);
 	free(p->fbuf);
+	free(p->rbuf);
+	free(p->k);
+	free(p->kidx);
+	free(p->t);
 	for (i = 0; i < p->ntr; i++)
 		free(p->tr[i].v);
 	for (i = 0; i < p->strs.cap; i++)
 		free(p->strs.v[i].key);
 	free(p->maps);
-	free(p->s);
 	free(p->tr);
 	free(p->rs);
 	free(p->strs.v);

@@ -32,22 +32,40 @@ struct pmap {
 	int		bid_read;
 };
 
-struct sample {
-	uint32_t	pid, tid;
-	uint64_t	time, period;
-	const char	*comm;
+/*
+ * A kind of sample: what report and the exports tell samples apart by (its process,
+ * command, stack, the uevent ranges open on its thread, its trace context), one entry
+ * for all the samples of that kind, counted as they are read: memory grows with the
+ * distinct stacks, not with the samples.
+ */
+struct kind {
+	/* the key: its bytes (no padding) name the kind */
+	uint32_t	pid;
 	uint32_t	nframes;	/* leaf first */
-	struct frame	*frames;
-	uint32_t	nranges;	/* the uevent ranges open on its thread, outer first */
-	const char	**ranges;
-	int		has_ctx;	/* its thread's OpenTelemetry context (context_*) */
+	const char	*comm;
+	struct frame	*frames;	/* shared with every kind of that stack */
+	const char	**ranges;	/* the uevent ranges open on its thread, outer first */
+	uint32_t	nranges;
+	int32_t		has_ctx;	/* its thread's OpenTelemetry context (context_*) */
 	uint8_t		trace_id[16], span_id[8];
+	/* its samples */
+	uint64_t	count, period;	/* how many, their periods summed */
+	uint64_t	time;		/* the first one's in the file (its pid's names) */
+	uint64_t	tmin, tmax;	/* the earliest, the latest */
+};
+#define PROF_KIND_KEY	offsetof(struct kind, count)
+
+/* A sample in the file's order: kept only with PROF_TICKS (export --chrome writes an
+ * event a sample, and its spans need each thread's samples in time order). */
+struct tick {
+	uint32_t	kind, tid;
+	uint64_t	time, period;
 };
 
 struct row {
 	char		*key;		/* the sort keys' text, tab-separated */
 	uint64_t	self, children;
-	uint64_t	seen;		/* the sample that last counted it (children) */
+	uint64_t	seen;		/* the kind that last counted it (children) */
 };
 
 struct table {
@@ -79,9 +97,14 @@ struct blob {
 
 struct profile {
 	struct uevent_symbolizer *sym;
-	struct sample	*s;
-	size_t		n, cap;
-	uint64_t	total_period, with_chain;
+	struct kind	*k;		/* in the order of their first samples */
+	size_t		nk, kcap;
+	uint32_t	*kidx;		/* k's index + 1 by the key's hash; 0: empty */
+	size_t		kicap;
+	struct tick	*t;		/* PROF_TICKS: every sample, n of them */
+	size_t		tcap;
+	size_t		n;		/* samples */
+	uint64_t	total_period, with_chain, period0;	/* period0: the first's */
 	struct thread_ranges *tr;
 	size_t		ntr;
 	struct range_stat *rs;
@@ -89,17 +112,20 @@ struct profile {
 	struct table	strs;		/* our own strings: names, unknowns */
 	const char	*path;
 	int		cut;		/* the file ended inside a record */
+	int		ticks;		/* PROF_TICKS asked */
 	unsigned long	bad_jit;	/* JIT uevents that did not decode */
 	uint64_t	filtered;	/* samples --pid, --tid, --comm, --time left out */
 	const char	*cmd;
 	struct pmap	*maps;
 	size_t		nmaps, mcap;
-	/* the samples' stacks and range lists, one copy of each distinct one (a
-	 * sample points at its): memory grows with the distinct stacks, not samples */
+	/* the kinds' stacks and range lists, one copy of each distinct one (a kind points
+	 * at its) */
 	struct blob	*blobs;
 	size_t		nblobs, bcap;
 	struct frame	*fbuf;		/* a sample's stack, built here first */
 	size_t		fcap;
+	const char	**rbuf;		/* its range list, likewise */
+	size_t		rcap;
 	char		said[640];	/* the last file the symbolizer skipped, said */
 };
 
@@ -118,10 +144,13 @@ char *prof_hex(char *buf, const uint8_t *b, size_t n);
 struct range_stat *prof_range_stat(struct profile *p, const char *name);
 struct thread_ranges *prof_ranges_of(struct profile *p, uint32_t tid);
 const char *prof_base_name(const char *path);
+/* prof_profile_read's flags: also each sample in the file's order (p->t) */
+#define PROF_TICKS	1
 /* Reads path whole: the side-band into the symbolizer, the samples named as of their
- * time (cmd: the command, for messages). Returns 0, or 1 after saying why. */
+ * time and counted by kind (cmd: the command, for messages; flags: PROF_*). Returns 0,
+ * or 1 after saying why. */
 int prof_profile_read(struct profile *p, const char *cmd, const char *path,
-		      const struct uevent_symbolizer_opts *so_in);
+		      const struct uevent_symbolizer_opts *so_in, unsigned int flags);
 void prof_profile_free(struct profile *p);
 /* Says the file had no samples, and what to do; the exit code. */
 int prof_no_samples(const struct profile *p, const char *cmd);

@@ -24,7 +24,7 @@
 enum { KEY_COMM = 1, KEY_PID = 2, KEY_TRACE = 4, KEY_SPAN = 8, KEY_DSO = 16, KEY_SYM = 32 };
 
 
-static void row_key(char *buf, size_t cap, unsigned int keys, const struct sample *s,
+static void row_key(char *buf, size_t cap, unsigned int keys, const struct kind *s,
 		    const struct frame *f)
 {
 	char h[33];
@@ -59,7 +59,7 @@ static int row_cmp(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
-static int in_range(const struct sample *s, const char *range)
+static int in_range(const struct kind *s, const char *range)
 {
 	uint32_t i;
 
@@ -144,9 +144,10 @@ static void report_ranges(const struct profile *p)
 	size_t i;
 	uint32_t k;
 
-	/* samples under each range (nested: each open range counts them) */
-	for (i = 0; i < p->n; i++) {
-		const struct sample *s = &p->s[i];
+	/* samples under each range (nested: each open range counts them); the kinds in the
+	 * order of their first samples name the ranges in the order of theirs */
+	for (i = 0; i < p->nk; i++) {
+		const struct kind *s = &p->k[i];
 
 		for (k = 0; k < s->nranges; k++) {
 			uint32_t j;
@@ -158,7 +159,7 @@ static void report_ranges(const struct profile *p)
 				struct range_stat *rs = prof_range_stat((struct profile *)p, s->ranges[k]);
 
 				if (rs) {
-					rs->samples++;
+					rs->samples += s->count;
 					rs->period += s->period;
 				}
 			}
@@ -180,7 +181,7 @@ static void report_ranges(const struct profile *p)
 }
 
 /* whether s is in the trace whose id (hex) starts with id; NULL: every sample */
-static int in_trace(const struct sample *s, const char *id)
+static int in_trace(const struct kind *s, const char *id)
 {
 	char h[33];
 
@@ -229,12 +230,12 @@ static int report_traces(const struct profile *p, const char *trace, const char 
 	size_t n = 0, cap = 0, i;
 	int ret = 0, any = 0;
 
-	for (i = 0; i < p->n; i++)
-		any |= p->s[i].has_ctx;
+	for (i = 0; i < p->nk; i++)
+		any |= p->k[i].has_ctx;
 	if (!any)
 		return 0;
-	for (i = 0; i < p->n && !ret; i++) {
-		const struct sample *s = &p->s[i];
+	for (i = 0; i < p->nk && !ret; i++) {
+		const struct kind *s = &p->k[i];
 		int pass;
 
 		if (!in_trace(s, trace) || !in_range(s, range))
@@ -271,17 +272,17 @@ static int report_traces(const struct profile *p, const char *trace, const char 
 					memcpy(v[n].span_id, s->span_id, 8);
 				v[n].total = s->has_ctx && !pass;
 				v[n].none = !s->has_ctx;
-				v[n].first = s->time;
+				v[n].first = s->tmin;
 				r->seen = 1;
 				r->self = n++;
 			}
 			st = &v[r->self];
-			st->samples++;
+			st->samples += s->count;
 			st->period += s->period;
-			if (s->time < st->first)
-				st->first = s->time;
-			if (s->time > st->last)
-				st->last = s->time;
+			if (s->tmin < st->first)
+				st->first = s->tmin;
+			if (s->tmax > st->last)
+				st->last = s->tmax;
 		}
 	}
 	for (i = 0; i < n && !ret; i++) {	/* each row sorts under its trace */
@@ -414,30 +415,32 @@ static void report_none_matched(const struct profile *p, const struct report_arg
 	fprintf(stderr, "%s report: %s: no samples%s%s%s in a trace whose id starts with "
 		"'%s'; its traces:", cli_prog, a->path, a->range ? " inside range '" : "",
 		a->range ? a->range : "", a->range ? "'" : "", a->trace);
-	for (i = 0; i < p->n && shown < 20; i++) {
+	/* the kinds in the order of their first samples: the traces in the order of theirs */
+	for (i = 0; i < p->nk && shown < 20; i++) {
 		char h[33];
 
-		if (!p->s[i].has_ctx)
+		if (!p->k[i].has_ctx)
 			continue;
 		for (k = 0; k < i; k++)
-			if (p->s[k].has_ctx && !memcmp(p->s[k].trace_id, p->s[i].trace_id, 16))
+			if (p->k[k].has_ctx && !memcmp(p->k[k].trace_id, p->k[i].trace_id, 16))
 				break;
 		if (k == i)
-			fprintf(stderr, "%s %s", shown++ ? "," : "", prof_hex(h, p->s[i].trace_id, 16));
+			fprintf(stderr, "%s %s", shown++ ? "," : "", prof_hex(h, p->k[i].trace_id, 16));
 	}
 	fprintf(stderr, "%s\n", shown ? "" : " none (no sample carries a trace context: "
 		"record with uevent record --context and uevent_thread_context_set())");
 }
 
-/* The table: a row per distinct key of the selected samples, by overhead; -ENOMEM. */
+/* The table: a row per distinct key of the selected samples, by overhead (summed a kind
+ * of sample at a time); -ENOMEM. */
 static int report_table(const struct profile *p, const struct report_args *a, uint64_t total)
 {
 	struct table t = { NULL, 0, 0 };
 	size_t i, n = 0;
 	int ret = 0;
 
-	for (i = 0; i < p->n && ret == 0; i++) {
-		const struct sample *s = &p->s[i];
+	for (i = 0; i < p->nk && ret == 0; i++) {
+		const struct kind *s = &p->k[i];
 		char key[1024];
 		uint32_t k;
 
@@ -454,7 +457,7 @@ static int report_table(const struct profile *p, const struct report_args *a, ui
 			}
 			if (!k)
 				r->self += s->period;
-			if (r->seen != i + 1) {		/* once per sample: recursion */
+			if (r->seen != i + 1) {		/* once per stack: recursion */
 				r->children += s->period;
 				r->seen = i + 1;
 			}
@@ -493,7 +496,7 @@ int cli_cmd_report(int argc, char **argv)
 	if ((ret = report_options(argc, argv, &a, &filt)) >= 0)
 		return ret;
 	prof_sample_filter = &filt;
-	ret = prof_profile_read(&p, "report", a.path, &so);
+	ret = prof_profile_read(&p, "report", a.path, &so, 0);
 	prof_sample_filter = NULL;
 	if (ret)
 		return 1;
@@ -501,10 +504,10 @@ int cli_cmd_report(int argc, char **argv)
 		prof_profile_free(&p);
 		return 1;
 	}
-	for (i = 0; i < p.n; i++)
-		if (in_range(&p.s[i], a.range) && in_trace(&p.s[i], a.trace)) {
-			nsel++;
-			total += p.s[i].period;
+	for (i = 0; i < p.nk; i++)
+		if (in_range(&p.k[i], a.range) && in_trace(&p.k[i], a.trace)) {
+			nsel += p.k[i].count;
+			total += p.k[i].period;
 		}
 	if ((a.trace || a.range) && !nsel) {
 		report_none_matched(&p, &a);
