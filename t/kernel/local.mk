@@ -69,7 +69,7 @@ kernel_tests = \
 TESTS += $(kernel_tests)
 
 EXTRA_DIST += %reldir%/probe-guest.sh %reldir%/kperf.h $(kernel_tests) %reldir%/guest-debug.test \
-	%reldir%/guest-perf.test %reldir%/perf-guest.sh
+	%reldir%/guest-perf.test %reldir%/perf-guest.sh %reldir%/perf-context.c
 
 CLEANFILES += \
 	%reldir%/initramfs-*.cpio.gz \
@@ -79,7 +79,8 @@ CLEANFILES += \
 	%reldir%/*.build.log \
 	%reldir%/series-build-*.log \
 	%reldir%/series-console-*.log \
-	%reldir%/kselftest-uevent
+	%reldir%/kselftest-uevent \
+	%reldir%/perf-context
 
 
 # The guest tests build a kernel first when its cache is cold or stale (minutes), and
