@@ -222,17 +222,25 @@ static int is_zero(const uint8_t *b, size_t n)
 	return 1;
 }
 
+/* FNV-1a of len bytes: the hash of the interning tables below. */
+static uint64_t fnv1a(const void *b, size_t len)
+{
+	const unsigned char *c = b;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ c[i]) * 0x100000001b3ull;
+	return h;
+}
+
 /* One copy of the len bytes at b (a stack, a range list), shared by every sample that
  * has them; NULL: no memory. */
 static void *blob_own(struct profile *p, const void *b, size_t len)
 {
-	const unsigned char *c = b;
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = fnv1a(b, len);
 	struct blob *e;
 	size_t i, k;
 
-	for (i = 0; i < len; i++)
-		h = (h ^ c[i]) * 0x100000001b3ull;
 	if ((p->nblobs + 1) * 2 > p->bcap) {
 		size_t cap = p->bcap ? p->bcap * 2 : 1024;
 		struct blob *v = calloc(cap, sizeof(*v));
@@ -265,13 +273,10 @@ static void *blob_own(struct profile *p, const void *b, size_t len)
 /* The kind of key (its PROF_KIND_KEY bytes), made when new; NULL: no memory. */
 static struct kind *kind_own(struct profile *p, const struct kind *key)
 {
-	const unsigned char *c = (const unsigned char *)key;
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = fnv1a(key, PROF_KIND_KEY);
 	struct kind *e;
 	size_t i, k;
 
-	for (i = 0; i < PROF_KIND_KEY; i++)
-		h = (h ^ c[i]) * 0x100000001b3ull;
 	if ((p->nk + 1) * 2 > p->kicap) {
 		size_t cap = p->kicap ? p->kicap * 2 : 1024;
 		uint32_t *v = cap <= UINT32_MAX ? calloc(cap, sizeof(*v)) : NULL;
@@ -279,12 +284,8 @@ static struct kind *kind_own(struct profile *p, const struct kind *key)
 		if (!v)
 			return NULL;
 		for (i = 0; i < p->nk; i++) {
-			uint64_t hh = 0xcbf29ce484222325ull;
-
-			c = (const unsigned char *)&p->k[i];
-			for (k = 0; k < PROF_KIND_KEY; k++)
-				hh = (hh ^ c[k]) * 0x100000001b3ull;
-			for (k = hh & (cap - 1); v[k]; k = (k + 1) & (cap - 1))
+			for (k = fnv1a(&p->k[i], PROF_KIND_KEY) & (cap - 1); v[k];
+			     k = (k + 1) & (cap - 1))
 				;
 			v[k] = (uint32_t)i + 1;
 		}
