@@ -219,7 +219,7 @@ UEVENT_EXPORT int uevent_thread_context_set_attr(uint8_t key, const char *value,
 
 UEVENT_EXPORT int uevent_thread_context_restore(const void *rec, size_t len)
 {
-	const uint8_t *p = rec;
+	struct uevent_trace_context tc;
 	const char *value;
 	uint32_t off = 0;
 	uint8_t key, n;
@@ -227,9 +227,11 @@ UEVENT_EXPORT int uevent_thread_context_restore(const void *rec, size_t len)
 
 	if (!rec || len < UEVENT_THREAD_CONTEXT_HEADER_SIZE)
 		return _uevent_err(EINVAL);
-	if (p[24] != 1)
+	/* the copy read as any reader reads a record: not valid, none */
+	ret = uevent_thread_context_decode(rec, len, UEVENT_BO_HOST, &tc);
+	if (ret == -ENODATA)
 		return uevent_thread_context_clear();
-	if ((ret = uevent_thread_context_set(p, p + 16, p[25])) < 0)
+	if (ret < 0 || (ret = uevent_thread_context_set(tc.trace_id, tc.span_id, tc.flags)) < 0)
 		return ret;
 	while (uevent_thread_context_attr_next(rec, len, UEVENT_BO_HOST, &off, &key, &value, &n) == 0)
 		if ((ret = uevent_thread_context_set_attr(key, value, n)) < 0)
