@@ -18,6 +18,11 @@ EXTRA_PROGRAMS += bench/symbolize-scale
 bench_programs += bench/symbolize-scale
 bench_symbolize_scale_LDADD = libuevent/libuevent.la
 CLEANFILES += bench/symbolize-scale
+# How often a forked child of a traced process loses its usdt probes (a kernel race).
+EXTRA_PROGRAMS += bench/usdt-fork
+bench_programs += bench/usdt-fork
+bench_usdt_fork_LDADD = libuevent/libuevent.la -lpthread
+CLEANFILES += bench/usdt-fork
 
 # `make bench`: bench/bindings runs the C baseline and each built binding's mark loop.
 # (This file is included after the bindings': the rule needs their *_all variables.)

@@ -26,6 +26,12 @@
 #define N_CHILD	50
 
 static pthread_barrier_t go;
+/*
+ * The threads stay until the child is forked: a thread of a traced process that exits
+ * while it forks can leave the child without its uprobes (host kernel race, see the
+ * usdt section of docs/format.md and bench/usdt-fork), which is not what this tests.
+ */
+static pthread_barrier_t forked;
 
 static void *early_thread(void *arg)
 {
@@ -38,6 +44,7 @@ static void *early_thread(void *arg)
 		snprintf(buf, sizeof(buf), "early %d", i);
 		uevent_mark(buf);
 	}
+	pthread_barrier_wait(&forked);
 	return arg;
 }
 
@@ -50,6 +57,7 @@ static void *late_thread(void *arg)
 		snprintf(buf, sizeof(buf), "late %d", i);
 		uevent_mark(buf);
 	}
+	pthread_barrier_wait(&forked);
 	return arg;
 }
 
@@ -721,14 +729,13 @@ int main(void)
 	plan(35);
 
 	pthread_barrier_init(&go, NULL, 2);
+	pthread_barrier_init(&forked, NULL, 4);
 	pthread_create(&early, NULL, early_thread, NULL);
 	pthread_barrier_wait(&go);
 	s = uevent_session__open(&so);
 	if (!s) {
 		ok(0, "session opens: %s (%s)", strerror(errno), uevent_reason());
-		pthread_barrier_wait(&go);
-		pthread_join(early, NULL);
-		return exit_status();
+		return exit_status();	/* the early thread waits on; exit ends it */
 	}
 	ok(uevent_session__transports(s) == 1u << UEVENT_TRANSPORT_USDT,
 	   "session listens on usdt (%s)", uevent_reason());
@@ -750,6 +757,7 @@ int main(void)
 		}
 		_exit(0);
 	}
+	pthread_barrier_wait(&forked);
 	for (i = 0; i < N_MAIN; i++) {
 		snprintf(buf, sizeof(buf), "main %d", i);
 		uevent_mark(buf);
@@ -854,7 +862,7 @@ int main(void)
 	   N_THR, n_early);
 	ok(n_late == 2 * N_THR, "all %d marks of two threads started later (got %d)", 2 * N_THR,
 	   n_late);
-	if (n_child != N_CHILD)	/* a rare failure (CI, stop 30): what came instead */
+	if (n_child != N_CHILD)	/* what came instead, if the child's marks missed */
 		diag("forked child %d: exit status %#x, %d records not of a mark, %d marks of "
 		     "the 0x7777 type", (int)child, child_status, n_other, n_big);
 	ok(n_child == N_CHILD, "all %d marks of a forked child (got %d)", N_CHILD, n_child);
