@@ -5,7 +5,7 @@
  * rounds: the process quiet while it forks, then with a thread that keeps starting
  * short-lived threads. On the 6.18 host, a thread exiting during the fork leaves some
  * children with their breakpoints removed and their semaphore back at 0: those children
- * see no listener and their marks go nowhere (counted as unobserved in the child). This
+ * see no listener and their marks go nowhere (their emitted count stops there). This
  * is the kernel's uprobe filter, not the library; docs/format.md says what to do. */
 #include "config.h"
 
