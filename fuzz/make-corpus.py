@@ -12,6 +12,7 @@ Each target's input starts with what it cannot find in the bytes themselves:
                (u8), 2 unused, type/size/data offsets and capacity (u32), 4 unused
   record       16 bytes: sample_type (u64), flags (u32), byte order (u8), 3 unused
   payload      2 bytes: payload type, byte order
+  names        an ELF object as a JIT hands it to debuggers, or a symbol name
   perf-file, uevent-file: the file as it is
 """
 import os
@@ -131,6 +132,40 @@ def main():
     # uevent-file: the file-transport captures (pipe-mode perf.data)
     for tag in BO:
         put("uevent-file", f"capture.{tag}.perf.data", data(f"capture.{tag}.perf.data"))
+
+    # names: a JIT's object (.text loaded at an address, .symtab, .strtab, .dynsym) and
+    # Numba, C++ and Rust names
+    put("names", "jit-object", jit_object())
+    for i, sym in enumerate([
+            "_ZN8__main__3hotB2v1B38c8tJTIcFHzwl2ILiXkcBV0KBSgP9CGZpAgA_3dExd",
+            "_ZN7cpython8__main__1fB2v3B38c8tJTIcFHzwl2ILiXkcBV0KBSgP9CGZpAgA_3dEd",
+            "cfunc._ZN5numba7cpython7unicode11unicode_len12_3clocals_3e8len_implB2v9B4"
+            "2c8tJTIcFHzwl2ILiXkcBV0KBSmNGHkyiCKJEEwA_3dE12unicode_type",
+            "_ZN3app3dotB2v5B2xxE5ArrayIdLi1E1C7mutable7alignedE",
+            "_ZN2at8internal15invoke_parallelEl", "_RNvNtCs1234_7mycrate5inner3foo"]):
+        put("names", f"name-{i}", sym.encode())
+
+
+def jit_object():
+    """ELF64 LE: .text (executable, loaded at 0x7f0000001000), .symtab with a function,
+    a data object and one past its section, .strtab, .dynsym."""
+    strs = b"\0f\0o\0g\0d\0"
+    sym = lambda name, info, value, size: struct.pack("<IBBHQQ", name, info, 0, 1, value, size)
+    syms = bytes(24) + sym(1, 0x12, 8, 16) + sym(3, 0x01, 0, 4) + sym(5, 0x12, 8, 40)
+    dyn = bytes(24) + sym(7, 0x12, 0, 8)
+    text = b"\x90" * 32
+    body = text + syms + strs + bytes(-len(strs) % 8) + dyn
+    o_syms = 64 + len(text)
+    o_strs = o_syms + len(syms)
+    o_dyn = o_strs + len(strs) + (-len(strs) % 8)
+    shoff = 64 + len(body)
+    sh = lambda t, fl, addr, off, size, link=0, ent=0: struct.pack(
+        "<IIQQQQIIQQ", 0, t, fl, addr, off, size, link, 0, 8, ent)
+    shdrs = (bytes(64) + sh(1, 6, 0x7f0000001000, 64, 32) + sh(2, 0, 0, o_syms, len(syms), 3, 24)
+             + sh(3, 0, 0, o_strs, len(strs)) + sh(11, 0, 0, o_dyn, len(dyn), 3, 24))
+    eh = (b"\x7fELF" + bytes([2, 1, 1]) + bytes(9)
+          + struct.pack("<HHIQQQIHHHHHH", 1, 62, 1, 0, 0, shoff, 0, 64, 0, 0, 64, 5, 0))
+    return eh + body + shdrs
 
 
 main()

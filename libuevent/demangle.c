@@ -8,6 +8,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,4 +168,242 @@ void _uevent_demangler_free(struct _uevent_demangler *d)
 	}
 	free(d->e);
 	free(d);
+}
+
+/* ---- Numba's names (numba/core/itanium_mangler.py), for uevent_demangle() ---------- */
+
+/*
+ * An Itanium subset: _Z, a nested name N...E of length-prefixed identifiers (B tags
+ * skipped, I...E template arguments), then the argument types: builtins, Dh, L<t><v>E
+ * literals and names. Identifiers escape each byte outside [A-Za-z0-9_] as _xx.
+ * The output grows in out; any error makes the whole name not demangle.
+ */
+struct nb {
+	const char *s, *end;
+	char *out;
+	size_t n, cap;
+	int bad, depth;
+};
+
+static void nb_put(struct nb *d, const char *p, size_t n)
+{
+	if (d->bad)
+		return;
+	if (d->n + n + 1 > d->cap) {
+		size_t cap = d->cap ? d->cap : 128;
+		char *o;
+
+		while (d->n + n + 1 > cap)
+			cap *= 2;
+		if (!(o = realloc(d->out, cap))) {
+			d->bad = 1;
+			return;
+		}
+		d->out = o;
+		d->cap = cap;
+	}
+	memcpy(d->out + d->n, p, n);
+	d->n += n;
+	d->out[d->n] = 0;
+}
+
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+static int ident_byte(int c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+	       c == '_';
+}
+
+/* <length><bytes>, unescaped into the output (or skipped: out 0). */
+static void nb_ident(struct nb *d, int out)
+{
+	size_t n = 0;
+	const char *p;
+
+	if (d->s >= d->end || *d->s < '0' || *d->s > '9') {
+		d->bad = 1;
+		return;
+	}
+	while (d->s < d->end && *d->s >= '0' && *d->s <= '9') {
+		n = n * 10 + (size_t)(*d->s++ - '0');
+		if (n > (size_t)(d->end - d->s)) {
+			d->bad = 1;
+			return;
+		}
+	}
+	if (n > (size_t)(d->end - d->s)) {
+		d->bad = 1;
+		return;
+	}
+	for (p = d->s, d->s += n; out && p < d->s; p++) {
+		int hi, lo;
+		char c;
+
+		/* '_xx' is a byte numba could not keep; a kept '_' never escapes one it could */
+		if (*p == '_' && d->s - p >= 3 && (hi = hexval(p[1])) >= 0 &&
+		    (lo = hexval(p[2])) >= 0 && !ident_byte(hi << 4 | lo)) {
+			c = (char)(hi << 4 | lo);
+			p += 2;
+		} else {
+			c = *p;
+		}
+		nb_put(d, &c, 1);
+	}
+}
+
+static char nb_peek(const struct nb *d, size_t k)
+{
+	return (size_t)(d->end - d->s) > k ? d->s[k] : 0;
+}
+
+static void nb_type(struct nb *d);
+
+static void nb_template(struct nb *d)
+{
+	int first = 1;
+
+	d->s++;				/* I */
+	nb_put(d, "<", 1);
+	while (!d->bad && nb_peek(d, 0) && nb_peek(d, 0) != 'E') {
+		if (!first)
+			nb_put(d, ", ", 2);
+		first = 0;
+		nb_type(d);
+	}
+	if (d->s < d->end)
+		d->s++;			/* E */
+	nb_put(d, ">", 1);
+}
+
+/* A name: N part... E, each part an identifier or tags or a template on the last. */
+static void nb_name(struct nb *d)
+{
+	int parts = 0;
+
+	if (++d->depth > 64) {
+		d->bad = 1;
+		return;
+	}
+	if (nb_peek(d, 0) != 'N') {
+		nb_ident(d, 1);
+		if (nb_peek(d, 0) == 'I')
+			nb_template(d);
+		while (!d->bad && nb_peek(d, 0) == 'B') {
+			d->s++;
+			nb_ident(d, 0);
+		}
+		d->depth--;
+		return;
+	}
+	d->s++;
+	while (!d->bad && nb_peek(d, 0) && nb_peek(d, 0) != 'E') {
+		if (nb_peek(d, 0) == 'B') {
+			d->s++;
+			nb_ident(d, 0);
+		} else if (nb_peek(d, 0) == 'I') {
+			if (!parts)
+				d->bad = 1;
+			else
+				nb_template(d);
+		} else {
+			if (parts++)
+				nb_put(d, ".", 1);
+			nb_ident(d, 1);
+		}
+	}
+	if (d->s < d->end)
+		d->s++;			/* E */
+	d->depth--;
+}
+
+static void nb_type(struct nb *d)
+{
+	static const char basic[] = "vbhatsjiyxfd";
+	static const char *const names[] = { "void", "bool", "uint8", "int8", "uint16",
+		"int16", "uint32", "int32", "uint64", "int64", "float32", "float64" };
+	const char *b, *e;
+	char c = nb_peek(d, 0);
+
+	if (c == 'D' && nb_peek(d, 1) == 'h') {
+		d->s += 2;
+		nb_put(d, "float16", 7);
+	} else if (c && (b = strchr(basic, c))) {
+		d->s++;
+		nb_put(d, names[b - basic], strlen(names[b - basic]));
+	} else if (c == 'L' && nb_peek(d, 1) == 'i') {
+		if (!(e = memchr(d->s, 'E', (size_t)(d->end - d->s)))) {
+			d->bad = 1;
+			return;
+		}
+		nb_put(d, d->s + 2, (size_t)(e - d->s - 2));
+		d->s = e + 1;
+	} else {
+		nb_name(d);
+	}
+}
+
+/* Numba's name for sym, malloc'd, or NULL when it is not one. */
+static char *numba_demangle(const char *sym)
+{
+	static const char cfunc[] = "cfunc._Z", cpy[] = "_ZN7cpython";
+	const char *suffix = "";
+	struct nb d = { 0 };
+	int first = 1;
+
+	if (!strncmp(sym, cfunc, sizeof(cfunc) - 1)) {
+		sym += 6;
+		suffix = " [cfunc wrapper]";
+	}
+	if (strncmp(sym, "_Z", 2))
+		return NULL;
+	d.s = sym + 2;
+	d.end = sym + strlen(sym);
+	nb_name(&d);
+	if (!d.bad && !strncmp(sym, cpy, sizeof(cpy) - 1) && d.n >= 7 &&
+	    (d.out[7] == '.' || !d.out[7])) {
+		size_t skip = d.out[7] ? 8 : 7;
+
+		d.n -= skip;
+		memmove(d.out, d.out + skip, d.n + 1);
+		suffix = " [cpython wrapper]";
+	}
+	nb_put(&d, "(", 1);
+	while (!d.bad && d.s < d.end) {
+		if (!first)
+			nb_put(&d, ", ", 2);
+		first = 0;
+		nb_type(&d);
+	}
+	nb_put(&d, ")", 1);
+	nb_put(&d, suffix, strlen(suffix));
+	if (d.bad) {
+		free(d.out);
+		return NULL;
+	}
+	return d.out;
+}
+
+UEVENT_EXPORT int uevent_demangle(const char *sym, unsigned int flags, char *buf, size_t len)
+{
+	char *d;
+	const char *name;
+	size_t n;
+
+	if (!sym || (!buf && len) || (flags & ~(unsigned int)UEVENT_DEMANGLE_NUMBA))
+		return _uevent_err(EINVAL);
+	d = flags & UEVENT_DEMANGLE_NUMBA ? numba_demangle(sym) : _uevent_demangle(sym);
+	name = d ? d : sym;
+	n = strlen(name);
+	if (len) {
+		size_t k = n < len - 1 ? n : len - 1;
+
+		memcpy(buf, name, k);
+		buf[k] = 0;
+	}
+	free(d);
+	return n > INT_MAX ? _uevent_err(EOVERFLOW) : (int)n;
 }

@@ -48,6 +48,7 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/symbolize-read.c \
 	%reldir%/symbolize-elf.c \
 	%reldir%/demangle.c \
+	%reldir%/elf-object.c \
 	%reldir%/jit-internal.h \
 	%reldir%/jit.c \
 	%reldir%/jit-stage.c \

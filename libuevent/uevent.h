@@ -1301,6 +1301,46 @@ void uevent_symbolizer__free(struct uevent_symbolizer *sym);
 					       __VA_ARGS__ }
 #endif
 
+/*
+ * A name as perf prints it: C++ (_Z) and Rust (_ZN...17h<hash>E, _R) demangled as the
+ * symbolizer does; with UEVENT_DEMANGLE_NUMBA, the names Numba gives the code it
+ * compiles (numba/core/itanium_mangler.py) as "mod.qualname(int64, float64)", its
+ * wrappers with " [cpython wrapper]" / " [cfunc wrapper]". A name that does not
+ * demangle is copied as it is. Writes at most len bytes, NUL included, as snprintf;
+ * returns the whole name's length (>= len: buf holds it cut), or -EINVAL (NULL sym,
+ * NULL buf with len > 0, an unknown flag).
+ */
+enum uevent_demangle_flags {
+	UEVENT_DEMANGLE_NUMBA	= 1	/* Numba's scheme instead of C++ and Rust */
+};
+int uevent_demangle(const char *sym, unsigned int flags, char *buf, size_t len);
+
+/*
+ * The function symbols of an ELF64 little-endian object held in memory, such as the
+ * objects a JIT hands to debuggers through the GDB JIT interface (LLVM's MCJIT under
+ * Numba, Julia, ...): their section headers say where the JIT loaded each section, so
+ * a function's address is its section's sh_addr + st_value, and only functions wholly
+ * inside an executable section are given. With UEVENT_ELF_FILE, an ELF file read
+ * whole: the functions and data objects of .symtab and .dynsym, st_value as it is.
+ * Set *pos = 0 and out->sz before the first call. Returns 1 with *out set (name points
+ * into obj), 0 after the last, -ENOEXEC for what is not ELF64 little-endian, or
+ * -EINVAL. Entries or names that lie past len are skipped.
+ */
+enum uevent_elf_flags {
+	UEVENT_ELF_FILE		= 1	/* a file's tables, objects too, addresses unmoved */
+};
+
+struct uevent_elf_symbol {
+	size_t		sz;		/* sizeof(struct uevent_elf_symbol) */
+	const char	*name;		/* in obj */
+	uint64_t	addr;		/* where it was loaded (UEVENT_ELF_FILE: st_value) */
+	uint64_t	size;		/* st_size */
+	uint32_t	type;		/* STT_FUNC or STT_OBJECT */
+	uint32_t	bind;		/* STB_LOCAL, STB_GLOBAL, STB_WEAK... */
+};
+int uevent_elf_symbol_next(const void *obj, size_t len, unsigned int flags, uint64_t *pos,
+			   struct uevent_elf_symbol *out);
+
 /* ---------------------------------------------------------------------------------- */
 /* JIT hooks: announce generated code before it first runs.                              */
 /*

@@ -31,7 +31,7 @@ EXTRA_DIST += %reldir%/lib.sh %reldir%/symbols.test %reldir%/cli.test %reldir%/u
 	%reldir%/ftrace.test %reldir%/perm.test %reldir%/man.test
 
 # The reading side: decoders (also built with ASan by t/asan.test), live sessions.
-check_PROGRAMS += t/perfdec t/session t/bpf-prog t/thread-context t/session-life
+check_PROGRAMS += t/perfdec t/session t/bpf-prog t/thread-context t/session-life t/names
 t_session_life_CFLAGS = $(t_cflags) -pthread
 t_session_life_LDADD = $(t_ldadd) -lpthread
 TESTS += t/session-life
@@ -39,9 +39,11 @@ t_thread_context_CFLAGS = $(t_cflags) -pthread
 t_thread_context_LDADD = $(t_ldadd) -lpthread
 t_perfdec_CFLAGS = $(t_cflags)
 t_perfdec_LDADD = $(t_ldadd)
+t_names_CFLAGS = $(t_cflags)
+t_names_LDADD = $(t_ldadd)
 t_session_CFLAGS = $(t_cflags) -pthread
 t_session_LDADD = $(t_ldadd) -lpthread
-TESTS += t/perfdec t/session t/thread-context t/asan.test t/lsan.test
+TESTS += t/perfdec t/session t/thread-context t/names t/asan.test t/lsan.test
 # samples -> spans through the BPF path on this (stock) kernel
 check_PROGRAMS += t/bpf-context
 t_bpf_context_CFLAGS = $(t_cflags) -pthread

@@ -6657,6 +6657,152 @@ extern "C" {
 extern "C" {
     pub fn uevent_symbolizer__free(sym: *mut uevent_symbolizer);
 }
+pub const UEVENT_DEMANGLE_NUMBA: uevent_demangle_flags = 1;
+pub type uevent_demangle_flags = ::std::os::raw::c_uint;
+extern "C" {
+    pub fn uevent_demangle(
+        sym: *const ::std::os::raw::c_char,
+        flags: ::std::os::raw::c_uint,
+        buf: *mut ::std::os::raw::c_char,
+        len: size_t,
+    ) -> ::std::os::raw::c_int;
+}
+pub const UEVENT_ELF_FILE: uevent_elf_flags = 1;
+pub type uevent_elf_flags = ::std::os::raw::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct uevent_elf_symbol {
+    pub sz: size_t,
+    pub name: *const ::std::os::raw::c_char,
+    pub addr: u64,
+    pub size: u64,
+    pub type_: u32,
+    pub bind: u32,
+}
+#[test]
+fn bindgen_test_layout_uevent_elf_symbol() {
+    assert_eq!(
+        ::std::mem::size_of::<uevent_elf_symbol>(),
+        40usize,
+        concat!("Size of: ", stringify!(uevent_elf_symbol))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<uevent_elf_symbol>(),
+        8usize,
+        concat!("Alignment of ", stringify!(uevent_elf_symbol))
+    );
+    fn test_field_sz() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_elf_symbol>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).sz) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_elf_symbol),
+                "::",
+                stringify!(sz)
+            )
+        );
+    }
+    test_field_sz();
+    fn test_field_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_elf_symbol>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).name) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_elf_symbol),
+                "::",
+                stringify!(name)
+            )
+        );
+    }
+    test_field_name();
+    fn test_field_addr() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_elf_symbol>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).addr) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_elf_symbol),
+                "::",
+                stringify!(addr)
+            )
+        );
+    }
+    test_field_addr();
+    fn test_field_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_elf_symbol>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).size) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_elf_symbol),
+                "::",
+                stringify!(size)
+            )
+        );
+    }
+    test_field_size();
+    fn test_field_type() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_elf_symbol>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).type_) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_elf_symbol),
+                "::",
+                stringify!(type_)
+            )
+        );
+    }
+    test_field_type();
+    fn test_field_bind() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<uevent_elf_symbol>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).bind) as usize - ptr as usize
+            },
+            36usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(uevent_elf_symbol),
+                "::",
+                stringify!(bind)
+            )
+        );
+    }
+    test_field_bind();
+}
+extern "C" {
+    pub fn uevent_elf_symbol_next(
+        obj: *const ::std::os::raw::c_void,
+        len: size_t,
+        flags: ::std::os::raw::c_uint,
+        pos: *mut u64,
+        out: *mut uevent_elf_symbol,
+    ) -> ::std::os::raw::c_int;
+}
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct uevent_jit {
