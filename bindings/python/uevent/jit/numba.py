@@ -28,13 +28,12 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
-import re
 import struct
 import sys
 import threading
 from typing import Dict, List, Optional, Tuple
 
-from . import Session as _Session
+from . import Session as _Session, _binding
 
 __all__ = ["enable", "disable", "enabled", "session", "ENV"]
 
@@ -45,132 +44,32 @@ _state = None          # the _Hook while enabled
 _state_atexit: list = []
 
 
-# ---------------------------------------------------------------------------------------
-# Names: numba's mangling (numba/core/itanium_mangler.py), for code no compile event named
-
-_BASIC = {"v": "void", "b": "bool", "h": "uint8", "a": "int8", "t": "uint16", "s": "int16",
-          "j": "uint32", "i": "int32", "y": "uint64", "x": "int64", "f": "float32",
-          "d": "float64"}
-_ESC = re.compile(r"_([0-9a-f]{2})")
-
-
-def _unescape(s: str) -> str:
-    # '_xx' is a hex escape of a byte numba could not keep; a '_' numba kept never
-    # decodes to [A-Za-z0-9_], so only those are taken as escapes
-    raw = bytearray()
-    i = 0
-    while i < len(s):
-        m = _ESC.match(s, i)
-        if m and not (chr(int(m.group(1), 16)).isalnum() or m.group(1) == "5f"):
-            raw.append(int(m.group(1), 16))
-            i = m.end()
-        else:
-            raw += s[i].encode()
-            i += 1
-    return raw.decode("utf-8", "replace")
-
-
-class _Demangle:
-    def __init__(self, s: str):
-        self.s, self.i = s, 0
-
-    def peek(self, n=1):
-        return self.s[self.i:self.i + n]
-
-    def ident(self) -> str:
-        m = re.compile(r"\d+").match(self.s, self.i)
-        if not m:
-            raise ValueError
-        n = int(m.group(0))
-        self.i = m.end() + n
-        if self.i > len(self.s):
-            raise ValueError
-        return _unescape(self.s[m.end():self.i])
-
-    def tags(self) -> None:
-        while self.peek() == "B":
-            self.i += 1
-            self.ident()
-
-    def name(self) -> List[str]:
-        if self.peek() == "N":
-            self.i += 1
-            parts = []
-            while self.peek() not in ("E", ""):
-                if self.peek() == "B":
-                    self.tags()
-                elif self.peek() == "I":
-                    parts[-1] += self.template()
-                else:
-                    parts.append(self.ident())
-            self.i += 1
-            return parts
-        part = self.ident()
-        if self.peek() == "I":
-            part += self.template()
-        self.tags()
-        return [part]
-
-    def template(self) -> str:
-        self.i += 1
-        args = []
-        while self.peek() not in ("E", ""):
-            args.append(self.type())
-        self.i += 1
-        return "<%s>" % ", ".join(args)
-
-    def type(self) -> str:
-        c = self.peek()
-        if self.peek(2) == "Dh":
-            self.i += 2
-            return "float16"
-        if c in _BASIC:
-            self.i += 1
-            return _BASIC[c]
-        if self.peek(2) == "Li":
-            j = self.s.index("E", self.i)
-            v = self.s[self.i + 2:j]
-            self.i = j + 1
-            return v
-        return ".".join(self.name())
-
-
 def demangle(sym: str) -> str:
     """A readable name for a symbol in Numba's code: 'mod.qualname(int64, float64)', with
     ' [cpython wrapper]' / ' [cfunc wrapper]' for the wrappers; other symbols as they are."""
-    suffix = ""
-    s = sym
-    if s.startswith("cfunc._Z"):
-        s, suffix = s[6:], " [cfunc wrapper]"
-    if not s.startswith("_Z"):
-        return sym
-    d = _Demangle(s[2:])
-    try:
-        parts = d.name()
-        if parts[:1] == ["cpython"] and s.startswith("_ZN7cpython"):
-            parts, suffix = parts[1:], " [cpython wrapper]"
-        args = []
-        while d.i < len(d.s):
-            args.append(d.type())
-    except (ValueError, IndexError):
-        return sym
-    return "%s(%s)%s" % (".".join(parts), ", ".join(args), suffix)
+    ffi, lib = _binding().ffi, _binding().lib
+    raw = sym.encode("utf-8", "surrogateescape")     # NUMBA: numba/core/itanium_mangler.py
+    buf = ffi.new("char[]", lib.uevent_demangle(raw, lib.UEVENT_DEMANGLE_NUMBA, ffi.NULL, 0) + 1)
+    lib.uevent_demangle(raw, lib.UEVENT_DEMANGLE_NUMBA, buf, len(buf))
+    return ffi.string(buf).decode("utf-8", "replace")
 
 
 # ---------------------------------------------------------------------------------------
 # The GDB JIT interface: where MCJIT puts every object it loads
 
-class _Entry(ctypes.Structure):
-    pass
-
-
-_Entry._fields_ = [("next_entry", ctypes.c_void_p), ("prev_entry", ctypes.c_void_p),
-                   ("symfile_addr", ctypes.c_void_p), ("symfile_size", ctypes.c_uint64)]
-
-
 class _Descriptor(ctypes.Structure):
     _fields_ = [("version", ctypes.c_uint32), ("action_flag", ctypes.c_uint32),
                 ("relevant_entry", ctypes.c_void_p), ("first_entry", ctypes.c_void_p)]
+
+
+def _elf_symbols(buf: bytes, flags: int = 0):
+    """(name, address, size) of each function of an ELF object in memory, at the address
+    its section was loaded at; with UEVENT_ELF_FILE, of a file read whole (objects too,
+    st_value): uevent_elf_symbol_next(). Truncated or foreign data yields nothing."""
+    u = _binding()
+    obj, pos, s = u.ffi.from_buffer(buf), u.ffi.new("uint64_t *"), u._out("struct uevent_elf_symbol *")
+    while u.lib.uevent_elf_symbol_next(obj, len(buf), flags, pos, s) == 1:
+        yield u.ffi.string(s.name), s.addr, s.size
 
 
 def _elf_symbol(path: str, name: bytes) -> Optional[int]:
@@ -181,10 +80,8 @@ def _elf_symbol(path: str, name: bytes) -> Optional[int]:
             buf = f.read()
     except OSError:
         return None
-    for sname, _bind, _shndx, value, _size, _sec in _elf_functions(buf, want_objects=True):
-        if sname == name:
-            return value
-    return None
+    found = (v for n, v, _ in _elf_symbols(buf, _binding().lib.UEVENT_ELF_FILE) if n == name)
+    return next(found, None)
 
 
 def _load_base(path: str) -> Optional[int]:
@@ -216,46 +113,6 @@ def _find_descriptor() -> _Descriptor:
         if v and base is not None:
             return _Descriptor.from_address(base + v)
     raise OSError(2, "uevent.jit.numba: LLVM's __jit_debug_descriptor not found in %s" % libpath)
-
-
-_SHF_EXECINSTR = 4
-
-
-def _elf_functions(buf: bytes, want_objects: bool = False):
-    """(name, bind, shndx, address, size, section) of each STT_FUNC symbol of an ELF64
-    little-endian file; address = the section's sh_addr (where MCJIT loaded it) + st_value.
-    Truncated or foreign data yields nothing."""
-    if len(buf) < 64 or buf[:4] != b"\x7fELF" or buf[4] != 2 or buf[5] != 1:
-        return
-    shoff, = struct.unpack_from("<Q", buf, 0x28)
-    shentsize, shnum = struct.unpack_from("<HH", buf, 0x3a)
-    if shentsize < 64 or shoff + shnum * shentsize > len(buf):
-        return
-    secs = [struct.unpack_from("<IIQQQQIIQQ", buf, shoff + i * shentsize) for i in range(shnum)]
-    for sh_name, sh_type, flags, addr, off, size, link, info, align, entsize in secs:
-        if sh_type not in ((2, 11) if want_objects else (2,)):    # SHT_SYMTAB, SHT_DYNSYM
-            continue
-        if link >= shnum or off + size > len(buf):
-            continue
-        stroff, strsize = secs[link][4], secs[link][5]
-        for j in range(size // 24):
-            st_name, st_info, _o, shndx, value, ssize = struct.unpack_from("<IBBHQQ", buf, off + j * 24)
-            kind = st_info & 0xf
-            if kind != 2 and not (want_objects and kind == 1):    # STT_FUNC (STT_OBJECT)
-                continue
-            if st_name >= strsize:
-                continue
-            end = buf.find(b"\0", stroff + st_name, stroff + strsize)
-            name = buf[stroff + st_name:end if end >= 0 else stroff + strsize]
-            if want_objects:
-                yield name, st_info >> 4, shndx, value, ssize, None
-                continue
-            if shndx == 0 or shndx >= shnum or ssize == 0:
-                continue
-            sec = secs[shndx]
-            if not sec[2] & _SHF_EXECINSTR or value + ssize > sec[5]:
-                continue
-            yield name.decode("utf-8", "replace"), st_info >> 4, shndx, sec[3] + value, ssize, sec
 
 
 # ---------------------------------------------------------------------------------------
@@ -406,7 +263,8 @@ class _Hook:
 
     def announce(self, buf: bytes) -> List[int]:
         done = []
-        for sym, _bind, _shndx, addr, size, _sec in _elf_functions(buf):
+        for raw, addr, size in _elf_symbols(buf):
+            sym = raw.decode("utf-8", "replace")
             name, fname, line = self.names.get(sym) or (demangle(sym), None, 0)
             if fname and line > 0:
                 # perf inject ends the line table's sequence at the last entry: a second
