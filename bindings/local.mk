@@ -12,4 +12,5 @@ CLEANFILES += $(UEVENT_CDEF)
 
 # All three bindings through the usdt transport into perf (root only).
 TESTS += %reldir%/usdt.test
+host_TESTS += %reldir%/usdt.test
 EXTRA_DIST += %reldir%/usdt.test

@@ -30,6 +30,7 @@ check_PROGRAMS += %reldir%/nvtx-check
 %canon_reldir%_nvtx_check_CFLAGS = $(AM_CFLAGS) -I$(top_srcdir)/t
 %canon_reldir%_nvtx_check_LDADD = libuevent/libuevent.la
 TESTS += %reldir%/nvtx-check %reldir%/record.test
+host_TESTS += %reldir%/record.test
 EXTRA_DIST += %reldir%/record.test %reldir%/nvtx-bench.c %reldir%/nvtx.c %reldir%/nvtx-client.c %reldir%/nvtx-module.c %reldir%/nvtx-chain.c %reldir%/chain-count.h
 
 if HAVE_NVTX

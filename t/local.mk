@@ -16,6 +16,14 @@ t_emit_CFLAGS = $(t_cflags) -pthread
 t_emit_LDADD = $(t_ldadd) -lpthread
 
 TESTS += t/codec t/emit
+# what distcheck-ci leaves out (Makefile.am): live sessions, recordings, sanitizer
+# builds and JIT runtimes on this host; make check runs them
+host_TESTS += t/session t/session-life t/thread-context t/bpf-context t/asan.test \
+	t/lsan.test t/ubsan-cli.test t/record-kill.test t/record-memlock.test \
+	t/perf-event-guard.test t/record.test t/live-vs-perf.test t/perf-event.test \
+	t/bpftrace.test t/event-names.test t/usdt.test t/perm.test t/report.test \
+	t/report-context.test t/jit-perf.test t/jit-tsan.test t/jit-luajit.test \
+	t/jit-python.test t/jit-numba.test t/cli-user.test t/tracefs-mount.test
 
 EXTRA_DIST += %reldir%/tap.h %reldir%/data %reldir%/kernel-abi.test %reldir%/fake-abi.c
 

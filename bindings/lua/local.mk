@@ -86,6 +86,7 @@ CLEANFILES += %reldir%/uevent/cdef.lua %reldir%/uevent/_records.lua %reldir%/cte
 TESTS += %reldir%/lua.test %reldir%/lua-reader.test %reldir%/lua-spawn.test %reldir%/lua-abi.test \
 	%reldir%/lua-symbolize.test
 TESTS += %reldir%/lua-session-life.test
+host_TESTS += %reldir%/lua-reader.test %reldir%/lua-spawn.test %reldir%/lua-session-life.test
 EXTRA_DIST += %reldir%/lua-session-life.test %reldir%/tests/test_session_life.lua
 EXTRA_DIST += %reldir%/uevent.lua %reldir%/gen-ctest.lua %reldir%/gen_records.py %reldir%/lua.test \
 	%reldir%/lua-abi.test %reldir%/lua-reader.test %reldir%/tests/test_uevent.lua \

@@ -99,4 +99,5 @@ EXTRA_DIST += %reldir%/python.test %reldir%/reader.test %reldir%/spawn.test %rel
 	%reldir%/tests/test_reader.py %reldir%/tests/test_spawn.py \
 	%reldir%/arrays.test %reldir%/tests/test_arrays.py
 TESTS += %reldir%/session-life.test
+host_TESTS += %reldir%/reader.test %reldir%/spawn.test %reldir%/session-life.test
 EXTRA_DIST += %reldir%/session-life.test %reldir%/tests/test_session_life.py
