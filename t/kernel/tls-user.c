@@ -434,8 +434,8 @@ static struct self sample_self(unsigned int ask, uint64_t want_size, uint64_t wa
 	if (pend_left(&sf.pend) <= sf.tail)
 		sf.closing = pend_left(&sf.pend);
 	if (sf.closing)
-		diag("sample_self: %d of %d samples were taken in close(), which frees the "
-		     "event before their record could be written", sf.closing, sf.samples);
+		diag("sample_self: %d of %d samples came after the last record, in close()'s "
+		     "entry, whose task work frees the event first", sf.closing, sf.samples);
 	return sf;
 }
 
