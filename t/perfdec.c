@@ -1032,12 +1032,87 @@ static void check_tls_deferred(void)
 	uevent_thread_context_clear();
 }
 
+/*
+ * Records followed by bytes their size does not count (pipe mode): the tracing data of
+ * PERF_RECORD_HEADER_TRACING_DATA (66) and the trace of PERF_RECORD_AUXTRACE (71). The
+ * reader steps over them, whatever they look like, to the record after; bytes that run
+ * past the end are a cut file.
+ */
+static void check_trailing(void)
+{
+	struct uevent_perf_record r = { .sz = sizeof(r) };
+	struct perf_event_attr a;
+	struct perf_event_header fake = { .type = PERF_RECORD_SAMPLE, .size = 24 };
+	uint8_t img[2048], body[512];
+	uint64_t v, id = 7;
+	uint32_t u[2];
+	size_t n, b, i;
+	int fd, k, ret = 0, samples = 0, tid77 = 0, aux = 0, td = 0;
+	struct uevent_perf_file *pf;
+	char tmp[64];
+
+	v = 0x32454c4946524550ull; memcpy(img, &v, 8);
+	v = 16; memcpy(img + 8, &v, 8);
+	n = 16;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID;
+	memcpy(body, &a, sizeof(a));
+	memcpy(body + sizeof(a), &id, 8);
+	n += put_rec(img + n, 64, body, sizeof(a) + 8);		/* HEADER_ATTR */
+	u[0] = 96; u[1] = 0;					/* 96 bytes of tracing data */
+	n += put_rec(img + n, 66, u, 8);
+	for (i = 0; i < 96; i += 24)				/* that look like samples */
+		memcpy(img + n + i, &fake, sizeof(fake)), memset(img + n + i + 8, 0, 16);
+	n += 96;
+	memset(body, 0, 40);					/* AUXTRACE: size, offset, ... */
+	v = 120; memcpy(body, &v, 8);
+	n += put_rec(img + n, 71, body, 40);
+	for (i = 0; i < 120; i += 24)
+		memcpy(img + n + i, &fake, sizeof(fake)), memset(img + n + i + 8, 0, 16);
+	n += 120;
+	b = 0;
+	memcpy(body, &id, 8); b += 8;
+	u[0] = 77; u[1] = 77; memcpy(body + b, u, 8); b += 8;
+	n += put_rec(img + n, PERF_RECORD_SAMPLE, body, b);
+
+	for (k = 0; k < 2; k++) {
+		/* k = 1: the AUXTRACE record says 4096 bytes follow; the file has 144 */
+		if (k == 1) {
+			v = 4096;
+			memcpy(img + n - 24 - 120 - 40, &v, 8);
+		}
+		samples = tid77 = aux = td = 0;
+		fd = memfd_create("perfdec-trailing", MFD_CLOEXEC);
+		snprintf(tmp, sizeof(tmp), "/proc/self/fd/%d", fd);
+		pf = fd >= 0 && !put(fd, img, n) ? uevent_perf_file__open(tmp) : NULL;
+		while (pf && (ret = uevent_perf_file__next(pf, &r)) > 0) {
+			aux += r.type == 71;
+			td += r.type == 66;
+			samples += r.body == UEVENT_BODY_SAMPLE;
+			tid77 += r.body == UEVENT_BODY_SAMPLE && r.u.sample.tid == 77;
+		}
+		if (k == 0)
+			ok(pf && ret == 0 && samples == 1 && tid77 == 1 && aux == 1 && td == 1,
+			   "pipe mode: the bytes after TRACING_DATA and AUXTRACE are stepped over: "
+			   "1 sample of tid 77 (%d samples, %d of tid 77, ret %d)", samples, tid77, ret);
+		else
+			ok(pf && ret == -ENODATA && samples == 0 && td == 1,
+			   "pipe mode: AUXTRACE bytes past the end are a cut file: -ENODATA "
+			   "after the records before it (ret %d, %d samples)", ret, samples);
+		uevent_perf_file__close(pf);
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
 int main(void)
 {
 	size_t len;
 	uint8_t *le, *be;
 
-	plan(22 * 2 + 2 * 2 + 7 + 12 + 8 + 4 + 4 + 2 + 4 + 2 + 4 + 3);
+	plan(22 * 2 + 2 * 2 + 7 + 12 + 8 + 4 + 4 + 2 + 4 + 2 + 4 + 3 + 2);
 	le = slurp("perf_records.le.bin", &len);
 	if (le) {
 		check_golden(le, len, UEVENT_BO_LITTLE, "le");
@@ -1058,6 +1133,7 @@ int main(void)
 	check_perf_files();
 	check_cuts();
 	check_oversized();
+	check_trailing();
 	check_event_index();
 	check_batch();
 	check_tls_deferred();
