@@ -514,6 +514,23 @@ static int open_file_mode(struct uevent_perf_file *f)
 	return 0;
 }
 
+/*
+ * The bytes that follow the record at r and that its size does not count: the tracing
+ * data of PERF_RECORD_HEADER_TRACING_DATA, the trace of PERF_RECORD_AUXTRACE. -1 when
+ * they run past room, the bytes after the record.
+ */
+static int64_t trailing(const struct uevent_perf_file *f, const uint8_t *r,
+			const struct perf_event_header *h, uint64_t room)
+{
+	uint64_t n = 0;
+
+	if (h->type == REC_TRACING_DATA && h->size >= 12)
+		n = fr32(f, r + 8);
+	else if (h->type == REC_AUXTRACE && h->size >= 16)
+		n = fr64(f, r + 8);
+	return n > room ? -1 : (int64_t)n;
+}
+
 /* Pipe mode: the attrs, names and tracing data come as records before the events. */
 static int scan_pipe_headers(struct uevent_perf_file *f)
 {
@@ -522,10 +539,14 @@ static int scan_pipe_headers(struct uevent_perf_file *f)
 
 	while (off + 8 <= f->len) {
 		struct perf_event_header h;
+		int64_t extra;
 
 		frheader(f, f->map + off, &h);
 		/* a cut or corrupt record: __next() says which, at its offset */
 		if (h.size < 8 || h.size > f->len - off)
+			break;
+		extra = trailing(f, f->map + off, &h, f->len - off - h.size);
+		if (extra < 0)
 			break;
 		if (h.type == REC_HEADER_ATTR) {
 			uint32_t asz;
@@ -540,13 +561,7 @@ static int scan_pipe_headers(struct uevent_perf_file *f)
 			if (err)
 				return err;
 		} else if (h.type == REC_TRACING_DATA && h.size >= 12) {
-			uint32_t sz;
-
-			sz = fr32(f, f->map + off + 8);
-			if (sz > f->len - off - h.size)
-				break;
-			parse_tracing(f, f->map + off + h.size, sz);
-			off += sz;
+			parse_tracing(f, f->map + off + h.size, (uint64_t)extra);
 		} else if (h.type == REC_HEADER_FEATURE && h.size >= 16) {
 			uint64_t feat;
 
@@ -561,15 +576,8 @@ static int scan_pipe_headers(struct uevent_perf_file *f)
 				parse_event_desc(f, f->map + off + 16, h.size - 16u);
 			else if (feat == FEAT_CLOCKID && h.size >= 24)
 				f->clock_res = (int64_t)fr64(f, f->map + off + 16);
-		} else if (h.type == REC_AUXTRACE && h.size >= 16) {
-			uint64_t sz;
-
-			sz = fr64(f, f->map + off + 8);
-			if (sz > f->len - off - h.size)
-				break;
-			off += sz;
 		}
-		off += h.size;
+		off += h.size + (uint64_t)extra;
 	}
 	/* a stream that promised an end mark and ends without it was cut */
 	f->unfinished = promised && !ended;
@@ -663,16 +671,13 @@ static int build_order(struct uevent_perf_file *f)
 	while (f->end - off >= 8) {
 		struct perf_event_header h;
 		const uint8_t *r = f->map + off;
-		uint64_t extra = 0;
+		int64_t extra;
 
 		frheader(f, r, &h);
 		if (h.size < 8 || h.size > f->end - off)
 			break;
-		if (h.type == REC_TRACING_DATA && h.size >= 12)
-			extra = fr32(f, r + 8);
-		else if (h.type == REC_AUXTRACE && h.size >= 16)
-			extra = fr64(f, r + 8);
-		if (extra > f->end - off - h.size)
+		extra = trailing(f, r, &h, f->end - off - h.size);
+		if (extra < 0)
 			break;
 		if (rec_time(f, r, h.size, h.type, &t) < 0)
 			t = prev;
@@ -686,7 +691,7 @@ static int build_order(struct uevent_perf_file *f)
 		}
 		f->order[f->norder].time = prev = t;
 		f->order[f->norder++].off = off;
-		off += h.size + extra;
+		off += h.size + (uint64_t)extra;
 		give_back(f, off);	/* read again from the start */
 	}
 	f->stop = off;
@@ -801,6 +806,7 @@ static int next_record(struct uevent_perf_file *f, struct uevent_perf_record *re
 	struct perf_event_header h;
 	struct pevent *e;
 	const uint8_t *r;
+	int64_t extra;
 	int err;
 
 	for (;;) {
@@ -825,20 +831,10 @@ static int next_record(struct uevent_perf_file *f, struct uevent_perf_record *re
 			return _uevent_err(EINVAL);
 		if (h.size > f->end - f->off)
 			return overrun(f);
-		/* records followed by bytes their size does not count */
-		if (h.type == REC_TRACING_DATA && h.size >= 12) {
-			uint32_t sz = fr32(f, r + 8);
-
-			if (sz > f->end - f->off - h.size)
-				return overrun(f);
-			f->off += sz;
-		} else if (h.type == REC_AUXTRACE && h.size >= 16) {
-			uint64_t sz = fr64(f, r + 8);
-
-			if (sz > f->end - f->off - h.size)
-				return overrun(f);
-			f->off += sz;
-		}
+		extra = trailing(f, r, &h, f->end - f->off - h.size);
+		if (extra < 0)
+			return overrun(f);
+		f->off += (uint64_t)extra;
 		if (data_only && h.type != PERF_RECORD_SAMPLE && h.type != PERF_RECORD_UEVENT) {
 			f->off += h.size;
 			continue;
