@@ -129,6 +129,15 @@ def lua(model):
         else:
             out.append(f"  if o.{f.name} then f.{f.name} = o.{f.name} end")
     out += ["  return f", "end"]
+    out += ["", "-- the batch structs' columns, from their notes: rows = { member, C type, ... } of",
+            "-- the [column] and [offset in T] members; tail = { member, C type, its room, its count }",
+            "R.batch_columns = {}"]
+    for st, cols in model.batches():
+        rows = ", ".join(f'"{f.name}", "{f.ctype}"' for f in cols if not f.tail)
+        t = next(f for f in cols if f.tail)
+        out += [f"R.batch_columns.{st} = {{",
+                f"  rows = {{ {rows} }},",
+                f'  tail = {{ "{t.name}", "{t.ctype}", "{t.tail[0]}", "{t.tail[1]}" }},', "}"]
     out += ["", "-- the counter structs as tables of numbers (a [by F] array: by the name F gives)",
             "R.counters = {}"]
     for name in rm.COUNTERS:

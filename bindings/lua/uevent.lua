@@ -603,6 +603,53 @@ function M.ring_read(base, map_size, cap)
   return ffi_string(ring_buf, n)
 end
 
+-- ---- batches: samples and uevents as columns ---------------------------------------
+-- pf:read_batch([n]) and s:read_batch([n[, timeout_ms]]) -> { samples = cols, uevents =
+-- cols } of up to n (65536) rows each; false at the end (a session: when none came
+-- within timeout_ms, 0 by default); nil, err, -errno (-ENODATA: a cut file, once the
+-- rows before the cut were given). Each cols holds n (rows filled), a packed cdata array
+-- from index 0 for each member of struct uevent_sample_batch / uevent_record_batch
+-- (generated from uevent.h: time, pid, tid, ..., chain_off, chain_len / data_off,
+-- data_len), and the tail with its count (chain and chain_n / data and data_n).
+-- cols:callchain(i) is row i's callchain (a Lua array of uint64_t cdata),
+-- cols:payload(i) its payload (a string).
+local columns = {}
+columns.__index = columns
+function columns.callchain(c, i)
+  local t, off = {}, c.chain_off[i]
+  for k = 1, c.chain_len[i] do t[k] = c.chain[off + k - 1] end
+  return t
+end
+function columns.payload(c, i) return ffi_string(c.data + c.data_off[i], c.data_len[i]) end
+
+-- struct st over new columns of n rows, its tail with room for per_row a row and the
+-- largest record's (least: a session reads on only while that much is free)
+local function batch(st, n, per_row, least)
+  local d, b, c = R.batch_columns[st], ffi_new("struct " .. st), setmetatable({}, columns)
+  b.sz, b.cap = ffi.sizeof(b), n
+  for i = 1, #d.rows, 2 do
+    c[d.rows[i]] = ffi_new(d.rows[i + 1] .. "[?]", n)
+    b[d.rows[i]] = c[d.rows[i]]
+  end
+  local t, cap = d.tail, per_row * n + least
+  c[t[1]] = ffi_new(t[2] .. "[?]", cap)
+  b[t[1]], b[t[3]] = c[t[1]], cap
+  return b, function() c.n, c[t[4]] = tonumber(b.n), tonumber(b[t[4]]); return c end
+end
+
+local function read_batch(what, n, call, where)
+  n = n or 65536
+  if type(n) ~= "number" or n < 1 or n > 2^31 - 1 or n % 1 ~= 0 then
+    return fail(-22, what .. ": n must be a whole number from 1 to 2^31 - 1")
+  end
+  local sb, samples = batch("uevent_sample_batch", n, 16, 8192)
+  local ub, uevents = batch("uevent_record_batch", n, 64, 65536)
+  local ret = call(sb, ub)
+  if ret == 0 then return false end
+  if ret < 0 then return fail(ret, where and where() or what) end
+  return { samples = samples(), uevents = uevents() }
+end
+
 -- ---- live sessions -----------------------------------------------------------------
 
 
@@ -698,6 +745,11 @@ methods(session, "session", "session", {
     if ret < 0 then return fail(ret, "stats") end
     return R.counters.uevent_session_stats(st)
   end,
+  read_batch = function(h, n, timeout_ms)
+    return read_batch("session read_batch", n, function(sb, ub)
+      return lib.uevent_session__read_batch(h, sb, ub, timeout_ms or 0)
+    end)
+  end,
   transports = function(h) return transport_names(lib.uevent_session__transports(h)) end,
   -- The process watched (spawn(): the child), -1 system-wide.
   pid = function(h) return tonumber(lib.uevent_session__pid(h)) end,
@@ -790,6 +842,11 @@ local perf_file
 perf_file, M.perf_data = file_handle("perf_data", "perf_file", scratch_rec, perf_record_table, -71)
 
 methods(perf_file, "perf_file", "perf.data reader", {
+  read_batch = function(h, n)
+    return read_batch("read_batch", n, function(sb, ub)
+      return lib.uevent_perf_file__read_batch(h, sb, ub)
+    end, function() return "read_batch at offset " .. tonumber(lib.uevent_perf_file__offset(h)) end)
+  end,
   -- raw_fields(rec[, json]) -> a tracepoint sample's fields by name from the file's
   -- formats (libtraceevent): "prev_comm=sh prev_pid=42 ...", or with json the JSON
   -- object text; nil, err, -errno (-ENOENT: no tracepoint format for its event;

@@ -543,13 +543,113 @@ local function nfds()
   return c
 end
 
+-- ---- batches: read_batch's columns against the per-record tables of the same files ----
+local function num(v) return (tostring(v):gsub("U?LL$", "")) end
+local function row(...)
+  local t = { ... }
+  for i = 1, select("#", ...) do t[i] = type(t[i]) == "string" and t[i] or num(t[i]) end
+  return table.concat(t, " ")
+end
+local function per_record_rows(path)
+  local sm, ue, code = {}, {}, nil
+  local pf = assert(uevent.perf_data(path))
+  while true do
+    local rec, _, c = pf:next()
+    if rec == false then break end
+    if rec == nil then code = c; if c ~= -71 then break end
+    elseif rec.sample then
+      local x = rec.sample
+      local chain = {}
+      for k, ip in ipairs(x.callchain or {}) do chain[k] = num(ip) end
+      sm[#sm + 1] = row(x.time, x.pid, x.tid, x.cpu, x.event_index, x.ip, x.period,
+                        table.concat(chain, ","))
+    elseif rec.uevent then
+      local u, id = rec.uevent, rec.uevent.id
+      ue[#ue + 1] = row(id.time or 0, id.pid or 0, id.tid or 0, id.cpu or 0, u.event_index,
+                        u.type, u.flags, uevent.lib.uevent_transport_from_name(rec.transport), u.data)
+    end
+  end
+  pf:close()
+  return sm, ue, code
+end
+local function batch_rows(path, n)
+  local sm, ue, batches, code = {}, {}, 0, nil
+  local pf = assert(uevent.perf_data(path))
+  while true do
+    local b, _, c = pf:read_batch(n)
+    if not b then code = c; break end
+    batches = batches + 1
+    local s, u = b.samples, b.uevents
+    for i = 0, s.n - 1 do
+      local chain = {}
+      for k, ip in ipairs(s:callchain(i)) do chain[k] = num(ip) end
+      sm[#sm + 1] = row(s.time[i], s.pid[i], s.tid[i], s.cpu[i], s.event_index[i], s.ip[i],
+                        s.period[i], table.concat(chain, ","))
+    end
+    for i = 0, u.n - 1 do
+      ue[#ue + 1] = row(u.time[i], u.pid[i], u.tid[i], u.cpu[i], u.event_index[i], u.type[i],
+                        u.flags[i], u.transport[i], u:payload(i))
+    end
+  end
+  pf:close()
+  return sm, ue, batches, code
+end
+local function same_rows(a, b)
+  if #a ~= #b then return false end
+  for i = 1, #a do if a[i] ~= b[i] then diag(a[i] .. " ~= " .. b[i]); return false end end
+  return true
+end
+for _, fn in ipairs { "perf_records.le.perf.data", "perf_records.be.perf.data", "usdt.perf.data",
+                      "usdt.pipe.perf.data", "clock.perf.data" } do
+  local ws, wu = per_record_rows(data .. fn)
+  local bs, bu, nb, code = batch_rows(data .. fn)
+  ok(#ws + #wu > 0 and same_rows(ws, bs) and same_rows(wu, bu) and nb == 1 and code == nil,
+     ("%s: read_batch gives the per-record tables' %d samples and %d uevents in one batch")
+     :format(fn, #ws, #wu))
+end
+do
+  local ws, wu = per_record_rows(data .. "clock.perf.data")
+  local bs, bu, nb = batch_rows(data .. "clock.perf.data", 10)
+  ok(same_rows(ws, bs) and same_rows(wu, bu) and nb == math.ceil(math.max(#ws, #wu) / 10),
+     ("clock.perf.data in batches of 10: the same rows, %d batches"):format(nb))
+  local pf = assert(uevent.perf_data(data .. "perf_records.le.perf.data"))
+  local _, err0, zero = pf:read_batch(0)
+  local _, _, frac = pf:read_batch(1.5)
+  local b = pf:read_batch()
+  local s, u = b.samples, b.uevents
+  local chain = s:callchain(0)
+  ok(zero == EINVAL and frac == EINVAL and s.n >= 1 and u.n >= 1 and #chain == 3 and
+     chain[1] == 0x401000 and chain[3] == 0x401200 and u:payload(0) == "hello perf\0" and
+     s.chain_n >= 3 and u.data_n >= 11 and pf:read_batch() == false,
+     "read_batch(0) and (1.5): nil, err, -EINVAL (" .. tostring(err0) .. "); columns by name, "
+     .. "a callchain and a payload as written; false at the end")
+  pf:close()
+  local _, _, closed_code = pf:read_batch()
+  ok(closed_code == EBADF, "read_batch on a closed reader: nil, err, -EBADF")
+  -- cut in the middle of a record: the whole rows first, then -ENODATA
+  local img, cut = slurp(data .. "usdt.pipe.perf.data"), os.tmpname()
+  local all_s, all_u = per_record_rows(data .. "usdt.pipe.perf.data")
+  local cs, cu, ccode
+  for k = 5, #img, 8 do          -- cut short of the end until a uevent is cut
+    local h = assert(io.open(cut, "wb")); h:write(img:sub(1, #img - k)); h:close()
+    cs, cu, ccode = per_record_rows(cut)
+    if #cu < #all_u then break end
+  end
+  local ks, ku, _, kcode = batch_rows(cut, 50)
+  ok(ccode == -61 and kcode == -61 and #cu > 0 and #cu < #all_u and same_rows(cs, ks) and
+     same_rows(cu, ku),
+     ("a cut file: read_batch gives the %d whole rows, then nil, err, -ENODATA (%s, %s; %d rows)")
+     :format(#cs + #cu, tostring(ccode), tostring(kcode), #ks + #ku))
+  os.remove(cut)
+end
+
 local live_why
 if ffi.C.getuid() ~= 0 then live_why = "needs root to add uprobe events"
 elseif ffi.C.access("/sys/bus/event_source/devices/uprobe", 0) ~= 0 then live_why = "kernel without uprobes"
 elseif not uevent.open { transport = "usdt", ignore_env = true } then
   live_why = "usdt transport unavailable here: " .. uevent.reason()
 end
-local LIVE_TESTS = 14
+local LIVE_TESTS = 15
 local s
 if not live_why then
   local err
@@ -638,6 +738,28 @@ else
   res, msg, code = s:next()
   ok(res == nil and code == EBADF and tostring(s) == "uevent.session: closed",
      "session: close is idempotent; next on a closed session is nil, err, -EBADF")
+  -- a session's records as columns: 300 marks read back batch by batch
+  local s2 = uevent.session { pid = 0, transports = { "usdt" }, usdt_max_payload = 256 }
+  local NMARK, got, batches, in_order = 300, 0, 0, s2 ~= nil
+  if s2 then
+    for i = 1, NMARK do uevent.mark("batch mark " .. i) end
+    while true do
+      local b = s2:read_batch(64, 200)
+      if not b then break end
+      batches = batches + 1
+      local u = b.uevents
+      for i = 0, u.n - 1 do
+        local p = u:payload(i)
+        local d = uevent.decode(u.type[i], p, #p)
+        got = got + 1
+        if not d or d.text ~= "batch mark " .. got or u.pid[i] ~= pid then in_order = false end
+      end
+    end
+    s2:close()
+  end
+  -- all were waiting: each batch full but the last, or close (not a row a batch)
+  ok(in_order and got == NMARK and batches >= NMARK / 64 and batches < NMARK / 8,
+     ("session read_batch(64): the %d marks in order, this pid, in %d batches"):format(got, batches))
   -- cpus: a list of CPUs this system lacks is refused; {0} opens
   res, msg, code = uevent.session { pid = 0, transports = { "usdt" }, cpus = "0-4095" }
   local one = uevent.session { pid = 0, transports = { "usdt" }, cpus = { 0 } }
