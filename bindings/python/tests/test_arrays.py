@@ -21,7 +21,7 @@ burn = os.path.join(top_builddir, "t", ".libs", "burn")
 tmp = tempfile.mkdtemp(prefix="uevent-py-arrays-")
 GOLDEN = ["perf_records.le.perf.data", "perf_records.be.perf.data", "usdt.perf.data",
           "usdt.pipe.perf.data", "clock.perf.data"]
-N_NUMPY = 15
+N_NUMPY = 16
 
 try:
     import numpy  # noqa: F401
@@ -178,6 +178,23 @@ else:
        len(sizes) >= 4 and bad is not None and all(names[e].startswith("libuevent:emit") for e in evs),
        f"Session.read_batch(16) until the program exits (spawned after NumPy mapped its "
        f"libraries): {len(marks)} of 50 marks in {len(sizes)} batches, read_batch(0) refused")
+# this process's own marks, all waiting when read: batches full but the last (a session
+# reads on while the largest record still fits; n rows of room are added to that)
+if os.geteuid() != 0 or not os.path.exists("/sys/bus/event_source/devices/uprobe"):
+    skip(1, "needs root and uprobes for a usdt session")
+else:
+    s = uevent.Session(0, transports=["usdt"])
+    uevent.open("usdt", ignore_env=True)
+    for i in range(300):
+        uevent.mark(f"own mark {i}")
+    marks, sizes = [], []
+    for b in iter(lambda: s.read_batch(64, 200), None):
+        sizes.append(len(b.uevents))
+        marks += [b.payload(i) for i in range(len(b.uevents))]
+    s.close()
+    uevent.close()
+    ok(marks == [f"own mark {i}\0".encode() for i in range(300)] and 5 <= len(sizes) < 300 // 8,
+       f"Session.read_batch(64) of 300 waiting marks: all, in order, in {len(sizes)} batches")
 # the OpenTelemetry context of each sample's thread: t/context-data.py's capture (known
 # spans; cleared and half-written records have none), its ids as big-endian numbers
 ctx = os.path.join(tmp, "ctx.data")

@@ -77,9 +77,10 @@ def read_batch(handle: Any, n: int, chain_cap: int = 0, data_cap: int = 0,
         return -_errno.EINVAL
     call = call or _lib.uevent_perf_file__read_batch
     sdt, udt = dtypes()
-    # a session reads only with room for the largest record (65535 bytes)
-    chain_cap = chain_cap or max(16 * n, 8192)
-    data_cap = data_cap or max(64 * n, 65536)
+    # room for n rows (16 ips, 64 bytes a row) and the largest record (65535 bytes): a
+    # session reads on only while that much is free
+    chain_cap = chain_cap or 16 * n + 8192
+    data_cap = data_cap or 64 * n + 65536
     while True:
         s, u = np.empty(n, sdt), np.empty(n, udt)
         chains, data = np.empty(chain_cap, np.uint64), np.empty(data_cap, np.uint8)

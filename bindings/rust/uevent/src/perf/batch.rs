@@ -126,7 +126,8 @@ const ENODATA: i32 = 61;
 
 /// One batch of up to `n` samples and `n` uevents from `call` (the C reader on the
 /// batches), with room for `caps` callchain ips and payload bytes (`None`: 16 and 64 a
-/// row, at least the largest record's): `Ok(None)` when it returned 0, `Err(-errno)`
+/// row and the largest record's, as a session reads on only while that much is free):
+/// `Ok(None)` when it returned 0, `Err(-errno)`
 /// for its error. One record that does not fit empty columns (ENOSPC) gets columns
 /// four times larger.
 fn read_one(
@@ -137,7 +138,7 @@ fn read_one(
     if n == 0 || n > i32::MAX as usize {
         return Err(-22);
     }
-    let (mut chain_cap, mut data_cap) = caps.unwrap_or(((16 * n).max(MIN_CHAIN), (64 * n).max(MIN_DATA)));
+    let (mut chain_cap, mut data_cap) = caps.unwrap_or((16 * n + MIN_CHAIN, 64 * n + MIN_DATA));
     loop {
         let mut s = SampleColumns::with_capacity(n, chain_cap);
         let mut u = UeventColumns::with_capacity(n, data_cap);
