@@ -942,6 +942,20 @@ static size_t put_rec(uint8_t *p, uint32_t type, const void *body, size_t n)
 	return 8 + n;
 }
 
+/* A pipe-mode perf.data's start: the magic, then a HEADER_ATTR record of a with id. */
+static size_t pipe_head(uint8_t *img, const struct perf_event_attr *a, uint64_t id)
+{
+	uint8_t body[sizeof(*a) + 8];
+	uint64_t v = 0x32454c4946524550ull;		/* "PERFILE2" */
+
+	memcpy(img, &v, 8);
+	v = 16;
+	memcpy(img + 8, &v, 8);
+	memcpy(body, a, sizeof(*a));
+	memcpy(body + sizeof(*a), &id, 8);
+	return 16 + put_rec(img + 16, 64, body, sizeof(body));	/* PERF_RECORD_HEADER_ATTR */
+}
+
 static void check_tls_deferred(void)
 {
 	static const uint8_t trace[16] = { 0x4b, 0xf9, 0x2f, 0x35, 0x77, 0xb3, 0x4d, 0xa6,
@@ -965,17 +979,12 @@ static void check_tls_deferred(void)
 	memcpy(ctx, uevent_thread_context_get(), sizeof(ctx));
 
 	/* pipe-mode perf.data: magic, one attr, two samples with the cookie, the record */
-	v = 0x32454c4946524550ull; memcpy(img, &v, 8);
-	v = 16; memcpy(img + 8, &v, 8);
-	n = 16;
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.type = PERF_TYPE_SOFTWARE;
 	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TLS_USER;
 	a.sample_tls_user = sizeof(ctx);
-	memcpy(body, &a, sizeof(a));
-	memcpy(body + sizeof(a), &id, 8);
-	n += put_rec(img + n, 64, body, sizeof(a) + 8);	/* PERF_RECORD_HEADER_ATTR */
+	n = pipe_head(img, &a, id);
 	for (i = 0; i < 2; i++) {
 		b = 0;
 		memcpy(body, &id, 8); b += 8;
@@ -1051,16 +1060,11 @@ static void check_trailing(void)
 	struct uevent_perf_file *pf;
 	char tmp[64];
 
-	v = 0x32454c4946524550ull; memcpy(img, &v, 8);
-	v = 16; memcpy(img + 8, &v, 8);
-	n = 16;
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.type = PERF_TYPE_SOFTWARE;
 	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID;
-	memcpy(body, &a, sizeof(a));
-	memcpy(body + sizeof(a), &id, 8);
-	n += put_rec(img + n, 64, body, sizeof(a) + 8);		/* HEADER_ATTR */
+	n = pipe_head(img, &a, id);
 	u[0] = 96; u[1] = 0;					/* 96 bytes of tracing data */
 	n += put_rec(img + n, 66, u, 8);
 	for (i = 0; i < 96; i += 24)				/* that look like samples */
