@@ -63,6 +63,7 @@ struct uevent_perf_file {
 						   or the first cut or corrupt record */
 	uint64_t last_off;			/* where the last __next() started */
 	uint64_t dropped;			/* the map's pages given back below here */
+	uint64_t populated;			/* and mapped in ahead up to here */
 	struct pevent *last_ev;			/* find_by_id()'s last answer, */
 	uint64_t last_id;			/* for this id */
 	int unfinished;				/* the file holds less than its header says,
@@ -649,6 +650,26 @@ static void give_back(struct uevent_perf_file *f, uint64_t off)
 	f->dropped = to;
 }
 
+/*
+ * The window that off is in, mapped in by one call before its records are read, where
+ * the kernel has MADV_POPULATE_READ (5.14): a fault a page (or 16, fault-around) costs
+ * more than reading the records, most of all in a VM. Without it the faults map them.
+ */
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+static void map_ahead(struct uevent_perf_file *f, uint64_t off)
+{
+	uint64_t from, to;
+
+	if (!f->mapped || off < f->populated)
+		return;
+	from = off & ~(DROP_WINDOW - 1);
+	to = from + DROP_WINDOW < f->len ? from + DROP_WINDOW : f->len;
+	(void)madvise(f->map + from, to - from, MADV_POPULATE_READ);
+	f->populated = to;
+}
+
 static void drop_behind(struct uevent_perf_file *f)
 {
 	give_back(f, !f->order ? f->off : f->iorder < f->norder ? f->order[f->iorder].time :
@@ -673,6 +694,7 @@ static int build_order(struct uevent_perf_file *f)
 		const uint8_t *r = f->map + off;
 		int64_t extra;
 
+		map_ahead(f, off);
 		frheader(f, r, &h);
 		if (h.size < 8 || h.size > f->end - off)
 			break;
@@ -695,7 +717,7 @@ static int build_order(struct uevent_perf_file *f)
 		give_back(f, off);	/* read again from the start */
 	}
 	f->stop = off;
-	f->dropped = 0;		/* the pages come back as the records are read */
+	f->dropped = f->populated = 0;	/* the pages come back as the records are read */
 	if (sorted) {
 		free(f->order);
 		f->order = NULL;
@@ -825,6 +847,7 @@ static int next_record(struct uevent_perf_file *f, struct uevent_perf_record *re
 			return f->unfinished ? overrun(f) : 0;
 		if (f->end - f->off < 8)
 			return overrun(f);
+		map_ahead(f, f->off);
 		r = f->map + f->off;
 		frheader(f, r, &h);
 		if (h.size < 8)
