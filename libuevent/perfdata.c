@@ -515,11 +515,8 @@ static int open_file_mode(struct uevent_perf_file *f)
 	return 0;
 }
 
-/*
- * The bytes that follow the record at r and that its size does not count: the tracing
- * data of PERF_RECORD_HEADER_TRACING_DATA, the trace of PERF_RECORD_AUXTRACE. -1 when
- * they run past room, the bytes after the record.
- */
+/* The bytes after the record at r that its size does not count (HEADER_TRACING_DATA's
+ * tracing data, AUXTRACE's trace), or -1 when they run past room. */
 static int64_t trailing(const struct uevent_perf_file *f, const uint8_t *r,
 			const struct perf_event_header *h, uint64_t room)
 {
@@ -630,16 +627,15 @@ static int by_time(const void *a, const void *b)
 }
 
 /*
- * A mapped file read in its order gives back the pages behind the record read, a window
- * at a time: reading a big file holds a window of it, not all of it (perf report maps a
- * window at a time). The pages are the file's, never written (PROT_READ, MAP_PRIVATE):
- * read again (a record kept, the headers) they fault back in the same. Read in time
- * order (f->order), the pages below every record still to come go back.
+ * A mapped file is read a 2 MB window at a time, as perf report maps it: each window
+ * mapped in by one call before its records are read (a fault a page costs more than
+ * reading them, most of all in a VM), the pages behind given back (in time order: those
+ * below every record still to come). They are the file's (PROT_READ, MAP_PRIVATE): read
+ * again (a record kept, the headers), they fault back in the same.
  */
 #define DROP_WINDOW	((uint64_t)2 << 20)
 
-/* The pages below the window that off is in, given back (build_order's scan asks for
- * every page again afterwards: dropped goes back to 0). */
+/* The pages below off's window, given back (build_order's scan then sets dropped to 0). */
 static void give_back(struct uevent_perf_file *f, uint64_t off)
 {
 	uint64_t to = off & ~(DROP_WINDOW - 1);
@@ -650,11 +646,7 @@ static void give_back(struct uevent_perf_file *f, uint64_t off)
 	f->dropped = to;
 }
 
-/*
- * The window that off is in, mapped in by one call before its records are read, where
- * the kernel has MADV_POPULATE_READ (5.14): a fault a page (or 16, fault-around) costs
- * more than reading the records, most of all in a VM. Without it the faults map them.
- */
+/* The window that off is in, mapped in (MADV_POPULATE_READ: 5.14; before, faults do it). */
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
 #endif
@@ -677,11 +669,10 @@ static void drop_behind(struct uevent_perf_file *f)
 }
 
 /*
- * Time order, as perf report and perf script read a file: each CPU's ring is written
- * in turn, so a process that moved between CPUs can have samples in the file before
- * the COMM and MMAP records that name them. One pass over the records takes their
- * times; a record without one keeps its place after the record before it. When the
- * file is in order already (the common case) nothing is kept.
+ * Time order, as perf report and perf script read a file: each CPU's ring is written in
+ * turn, so a process that moved between CPUs can have samples in the file before the
+ * COMM and MMAP records that name them. One pass takes the records' times (one without
+ * keeps its place after the one before); a file in order already keeps nothing.
  */
 static int build_order(struct uevent_perf_file *f)
 {
