@@ -500,6 +500,15 @@ int cli_cmd_report(int argc, char **argv)
 	prof_sample_filter = NULL;
 	if (ret)
 		return 1;
+	if (!p.n && !p.filtered && p.nrs && !a.range && !a.trace) {
+		/* ranges but no samples (a short program): their counts and wall times */
+		fprintf(stderr, "%s report: %s: no samples, so only the ranges' counts and wall "
+			"times (record with -F HZ to sample inside them)\n", cli_prog, a.path);
+		printf("# uevent report of %s\n# Samples: 0\n", a.path);
+		report_ranges(&p);
+		prof_profile_free(&p);
+		return 0;
+	}
 	if (prof_no_samples(&p, "report")) {
 		prof_profile_free(&p);
 		return 1;
