@@ -324,6 +324,37 @@ UEVENT_EXPORT int uevent_symbolizer__feed(struct uevent_symbolizer *s,
 	return ret;
 }
 
+UEVENT_EXPORT int64_t uevent_symbolizer__feed_file(struct uevent_symbolizer *s,
+						 const char *path)
+{
+	struct uevent_perf_record rec = { .sz = sizeof(rec) };
+	struct uevent_perf_file *f;
+	int64_t n = 0;
+	int ret;
+
+	if (!s || !path)
+		return _uevent_err(EINVAL);
+	f = uevent_perf_file__open(path);
+	if (!f) {
+		ret = errno;
+		_uevent_reason("%s", path);
+		return _uevent_err(ret);
+	}
+	while ((ret = uevent_perf_file__next(f, &rec)) != 0) {
+		if (ret == -EPROTO)		/* a uevent of a format unknown here */
+			continue;
+		if (ret > 0)
+			ret = uevent_symbolizer__feed(s, &rec);
+		if (ret < 0 && ret != -EINVAL) {	/* -EINVAL: a JIT uevent that does not decode */
+			_uevent_reason("%s at offset %" PRIu64, path, uevent_perf_file__offset(f));
+			break;
+		}
+		n += ret > 0;
+	}
+	uevent_perf_file__close(f);
+	return ret < 0 ? _uevent_err(-ret) : n;
+}
+
 static void set_code(struct uevent_symbol *out, const struct code *c, uint64_t addr)
 {
 	out->name = c->name;

@@ -1284,6 +1284,13 @@ struct uevent_symbolizer *uevent_symbolizer__new(const struct uevent_symbolizer_
  */
 int uevent_symbolizer__feed(struct uevent_symbolizer *sym, const struct uevent_perf_record *rec);
 /*
+ * Feeds every record of the perf.data at path (uevent_perf_file__open()'s), in its
+ * order, skipping what __feed() and __next() refuse alone (-EINVAL, -EPROTO). Returns
+ * the records used, or -errno: the open's, a read error's (-ENODATA: cut short, after
+ * every whole record) or -ENOMEM; the reason names the file and where.
+ */
+int64_t uevent_symbolizer__feed_file(struct uevent_symbolizer *sym, const char *path);
+/*
  * Names addr in process pid at time (the recording's clock; UINT64_MAX: the latest).
  * Returns 0 with out->name set, or -ENOENT when nothing names it (out->dso and
  * out->offset are still set if a mapping covers it), -EINVAL for bad arguments.

@@ -472,12 +472,60 @@ static void test_planted(const char *tmp)
 	alarm(0);
 }
 
+/* feed_file: the records a file's reader gives, each fed as feed() takes it; a cut
+ * copy feeds what is whole and says where it ends. */
+static void test_feed_file(const char *tmp)
+{
+	const char *golden = SRCDIR "/t/data/perf_records.le.perf.data";
+	struct uevent_perf_record r = { .sz = sizeof(r) };
+	struct uevent_symbolizer *s = uevent_symbolizer__new(NULL);
+	struct uevent_perf_file *f = uevent_perf_file__open(golden);
+	int64_t n = 0, got;
+	char cut[600];
+	FILE *in, *out;
+	char buf[1 << 16];
+	size_t len;
+	int ret;
+
+	while (f && (ret = uevent_perf_file__next(f, &r)) != 0)
+		if (ret > 0)
+			n += uevent_symbolizer__feed(s, &r) > 0;
+	uevent_perf_file__close(f);
+	uevent_symbolizer__free(s);
+	s = uevent_symbolizer__new(NULL);
+	got = uevent_symbolizer__feed_file(s, golden);
+	ok(f && n > 0 && got == n, "feed_file: the %" PRId64 " records feed() uses, one by one: %"
+	   PRId64, n, got);
+	uevent_symbolizer__free(s);
+
+	snprintf(cut, sizeof(cut), "%s/cut.perf.data", tmp);
+	in = fopen(golden, "rb");
+	out = fopen(cut, "wb");
+	len = in ? fread(buf, 1, sizeof(buf), in) : 0;
+	if (out)
+		fwrite(buf, 1, len * 2 / 3, out);
+	if (in)
+		fclose(in);
+	if (out)
+		fclose(out);
+	s = uevent_symbolizer__new(NULL);
+	got = uevent_symbolizer__feed_file(s, cut);
+	ok(len > 0 && len < sizeof(buf) && got == -ENODATA && errno == ENODATA &&
+	   strstr(uevent_reason(), "at offset"), "feed_file of a cut copy: -ENODATA, where (%s)",
+	   uevent_reason());
+	snprintf(cut, sizeof(cut), "%s/none.perf.data", tmp);
+	ok(uevent_symbolizer__feed_file(s, cut) == -ENOENT && errno == ENOENT &&
+	   !strcmp(uevent_reason(), cut) && uevent_symbolizer__feed_file(NULL, cut) == -EINVAL,
+	   "feed_file: a missing file is -ENOENT, named; no symbolizer -EINVAL");
+	uevent_symbolizer__free(s);
+}
+
 int main(void)
 {
 	char tmp[] = "/tmp/uevent-symtest-XXXXXX";
 	char cmd[128];
 
-	plan(37);
+	plan(40);
 	symtest_known_function(1);
 	ok(!uevent_symbolizer__new(&(struct uevent_symbolizer_opts){ .sz = 4 }) && errno == EINVAL,
 	   "new: opts with a short sz are EINVAL");
@@ -494,11 +542,12 @@ int main(void)
 	test_many();
 	test_comm();
 	if (!mkdtemp(tmp)) {
-		skip(14, "mkdtemp failed");
+		skip(17, "mkdtemp failed");
 		return exit_status();
 	}
 	test_planted(tmp);
 	test_files(tmp);
+	test_feed_file(tmp);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	if (system(cmd) != 0)
 		diag("could not remove %s", tmp);

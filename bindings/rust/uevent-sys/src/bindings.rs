@@ -6639,6 +6639,12 @@ extern "C" {
     ) -> ::std::os::raw::c_int;
 }
 extern "C" {
+    pub fn uevent_symbolizer__feed_file(
+        sym: *mut uevent_symbolizer,
+        path: *const ::std::os::raw::c_char,
+    ) -> i64;
+}
+extern "C" {
     pub fn uevent_symbolizer__lookup(
         sym: *mut uevent_symbolizer,
         pid: u32,
