@@ -209,6 +209,13 @@ struct uevent_counter {		/* [order name, value] in the bindings */
 	uint32_t	name_len;
 };
 
+/* The longest name a range's and a counter's payload hold: UEVENT_MAX_PAYLOAD less
+ * the fields around the name and its NUL (longer: -E2BIG). */
+enum {
+	UEVENT_RANGE_NAME_MAX	= UEVENT_MAX_PAYLOAD - 25,	/* id, parent, flags, name_len */
+	UEVENT_COUNTER_NAME_MAX	= UEVENT_MAX_PAYLOAD - 17	/* value, name_len, padding */
+};
+
 /* Mirrors jitdump's JR_CODE_LOAD without the code bytes. */
 struct uevent_jit_code_load {
 	uint64_t	code_addr;

@@ -62,7 +62,7 @@ int main(void)
 	srcdir = getenv("top_srcdir");
 	if (!srcdir)
 		srcdir = "..";
-	plan(59);
+	plan(60);
 
 	/* text */
 	gn = load("text", "le", gold, sizeof(gold));
@@ -134,6 +134,18 @@ int main(void)
 		gold[8] = 200;	/* name_len pointing past the end */
 		ok(uevent_counter_decode(gold, (size_t)gn, UEVENT_BO_LITTLE, &out) == -EINVAL,
 		   "counter: lying length field is refused");
+	}
+
+	/* the name room the header states: a payload less an empty name's encoding */
+	{
+		struct uevent_range_begin r = { .name = "" };
+		struct uevent_counter c = { .name = "" };
+
+		ok(uevent_range_begin_encode(enc, sizeof(enc), &r) ==
+		   UEVENT_MAX_PAYLOAD - UEVENT_RANGE_NAME_MAX &&
+		   uevent_counter_encode(enc, sizeof(enc), &c) ==
+		   UEVENT_MAX_PAYLOAD - UEVENT_COUNTER_NAME_MAX,
+		   "RANGE_NAME_MAX, COUNTER_NAME_MAX: a payload less an empty name's encoding");
 	}
 
 	/* JIT code load / move / unload */

@@ -606,6 +606,9 @@ fn bindgen_test_layout_uevent_counter() {
     }
     test_field_name_len();
 }
+pub const UEVENT_RANGE_NAME_MAX: _bindgen_ty_3 = 4071;
+pub const UEVENT_COUNTER_NAME_MAX: _bindgen_ty_3 = 4079;
+pub type _bindgen_ty_3 = ::std::os::raw::c_uint;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct uevent_jit_code_load {
@@ -1288,9 +1291,9 @@ extern "C" {
 extern "C" {
     pub fn uevent_type_name(type_: u32) -> *const ::std::os::raw::c_char;
 }
-pub const UEVENT_THREAD_CONTEXT_HEADER_SIZE: _bindgen_ty_3 = 28;
-pub const UEVENT_THREAD_CONTEXT_SIZE: _bindgen_ty_3 = 256;
-pub type _bindgen_ty_3 = ::std::os::raw::c_uint;
+pub const UEVENT_THREAD_CONTEXT_HEADER_SIZE: _bindgen_ty_4 = 28;
+pub const UEVENT_THREAD_CONTEXT_SIZE: _bindgen_ty_4 = 256;
+pub type _bindgen_ty_4 = ::std::os::raw::c_uint;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct uevent_thread_context_record {
@@ -2322,8 +2325,8 @@ extern "C" {
         clockid: ::std::os::raw::c_int,
     ) -> ::std::os::raw::c_int;
 }
-pub const UEVENT_PERF_FLAG_NO_CLOEXEC: _bindgen_ty_4 = 1073741824;
-pub type _bindgen_ty_4 = ::std::os::raw::c_uint;
+pub const UEVENT_PERF_FLAG_NO_CLOEXEC: _bindgen_ty_5 = 1073741824;
+pub type _bindgen_ty_5 = ::std::os::raw::c_uint;
 extern "C" {
     pub fn uevent_perf_open(
         attr: *mut perf_event_attr,
