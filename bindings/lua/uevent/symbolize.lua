@@ -15,7 +15,7 @@ local lib, fail = uevent.lib, uevent._fail
 local M = {}
 local SOURCES = { [0] = "none", "elf", "kernel", "jit_uevent", "jitdump", "perf_map" }
 M.sources = SOURCES
-local ENOENT, EINVAL, EPROTO = -2, -22, -71
+local ENOENT, EINVAL = -2, -22
 local U64_MAX = ffi.cast("uint64_t", -1)
 
 local function cstr(p) return p ~= nil and ffi.string(p) or nil end
@@ -57,36 +57,18 @@ function Symbolizer:feed_last()
 end
 
 -- Feeds every record of a perf.data; returns the number used (side-band), or nil, err.
--- Each record goes from the reader's C next() to the symbolizer, made into no table.
+-- C reads and feeds each record (uevent_symbolizer__feed_file): no Lua runs per record.
 function Symbolizer:feed_file(path)
   local s = self:_live()
-  local pf, err, code = uevent.perf_data(path)
-  if not pf then return nil, err, code end
-  local rec, n = ffi.new("struct uevent_perf_record"), 0
-  rec.sz = ffi.sizeof(rec)
-  local ret = lib.uevent_perf_file__next(pf.h, rec)
-  while ret ~= 0 do
-    if ret > 0 then
-      local used = lib.uevent_symbolizer__feed(s, rec)
-      if used < 0 and used ~= EINVAL then   -- EINVAL: a JIT uevent that does not decode
-        pf:close()
-        return fail(used, "feed")
-      end
-      if used > 0 then n = n + 1 end
-    elseif ret ~= EPROTO then               -- EPROTO: a uevent of an unknown format
-      pf:close()
-      return fail(ret, path)
-    end
-    ret = lib.uevent_perf_file__next(pf.h, rec)
-  end
-  pf:close()
-  return n
+  if type(path) ~= "string" then return fail(EINVAL, "feed_file: path must be a string") end
+  local n = lib.uevent_symbolizer__feed_file(s, path)
+  if n < 0 then return fail(tonumber(n), uevent.reason()) end
+  return tonumber(n)
 end
 
 -- Names addr in process pid at time (default: the latest).
 function Symbolizer:lookup(pid, addr, time)
   local s, o = self:_live(), self._out
-  o.sz = ffi.sizeof(o)
   local ret = lib.uevent_symbolizer__lookup(s, pid, addr, time or U64_MAX, o)
   if ret < 0 and ret ~= ENOENT then return fail(ret, "lookup") end
   return {

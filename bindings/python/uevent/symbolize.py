@@ -18,7 +18,7 @@ import errno as _errno
 import os as _os
 from typing import Any, NamedTuple, Optional, Union
 
-from . import _error, _out
+from . import _error, _out, reason
 from ._uevent import ffi as _ffi, lib as _lib
 
 __all__ = ["Symbol", "Symbolizer"]
@@ -94,19 +94,10 @@ class Symbolizer:
 
     def feed_file(self, path: Path) -> int:
         """Feeds every record of a perf.data; returns how many were side-band."""
-        from . import PerfData
-        n = 0
-        with PerfData(path) as f:
-            while True:
-                ret = _lib.uevent_perf_file__next(f._live(), f._rec)
-                if ret == 0:
-                    return n
-                if ret < 0:
-                    raise _error(-ret, f"{f.path!r} at offset {f.offset}")
-                ret = _lib.uevent_symbolizer__feed(self._live(), f._rec)
-                if ret < 0 and ret != -_errno.EINVAL:   # a JIT uevent that does not decode
-                    raise _error(-ret, "uevent_symbolizer__feed")
-                n += ret > 0
+        n = _lib.uevent_symbolizer__feed_file(self._live(), _os.fsencode(path))
+        if n < 0:
+            raise _error(-n, reason())
+        return int(n)
 
     def lookup(self, pid: int, addr: int, time: int = 2**64 - 1) -> Symbol:
         """Names addr in process pid as it was at time (default: the latest)."""

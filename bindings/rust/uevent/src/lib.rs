@@ -455,6 +455,7 @@ unsafe impl OutStruct for sys::uevent_record {}
 unsafe impl OutStruct for sys::uevent_perf_record {}
 unsafe impl OutStruct for sys::uevent_session_opts {}
 unsafe impl OutStruct for sys::uevent_perf_format {}
+unsafe impl OutStruct for sys::uevent_symbol {}
 
 /// An output struct the C library fills: zeroed, its leading `sz` set to its size.
 pub(crate) fn zeroed_out<T: OutStruct>() -> T {

@@ -195,7 +195,7 @@ pub fn errno(e: &io::Error) -> Option<i32> {
 }
 
 /// An io::Error of errno `e` that also says why, keeping the errno's kind.
-fn with_reason(e: io::Error, why: &str) -> io::Error {
+pub(crate) fn with_reason(e: io::Error, why: &str) -> io::Error {
     match e.raw_os_error() {
         Some(n) if !why.is_empty() => io::Error::new(e.kind(), Errno { errno: n, context: why.to_string() }),
         _ => e,

@@ -15,7 +15,6 @@ use std::path::Path;
 use crate::{check, cstr_opt as string, sys};
 
 const ENOENT: i32 = 2;
-const EINVAL: i32 = 22;
 
 // Options: struct uevent_symbolizer_opts, generated (perf/records.rs).
 pub use crate::perf::SymbolizerOpts;
@@ -69,31 +68,21 @@ impl Symbolizer {
     }
 
     /// Feeds every record of a perf.data (side-band and JIT uevents); returns how many
-    /// were used. A JIT uevent that does not decode is skipped.
+    /// were used. A JIT uevent that does not decode is skipped. The error says the file
+    /// and the offset (a cut file: every whole record fed first).
     pub fn feed_file<P: AsRef<Path>>(&mut self, path: P) -> io::Result<u64> {
-        let mut f = crate::PerfData::open(path)?;
-        let mut n = 0;
-        loop {
-            let rec = match f.next_ref() {
-                Ok(Some(r)) => r,
-                Ok(None) => return Ok(n),
-                Err(e) if crate::perf::is_eproto(&e) => continue, // a uevent of an unknown format
-                Err(e) => return Err(e),
-            };
-            // SAFETY: the record the reader just filled, valid for the borrow; self.s is live.
-            let used = unsafe { sys::uevent_symbolizer__feed(self.s, rec.raw()) };
-            if used < 0 && used != -EINVAL {
-                check(used)?;
-            }
-            n += (used > 0) as u64;
+        let p = crate::perf::c_path(path.as_ref())?;
+        // SAFETY: self.s is live; p outlives the call.
+        let n = unsafe { sys::uevent_symbolizer__feed_file(self.s, p.as_ptr()) };
+        if n < 0 {
+            return Err(crate::perf::with_reason(io::Error::from_raw_os_error(-n as i32), &crate::reason()));
         }
+        Ok(n as u64)
     }
 
     /// Names addr in process pid at time (u64::MAX: the latest).
     pub fn lookup(&mut self, pid: u32, addr: u64, time: u64) -> io::Result<Symbol> {
-        // SAFETY: an all-zero uevent_symbol is valid; sz says how much the library fills.
-        let mut o: sys::uevent_symbol = unsafe { std::mem::zeroed() };
-        o.sz = std::mem::size_of::<sys::uevent_symbol>() as _;
+        let mut o = crate::zeroed_out::<sys::uevent_symbol>();
         // SAFETY: self.s is live, o ours.
         let ret = unsafe { sys::uevent_symbolizer__lookup(self.s, pid, addr, time, &mut o) };
         if ret < 0 && ret != -ENOENT {
