@@ -67,16 +67,9 @@ local MAX_PAYLOAD = tonumber(lib.UEVENT_MAX_PAYLOAD)
 local TEXT_ROOM = MAX_PAYLOAD - 1 -- the text's NUL is sent too
 local find = string.find
 
--- The bytes a name may take: a payload less what the encoder writes around an empty one.
-local function name_room(encode, ctype)
-  local s, buf = ffi_new(ctype), ffi_new("uint8_t[?]", MAX_PAYLOAD)
-  s.name = ""
-  local n = tonumber(encode(buf, MAX_PAYLOAD, s))
-  assert(n > 0, "uevent: cannot size an empty " .. ctype)
-  return MAX_PAYLOAD - n
-end
-local COUNTER_ROOM = name_room(lib.uevent_counter_encode, "struct uevent_counter")
-local RANGE_ROOM = name_room(lib.uevent_range_begin_encode, "struct uevent_range_begin")
+-- The bytes a name may take: a payload less the fields around it and its NUL.
+local COUNTER_ROOM = tonumber(lib.UEVENT_COUNTER_NAME_MAX)
+local RANGE_ROOM = tonumber(lib.UEVENT_RANGE_NAME_MAX)
 
 -- A text or name: a Lua string without NUL (C would end it there) of at most room bytes.
 -- Returns true, or nil, err, -errno.

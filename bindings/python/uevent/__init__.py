@@ -177,20 +177,8 @@ _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
 _type = _builtins.type  # emit()'s `type` argument hides the builtin
 
 
-def _name_room(encode: Any, ctype: str) -> int:
-    """The bytes a name may take: a payload less what the encoder writes around ""."""
-    s = _ffi.new(ctype + " *")
-    empty = _ffi.new("char[]", b"")
-    s.name = empty
-    buf = _ffi.new("uint8_t[]", _MAX_PAYLOAD)
-    n = int(encode(buf, _MAX_PAYLOAD, s))
-    if n <= 0:
-        raise ImportError(f"uevent: cannot size an empty {ctype}")
-    return _MAX_PAYLOAD - n
-
-
-_COUNTER_ROOM = _name_room(_lib.uevent_counter_encode, "struct uevent_counter")
-_RANGE_ROOM = _name_room(_lib.uevent_range_begin_encode, "struct uevent_range_begin")
+_COUNTER_ROOM = int(_lib.UEVENT_COUNTER_NAME_MAX)  # a payload less the fields around it
+_RANGE_ROOM = int(_lib.UEVENT_RANGE_NAME_MAX)
 
 
 def _cstr_arg(s: Union[str, bytes], what: str, room: int) -> bytes:

@@ -115,9 +115,9 @@ fn with_cstr<R>(s: &str, f: impl FnOnce(*const c_char) -> R) -> R {
 /// Bytes a mark's text may take: a payload less its NUL.
 pub const TEXT_MAX: usize = MAX_PAYLOAD - 1;
 /// Bytes a counter's name may take: a payload less value, length, pad and NUL.
-pub const COUNTER_NAME_MAX: usize = MAX_PAYLOAD - 17;
+pub const COUNTER_NAME_MAX: usize = sys::UEVENT_COUNTER_NAME_MAX as usize;
 /// Bytes a range's name may take: a payload less id, parent, flags, length and NUL.
-pub const RANGE_NAME_MAX: usize = MAX_PAYLOAD - 25;
+pub const RANGE_NAME_MAX: usize = sys::UEVENT_RANGE_NAME_MAX as usize;
 
 /// A text or name as C takes it: no NUL (C would end it there), at most `max` bytes;
 /// else `E2BIG` or `EINVAL`.
