@@ -45,6 +45,7 @@ local function out_struct(ctype)
   p.sz = ffi.sizeof(p)
   return p
 end
+M._out_struct = out_struct
 
 -- Error convention: nil, message, -errno.
 local function fail(ret, what)
@@ -53,6 +54,12 @@ local function fail(ret, what)
   return nil, msg, ret
 end
 M._fail = fail
+
+-- An int call's result: true, or nil, err, -errno.
+local function ok_or_fail(ret, what)
+  if ret < 0 then return fail(ret, what) end
+  return true
+end
 
 -- ---- emitting ----------------------------------------------------------------------
 -- The hot path reads the exported enabled word directly (a load in compiled traces) and
@@ -217,9 +224,7 @@ end
 function M.trace_context(trace_id, span_id, flags)
   local f, err, code = context_args("trace_context", trace_id, span_id, flags)
   if not f then return nil, err, code end
-  local ret = lib.uevent_trace_context(trace_id, span_id, f)
-  if ret < 0 then return fail(ret, "trace_context") end
-  return true
+  return ok_or_fail(lib.uevent_trace_context(trace_id, span_id, f), "trace_context")
 end
 
 -- The calling thread's trace context, the one profilers read (OpenTelemetry OTEP 4947's
@@ -251,16 +256,12 @@ function M.thread_context_attr(key, value)
   if not k or type(value) ~= "string" then
     return fail(EINVAL, "thread_context_attr: key 0-255 and a string value")
   end
-  local ret = lib.uevent_thread_context_set_attr(k, value, #value)
-  if ret < 0 then return fail(ret, "thread_context_attr") end
-  return true
+  return ok_or_fail(lib.uevent_thread_context_set_attr(k, value, #value), "thread_context_attr")
 end
 
 -- Put back a record saved as a string of its bytes (what thread_context(..., fn) does).
 function M.thread_context_restore(rec)
-  local ret = lib.uevent_thread_context_restore(rec, #rec)
-  if ret < 0 then return fail(ret, "thread_context_restore") end
-  return true
+  return ok_or_fail(lib.uevent_thread_context_restore(rec, #rec), "thread_context_restore")
 end
 
 function M.thread_context_clear()
@@ -275,15 +276,12 @@ function M.process_context(opts)
   local keys = opts.attr_keys or {}
   local arr = ffi.new("const char *[?]", #keys + 1)
   for i, k in ipairs(keys) do arr[i - 1] = k end
-  local o = ffi.new("struct uevent_process_context_opts")
-  o.sz = ffi.sizeof(o)
+  local o = out_struct("struct uevent_process_context_opts")
   o.service_name = opts.service_name
   o.service_instance_id = opts.service_instance_id
   o.attr_keys = arr
   o.nr_attr_keys = #keys
-  local ret = lib.uevent_process_context_publish(o)
-  if ret < 0 then return fail(ret, "process_context") end
-  return true
+  return ok_or_fail(lib.uevent_process_context_publish(o), "process_context")
 end
 
 -- true when the kernel dumps the calling thread's context into its samples
@@ -309,9 +307,7 @@ local function ender(fn, what)
   return function(id)
     local ok, err, code = range_id(id, what)
     if not ok then return nil, err, code end
-    local ret = fn(id)
-    if ret < 0 then return fail(ret, what) end
-    return true
+    return ok_or_fail(fn(id), what)
   end
 end
 M.range_begin = begin(lib.uevent_range_begin, "range_begin")
@@ -362,9 +358,7 @@ function M.open(opts)
 end
 
 function M.close()
-  local ret = lib.uevent_close()
-  if ret < 0 then return fail(ret, "close") end
-  return true
+  return ok_or_fail(lib.uevent_close(), "close")
 end
 
 -- ---- decoding ----------------------------------------------------------------------
@@ -407,7 +401,6 @@ local sample_id = R.sample_id
 
 -- A struct uevent_record (whose data points into a buffer) as a Lua table (generated).
 local function record_table(r, bo) return R.uevent_record(r, bo, M.decode) end
-M._record_table = record_table
 
 
 -- decode_record(bytes [, byte_order [, sample_type [, v0_layout]]]) -> table or nil, err
@@ -543,7 +536,6 @@ local function perf_record_table(r, bo)
   end
   return t
 end
-M._perf_record_table = perf_record_table
 
 local scratch_rec = out_struct("struct uevent_perf_record")
 -- The C record behind the table the last session/perf_data next() returned (for
@@ -608,11 +600,8 @@ end
 -- cols:payload(i) its payload (a string).
 local columns = {}
 columns.__index = columns
-function columns.callchain(c, i)
-  local t, off = {}, c.chain_off[i]
-  for k = 1, c.chain_len[i] do t[k] = c.chain[off + k - 1] end
-  return t
-end
+local u64s = require "uevent._notes"(lib).u64s
+function columns.callchain(c, i) return u64s(c.chain + c.chain_off[i], c.chain_len[i], 1, BO.host) end
 function columns.payload(c, i) return ffi_string(c.data + c.data_off[i], c.data_len[i]) end
 
 -- struct st over new columns of n rows, its tail with room for per_row a row and the
@@ -686,12 +675,6 @@ end
 -- only those waiting now).
 local wait_records = session.records
 function session.records(self, timeout_ms) return wait_records(self, timeout_ms or -1) end
-
--- An int call's result: true, or nil, err, -errno.
-local function ok_or_fail(ret, what)
-  if ret < 0 then return fail(ret, what) end
-  return true
-end
 
 -- The methods of a handle of the C object uevent_<c>__*: each takes the C object (once
 -- closed: nil, err, -EBADF). events() are the names of the events in order (a sample's

@@ -28,7 +28,7 @@ local M = {}
 
 -- The trace handler is C (uevent/jit_core.c, a lua_CFunction): per trace it runs no
 -- interpreted Lua and makes no FFI call. It keeps the counts, from the first start().
-local lib, via, core, hook, handler
+local lib, via, core, hook, handler, out_struct
 local function bind()
   if lib then return lib end
   local okc, c = pcall(require, "uevent.jit_core")
@@ -50,7 +50,7 @@ local function bind()
     return nil, "uevent.jit: the libuevent loaded has no JIT API (an older one?): "
       .. tostring(os.getenv("UEVENT_LIB") or "on the loader's path")
   end
-  lib, via = uevent.lib, "binding"
+  lib, via, out_struct = uevent.lib, "binding", uevent._out_struct
   return lib
 end
 
@@ -87,8 +87,7 @@ function M.start(opts)
   opts = opts or {}
   local l, err = bind()
   if not l then error(err, 2) end
-  local o = ffi.new("struct uevent_jit_opts")
-  o.sz = ffi.sizeof(o)
+  local o = out_struct("struct uevent_jit_opts")
   o.dir = opts.dir
   o.perf_map_path = opts.perf_map_path
   local flags = 0

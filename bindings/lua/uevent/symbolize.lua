@@ -27,8 +27,7 @@ Symbolizer.__index = Symbolizer
 -- demangle (default true: C++ and Rust names as perf prints them; false: raw).
 function M.new(opts)
   opts = opts or {}
-  local o = ffi.new("struct uevent_symbolizer_opts")
-  o.sz = ffi.sizeof(o)
+  local o = uevent._out_struct("struct uevent_symbolizer_opts")
   o.flags = bit.bor(opts.lines == false and lib.UEVENT_SYMBOLIZER_NO_LINES or 0,
                     opts.demangle == false and lib.UEVENT_SYMBOLIZER_NO_DEMANGLE or 0)
   for _, k in ipairs { "debug_dir", "kallsyms", "perf_map_dir", "root" } do
@@ -40,7 +39,7 @@ function M.new(opts)
   local p = lib.uevent_symbolizer__new(o)
   if p == nil then return fail(-ffi.errno(), "symbolizer") end
   return setmetatable({ _s = ffi.gc(p, lib.uevent_symbolizer__free),
-                        _out = ffi.new("struct uevent_symbol") }, Symbolizer)
+                        _out = uevent._out_struct("struct uevent_symbol") }, Symbolizer)
 end
 
 function Symbolizer:_live()
