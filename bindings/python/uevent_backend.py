@@ -80,16 +80,13 @@ def build_sdist(sdist_directory, config_settings=None):
 
 
 def _have_bdist_wheel():
-    try:
-        import setuptools.command.bdist_wheel  # noqa: F401  (setuptools >= 70.1)
-        return True
-    except ImportError:
-        pass
-    try:
-        import wheel.bdist_wheel  # noqa: F401
-        return True
-    except ImportError:
-        return False
+    for m in ("setuptools.command.bdist_wheel", "wheel.bdist_wheel"):   # setuptools >= 70.1
+        try:
+            importlib.import_module(m)
+            return True
+        except ImportError:
+            pass
+    return False
 
 
 # not setuptools' answer, `wheel`: without it we build the wheel ourselves

@@ -361,8 +361,7 @@ def process_context(service_name: Optional[str] = None, *,
     append-only, so an update passes the earlier keys first.
     """
     keep = [_ffi.new("char[]", k.encode()) for k in attr_keys]
-    o = _ffi.new("struct uevent_process_context_opts *")
-    o.sz = _ffi.sizeof("struct uevent_process_context_opts")
+    o = _out("struct uevent_process_context_opts *")
     if service_name is not None:
         keep.append(_ffi.new("char[]", service_name.encode()))
         o.service_name = keep[-1]
@@ -587,9 +586,6 @@ class _Handle:
     def __enter__(self: _H) -> _H:
         return self
 
-    def __iter__(self: _H) -> _H:
-        return self
-
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
@@ -602,6 +598,9 @@ class _Reader(_Handle):
     struct _rec_type that _convert copies out."""
     _c = _rec_type = ""
     _convert: Callable[[Any, int], Any]
+
+    def __iter__(self: _H) -> _H:
+        return self
 
     def __init__(self, path: Union[str, bytes, "_os.PathLike[str]"]) -> None:
         self.path = _os.fsdecode(_os.fspath(path))
@@ -829,6 +828,9 @@ class Session(_Events):
     _readers: List[int] = []
     _doomed: Any = None
 
+    def __iter__(self: _H) -> _H:
+        return self
+
     def _call(self, f: Callable[[Any], Any]) -> Any:
         cv = self.__dict__.get("_cv")
         if cv is None:                   # not opened (__new__): nothing to guard
@@ -851,9 +853,10 @@ class Session(_Events):
                         _ffi.release(doomed)
                     cv.notify_all()
 
-    def _cancelled(self, ret: int) -> bool:
-        """A call that returned -ECANCELED because another thread closed the Session."""
-        return ret == -_errno.ECANCELED and self._h is None
+    def _raise_if_closed(self, ret: int) -> None:
+        """Raises as a closed Session does for the -ECANCELED of a close() from another thread."""
+        if ret == -_errno.ECANCELED and self._h is None:
+            self._live()
 
     @classmethod
     def spawn(cls, argv: Sequence[Union[str, bytes, "_os.PathLike[str]"]],
@@ -880,8 +883,7 @@ class Session(_Events):
             ret = _lib.uevent_session__next(h, self._rec, timeout_ms)
             if ret == 0:
                 return None
-            if self._cancelled(ret):
-                self._live()
+            self._raise_if_closed(ret)
             if ret < 0:
                 raise _error(-ret, "session next")
             # copied out before close() can free what the C record points into
@@ -912,8 +914,7 @@ class Session(_Events):
         r = self._call(lambda h: _arrays.read_batch(h, n, call=lambda h, sb, ub:
                        _lib.uevent_session__read_batch(h, sb, ub, timeout_ms)))
         if isinstance(r, int):
-            if self._cancelled(r):
-                self._live()
+            self._raise_if_closed(r)
             raise _error(-r, f"session read_batch({n!r})")
         return r
 
@@ -930,8 +931,7 @@ class Session(_Events):
     def snapshot(self) -> None:
         """Overwrite mode: pause the rings and queue their contents for next()."""
         ret = self._call(_lib.uevent_session__snapshot)
-        if self._cancelled(ret):
-            self._live()
+        self._raise_if_closed(ret)
         _check(ret, "session snapshot")
 
     def record_to(self, file: Union[int, Any]) -> None:

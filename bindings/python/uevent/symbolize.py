@@ -18,7 +18,7 @@ import errno as _errno
 import os as _os
 from typing import Any, NamedTuple, Optional, Union
 
-from . import _error, _out, reason
+from . import _error, _Handle, _out, reason
 from ._uevent import ffi as _ffi, lib as _lib
 
 __all__ = ["Symbol", "Symbolizer"]
@@ -45,21 +45,20 @@ def _s(p: Any) -> Optional[str]:
     return _ffi.string(p).decode(errors="replace") if p != _ffi.NULL else None
 
 
-class Symbolizer:
+class Symbolizer(_Handle):
     """An uevent_symbolizer (see uevent.h). Not thread-safe; free it with close().
 
     proc_maps=True: the processes are alive (a live Session): what they mapped before
     the session began is read from /proc/PID/maps. C++ and Rust names come demangled as
     perf prints them; demangle=False: as the binary has them.
     """
+    _what = "Symbolizer"
 
     def __init__(self, debug_dir: Optional[Path] = None, kallsyms: Optional[Path] = None,
                  perf_map_dir: Optional[Path] = None, root: Optional[Path] = None,
                  lines: bool = True, byte_order: int = 0, proc_maps: bool = False,
                  demangle: bool = True) -> None:
-        self._s: Any = None
-        o = _ffi.new("struct uevent_symbolizer_opts *")
-        o.sz = _ffi.sizeof(o[0])
+        o = _out("struct uevent_symbolizer_opts *")
         o.flags = ((0 if lines else _lib.UEVENT_SYMBOLIZER_NO_LINES)
                    | (_lib.UEVENT_SYMBOLIZER_PROC_MAPS if proc_maps else 0)
                    | (0 if demangle else _lib.UEVENT_SYMBOLIZER_NO_DEMANGLE))
@@ -74,13 +73,8 @@ class Symbolizer:
         p = _lib.uevent_symbolizer__new(o)
         if p == _ffi.NULL:
             raise _error(_ffi.errno, "uevent_symbolizer__new")
-        self._s = _ffi.gc(p, _lib.uevent_symbolizer__free)
+        self._h = _ffi.gc(p, _lib.uevent_symbolizer__free)
         self._sym = _out("struct uevent_symbol *")
-
-    def _live(self) -> Any:
-        if self._s is None:
-            raise ValueError("closed Symbolizer")
-        return self._s
 
     def feed_from(self, reader: Any) -> bool:
         """Feeds the record a PerfData or Session last returned; True if it was used."""
@@ -112,14 +106,3 @@ class Symbolizer:
     def comm(self, tid: int, time: int = 2**64 - 1) -> Optional[str]:
         """The thread's command name at time, or None."""
         return _s(_lib.uevent_symbolizer__comm(self._live(), tid, time))
-
-    def close(self) -> None:
-        if self._s is not None:
-            _ffi.release(self._s)
-            self._s = None
-
-    def __enter__(self) -> "Symbolizer":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()

@@ -38,9 +38,7 @@ BytesLike = Union[bytes, bytearray, memoryview]
 
 
 def _b(s: Union[str, bytes, None]) -> Optional[bytes]:
-    if s is None or isinstance(s, bytes):
-        return s
-    return os.fsencode(s)
+    return None if s is None else os.fsencode(s)
 
 
 _u = None
