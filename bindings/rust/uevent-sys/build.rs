@@ -12,8 +12,8 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn pkg_config(args: &[&str]) -> Option<String> {
-    let out = Command::new("pkg-config").args(args).arg("libuevent").output().ok()?;
+fn pkg_config(args: &[&str], pkg: &std::ffi::OsStr) -> Option<String> {
+    let out = Command::new("pkg-config").args(args).arg(pkg).output().ok()?;
     out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
@@ -21,7 +21,7 @@ fn pkg_config(args: &[&str]) -> Option<String> {
 fn private_libs(dirs: &[String], installed: bool) -> Vec<String> {
     let split = |s: String| s.split_whitespace().map(String::from).collect::<Vec<_>>();
     if installed {
-        if let Some(libs) = pkg_config(&["--static", "--libs"]) {
+        if let Some(libs) = pkg_config(&["--static", "--libs"], "libuevent".as_ref()) {
             return split(libs);
         }
     }
@@ -32,11 +32,8 @@ fn private_libs(dirs: &[String], installed: bool) -> Vec<String> {
                 continue;
             }
             println!("cargo:rerun-if-changed={}", pc.display());
-            let out = Command::new("pkg-config").args(["--static", "--libs"]).arg(&pc).output();
-            if let Ok(out) = out {
-                if out.status.success() {
-                    return split(String::from_utf8_lossy(&out.stdout).into_owned());
-                }
+            if let Some(libs) = pkg_config(&["--static", "--libs"], pc.as_os_str()) {
+                return split(libs);
             }
         }
         for la in [d.join("libuevent.la"), d.join("../libuevent.la")] {
@@ -92,10 +89,10 @@ fn main() {
     let mut installed = false;
     if let Ok(d) = env::var("UEVENT_LIB_DIR") {
         dirs.extend(d.split(':').filter(|s| !s.is_empty()).map(String::from));
-    } else if let Some(libs) = pkg_config(&["--libs-only-L"]) {
+    } else if let Some(libs) = pkg_config(&["--libs-only-L"], "libuevent".as_ref()) {
         dirs.extend(libs.split_whitespace().filter_map(|f| f.strip_prefix("-L")).map(String::from));
         installed = true;
-        if let Some(libdir) = pkg_config(&["--variable=libdir"]) {
+        if let Some(libdir) = pkg_config(&["--variable=libdir"], "libuevent".as_ref()) {
             if !libdir.is_empty() && !dirs.contains(&libdir) {
                 dirs.push(libdir);
             }

@@ -20,12 +20,6 @@ pub struct Columns {
 }
 
 impl SampleColumns {
-    pub fn len(&self) -> usize {
-        self.time.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.time.is_empty()
-    }
     /// Sample `i`'s callchain (panics when `i` is out of range, as indexing does).
     pub fn callchain(&self, i: usize) -> &[u64] {
         let off = self.chain_off[i] as usize;
@@ -34,12 +28,6 @@ impl SampleColumns {
 }
 
 impl UeventColumns {
-    pub fn len(&self) -> usize {
-        self.time.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.time.is_empty()
-    }
     /// Uevent `i`'s payload bytes (panics when `i` is out of range, as indexing does).
     pub fn payload(&self, i: usize) -> &[u8] {
         let off = self.data_off[i] as usize;
@@ -54,6 +42,12 @@ macro_rules! columns {
     ($t:ident, $b:ident, [$($f:ident: $cf:ident),*], $off:ident, $tail:ident: $ctail:ident,
      $ccap:ident, $cn:ident) => {
         impl $t {
+            pub fn len(&self) -> usize {
+                self.$off.len()
+            }
+            pub fn is_empty(&self) -> bool {
+                self.$off.is_empty()
+            }
             fn with_capacity(n: usize, tail_cap: usize) -> $t {
                 $t {
                     $($f: Vec::with_capacity(n),)*
