@@ -57,8 +57,9 @@ with uevent.thread_context(T, S2, 0, {0: "/orders", 1: "alice"}) as c:
        bytes(rec.attrs_data[0:9]) == b"\x00\x07/orders",
        "with thread_context(..., attrs): the inner span and its attributes")
     uevent.thread_context_attr(2, "x" * 200)
-    ok(raises(uevent.InvalidArgument, uevent.thread_context_attr, 2, "x" * 256) is not None,
-       "thread_context_attr refuses values over 255 bytes")
+    e = raises(uevent.InvalidArgument, uevent.thread_context_attr, 2, "x" * 256)
+    ok(e is not None and e.errno == errno.EINVAL and "256 bytes" in str(e),
+       "thread_context_attr refuses values over 255 bytes: EINVAL, saying how long (%s)" % e)
 ok(bytes(rec.span_id) == S and rec.valid == 1 and rec.attrs_data_size == 0,
    "leaving the with block brings the outer context back")
 with uevent.thread_context(T, S2, 0, {1: "bob"}):

@@ -338,7 +338,7 @@ def thread_context_attr(key: int, value: Union[str, bytes]) -> None:
     k = _int(key, 0, 0xFF, "thread_context_attr: key")
     v = value.encode() if isinstance(value, str) else bytes(value)
     if len(v) > 255:
-        raise InvalidArgument("thread_context_attr: value is %d bytes, at most 255" % len(v))
+        raise InvalidArgument(_errno.EINVAL, f"thread_context_attr: value is {len(v)} bytes, at most 255")
     _check(_lib.uevent_thread_context_set_attr(k, v, len(v)), "thread_context_attr")
 
 
