@@ -39,6 +39,7 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/session-record.c \
 	%reldir%/session-spawn.c \
 	%reldir%/perfdata.c \
+	%reldir%/time-sort.c \
 	%reldir%/tls-deferred.c \
 	%reldir%/batch.c \
 	%reldir%/tp-fields.c \

@@ -72,6 +72,13 @@ int _uevent_tracepoint_id(const char *sys, const char *ev, char *fmt, size_t fmt
  * stream ends with a HEADER_SAMPLE_TIME record, and one without it was cut.
  */
 #define _UEVENT_REC_VERSION_PREFIX "libuevent "
+/* An entry to put in time order: its time and what it stands for (time-sort.c). */
+struct _uevent_timed {
+	uint64_t time, what;
+};
+/* v stably sorted by time, merging the runs already in order: 0 or -ENOMEM. */
+int _uevent_time_sort(struct _uevent_timed *v, size_t n);
+
 /* The event of the file transport's captures (transport-file.c): its uevents say so. */
 #define _UEVENT_FILE_EVENT "uevent:file"
 

@@ -57,7 +57,7 @@ struct uevent_perf_file {
 						   file shorter than its header says) */
 	/* time order: the records' offsets sorted by time, when the file's are not; once
 	 * sorted, each time is the least offset of its record and those after it */
-	struct ord { uint64_t time, off; } *order;
+	struct _uevent_timed *order;	/* .what: the record's offset */
 	size_t norder, iorder, last_iorder;
 	uint64_t stop;				/* where the ordered records end: the end,
 						   or the first cut or corrupt record */
@@ -617,15 +617,6 @@ static int rec_time(struct uevent_perf_file *f, const uint8_t *r, uint16_t size,
 	return 0;
 }
 
-static int by_time(const void *a, const void *b)
-{
-	const struct ord *x = a, *y = b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;
-}
-
 /*
  * A mapped file is read a 2 MB window at a time, as perf report maps it: each window
  * mapped in by one call before its records are read (a fault a page costs more than
@@ -672,7 +663,8 @@ static void drop_behind(struct uevent_perf_file *f)
  * Time order, as perf report and perf script read a file: each CPU's ring is written in
  * turn, so a process that moved between CPUs can have samples in the file before the
  * COMM and MMAP records that name them. One pass takes the records' times (one without
- * keeps its place after the one before); a file in order already keeps nothing.
+ * keeps its place after the one before), and the rings' runs are merged
+ * (_uevent_time_sort); a file in order already keeps nothing.
  */
 static int build_order(struct uevent_perf_file *f)
 {
@@ -696,14 +688,14 @@ static int build_order(struct uevent_perf_file *f)
 			t = prev;
 		sorted &= t >= prev;
 		if (f->norder == cap) {
-			struct ord *n = realloc(f->order, (cap = cap ? 2 * cap : 4096) * sizeof(*n));
+			struct _uevent_timed *n = realloc(f->order, (cap = cap ? 2 * cap : 4096) * sizeof(*n));
 
 			if (!n)
 				return -ENOMEM;
 			f->order = n;
 		}
 		f->order[f->norder].time = prev = t;
-		f->order[f->norder++].off = off;
+		f->order[f->norder++].what = off;
 		off += h.size + (uint64_t)extra;
 		give_back(f, off);	/* read again from the start */
 	}
@@ -715,10 +707,11 @@ static int build_order(struct uevent_perf_file *f)
 		f->norder = 0;
 		return 0;
 	}
-	qsort(f->order, f->norder, sizeof(*f->order), by_time);
+	if (_uevent_time_sort(f->order, f->norder) < 0)
+		return -ENOMEM;
 	for (prev = UINT64_MAX, i = f->norder; i-- > 0;) {	/* drop_behind's */
-		if (f->order[i].off < prev)
-			prev = f->order[i].off;
+		if (f->order[i].what < prev)
+			prev = f->order[i].what;
 		f->order[i].time = prev;
 	}
 	return 0;
@@ -829,7 +822,7 @@ static int next_record(struct uevent_perf_file *f, struct uevent_perf_record *re
 		if (f->order) {
 			/* the records in time order, then what ended them (the end, a cut) */
 			if (f->iorder < f->norder)
-				f->off = f->order[f->iorder++].off;
+				f->off = f->order[f->iorder++].what;
 			else
 				f->off = f->stop;
 		}

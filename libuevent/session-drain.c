@@ -206,7 +206,7 @@ static void drain_held(struct uevent_session *s)
 	int kind;
 
 	while (s->qi < s->qn)
-		if (_uevent_session_decode(s, s->q[s->qi++].off, &rec, &kind) == 0)
+		if (_uevent_session_decode(s, s->q[s->qi++].what, &rec, &kind) == 0)
 			_uevent_session_keep(s, &rec, kind);
 	s->qi = s->qn = s->qready = 0;
 	s->buf_len = 0;

@@ -71,11 +71,6 @@ static inline int idcmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-struct qent {
-	uint64_t time;
-	uint32_t off, seq;
-};
-
 struct uevent_session {
 	struct uevent_session_opts o;
 	unsigned int transports;
@@ -110,7 +105,7 @@ struct uevent_session {
 	uint32_t user_word;
 	uint8_t *buf;
 	size_t buf_len, buf_cap;
-	struct qent *q;
+	struct _uevent_timed *q;	/* .what: a record's offset in buf */
 	size_t qn, qi, q_cap;
 	size_t qready;			/* q[qi..qready) may go out; the rest waits a round */
 	uint8_t *hold;			/* records held back, while the rings are read again */

@@ -51,15 +51,6 @@ uint64_t _uevent_session_rec_time(const struct uevent_session *s, const uint8_t 
 	return t;
 }
 
-static int qcmp(const void *a, const void *b)
-{
-	const struct qent *x = a, *y = b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
 int _uevent_session_index(struct uevent_session *s, uint64_t watermark)
 {
 	size_t off = 0, n = 0;
@@ -74,7 +65,7 @@ int _uevent_session_index(struct uevent_session *s, uint64_t watermark)
 		off += sz;
 	}
 	if (n > s->q_cap) {
-		struct qent *q = realloc(s->q, n * sizeof(*q));
+		struct _uevent_timed *q = realloc(s->q, n * sizeof(*q));
 
 		if (!q)
 			return -ENOMEM;
@@ -87,12 +78,11 @@ int _uevent_session_index(struct uevent_session *s, uint64_t watermark)
 
 		memcpy(&sz, s->buf + off + 6, 2);
 		s->q[s->qn].time = _uevent_session_rec_time(s, s->buf + off);
-		s->q[s->qn].off = (uint32_t)off;
-		s->q[s->qn].seq = (uint32_t)s->qn;
-		s->qn++;
+		s->q[s->qn++].what = off;
 		off += sz;
 	}
-	qsort(s->q, s->qn, sizeof(*s->q), qcmp);
+	if (_uevent_time_sort(s->q, s->qn) < 0)
+		return -ENOMEM;
 	for (s->qready = 0; s->qready < s->qn && s->q[s->qready].time < watermark; s->qready++)
 		;
 	return 0;
@@ -106,10 +96,10 @@ int _uevent_session_keep_held(struct uevent_session *s)
 	for (i = s->qi; i < s->qn; i++) {
 		uint16_t sz;
 
-		memcpy(&sz, s->buf + s->q[i].off + 6, 2);
+		memcpy(&sz, s->buf + s->q[i].what + 6, 2);
 		if (_uevent_grow(&s->hold, &s->hold_cap, len + sz) < 0)
 			return -ENOMEM;
-		memcpy(s->hold + len, s->buf + s->q[i].off, sz);
+		memcpy(s->hold + len, s->buf + s->q[i].what, sz);
 		len += sz;
 	}
 	s->qi = s->qn = s->qready = 0;

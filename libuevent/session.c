@@ -214,7 +214,7 @@ static int session_next(struct uevent_session *s, struct uevent_perf_record *rec
 		if (is_shut(s))
 			return -ECANCELED;
 		while (s->qi < s->qready) {
-			if (deliver(s, s->q[s->qi++].off, rec)) {
+			if (deliver(s, s->q[s->qi++].what, rec)) {
 				s->st.records++;
 				return 1;
 			}

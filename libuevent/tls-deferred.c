@@ -111,7 +111,7 @@ int _uevent_session_tls_join(struct uevent_session *s, struct uevent_perf_record
 		return 0;
 	/* what the session has read and not given out: the record follows the sample */
 	for (i = s->qi; i < s->qn; i++) {
-		const uint8_t *p = s->buf + s->q[i].off;
+		const uint8_t *p = s->buf + s->q[i].what;
 		uint16_t sz;
 
 		memcpy(&sz, p + 6, 2);

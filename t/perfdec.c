@@ -1111,12 +1111,77 @@ static void check_trailing(void)
 	}
 }
 
+/*
+ * Time order from runs: records written as 16 rings write them (each ring's share of a
+ * round in time order, rounds overlapping, many times shared), and in random order.
+ * The reader gives every record once, by time, and records of one time in file order.
+ */
+static void check_time_order(void)
+{
+	enum { NREC = 4000 };
+	static uint8_t img[64 + 1024 + NREC * 32];
+	static uint64_t times[NREC];
+	struct uevent_perf_record r = { .sz = sizeof(r) };
+	struct perf_event_attr a;
+	struct uevent_perf_file *pf;
+	uint64_t body[3], id = 9, prev_t, seen;
+	unsigned int rnd = 4242, prev_i;
+	size_t n, i, k, m, bad;
+	int fd, shape, ret = 0;
+	char tmp[64];
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	for (shape = 0; shape < 2; shape++) {
+		/* shape 0: 25 rounds of 16 rings of 10; shape 1: any order */
+		for (k = 0; k < NREC; k += 10) {
+			uint64_t t = (k / 160) * 1000 + (rnd = rnd * 1103515245 + 12345) % 700;
+
+			for (m = 0; m < 10; m++, t += (rnd = rnd * 1103515245 + 12345) % 3 * 40)
+				times[k + m] = shape ? (rnd = rnd * 1103515245 + 12345) % 500 * 10 : t;
+		}
+		n = pipe_head(img, &a, id);
+		for (i = 0; i < NREC; i++) {
+			body[0] = id;
+			body[1] = (uint64_t)i << 32 | (uint32_t)i;	/* pid, tid: the file's order */
+			body[2] = times[i];
+			n += put_rec(img + n, PERF_RECORD_SAMPLE, body, sizeof(body));
+		}
+		fd = memfd_create("perfdec-order", MFD_CLOEXEC);
+		snprintf(tmp, sizeof(tmp), "/proc/self/fd/%d", fd);
+		pf = fd >= 0 && !put(fd, img, n) ? uevent_perf_file__open(tmp) : NULL;
+		seen = bad = 0;
+		prev_t = 0;
+		prev_i = 0;
+		while (pf && (ret = uevent_perf_file__next(pf, &r)) > 0) {
+			unsigned int at = r.u.sample.tid;
+
+			if (r.body != UEVENT_BODY_SAMPLE)
+				continue;
+			if (at >= NREC || r.id.time != times[at] || r.id.time < prev_t ||
+			    (seen && r.id.time == prev_t && at <= prev_i))
+				bad++;
+			seen++;
+			prev_t = r.id.time;
+			prev_i = at;
+		}
+		ok(pf && ret == 0 && seen == NREC && !bad, "time order of %s: %" PRIu64 " of %d "
+		   "records, by time, ties in file order (%zu out of place)", shape ?
+		   "records in any order" : "16 rings' rounds", seen, NREC, bad);
+		uevent_perf_file__close(pf);
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
 int main(void)
 {
 	size_t len;
 	uint8_t *le, *be;
 
-	plan(22 * 2 + 2 * 2 + 7 + 12 + 8 + 4 + 4 + 2 + 4 + 2 + 4 + 3 + 2);
+	plan(22 * 2 + 2 * 2 + 7 + 12 + 8 + 4 + 4 + 2 + 4 + 2 + 4 + 3 + 2 + 2);
 	le = slurp("perf_records.le.bin", &len);
 	if (le) {
 		check_golden(le, len, UEVENT_BO_LITTLE, "le");
@@ -1138,6 +1203,7 @@ int main(void)
 	check_cuts();
 	check_oversized();
 	check_trailing();
+	check_time_order();
 	check_event_index();
 	check_batch();
 	check_tls_deferred();
