@@ -278,8 +278,10 @@ static int decode_sample(struct _uevent_cur *c, const struct uevent_perf_format 
 		s->code_page_size = _uevent_get64(c);
 	if (st & PERF_SAMPLE_TLS_USER)
 		read_tls(c, s);
-	if (s->context_err != -EINPROGRESS)
+	if (s->context_err != -EINPROGRESS && s->tls_user)
 		_uevent_decode_context(s, bo);
+	else if (s->context_err != -EINPROGRESS)	/* no dump: no record (ids zeroed) */
+		s->context_err = -ENODATA;
 	if (st & PERF_SAMPLE_AUX) {
 		s->aux_size = _uevent_get64(c);
 		s->aux = _uevent_take(c, s->aux_size);
