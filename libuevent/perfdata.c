@@ -821,6 +821,8 @@ static int next_record(struct uevent_perf_file *f, struct uevent_perf_record *re
 		drop_behind(f);
 		if (f->order) {
 			/* the records in time order, then what ended them (the end, a cut) */
+			if (f->iorder + 16 < f->norder)	/* a miss in time order: start it */
+				__builtin_prefetch(f->map + f->order[f->iorder + 16].what);
 			if (f->iorder < f->norder)
 				f->off = f->order[f->iorder++].what;
 			else
