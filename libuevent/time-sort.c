@@ -18,12 +18,11 @@ static size_t run_end(const struct _uevent_timed *v, size_t i, size_t n)
 
 /*
  * Stable by time, so entries of one time keep their order (the file's, the ring's).
- * Each ring's records of a round are already in time order: one pass finds two
- * neighbouring runs and merges them, so k runs take log2(k) passes over the entries,
- * with no comparison function called (a file of 2 CPUs' rounds is few runs). The
- * entries of a round reach all of its runs; a record of the next round may still come
- * before one of this round (perf's FINISHED_ROUND only bounds it), and is merged in as
- * any other. -ENOMEM leaves v as it was.
+ * Each ring's share of a round is in time order already: a pass merges each two
+ * neighbouring runs into one, so k runs take log2(k) passes over the entries, with no
+ * comparison callback. A record of the next round that comes before some of this
+ * round's (FINISHED_ROUND only bounds how far) is merged in like any other.
+ * -ENOMEM leaves v as it was.
  */
 int _uevent_time_sort(struct _uevent_timed *v, size_t n)
 {
