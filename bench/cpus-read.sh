@@ -17,7 +17,6 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/uevent-bench-cpus-XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 say() { echo "cpus-read                    skipped: $1"; exit 0; }
 [ -x "$top_builddir/bench/decode" ] || say "build bench/decode first"
-[ -x /usr/bin/time ] || say "no /usr/bin/time (Debian: time)"
 command -v python3 >/dev/null || say "no python3"
 src=${CPUS_READ_FILE:-}
 if [ -z "$src" ]; then
@@ -39,14 +38,17 @@ if [ -f "$top_builddir/bindings/python/lib/uevent/.built" ]; then
 	[ -n "$NPY" ] && pylib=$(binding_for "$NPY" "$tmp/lib" 2>/dev/null)
 fi
 [ -n "$pylib" ] || echo "# python: skipped (no python3 with numpy and cffi, or no binding)"
-best_ns() { # the least CPU time (user + sys) of three runs of CMD..., in ns
-	b=
-	for _ in 1 2 3; do
-		t=$(/usr/bin/time -f '%U %S' "$@" 2>&1 >/dev/null | tail -1 |
-			awk '{ printf "%.0f", ($1 + $2) * 1e9 }')
-		[ -z "$b" ] || [ "$t" -lt "$b" ] && b=$t
-	done
-	echo "$b"
+best_ns() { # the least CPU time (user + sys) of three runs of CMD..., in ns: wait4's
+	# rusage, in microseconds (/usr/bin/time prints 10 ms steps, too coarse for report)
+	python3 -c 'import resource as r, subprocess as s, sys
+b = None
+for _ in range(3):
+    u0 = r.getrusage(r.RUSAGE_CHILDREN)
+    s.run(sys.argv[1:], stdout=s.DEVNULL, stderr=s.DEVNULL)
+    u1 = r.getrusage(r.RUSAGE_CHILDREN)
+    t = (u1.ru_utime + u1.ru_stime) - (u0.ru_utime + u0.ru_stime)
+    b = t if b is None or t < b else b
+print(int(b * 1e9))' "$@"
 }
 # uevent report's: cpu-clock samples with callchains (t/burn under record -F), or
 # CPUS_READ_SAMPLES, made into as many CPUs
