@@ -4,9 +4,10 @@
 # uevent record's), made into NCPUS interleaved per-CPU streams by cpus-synth.py (each
 # record's CPU id set, each round written CPU after CPU, as a recorder of NCPUS rings
 # writes it), then read by the C reader (bench/decode --no-script, best of 5), by
-# `uevent dump` and by the Python batch reader (uevent.read_arrays, bench/arrays.py);
-# and `uevent report` on a -F recording of t/burn made into as many CPUs the same way;
-# each timed by its CPU time (user + sys), which a loaded host disturbs less.
+# `uevent dump`, by the Python batch reader (uevent.read_arrays, bench/arrays.py) and by
+# Rust's read_all_columns (bindings/rust's columns example, release build); and `uevent
+# report` on a -F recording of t/burn made into as many CPUs the same way; each timed by
+# its CPU time (user + sys), which a loaded host disturbs less (Rust: its wall time).
 # Prints each reader's best records/s over CPUS_READ_ROUNDS rounds (3) and the ratio to
 # the 1-CPU file: a reader that merges per CPU falls.
 set -u
@@ -60,6 +61,9 @@ if [ -z "$ssrc" ] && [ "$(id -u)" = 0 ] && [ -x "$burn" ]; then
 		"$burn" "${CPUS_READ_BURN_SECS:-3}" >/dev/null 2>&1 || ssrc=
 fi
 [ -n "$ssrc" ] || echo "# uevent report: skipped (no samples: make check builds t/burn; root)"
+# Rust's read_all_columns, when the crate's release examples are built (wall time)
+rc=$top_builddir/bindings/rust/target/release/examples/columns
+[ -x "$rc" ] || echo "# rust: skipped (bindings/rust's release examples not built)"
 cpus="1 2 4 16 64"
 for n in $cpus; do
 	python3 "$top_srcdir/bench/cpus-synth.py" "$src" "$tmp/c$n.data" "$n" >/dev/null || exit 1
@@ -83,6 +87,12 @@ while [ "$r" -lt "${CPUS_READ_ROUNDS:-3}" ]; do
 		else
 			echo 0 >>"$tmp/r.$n"
 		fi
+		if [ -x "$rc" ]; then
+			LD_LIBRARY_PATH=$top_builddir/libuevent/.libs "$rc" "$tmp/c$n.data" 1 |
+				awk '$1 == "rust_columns" { print $2 / $3 }' >>"$tmp/rs.$n"
+		else
+			echo 0 >>"$tmp/rs.$n"
+		fi
 		if [ -n "$pylib" ]; then
 			PYTHONPATH=$pylib LD_LIBRARY_PATH=$top_builddir/libuevent/.libs ARRAYS_CPU=1 \
 				"$NPY" "$top_srcdir/bench/arrays.py" "$tmp/c$n.data" 1 |
@@ -96,12 +106,13 @@ done
 max() { sort -g "$1" | tail -1; }
 ratio() { echo "$1 $2" | awk '{ print ($2 > 0 ? $1 / $2 : 0) }'; }
 echo "# records/s (CPU time), best of ${CPUS_READ_ROUNDS:-3}; ratio: to the 1-CPU file"
-printf '%-5s %8s %11s %5s %11s %5s %11s %5s %12s %5s\n' cpus records 'C reader' ratio \
-	'dump' ratio 'python' ratio 'report (smp)' ratio
+printf '%-5s %8s %11s %5s %11s %5s %11s %5s %11s %5s %12s %5s\n' cpus records 'C reader' \
+	ratio 'dump' ratio 'python' ratio 'rust (wall)' ratio 'report (smp)' ratio
 for n in $cpus; do
 	c=$(max "$tmp/c.$n") d=$(max "$tmp/d.$n") p=$(max "$tmp/p.$n") rr=$(max "$tmp/r.$n")
-	[ "$n" = 1 ] && { c1=$c; d1=$d; p1=$p; r1=$rr; }
-	printf '%-5d %8d %11.0f %5.2f %11.0f %5.2f %11.0f %5.2f %12.0f %5.2f\n' "$n" \
-		"$(cat "$tmp/recs.$n")" "$c" "$(ratio "$c" "$c1")" "$d" "$(ratio "$d" "$d1")" \
-		"$p" "$(ratio "$p" "$p1")" "$rr" "$(ratio "$rr" "$r1")"
+	rs=$(max "$tmp/rs.$n")
+	[ "$n" = 1 ] && { c1=$c; d1=$d; p1=$p; r1=$rr; rs1=$rs; }
+	printf '%-5d %8d %11.0f %5.2f %11.0f %5.2f %11.0f %5.2f %11.0f %5.2f %12.0f %5.2f\n' \
+		"$n" "$(cat "$tmp/recs.$n")" "$c" "$(ratio "$c" "$c1")" "$d" "$(ratio "$d" "$d1")" \
+		"$p" "$(ratio "$p" "$p1")" "$rs" "$(ratio "$rs" "$rs1")" "$rr" "$(ratio "$rr" "$r1")"
 done
