@@ -1,6 +1,7 @@
 """test_symbolize.py - TAP tests of uevent.symbolize: the symbolizer from Python, on made-up
 files (no privileges) and on recordings of t/burn and t/jit-cjit (root)."""
 import collections
+import errno
 import os
 import shutil
 import subprocess
@@ -50,6 +51,24 @@ try:
         e = raises(TypeError, s.feed_from, object())
         ok(e is not None, "feed_from wants a reader")
     ok(raises(ValueError, s.lookup, 1, 1) is not None, "a closed Symbolizer raises ValueError")
+
+    # feed_file: C's loop (uevent_symbolizer__feed_file), its errors as exceptions
+    golden = os.path.join(top_srcdir, "t", "data", "perf_records.le.perf.data")
+    with Symbolizer() as s, uevent.PerfData(golden) as f:
+        one = sum(s.feed_from(f) for _ in f)
+    with Symbolizer() as s:
+        whole = s.feed_file(golden)
+        e = raises(FileNotFoundError, s.feed_file, os.path.join(tmp, "none.data"))
+        cut = os.path.join(tmp, "cut.data")
+        with open(golden, "rb") as f, open(cut, "wb") as o:
+            data = f.read()
+            o.write(data[:len(data) * 2 // 3])
+        c = raises(uevent.Error, s.feed_file, cut)
+    ok(one > 0 and whole == one, f"feed_file uses what feeding one record at a time does ({whole})")
+    ok(e is not None and "none.data" in str(e) and c is not None and
+       c.errno == errno.ENODATA and "at offset" in str(c),
+       f"feed_file: a missing file is FileNotFoundError, a cut one ENODATA, each saying "
+       f"where ({e}; {c})")
 
     why = None
     if os.geteuid() != 0:
