@@ -38,7 +38,9 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/rec-writer.h \
 	%reldir%/session-record.c \
 	%reldir%/session-spawn.c \
+	%reldir%/perfdata-internal.h \
 	%reldir%/perfdata.c \
+	%reldir%/perfdata-tracing.c \
 	%reldir%/time-sort.c \
 	%reldir%/tls-deferred.c \
 	%reldir%/batch.c \

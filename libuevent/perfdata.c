@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "perf-internal.h"
+#include "perfdata-internal.h"
 
 #define PERF_MAGIC2		0x32454c4946524550ull	/* "PERFILE2" */
 #define FEAT_TRACING_DATA	1
@@ -21,80 +22,6 @@
 #define FEAT_CLOCK_DATA		29
 #define REC_HEADER_ATTR		64
 #define REC_AUXTRACE		71
-
-struct pevent {
-	struct uevent_perf_format fmt;
-	uint64_t *ids;
-	size_t nids;
-	char *name;
-	uint32_t type;
-	uint64_t config;
-	int clockid;
-	int file;			/* the file transport's event: its uevents' transport */
-};
-
-struct uevent_perf_file {
-	uint8_t *map;
-	size_t len;
-	int mapped;
-	uint64_t off, end;
-	int pipe;
-	struct pevent *ev;
-	int nev;
-	int id_pos_sample, id_pos_other;	/* u64 index from start / from end; -1 none */
-	int64_t clock_res;
-	int clockid;
-	char *tracing;				/* event format texts, NUL separated */
-	size_t tracing_len;
-	char *tracing_sys;			/* the system of each, NUL separated */
-	size_t tracing_sys_len;
-	int td_big, td_long, td_page;		/* the tracing data's byte order, sizes */
-	struct _uevent_tep *tep;		/* the formats parsed, on first use */
-	int tep_err;				/* 0 until tried, then 1 or -errno */
-	int swap;				/* written in the other byte order */
-	int bo;					/* UEVENT_BO_* of the records */
-	int cut;				/* the data may end mid-record (pipe mode, a
-						   file shorter than its header says) */
-	/* time order: the records' offsets sorted by time, when the file's are not; once
-	 * sorted, each time is the least offset of its record and those after it */
-	struct _uevent_timed *order;	/* .what: the record's offset */
-	size_t norder, iorder, last_iorder;
-	uint64_t stop;				/* where the ordered records end: the end,
-						   or the first cut or corrupt record */
-	uint64_t last_off;			/* where the last __next() started */
-	uint64_t dropped;			/* the map's pages given back below here */
-	uint64_t populated;			/* the last window mapped in ends here */
-	struct pevent *last_ev;			/* find_by_id()'s last answer, */
-	uint64_t last_id;			/* for this id */
-	int unfinished;				/* the file holds less than its header says,
-						   or its writer never said how much, or a
-						   libuevent stream lacks its end mark */
-};
-
-/* Numbers as the file stores them, in host order. */
-static uint16_t fr16(const struct uevent_perf_file *f, const void *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return f->swap ? __builtin_bswap16(v) : v;
-}
-
-static uint32_t fr32(const struct uevent_perf_file *f, const void *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return f->swap ? __builtin_bswap32(v) : v;
-}
-
-static uint64_t fr64(const struct uevent_perf_file *f, const void *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return f->swap ? __builtin_bswap64(v) : v;
-}
 
 static void frheader(const struct uevent_perf_file *f, const void *p, struct perf_event_header *h)
 {
@@ -264,103 +191,6 @@ static void parse_event_desc(struct uevent_perf_file *f, const uint8_t *p, uint6
 	}
 }
 
-/*
- * The tracing data (trace-cmd's format): "\027\010\104tracing", version, endian, long
- * size, page size, header_page, header_event, ftrace formats, then per system the event
- * format texts. We keep the event formats only.
- */
-/* Cursor steps over the tracing data; each returns 0, or -1 past the end. */
-static int td_str(const uint8_t *p, uint64_t len, uint64_t *off, const char **out)
-{
-	const char *str = (const char *)p + *off;
-
-	if (*off >= len || !memchr(str, 0, (size_t)(len - *off)))
-		return -1;
-	*off += strlen(str) + 1;
-	if (out)
-		*out = str;
-	return 0;
-}
-
-static int td_u32(const struct uevent_perf_file *f, const uint8_t *p, uint64_t len,
-		  uint64_t *off, uint32_t *v)
-{
-	if (*off + 4 > len)
-		return -1;
-	*v = fr32(f, p + *off);
-	*off += 4;
-	return 0;
-}
-
-/* A u64 size, then that many bytes: *blob points at them. */
-static int td_blob(const struct uevent_perf_file *f, const uint8_t *p, uint64_t len,
-		   uint64_t *off, const uint8_t **blob, uint64_t *sz)
-{
-	if (*off + 8 > len)
-		return -1;
-	*sz = fr64(f, p + *off);
-	*off += 8;
-	if (*sz > len - *off)
-		return -1;
-	*blob = p + *off;
-	*off += *sz;
-	return 0;
-}
-
-static void parse_tracing(struct uevent_perf_file *f, const uint8_t *p, uint64_t len)
-{
-	uint64_t off = 10, sz;
-	uint32_t n, i, nsys, s;
-	const uint8_t *blob;
-
-	if (len < 10 || memcmp(p, "\027\010\104tracing", 10))
-		return;
-	if (td_str(p, len, &off, NULL) < 0 || off + 6 > len)
-		return;
-	f->td_big = p[off];
-	f->td_long = p[off + 1];
-	off += 2;
-	if (td_u32(f, p, len, &off, &n) < 0)
-		return;
-	f->td_page = n <= (1u << 30) ? (int)n : 0;
-	for (i = 0; i < 2; i++)			/* header_page, header_event */
-		if (td_str(p, len, &off, NULL) < 0 || td_blob(f, p, len, &off, &blob, &sz) < 0)
-			return;
-	if (td_u32(f, p, len, &off, &n) < 0)	/* ftrace formats */
-		return;
-	for (i = 0; i < n; i++)
-		if (td_blob(f, p, len, &off, &blob, &sz) < 0)
-			return;
-	if (td_u32(f, p, len, &off, &nsys) < 0)
-		return;
-	for (s = 0; s < nsys; s++) {
-		const char *sys;
-
-		if (td_str(p, len, &off, &sys) < 0 || td_u32(f, p, len, &off, &n) < 0)
-			return;
-		for (i = 0; i < n; i++) {
-			size_t sl = strlen(sys);
-			char *t;
-
-			if (td_blob(f, p, len, &off, &blob, &sz) < 0)
-				return;
-			t = realloc(f->tracing_sys, f->tracing_sys_len + sl + 1);
-			if (!t)
-				return;
-			f->tracing_sys = t;
-			memcpy(t + f->tracing_sys_len, sys, sl + 1);
-			t = realloc(f->tracing, f->tracing_len + sz + 1);
-			if (!t)
-				return;
-			f->tracing = t;
-			memcpy(t + f->tracing_len, blob, sz);
-			t[f->tracing_len + sz] = 0;
-			f->tracing_len += sz + 1;
-			f->tracing_sys_len += sl + 1;
-		}
-	}
-}
-
 /* Give each tracepoint event whose format carries uevents its raw layout. */
 static void find_layouts(struct uevent_perf_file *f)
 {
@@ -505,7 +335,7 @@ static int open_file_mode(struct uevent_perf_file *f)
 		if (bit == FEAT_EVENT_DESC)
 			parse_event_desc(f, p + so, ss);
 		else if (bit == FEAT_TRACING_DATA)
-			parse_tracing(f, p + so, ss);
+			_uevent_pf_parse_tracing(f, p + so, ss);
 		else if (bit == FEAT_CLOCKID && ss >= 8)
 			f->clock_res = (int64_t)fr64(f, p + so);
 		else if (bit == FEAT_CLOCK_DATA && ss >= 8) {
@@ -559,7 +389,7 @@ static int scan_pipe_headers(struct uevent_perf_file *f)
 			if (err)
 				return err;
 		} else if (h.type == REC_TRACING_DATA && h.size >= 12) {
-			parse_tracing(f, f->map + off + h.size, (uint64_t)extra);
+			_uevent_pf_parse_tracing(f, f->map + off + h.size, (uint64_t)extra);
 		} else if (h.type == REC_HEADER_FEATURE && h.size >= 16) {
 			uint64_t feat;
 
