@@ -359,6 +359,42 @@ static int64_t trailing(const struct uevent_perf_file *f, const uint8_t *r,
 	return n > room ? -1 : (int64_t)n;
 }
 
+/*
+ * A mapped file is read a 2 MB window at a time, as perf report maps it: each window
+ * mapped in by one call before its records are read (a fault a page costs more than
+ * reading them, most of all in a VM), the pages behind given back (in time order: those
+ * below every record still to come). They are the file's (PROT_READ, MAP_PRIVATE): read
+ * again (a record kept, the headers), they fault back in the same.
+ */
+#define DROP_WINDOW	((uint64_t)2 << 20)
+
+/* The pages below off's window, given back (build_order's scan then sets dropped to 0). */
+static void give_back(struct uevent_perf_file *f, uint64_t off)
+{
+	uint64_t to = off & ~(DROP_WINDOW - 1);
+
+	if (!f->mapped || to <= f->dropped)
+		return;
+	(void)madvise(f->map + f->dropped, to - f->dropped, MADV_DONTNEED);
+	f->dropped = to;
+}
+
+/* The window that off is in, mapped in (MADV_POPULATE_READ: 5.14; before, faults do it). */
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+static void map_ahead(struct uevent_perf_file *f, uint64_t off)
+{
+	uint64_t from, to;
+
+	if (!f->mapped || off < f->populated)
+		return;
+	from = off & ~(DROP_WINDOW - 1);
+	to = from + DROP_WINDOW < f->len ? from + DROP_WINDOW : f->len;
+	(void)madvise(f->map + from, to - from, MADV_POPULATE_READ);
+	f->populated = to;
+}
+
 /* Pipe mode: the attrs, names and tracing data come as records before the events. */
 static int scan_pipe_headers(struct uevent_perf_file *f)
 {
@@ -369,6 +405,7 @@ static int scan_pipe_headers(struct uevent_perf_file *f)
 		struct perf_event_header h;
 		int64_t extra;
 
+		map_ahead(f, off);
 		frheader(f, f->map + off, &h);
 		/* a cut or corrupt record: __next() says which, at its offset */
 		if (h.size < 8 || h.size > f->len - off)
@@ -376,6 +413,7 @@ static int scan_pipe_headers(struct uevent_perf_file *f)
 		extra = trailing(f, f->map + off, &h, f->len - off - h.size);
 		if (extra < 0)
 			break;
+		give_back(f, off);	/* a long stream is not kept whole */
 		if (h.type == REC_HEADER_ATTR) {
 			uint32_t asz;
 
@@ -407,6 +445,7 @@ static int scan_pipe_headers(struct uevent_perf_file *f)
 		}
 		off += h.size + (uint64_t)extra;
 	}
+	f->dropped = f->populated = 0;	/* read again from the start */
 	/* a stream that promised an end mark and ends without it was cut */
 	f->unfinished = promised && !ended;
 	return f->nev ? 0 : -EINVAL;
@@ -445,42 +484,6 @@ static int rec_time(struct uevent_perf_file *f, const uint8_t *r, uint16_t size,
 		return -1;
 	*t = fr64(f, r + pos);
 	return 0;
-}
-
-/*
- * A mapped file is read a 2 MB window at a time, as perf report maps it: each window
- * mapped in by one call before its records are read (a fault a page costs more than
- * reading them, most of all in a VM), the pages behind given back (in time order: those
- * below every record still to come). They are the file's (PROT_READ, MAP_PRIVATE): read
- * again (a record kept, the headers), they fault back in the same.
- */
-#define DROP_WINDOW	((uint64_t)2 << 20)
-
-/* The pages below off's window, given back (build_order's scan then sets dropped to 0). */
-static void give_back(struct uevent_perf_file *f, uint64_t off)
-{
-	uint64_t to = off & ~(DROP_WINDOW - 1);
-
-	if (!f->mapped || to <= f->dropped)
-		return;
-	(void)madvise(f->map + f->dropped, to - f->dropped, MADV_DONTNEED);
-	f->dropped = to;
-}
-
-/* The window that off is in, mapped in (MADV_POPULATE_READ: 5.14; before, faults do it). */
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22
-#endif
-static void map_ahead(struct uevent_perf_file *f, uint64_t off)
-{
-	uint64_t from, to;
-
-	if (!f->mapped || off < f->populated)
-		return;
-	from = off & ~(DROP_WINDOW - 1);
-	to = from + DROP_WINDOW < f->len ? from + DROP_WINDOW : f->len;
-	(void)madvise(f->map + from, to - from, MADV_POPULATE_READ);
-	f->populated = to;
 }
 
 static void drop_behind(struct uevent_perf_file *f)
