@@ -39,10 +39,20 @@ struct uevent_perf_file {
 	int bo;					/* UEVENT_BO_* of the records */
 	int cut;				/* the data may end mid-record (pipe mode, a
 						   file shorter than its header says) */
-	/* time order: the records' offsets sorted by time, when the file's are not; once
-	 * sorted, each time is the least offset of its record and those after it */
-	struct _uevent_timed *order;	/* .what: the record's offset */
-	size_t norder, iorder, last_iorder;
+	/*
+	 * Time order, when the file's is not: order[] holds (time, offset) of records, the
+	 * first nready of them sorted and free to go out; once ready, each time is the
+	 * least offset of its record and every one still to come. Windowed (a big file
+	 * that keeps perf's FINISHED_ROUND rule): order[] holds the rounds from where the
+	 * last ready record came to scan, and records past scan are taken a round at a time.
+	 */
+	int reorder;				/* records go out through order[] */
+	struct _uevent_timed *order;		/* .what: the record's offset */
+	size_t norder, nready, ordercap, iorder, last_iorder;
+	uint64_t scan, tprev;			/* the next record to take; the time of the
+						   one before it (a record without one) */
+	uint64_t rmax[3];			/* the open round's greatest time, the closed
+						   rounds', all of those but the last's */
 	uint64_t stop;				/* where the ordered records end: the end,
 						   or the first cut or corrupt record */
 	uint64_t last_off;			/* where the last __next() started */

@@ -21,6 +21,7 @@
 #define FEAT_CLOCKID		23
 #define FEAT_CLOCK_DATA		29
 #define REC_HEADER_ATTR		64
+#define REC_FINISHED_ROUND	68
 #define REC_AUXTRACE		71
 
 static void frheader(const struct uevent_perf_file *f, const void *p, struct perf_event_header *h)
@@ -488,66 +489,164 @@ static int rec_time(struct uevent_perf_file *f, const uint8_t *r, uint16_t size,
 
 static void drop_behind(struct uevent_perf_file *f)
 {
-	give_back(f, !f->order ? f->off : f->iorder < f->norder ? f->order[f->iorder].time :
-		  f->stop);
+	give_back(f, !f->reorder ? f->off : f->iorder < f->nready ? f->order[f->iorder].time :
+		  f->scan);
+}
+
+/* The record at off: its time, type and bytes with what follows (trailing()). 1, 0
+ * when it has no time (it takes the one before's), -1 where the records stop. */
+static inline int peek(struct uevent_perf_file *f, uint64_t off, uint64_t *t, uint32_t *type,
+		uint64_t *step)
+{
+	struct perf_event_header h;
+	const uint8_t *r = f->map + off;
+	int64_t extra;
+
+	if (f->end - off < 8)
+		return -1;
+	map_ahead(f, off);
+	frheader(f, r, &h);
+	if (h.size < 8 || h.size > f->end - off)
+		return -1;
+	extra = trailing(f, r, &h, f->end - off - h.size);
+	if (extra < 0)
+		return -1;
+	*type = h.type;
+	*step = h.size + (uint64_t)extra;
+	return rec_time(f, r, h.size, h.type, t) == 0;
+}
+
+/* A record's time into the rounds' greatest (m[0] the open round's, m[1] the closed
+ * ones', m[2] all of those but the last's); a FINISHED_ROUND closes the open round. */
+static inline void round_step(uint64_t *m, uint64_t t, uint32_t type)
+{
+	if (t > m[0])
+		m[0] = t;
+	if (type != REC_FINISHED_ROUND)
+		return;
+	m[2] = m[1];
+	if (m[0] > m[1])
+		m[1] = m[0];
+	m[0] = 0;
+}
+
+/* (t, off) appended to order[]: 0 or -ENOMEM. */
+static int put(struct uevent_perf_file *f, uint64_t t, uint64_t off)
+{
+	if (f->norder == f->ordercap) {
+		size_t cap = f->ordercap ? 2 * f->ordercap : 4096;
+		struct _uevent_timed *n = realloc(f->order, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		f->order = n;
+		f->ordercap = cap;
+	}
+	f->order[f->norder].time = t;
+	f->order[f->norder++].what = off;
+	return 0;
+}
+
+/*
+ * Sorts what order[] holds and makes ready those no record past f->scan can precede:
+ * perf record reads each ring once a round, so a round's records are no older than any
+ * of the round before last's, and those no later than every round but the last closed
+ * one may go (all of them once the scan is at the end).
+ */
+static int settle(struct uevent_perf_file *f)
+{
+	uint64_t least = f->scan, limit = f->scan < f->stop ? f->rmax[2] : UINT64_MAX;
+	size_t i;
+
+	if (_uevent_time_sort(f->order, f->norder) < 0)
+		return -ENOMEM;
+	if (limit == UINT64_MAX)
+		f->nready = f->norder;
+	while (f->nready < f->norder && f->order[f->nready].time <= limit)
+		f->nready++;
+	for (i = f->nready; i < f->norder; i++)		/* drop_behind's */
+		if (f->order[i].what < least)
+			least = f->order[i].what;
+	for (i = f->nready; i-- > 0;) {
+		if (f->order[i].what < least)
+			least = f->order[i].what;
+		f->order[i].time = least;
+	}
+	return 0;
+}
+
+/* Takes the records from f->scan into order[], the next round (up to its
+ * FINISHED_ROUND) or with all every one left, after those still held, and settles. */
+static int refill(struct uevent_perf_file *f, int all)
+{
+	size_t held = f->norder - f->nready;
+	uint64_t t, step;
+	uint32_t type;
+	int has;
+
+	if (held)
+		memmove(f->order, f->order + f->nready, held * sizeof(*f->order));
+	f->norder = held;
+	f->iorder = f->nready = 0;
+	while (f->scan < f->stop && (has = peek(f, f->scan, &t, &type, &step)) >= 0) {
+		if (!has)
+			t = f->tprev;
+		f->tprev = t;
+		if (put(f, t, f->scan) < 0)
+			return -ENOMEM;
+		round_step(f->rmax, t, type);
+		f->scan += step;
+		if (all)
+			give_back(f, f->scan);	/* read again from the start */
+		else if (type == REC_FINISHED_ROUND)
+			break;
+	}
+	if (all)
+		f->dropped = f->populated = 0;
+	return settle(f);
 }
 
 /*
  * Time order, as perf report and perf script read a file: each CPU's ring is written in
  * turn, so a process that moved between CPUs can have samples in the file before the
- * COMM and MMAP records that name them. One pass takes the records' times (one without
- * keeps its place after the one before), and the rings' runs are merged
- * (_uevent_time_sort); a file in order already keeps nothing.
+ * COMM and MMAP records that name them. One pass takes the records' times: a file in
+ * order keeps nothing, and any other is sorted whole, its rings' runs merged (16 bytes
+ * a record, as much again while sorting). One of more than WINDOW_RECORDS (16 MB of
+ * them) that keeps perf's round rule is sorted a round at a time as it is read instead
+ * (refill: its records' times taken again), and one that does not, whole after all.
  */
+#define WINDOW_RECORDS	((size_t)1 << 20)
+
 static int build_order(struct uevent_perf_file *f)
 {
-	uint64_t off = f->off, prev = 0, t;
-	size_t cap = 0, i;
-	int sorted = 1;
+	uint64_t off = f->off, prev = 0, t, step, m[3] = { 0, 0, 0 };
+	uint32_t type;
+	int sorted = 1, rounds = 1, has;
+	size_t n = 0;
 
-	while (f->end - off >= 8) {
-		struct perf_event_header h;
-		const uint8_t *r = f->map + off;
-		int64_t extra;
-
-		map_ahead(f, off);
-		frheader(f, r, &h);
-		if (h.size < 8 || h.size > f->end - off)
-			break;
-		extra = trailing(f, r, &h, f->end - off - h.size);
-		if (extra < 0)
-			break;
-		if (rec_time(f, r, h.size, h.type, &t) < 0)
+	for (; (has = peek(f, off, &t, &type, &step)) >= 0; off += step, n++) {
+		if (!has)
 			t = prev;
 		sorted &= t >= prev;
-		if (f->norder == cap) {
-			struct _uevent_timed *n = realloc(f->order, (cap = cap ? 2 * cap : 4096) * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			f->order = n;
-		}
-		f->order[f->norder].time = prev = t;
-		f->order[f->norder++].what = off;
-		off += h.size + (uint64_t)extra;
-		give_back(f, off);	/* read again from the start */
+		rounds &= t >= m[2];
+		round_step(m, t, type);
+		prev = t;
+		if (n < WINDOW_RECORDS && put(f, t, off) < 0)
+			return -ENOMEM;
+		give_back(f, off + step);	/* read again from the start */
 	}
 	f->stop = off;
 	f->dropped = f->populated = 0;	/* the pages come back as the records are read */
-	if (sorted) {
-		free(f->order);
+	f->reorder = !sorted;
+	if (sorted || n > WINDOW_RECORDS) {
+		free(f->order);		/* in order, or taken again, a round at a time */
 		f->order = NULL;
-		f->norder = 0;
-		return 0;
+		f->norder = f->ordercap = 0;
+		f->scan = f->off;
+		return sorted || rounds ? 0 : refill(f, 1);
 	}
-	if (_uevent_time_sort(f->order, f->norder) < 0)
-		return -ENOMEM;
-	for (prev = UINT64_MAX, i = f->norder; i-- > 0;) {	/* drop_behind's */
-		if (f->order[i].what < prev)
-			prev = f->order[i].what;
-		f->order[i].time = prev;
-	}
-	return 0;
+	f->scan = f->stop;
+	return settle(f);
 }
 
 UEVENT_EXPORT struct uevent_perf_file *uevent_perf_file__open(const char *path)
@@ -649,14 +748,17 @@ static int next_record(struct uevent_perf_file *f, struct uevent_perf_record *re
 	int err;
 
 	for (;;) {
+		while (f->reorder && f->iorder == f->nready && f->scan < f->stop)
+			if ((err = refill(f, 0)) < 0)
+				return err;
 		f->last_off = f->off;
 		f->last_iorder = f->iorder;
 		drop_behind(f);
-		if (f->order) {
+		if (f->reorder) {
 			/* the records in time order, then what ended them (the end, a cut) */
-			if (f->iorder + 16 < f->norder)	/* a miss in time order: start it */
+			if (f->iorder + 16 < f->nready)	/* a miss in time order: start it */
 				__builtin_prefetch(f->map + f->order[f->iorder + 16].what);
-			if (f->iorder < f->norder)
+			if (f->iorder < f->nready)
 				f->off = f->order[f->iorder++].what;
 			else
 				f->off = f->stop;

@@ -1113,34 +1113,41 @@ static void check_trailing(void)
 
 /*
  * Time order from runs: records written as 16 rings write them (each ring's share of a
- * round in time order, rounds overlapping, many times shared), and in random order.
- * The reader gives every record once, by time, and records of one time in file order.
+ * round in time order, neighbouring rounds overlapping, many times shared), and in
+ * random order, each with a FINISHED_ROUND every 160 records. The first keeps perf's
+ * round rule, the second breaks it: both are sorted whole, and so is the first again
+ * at over a million records (WINDOW_RECORDS), but a round at a time as it is read.
+ * Each way the reader gives every record once, by time, ties in file order, and a
+ * batch reader of 7 rows a call gives the same.
  */
 static void check_time_order(void)
 {
-	enum { NREC = 4000 };
-	static uint8_t img[64 + 1024 + NREC * 32];
-	static uint64_t times[NREC];
+	enum { NMAX = 1060000 };		/* over WINDOW_RECORDS, 160 a round */
+	static uint8_t img[64 + 1024 + NMAX * 40];
+	static uint64_t times[NMAX];
+	static uint32_t got[NMAX], tids[8];
 	struct uevent_perf_record r = { .sz = sizeof(r) };
 	struct perf_event_attr a;
 	struct uevent_perf_file *pf;
 	uint64_t body[3], id = 9, prev_t, seen;
 	unsigned int rnd = 4242, prev_i;
-	size_t n, i, k, m, bad;
+	size_t n, i, k, m, bad, same;
 	int fd, shape, ret = 0;
+	size_t NREC;
 	char tmp[64];
 
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.type = PERF_TYPE_SOFTWARE;
 	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-	for (shape = 0; shape < 2; shape++) {
-		/* shape 0: 25 rounds of 16 rings of 10; shape 1: any order */
+	for (shape = 0; shape < 3; shape++) {
+		/* shape 0 and 2: rounds of 16 rings of 10; shape 1: any order */
+		NREC = shape == 2 ? NMAX : 4000;
 		for (k = 0; k < NREC; k += 10) {
 			uint64_t t = (k / 160) * 1000 + (rnd = rnd * 1103515245 + 12345) % 700;
 
 			for (m = 0; m < 10; m++, t += (rnd = rnd * 1103515245 + 12345) % 3 * 40)
-				times[k + m] = shape ? (rnd = rnd * 1103515245 + 12345) % 500 * 10 : t;
+				times[k + m] = shape == 1 ? (rnd = rnd * 1103515245 + 12345) % 500 * 10 : t;
 		}
 		n = pipe_head(img, &a, id);
 		for (i = 0; i < NREC; i++) {
@@ -1148,6 +1155,8 @@ static void check_time_order(void)
 			body[1] = (uint64_t)i << 32 | (uint32_t)i;	/* pid, tid: the file's order */
 			body[2] = times[i];
 			n += put_rec(img + n, PERF_RECORD_SAMPLE, body, sizeof(body));
+			if (i % 160 == 159)
+				n += put_rec(img + n, 68, body, 0);	/* FINISHED_ROUND */
 		}
 		fd = memfd_create("perfdec-order", MFD_CLOEXEC);
 		snprintf(tmp, sizeof(tmp), "/proc/self/fd/%d", fd);
@@ -1163,13 +1172,26 @@ static void check_time_order(void)
 			if (at >= NREC || r.id.time != times[at] || r.id.time < prev_t ||
 			    (seen && r.id.time == prev_t && at <= prev_i))
 				bad++;
+			if (seen < NREC)
+				got[seen] = at;
 			seen++;
 			prev_t = r.id.time;
 			prev_i = at;
 		}
-		ok(pf && ret == 0 && seen == NREC && !bad, "time order of %s: %" PRIu64 " of %d "
-		   "records, by time, ties in file order (%zu out of place)", shape ?
-		   "records in any order" : "16 rings' rounds", seen, NREC, bad);
+		uevent_perf_file__close(pf);
+		pf = seen == NREC ? uevent_perf_file__open(tmp) : NULL;
+		for (k = same = 0; pf;) {
+			struct uevent_sample_batch sb = { .sz = sizeof(sb), .cap = 7, .tid = tids };
+
+			if (uevent_perf_file__read_batch(pf, &sb, NULL) <= 0)
+				break;
+			for (m = 0; m < sb.n && k < NREC; m++, k++)
+				same += tids[m] == got[k];
+		}
+		ok(ret == 0 && seen == NREC && !bad && same == NREC, "time order of %s: %" PRIu64
+		   " of %zu records, by time, ties in file order (%zu out of place); in batches "
+		   "of 7: %zu the same", shape == 1 ? "records in any order" : shape ?
+		   "16 rings' rounds, a round at a time" : "16 rings' rounds", seen, NREC, bad, same);
 		uevent_perf_file__close(pf);
 		if (fd >= 0)
 			close(fd);
@@ -1181,7 +1203,7 @@ int main(void)
 	size_t len;
 	uint8_t *le, *be;
 
-	plan(22 * 2 + 2 * 2 + 7 + 12 + 8 + 4 + 4 + 2 + 4 + 2 + 4 + 3 + 2 + 2);
+	plan(22 * 2 + 2 * 2 + 7 + 12 + 8 + 4 + 4 + 2 + 4 + 2 + 4 + 3 + 2 + 3);
 	le = slurp("perf_records.le.bin", &len);
 	if (le) {
 		check_golden(le, len, UEVENT_BO_LITTLE, "le");
