@@ -612,8 +612,10 @@ static int refill(struct uevent_perf_file *f, int all)
  * COMM and MMAP records that name them. One pass takes the records' times: a file in
  * order keeps nothing, and any other is sorted whole, its rings' runs merged (16 bytes
  * a record, as much again while sorting). One of more than WINDOW_RECORDS (16 MB of
- * them) that keeps perf's round rule is sorted a round at a time as it is read instead
- * (refill: its records' times taken again), and one that does not, whole after all.
+ * them) that keeps perf's round rule, in rounds of an eighth of it at most, is sorted a
+ * round at a time as it is read instead (refill: its records' times taken again); one
+ * that does not, whole after all (a round as big as the file would be held whole, and
+ * its pages too).
  */
 #define WINDOW_RECORDS	((size_t)1 << 20)
 
@@ -622,7 +624,7 @@ static int build_order(struct uevent_perf_file *f)
 	uint64_t off = f->off, prev = 0, t, step, m[3] = { 0, 0, 0 };
 	uint32_t type;
 	int sorted = 1, rounds = 1, has;
-	size_t n = 0;
+	size_t n = 0, rn = 0, maxr = 0;
 
 	for (; (has = peek(f, off, &t, &type, &step)) >= 0; off += step, n++) {
 		if (!has)
@@ -631,6 +633,10 @@ static int build_order(struct uevent_perf_file *f)
 		rounds &= t >= m[2];
 		round_step(m, t, type);
 		prev = t;
+		if (++rn > maxr)
+			maxr = rn;
+		if (type == REC_FINISHED_ROUND)
+			rn = 0;
 		if (n < WINDOW_RECORDS && put(f, t, off) < 0)
 			return -ENOMEM;
 		give_back(f, off + step);	/* read again from the start */
@@ -643,7 +649,7 @@ static int build_order(struct uevent_perf_file *f)
 		f->order = NULL;
 		f->norder = f->ordercap = 0;
 		f->scan = f->off;
-		return sorted || rounds ? 0 : refill(f, 1);
+		return sorted || (rounds && maxr <= n / 8) ? 0 : refill(f, 1);
 	}
 	f->scan = f->stop;
 	return settle(f);
