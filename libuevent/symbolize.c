@@ -343,13 +343,14 @@ UEVENT_EXPORT int64_t uevent_symbolizer__feed_file(struct uevent_symbolizer *s,
 	while ((ret = uevent_perf_file__next(f, &rec)) != 0) {
 		if (ret == -EPROTO)		/* a uevent of a format unknown here */
 			continue;
-		if (ret > 0)
-			ret = uevent_symbolizer__feed(s, &rec);
-		if (ret < 0 && ret != -EINVAL) {	/* -EINVAL: a JIT uevent that does not decode */
+		/* -EINVAL from the feed (not the reader): a JIT uevent that does not decode */
+		if (ret > 0 && (ret = uevent_symbolizer__feed(s, &rec)) == -EINVAL)
+			continue;
+		if (ret < 0) {
 			_uevent_reason("%s at offset %" PRIu64, path, uevent_perf_file__offset(f));
 			break;
 		}
-		n += ret > 0;
+		n += ret;
 	}
 	uevent_perf_file__close(f);
 	return ret < 0 ? _uevent_err(-ret) : n;

@@ -484,7 +484,7 @@ static void test_feed_file(const char *tmp)
 	char cut[600];
 	FILE *in, *out;
 	char buf[1 << 16];
-	size_t len;
+	size_t len, k, i;
 	int ret;
 
 	while (f && (ret = uevent_perf_file__next(f, &r)) != 0)
@@ -513,6 +513,27 @@ static void test_feed_file(const char *tmp)
 	ok(len > 0 && len < sizeof(buf) && got == -ENODATA && errno == ENODATA &&
 	   strstr(uevent_reason(), "at offset"), "feed_file of a cut copy: -ENODATA, where (%s)",
 	   uevent_reason());
+	/* a corrupt record (a size under 8, the reader's -EINVAL each time it is asked):
+	 * an error, not a feed's -EINVAL to step over (that looped for ever) */
+	snprintf(cut, sizeof(cut), "%s/bad.perf.data", tmp);
+	for (k = 16, i = 0; k + 8 <= len && i < 5; i++) {	/* the 6th record */
+		uint16_t sz;
+
+		memcpy(&sz, buf + k + 6, 2);
+		k += sz;
+	}
+	if (k + 8 <= len)
+		memcpy(buf + k + 6, &(uint16_t){ 4 }, 2);
+	out = fopen(cut, "wb");
+	if (out) {
+		fwrite(buf, 1, len, out);
+		fclose(out);
+	}
+	alarm(10);
+	got = uevent_symbolizer__feed_file(s, cut);
+	alarm(0);
+	ok(k + 8 <= len && got == -EINVAL && strstr(uevent_reason(), "at offset"),
+	   "feed_file of a corrupt record: -EINVAL, where (%s)", uevent_reason());
 	snprintf(cut, sizeof(cut), "%s/none.perf.data", tmp);
 	ok(uevent_symbolizer__feed_file(s, cut) == -ENOENT && errno == ENOENT &&
 	   !strcmp(uevent_reason(), cut) && uevent_symbolizer__feed_file(NULL, cut) == -EINVAL,
@@ -525,7 +546,7 @@ int main(void)
 	char tmp[] = "/tmp/uevent-symtest-XXXXXX";
 	char cmd[128];
 
-	plan(40);
+	plan(41);
 	symtest_known_function(1);
 	ok(!uevent_symbolizer__new(&(struct uevent_symbolizer_opts){ .sz = 4 }) && errno == EINVAL,
 	   "new: opts with a short sz are EINVAL");
@@ -542,7 +563,7 @@ int main(void)
 	test_many();
 	test_comm();
 	if (!mkdtemp(tmp)) {
-		skip(17, "mkdtemp failed");
+		skip(18, "mkdtemp failed");
 		return exit_status();
 	}
 	test_planted(tmp);
