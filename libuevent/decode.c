@@ -190,6 +190,13 @@ void _uevent_decode_context(struct uevent_perf_sample *s, int bo)
 	struct uevent_trace_context tc;
 	int err = errno;
 
+	if (!len) {		/* no dump (most samples): no record, without the call */
+		memset(s->context_trace_id, 0, 16);
+		memset(s->context_span_id, 0, 8);
+		s->context_flags = 0;
+		s->context_err = -ENODATA;
+		return;
+	}
 	s->context_err = uevent_thread_context_decode(s->tls_user, (size_t)len, bo, &tc);
 	errno = err;
 	memcpy(s->context_trace_id, tc.trace_id, 16);
@@ -278,10 +285,8 @@ static int decode_sample(struct _uevent_cur *c, const struct uevent_perf_format 
 		s->code_page_size = _uevent_get64(c);
 	if (st & PERF_SAMPLE_TLS_USER)
 		read_tls(c, s);
-	if (s->context_err != -EINPROGRESS && s->tls_user)
+	if (s->context_err != -EINPROGRESS)
 		_uevent_decode_context(s, bo);
-	else if (s->context_err != -EINPROGRESS)	/* no dump: no record (ids zeroed) */
-		s->context_err = -ENODATA;
 	if (st & PERF_SAMPLE_AUX) {
 		s->aux_size = _uevent_get64(c);
 		s->aux = _uevent_take(c, s->aux_size);
