@@ -58,6 +58,7 @@ struct uevent_perf_file {
 	uint64_t last_off;			/* where the last __next() started */
 	uint64_t dropped;			/* the map's pages given back below here */
 	uint64_t populated;			/* the last window mapped in ends here */
+	int keep;				/* a small file: its pages stay mapped */
 	struct pevent *last_ev;			/* find_by_id()'s last answer, */
 	uint64_t last_id;			/* for this id */
 	int unfinished;				/* the file holds less than its header says,
