@@ -847,6 +847,16 @@ UEVENT_EXPORT uint64_t uevent_perf_file__offset(const struct uevent_perf_file *f
 	return f ? f->off : 0;
 }
 
+UEVENT_EXPORT const void *uevent_perf_file__bytes(const struct uevent_perf_file *f, size_t *len)
+{
+	if (!f || !len) {
+		errno = EINVAL;
+		return NULL;
+	}
+	*len = f->len;
+	return f->map;
+}
+
 /* Takes back the last __next(): its record comes again (batch.c, for a full batch). */
 void _uevent_perf_file_unread(struct uevent_perf_file *f)
 {

@@ -522,6 +522,32 @@ static long read_all(const char *path, uint64_t *ends, size_t cap)
 	return n;
 }
 
+/* p (n bytes) lies within the bytes of f (uevent_perf_file__bytes()), or is NULL. */
+static int inside(const struct uevent_perf_file *f, const void *p, size_t n)
+{
+	size_t len = 0;
+	const uint8_t *b = uevent_perf_file__bytes(f, &len);
+
+	return !p || (b && (const uint8_t *)p >= b && n <= len &&
+		      (size_t)((const uint8_t *)p - b) <= len - n);
+}
+
+/* Every pointer member of rec points into its reader's bytes. */
+static int pointers_inside(const struct uevent_perf_file *f, const struct uevent_perf_record *r)
+{
+	const struct uevent_perf_sample *s = &r->u.sample;
+
+	if (r->type == PERF_RECORD_SAMPLE)
+		return inside(f, s->callchain, s->callchain_nr * 8) && inside(f, s->raw, s->raw_size) &&
+			inside(f, s->branch_entries, s->branch_nr * 24) &&
+			inside(f, s->regs_user, s->regs_user_nr * 8) &&
+			inside(f, s->stack_user, s->stack_user_size) &&
+			inside(f, s->tls_user, s->tls_user_size) && inside(f, s->aux, s->aux_size);
+	if (r->type == PERF_RECORD_UEVENT)
+		return inside(f, r->u.uevent.data, r->u.uevent.size);
+	return 1;
+}
+
 static void check_perf_files(void)
 {
 	const char *top = getenv("top_srcdir");
@@ -532,7 +558,8 @@ static void check_perf_files(void)
 	uint8_t *img, *p;
 	size_t len, k, bad = 0, cut = 0, boundary = 0, nb = 0;
 	unsigned int rnd = 777;
-	long n, nrec;
+	char tmp_path[4096];
+	long n, nrec, outside = 0, usdt_uevents = 0;
 	int same = 1, ra, rb, fd, i, j, bo_ok;
 
 	snprintf(le_path, sizeof(le_path), "%s/t/data/perf_records.le.perf.data", top ? top : "..");
@@ -540,7 +567,7 @@ static void check_perf_files(void)
 	le = uevent_perf_file__open(le_path);
 	be = uevent_perf_file__open(be_path);
 	if (!le || !be) {
-		skip(4, "t/data/perf_records.*.perf.data missing");
+		skip(5, "t/data/perf_records.*.perf.data missing");
 		uevent_perf_file__close(le);
 		uevent_perf_file__close(be);
 		return;
@@ -556,6 +583,8 @@ static void check_perf_files(void)
 		}
 		if (ra <= 0)
 			break;
+		if (!pointers_inside(le, &a) || !pointers_inside(be, &b))
+			outside++;
 		if (a.type == 64)
 			continue;	/* HEADER_ATTR: raw bytes in the file's order */
 		if (a.type != b.type || a.size != b.size || memcmp(&a.id, &b.id, sizeof(a.id)))
@@ -575,6 +604,28 @@ static void check_perf_files(void)
 	}
 	ok(same && bo_ok && n == 17, "perf.data: the big-endian file decodes as the little-endian one "
 	   "(%ld records, byte orders %s)", n, bo_ok ? "reported" : "WRONG");
+	for (i = 0; i < 2; i++) {	/* usdt samples: their uevents' payloads are in raw */
+		struct uevent_perf_file *u;
+
+		snprintf(tmp_path, sizeof(tmp_path), "%s/t/data/usdt%s.perf.data", top ? top : "..",
+			 i ? ".pipe" : "");
+		u = uevent_perf_file__open(tmp_path);
+		if (!u) {
+			outside++;
+			continue;
+		}
+		while (uevent_perf_file__next(u, &a) > 0) {
+			usdt_uevents += a.type == PERF_RECORD_UEVENT;
+			outside += !pointers_inside(u, &a);
+		}
+		uevent_perf_file__close(u);
+	}
+	len = 1;
+	ok(!outside && usdt_uevents == 8 && uevent_perf_file__bytes(le, &len) && len > 0 &&
+	   !uevent_perf_file__bytes(NULL, &len) && errno == EINVAL &&
+	   !uevent_perf_file__bytes(le, NULL) && errno == EINVAL,
+	   "perf.data: every record's pointers point into __bytes() (%ld outside, %ld usdt "
+	   "uevents); NULL is EINVAL", outside, usdt_uevents);
 	uevent_perf_file__close(le);
 	uevent_perf_file__close(be);
 
@@ -1203,7 +1254,7 @@ int main(void)
 	size_t len;
 	uint8_t *le, *be;
 
-	plan(22 * 2 + 2 * 2 + 7 + 12 + 8 + 4 + 4 + 2 + 4 + 2 + 4 + 3 + 2 + 3);
+	plan(22 * 2 + 2 * 2 + 7 + 12 + 8 + 5 + 4 + 2 + 4 + 2 + 4 + 3 + 2 + 3);
 	le = slurp("perf_records.le.bin", &len);
 	if (le) {
 		check_golden(le, len, UEVENT_BO_LITTLE, "le");

@@ -5563,6 +5563,12 @@ extern "C" {
     pub fn uevent_perf_file__offset(f: *const uevent_perf_file) -> u64;
 }
 extern "C" {
+    pub fn uevent_perf_file__bytes(
+        f: *const uevent_perf_file,
+        len: *mut size_t,
+    ) -> *const ::std::os::raw::c_void;
+}
+extern "C" {
     pub fn uevent_perf_file__nr_events(f: *const uevent_perf_file) -> ::std::os::raw::c_int;
 }
 extern "C" {
