@@ -74,7 +74,7 @@ def python(model):
            "",
            "from ._recordbase import (_blob, _blob_at, _cstr, _cstr_at, _groups, _groups_at,",
            "                          _layout, _record_class, _slot_init, _str, _tnew, _u64s,",
-           "                          _u64s_at)",
+           "                          _u64s_at, _u64s_struct, _U64S)",
            "from ._uevent import ffi as _ffi, lib as _lib",
            "",
            "",
@@ -387,6 +387,15 @@ def python_head(model, inline):
                   ["                yield " + usual[1][-1], "            else:"] +
                   ["    " + c for c in ls])
         lines += [f"        {'el' if k else ''}if i[0] == _BODY_{m.upper()}:"] + ls
+    # pointer members read from the file's bytes (uevent_perf_file__bytes()), bounded
+    lines = [re.sub(r"\b_u64s_at\(([^,()]+), ([^,()]+), bo\)", r"u64s(\1, \2)", ln)
+             for ln in lines]
+    lines = [re.sub(r"\b_blob_at\(([^,()]+), ([^,()]+)\)", r"blob(\1, \2)", ln) for ln in lines]
+    # the usual sample's (c_ names) arrays read inline: a call less a record
+    lines = [re.sub(r"\(u64s\((c_\w+), (c_\w+)\) if \2 else \(\)\)",
+                    r"(((u64s_of(\2) or _u64s_struct(bo, \2)).unpack_from(view, o) if 0 <= "
+                    r"(o := \1 - base) <= size - 8 * \2 else _u64s_at(\1, \2, bo)) if \2 else ())",
+                    ln) for ln in lines]
     bound = sorted(set(re.findall(r"\b(_[A-Z]+_\w+)\.unpack_from\b", "\n".join(lines))))
     lines = [re.sub(r"\b(_[A-Z]+_\w+)\.unpack_from\b", lambda m: "u" + m.group(1), ln)
              for ln in lines]
@@ -434,6 +443,24 @@ def python_head(model, inline):
             "    bare: Dict[Any, Any] = {}"] + [
             f"    u{n} = {n}.unpack_from" for n in bound] + [
             "    reader._live()              # raises: closed",
+            "    # the file's bytes, which every pointer member points into: an array is read",
+            "    # from one view of them (a bounded offset), without a cast and a copy",
+            "    n_at = _ffi.new(\"size_t *\")",
+            "    at = _ffi.cast(\"char *\", _lib.uevent_perf_file__bytes(h, n_at))",
+            "    base, size = int(_ffi.cast(\"uintptr_t\", at)), int(n_at[0])",
+            "    view = _ffi.buffer(at, size) if base else b\"\"",
+            "    u64s_of = _U64S[bo].get",
+            "",
+            "    def u64s(a: int, n: int) -> Tuple[int, ...]:",
+            "        o = a - base",
+            "        if 0 <= o <= size - 8 * n:",
+            "            return (u64s_of(n) or _u64s_struct(bo, n)).unpack_from(view, o)  # type: ignore[no-any-return]",
+            "        return _u64s_at(a, n, bo)",
+            "",
+            "    def blob(a: int, n: int) -> bytes:",
+            "        o = a - base",
+            "        return view[o:o + n] if 0 <= o <= size - n else _blob_at(a, n)  # type: ignore[no-any-return]",
+            "",
             "    while reader._h is h:",
             "        ret = nxt(h, r)",
             "        if ret <= 0:",
