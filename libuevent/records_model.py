@@ -102,6 +102,7 @@ def parse(text):
                 # a comment after several declarators is the doc of none
                 fields.append(Field(nm.group(1), ctype, "*" in dn, bool(nm.group(2)), note,
                                     doc if len(decls) == 1 else None))
+                fields[-1].dim = nm.group(2)[1:-1] if nm.group(2) else None  # "16"; "" for []
         structs[m.group(2)] = fields
         om = re.match(r"\s*/\*\s*\[order ([^\]]+)\]", body)
         if om:

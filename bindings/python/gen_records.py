@@ -140,8 +140,10 @@ def python(model):
             elif f.kind == "bytes":
                 n = count(f.count)
                 if f.array:
-                    # the fast makers' unpack reads an array as bytes already
-                    res.append((pn, "bytes", f"{s}[:{n}]" if at else f"bytes({s})[:{n}]"))
+                    # the fast makers' unpack reads an array as bytes already (all of
+                    # it: as it is where the count is the array's size)
+                    res.append((pn, "bytes", (s if f.count == f.dim else f"{s}[:{n}]")
+                                if at else f"bytes({s})[:{n}]"))
                 else:
                     res.append((pn, "bytes", nz(f"_blob{at}({s}, {n})", n, 'b""')))
             elif f.kind == "u64" and f.per:
