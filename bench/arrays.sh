@@ -5,13 +5,15 @@
 # per-record objects and of uevent.read_arrays (NumPy, filled in C), and of the Rust
 # crate's owned records and read_all_columns (examples/columns.rs); best of three each.
 # Prints each path's rate and its ratio to perf script's (and perf report's).
+# BENCH_ARRAYS_FILE=path reads that perf.data instead (e.g. one perf record -g wrote).
 . "$top_srcdir/t/jit-lib.sh"
 PERF=${PERF:-perf}
 BURN=$top_builddir/t/.libs/burn
 say() { echo "arrays                     skipped: $1"; exit 0; }
-[ "$(id -u)" = 0 ] || say "needs root to record"
+data=${BENCH_ARRAYS_FILE:-}
+[ -n "$data" ] || [ "$(id -u)" = 0 ] || say "needs root to record"
 command -v "$PERF" >/dev/null 2>&1 || say "no perf"
-[ -x "$BURN" ] || say "make check builds t/burn"
+[ -n "$data" ] || [ -x "$BURN" ] || say "make check builds t/burn"
 [ -f "$top_builddir/bindings/python/lib/uevent/.built" ] || say "the Python binding is not built"
 NPY=
 for p in ${PYTHON:-} /usr/bin/python3; do
@@ -20,9 +22,14 @@ done
 [ -n "$NPY" ] || say "no python3 with numpy and cffi (python3-numpy)"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 lib=$(binding_for "$NPY" "$tmp/lib") || say "the binding does not build for $NPY"
-LD_LIBRARY_PATH=$top_builddir/libuevent/.libs "$top_builddir/tools/uevent" record \
-	-o "$tmp/b.data" --period "${BENCH_ARRAYS_PERIOD:-10000}" -- "$BURN" "${BENCH_ARRAYS_SECS:-3}" \
-	2>"$tmp/rec" || say "uevent record failed: $(tail -1 "$tmp/rec")"
+if [ -n "$data" ]; then
+	[ -r "$data" ] || say "cannot read $data"
+	ln -s "$(cd "$(dirname "$data")" && pwd)/$(basename "$data")" "$tmp/b.data"
+else
+	LD_LIBRARY_PATH=$top_builddir/libuevent/.libs "$top_builddir/tools/uevent" record \
+		-o "$tmp/b.data" --period "${BENCH_ARRAYS_PERIOD:-10000}" -- "$BURN" \
+		"${BENCH_ARRAYS_SECS:-3}" 2>"$tmp/rec" || say "uevent record failed: $(tail -1 "$tmp/rec")"
+fi
 
 best() { # best CMD...: the least wall time of three runs, in ns
 	b=
