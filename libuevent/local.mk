@@ -40,6 +40,7 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/session-spawn.c \
 	%reldir%/perfdata-internal.h \
 	%reldir%/perfdata.c \
+	%reldir%/perfdata-order.c \
 	%reldir%/perfdata-tracing.c \
 	%reldir%/time-sort.c \
 	%reldir%/tls-deferred.c \

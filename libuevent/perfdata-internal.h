@@ -1,10 +1,17 @@
 /* perfdata-internal.h - the perf.data reader's state, shared by its files (perfdata.c,
- * perfdata-tracing.c). */
+ * perfdata-order.c, perfdata-tracing.c), and what each record's read calls on it. */
 #ifndef UEVENT_PERFDATA_INTERNAL_H
 #define UEVENT_PERFDATA_INTERNAL_H
 
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
+
+#include <linux/perf_event.h>
+
+#define REC_HEADER_ATTR		64
+#define REC_FINISHED_ROUND	68
+#define REC_AUXTRACE		71
 
 struct pevent {
 	struct uevent_perf_format fmt;
@@ -93,5 +100,127 @@ static inline uint64_t fr64(const struct uevent_perf_file *f, const void *p)
 
 /* The tracing data's event formats into f->tracing (perfdata-tracing.c). */
 void _uevent_pf_parse_tracing(struct uevent_perf_file *f, const uint8_t *p, uint64_t len);
+
+static inline void frheader(const struct uevent_perf_file *f, const void *p,
+			    struct perf_event_header *h)
+{
+	const uint8_t *b = p;
+
+	h->type = fr32(f, b);
+	h->misc = fr16(f, b + 4);
+	h->size = fr16(f, b + 6);
+}
+
+static inline struct pevent *find_by_id(struct uevent_perf_file *f, uint64_t id)
+{
+	int i;
+	size_t j;
+
+	/* runs of records of one event are the rule: the last answer first */
+	if (f->last_ev && f->last_id == id)
+		return f->last_ev;
+	for (i = 0; i < f->nev; i++)
+		for (j = 0; j < f->ev[i].nids; j++)
+			if (f->ev[i].ids[j] == id) {
+				f->last_id = id;
+				return f->last_ev = &f->ev[i];
+			}
+	return NULL;
+}
+
+/*
+ * The event a record belongs to, by the id at perf's id position: NULL when the id
+ * maps to no attr, or cannot be read with several events.
+ */
+static inline struct pevent *event_of(struct uevent_perf_file *f, const uint8_t *r,
+				      uint16_t size, uint32_t type)
+{
+	uint64_t id;
+
+	if (f->nev == 1)
+		return &f->ev[0];
+	if (type == PERF_RECORD_SAMPLE && f->id_pos_sample >= 0 &&
+	    (size_t)(f->id_pos_sample + 2) * 8 <= size) {
+		id = fr64(f, r + 8 + f->id_pos_sample * 8);
+		return find_by_id(f, id);
+	}
+	if (type != PERF_RECORD_SAMPLE && f->id_pos_other >= 0 &&
+	    (size_t)(f->id_pos_other + 1) * 8 <= size) {
+		id = fr64(f, r + size - f->id_pos_other * 8);
+		return find_by_id(f, id);
+	}
+	return NULL;
+}
+
+/* The bytes after the record at r that its size does not count (HEADER_TRACING_DATA's
+ * tracing data, AUXTRACE's trace), or -1 when they run past room. */
+static inline int64_t trailing(const struct uevent_perf_file *f, const uint8_t *r,
+			       const struct perf_event_header *h, uint64_t room)
+{
+	uint64_t n = 0;
+
+	if (h->type == REC_TRACING_DATA && h->size >= 12)
+		n = fr32(f, r + 8);
+	else if (h->type == REC_AUXTRACE && h->size >= 16)
+		n = fr64(f, r + 8);
+	return n > room ? -1 : (int64_t)n;
+}
+
+/*
+ * A mapped file is read a 2 MB window at a time, as perf report maps it: each window
+ * mapped in by one call before its records are read (a fault a page costs more than
+ * reading them, most of all in a VM), the pages behind given back (in time order: those
+ * below every record still to come). They are the file's (PROT_READ, MAP_PRIVATE): read
+ * again (a record kept, the headers), they fault back in the same.
+ */
+#define DROP_WINDOW	((uint64_t)2 << 20)
+
+/*
+ * A file of KEEP_WINDOWS windows (32 MB) or fewer keeps its pages from the first scan
+ * to the close: read again (time order, the pipe headers' scan), it is mapped in once,
+ * not twice or three times (a third of reading a 6 MB perf record -g file here). perf
+ * maps every file whole on 64-bit; bigger ones here keep the 2 MB window.
+ */
+#define KEEP_WINDOWS	16
+
+/* The pages below off's window, given back (rewind_pages() starts over). */
+static inline void give_back(struct uevent_perf_file *f, uint64_t off)
+{
+	uint64_t to = off & ~(DROP_WINDOW - 1);
+
+	if (!f->mapped || f->keep || to <= f->dropped)
+		return;
+	(void)madvise(f->map + f->dropped, to - f->dropped, MADV_DONTNEED);
+	f->dropped = to;
+}
+
+/* A scan is over and the records are read again from the start: their pages come back
+ * as they are read (a small file's never went). */
+static inline void rewind_pages(struct uevent_perf_file *f)
+{
+	if (!f->keep)
+		f->dropped = f->populated = 0;
+}
+
+/* The window that off is in, mapped in (MADV_POPULATE_READ: 5.14; before, faults do it). */
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+static inline void map_ahead(struct uevent_perf_file *f, uint64_t off)
+{
+	uint64_t from, to;
+
+	if (!f->mapped || off < f->populated)
+		return;
+	from = off & ~(DROP_WINDOW - 1);
+	to = from + DROP_WINDOW < f->len ? from + DROP_WINDOW : f->len;
+	(void)madvise(f->map + from, to - from, MADV_POPULATE_READ);
+	f->populated = to;
+}
+
+/* Time order (perfdata-order.c): the records' times taken from f->off, then sorted, or
+ * the next round taken (refill) as the reader gets to it. 0 or -ENOMEM. */
+int _uevent_pf_build_order(struct uevent_perf_file *f);
+int _uevent_pf_refill(struct uevent_perf_file *f, int all);
 
 #endif

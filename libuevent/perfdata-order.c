@@ -1,0 +1,204 @@
+/* perfdata-order.c - the perf.data reader's time order: the records' times, taken in
+ * one pass, sorted whole or a round at a time as perf's ordered events do. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "internal.h"
+#include "perf-internal.h"
+#include "perfdata-internal.h"
+
+/*
+ * The time of the record at r (its sample's TIME, or its sample_id's when the event
+ * has sample_id_all), or -1 when it carries none (perf's own records, an event
+ * without PERF_SAMPLE_TIME).
+ */
+static int rec_time(struct uevent_perf_file *f, const uint8_t *r, uint16_t size, uint32_t type,
+		    uint64_t *t)
+{
+	const struct pevent *e = event_of(f, r, size, type);
+	uint64_t st = (e ? e : &f->ev[0])->fmt.sample_type;
+	size_t pos;
+
+	if (!(st & PERF_SAMPLE_TIME))
+		return -1;
+	if (type == PERF_RECORD_SAMPLE) {
+		pos = 8 + 8 * (!!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
+			       !!(st & PERF_SAMPLE_TID));
+	} else {
+		size_t back = 8 * (1 + !!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_CPU) +
+				   !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_ID));
+
+		if (type >= REC_HEADER_ATTR || !(e ? e : &f->ev[0])->fmt.sample_id_all ||
+		    back + 8 > size)
+			return -1;
+		pos = size - back;
+	}
+	if (pos + 8 > size)
+		return -1;
+	*t = fr64(f, r + pos);
+	return 0;
+}
+
+/* The record at off: its time, type and bytes with what follows (trailing()). 1, 0
+ * when it has no time (it takes the one before's), -1 where the records stop. */
+static inline int peek(struct uevent_perf_file *f, uint64_t off, uint64_t *t, uint32_t *type,
+		uint64_t *step)
+{
+	struct perf_event_header h;
+	const uint8_t *r = f->map + off;
+	int64_t extra;
+
+	if (f->end - off < 8)
+		return -1;
+	map_ahead(f, off);
+	frheader(f, r, &h);
+	if (h.size < 8 || h.size > f->end - off)
+		return -1;
+	extra = trailing(f, r, &h, f->end - off - h.size);
+	if (extra < 0)
+		return -1;
+	*type = h.type;
+	*step = h.size + (uint64_t)extra;
+	return rec_time(f, r, h.size, h.type, t) == 0;
+}
+
+/* A record's time into the rounds' greatest (m[0] the open round's, m[1] the closed
+ * ones', m[2] all of those but the last's); a FINISHED_ROUND closes the open round. */
+static inline void round_step(uint64_t *m, uint64_t t, uint32_t type)
+{
+	if (t > m[0])
+		m[0] = t;
+	if (type != REC_FINISHED_ROUND)
+		return;
+	m[2] = m[1];
+	if (m[0] > m[1])
+		m[1] = m[0];
+	m[0] = 0;
+}
+
+/* (t, off) appended to order[]: 0 or -ENOMEM. */
+static int put(struct uevent_perf_file *f, uint64_t t, uint64_t off)
+{
+	if (f->norder == f->ordercap) {
+		size_t cap = f->ordercap ? 2 * f->ordercap : 4096;
+		struct _uevent_timed *n = realloc(f->order, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		f->order = n;
+		f->ordercap = cap;
+	}
+	f->order[f->norder].time = t;
+	f->order[f->norder++].what = off;
+	return 0;
+}
+
+/*
+ * Sorts what order[] holds and makes ready those no record past f->scan can precede:
+ * perf record reads each ring once a round, so a round's records are no older than any
+ * of the round before last's, and those no later than every round but the last closed
+ * one may go (all of them once the scan is at the end).
+ */
+static int settle(struct uevent_perf_file *f)
+{
+	uint64_t least = f->scan, limit = f->scan < f->stop ? f->rmax[2] : UINT64_MAX;
+	size_t i;
+
+	if (_uevent_time_sort(f->order, f->norder) < 0)
+		return -ENOMEM;
+	if (limit == UINT64_MAX)
+		f->nready = f->norder;
+	while (f->nready < f->norder && f->order[f->nready].time <= limit)
+		f->nready++;
+	for (i = f->nready; i < f->norder; i++)		/* drop_behind's */
+		if (f->order[i].what < least)
+			least = f->order[i].what;
+	for (i = f->nready; i-- > 0;) {
+		if (f->order[i].what < least)
+			least = f->order[i].what;
+		f->order[i].time = least;
+	}
+	return 0;
+}
+
+/* Takes the records from f->scan into order[], the next round (up to its
+ * FINISHED_ROUND) or with all every one left, after those still held, and settles. */
+int _uevent_pf_refill(struct uevent_perf_file *f, int all)
+{
+	size_t held = f->norder - f->nready;
+	uint64_t t, step;
+	uint32_t type;
+	int has;
+
+	if (held)
+		memmove(f->order, f->order + f->nready, held * sizeof(*f->order));
+	f->norder = held;
+	f->iorder = f->nready = 0;
+	while (f->scan < f->stop && (has = peek(f, f->scan, &t, &type, &step)) >= 0) {
+		if (!has)
+			t = f->tprev;
+		f->tprev = t;
+		if (put(f, t, f->scan) < 0)
+			return -ENOMEM;
+		round_step(f->rmax, t, type);
+		f->scan += step;
+		if (all)
+			give_back(f, f->scan);	/* read again from the start */
+		else if (type == REC_FINISHED_ROUND)
+			break;
+	}
+	if (all)
+		rewind_pages(f);
+	return settle(f);
+}
+
+/*
+ * Time order, as perf report and perf script read a file: each CPU's ring is written in
+ * turn, so a process that moved between CPUs can have samples in the file before the
+ * COMM and MMAP records that name them. One pass takes the records' times: a file in
+ * order keeps nothing, and any other is sorted whole, its rings' runs merged (16 bytes
+ * a record, as much again while sorting). One of more than WINDOW_RECORDS (16 MB of
+ * them) that keeps perf's round rule, in rounds of an eighth of it at most, is sorted a
+ * round at a time as it is read instead (refill: its records' times taken again); one
+ * that does not, whole after all (a round as big as the file would be held whole, and
+ * its pages too).
+ */
+#define WINDOW_RECORDS	((size_t)1 << 20)
+
+int _uevent_pf_build_order(struct uevent_perf_file *f)
+{
+	uint64_t off = f->off, prev = 0, t, step, m[3] = { 0, 0, 0 };
+	uint32_t type;
+	int sorted = 1, rounds = 1, has;
+	size_t n = 0, rn = 0, maxr = 0;
+
+	for (; (has = peek(f, off, &t, &type, &step)) >= 0; off += step, n++) {
+		if (!has)
+			t = prev;
+		sorted &= t >= prev;
+		rounds &= t >= m[2];
+		round_step(m, t, type);
+		prev = t;
+		if (++rn > maxr)
+			maxr = rn;
+		if (type == REC_FINISHED_ROUND)
+			rn = 0;
+		if (n < WINDOW_RECORDS && put(f, t, off) < 0)
+			return -ENOMEM;
+		give_back(f, off + step);	/* read again from the start */
+	}
+	f->stop = off;
+	rewind_pages(f);
+	f->reorder = !sorted;
+	if (sorted || n > WINDOW_RECORDS) {
+		free(f->order);		/* in order, or taken again, a round at a time */
+		f->order = NULL;
+		f->norder = f->ordercap = 0;
+		f->scan = f->off;
+		return sorted || (rounds && maxr <= n / 8) ? 0 : _uevent_pf_refill(f, 1);
+	}
+	f->scan = f->stop;
+	return settle(f);
+}
