@@ -223,4 +223,18 @@ static inline void map_ahead(struct uevent_perf_file *f, uint64_t off)
 int _uevent_pf_build_order(struct uevent_perf_file *f);
 int _uevent_pf_refill(struct uevent_perf_file *f, int all);
 
+/* What a pass over the records learns of their order (_uevent_pf_walk_*): build_order's,
+ * or the pipe header scan's, which takes the times as it goes (one pass, not two). */
+struct _uevent_pf_walk {
+	uint64_t prev, m[3];		/* the last time; the rounds' greatest (round_step) */
+	size_t n, rn, maxr;		/* records; in the open round; in the biggest round */
+	int sorted, rounds;		/* in time order; keeping perf's round rule */
+};
+void _uevent_pf_walk_init(struct _uevent_pf_walk *w);
+/* The record at off (header h), by the events known so far: 0 or -ENOMEM. */
+int _uevent_pf_walk_step(struct uevent_perf_file *f, struct _uevent_pf_walk *w, uint64_t off,
+			 const struct perf_event_header *h);
+/* The pass ended at stop (the end, or a cut or corrupt record): the order made. */
+int _uevent_pf_walk_end(struct uevent_perf_file *f, struct _uevent_pf_walk *w, uint64_t stop);
+
 #endif

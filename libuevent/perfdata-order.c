@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 #include "perf-internal.h"
@@ -167,38 +168,66 @@ int _uevent_pf_refill(struct uevent_perf_file *f, int all)
  */
 #define WINDOW_RECORDS	((size_t)1 << 20)
 
-int _uevent_pf_build_order(struct uevent_perf_file *f)
+void _uevent_pf_walk_init(struct _uevent_pf_walk *w)
 {
-	uint64_t off = f->off, prev = 0, t, step, m[3] = { 0, 0, 0 };
-	uint32_t type;
-	int sorted = 1, rounds = 1, has;
-	size_t n = 0, rn = 0, maxr = 0;
+	memset(w, 0, sizeof(*w));
+	w->sorted = w->rounds = 1;
+}
 
-	for (; (has = peek(f, off, &t, &type, &step)) >= 0; off += step, n++) {
-		if (!has)
-			t = prev;
-		sorted &= t >= prev;
-		rounds &= t >= m[2];
-		round_step(m, t, type);
-		prev = t;
-		if (++rn > maxr)
-			maxr = rn;
-		if (type == REC_FINISHED_ROUND)
-			rn = 0;
-		if (n < WINDOW_RECORDS && put(f, t, off) < 0)
-			return -ENOMEM;
-		give_back(f, off + step);	/* read again from the start */
-	}
-	f->stop = off;
+/* The record at off, of time t (has) or none (it takes the one before's), and type. */
+static int walk_put(struct uevent_perf_file *f, struct _uevent_pf_walk *w, uint64_t off,
+		    int has, uint64_t t, uint32_t type)
+{
+	if (!has)
+		t = w->prev;
+	w->sorted &= t >= w->prev;
+	w->rounds &= t >= w->m[2];
+	round_step(w->m, t, type);
+	w->prev = t;
+	if (++w->rn > w->maxr)
+		w->maxr = w->rn;
+	if (type == REC_FINISHED_ROUND)
+		w->rn = 0;
+	return w->n++ < WINDOW_RECORDS && put(f, t, off) < 0 ? -ENOMEM : 0;
+}
+
+int _uevent_pf_walk_step(struct uevent_perf_file *f, struct _uevent_pf_walk *w, uint64_t off,
+			 const struct perf_event_header *h)
+{
+	uint64_t t = 0;
+	int has = f->nev && rec_time(f, f->map + off, h->size, h->type, &t) == 0;
+
+	return walk_put(f, w, off, has, t, h->type);
+}
+
+int _uevent_pf_walk_end(struct uevent_perf_file *f, struct _uevent_pf_walk *w, uint64_t stop)
+{
+	f->stop = stop;
 	rewind_pages(f);
-	f->reorder = !sorted;
-	if (sorted || n > WINDOW_RECORDS) {
+	f->reorder = !w->sorted;
+	if (w->sorted || w->n > WINDOW_RECORDS) {
 		free(f->order);		/* in order, or taken again, a round at a time */
 		f->order = NULL;
 		f->norder = f->ordercap = 0;
 		f->scan = f->off;
-		return sorted || (rounds && maxr <= n / 8) ? 0 : _uevent_pf_refill(f, 1);
+		return w->sorted || (w->rounds && w->maxr <= w->n / 8) ? 0 : _uevent_pf_refill(f, 1);
 	}
 	f->scan = f->stop;
 	return settle(f);
+}
+
+int _uevent_pf_build_order(struct uevent_perf_file *f)
+{
+	struct _uevent_pf_walk w;
+	uint64_t off = f->off, t, step;
+	uint32_t type;
+	int has;
+
+	_uevent_pf_walk_init(&w);
+	for (; (has = peek(f, off, &t, &type, &step)) >= 0; off += step) {
+		if (walk_put(f, &w, off, has, t, type) < 0)
+			return -ENOMEM;
+		give_back(f, off + step);	/* read again from the start */
+	}
+	return _uevent_pf_walk_end(f, &w, off);
 }

@@ -317,8 +317,13 @@ static int open_file_mode(struct uevent_perf_file *f)
 	return 0;
 }
 
-/* Pipe mode: the attrs, names and tracing data come as records before the events. */
-static int scan_pipe_headers(struct uevent_perf_file *f)
+/*
+ * Pipe mode: the attrs, names and tracing data come as records before the events, the
+ * end mark after them. One pass reads them and takes every record's time for the order
+ * (w), by the events known at that record: a stream gives an event's attr before its
+ * samples. (Two passes mapped a big file in twice: a quarter of reading it.)
+ */
+static int scan_pipe_headers(struct uevent_perf_file *f, struct _uevent_pf_walk *w)
 {
 	uint64_t off = 16;
 	int err, promised = 0, ended = 0;
@@ -348,6 +353,7 @@ static int scan_pipe_headers(struct uevent_perf_file *f)
 					((size_t)h.size - 8 - asz) / 8);
 			if (err)
 				return err;
+			id_positions(f);
 		} else if (h.type == REC_TRACING_DATA && h.size >= 12) {
 			_uevent_pf_parse_tracing(f, f->map + off + h.size, (uint64_t)extra);
 		} else if (h.type == REC_HEADER_FEATURE && h.size >= 16) {
@@ -365,8 +371,11 @@ static int scan_pipe_headers(struct uevent_perf_file *f)
 			else if (feat == FEAT_CLOCKID && h.size >= 24)
 				f->clock_res = (int64_t)fr64(f, f->map + off + 16);
 		}
+		if (_uevent_pf_walk_step(f, w, off, &h) < 0)
+			return -ENOMEM;
 		off += h.size + (uint64_t)extra;
 	}
+	f->stop = off;
 	rewind_pages(f);
 	/* a stream that promised an end mark and ends without it was cut */
 	f->unfinished = promised && !ended;
@@ -381,6 +390,7 @@ static void drop_behind(struct uevent_perf_file *f)
 
 UEVENT_EXPORT struct uevent_perf_file *uevent_perf_file__open(const char *path)
 {
+	struct _uevent_pf_walk w;
 	struct uevent_perf_file *f;
 	uint64_t magic = 0, hsize = 0;
 	int err, i;
@@ -414,7 +424,8 @@ UEVENT_EXPORT struct uevent_perf_file *uevent_perf_file__open(const char *path)
 		f->cut = 1;		/* a killed writer leaves half a record */
 		f->off = 16;
 		f->end = f->len;
-		err = scan_pipe_headers(f);
+		_uevent_pf_walk_init(&w);
+		err = scan_pipe_headers(f, &w);
 	} else {
 		err = open_file_mode(f);
 	}
@@ -426,7 +437,7 @@ UEVENT_EXPORT struct uevent_perf_file *uevent_perf_file__open(const char *path)
 		f->ev[i].file = f->ev[i].name && !strcmp(f->ev[i].name, _UEVENT_FILE_EVENT);
 	id_positions(f);
 	find_layouts(f);
-	err = _uevent_pf_build_order(f);
+	err = f->pipe ? _uevent_pf_walk_end(f, &w, f->stop) : _uevent_pf_build_order(f);
 	if (err)
 		goto fail;
 	return f;

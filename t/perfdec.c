@@ -1163,6 +1163,78 @@ static void check_trailing(void)
 }
 
 /*
+ * A pipe stream is opened in one pass, each record timed by the events known when it
+ * comes: an event whose attr comes after other events' samples (its samples' time at
+ * another place: it has IP) still has them read in time order with its layout, and a
+ * sample before any attr (a hostile file) is read without a crash.
+ */
+static void check_late_attr(void)
+{
+	static const uint64_t when[] = { 50, 10, 40, 20, 30, 5, 60 };	/* by record */
+	static const int ev_of[] = { 0, 0, 0, 0, 1, 1, 0 };
+	uint8_t img[4096], body[sizeof(struct perf_event_attr) + 8];
+	struct uevent_perf_record r = { .sz = sizeof(r) };
+	struct perf_event_attr a0, a1;
+	struct uevent_perf_file *pf;
+	uint64_t v[5], prev = 0, id1 = 10;
+	size_t n, i;
+	int fd, got = 0, bad = 0, ret = 0, stray = -1;
+	char tmp[64];
+
+	memset(&a0, 0, sizeof(a0));
+	a0.size = sizeof(a0);
+	a0.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	a1 = a0;
+	a1.sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD;
+	n = pipe_head(img, &a0, 9);
+	for (i = 0; i < 7; i++) {
+		if (i == 4) {	/* the second event's attr, after the first's samples */
+			memcpy(body, &a1, sizeof(a1));
+			memcpy(body + sizeof(a1), &id1, 8);
+			n += put_rec(img + n, 64, body, sizeof(body));
+		}
+		v[0] = ev_of[i] ? id1 : 9;
+		v[1] = 0x401000;			/* IP (the second event's only) */
+		v[ev_of[i] + 1] = (uint64_t)i << 32 | i;	/* pid, tid: the record */
+		v[ev_of[i] + 2] = when[i];
+		v[ev_of[i] + 3] = 777;			/* period */
+		n += put_rec(img + n, PERF_RECORD_SAMPLE, v, 8 * (3 + 2 * ev_of[i]));
+	}
+	fd = memfd_create("perfdec-late", MFD_CLOEXEC);
+	snprintf(tmp, sizeof(tmp), "/proc/self/fd/%d", fd);
+	pf = fd >= 0 && !put(fd, img, n) ? uevent_perf_file__open(tmp) : NULL;
+	while (pf && (ret = uevent_perf_file__next(pf, &r)) > 0) {
+		unsigned int at = r.u.sample.tid;
+
+		if (r.body != UEVENT_BODY_SAMPLE)
+			continue;
+		if (at >= 7 || r.id.time != when[at] || r.id.time < prev ||
+		    r.u.sample.event_index != ev_of[at] ||
+		    (ev_of[at] && (r.u.sample.period != 777 || r.u.sample.ip != 0x401000)))
+			bad++;
+		prev = r.id.time;
+		got++;
+	}
+	uevent_perf_file__close(pf);
+	/* a sample before the attr: the same bytes with the first sample moved to the front */
+	memmove(img + 16 + 32, img + 16, n - 16);
+	v[0] = 9;
+	v[1] = 1;
+	v[2] = 3;
+	put_rec(img + 16, PERF_RECORD_SAMPLE, v, 24);
+	pf = fd >= 0 && !put(fd, img, n + 32) ? uevent_perf_file__open(tmp) : NULL;
+	for (stray = 0; pf && uevent_perf_file__next(pf, &r) > 0;)
+		stray += r.body == UEVENT_BODY_SAMPLE;
+	uevent_perf_file__close(pf);
+	ok(pf && ret == 0 && got == 7 && !bad && stray == 8,
+	   "pipe mode, an attr after another event's samples: %d of 7 samples by time with their "
+	   "events' layouts (%d wrong); a sample before any attr is read too (%d of 8)",
+	   got, bad, stray);
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
  * Time order from runs: records written as 16 rings write them (each ring's share of a
  * round in time order, neighbouring rounds overlapping, many times shared), and in
  * random order, each with a FINISHED_ROUND every 160 records. The first keeps perf's
@@ -1254,7 +1326,7 @@ int main(void)
 	size_t len;
 	uint8_t *le, *be;
 
-	plan(22 * 2 + 2 * 2 + 7 + 12 + 8 + 5 + 4 + 2 + 4 + 2 + 4 + 3 + 2 + 3);
+	plan(22 * 2 + 2 * 2 + 7 + 12 + 8 + 5 + 4 + 2 + 4 + 2 + 4 + 3 + 2 + 3 + 1);
 	le = slurp("perf_records.le.bin", &len);
 	if (le) {
 		check_golden(le, len, UEVENT_BO_LITTLE, "le");
@@ -1277,6 +1349,7 @@ int main(void)
 	check_oversized();
 	check_trailing();
 	check_time_order();
+	check_late_attr();
 	check_event_index();
 	check_batch();
 	check_tls_deferred();
