@@ -285,10 +285,13 @@ static int decode_sample(struct _uevent_cur *c, const struct uevent_perf_format 
 		s->data_page_size = _uevent_get64(c);
 	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
 		s->code_page_size = _uevent_get64(c);
-	if (st & PERF_SAMPLE_TLS_USER)
+	if (st & PERF_SAMPLE_TLS_USER) {
 		read_tls(c, s);
-	if (s->context_err != -EINPROGRESS)
-		_uevent_decode_context(s, bo);
+		if (s->context_err != -EINPROGRESS)
+			_uevent_decode_context(s, bo);
+	} else {
+		s->context_err = -ENODATA;	/* no dump: no record (its ids are zeroed) */
+	}
 	if (st & PERF_SAMPLE_AUX) {
 		s->aux_size = _uevent_get64(c);
 		s->aux = _uevent_take(c, s->aux_size);

@@ -512,7 +512,8 @@ static int next_record(struct uevent_perf_file *f, struct uevent_perf_record *re
 		if (rec->body == UEVENT_BODY_SAMPLE) {
 			rec->u.sample.event_index = e ? (int32_t)(e - f->ev) : -1;
 			/* a deferred TLS dump, later in the file (tls-deferred.c) */
-			_uevent_tls_join_scan(rec, r + h.size, f->map + f->end, f->bo);
+			if (rec->u.sample.context_err == -EINPROGRESS)
+				_uevent_tls_join_scan(rec, r + h.size, f->map + f->end, f->bo);
 		}
 		else if (rec->body == UEVENT_BODY_UEVENT && !err) {
 			rec->u.uevent.event_index = e ? (int32_t)(e - f->ev) : -1;
