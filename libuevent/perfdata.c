@@ -474,8 +474,13 @@ static int next_record(struct uevent_perf_file *f, struct uevent_perf_record *re
 		drop_behind(f);
 		if (f->reorder) {
 			/* the records in time order, then what ended them (the end, a cut) */
-			if (f->iorder + 16 < f->nready)	/* a miss in time order: start it */
-				__builtin_prefetch(f->map + f->order[f->iorder + 16].what);
+			if (f->iorder + 16 < f->nready) {	/* a miss in time order: start it */
+				const uint8_t *ahead = f->map + f->order[f->iorder + 16].what;
+
+				__builtin_prefetch(ahead);
+				__builtin_prefetch(ahead + 64);
+				__builtin_prefetch(ahead + 128);
+			}
 			if (f->iorder < f->nready)
 				f->off = f->order[f->iorder++].what;
 			else
