@@ -176,9 +176,9 @@ static inline int64_t trailing(const struct uevent_perf_file *f, const uint8_t *
 #define DROP_WINDOW	((uint64_t)2 << 20)
 
 /*
- * A file of KEEP_WINDOWS windows (32 MB) or fewer keeps its pages from the first scan
- * to the close: read again (time order, the pipe headers' scan), it is mapped in once,
- * not twice or three times (a third of reading a 6 MB perf record -g file here). perf
+ * A file of KEEP_WINDOWS windows (32 MB) or fewer keeps its pages from the first pass
+ * to the close: read again in time order after the pass that took the times, it is
+ * mapped in once, not twice (a third of reading a 6 MB perf record -g file here). perf
  * maps every file whole on 64-bit; bigger ones here keep the 2 MB window.
  */
 #define KEEP_WINDOWS	16

@@ -375,8 +375,7 @@ static int scan_pipe_headers(struct uevent_perf_file *f, struct _uevent_pf_walk 
 			return -ENOMEM;
 		off += h.size + (uint64_t)extra;
 	}
-	f->stop = off;
-	rewind_pages(f);
+	f->stop = off;			/* _uevent_pf_walk_end() takes it from here */
 	/* a stream that promised an end mark and ends without it was cut */
 	f->unfinished = promised && !ended;
 	return f->nev ? 0 : -EINVAL;

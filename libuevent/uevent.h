@@ -1094,7 +1094,7 @@ uint64_t uevent_perf_file__offset(const struct uevent_perf_file *f);
  * The file's bytes as the reader holds them (mapped, or a pipe read whole), *len set to
  * their number; valid until __close(). Every pointer member of a record this reader
  * gives (callchain, raw, payload...) points inside them, so a binding can read those
- * arrays from one view with a bound. NULL (and -EINVAL in errno) for a NULL f or len.
+ * arrays from one view with a bound. NULL with errno EINVAL for a NULL f or len.
  */
 const void *uevent_perf_file__bytes(const struct uevent_perf_file *f, size_t *len);
 /* Number of events (attrs) in the file, and the name of event i (HEADER_EVENT_DESC;

@@ -140,8 +140,8 @@ def python(model):
             elif f.kind == "bytes":
                 n = count(f.count)
                 if f.array:
-                    # the fast makers' unpack reads an array as bytes already (all of
-                    # it: as it is where the count is the array's size)
+                    # the fast makers' unpack reads an array as bytes already: sliced
+                    # to its count, unless the count is the array's whole size
                     res.append((pn, "bytes", (s if f.count == f.dim else f"{s}[:{n}]")
                                 if at else f"bytes({s})[:{n}]"))
                 else:
