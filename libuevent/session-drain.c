@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <sys/epoll.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <linux/perf_event.h>
@@ -16,50 +17,91 @@
 
 /* The longest a drain waiting for records leaves them in the rings (as __next()). */
 #define DRAIN_POLL_MS	100
-/* The recording's buffer is written out past this, between rings. */
-#define DRAIN_SPILL	(1u << 20)
+
+/* The pieces of one writev of a ring's records. */
+#define DRAIN_IOV	64
+/* Room kept in the recording's buffer for the records a walk copies (16 of the longest). */
+#define DRAIN_COPY	(1u << 20)
+
+/*
+ * The walk of one ring. The kernel's ring pages are read-only to us (only the control
+ * page takes writes), so the bytes go out where they lie, as pieces of one writev, and
+ * a record that must change (its id made ours, cut to its own bytes) or that wraps
+ * round the ring's end goes out as a copy in the recording's buffer, which has room
+ * kept for that and does not move while pieces point into it.
+ */
+struct drain_walk {
+	struct uevent_session *s;
+	struct perf_event_mmap_page *pg;
+	const uint8_t *data;
+	uint64_t size, tail;		/* the ring's data size; its tail when the walk began */
+	uint64_t from;			/* walked bytes not in a piece yet start here */
+	struct iovec iov[DRAIN_IOV];
+	int niov;
+	uint64_t ident;			/* the last record's event id, and its entry */
+	const struct idmap *f;
+	size_t raw_at;			/* a usdt mark's raw data (past its u32 size) */
+};
 
 /*
  * A usdt mark larger than the payload a probe fetches: the size it says is more than
  * the layout's capacity (as _uevent_raw_to_uevent() flags it UEVENT_RECORD_TRUNCATED).
  */
-static int usdt_truncated(const struct uevent_session *s, int kind, const uint8_t *r, uint16_t n)
+static int usdt_truncated(const struct drain_walk *dw, int kind, const uint8_t *r, uint16_t n)
 {
-	const struct uevent_raw_layout *l = &s->fmt[kind].raw;
-	size_t raw_at = sizeof(struct perf_event_header) + _uevent_sample_id_size(BASE_ST) + 4;
+	const struct uevent_raw_layout *l = &dw->s->fmt[kind].raw;
+	size_t at = dw->raw_at + l->size_offset;
 	uint64_t size;
 
-	if (l->kind != UEVENT_RAW_USDT || s->fmt[kind].sample_type != (BASE_ST | PERF_SAMPLE_RAW) ||
-	    raw_at + l->size_offset + 8 > n)
+	if (l->kind != UEVENT_RAW_USDT ||
+	    dw->s->fmt[kind].sample_type != (BASE_ST | PERF_SAMPLE_RAW) || at + 8 > n)
 		return 0;
-	memcpy(&size, r + raw_at + l->size_offset, 8);
+	memcpy(&size, r + at, 8);
 	return size > l->data_capacity;
 }
 
-/*
- * One record just copied to the recording: counted as __next() would count it, its
- * time taken for the end mark, its id made one the recording knows (see record_tee in
- * session-decode.c), and a FORK, EXIT or MMAP2 to the set-up hook.
- */
-static void drained(struct uevent_session *s, uint8_t *r, uint16_t size, uint32_t type)
+/* The entry of the event record r (size bytes, of type) is from, or NULL. */
+static const struct idmap *drain_event(struct drain_walk *dw, const uint8_t *r, uint16_t size,
+				       uint32_t type)
 {
-	const struct idmap *f = NULL;
-	uint64_t ident = 0, t, v;
-	int kind;
+	uint64_t ident;
 
-	if (size >= 16) {
-		memcpy(&ident, type == PERF_RECORD_SAMPLE ? r + 8 : r + size - 8, 8);
-		f = idmap_find(s, ident);
+	if (size < 16)
+		return NULL;
+	memcpy(&ident, type == PERF_RECORD_SAMPLE ? r + 8 : r + size - 8, 8);
+	if (ident != dw->ident || !dw->f) {	/* a ring's records: mostly one event's */
+		dw->f = idmap_find(dw->s, ident);
+		dw->ident = ident;
 	}
-	kind = f ? f->kind : -1;
-	if (f && is_usdt(kind) && f->alias && f->alias != ident) {
+	return dw->f;
+}
+
+/* A usdt event of another object's: its records get an id of ours (record_tee in
+ * session-decode.c), written into them. */
+static int drain_aliased(const struct idmap *f)
+{
+	return f && is_usdt(f->kind) && f->alias && f->alias != f->id;
+}
+
+/*
+ * Record r (size bytes of its own), of event f, about to go to the recording: its id
+ * made one the recording knows, counted as __next() would count it, its time taken for
+ * the end mark, and a FORK, EXIT or MMAP2 to the set-up hook.
+ */
+static void drained(struct drain_walk *dw, const struct idmap *f, uint8_t *r, uint16_t size,
+		    uint32_t type)
+{
+	struct uevent_session *s = dw->s;
+	int kind = f ? f->kind : -1;
+	uint64_t t = 0, v, st;
+
+	if (drain_aliased(f)) {		/* r is a copy */
 		if (type == PERF_RECORD_SAMPLE) {
-			size_t raw_at = sizeof(struct perf_event_header) + _uevent_sample_id_size(BASE_ST) + 4;
 			uint16_t tp = (uint16_t)s->config[kind];
 
 			memcpy(r + 8, &f->alias, 8);
-			if (size >= raw_at + 2)
-				memcpy(r + raw_at, &tp, 2);
+			if (size >= dw->raw_at + 2)
+				memcpy(r + dw->raw_at, &tp, 2);
 		} else {
 			memcpy(r + size - 8, &f->alias, 8);
 			if (type == PERF_RECORD_LOST)
@@ -73,9 +115,14 @@ static void drained(struct uevent_session *s, uint8_t *r, uint16_t size, uint32_
 			s->st.samples++;
 		} else if (is_usdt(kind) || kind == K_USER) {
 			s->st.uevents++;
-			if (is_usdt(kind) && usdt_truncated(s, kind, r, size))
+			if (is_usdt(kind) && usdt_truncated(dw, kind, r, size))
 				s->st.truncated++;
 		}
+		/* its TIME: after IDENTIFIER, IP and TID as its event's sample_type has them */
+		st = s->fmt[kind < 0 ? K_DUMMY : kind].sample_type;
+		v = 16 + ((st & PERF_SAMPLE_IP) ? 8 : 0) + ((st & PERF_SAMPLE_TID) ? 8 : 0);
+		if ((st & PERF_SAMPLE_TIME) && v + 8 <= size)
+			memcpy(&t, r + v, 8);
 		break;
 	case PERF_RECORD_UEVENT:
 		s->st.uevents++;
@@ -98,7 +145,9 @@ static void drained(struct uevent_session *s, uint8_t *r, uint16_t size, uint32_
 		s->st.bpf_events++;
 		break;
 	}
-	t = _uevent_session_rec_time(s, r);
+	/* other records: the BASE_ST sample_id's (tid, time, cpu, identifier) */
+	if (type != PERF_RECORD_SAMPLE && type < PERF_RECORD_HEADER_ATTR_TYPE && size >= 8 + 32)
+		memcpy(&t, r + size - 24, 8);
 	if (t) {
 		if (!s->rec.t0 || t < s->rec.t0)
 			s->rec.t0 = t;
@@ -106,23 +155,103 @@ static void drained(struct uevent_session *s, uint8_t *r, uint16_t size, uint32_
 			s->rec.t1 = t;
 	}
 	if (s->follow && (type == PERF_RECORD_MMAP2 || type == PERF_RECORD_FORK ||
-			  type == PERF_RECORD_EXIT))
+			  type == PERF_RECORD_EXIT)) {
 		s->follow(s, r);
+		dw->f = NULL;	/* it may have added events: the table moved */
+	}
+}
+
+/* The walked ring bytes [dw->from, to) as pieces: two where the ring wraps. */
+static void drain_piece(struct drain_walk *dw, uint64_t to)
+{
+	uint64_t at = (dw->tail + dw->from) & (dw->size - 1), n = to - dw->from;
+
+	if (!n)
+		return;
+	if (at + n > dw->size) {
+		dw->iov[dw->niov++] = (struct iovec){ (void *)(dw->data + at), (size_t)(dw->size - at) };
+		dw->iov[dw->niov++] = (struct iovec){ (void *)dw->data, (size_t)(n - (dw->size - at)) };
+	} else {
+		dw->iov[dw->niov++] = (struct iovec){ (void *)(dw->data + at), (size_t)n };
+	}
+	dw->from = to;
 }
 
 /*
- * Ring r's records appended to the recording's buffer, in two copies at most (where
- * the ring wraps), then walked: each whole record counted and fixed in place (a
- * KSYMBOL or BPF_EVENT trimmed to its own bytes). The number of records, or -ENOMEM.
+ * The pieces so far, and the ring bytes up to `to` of the walk, written in one writev;
+ * the ring's tail moves past them, the recording's buffer is empty again. 0 or the
+ * recording's error (the walk then stops: the recording is over).
+ */
+static int drain_out(struct drain_walk *dw, uint64_t to)
+{
+	struct _uevent_rec *w = &dw->s->rec;
+	struct iovec *v = dw->iov;
+	int cnt;
+	ssize_t got;
+
+	drain_piece(dw, to);
+	for (cnt = dw->niov; !w->err && cnt > 0;) {
+		got = writev(w->fd, v, cnt);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			w->err = got < 0 ? -errno : -EIO;
+			break;
+		}
+		for (; cnt > 0 && (size_t)got >= v->iov_len; v++, cnt--)
+			got -= (ssize_t)v->iov_len;
+		if (cnt > 0) {
+			v->iov_base = (uint8_t *)v->iov_base + got;
+			v->iov_len -= (size_t)got;
+		}
+	}
+	w->len = 0;
+	dw->niov = 0;
+	__atomic_store_n(&dw->pg->data_tail, dw->tail + to, __ATOMIC_RELEASE);
+	return w->err;
+}
+
+/* The record at walk position pos (hsize bytes) copied into the recording's buffer as a
+ * piece of its own; the copy, or NULL on the recording's error. */
+static uint8_t *drain_copy(struct drain_walk *dw, uint64_t pos, uint16_t hsize)
+{
+	struct _uevent_rec *w = &dw->s->rec;
+	uint64_t at = (dw->tail + pos) & (dw->size - 1), first = dw->size - at;
+	uint8_t *c;
+
+	drain_piece(dw, pos);
+	if ((w->len + hsize > w->cap || dw->niov > DRAIN_IOV - 4) && drain_out(dw, pos) < 0)
+		return NULL;
+	c = w->buf + w->len;
+	if (first >= hsize) {
+		memcpy(c, dw->data + at, hsize);
+	} else {
+		memcpy(c, dw->data + at, (size_t)first);
+		memcpy(c + first, dw->data, (size_t)(hsize - first));
+	}
+	w->len += hsize;
+	if (dw->niov && (uint8_t *)dw->iov[dw->niov - 1].iov_base +
+			dw->iov[dw->niov - 1].iov_len == c)
+		dw->iov[dw->niov - 1].iov_len += hsize;	/* after the copy before */
+	else
+		dw->iov[dw->niov++] = (struct iovec){ c, hsize };
+	dw->from = pos + hsize;
+	return c;
+}
+
+/*
+ * Ring r's records to the recording as they lie, as perf record writes them, with what
+ * the recording's buffer held before them, in one writev (more where many records are
+ * copied); each whole record is walked once, and the ring's tail moves only past what
+ * is written. The number of records, or -errno.
  */
 static int drain_ring(struct uevent_session *s, struct ring *r)
 {
 	struct perf_event_mmap_page *pg = r->base;
 	struct _uevent_rec *w = &s->rec;
 	long psz = sysconf(_SC_PAGESIZE);
-	uint64_t off, size, head, tail, n, first, pos;
-	size_t at = w->len, out;
-	const uint8_t *data;
+	uint64_t off, size, head, tail, n, pos;
+	struct drain_walk dw;
 	int count = 0;
 
 	off = pg->data_offset ? pg->data_offset : (uint64_t)psz;
@@ -131,7 +260,6 @@ static int drain_ring(struct uevent_session *s, struct ring *r)
 		s->st.corrupt++;
 		return 0;
 	}
-	data = (const uint8_t *)r->base + off;
 	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
 	tail = pg->data_tail;
 	n = head - tail;
@@ -142,39 +270,63 @@ static int drain_ring(struct uevent_session *s, struct ring *r)
 		__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
 		return 0;
 	}
-	if (_uevent_grow(&w->buf, &w->cap, w->len + n) < 0)
+	if (_uevent_grow(&w->buf, &w->cap, w->len + DRAIN_COPY) < 0)
 		return -ENOMEM;
-	first = size - (tail & (size - 1));
-	if (first > n)
-		first = n;
-	memcpy(w->buf + at, data + (tail & (size - 1)), first);
-	memcpy(w->buf + at + first, data, n - first);
-	__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
+	dw.s = s;
+	dw.pg = pg;
+	dw.data = (const uint8_t *)r->base + off;
+	dw.size = size;
+	dw.tail = tail;
+	dw.from = 0;
+	dw.niov = 0;
+	dw.ident = 0;
+	dw.f = NULL;
+	dw.raw_at = sizeof(struct perf_event_header) + _uevent_sample_id_size(BASE_ST) + 4;
+	if (w->len)	/* what the recording's writer put there before goes first */
+		dw.iov[dw.niov++] = (struct iovec){ w->buf, w->len };
 	s->st.bytes += n;
-	for (pos = 0, out = at; pos + sizeof(struct perf_event_header) <= n;) {
+	for (pos = 0; pos + sizeof(struct perf_event_header) <= n;) {
+		uint64_t at = (tail + pos) & (size - 1);	/* a header never wraps */
+		uint8_t *rec = (uint8_t *)(uintptr_t)(dw.data + at);
+		const struct idmap *f;
 		struct perf_event_header h;
-		uint8_t *rec = w->buf + at + pos;
 		uint16_t len;
+		int copied;
 
 		memcpy(&h, rec, sizeof(h));
 		if (h.size < sizeof(h) || (h.size & 7) || h.size > n - pos)
 			break;
-		len = (uint16_t)_uevent_rec_len(rec, &h);
+		copied = at + h.size > size;	/* it wraps: read as a copy */
+		if (copied && !(rec = drain_copy(&dw, pos, h.size)))
+			return w->err;
+		len = h.size;
+		if (h.type == PERF_RECORD_KSYMBOL || h.type == PERF_RECORD_BPF_EVENT)
+			len = (uint16_t)_uevent_rec_len(rec, &h);
+		f = drain_event(&dw, rec, len, h.type);
+		if (!copied && (len < h.size || drain_aliased(f))) {
+			if (!(rec = drain_copy(&dw, pos, h.size)))
+				return w->err;
+			copied = 1;
+		}
 		if (len < h.size) {
 			/* trimmed, so the recorded perf.data holds what perf expects */
-			memcpy(rec + offsetof(struct perf_event_header, size), &len, sizeof(len));
+			memcpy(rec + offsetof(struct perf_event_header, size), &len, 2);
+			dw.iov[dw.niov - 1].iov_len -= h.size - len;	/* the copy's end */
+			w->len -= h.size - len;
 			s->st.trimmed++;
 		}
-		if (out != at + pos)
-			memmove(w->buf + out, rec, len);
-		drained(s, w->buf + out, len, h.type);
-		out += len;
+		drained(&dw, f, rec, len, h.type);
 		pos += h.size;
 		count++;
+		if (dw.niov > DRAIN_IOV - 4 && drain_out(&dw, pos) < 0)
+			return w->err;
 	}
 	if (pos != n)
 		s->st.corrupt++;	/* the rest is not whole records: dropped, as ring_read */
-	w->len = out;
+	drain_piece(&dw, pos);
+	dw.from = n;		/* the rest is dropped: the tail moves past it */
+	if (drain_out(&dw, n) < 0)
+		return w->err;
 	return count;
 }
 
@@ -188,8 +340,6 @@ static int drain_round(struct uevent_session *s)
 		if (n < 0)
 			return n;
 		count += n;
-		if (s->rec.len >= DRAIN_SPILL && _uevent_rec_write(&s->rec) < 0)
-			return s->rec.err;
 	}
 	if (count && _uevent_rec_round(&s->rec) < 0)
 		return s->rec.err;
