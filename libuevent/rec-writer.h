@@ -40,8 +40,6 @@ int _uevent_rec_head(struct _uevent_rec *w, const struct _uevent_rec_event *ev, 
 void _uevent_rec_append(struct _uevent_rec *w, const void *r, size_t n);
 /* A read round is over: perf may sort what came before; written out. 0 or the error. */
 int _uevent_rec_flush(struct _uevent_rec *w);
-/* What the buffer holds, written out (a drain's round, when it grows large). */
-int _uevent_rec_write(struct _uevent_rec *w);
 /* A drain's round is over: a FINISHED_ROUND whatever was written out before, then the
  * rest written out. 0 or the error. */
 int _uevent_rec_round(struct _uevent_rec *w);

@@ -52,12 +52,6 @@ void _uevent_rec_append(struct _uevent_rec *w, const void *r, size_t n)
 		rec_write_out(w);
 }
 
-/* What the buffer holds, written out now: 0 or the error. */
-int _uevent_rec_write(struct _uevent_rec *w)
-{
-	return rec_write_out(w);
-}
-
 /* A drain's round is over (some of it may be written out already): its FINISHED_ROUND,
  * and all of it out. */
 int _uevent_rec_round(struct _uevent_rec *w)
