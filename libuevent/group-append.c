@@ -100,21 +100,38 @@ static void wake_waiters(struct _uevent_group_append *g)
 		syscall(SYS_futex, &g->gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
-/* A waiter whose record is not written yet, with a writer at work: spin a little (the
- * batch takes about a syscall), then yield (more threads than CPUs: the writer may want
- * this one), then sleep until the writer says something changed. */
+/*
+ * A waiter whose record is not written yet, with a writer at work, spins while the
+ * writer is at work, up to GA_SPIN_NS: under contention the writer's next batch (a
+ * writev or a few) carries its record, and a waiter that slept would need a futex wake
+ * and a context switch, longer than the writev, and then would not be there to take
+ * the writer's place when it leaves. The first GA_SPIN_PAUSES are pauses alone (one
+ * batch, about); past them the spin yields every GA_SPIN_PAUSES and reads the clock
+ * (more threads than CPUs: the writer may want this one). Past GA_SPIN_NS (the writer
+ * was preempted, or the file is slow) it sleeps until the writer says something changed.
+ * *since is 0 at the first call; it keeps when the yielding began.
+ */
+#define GA_SPIN_PAUSES	64
+#define GA_SPIN_NS	30000
+
 static void wait_writer(struct _uevent_group_append *g, const struct _uevent_ga_req *req,
-			unsigned int spins)
+			unsigned int spins, uint64_t *since)
 {
 	unsigned int gen;
+	uint64_t now;
 
-	if (spins < 64) {
+	if (spins < GA_SPIN_PAUSES || spins % GA_SPIN_PAUSES) {
 #if defined(__x86_64__) || defined(__i386__)
 		__builtin_ia32_pause();
+#elif defined(__aarch64__)
+		__asm__ volatile("yield" ::: "memory");
 #endif
 		return;
 	}
-	if (spins < 80) {
+	now = _uevent_now_ns();
+	if (!*since)
+		*since = now;
+	if (now - *since < GA_SPIN_NS) {
 		sched_yield();
 		return;
 	}
@@ -158,6 +175,7 @@ int _uevent_ga_commit(struct _uevent_group_append *g, int fd, struct _uevent_ga_
 		      int *self)
 {
 	unsigned int spins;
+	uint64_t since = 0;
 
 	for (spins = 0; !__atomic_load_n(&req->done, __ATOMIC_ACQUIRE); spins++) {
 		/* Say so before taking the writer's place and until after leaving it: a
@@ -174,12 +192,13 @@ int _uevent_ga_commit(struct _uevent_group_append *g, int fd, struct _uevent_ga_
 				__atomic_store_n(self, 0, __ATOMIC_RELAXED);
 			wake_waiters(g);	/* one may have pushed after our last take */
 			spins = 0;
+			since = 0;
 			continue;
 		}
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		if (self)
 			__atomic_store_n(self, 0, __ATOMIC_RELAXED);
-		wait_writer(g, req, spins);
+		wait_writer(g, req, spins, &since);
 	}
 	return req->result;
 }
