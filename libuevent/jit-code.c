@@ -297,9 +297,15 @@ struct stage *_uevent_jit_stage_find(struct uevent_jit *j, pid_t tid)
 		if (s->tid == tid)
 			break;
 	if (!s) {
+		struct merge_cur *m = realloc(j->mcur, (j->nstages + 1) * sizeof(*m));
+
+		if (!m)
+			return NULL;
+		j->mcur = m;
 		/* aligned: the merge's line is its own */
 		if (!(s = aligned_alloc(64, (sizeof(*s) + 63) & ~(size_t)63)))
 			return NULL;
+		j->nstages++;
 		memset(s, 0, sizeof(*s));
 		pthread_mutex_init(&s->lock, NULL);
 		s->tid = tid;
@@ -410,8 +416,12 @@ void _uevent_jit_stage_free_all(struct uevent_jit *j, int destroy)
 			free(s);
 		}
 	}
-	if (destroy)
+	if (destroy) {
 		j->stages = NULL;
+		free(j->mcur);
+		j->mcur = NULL;
+		j->nstages = 0;
+	}
 }
 
 /* Inserts or replaces; takes ownership of name and info (also on failure). The table

@@ -242,12 +242,30 @@ void _uevent_jit_due_update(struct uevent_jit *j)
  * thread appends after them, and only a merge moves them). A batch the file does not
  * take fails the merge; the groups it took are lost with it (dump_write).
  */
+/* Restores the min-heap of n cursors by (ts, index) from place i down. */
+static void merge_sift(struct merge_cur *c, size_t n, size_t i)
+{
+	struct merge_cur t = c[i];
+	size_t k;
+
+	while ((k = 2 * i + 1) < n) {
+		if (k + 1 < n && head_before(c[k + 1].h, c[k].h))
+			k++;
+		if (!head_before(c[k].h, t.h))
+			break;
+		c[i] = c[k];
+		i = k;
+	}
+	c[i] = t;
+}
+
 int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
 {
-	const struct rec_head *h, *best;
-	struct stage *s, *bs;
+	struct merge_cur *c = j->mcur;
+	const struct rec_head *h;
+	struct stage *s;
 	struct iovec iov;
-	size_t left;
+	size_t left, n = 0, i;
 	int ret = 0;
 
 	for (s = j->stages; s; s = s->next) {
@@ -260,29 +278,31 @@ int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
 		s->m_rec = s->rec;
 		if (!locked)
 			pthread_mutex_unlock(&s->lock);
+		h = (const struct rec_head *)(const void *)s->m_rec;
+		if (s->m_end && h->ts <= t0)
+			c[n++] = (struct merge_cur){ h, s->m_rec + s->m_end, s };
 	}
-	for (;;) {
-		best = NULL;
-		bs = NULL;
-		for (s = j->stages; s; s = s->next) {
-			if (s->m_pos >= s->m_end)
-				continue;
-			h = (const struct rec_head *)(const void *)(s->m_rec + s->m_pos);
-			if (h->ts > t0) {
-				s->m_end = s->m_pos;	/* the rest of it is later still */
-				continue;
-			}
-			if (!best || head_before(h, best)) {
-				best = h;
-				bs = s;
-			}
-		}
-		if (!best)
-			break;
-		iov = (struct iovec){ (void *)(best + 1), (size_t)best->len };
+	/*
+	 * The groups in time order: a heap of the stages by their next group, in the
+	 * session's memory (the stages' own lines are their threads' to write), each
+	 * group's head read once, when its stage comes up.
+	 */
+	for (i = n / 2; i-- > 0;)
+		merge_sift(c, n, i);
+	while (n) {
+		h = c[0].h;
+		iov = (struct iovec){ (void *)(h + 1), (size_t)h->len };
 		if (ret == 0 && j->dump_fd >= 0)
-			ret = _uevent_jit_dump_append(j, &iov, 1, best->ts);
-		bs->m_pos += sizeof(*best) + (size_t)best->len;
+			ret = _uevent_jit_dump_append(j, &iov, 1, h->ts);
+		h = (const struct rec_head *)(const void *)((const unsigned char *)(h + 1) + h->len);
+		if ((const unsigned char *)h < c[0].end && h->ts <= t0) {
+			c[0].h = h;
+		} else {
+			/* the rest of it is later still */
+			c[0].s->m_pos = (size_t)((const unsigned char *)h - c[0].s->m_rec);
+			c[0] = c[--n];
+		}
+		merge_sift(c, n, 0);
 	}
 	/* when something held is due: the batch, then (under each one's lock: one that
 	 * fills after that lowers it itself) every stage that holds records still */

@@ -168,6 +168,14 @@ struct rec_head {
 	uint64_t len;			/* the records' bytes that follow */
 };
 
+/* A stage's place in a merge (_uevent_jit_stage_merge): its next group, and where its
+ * groups up to the merge's time end. */
+struct merge_cur {
+	const struct rec_head *h;
+	const unsigned char *end;
+	struct stage *s;
+};
+
 #define STAGE_REC_CAP	((size_t)128 * 1024)
 #define STAGE_REC_FLUSH	((size_t)64 * 1024)	/* merged from here on */
 
@@ -199,6 +207,9 @@ struct uevent_jit {
 	struct code *fresh;
 	size_t nfresh, freshcap;
 	struct stage *stages;		/* per thread: loads not in codes yet */
+	struct merge_cur *mcur;		/* a merge's, one a stage: made with the stage,
+					   so that a merge (at fork too) allocates nothing */
+	size_t nstages;
 	uint64_t serial;		/* names the session in the threads' stage caches */
 	struct code *codes;		/* open addressing, linear probing, addr 0 = empty */
 	size_t ncodes, cap;
