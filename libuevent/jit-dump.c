@@ -208,11 +208,6 @@ UEVENT_HOT int _uevent_jit_dump_append(struct uevent_jit *j, const struct iovec 
 
 /* ---- per-thread record groups (stage.rec) ----------------------------------------- */
 
-static int head_before(const struct rec_head *a, const struct rec_head *b)
-{
-	return a->ts < b->ts || (a->ts == b->ts && a->index < b->index);
-}
-
 /* Lowers j->flush_due to due (a stage that holds records now). */
 void _uevent_jit_due_min(struct uevent_jit *j, uint64_t due)
 {
@@ -242,6 +237,11 @@ void _uevent_jit_due_update(struct uevent_jit *j)
  * thread appends after them, and only a merge moves them). A batch the file does not
  * take fails the merge; the groups it took are lost with it (dump_write).
  */
+static int cur_before(const struct merge_cur *a, const struct merge_cur *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->index < b->index);
+}
+
 /* Restores the min-heap of n cursors by (ts, index) from place i down. */
 static void merge_sift(struct merge_cur *c, size_t n, size_t i)
 {
@@ -249,9 +249,9 @@ static void merge_sift(struct merge_cur *c, size_t n, size_t i)
 	size_t k;
 
 	while ((k = 2 * i + 1) < n) {
-		if (k + 1 < n && head_before(c[k + 1].h, c[k].h))
+		if (k + 1 < n && cur_before(&c[k + 1], &c[k]))
 			k++;
-		if (!head_before(c[k].h, t.h))
+		if (!cur_before(&c[k], &t))
 			break;
 		c[i] = c[k];
 		i = k;
@@ -280,7 +280,7 @@ int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
 			pthread_mutex_unlock(&s->lock);
 		h = (const struct rec_head *)(const void *)s->m_rec;
 		if (s->m_end && h->ts <= t0)
-			c[n++] = (struct merge_cur){ h, s->m_rec + s->m_end, s };
+			c[n++] = (struct merge_cur){ h->ts, h->index, h, s->m_rec + s->m_end, s };
 	}
 	/*
 	 * The groups in time order: a heap of the stages by their next group, in the
@@ -297,6 +297,8 @@ int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
 		h = (const struct rec_head *)(const void *)((const unsigned char *)(h + 1) + h->len);
 		if ((const unsigned char *)h < c[0].end && h->ts <= t0) {
 			c[0].h = h;
+			c[0].ts = h->ts;
+			c[0].index = h->index;
 		} else {
 			/* the rest of it is later still */
 			c[0].s->m_pos = (size_t)((const unsigned char *)h - c[0].s->m_rec);

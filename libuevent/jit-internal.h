@@ -171,6 +171,7 @@ struct rec_head {
 /* A stage's place in a merge (_uevent_jit_stage_merge): its next group, and where its
  * groups up to the merge's time end. */
 struct merge_cur {
+	uint64_t ts, index;		/* h's, kept here: the heap compares them only */
 	const struct rec_head *h;
 	const unsigned char *end;
 	struct stage *s;
