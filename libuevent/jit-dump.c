@@ -265,7 +265,7 @@ int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
 	const struct rec_head *h;
 	struct stage *s;
 	struct iovec iov;
-	size_t left, n = 0, i;
+	size_t n = 0, i;
 	int ret = 0;
 
 	for (s = j->stages; s; s = s->next) {
@@ -273,13 +273,13 @@ int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
 		 * (before t0) and not yet stored its length */
 		if (!locked)
 			pthread_mutex_lock(&s->lock);
-		s->m_pos = 0;
+		s->m_pos = s->rechead;
 		s->m_end = s->reclen;
 		s->m_rec = s->rec;
 		if (!locked)
 			pthread_mutex_unlock(&s->lock);
-		h = (const struct rec_head *)(const void *)s->m_rec;
-		if (s->m_end && h->ts <= t0)
+		h = (const struct rec_head *)(const void *)(s->m_rec + s->m_pos);
+		if (s->m_end > s->m_pos && h->ts <= t0)
 			c[n++] = (struct merge_cur){ h->ts, h->index, h, s->m_rec + s->m_end, s };
 	}
 	/*
@@ -312,15 +312,16 @@ int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
 	for (s = j->stages; s; s = s->next) {
 		if (!locked)
 			pthread_mutex_lock(&s->lock);
-		if (s->m_pos) {
-			left = s->reclen - s->m_pos;
-			if (left)
-				memmove(s->rec, s->rec + s->m_pos, left);
-			__atomic_store_n(&s->reclen, left, __ATOMIC_RELAXED);
-			if (left)
-				s->rec_t0 = ((const struct rec_head *)(const void *)s->rec)->ts;
+		if (s->m_pos == s->reclen) {	/* all of it taken: empty again */
+			__atomic_store_n(&s->reclen, 0, __ATOMIC_RELAXED);
+			s->rechead = 0;
+		} else if (s->m_pos != s->rechead) {
+			/* what its thread added meanwhile stays where it is: moving it down
+			 * here, under the lock its thread appends under, held that up */
+			s->rechead = s->m_pos;
+			s->rec_t0 = ((const struct rec_head *)(const void *)(s->rec + s->rechead))->ts;
 		}
-		if (s->reclen)
+		if (s->reclen > s->rechead)
 			_uevent_jit_due_min(j, s->rec_t0 + DUMP_BUF_AGE_NS);
 		s->m_pos = s->m_end = 0;
 		if (!locked)

@@ -152,6 +152,9 @@ struct stage {
 	 */
 	unsigned char *rec;
 	size_t reclen, reccap;
+	size_t rechead;			/* the groups before it are merged: a merge moves
+					   it on, its thread's stage_flush moves the rest
+					   down (a merge moving them held the thread up) */
 	uint64_t rec_t0;		/* the oldest group's time */
 	uint64_t index_next, index_end;	/* code indexes, a block at a time */
 	struct slab_cur slab;		/* the pieces of its code_load_func calls */

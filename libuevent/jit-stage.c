@@ -256,10 +256,16 @@ static int stage_flush(struct uevent_jit *j, struct stage *s, size_t need, int w
 	__atomic_store_n(&j->merging, 1, __ATOMIC_RELAXED);
 	if ((ret = _uevent_jit_check_fork(j)) == 0)
 		ret = _uevent_jit_stage_merge(j, _uevent_now_ns(), 0);
-	if (need) {
-		/* no merge reads s while we hold the session's lock: it may move */
+	/* no merge reads s while we hold the session's lock: what is left moves down, and
+	 * the buffer grows if it must */
+	if (need || s->rechead >= s->reccap / 2) {
 		pthread_mutex_lock(&s->lock);
-		if (s->reclen + need > s->reccap) {
+		if (s->rechead) {
+			memmove(s->rec, s->rec + s->rechead, s->reclen - s->rechead);
+			__atomic_store_n(&s->reclen, s->reclen - s->rechead, __ATOMIC_RELAXED);
+			s->rechead = 0;
+		}
+		if (need && s->reclen + need > s->reccap) {
 			cap = s->reclen + need > STAGE_REC_CAP ? s->reclen + need : STAGE_REC_CAP;
 			if ((r = realloc(s->rec, cap))) {
 				s->rec = r;
@@ -330,7 +336,7 @@ static UEVENT_HOT int staged_load(struct uevent_jit *j, struct stage *s, struct 
 	w += nlen + 1;
 	memcpy(w, code, (size_t)c->size);
 	memset(w + c->size, 0, pad);
-	if (!s->reclen) {
+	if (s->reclen == s->rechead) {
 		s->rec_t0 = now;
 		_uevent_jit_due_min(j, now + DUMP_BUF_AGE_NS);
 	}

@@ -67,7 +67,7 @@ static void fork_child(void)
 		_uevent_ga_reset(&j->mapq);	/* the parent's threads' lines, not ours */
 		j->dumplen = 0;
 		for (s = j->stages; s; s = s->next)	/* the parent's records, written */
-			s->reclen = 0;
+			s->reclen = s->rechead = 0;
 		j->flush_due = UINT64_MAX;
 		pthread_mutex_unlock(&j->slab_lock);
 		_uevent_jit_stage_unlock_all(j);
