@@ -288,6 +288,20 @@ UEVENT_HOT struct stage *_uevent_jit_stage_cached(const struct uevent_jit *j)
 }
 
 /* This thread's stage (tid) in j, made if it has none; lock held. NULL: out of memory. */
+/* A lock that loads from many threads hold briefly: it spins a little before sleeping
+ * (a futex sleep and wake cost more than the wait). */
+void _uevent_jit_mutex_init(pthread_mutex_t *m)
+{
+	pthread_mutexattr_t a;
+
+	pthread_mutexattr_init(&a);
+#ifdef PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
+#endif
+	pthread_mutex_init(m, &a);
+	pthread_mutexattr_destroy(&a);
+}
+
 struct stage *_uevent_jit_stage_find(struct uevent_jit *j, pid_t tid)
 {
 	struct stage *s;
@@ -307,7 +321,7 @@ struct stage *_uevent_jit_stage_find(struct uevent_jit *j, pid_t tid)
 			return NULL;
 		j->nstages++;
 		memset(s, 0, sizeof(*s));
-		pthread_mutex_init(&s->lock, NULL);
+		_uevent_jit_mutex_init(&s->lock);	/* its thread's, and a merge's briefly */
 		s->tid = tid;
 		s->next = j->stages;
 		j->stages = s;

@@ -381,6 +381,7 @@ void _uevent_jit_slab_free_all(struct uevent_jit *j);
 struct code *_uevent_jit_code_find(struct uevent_jit *j, uint64_t addr);
 void _uevent_jit_code_settle(struct uevent_jit *j);
 struct stage *_uevent_jit_stage_cached(const struct uevent_jit *j);
+void _uevent_jit_mutex_init(pthread_mutex_t *m);
 struct stage *_uevent_jit_stage_find(struct uevent_jit *j, pid_t tid);
 int _uevent_jit_stage_room(struct stage *s);
 void _uevent_jit_stage_put(struct stage *s, const struct code *c);

@@ -189,17 +189,7 @@ UEVENT_EXPORT struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *
 		errno = ENOMEM;
 		return NULL;
 	}
-	{
-		/* Loads from many threads hold it briefly: spin a little before sleeping. */
-		pthread_mutexattr_t a;
-
-		pthread_mutexattr_init(&a);
-#ifdef PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
-		pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
-#endif
-		pthread_mutex_init(&j->lock, &a);
-		pthread_mutexattr_destroy(&a);
-	}
+	_uevent_jit_mutex_init(&j->lock);
 	pthread_mutex_init(&j->slab_lock, NULL);
 	j->flags = flags;
 	/* batched loads from many threads: staged (the perf map's lines are made from the
