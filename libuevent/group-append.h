@@ -14,7 +14,9 @@
  * pushes its record onto a lock-free stack and either becomes the writer, which takes
  * everything pushed and writes it oldest first in one writev, or waits while the writer
  * does it for it. One thread alone writes its own record; under contention one syscall
- * carries many records, and the file's lock is taken once for them.
+ * carries many records, and the file's lock is taken once for them. A waiter spins (up
+ * to 30 us) before it sleeps: one that slept missed the next batch (16 threads on 16
+ * cores: 0.85-0.92 M/s in all with a short spin, 1.38-1.45 M/s with this one).
  */
 #define _UEVENT_GA_IOV	3		/* iovecs a record */
 
