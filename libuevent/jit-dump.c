@@ -321,6 +321,8 @@ int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
 			s->rechead = s->m_pos;
 			s->rec_t0 = ((const struct rec_head *)(const void *)(s->rec + s->rechead))->ts;
 		}
+		if (__atomic_load_n(&s->wants_room, __ATOMIC_RELAXED))
+			_uevent_jit_stage_compact(s);	/* its thread waits for that */
 		if (s->reclen > s->rechead)
 			_uevent_jit_due_min(j, s->rec_t0 + DUMP_BUF_AGE_NS);
 		s->m_pos = s->m_end = 0;

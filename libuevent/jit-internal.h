@@ -155,6 +155,8 @@ struct stage {
 	size_t rechead;			/* the groups before it are merged: a merge moves
 					   it on, its thread's stage_flush moves the rest
 					   down (a merge moving them held the thread up) */
+	int wants_room;			/* atomic: its thread waits for room (stage_wait_room):
+					   a merge moves the rest down as it ends */
 	uint64_t rec_t0;		/* the oldest group's time */
 	uint64_t index_next, index_end;	/* code indexes, a block at a time */
 	struct slab_cur slab;		/* the pieces of its code_load_func calls */
@@ -170,6 +172,17 @@ struct rec_head {
 	uint64_t ts, index;		/* the load's: merged by (ts, index) */
 	uint64_t len;			/* the records' bytes that follow */
 };
+
+/* Stage s's records not merged yet moved to its buffer's start; s's lock held, and no
+ * merge reading the buffer (the session's lock held, or the merge's own end). */
+static inline void _uevent_jit_stage_compact(struct stage *s)
+{
+	if (!s->rechead)
+		return;
+	memmove(s->rec, s->rec + s->rechead, s->reclen - s->rechead);
+	__atomic_store_n(&s->reclen, s->reclen - s->rechead, __ATOMIC_RELAXED);
+	s->rechead = 0;
+}
 
 /* A stage's place in a merge (_uevent_jit_stage_merge): its next group, and where its
  * groups up to the merge's time end. */
