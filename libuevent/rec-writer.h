@@ -8,6 +8,9 @@
 
 #include <linux/perf_event.h>
 
+/* perf's record that ends a round: what came before it may be sorted */
+#define REC_FINISHED_ROUND	68
+
 /* A recording being written; fd -1: none. */
 struct _uevent_rec {
 	int fd;
@@ -40,9 +43,6 @@ int _uevent_rec_head(struct _uevent_rec *w, const struct _uevent_rec_event *ev, 
 void _uevent_rec_append(struct _uevent_rec *w, const void *r, size_t n);
 /* A read round is over: perf may sort what came before; written out. 0 or the error. */
 int _uevent_rec_flush(struct _uevent_rec *w);
-/* A drain's round is over: a FINISHED_ROUND whatever was written out before, then the
- * rest written out. 0 or the error. */
-int _uevent_rec_round(struct _uevent_rec *w);
 /* The end: a LOST record for the lost records owed (lost of event id lost_id, when not
  * 0), then the mark that the stream is whole. */
 void _uevent_rec_end(struct _uevent_rec *w, uint64_t lost, uint64_t lost_id);

@@ -18,26 +18,34 @@
 /* The longest a drain waiting for records leaves them in the rings (as __next()). */
 #define DRAIN_POLL_MS	100
 
-/* The pieces of one writev of a ring's records. */
-#define DRAIN_IOV	64
+/* The pieces of one writev: a round's records, the rings' and the copies. */
+#define DRAIN_IOV	256
+/* The rings whose tails move once that writev is written. */
+#define DRAIN_REL	64
 /* Room kept in the recording's buffer for the records a walk copies (16 of the longest). */
 #define DRAIN_COPY	(1u << 20)
 
 /*
- * The walk of one ring. The kernel's ring pages are read-only to us (only the control
- * page takes writes), so the bytes go out where they lie, as pieces of one writev, and
- * a record that must change (its id made ours, cut to its own bytes) or that wraps
- * round the ring's end goes out as a copy in the recording's buffer, which has room
- * kept for that and does not move while pieces point into it.
+ * A drain round's walk of the rings. The kernel's ring pages are read-only to us (only
+ * the control page takes writes), so the bytes go out where they lie, as pieces of one
+ * writev a round (perf record writes each ring's alike), and a record that must change
+ * (its id made ours, cut to its own bytes) or that wraps round the ring's end goes out
+ * as a copy in the recording's buffer, which has room kept for that and does not move
+ * while pieces point into it. A ring's tail moves once its pieces are written.
  */
 struct drain_walk {
 	struct uevent_session *s;
-	struct perf_event_mmap_page *pg;
+	struct perf_event_mmap_page *pg;	/* the ring walked now */
 	const uint8_t *data;
-	uint64_t size, tail;		/* the ring's data size; its tail when the walk began */
+	uint64_t size, tail;		/* its data size; its tail when the walk began */
 	uint64_t from;			/* walked bytes not in a piece yet start here */
 	struct iovec iov[DRAIN_IOV];
 	int niov;
+	struct {
+		struct perf_event_mmap_page *pg;
+		uint64_t tail;
+	} rel[DRAIN_REL];		/* rings walked, their tails to move */
+	int nrel;
 	uint64_t ident;			/* the last record's event id, and its entry */
 	const struct idmap *f;
 	size_t raw_at;			/* a usdt mark's raw data (past its u32 size) */
@@ -166,7 +174,7 @@ static void drain_piece(struct drain_walk *dw, uint64_t to)
 {
 	uint64_t at = (dw->tail + dw->from) & (dw->size - 1), n = to - dw->from;
 
-	if (!n)
+	if (to <= dw->from)
 		return;
 	if (at + n > dw->size) {
 		dw->iov[dw->niov++] = (struct iovec){ (void *)(dw->data + at), (size_t)(dw->size - at) };
@@ -178,18 +186,17 @@ static void drain_piece(struct drain_walk *dw, uint64_t to)
 }
 
 /*
- * The pieces so far, and the ring bytes up to `to` of the walk, written in one writev;
- * the ring's tail moves past them, the recording's buffer is empty again. 0 or the
- * recording's error (the walk then stops: the recording is over).
+ * The pieces so far written in one writev, then the tails of the rings they came from
+ * moved past them; the recording's buffer is empty again. 0 or the recording's error
+ * (the walk then stops: the recording is over).
  */
-static int drain_out(struct drain_walk *dw, uint64_t to)
+static int drain_flush(struct drain_walk *dw)
 {
 	struct _uevent_rec *w = &dw->s->rec;
 	struct iovec *v = dw->iov;
-	int cnt;
+	int cnt, i;
 	ssize_t got;
 
-	drain_piece(dw, to);
 	for (cnt = dw->niov; !w->err && cnt > 0;) {
 		got = writev(w->fd, v, cnt);
 		if (got < 0 && errno == EINTR)
@@ -207,8 +214,28 @@ static int drain_out(struct drain_walk *dw, uint64_t to)
 	}
 	w->len = 0;
 	dw->niov = 0;
-	__atomic_store_n(&dw->pg->data_tail, dw->tail + to, __ATOMIC_RELEASE);
+	for (i = 0; i < dw->nrel; i++)
+		__atomic_store_n(&dw->rel[i].pg->data_tail, dw->rel[i].tail, __ATOMIC_RELEASE);
+	dw->nrel = 0;
 	return w->err;
+}
+
+/* The ring walked now done up to `to` of its walk: its tail moves there with the next
+ * write, or now (flush) or when the pieces or the rings waiting are many. */
+static int drain_done(struct drain_walk *dw, uint64_t to, int flush)
+{
+	drain_piece(dw, to);
+	dw->rel[dw->nrel].pg = dw->pg;
+	dw->rel[dw->nrel++].tail = dw->tail + to;
+	if (flush || dw->niov > DRAIN_IOV - 8 || dw->nrel == DRAIN_REL)
+		return drain_flush(dw);
+	return 0;
+}
+
+/* The pieces so far, and the ring bytes up to `to` of the walk, written now. */
+static int drain_out(struct drain_walk *dw, uint64_t to)
+{
+	return drain_done(dw, to, 1);
 }
 
 /* The record at walk position pos (hsize bytes) copied into the recording's buffer as a
@@ -240,18 +267,68 @@ static uint8_t *drain_copy(struct drain_walk *dw, uint64_t pos, uint16_t hsize)
 }
 
 /*
+ * The ring's walk from pos to n (its bytes) the other way: what comes before written
+ * out, then the rest copied into the recording's buffer at once and each whole record
+ * fixed there (its id, its length: a trimmed one's bytes close up). Bytes walked, or
+ * -errno; *count counts the records.
+ */
+static int64_t drain_rest_copied(struct drain_walk *dw, uint64_t pos, uint64_t n, int *count)
+{
+	struct _uevent_rec *w = &dw->s->rec;
+	uint64_t at = (dw->tail + pos) & (dw->size - 1), first = dw->size - at, len = n - pos, p;
+	size_t out;
+
+	if (drain_out(dw, pos) < 0)	/* the buffer is empty after: it may grow */
+		return w->err;
+	if (_uevent_grow(&w->buf, &w->cap, (size_t)len) < 0)
+		return -ENOMEM;
+	if (first >= len) {
+		memcpy(w->buf, dw->data + at, (size_t)len);
+	} else {
+		memcpy(w->buf, dw->data + at, (size_t)first);
+		memcpy(w->buf + first, dw->data, (size_t)(len - first));
+	}
+	for (p = 0, out = 0; p + sizeof(struct perf_event_header) <= len;) {
+		struct perf_event_header h;
+		uint8_t *rec = w->buf + p;
+		uint16_t rlen;
+
+		memcpy(&h, rec, sizeof(h));
+		if (h.size < sizeof(h) || (h.size & 7) || h.size > len - p)
+			break;
+		rlen = h.size;
+		if (h.type == PERF_RECORD_KSYMBOL || h.type == PERF_RECORD_BPF_EVENT)
+			rlen = (uint16_t)_uevent_rec_len(rec, &h);
+		if (rlen < h.size) {
+			memcpy(rec + offsetof(struct perf_event_header, size), &rlen, 2);
+			dw->s->st.trimmed++;
+		}
+		if (out != p)
+			memmove(w->buf + out, rec, rlen);
+		drained(dw, drain_event(dw, w->buf + out, rlen, h.type), w->buf + out, rlen, h.type);
+		out += rlen;
+		p += h.size;
+		(*count)++;
+	}
+	w->len = out;
+	dw->iov[dw->niov++] = (struct iovec){ w->buf, out };
+	dw->from = n;		/* in the buffer, or not whole records: dropped */
+	return (int64_t)p;
+}
+
+/*
  * Ring r's records to the recording as they lie, as perf record writes them, with what
  * the recording's buffer held before them, in one writev (more where many records are
  * copied); each whole record is walked once, and the ring's tail moves only past what
  * is written. The number of records, or -errno.
  */
-static int drain_ring(struct uevent_session *s, struct ring *r)
+static int drain_ring(struct drain_walk *dw, struct ring *r)
 {
+	struct uevent_session *s = dw->s;
 	struct perf_event_mmap_page *pg = r->base;
 	struct _uevent_rec *w = &s->rec;
 	long psz = sysconf(_SC_PAGESIZE);
 	uint64_t off, size, head, tail, n, pos;
-	struct drain_walk dw;
 	int count = 0;
 
 	off = pg->data_offset ? pg->data_offset : (uint64_t)psz;
@@ -270,24 +347,15 @@ static int drain_ring(struct uevent_session *s, struct ring *r)
 		__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
 		return 0;
 	}
-	if (_uevent_grow(&w->buf, &w->cap, w->len + DRAIN_COPY) < 0)
-		return -ENOMEM;
-	dw.s = s;
-	dw.pg = pg;
-	dw.data = (const uint8_t *)r->base + off;
-	dw.size = size;
-	dw.tail = tail;
-	dw.from = 0;
-	dw.niov = 0;
-	dw.ident = 0;
-	dw.f = NULL;
-	dw.raw_at = sizeof(struct perf_event_header) + _uevent_sample_id_size(BASE_ST) + 4;
-	if (w->len)	/* what the recording's writer put there before goes first */
-		dw.iov[dw.niov++] = (struct iovec){ w->buf, w->len };
+	dw->pg = pg;
+	dw->data = (const uint8_t *)r->base + off;
+	dw->size = size;
+	dw->tail = tail;
+	dw->from = 0;
 	s->st.bytes += n;
 	for (pos = 0; pos + sizeof(struct perf_event_header) <= n;) {
 		uint64_t at = (tail + pos) & (size - 1);	/* a header never wraps */
-		uint8_t *rec = (uint8_t *)(uintptr_t)(dw.data + at);
+		uint8_t *rec = (uint8_t *)(uintptr_t)(dw->data + at);
 		const struct idmap *f;
 		struct perf_event_header h;
 		uint16_t len;
@@ -297,35 +365,40 @@ static int drain_ring(struct uevent_session *s, struct ring *r)
 		if (h.size < sizeof(h) || (h.size & 7) || h.size > n - pos)
 			break;
 		copied = at + h.size > size;	/* it wraps: read as a copy */
-		if (copied && !(rec = drain_copy(&dw, pos, h.size)))
+		if (copied && !(rec = drain_copy(dw, pos, h.size)))
 			return w->err;
 		len = h.size;
 		if (h.type == PERF_RECORD_KSYMBOL || h.type == PERF_RECORD_BPF_EVENT)
 			len = (uint16_t)_uevent_rec_len(rec, &h);
-		f = drain_event(&dw, rec, len, h.type);
+		f = drain_event(dw, rec, len, h.type);
 		if (!copied && (len < h.size || drain_aliased(f))) {
-			if (!(rec = drain_copy(&dw, pos, h.size)))
-				return w->err;
-			copied = 1;
+			/* from here on records change (another copy of the probes' marks
+			 * come in runs): the rest as one copy, each record fixed there */
+			int64_t walked = drain_rest_copied(dw, pos, n, &count);
+
+			if (walked < 0)
+				return (int)walked;
+			pos += (uint64_t)walked;
+			break;
 		}
 		if (len < h.size) {
 			/* trimmed, so the recorded perf.data holds what perf expects */
 			memcpy(rec + offsetof(struct perf_event_header, size), &len, 2);
-			dw.iov[dw.niov - 1].iov_len -= h.size - len;	/* the copy's end */
+			dw->iov[dw->niov - 1].iov_len -= h.size - len;	/* the copy's end */
 			w->len -= h.size - len;
 			s->st.trimmed++;
 		}
-		drained(&dw, f, rec, len, h.type);
+		drained(dw, f, rec, len, h.type);
 		pos += h.size;
 		count++;
-		if (dw.niov > DRAIN_IOV - 4 && drain_out(&dw, pos) < 0)
+		if (dw->niov > DRAIN_IOV - 4 && drain_out(dw, pos) < 0)
 			return w->err;
 	}
 	if (pos != n)
 		s->st.corrupt++;	/* the rest is not whole records: dropped, as ring_read */
-	drain_piece(&dw, pos);
-	dw.from = n;		/* the rest is dropped: the tail moves past it */
-	if (drain_out(&dw, n) < 0)
+	drain_piece(dw, pos);
+	dw->from = n;		/* the rest is dropped: the tail moves past it */
+	if (drain_done(dw, n, 0) < 0)
 		return w->err;
 	return count;
 }
@@ -333,16 +406,37 @@ static int drain_ring(struct uevent_session *s, struct ring *r)
 /* Every ring once: the records written, or -errno (the recording's write error). */
 static int drain_round(struct uevent_session *s)
 {
+	static const struct perf_event_header fin = { .type = REC_FINISHED_ROUND,
+						      .size = sizeof(fin) };
+	struct _uevent_rec *w = &s->rec;
+	struct drain_walk dw;
 	int i, n, count = 0;
 
+	if (_uevent_grow(&w->buf, &w->cap, w->len + DRAIN_COPY) < 0)
+		return -ENOMEM;
+	dw.s = s;
+	dw.niov = dw.nrel = 0;
+	dw.ident = 0;
+	dw.f = NULL;
+	dw.raw_at = sizeof(struct perf_event_header) + _uevent_sample_id_size(BASE_ST) + 4;
+	if (w->len)	/* what the recording's writer put there before goes first */
+		dw.iov[dw.niov++] = (struct iovec){ w->buf, w->len };
 	for (i = 0; i < s->nr_rings; i++) {
-		n = drain_ring(s, &s->rings[i]);
+		n = drain_ring(&dw, &s->rings[i]);
 		if (n < 0)
 			return n;
 		count += n;
 	}
-	if (count && _uevent_rec_round(&s->rec) < 0)
-		return s->rec.err;
+	/* the round's end, as perf record marks it: perf may sort what came before */
+	if (count && w->len + sizeof(fin) > w->cap && drain_flush(&dw) < 0)
+		return w->err;
+	if (count) {
+		memcpy(w->buf + w->len, &fin, sizeof(fin));
+		dw.iov[dw.niov++] = (struct iovec){ w->buf + w->len, sizeof(fin) };
+		w->len += sizeof(fin);
+	}
+	if (drain_flush(&dw) < 0)
+		return w->err;
 	return count;
 }
 

@@ -15,7 +15,6 @@
 #include "perf-internal.h"
 #include "rec-writer.h"
 
-#define REC_FINISHED_ROUND	68
 
 static int rec_put(struct _uevent_rec *w, const void *p, size_t n)
 {
@@ -50,16 +49,6 @@ void _uevent_rec_append(struct _uevent_rec *w, const void *r, size_t n)
 {
 	if (rec_put(w, r, n) == 0 && w->len >= (1u << 20))
 		rec_write_out(w);
-}
-
-/* A drain's round is over (some of it may be written out already): its FINISHED_ROUND,
- * and all of it out. */
-int _uevent_rec_round(struct _uevent_rec *w)
-{
-	struct perf_event_header h = { .type = REC_FINISHED_ROUND, .size = sizeof(h) };
-
-	rec_put(w, &h, sizeof(h));
-	return rec_write_out(w);
 }
 
 /* A read round is over: perf may sort what came before; write it all out. */
