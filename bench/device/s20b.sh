@@ -11,17 +11,8 @@
 # bench/device/perf bench/device/ga. Output under $OUT, a summary to stdout.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-top=$PWD
-OUT=${OUT:-$(mktemp -d)}
-export LD_LIBRARY_PATH="$top/libuevent/.libs:$top/bench/device/.libs"
-mkdir -p /tmp/pbin
-printf '#!/bin/sh\nLD_LIBRARY_PATH=%s:$LD_LIBRARY_PATH exec %s "$@"\n' "$top/bench/device/perf/lib" \
-	"$top/bench/device/perf/perf" >/tmp/pbin/perf
-chmod +x /tmp/pbin/perf
-PATH=/tmp/pbin:$PATH
-[ -e /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing
+. bench/device/s20-env.sh
 echo "== $(date -u) $(uname -r) $(nproc) CPUs; $(perf version)"
-uev=$top/tools/.libs/uevent
 flood=$top/bench/scale
 tmp=$(mktemp -d)
 

@@ -4,8 +4,5 @@
 # tools/.libs libuevent/.libs bench/scale bench/device/.libs bench/device/perf.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-OUT=${OUT:-$(mktemp -d)}
-export LD_LIBRARY_PATH=$PWD/libuevent/.libs:$PWD/bench/device/.libs
-mkdir -p /tmp/pbin; printf '#!/bin/sh\nLD_LIBRARY_PATH=%s:$LD_LIBRARY_PATH exec %s "$@"\n' "$PWD/bench/device/perf/lib" "$PWD/bench/device/perf/perf" >/tmp/pbin/perf; chmod +x /tmp/pbin/perf; PATH=/tmp/pbin:$PATH
-[ -e /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing
+. bench/device/s20-env.sh
 for t in 16 16 16 16 32; do rm -f /tmp/f.data; perf stat --no-inherit -x, -e task-clock -o /tmp/rs -- tools/.libs/uevent record -o /tmp/f.data -- bench/scale --flood $t 100000 >/tmp/ro 2>/tmp/re; echo "$t: $(cat /tmp/ro); $(grep -o 'lost [0-9]*' /tmp/re | head -1); CPU $(awk -F, '/task-clock/ {print $1}' /tmp/rs) ms"; done | tee $OUT/final-flood.txt
