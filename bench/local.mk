@@ -88,7 +88,8 @@ EXTRA_DIST += %reldir%/report-memory.sh
 EXTRA_DIST += %reldir%/record-drain.sh %reldir%/cpus-read.sh %reldir%/cpus-synth.py
 EXTRA_DIST += %reldir%/scale-record.sh %reldir%/scale-profile.sh %reldir%/device/scale.sh \
 	%reldir%/device/all.sh %reldir%/device/scale-base.sh %reldir%/device/s12.sh \
-	%reldir%/device/jit-scale.sh
+	%reldir%/device/jit-scale.sh %reldir%/device/s20.sh %reldir%/device/s20b.sh \
+	%reldir%/device/s20c.sh %reldir%/device/s20d.sh %reldir%/device/s20-env.sh
 
 # make bench: a live session's open and close, alone and beside another; a killed
 # process's exit with sessions open (root; SKIPs otherwise).
