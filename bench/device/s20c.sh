@@ -4,7 +4,11 @@
 # session's start, af0d9b2), interleaved; where the batched JIT path's time goes at 16
 # threads; the 16-thread usdt flood under `uevent record` with the default rings.
 # Carry: tools/.libs libuevent/.libs bench/scale bench/device/.libs bench/device/perf
-# bench/device/ga. Output under $OUT, a summary to stdout.
+# bench/device/ga. Output under $OUT, a summary to stdout. The baseline, built here:
+#   git worktree add /tmp/base BASE && (cd /tmp/base && ./configure -q && make bench/scale)
+#   mkdir -p bench/device/ga && cp /tmp/base/bench/scale bench/device/ga/scale-base
+# perf: mkdir -p bench/device/perf/lib && cp /usr/bin/perf bench/device/perf/, and the
+# libraries `ldd /usr/bin/perf` names beyond libc, libm and ld.so into its lib/.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . bench/device/s20-env.sh
