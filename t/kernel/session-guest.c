@@ -225,6 +225,15 @@ static void lost_exact(void)
 
 /* ---- thread context in samples ------------------------------------------------- */
 
+/* CLOCK_MONOTONIC is past end. */
+static int past(const struct timespec *end)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > end->tv_sec || (now.tv_sec == end->tv_sec && now.tv_nsec > end->tv_nsec);
+}
+
 static volatile int tls_stop;
 static const uint8_t ctx_trace[16] = { 0x0a, 0xf7, 0x65, 0x19, 0x16, 0xcd, 0x43, 0xdd,
 				       0x84, 0x48, 0xeb, 0x21, 0x1c, 0x80, 0x31, 0x9c };
@@ -293,11 +302,9 @@ static void tls_samples(int patched)
 	end.tv_sec += 2;
 	while ((ret = uevent_session__next(s, &r, 200)) >= 0) {
 		const struct uevent_perf_sample *sm = &r.u.sample;
-		struct timespec now;
 		int k;
 
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec > end.tv_nsec))
+		if (past(&end))
 			break;
 		if (ret == 0 || r.type != PERF_RECORD_SAMPLE)
 			continue;
@@ -346,6 +353,7 @@ static void jit_order(void)
 	struct uevent_perf_record r = { .sz = sizeof(r) };
 	struct uevent_session *s;
 	struct uevent_jit *j;
+	struct timespec end;
 	uint64_t marker_time = 0, first_in = 0, addr;
 	long marker_pos = -1, first_pos = -1, pos = 0, before = 0, in_code = 0;
 	uint8_t *mem;
@@ -368,7 +376,15 @@ static void jit_order(void)
 	uevent_jit__code_load(j, "jit_hot_loop", addr, sizeof(code), mem);
 	for (int i = 0; i < 6; i++)
 		((void (*)(void))mem)();
-	while ((ret = uevent_session__next(s, &r, 500)) > 0) {
+	/*
+	 * No more samples: reading takes CPU too, and where a read round costs more than
+	 * the period (a debug kernel under emulation) each one would sample the next, and
+	 * the loop below, which ends after 500 ms without a record, would never end.
+	 */
+	uevent_session__disable(s);
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += 30;	/* and if it did not stop, an end all the same */
+	while ((ret = uevent_session__next(s, &r, 500)) > 0 && !past(&end)) {
 		pos++;
 		if (r.type == PERF_RECORD_UEVENT && r.u.uevent.type == UEVENT_TYPE_JIT_CODE_LOAD) {
 			struct uevent_jit_code_load cl;
@@ -389,6 +405,7 @@ static void jit_order(void)
 				before++;
 		}
 	}
+	diag("JIT: %ld records read, the last read returned %d", pos, ret);
 	ok(marker_pos > 0 && in_code > 0 && !before && marker_pos < first_pos &&
 	   marker_time < first_in,
 	   "JIT: the code-load marker (record %ld, t=%llu) comes before all %ld samples in the "
