@@ -101,7 +101,7 @@ static void drained(struct drain_walk *dw, const struct idmap *f, uint8_t *r, ui
 {
 	struct uevent_session *s = dw->s;
 	int kind = f ? f->kind : -1;
-	uint64_t t = 0, v, st;
+	uint64_t t, v;
 
 	if (drain_aliased(f)) {		/* r is a copy */
 		if (type == PERF_RECORD_SAMPLE) {
@@ -126,11 +126,6 @@ static void drained(struct drain_walk *dw, const struct idmap *f, uint8_t *r, ui
 			if (is_usdt(kind) && usdt_truncated(dw, kind, r, size))
 				s->st.truncated++;
 		}
-		/* its TIME: after IDENTIFIER, IP and TID as its event's sample_type has them */
-		st = s->fmt[kind < 0 ? K_DUMMY : kind].sample_type;
-		v = 16 + ((st & PERF_SAMPLE_IP) ? 8 : 0) + ((st & PERF_SAMPLE_TID) ? 8 : 0);
-		if ((st & PERF_SAMPLE_TIME) && v + 8 <= size)
-			memcpy(&t, r + v, 8);
 		break;
 	case PERF_RECORD_UEVENT:
 		s->st.uevents++;
@@ -153,9 +148,7 @@ static void drained(struct drain_walk *dw, const struct idmap *f, uint8_t *r, ui
 		s->st.bpf_events++;
 		break;
 	}
-	/* other records: the BASE_ST sample_id's (tid, time, cpu, identifier) */
-	if (type != PERF_RECORD_SAMPLE && type < PERF_RECORD_HEADER_ATTR_TYPE && size >= 8 + 32)
-		memcpy(&t, r + size - 24, 8);
+	t = _uevent_session_time_of(s, r, size, type, kind);
 	if (t) {
 		if (!s->rec.t0 || t < s->rec.t0)
 			s->rec.t0 = t;

@@ -198,6 +198,9 @@ int _uevent_session_snapshot(struct uevent_session *s);
 size_t _uevent_rec_len(const uint8_t *r, const struct perf_event_header *h); /* -order.c */
 int _uevent_session_index(struct uevent_session *s, uint64_t watermark);
 uint64_t _uevent_session_rec_time(const struct uevent_session *s, const uint8_t *r); /* 0: none */
+/* The same of record r (size: its own bytes, of type) of event kind (-1: not ours). */
+uint64_t _uevent_session_time_of(const struct uevent_session *s, const uint8_t *r, size_t size,
+				 uint32_t type, int kind);
 int _uevent_session_keep_held(struct uevent_session *s);
 int _uevent_session_decode(struct uevent_session *s, uint32_t off,	/* session-decode.c */
 			   struct uevent_perf_record *rec, int *kind);

@@ -27,28 +27,36 @@ size_t _uevent_rec_len(const uint8_t *r, const struct perf_event_header *h)
 	return _uevent_sideband_used(r, h->size, h->type, _uevent_sample_id_size(BASE_ST));
 }
 
+uint64_t _uevent_session_time_of(const struct uevent_session *s, const uint8_t *r, size_t size,
+				 uint32_t type, int kind)
+{
+	uint64_t t = 0, st;
+	size_t at;
+
+	if (type == PERF_RECORD_SAMPLE) {
+		st = s->fmt[kind < 0 ? K_DUMMY : kind].sample_type;
+		at = 16 + ((st & PERF_SAMPLE_IP) ? 8 : 0) + ((st & PERF_SAMPLE_TID) ? 8 : 0);
+		if ((st & PERF_SAMPLE_TIME) && at + 8 <= size)
+			memcpy(&t, r + at, 8);
+	} else if (type < PERF_RECORD_HEADER_ATTR_TYPE && size >= 8 + 32) {
+		/* the BASE_ST sample_id: tid, time, cpu, identifier */
+		memcpy(&t, r + size - 24, 8);
+	}
+	return t;
+}
+
 uint64_t _uevent_session_rec_time(const struct uevent_session *s, const uint8_t *r)
 {
 	struct perf_event_header h;
-	uint64_t t = 0, ident, st;
-	size_t at;
-	int kind;
+	uint64_t ident;
 
 	memcpy(&h, r, sizeof(h));
-	if (h.type == PERF_RECORD_SAMPLE) {
-		if (h.size < 16)
-			return 0;
-		memcpy(&ident, r + 8, 8);
-		kind = kind_of(s, ident);
-		st = s->fmt[kind < 0 ? K_DUMMY : kind].sample_type;
-		at = 16 + ((st & PERF_SAMPLE_IP) ? 8 : 0) + ((st & PERF_SAMPLE_TID) ? 8 : 0);
-		if ((st & PERF_SAMPLE_TIME) && at + 8 <= h.size)
-			memcpy(&t, r + at, 8);
-	} else if (h.type < PERF_RECORD_HEADER_ATTR_TYPE && h.size >= 8 + 32) {
-		/* the BASE_ST sample_id: tid, time, cpu, identifier */
-		memcpy(&t, r + _uevent_rec_len(r, &h) - 24, 8);
-	}
-	return t;
+	if (h.type != PERF_RECORD_SAMPLE)
+		return _uevent_session_time_of(s, r, _uevent_rec_len(r, &h), h.type, -1);
+	if (h.size < 16)
+		return 0;
+	memcpy(&ident, r + 8, 8);
+	return _uevent_session_time_of(s, r, h.size, h.type, kind_of(s, ident));
 }
 
 int _uevent_session_index(struct uevent_session *s, uint64_t watermark)
