@@ -287,7 +287,6 @@ UEVENT_HOT struct stage *_uevent_jit_stage_cached(const struct uevent_jit *j)
 	return NULL;
 }
 
-/* This thread's stage (tid) in j, made if it has none; lock held. NULL: out of memory. */
 /* A lock that loads from many threads hold briefly: it spins a little before sleeping
  * (a futex sleep and wake cost more than the wait). */
 void _uevent_jit_mutex_init(pthread_mutex_t *m)
@@ -302,6 +301,7 @@ void _uevent_jit_mutex_init(pthread_mutex_t *m)
 	pthread_mutexattr_destroy(&a);
 }
 
+/* This thread's stage (tid) in j, made if it has none; lock held. NULL: out of memory. */
 struct stage *_uevent_jit_stage_find(struct uevent_jit *j, pid_t tid)
 {
 	struct stage *s;

@@ -226,17 +226,6 @@ void _uevent_jit_due_update(struct uevent_jit *j)
 			 __ATOMIC_RELAXED);
 }
 
-/*
- * Session lock held: every stage's record groups stamped at t0 or before into the
- * batch, in time order (by timestamp, then index: distinct), and out of the stages;
- * locked: the caller holds every stage's lock (fork). t0 is read before this is
- * called, and an append reads the clock under its stage's lock: a group appended after
- * this took its stage's length is stamped t0 or later, so every group up to t0 is in
- * this merge and every later merge's are stamped t0 or later: the file stays in time
- * order. The groups a merge takes stay where they are while it copies them (their
- * thread appends after them, and only a merge moves them). A batch the file does not
- * take fails the merge; the groups it took are lost with it (dump_write).
- */
 static int cur_before(const struct merge_cur *a, const struct merge_cur *b)
 {
 	return a->ts < b->ts || (a->ts == b->ts && a->index < b->index);
@@ -259,13 +248,25 @@ static void merge_sift(struct merge_cur *c, size_t n, size_t i)
 	c[i] = t;
 }
 
+/*
+ * Session lock held: every stage's record groups stamped at t0 or before into the
+ * batch, in time order (by timestamp, then index: distinct), and out of the stages;
+ * locked: the caller holds every stage's lock (fork). t0 is read before this is
+ * called, and an append reads the clock under its stage's lock: a group appended after
+ * this took its stage's length is stamped t0 or later, so every group up to t0 is in
+ * this merge and every later merge's are stamped t0 or later: the file stays in time
+ * order. The groups a merge takes stay where they are while it copies them (their
+ * thread appends after them, and moves them only holding the session's lock, as the
+ * merge does at its end). A batch the file does not
+ * take fails the merge; the groups it took are lost with it (dump_write).
+ */
 int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
 {
 	struct merge_cur *c = j->mcur;
 	const struct rec_head *h;
 	struct stage *s;
 	struct iovec iov;
-	size_t n = 0, i;
+	size_t n = 0, i, end;
 	int ret = 0;
 
 	for (s = j->stages; s; s = s->next) {
@@ -274,13 +275,13 @@ int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
 		if (!locked)
 			pthread_mutex_lock(&s->lock);
 		s->m_pos = s->rechead;
-		s->m_end = s->reclen;
+		end = s->reclen;
 		s->m_rec = s->rec;
 		if (!locked)
 			pthread_mutex_unlock(&s->lock);
 		h = (const struct rec_head *)(const void *)(s->m_rec + s->m_pos);
-		if (s->m_end > s->m_pos && h->ts <= t0)
-			c[n++] = (struct merge_cur){ h->ts, h->index, h, s->m_rec + s->m_end, s };
+		if (end > s->m_pos && h->ts <= t0)
+			c[n++] = (struct merge_cur){ h->ts, h->index, h, s->m_rec + end, s };
 	}
 	/*
 	 * The groups in time order: a heap of the stages by their next group, in the
@@ -325,7 +326,7 @@ int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
 			_uevent_jit_stage_compact(s);	/* its thread waits for that */
 		if (s->reclen > s->rechead)
 			_uevent_jit_due_min(j, s->rec_t0 + DUMP_BUF_AGE_NS);
-		s->m_pos = s->m_end = 0;
+		s->m_pos = 0;
 		if (!locked)
 			pthread_mutex_unlock(&s->lock);
 	}

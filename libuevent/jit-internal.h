@@ -147,8 +147,9 @@ struct stage {
 	 * record groups (a load's info records and CODE_LOAD), each after a rec_head,
 	 * in time order, not in the session's batch yet. Appended to under lock, the
 	 * clock read under it too; stage_merge (session lock held) takes the groups up to
-	 * a time from every stage into the batch in time order. Only a merge moves or
-	 * grows the buffer, so a merge reads what it took without the stage's lock.
+	 * a time from every stage into the batch in time order. The buffer is moved or
+	 * grown only with the session's lock held (by a merge's end, or by its thread
+	 * between merges), so a merge reads what it took without the stage's lock.
 	 */
 	unsigned char *rec;
 	size_t reclen, reccap;
@@ -161,11 +162,11 @@ struct stage {
 	uint64_t index_next, index_end;	/* code indexes, a block at a time */
 	struct slab_cur slab;		/* the pieces of its code_load_func calls */
 	pid_t tid;
-	/* The session's (its lock held), read for every record a merge takes: a line of
-	 * its own, which the loading thread does not write meanwhile. */
+	/* The session's (its lock held), a merge's view, written at its start and end: a
+	 * line of its own, which the loading thread does not write. */
 	struct stage *next __attribute__((aligned(64)));	/* in the session's list */
 	const unsigned char *m_rec;	/* a merge's view: rec, */
-	size_t m_pos, m_end;		/* ... its cursor and end */
+	size_t m_pos;			/* ... and where its groups taken end */
 };
 
 struct rec_head {
