@@ -25,7 +25,9 @@ PY_CLASS = {"uevent_perf_bytes": "Other", "uevent_perf_read": "PerfRead",
 # Members of the union that the bindings make by hand (they need the payload codecs).
 HAND_MADE = {"uevent"}
 # The members most records of a union member have, the rest being empty: perf_records()
-# makes such a record without testing each of the rest.
+# makes such a record without testing each of the rest, and reads the members after the
+# last of these (the run: rare members, and those the event fixes) as one bytes object,
+# reusing the values of the record before when that is the same (common_parts).
 COMMON = {"sample": ("callchain",)}
 # The union members whose makers perf_records() has inline: a perf.data's samples and its
 # FINISHED_ROUND records (Other), one per round of samples.
@@ -191,15 +193,16 @@ def python(model):
                 f"    return {py_class(nst)}(" + ", ".join(e for _, _, e in mk) + ")", ""]
 
     orders = {}             # record class -> the order its tuple holds its fields in
-    inline = {}             # union member -> its maker's lines (the last the record)
+    common_x = []           # (COMMON member, its members of perf_records' first unpack)
+    inline = {}             # union member -> (its maker's lines, the last the record; how
+                            # the loop takes them: None, "as is", or the yield after them)
 
     def fast_maker(member, st, cls):
         """The maker of a body struct: type, misc, size and the plain members from one
         struct.unpack of the C record, then sample_id and the other members (made from
-        a second unpack: pointers read only where a count says so)."""
+        a second unpack: pointers read only where a count says so). A COMMON member's
+        struct is read in three parts (common_parts)."""
         plain, rest = split(st)
-        orders[cls] = ("type", "misc", "size") + tuple(n for n, _ in plain) + \
-            ("sample_id",) + tuple(n for n, _ in rest)
         want = {f.name for _, f in rest}
         for _, f in rest:
             for e in (f.count, f.per):
@@ -208,25 +211,38 @@ def python(model):
         nest = lambda f: (f"(_mkb_{f.nested}(a_{f.name}, bo) if a_{f.name} != _Z_{f.nested}"
                           f" else _ZO_{f.nested})")
         ex = dict((pn, e) for pn, _, e in fields_of(st, True, lambda m: "a_" + m, nest))
+        parts = common_parts(member, st, plain, rest, ex) if member in COMMON else None
+        head, lead = (parts["head"], parts["lead"]) if parts else (plain, rest)
+        orders[cls] = ("type", "misc", "size") + tuple(n for n, _ in head) + \
+            ("sample_id",) + tuple(n for n, _ in lead)
         out = [f"_P_{st} = _layout(\"struct uevent_perf_record\", (('type',), ('misc',), "
-               "('size',),"] + [f"    ('u', {member!r}, {f.name!r})," for _, f in plain] + ["))"]
+               "('size',),"] + [f"    ('u', {member!r}, {f.name!r})," for _, f in head] + ["))"]
         if av:
             out += [f"_A_{st} = _layout(\"struct uevent_perf_record\", ("]
             out += [f"    ('u', {member!r}, {n!r})," for n in av] + ["))"]
+        tail = ""
+        if parts:
+            orders[cls] += tuple(n for n, _ in parts["kept"] + parts["rare"])
+            out += [f"_K_{st} = _layout(\"struct uevent_perf_record\", ("]
+            out += [f"    ('u', {member!r}, {f.name!r})," for _, f in parts["kept"]] + ["))"]
+            tail = f" + _K_{st}.unpack_from(buf) + (" + "".join(
+                ex[n] + ", " for n, _ in parts["rare"]) + ")"
         out += ["", "", f"def _mk_{st}(r: Any, buf: Any, sid: SampleId, bo: int) -> {cls}:"]
         body = [f"_tnew({cls}, _P_{st}.unpack_from(buf) + (sid, "
-                + "".join(ex[n] + ", " for n, _ in rest) + "))"]
+                + "".join(ex[n] + ", " for n, _ in lead) + ")" + tail + ")"]
         if av:
             body.insert(0, "".join(f"a_{n}, " for n in av) + f"= _A_{st}.unpack_from(buf)")
         out += ["    " + b for b in body[:-1]] + ["    return " + body[-1], ""]
         inline[member] = (body, None)
+        if parts:
+            inline[member] = (parts["loop"](body), "as is")
         if member in BARE:
             # A record that is its header alone (size 8: FINISHED_ROUND) and has no
             # sample_id holds nothing else: perf_records() makes one object of each.
             empty = lambda f: f"_ZO_{f.nested}" if f.nested else 'b""' if f.kind == "bytes" \
                 else '""' if f.kind == "str" else "()" if f.kind == "u64" else "0"
             bare = [f"p = _P_{st}.unpack_from(buf)",
-                    "if p[2] == 8 and not i[1]:",
+                    "if p[2] == 8 and not x[1]:",
                     "    o = bare.get(p)",
                     "    if o is None:",
                     f"        o = bare[p] = _tnew({cls}, p + (NO_ID, "
@@ -236,41 +252,90 @@ def python(model):
             inline[member] = (bare + ["    " + b for b in body[:-1]], "yield " + body[-1])
             if plain:
                 raise SystemExit(f"gen_records: {st}: a bare record with members is not bare")
-        common = COMMON.get(member)
-        if common is None:
-            return out
-        # The usual record, its rare members all empty, tested with one unpack of their
-        # counts (the zero tuple is that of a zeroed struct) and made without them.
-        fixed = {f.name for _, f in rest if f.array and f.count.isdigit()}
-        used = set(common) | fixed
-        rare = [f for _, f in rest if f.name not in used]
-        cond = set()
-        for f in rare:
-            if f.nested:
-                cond.add(f.name)
-            elif f.kind in ("bytes", "u64") and f.count:
-                cond |= set(re.findall(r"\b([A-Za-z_]\w*)\b", f.count))
-            else:
-                raise SystemExit(f"gen_records: {st}.{f.name}: no count to test it is empty by")
-        cv = [f.name for f in model[st] if f.name in cond]
-        uv = set(used)
-        for f in model[st]:
-            if f.name in used:
-                for e in (f.count, f.per):
-                    uv |= set(re.findall(r"\b([A-Za-z_]\w*)\b", e or ""))
-        uv = [f.name for f in model[st] if f.name in uv]
-        empty = lambda f: f"_ZO_{f.nested}" if f.nested else 'b""' if f.kind == "bytes" else "()"
-        exc = dict((pn, e) for pn, _, e in fields_of(st, True, lambda m: "c_" + m, nest))
-        out += [f"_R_{st} = _layout(\"struct uevent_perf_record\", (" +
-                " ".join(f"('u', {member!r}, {n!r})," for n in cv) + "))",
-                f"_RZ_{st} = _R_{st}.unpack_from(bytes(_R_{st}.size))",
-                f"_C_{st} = _layout(\"struct uevent_perf_record\", (" +
-                " ".join(f"('u', {member!r}, {n!r})," for n in uv) + "))", ""]
-        usual = ["".join(f"c_{n}, " for n in uv) + f"= _C_{st}.unpack_from(buf)",
-                 f"_tnew({cls}, _P_{st}.unpack_from(buf) + (sid, " + "".join(
-                     (exc[pn] if f.name in used else empty(f)) + ", " for pn, f in rest) + "))"]
-        inline[member] = (body, (f"_R_{st}.unpack_from(buf) == _RZ_{st}", usual))
         return out
+
+    def common_parts(member, st, plain, rest, ex):
+        """A COMMON member's struct in three parts, in the order of its record's tuple:
+        head, its plain members outside `the run` (from one unpack), with sample_id and
+        lead, its other members outside the run (the common ones, and the rare nested
+        structs, compared with a zeroed one); kept, the plain members and fixed arrays
+        of the run, and rare, its other (rare) members. The run goes from the member
+        after the last common one to the last rare one: most records of a file have
+        the same run as the one before them (rare members empty, the rest fixed by the
+        event), so perf_records() reads it as one bytes object and, where it is that of
+        the record before, reuses that record's kept and (empty) rare values.
+        A record's sample_id is made from its own members (uevent.h: a sample's are
+        its same fields), its cell [id.fields]. Returns the parts and loop(body), the
+        loop's lines for the member (body: the lines of its maker); adds to common_x
+        what the loop's first unpack reads of it."""
+        fields = [f for f in model[st] if f.name != "sz"]
+        names = [f.name for f in fields]
+        fixed = {f.name for _, f in rest if f.array and f.count.isdigit()}
+        used = set(COMMON[member]) | fixed
+        rare = [f.name for _, f in rest if f.name not in used]
+        first = max(names.index(n) for n in COMMON[member]) + 1
+        last = max(names.index(n) for n in rare)
+        run = names[first:last + 1]
+        head = [(n, f) for n, f in plain if f.name not in run]
+        lead = [(n, f) for n, f in rest if f.name not in run]
+        kept = [(n, f) for n, f in plain + rest if f.name in run and f.name not in rare]
+        kept.sort(key=lambda e: names.index(e[1].name))
+        rare_run = [(n, f) for n, f in rest if f.name in rare and f.name in run]
+        bad = lambda what: SystemExit(f"gen_records: {st}: {what} (perf_records' usual {member})")
+        for n, f in lead:
+            if f.name not in COMMON[member] and not f.nested:
+                raise bad(f"{f.name} is rare, before the run, and not a nested struct")
+            if f.name in COMMON[member] and not f.ptr:
+                raise bad(f"the common {f.name} is not a pointer")
+        for n, f in kept:
+            if ex[n] != "a_" + f.name:
+                raise bad(f"{f.name} in the run is not read as it is")
+        for n, f in rare_run:
+            if f.nested or not f.count:
+                raise bad(f"the rare {f.name} in the run has no count to test it is empty by")
+        counts = sorted({k for _, f in rare_run for k in f.names() if not k.isdigit()},
+                        key=names.index)
+        kn = [f.name for _, f in kept]
+        if any(k not in kn for k in counts):
+            raise bad("a rare member's count is outside the run")
+        hn = [f.name for _, f in head]
+        by_name = {f.name: f for f in fields}
+        uses = sorted({k for n in COMMON[member] for k in by_name[n].names()}, key=names.index)
+        if any(k not in hn for k in uses):
+            raise bad("a common member's count is not a plain member before the run")
+        if any(n not in hn for n, _ in model.id_fields()):
+            raise bad("its sample_id members are not members of its own")
+        # X: body, id.fields, the lead members (rare nested structs, common pointers),
+        # the run
+        at = {f.name: 2 + k for k, (_, f) in enumerate(lead)}
+        runx = 2 + len(lead)
+        empty = lambda f: 'b""' if f.kind == "bytes" else "()"
+        exc = dict((p, e) for p, _, e in fields_of(st, True, lambda m: "c_" + m,
+                                                       lambda f: f"_ZO_{f.nested}"))
+        zero = [f"x[{at[f.name]}] != _Z_{f.nested}" for _, f in lead if f.nested]
+        full_if = " or ".join(zero + [f"k[{kn.index(c)}]" for c in counts]) or "False"
+
+        def loop(body):
+            full = [b.replace(f"_K_{st}.unpack_from(buf)", "k") for b in body]
+            full[-1] = full[-1].replace("(sid, ", "([x[1]], ")
+            return [
+                f"if x[{runx}] != same_{member}" + "".join(" or " + z for z in zero) + ":",
+                f"    k = _K_{st}.unpack_from(buf)",
+                f"    if {full_if}:"] + ["        " + b for b in full[:-1]] + [
+                "        yield " + full[-1],
+                "        continue",
+                f"    same_{member}, k_{member} = x[{runx}], k + (" + "".join(
+                    empty(f) + ", " for _, f in rare_run) + ")",
+                f"p = _P_{st}.unpack_from(buf)",
+                ", ".join([f"c_{k}" for k in uses] + [f"c_{n}" for n in COMMON[member]])
+                + " = " + ", ".join([f"p[{3 + hn.index(k)}]" for k in uses] +
+                                    [f"x[{at[n]}]" for n in COMMON[member]]),
+                f"yield _tnew({py_class(st)}, p + ([x[1]], " + "".join(
+                    exc[n] + ", " for n, _ in lead) + f") + k_{member})"]
+        xs = [f"('u', {member!r}, {f.name!r})," for _, f in lead] + [
+            f"(('u', {member!r}, {run[0]!r}), ('u', {member!r}, {run[-1]!r})),"]
+        common_x.append((member, xs))
+        return {"head": head, "lead": lead, "kept": kept, "rare": rare_run, "loop": loop}
 
     for name in nested + [st for m, st in members if st in bodies] + rm.COUNTERS:
         is_body = name in bodies
@@ -303,12 +368,21 @@ def python(model):
             "for _c in (" + ", ".join(py_class(s) for s in rm.COUNTERS) + ", Record):",
             '    setattr(_c, "__init__", _slot_init(_c))',
             "", "",
-            "def _sid_cell(c: List[Any]) -> Any:",
+            "def _sid_cell(c: List[Any], s: Any) -> Any:",
             '    """A record\'s sample_id from the cell perf_records() leaves in its tuple: [the',
             '    _L_ID values], made a SampleId on first use and kept there."""',
             "    v = c[0]",
             "    if type(v) is tuple:",
             "        v = c[0] = _sid(v[1], v)",
+            "    return v", "", "",
+            "def _own_sid_cell(c: List[Any], s: Any) -> Any:",
+            '    """The sample_id of a record s of a COMMON member (a sample) from the cell',
+            "    perf_records() leaves in its tuple: [its id.fields], made on first use from its",
+            "    own members of the same names (uevent.h: a sample's sample_id is its same",
+            '    fields) and kept there."""',
+            "    v = c[0]",
+            "    if type(v) is int:",
+            "        v = c[0] = (_OWN_SIDS.get((type(s), v)) or _own_sid_maker(type(s), v))(s)",
             "    return v", "", "",
             "# the record classes as tuples (_record_class): the dataclasses above give their",
             "# fields, the makers the order of their tuples",
@@ -316,11 +390,15 @@ def python(model):
             "PerfRecord = _record_class(PerfRecord)"]
     out += [f"{py_class(s)} = _record_class({py_class(s)})" for s in nested]
     lazy = {py_class(st) for m, st in members if m in INLINE}
-    out += [f"{c} = _record_class({c}, {o!r}, PerfRecord{', _sid_cell' if c in lazy else ''})"
-            for c, o in orders.items()]
+    own = {py_class(st) for m, st in members if m in COMMON}
+    cell = lambda c: ", _own_sid_cell" if c in own else ", _sid_cell" if c in lazy else ""
+    out += [f"{c} = _record_class({c}, {o!r}, PerfRecord{cell(c)})" for c, o in orders.items()]
     out += ["UEvent = _record_class(UEvent, None, PerfRecord)",
             "NO_ID = SampleId(" + ", ".join("None" for _ in sid) + ")"] + zero_objects
-    out += python_head(model, inline)
+    out += ["# a COMMON member's class -> where its tuple holds SampleId's fields",
+            "_OWN_AT = {" + " ".join(f"{c}: {tuple(orders[c].index(n) for n in sid)!r},"
+                                     for c in sorted(own)) + "}"]
+    out += python_head(model, inline, common_x)
     out.append("# enum uevent_perf_body_kind -> the union member it sets")
     out.append("MEMBER_OF_BODY = {" + " ".join(f'_lib.UEVENT_BODY_{m.upper()}: "{m}",'
                                                for m, _ in members) + "}")
@@ -369,26 +447,25 @@ def python_uevent(model):
             "                                                     _mk_uevent_record(r.u.uevent, bo)))"]
 
 
-def python_head(model, inline):
+def python_head(model, inline, common_x):
     """perf_record() and perf_records(): a C record's body kind and sample_id from one
     unpack, then the maker of its body member (BODY_MAKERS, indexed by enum
     uevent_perf_body_kind). perf_records() has the makers of the INLINE members (most
-    of a perf.data) in its loop, their structs'
-    unpack_from bound once."""
+    of a perf.data) in its loop, their structs' unpack_from bound once; its first
+    unpack (_X_HEAD) reads the body kind, id.fields and what the COMMON member's usual
+    record is told by (common_x)."""
+    if len(common_x) > 1:
+        raise SystemExit("gen_records: perf_records() reads one COMMON member's run")
     lines = []
     for k, m in enumerate(INLINE):
         code, usual = inline[m]
-        if isinstance(usual, str):          # code to run as it is, then this yield
-            lines += [f"        {'el' if k else ''}if i[0] == _BODY_{m.upper()}:"]
+        lines += [f"        {'el' if k else ''}if x[0] == _BODY_{m.upper()}:"]
+        if usual == "as is":                # the loop's lines, as they are
+            lines += ["            " + c for c in code]
+        elif usual:                         # code to run as it is, then this yield
             lines += ["            " + c for c in code] + ["                " + usual]
-            continue
-        ls = ["            " + c for c in code[:-1]] + ["            yield " + code[-1]]
-        if usual:
-            ls = (["            if " + usual[0] + ":"] +
-                  ["                " + c for c in usual[1][:-1]] +
-                  ["                yield " + usual[1][-1], "            else:"] +
-                  ["    " + c for c in ls])
-        lines += [f"        {'el' if k else ''}if i[0] == _BODY_{m.upper()}:"] + ls
+        else:
+            lines += ["            " + c for c in code[:-1]] + ["            yield " + code[-1]]
     # pointer members read from the file's bytes (uevent_perf_file__bytes()), bounded
     lines = [re.sub(r"\b_u64s_at\(([^,()]+), ([^,()]+), bo\)", r"u64s(\1, \2)", ln)
              for ln in lines]
@@ -402,12 +479,15 @@ def python_head(model, inline):
     lines = [re.sub(r"\b(_[A-Z]+_\w+)\.unpack_from\b", lambda m: "u" + m.group(1), ln)
              for ln in lines]
     # their sample_id a cell, made a SampleId when asked for (_sid_cell)
-    lines = [re.sub(r"(\(buf\)|\bp) \+ \(sid, ", r"\1 + ([i], ", ln) for ln in lines]
+    lines = [re.sub(r"(\(buf\)|\bp) \+ \(sid, ", r"\1 + ([unpack(buf)], ", ln) for ln in lines]
     sid = [f for f in model["uevent_sample_id"] if f.name != "fields"]
     lv = [("body",), ("id", "fields")] + [("id", f.name) for f in sid]
     bits = sorted({f.idbit for f in sid})
+    xs = [x for _, m in common_x for x in m]
     return ["", "", "_L_ID = _layout(\"struct uevent_perf_record\", (" +
             " ".join(f"{p!r}," for p in lv) + "))",
+            "_X_HEAD = _layout(\"struct uevent_perf_record\", (('body',), ('id', 'fields'), " +
+            " ".join(xs) + "))",
             "".join(f"_BODY_{m.upper()} = int(_lib.UEVENT_BODY_{m.upper()})\n" for m in INLINE),
             "# the UEVENT_ID_* bits as ints (a lib attribute is a lookup each time)",
             "".join(f"_ID_{b} = int(_lib.UEVENT_ID_{b})\n" for b in bits), "",
@@ -430,6 +510,19 @@ def python_head(model, inline):
             "def _sid(f: int, i: Tuple[int, ...]) -> SampleId:",
             '    """The SampleId of id fields f and the values i (_L_ID\'s)."""',
             "    return (_SIDS.get(f) or _sid_maker(f))(i)", "", "",
+            "def _own_sid_maker(c: type, f: int) -> Callable[[Any], SampleId]:",
+            '    """The maker of the SampleId of id fields f from a record of class c (its',
+            '    own members, _OWN_AT), kept in _OWN_SIDS."""',
+            "    pick = _itemgetter(*(k if f & b else -1 for k, b in zip(_OWN_AT[c], (" +
+            " ".join(f"_ID_{f_.idbit}," for f_ in sid) + "))))",
+            "",
+            "    def mk(s: Any) -> SampleId:",
+            "        return _tnew(SampleId, pick(s + (None,)))  # type: ignore[no-any-return]",
+            "    _OWN_SIDS[(c, f)] = mk",
+            "    return mk",
+            "", "",
+            "_OWN_SIDS: Dict[Tuple[type, int], Callable[[Any], SampleId]] = {}",
+            "", "",
             "def perf_record(r: Any, bo: int) -> Any:",
             '    """The object of a C struct uevent_perf_record."""',
             "    buf = _ffi.buffer(r)",
@@ -442,7 +535,10 @@ def python_head(model, inline):
             "    h, nxt, r, bo = reader._h, reader._next, reader._rec, reader.byte_order",
             "    buf = _ffi.buffer(r)",
             "    unpack, makers, sids, sid_maker = _L_ID.unpack_from, BODY_MAKERS, _SIDS, _sid_maker",
+            "    head = _X_HEAD.unpack_from",
             "    bare: Dict[Any, Any] = {}"] + [
+            f"    same_{m}: Any = None     # the run of the last usual {m}, and its values" for m, _ in common_x] + [
+            f"    k_{m}: Any = None" for m, _ in common_x] + [
             f"    u{n} = {n}.unpack_from" for n in bound] + [
             "    reader._live()              # raises: closed",
             "    # the file's bytes, which every pointer member points into: an array is read",
@@ -468,9 +564,10 @@ def python_head(model, inline):
             "        if ret <= 0:",
             "            if ret == 0:", "                return",
             "            raise error(-ret, f\"{reader.path!r} at offset {reader.offset}\")",
-            "        i = unpack(buf)",
+            "        x = head(buf)",
             ] + lines + [
             "        else:",
+            "            i = unpack(buf)",
             "            yield makers[i[0]](r, buf, (sids.get(i[1]) or sid_maker(i[1]))(i), bo)",
             "    reader._live()              # raises: closed", ""]
 

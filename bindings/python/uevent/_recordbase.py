@@ -47,18 +47,29 @@ def _str(p: Any, n: int) -> str:
 
 # ---- the same from addresses, for the makers that read a record with one unpack ------
 
-def _layout(ctype: str, paths: Tuple[Tuple[str, ...], ...]) -> _struct.Struct:
+def _member(ctype: str, path: Tuple[str, ...]) -> Tuple[Any, int, int]:
+    """The type, offset and size of the member of ctype at path."""
+    t = _ffi.typeof(ctype)
+    for name in path:
+        t = dict(t.fields)[name].type
+    return t, _ffi.offsetof(ctype, *path), _ffi.sizeof(t)
+
+
+def _layout(ctype: str, paths: Tuple[Any, ...]) -> _struct.Struct:
     """A struct.Struct reading the members of ctype at paths (field names, nested
     structs and unions walked), in offset order, as ints; pointers as their addresses,
-    arrays as bytes."""
+    arrays as bytes. A pair of paths (first, last) reads the bytes from first's start to
+    last's end, as one bytes object."""
     fmt, at = ["="], 0
     for path in paths:
-        t = _ffi.typeof(ctype)
-        for name in path:
-            t = dict(t.fields)[name].type
-        off = _ffi.offsetof(ctype, *path)
-        size = _ffi.sizeof(t)
-        if t.kind in ("array", "struct"):
+        if isinstance(path[0], tuple):
+            _, off, _ = _member(ctype, path[0])
+            _, end, size = _member(ctype, path[1])
+            t, size = None, end + size - off
+            path = path[0]
+        else:
+            t, off, size = _member(ctype, path)
+        if t is None or t.kind in ("array", "struct"):
             code = "%ds" % size
         elif t.kind == "pointer":
             code = "Q" if size == 8 else "I"
@@ -128,7 +139,7 @@ def _binder(dc: Any) -> Callable[[Tuple[Any, ...], Dict[str, Any]], List[Any]]:
 
 
 def _record_class(dc: Any, order: Optional[Tuple[str, ...]] = None, base: type = tuple,
-                  sid_cell: Optional[Callable[[List[Any]], Any]] = None) -> Any:
+                  sid_cell: Optional[Callable[[List[Any], Any], Any]] = None) -> Any:
     """The record class of the frozen dataclass dc: a tuple subclass holding dc's fields
     in `order` (the order its maker builds them in: most of a record is one
     struct.unpack result), each field a property reading its item. It keeps what dc
@@ -136,7 +147,8 @@ def _record_class(dc: Any, order: Optional[Tuple[str, ...]] = None, base: type =
     hash, immutability (FrozenInstanceError), iteration and pickling in field order, and
     dataclasses.fields/asdict/astuple/replace (dc's field list). Making one is a
     tuple.__new__, where a dataclass sets each slot. With sid_cell, sample_id may be
-    held as a cell that sid_cell makes the SampleId of on first use."""
+    held as a cell (a list) that sid_cell(cell, record) makes the SampleId of on first
+    use."""
     fields = _dc.fields(dc)
     names = tuple(f.name for f in fields)
     at = {n: i for i, n in enumerate(order or names)}
@@ -154,7 +166,7 @@ def _record_class(dc: Any, order: Optional[Tuple[str, ...]] = None, base: type =
             c = v[sid_at]
             if type(c) is not list:
                 return v    # type: ignore[no-any-return]
-            return v[:sid_at] + (sid_cell(c),) + v[sid_at + 1:]   # type: ignore[no-any-return]
+            return v[:sid_at] + (sid_cell(c, s),) + v[sid_at + 1:]   # type: ignore[no-any-return]
     ns: Dict[str, Any] = {k: v for k, v in vars(dc).items() if isinstance(v, property)}
     ns.update(__slots__=(), __doc__=dc.__doc__, __module__=dc.__module__,
               __qualname__=dc.__qualname__, __annotations__=dc.__annotations__,
@@ -163,7 +175,7 @@ def _record_class(dc: Any, order: Optional[Tuple[str, ...]] = None, base: type =
     for n in names:
         ns[n] = property(_itemgetter(at[n]), doc=f"{dc.__name__}.{n}")
     if sid_cell is not None:
-        ns["sample_id"] = property(lambda s: sid_cell(s[k]) if type(s[k]) is list else s[k],
+        ns["sample_id"] = property(lambda s: sid_cell(s[k], s) if type(s[k]) is list else s[k],
                                    doc=f"{dc.__name__}.sample_id")
     bind = _binder(dc)
 
