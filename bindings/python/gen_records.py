@@ -211,7 +211,10 @@ def python(model):
         nest = lambda f: (f"(_mkb_{f.nested}(a_{f.name}, bo) if a_{f.name} != _Z_{f.nested}"
                           f" else _ZO_{f.nested})")
         ex = dict((pn, e) for pn, _, e in fields_of(st, True, lambda m: "a_" + m, nest))
-        parts = common_parts(member, st, plain, rest, ex) if member in COMMON else None
+        parts = None
+        if member in COMMON:
+            parts = common_parts(model, fields_of, member, st, plain, rest, ex)
+            common_x.append((member, parts["x"]))
         head, lead = (parts["head"], parts["lead"]) if parts else (plain, rest)
         orders[cls] = ("type", "misc", "size") + tuple(n for n, _ in head) + \
             ("sample_id",) + tuple(n for n, _ in lead)
@@ -253,89 +256,6 @@ def python(model):
             if plain:
                 raise SystemExit(f"gen_records: {st}: a bare record with members is not bare")
         return out
-
-    def common_parts(member, st, plain, rest, ex):
-        """A COMMON member's struct in three parts, in the order of its record's tuple:
-        head, its plain members outside `the run` (from one unpack), with sample_id and
-        lead, its other members outside the run (the common ones, and the rare nested
-        structs, compared with a zeroed one); kept, the plain members and fixed arrays
-        of the run, and rare, its other (rare) members. The run goes from the member
-        after the last common one to the last rare one: most records of a file have
-        the same run as the one before them (rare members empty, the rest fixed by the
-        event), so perf_records() reads it as one bytes object and, where it is that of
-        the record before, reuses that record's kept and (empty) rare values.
-        A record's sample_id is made from its own members (uevent.h: a sample's are
-        its same fields), its cell [id.fields]. Returns the parts and loop(body), the
-        loop's lines for the member (body: the lines of its maker); adds to common_x
-        what the loop's first unpack reads of it."""
-        fields = [f for f in model[st] if f.name != "sz"]
-        names = [f.name for f in fields]
-        fixed = {f.name for _, f in rest if f.array and f.count.isdigit()}
-        used = set(COMMON[member]) | fixed
-        rare = [f.name for _, f in rest if f.name not in used]
-        first = max(names.index(n) for n in COMMON[member]) + 1
-        last = max(names.index(n) for n in rare)
-        run = names[first:last + 1]
-        head = [(n, f) for n, f in plain if f.name not in run]
-        lead = [(n, f) for n, f in rest if f.name not in run]
-        kept = [(n, f) for n, f in plain + rest if f.name in run and f.name not in rare]
-        kept.sort(key=lambda e: names.index(e[1].name))
-        rare_run = [(n, f) for n, f in rest if f.name in rare and f.name in run]
-        bad = lambda what: SystemExit(f"gen_records: {st}: {what} (perf_records' usual {member})")
-        for n, f in lead:
-            if f.name not in COMMON[member] and not f.nested:
-                raise bad(f"{f.name} is rare, before the run, and not a nested struct")
-            if f.name in COMMON[member] and not f.ptr:
-                raise bad(f"the common {f.name} is not a pointer")
-        for n, f in kept:
-            if ex[n] != "a_" + f.name:
-                raise bad(f"{f.name} in the run is not read as it is")
-        for n, f in rare_run:
-            if f.nested or not f.count:
-                raise bad(f"the rare {f.name} in the run has no count to test it is empty by")
-        counts = sorted({k for _, f in rare_run for k in f.names() if not k.isdigit()},
-                        key=names.index)
-        kn = [f.name for _, f in kept]
-        if any(k not in kn for k in counts):
-            raise bad("a rare member's count is outside the run")
-        hn = [f.name for _, f in head]
-        by_name = {f.name: f for f in fields}
-        uses = sorted({k for n in COMMON[member] for k in by_name[n].names()}, key=names.index)
-        if any(k not in hn for k in uses):
-            raise bad("a common member's count is not a plain member before the run")
-        if any(n not in hn for n, _ in model.id_fields()):
-            raise bad("its sample_id members are not members of its own")
-        # X: body, id.fields, the lead members (rare nested structs, common pointers),
-        # the run
-        at = {f.name: 2 + k for k, (_, f) in enumerate(lead)}
-        runx = 2 + len(lead)
-        empty = lambda f: 'b""' if f.kind == "bytes" else "()"
-        exc = dict((p, e) for p, _, e in fields_of(st, True, lambda m: "c_" + m,
-                                                       lambda f: f"_ZO_{f.nested}"))
-        zero = [f"x[{at[f.name]}] != _Z_{f.nested}" for _, f in lead if f.nested]
-        full_if = " or ".join(zero + [f"k[{kn.index(c)}]" for c in counts]) or "False"
-
-        def loop(body):
-            full = [b.replace(f"_K_{st}.unpack_from(buf)", "k") for b in body]
-            full[-1] = full[-1].replace("(sid, ", "([x[1]], ")
-            return [
-                f"if x[{runx}] != same_{member}" + "".join(" or " + z for z in zero) + ":",
-                f"    k = _K_{st}.unpack_from(buf)",
-                f"    if {full_if}:"] + ["        " + b for b in full[:-1]] + [
-                "        yield " + full[-1],
-                "        continue",
-                f"    same_{member}, k_{member} = x[{runx}], k + (" + "".join(
-                    empty(f) + ", " for _, f in rare_run) + ")",
-                f"p = _P_{st}.unpack_from(buf)",
-                ", ".join([f"c_{k}" for k in uses] + [f"c_{n}" for n in COMMON[member]])
-                + " = " + ", ".join([f"p[{3 + hn.index(k)}]" for k in uses] +
-                                    [f"x[{at[n]}]" for n in COMMON[member]]),
-                f"yield _tnew({py_class(st)}, p + ([x[1]], " + "".join(
-                    exc[n] + ", " for n, _ in lead) + f") + k_{member})"]
-        xs = [f"('u', {member!r}, {f.name!r})," for _, f in lead] + [
-            f"(('u', {member!r}, {run[0]!r}), ('u', {member!r}, {run[-1]!r})),"]
-        common_x.append((member, xs))
-        return {"head": head, "lead": lead, "kept": kept, "rare": rare_run, "loop": loop}
 
     for name in nested + [st for m, st in members if st in bodies] + rm.COUNTERS:
         is_body = name in bodies
@@ -408,6 +328,89 @@ def python(model):
                                                if st in bodies) + ",)")
     out += python_batches(model)
     return "\n".join(out) + "\n"
+
+
+def common_parts(model, fields_of, member, st, plain, rest, ex):
+    """A COMMON member's struct in three parts, in the order of its record's tuple:
+    head, its plain members outside `the run` (from one unpack), with sample_id and
+    lead, its other members outside the run (the common ones, and the rare nested
+    structs, compared with a zeroed one); kept, the plain members and fixed arrays
+    of the run, and rare, its other (rare) members. The run goes from the member
+    after the last common one to the last rare one: most records of a file have
+    the same run as the one before them (rare members empty, the rest fixed by the
+    event), so perf_records() reads it as one bytes object and, where it is that of
+    the record before, reuses that record's kept and (empty) rare values.
+    A record's sample_id is made from its own members (uevent.h: a sample's are
+    its same fields), its cell [id.fields]. Returns the parts, loop(body) (the
+    loop's lines for the member; body: the lines of its maker) and x (what the
+    loop's first unpack reads of it). fields_of is python()'s."""
+    fields = [f for f in model[st] if f.name != "sz"]
+    names = [f.name for f in fields]
+    fixed = {f.name for _, f in rest if f.array and f.count.isdigit()}
+    used = set(COMMON[member]) | fixed
+    rare = [f.name for _, f in rest if f.name not in used]
+    first = max(names.index(n) for n in COMMON[member]) + 1
+    last = max(names.index(n) for n in rare)
+    run = names[first:last + 1]
+    head = [(n, f) for n, f in plain if f.name not in run]
+    lead = [(n, f) for n, f in rest if f.name not in run]
+    kept = [(n, f) for n, f in plain + rest if f.name in run and f.name not in rare]
+    kept.sort(key=lambda e: names.index(e[1].name))
+    rare_run = [(n, f) for n, f in rest if f.name in rare and f.name in run]
+    bad = lambda what: SystemExit(f"gen_records: {st}: {what} (perf_records' usual {member})")
+    for n, f in lead:
+        if f.name not in COMMON[member] and not f.nested:
+            raise bad(f"{f.name} is rare, before the run, and not a nested struct")
+        if f.name in COMMON[member] and not f.ptr:
+            raise bad(f"the common {f.name} is not a pointer")
+    for n, f in kept:
+        if ex[n] != "a_" + f.name:
+            raise bad(f"{f.name} in the run is not read as it is")
+    for n, f in rare_run:
+        if f.nested or not f.count:
+            raise bad(f"the rare {f.name} in the run has no count to test it is empty by")
+    counts = sorted({k for _, f in rare_run for k in f.names() if not k.isdigit()},
+                    key=names.index)
+    kn = [f.name for _, f in kept]
+    if any(k not in kn for k in counts):
+        raise bad("a rare member's count is outside the run")
+    hn = [f.name for _, f in head]
+    by_name = {f.name: f for f in fields}
+    uses = sorted({k for n in COMMON[member] for k in by_name[n].names()}, key=names.index)
+    if any(k not in hn for k in uses):
+        raise bad("a common member's count is not a plain member before the run")
+    if any(n not in hn for n, _ in model.id_fields()):
+        raise bad("its sample_id members are not members of its own")
+    # X: body, id.fields, the lead members (rare nested structs, common pointers),
+    # the run
+    at = {f.name: 2 + k for k, (_, f) in enumerate(lead)}
+    runx = 2 + len(lead)
+    empty = lambda f: 'b""' if f.kind == "bytes" else "()"
+    exc = dict((p, e) for p, _, e in fields_of(st, True, lambda m: "c_" + m,
+                                                   lambda f: f"_ZO_{f.nested}"))
+    zero = [f"x[{at[f.name]}] != _Z_{f.nested}" for _, f in lead if f.nested]
+    full_if = " or ".join(zero + [f"k[{kn.index(c)}]" for c in counts]) or "False"
+
+    def loop(body):
+        full = [b.replace(f"_K_{st}.unpack_from(buf)", "k") for b in body]
+        full[-1] = full[-1].replace("(sid, ", "([x[1]], ")
+        return [
+            f"if x[{runx}] != same_{member}" + "".join(" or " + z for z in zero) + ":",
+            f"    k = _K_{st}.unpack_from(buf)",
+            f"    if {full_if}:"] + ["        " + b for b in full[:-1]] + [
+            "        yield " + full[-1],
+            "        continue",
+            f"    same_{member}, k_{member} = x[{runx}], k + (" + "".join(
+                empty(f) + ", " for _, f in rare_run) + ")",
+            f"p = _P_{st}.unpack_from(buf)",
+            ", ".join([f"c_{k}" for k in uses] + [f"c_{n}" for n in COMMON[member]])
+            + " = " + ", ".join([f"p[{3 + hn.index(k)}]" for k in uses] +
+                                [f"x[{at[n]}]" for n in COMMON[member]]),
+            f"yield _tnew({py_class(st)}, p + ([x[1]], " + "".join(
+                exc[n] + ", " for n, _ in lead) + f") + k_{member})"]
+    xs = [f"('u', {member!r}, {f.name!r})," for _, f in lead] + [
+        f"(('u', {member!r}, {run[0]!r}), ('u', {member!r}, {run[-1]!r})),"]
+    return {"head": head, "lead": lead, "kept": kept, "rare": rare_run, "loop": loop, "x": xs}
 
 
 # NumPy's type code of a C integer type
