@@ -204,6 +204,129 @@ void _uevent_decode_context(struct uevent_perf_sample *s, int bo)
 	s->context_flags = tc.flags;
 }
 
+/* The fields of a plain sample: perf record's own (cpu-clock -g), a tracepoint's (RAW). */
+#define PLAIN_FIXED	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | \
+			 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+#define PLAIN_SAMPLE	(PLAIN_FIXED | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)
+
+/* The bits set in x: __builtin_popcountll() is a call to libgcc without -mpopcnt. */
+static inline unsigned int bits64(uint64_t x)
+{
+	x -= (x >> 1) & 0x5555555555555555ull;
+	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (unsigned int)((x * 0x0101010101010101ull) >> 56);
+}
+
+static inline uint64_t ld64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint32_t ld32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* A sample read whole: what it says of its record, and the uevent its raw data holds. */
+static inline int sample_end(const struct uevent_perf_format *f, int bo,
+			     struct uevent_perf_record *rec)
+{
+	uint64_t st = f->sample_type;
+
+	rec->body = UEVENT_BODY_SAMPLE;
+	rec->id.fields = (st & PERF_SAMPLE_TID ? UEVENT_ID_TID : 0) |
+			 (st & PERF_SAMPLE_TIME ? UEVENT_ID_TIME : 0) |
+			 (st & PERF_SAMPLE_ID ? UEVENT_ID_ID : 0) |
+			 (st & PERF_SAMPLE_STREAM_ID ? UEVENT_ID_STREAM_ID : 0) |
+			 (st & PERF_SAMPLE_CPU ? UEVENT_ID_CPU : 0) |
+			 (st & PERF_SAMPLE_IDENTIFIER ? UEVENT_ID_IDENTIFIER : 0);
+	return f->raw.kind ? _uevent_raw_to_uevent(rec, f, bo) : 0;
+}
+
+/*
+ * A sample's body of PLAIN_SAMPLE's fields only, in host order: the fixed fields' room
+ * checked once, not the cursor's checks a field. 0 when the record does not add up:
+ * decode_sample() reads it again field by field, which sets every field this one did
+ * and says what is wrong.
+ */
+static int plain_sample(const struct _uevent_cur *c, uint64_t st,
+			struct uevent_perf_record *rec)
+{
+	struct uevent_perf_sample *s = &rec->u.sample;
+	const uint8_t *p = c->p;
+	uint64_t nr;
+	uint32_t n;
+
+	if ((size_t)(c->end - p) < 8 * (size_t)bits64(st & PLAIN_FIXED))
+		return 0;
+	if (st & PERF_SAMPLE_IDENTIFIER) {
+		rec->id.identifier = s->identifier = ld64(p);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_IP) {
+		s->ip = ld64(p);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_TID) {
+		rec->id.pid = s->pid = ld32(p);
+		rec->id.tid = s->tid = ld32(p + 4);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		rec->id.time = s->time = ld64(p);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_ADDR) {
+		s->addr = ld64(p);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_ID) {
+		rec->id.id = s->id = ld64(p);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_STREAM_ID) {
+		rec->id.stream_id = s->stream_id = ld64(p);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_CPU) {
+		rec->id.cpu = s->cpu = ld32(p);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_PERIOD) {
+		s->period = ld64(p);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		if (c->end - p < 8)
+			return 0;
+		nr = ld64(p);
+		if (nr > 0xffff || (uint64_t)(c->end - p - 8) / 8 < nr)
+			return 0;
+		s->callchain_nr = nr;
+		s->callchain = p + 8;
+		p += 8 + nr * 8;
+	}
+	if (st & PERF_SAMPLE_RAW) {
+		if (c->end - p < 4)
+			return 0;
+		n = ld32(p);
+		if ((uint64_t)(c->end - p - 4) < n)
+			return 0;
+		s->raw_size = n;
+		s->raw = p + 4;
+		p += 4 + (size_t)n;
+	}
+	return p == c->end;
+}
+
 static int decode_sample(struct _uevent_cur *c, const struct uevent_perf_format *f, int bo,
 			 struct uevent_perf_record *rec)
 {
@@ -298,15 +421,7 @@ static int decode_sample(struct _uevent_cur *c, const struct uevent_perf_format 
 	}
 	if (c->bad || c->p != c->end)
 		return _uevent_err(EINVAL);
-
-	rec->body = UEVENT_BODY_SAMPLE;
-	rec->id.fields = (st & PERF_SAMPLE_TID ? UEVENT_ID_TID : 0) |
-			 (st & PERF_SAMPLE_TIME ? UEVENT_ID_TIME : 0) |
-			 (st & PERF_SAMPLE_ID ? UEVENT_ID_ID : 0) |
-			 (st & PERF_SAMPLE_STREAM_ID ? UEVENT_ID_STREAM_ID : 0) |
-			 (st & PERF_SAMPLE_CPU ? UEVENT_ID_CPU : 0) |
-			 (st & PERF_SAMPLE_IDENTIFIER ? UEVENT_ID_IDENTIFIER : 0);
-	return f->raw.kind ? _uevent_raw_to_uevent(rec, f, bo) : 0;
+	return sample_end(f, bo, rec);
 }
 
 /*
@@ -442,29 +557,15 @@ static void decode_sideband(struct _uevent_cur *c, const struct uevent_perf_form
 	}
 }
 
-UEVENT_EXPORT int uevent_perf_record_decode(const void *buf, size_t len, int bo,
-					    const struct uevent_perf_format *f,
-					    struct uevent_perf_record *rec)
+/* Any record, either byte order: uevent_perf_record_decode()'s long way. */
+static __attribute__((noinline)) int decode_record(const uint8_t *b, size_t len, int bo,
+						   const struct uevent_perf_format *f,
+						   struct uevent_perf_record *rec)
 {
-	const uint8_t *b = buf;
-	struct uevent_perf_format fl;
 	size_t idsz = 0;
 	struct _uevent_cur c;
 	int err;
 
-	if (!buf && len)
-		return _uevent_err(EFAULT);
-	if (!rec || !_uevent_out_ok(rec, sizeof(*rec)) || !f ||
-	    (bo != UEVENT_BO_HOST && bo != UEVENT_BO_LITTLE && bo != UEVENT_BO_BIG))
-		return _uevent_err(EINVAL);
-	if (f->sz != sizeof(*f)) {
-		/* a caller's format of another release: ours, zero-filled past theirs */
-		err = _uevent_opts_copy(&fl, sizeof(fl), f,
-					offsetof(struct uevent_perf_format, flags) + 4);
-		if (err < 0)
-			return _uevent_err(-err);
-		f = &fl;
-	}
 	zero_record(rec);
 	rec->sz = sizeof(*rec);
 	c.p = b;
@@ -486,7 +587,7 @@ UEVENT_EXPORT int uevent_perf_record_decode(const void *buf, size_t len, int bo,
 		rec->transport = UEVENT_TRANSPORT_PRCTL;
 		rec->body = UEVENT_BODY_UEVENT;
 		u->sz = sizeof(*u);
-		err = uevent_record_decode(buf, rec->size, bo,
+		err = uevent_record_decode(b, rec->size, bo,
 					   f->sample_id_all ? f->sample_type : 0,
 					   (f->flags & UEVENT_PERF_UEVENT_V0) ?
 					   UEVENT_RECORD_V0_LAYOUT : 0, u);
@@ -513,6 +614,63 @@ UEVENT_EXPORT int uevent_perf_record_decode(const void *buf, size_t len, int bo,
 	if (c.bad || c.p != c.end)
 		return _uevent_err(EINVAL);
 	return 0;
+}
+
+/*
+ * A plain sample (PLAIN_SAMPLE's fields, in host order: most samples of most files)
+ * read ahead of the long way's set-up, which cost as much as reading the fields: the
+ * result, or 1 when it is not one or does not add up (the long way says what is wrong).
+ */
+static inline int plain_record(const uint8_t *b, size_t len, int bo,
+			       const struct uevent_perf_format *f,
+			       struct uevent_perf_record *rec)
+{
+	struct _uevent_cur c;
+	uint32_t type;
+	uint16_t size;
+
+	if (len < 8 || (f->sample_type & ~(uint64_t)PLAIN_SAMPLE) || _uevent_need_swap(bo))
+		return 1;
+	type = ld32(b);
+	memcpy(&size, b + 6, 2);
+	if (type != PERF_RECORD_SAMPLE || size < 8 || size > len)
+		return 1;
+	zero_record(rec);
+	c.p = b + 8;
+	c.end = b + size;
+	if (!plain_sample(&c, f->sample_type, rec))
+		return 1;
+	rec->sz = sizeof(*rec);
+	rec->type = type;
+	memcpy(&rec->misc, b + 4, 2);
+	rec->size = size;
+	rec->u.sample.event_index = -1;		/* the reader that knows the events sets it */
+	rec->u.sample.context_err = -ENODATA;	/* no dump: no record (ids zeroed) */
+	return sample_end(f, bo, rec);
+}
+
+UEVENT_EXPORT int uevent_perf_record_decode(const void *buf, size_t len, int bo,
+					    const struct uevent_perf_format *f,
+					    struct uevent_perf_record *rec)
+{
+	struct uevent_perf_format fl;
+	int err;
+
+	if (!buf && len)
+		return _uevent_err(EFAULT);
+	if (!rec || !_uevent_out_ok(rec, sizeof(*rec)) || !f ||
+	    (bo != UEVENT_BO_HOST && bo != UEVENT_BO_LITTLE && bo != UEVENT_BO_BIG))
+		return _uevent_err(EINVAL);
+	if (f->sz != sizeof(*f)) {
+		/* a caller's format of another release: ours, zero-filled past theirs */
+		err = _uevent_opts_copy(&fl, sizeof(fl), f,
+					offsetof(struct uevent_perf_format, flags) + 4);
+		if (err < 0)
+			return _uevent_err(-err);
+		f = &fl;
+	}
+	err = plain_record(buf, len, bo, f, rec);
+	return err <= 0 ? err : decode_record(buf, len, bo, f, rec);
 }
 
 static const char *const record_names[] = {
