@@ -49,9 +49,10 @@ struct uevent_perf_file {
 	/*
 	 * Time order, when the file's is not: order[] holds (time, offset) of records, the
 	 * first nready of them sorted and free to go out; once ready, each time is the
-	 * least offset of its record and every one still to come. Windowed (a big file
-	 * that keeps perf's FINISHED_ROUND rule): order[] holds the rounds from where the
-	 * last ready record came to scan, and records past scan are taken a round at a time.
+	 * least offset of its record and every one still to come (not in a file kept
+	 * whole: nothing is given back). Windowed (a big file that keeps perf's
+	 * FINISHED_ROUND rule): order[] holds the rounds from where the last ready record
+	 * came to scan, and records past scan are taken a round at a time.
 	 */
 	int reorder;				/* records go out through order[] */
 	struct _uevent_timed *order;		/* .what: the record's offset */

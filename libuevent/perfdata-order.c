@@ -113,6 +113,8 @@ static int settle(struct uevent_perf_file *f)
 		f->nready = f->norder;
 	while (f->nready < f->norder && f->order[f->nready].time <= limit)
 		f->nready++;
+	if (f->keep)
+		return 0;	/* its pages stay: drop_behind() asks nothing */
 	for (i = f->nready; i < f->norder; i++)		/* drop_behind's */
 		if (f->order[i].what < least)
 			least = f->order[i].what;

@@ -383,6 +383,8 @@ static int scan_pipe_headers(struct uevent_perf_file *f, struct _uevent_pf_walk 
 
 static void drop_behind(struct uevent_perf_file *f)
 {
+	if (f->keep)
+		return;		/* nor did settle() say what it would give back */
 	give_back(f, !f->reorder ? f->off : f->iorder < f->nready ? f->order[f->iorder].time :
 		  f->scan);
 }
