@@ -80,7 +80,7 @@ static inline void round_step(uint64_t *m, uint64_t t, uint32_t type)
 }
 
 /* (t, off) appended to order[]: 0 or -ENOMEM. */
-static int put(struct uevent_perf_file *f, uint64_t t, uint64_t off)
+static inline int put(struct uevent_perf_file *f, uint64_t t, uint64_t off)
 {
 	if (f->norder == f->ordercap) {
 		size_t cap = f->ordercap ? 2 * f->ordercap : 4096;
@@ -176,9 +176,13 @@ void _uevent_pf_walk_init(struct _uevent_pf_walk *w)
 	w->sorted = w->rounds = 1;
 }
 
-/* The record at off, of time t (has) or none (it takes the one before's), and type. */
-static int walk_put(struct uevent_perf_file *f, struct _uevent_pf_walk *w, uint64_t off,
-		    int has, uint64_t t, uint32_t type)
+/*
+ * The record at off, of time t (has) or none (it takes the one before's), and type.
+ * Inlined in each walk, and put() with it: called, they took a sixth of the walk.
+ */
+static inline __attribute__((always_inline)) int
+walk_put(struct uevent_perf_file *f, struct _uevent_pf_walk *w, uint64_t off, int has,
+	 uint64_t t, uint32_t type)
 {
 	if (!has)
 		t = w->prev;
