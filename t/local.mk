@@ -52,6 +52,11 @@ t_names_LDADD = $(t_ldadd)
 t_session_CFLAGS = $(t_cflags) -pthread
 t_session_LDADD = $(t_ldadd) -lpthread
 TESTS += t/perfdec t/session t/thread-context t/names t/asan.test t/lsan.test
+# the time order's sort (libuevent/time-sort.c, built in) against a plain stable sort
+check_PROGRAMS += t/time-sort
+t_time_sort_SOURCES = t/time-sort.c libuevent/time-sort.c
+t_time_sort_CFLAGS = $(t_cflags)
+TESTS += t/time-sort
 # samples -> spans through the BPF path on this (stock) kernel
 check_PROGRAMS += t/bpf-context
 t_bpf_context_CFLAGS = $(t_cflags) -pthread
