@@ -1,9 +1,14 @@
 /*
  * perf-record.c - libFuzzer target: uevent_perf_record_decode() of one record under a
  * format taken from the input, the format's raw layout (a tracepoint that carries
- * uevents) taken from it too. Input: a 72-byte prefix (below), then the record.
+ * uevents) taken from it too. Input: a 72-byte prefix (below), then the record. The
+ * decoder's long way (every record) must give what the public function gave (a plain
+ * sample read on its own first): the same result, errno and record.
  */
 #include "fuzz.h"
+
+#include "internal.h"
+#include "perf-internal.h"
 
 #define PREFIX 72
 
@@ -26,8 +31,8 @@ static uint32_t u32at(const uint8_t *p)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct uevent_perf_format fmt;
-	struct uevent_perf_record rec;
-	int bo, ret;
+	struct uevent_perf_record rec, rec_long;
+	int bo, ret, err;
 
 	if (size < PREFIX)
 		return 0;
@@ -48,7 +53,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fmt.raw.data_capacity = u32at(data + 64);
 
 	perf_record_init(&rec);
+	errno = 0;
 	ret = uevent_perf_record_decode(data + PREFIX, size - PREFIX, bo, &fmt, &rec);
+	err = errno;
+	perf_record_init(&rec_long);
+	errno = 0;
+	if (_uevent_perf_record_decode_long(data + PREFIX, size - PREFIX, bo, &fmt,
+					    &rec_long) != ret ||
+	    (ret < 0 && errno != err) ||
+	    ((ret == 0 || ret == -EPROTO) && memcmp(&rec, &rec_long, sizeof(rec)) != 0))
+		__builtin_trap();	/* the two ways disagree */
 	if (ret == 0 || ret == -EPROTO) {
 		if (rec.size > size - PREFIX)
 			__builtin_trap();	/* a record larger than the bytes given */

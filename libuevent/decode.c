@@ -558,9 +558,10 @@ static void decode_sideband(struct _uevent_cur *c, const struct uevent_perf_form
 }
 
 /* Any record, either byte order: uevent_perf_record_decode()'s long way. */
-static __attribute__((noinline)) int decode_record(const uint8_t *b, size_t len, int bo,
-						   const struct uevent_perf_format *f,
-						   struct uevent_perf_record *rec)
+__attribute__((noinline)) int _uevent_perf_record_decode_long(const uint8_t *b, size_t len,
+							      int bo,
+							      const struct uevent_perf_format *f,
+							      struct uevent_perf_record *rec)
 {
 	size_t idsz = 0;
 	struct _uevent_cur c;
@@ -670,7 +671,7 @@ UEVENT_EXPORT int uevent_perf_record_decode(const void *buf, size_t len, int bo,
 		f = &fl;
 	}
 	err = plain_record(buf, len, bo, f, rec);
-	return err <= 0 ? err : decode_record(buf, len, bo, f, rec);
+	return err <= 0 ? err : _uevent_perf_record_decode_long(buf, len, bo, f, rec);
 }
 
 static const char *const record_names[] = {

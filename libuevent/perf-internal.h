@@ -92,6 +92,14 @@ int _uevent_session_batch(struct uevent_session *s, struct uevent_sample_batch *
 
 
 
+/*
+ * uevent_perf_record_decode()'s long way, every record in either byte order (decode.c):
+ * the public function reads a plain host-order sample without it first, and gives it
+ * what does not add up. fuzz/perf-record checks that both give the same for every input.
+ */
+int _uevent_perf_record_decode_long(const uint8_t *b, size_t len, int bo,
+				    const struct uevent_perf_format *f,
+				    struct uevent_perf_record *rec);
 /* A sample's TLS dump as its OTEP 4947 context (context_* fields; decode.c). */
 void _uevent_decode_context(struct uevent_perf_sample *s, int bo);
 /*
