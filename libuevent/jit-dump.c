@@ -90,26 +90,21 @@ int _uevent_jit_dump_reserve(struct uevent_jit *j, uint64_t need)
 }
 
 /*
- * UEVENT_JIT_BUFFER_JITDUMP: writes the first len bytes held in memory with pwrite at
- * the end of the file and keeps the rest for later. A batch the file does not take whole
- * is cut off again (no torn record is left for perf) and lost with what was kept, and
- * the call that wrote it fails.
+ * len bytes at buf written at the file's byte off, whole: a batch the file does not
+ * take whole is cut off again (no torn record is left for perf). Blocks allocated
+ * ahead, 1 MiB at a time, without growing the file: a write into them costs a third
+ * less (ext4: no block reservation per page). A file system that cannot is left to
+ * allocate as it writes. The lock held after _uevent_jit_out_wait, or a handed-off
+ * batch's writer.
  */
-static int dump_write(struct uevent_jit *j, size_t len)
+static int dump_pwrite(struct uevent_jit *j, const unsigned char *buf, size_t len, uint64_t off)
 {
 	size_t done = 0;
 	ssize_t n;
-	int err, ret;
+	int err;
 
-	if (!len || j->dump_fd < 0)
-		return 0;
-	ret = _uevent_jit_map_scan(j);
-	/* Blocks allocated ahead, 1 MiB at a time, without growing the file: a write
-	 * into them costs a third less (ext4: no block reservation per page). A file
-	 * system that cannot is left to allocate as it writes. */
-	if (j->dump_alloc != UINT64_MAX && j->dump_file + len > j->dump_alloc) {
-		uint64_t step = (j->dump_file + len - j->dump_alloc + DUMP_ALLOC - 1) &
-				~(DUMP_ALLOC - 1);
+	if (j->dump_alloc != UINT64_MAX && off + len > j->dump_alloc) {
+		uint64_t step = (off + len - j->dump_alloc + DUMP_ALLOC - 1) & ~(DUMP_ALLOC - 1);
 
 		if (fallocate(j->dump_fd, FALLOC_FL_KEEP_SIZE, (off_t)j->dump_alloc,
 			      (off_t)step) == 0)
@@ -118,21 +113,43 @@ static int dump_write(struct uevent_jit *j, size_t len)
 			j->dump_alloc = UINT64_MAX;
 	}
 	while (done < len) {
-		n = pwrite(j->dump_fd, j->dumpbuf + done, len - done, (off_t)(j->dump_file + done));
+		n = pwrite(j->dump_fd, buf + done, len - done, (off_t)(off + done));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
 			err = n < 0 ? errno : EIO;
-			if (ftruncate(j->dump_fd, (off_t)j->dump_file) < 0) {
+			if (ftruncate(j->dump_fd, (off_t)off) < 0) {
 				/* nothing more to do: perf stops at the torn record */
 			}
-			j->dumplen = 0;
-			j->dump_off = j->dump_file;
-			if (j->map_scan > j->dump_off)	/* records go there next */
-				j->map_scan = j->dump_off;
 			return -err;
 		}
 		done += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * UEVENT_JIT_BUFFER_JITDUMP: writes the first len bytes held in memory with pwrite at
+ * the end of the file and keeps the rest for later. A batch the file does not take whole
+ * is lost with what was kept, and the call that wrote it fails.
+ */
+static int dump_write(struct uevent_jit *j, size_t len)
+{
+	int ret, err;
+
+	if ((ret = _uevent_jit_out_wait(j)) < 0)
+		return ret;
+	if (len > j->dumplen)	/* a handed-off batch's failure dropped what was held */
+		len = j->dumplen;
+	if (!len || j->dump_fd < 0)
+		return 0;
+	ret = _uevent_jit_map_scan(j);
+	if ((err = dump_pwrite(j, j->dumpbuf, len, j->dump_file)) < 0) {
+		j->dumplen = 0;
+		j->dump_off = j->dump_file;
+		if (j->map_scan > j->dump_off)	/* records go there next */
+			j->map_scan = j->dump_off;
+		return err;
 	}
 	j->dump_file += len;
 	j->dumplen -= len;
@@ -145,6 +162,165 @@ static int dump_write(struct uevent_jit *j, size_t len)
 int _uevent_jit_dump_flush(struct uevent_jit *j)
 {
 	return dump_write(j, j->dumplen);
+}
+
+/* ---- a batch handed off: written after the session's lock is dropped ----------- */
+
+/* The handed-off batch's lines and bytes into the files, its buffer back as the spare;
+ * wlock held. A failed write cuts the file at the batch (wfail): the lock's next
+ * holder drops what followed it (_uevent_jit_out_wait). */
+static int out_write_locked(struct uevent_jit *j)
+{
+	unsigned char *b = __atomic_load_n(&j->out, __ATOMIC_RELAXED);
+	int ret, err;
+
+	ret = _uevent_jit_map_lines(j, b, j->out_off, j->out_scan, j->out_off + j->out_full);
+	if ((err = dump_pwrite(j, b, j->out_len, j->out_off)) < 0) {
+		ret = err;
+		__atomic_store_n(&j->wfail, j->out_off + 1, __ATOMIC_RELAXED);
+	}
+	j->dumpspare = b;
+	j->dumpsparecap = j->out_cap;
+	__atomic_store_n(&j->out, NULL, __ATOMIC_RELEASE);
+	return ret;
+}
+
+/* Without the session's lock, after a load's merge: writes the batch handed off, if no
+ * other thread has yet; mine: this merge handed it off, else it is written only if no
+ * write is under way (its thread may have been preempted before it began). Returns
+ * that write's error. */
+int _uevent_jit_out_write(struct uevent_jit *j, int mine)
+{
+	int ret = 0;
+
+	if (!__atomic_load_n(&j->out, __ATOMIC_ACQUIRE))
+		return 0;
+	if (!mine) {
+		if (pthread_mutex_trylock(&j->wlock))
+			return 0;
+	} else {
+		pthread_mutex_lock(&j->wlock);
+	}
+	if (__atomic_load_n(&j->out, __ATOMIC_ACQUIRE))	/* a merge sets it while NULL */
+		ret = out_write_locked(j);
+	pthread_mutex_unlock(&j->wlock);
+	return ret;
+}
+
+/*
+ * Session lock held: no batch handed off is left unwritten (written here if its thread
+ * has not yet: it finds none), nor being written, until the next handoff; a failed
+ * one's loss is taken into the session (the batch and what was held after it: the
+ * file ends before them, and records go there next). Returns the error of a write made
+ * here.
+ */
+int _uevent_jit_out_wait(struct uevent_jit *j)
+{
+	uint64_t fail;
+	int ret = 0;
+
+	if (likely(!__atomic_load_n(&j->out, __ATOMIC_ACQUIRE) &&
+		   !__atomic_load_n(&j->wfail, __ATOMIC_RELAXED)))
+		return 0;
+	pthread_mutex_lock(&j->wlock);
+	if (__atomic_load_n(&j->out, __ATOMIC_ACQUIRE))	/* a merge sets it while NULL */
+		ret = out_write_locked(j);
+	if ((fail = j->wfail)) {
+		j->dump_off = j->dump_file = fail - 1;
+		j->dumplen = 0;
+		if (j->map_scan > j->dump_off)
+			j->map_scan = j->dump_off;
+		__atomic_store_n(&j->wfail, 0, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&j->wlock);
+	return ret;
+}
+
+/*
+ * Session lock held, in a load's merge: the batch's first len bytes handed off, written
+ * by this thread once it drops the lock (_uevent_jit_out_write), the rest moved to the
+ * other buffer, which the next merge fills meanwhile; the lines of the records held
+ * (the rest's too: they are in the handed-off buffer still) are made by that write.
+ * None handed off is waiting: the merge hands off only then.
+ */
+static int dump_handoff(struct uevent_jit *j, size_t len)
+{
+	size_t rest = j->dumplen - len;
+	unsigned char *b = j->dumpspare;
+	size_t cap = j->dumpsparecap;
+
+	if (!b) {	/* the first: the spare is made now */
+		cap = rest > DUMP_BUF_CAP ? rest : DUMP_BUF_CAP;
+		if (!(b = malloc(cap)))
+			return dump_write(j, len);
+	} else if (rest > cap) {
+		return dump_write(j, len);
+	}
+	memcpy(b, j->dumpbuf + len, rest);
+	j->out_off = j->dump_file;
+	j->out_len = len;
+	j->out_full = j->dumplen;
+	j->out_cap = j->dumpcap;
+	j->out_scan = j->map_scan > j->dump_file ? j->map_scan : j->dump_file;
+	j->map_scan = j->dump_off;
+	j->dumpspare = NULL;
+	j->defer = 2;		/* this merge's thread writes it */
+	__atomic_store_n(&j->out, j->dumpbuf, __ATOMIC_RELEASE);
+	j->dumpbuf = b;
+	j->dumpcap = cap;
+	j->dump_file += len;
+	j->dumplen = rest;
+	return 0;
+}
+
+/*
+ * Session lock held, at the end of a load's merge: hands the batch off, up to the last
+ * 256 KiB boundary in the file, all of it at its age, if none handed off waits (else
+ * the next merge does; a buffer kept growing meanwhile, past DUMP_DEFER_MAX, is
+ * written here, after the write under way). 1: this merge handed a batch off, for
+ * its thread to write (_uevent_jit_out_write) once it drops the lock.
+ */
+int _uevent_jit_dump_defer_end(struct uevent_jit *j, uint64_t now)
+{
+	uint64_t end = j->dump_off & ~(DUMP_ALIGN - 1);
+	size_t len = 0;
+	int ret = 0;
+
+	if (j->dumplen && j->dump_fd >= 0) {
+		if (now - j->dump_t0 > DUMP_BUF_AGE_NS)
+			len = j->dumplen;
+		else if (end > j->dump_file && end - j->dump_file >= DUMP_BUF_MAX / 2)
+			len = (size_t)(end - j->dump_file);
+		if (j->dumplen > DUMP_DEFER_MAX)
+			ret = dump_write(j, len ? len : j->dumplen);
+		else if (len && !__atomic_load_n(&j->out, __ATOMIC_ACQUIRE) &&
+			 !__atomic_load_n(&j->wfail, __ATOMIC_RELAXED))
+			ret = dump_handoff(j, len);
+		_uevent_jit_due_update(j);
+	}
+	if (ret == 0 && j->defer == 2)
+		ret = 1;
+	j->defer = 0;
+	return ret;
+}
+
+/* In a load's merge, the batch full and a write under way: a bigger buffer (the other
+ * threads' loads wait for the merge; the write, for the file's lock), up to
+ * DUMP_DEFER_MAX. */
+static int dump_buf_grow(struct uevent_jit *j, uint64_t len)
+{
+	size_t cap = 2 * j->dumpcap;
+	unsigned char *w;
+
+	if (j->dumplen + len > DUMP_DEFER_MAX)
+		return -ENOSPC;
+	if (cap < j->dumplen + len)
+		cap = (size_t)(j->dumplen + len);
+	if (!(w = realloc(j->dumpbuf, cap)))
+		return -ENOMEM;
+	j->dumpbuf = w;
+	j->dumpcap = cap;
+	return 0;
 }
 
 /*
@@ -160,7 +336,7 @@ static UEVENT_HOT int dump_buffer(struct uevent_jit *j, const struct iovec *iov,
 	uint64_t end;
 	int i, ret;
 
-	if (j->dumplen + len > j->dumpcap) {
+	if (j->dumplen + len > j->dumpcap && !(j->defer && dump_buf_grow(j, len) == 0)) {
 		if ((ret = _uevent_jit_dump_flush(j)) < 0)
 			return ret;
 		if (len > j->dumpcap) {	/* a group bigger than the buffer: room for it */
@@ -180,12 +356,18 @@ static UEVENT_HOT int dump_buffer(struct uevent_jit *j, const struct iovec *iov,
 	j->dumplen += (size_t)len;
 	j->dump_off += len;
 	if (now - j->dump_t0 > DUMP_BUF_AGE_NS)
-		return _uevent_jit_dump_flush(j);
+		return j->defer ? 0 : _uevent_jit_dump_flush(j);	/* at the merge's end */
 	/* Past a 256 KiB boundary in the file: up to the last one, if that is at least
-	 * half a buffer (after a flush at an age the file ends anywhere) */
+	 * half a buffer (after a flush at an age the file ends anywhere); a load's merge
+	 * hands it off, if the last one handed off is written */
 	end = j->dump_off & ~(DUMP_ALIGN - 1);
-	if (end > j->dump_file && end - j->dump_file >= DUMP_BUF_MAX / 2)
+	if (end <= j->dump_file || end - j->dump_file < DUMP_BUF_MAX / 2)
+		return 0;
+	if (!j->defer)
 		return dump_write(j, (size_t)(end - j->dump_file));
+	if (!__atomic_load_n(&j->out, __ATOMIC_ACQUIRE) &&
+	    !__atomic_load_n(&j->wfail, __ATOMIC_RELAXED))
+		return dump_handoff(j, (size_t)(end - j->dump_file));
 	return 0;
 }
 
@@ -269,6 +451,8 @@ int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
 	size_t n = 0, i, end;
 	int ret = 0;
 
+	if (unlikely(__atomic_load_n(&j->wfail, __ATOMIC_RELAXED)))
+		_uevent_jit_out_wait(j);	/* a failed write's loss, before more is added */
 	for (s = j->stages; s; s = s->next) {
 		/* under its lock even when it looks empty: a load may have read the clock
 		 * (before t0) and not yet stored its length */

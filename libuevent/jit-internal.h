@@ -249,6 +249,26 @@ struct uevent_jit {
 	/* Perf-map lines of unbatched loads, waiting for one writev (map_commit): pushed
 	 * with the lock held, so in the dump's order, newest first. */
 	struct _uevent_group_append mapq;
+	/*
+	 * Staged: a load's merge (stage_flush) hands the batch's full part off here
+	 * (_uevent_jit_dump_handoff), and its thread writes it (the perf-map lines made
+	 * from it, then the dump: _uevent_jit_out_write) after dropping the session's
+	 * lock, while the next merge fills the other buffer: the file's copy into the page
+	 * cache is no longer made with every thread waiting for the lock. out and wfail
+	 * are set under wlock, or out under the lock with no write under way; a
+	 * holder of the lock calls _uevent_jit_out_wait before it writes either file or
+	 * reads what a write changes (mapbuf, dump_alloc).
+	 */
+	pthread_mutex_t wlock;		/* a handed-off batch's write, in file order */
+	unsigned char *out;		/* atomic: handed off, not written yet */
+	size_t out_len, out_full, out_cap;	/* bytes to write; whole groups there (its
+					   lines are made from); its buffer's size */
+	uint64_t out_off, out_scan;	/* its place in the file; lines from here on */
+	unsigned char *dumpspare;	/* the other buffer (NULL: none yet, or out) */
+	size_t dumpsparecap;
+	uint64_t wfail;			/* atomic: a handed-off write failed: the file
+					   was cut at wfail - 1, and what follows is lost */
+	int defer;			/* a load's merge: full batches are handed off */
 	unsigned char *win;		/* MAP_SHARED window over the whole reserved file */
 	uint64_t dump_cap;		/* bytes reserved (fallocated) and mapped */
 	/* The rest is for open, close and fork. */
@@ -272,6 +292,8 @@ struct uevent_jit {
 
 #define DUMP_BUF_MAX	((size_t)256 * 1024)
 #define DUMP_BUF_CAP	(2 * DUMP_BUF_MAX)	/* room to wait for a boundary */
+#define DUMP_DEFER_MAX	((size_t)4 * 1024 * 1024)	/* a load's merge grows the batch up
+						   to this while one is being written */
 #define DUMP_ALLOC	((uint64_t)1024 * 1024)
 #define DUMP_BUF_AGE_NS	((uint64_t)100 * 1000 * 1000)
 /* A full buffer is written up to a multiple of this in the file, the rest kept: whole,
@@ -414,6 +436,9 @@ void _uevent_jit_add_pending(struct uevent_jit *j, struct pending *p);
  * batch) and the DEBUG_INFO records kept with a code. */
 int _uevent_jit_dump_reserve(struct uevent_jit *j, uint64_t need);
 int _uevent_jit_dump_flush(struct uevent_jit *j);
+int _uevent_jit_dump_defer_end(struct uevent_jit *j, uint64_t now);
+int _uevent_jit_out_wait(struct uevent_jit *j);
+int _uevent_jit_out_write(struct uevent_jit *j, int mine);
 UEVENT_HOT int _uevent_jit_dump_append(struct uevent_jit *j, const struct iovec *iov, int cnt,
 				       uint64_t now);
 void _uevent_jit_dump_undo(struct uevent_jit *j, uint64_t off);
@@ -457,6 +482,8 @@ void _uevent_jit_info_rebase(struct pending *p, uint64_t new_addr);
 int _uevent_jit_open_map(struct uevent_jit *j, const char *path);
 int _uevent_jit_map_flush(struct uevent_jit *j);
 int _uevent_jit_map_scan(struct uevent_jit *j);
+int _uevent_jit_map_lines(struct uevent_jit *j, const unsigned char *buf, uint64_t buf_off,
+			  uint64_t from, uint64_t to);
 UEVENT_HOT int _uevent_jit_map_line(struct uevent_jit *j, uint64_t addr, uint64_t size,
 				    const char *name, uint64_t now);
 int _uevent_jit_map_req_init(struct map_req *req, uint64_t addr, uint64_t size, const char *name);

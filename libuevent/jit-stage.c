@@ -243,16 +243,24 @@ static UEVENT_HOT struct pending *staged_pending(struct uevent_jit *j, uint64_t 
 }
 
 /* The session's lock held: merges every stage's records up to now into the batch, then
- * (need) makes room in s for that many; drops the lock. */
+ * (need) makes room in s for that many; drops the lock, then writes the batch the
+ * merge handed off (the next merge runs meanwhile). */
 static int stage_flush_locked(struct uevent_jit *j, struct stage *s, size_t need)
 {
 	unsigned char *r;
+	uint64_t now;
 	size_t cap;
-	int ret;
+	int ret, out = 0;
 
 	__atomic_store_n(&j->merging, 1, __ATOMIC_RELAXED);
-	if ((ret = _uevent_jit_check_fork(j)) == 0)
-		ret = _uevent_jit_stage_merge(j, _uevent_now_ns(), 0);
+	if ((ret = _uevent_jit_check_fork(j)) == 0) {
+		/* full batches handed off, written below, after the lock (out_write) */
+		now = _uevent_now_ns();
+		j->defer = 1;
+		ret = _uevent_jit_stage_merge(j, now, 0);
+		if ((out = _uevent_jit_dump_defer_end(j, now)) < 0 && ret == 0)
+			ret = out;
+	}
 	/* no merge reads s while we hold the session's lock: what is left moves down, and
 	 * the buffer grows if it must */
 	if (need || s->rechead >= s->reccap / 2) {
@@ -271,6 +279,8 @@ static int stage_flush_locked(struct uevent_jit *j, struct stage *s, size_t need
 	}
 	__atomic_store_n(&j->merging, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&j->lock);
+	if ((out = _uevent_jit_out_write(j, out > 0)) < 0 && ret == 0)
+		ret = out;
 	return ret;
 }
 

@@ -35,6 +35,7 @@ static void fork_prepare(void)
 			_uevent_jit_dump_flush(j);
 			_uevent_jit_map_flush(j);
 		}
+		pthread_mutex_lock(&j->wlock);	/* a writer may not have let go of it yet */
 	}
 }
 
@@ -43,6 +44,7 @@ static void fork_parent(void)
 	struct uevent_jit *j;
 
 	for (j = sessions; j; j = j->next) {
+		pthread_mutex_unlock(&j->wlock);
 		pthread_mutex_unlock(&j->slab_lock);
 		_uevent_jit_stage_unlock_all(j);
 		pthread_mutex_unlock(&j->lock);
@@ -69,6 +71,7 @@ static void fork_child(void)
 		for (s = j->stages; s; s = s->next)	/* the parent's records, written */
 			s->reclen = s->rechead = 0;
 		j->flush_due = UINT64_MAX;
+		pthread_mutex_unlock(&j->wlock);
 		pthread_mutex_unlock(&j->slab_lock);
 		_uevent_jit_stage_unlock_all(j);
 		pthread_mutex_unlock(&j->lock);
@@ -191,6 +194,7 @@ UEVENT_EXPORT struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *
 	}
 	_uevent_jit_mutex_init(&j->lock);
 	pthread_mutex_init(&j->slab_lock, NULL);
+	pthread_mutex_init(&j->wlock, NULL);
 	j->flags = flags;
 	/* batched loads from many threads: staged (the perf map's lines are made from the
 	 * dump's records, or there are none; an unbatched map's line is written at the
@@ -245,6 +249,7 @@ fail:
 	}
 	pthread_mutex_destroy(&j->lock);
 	pthread_mutex_destroy(&j->slab_lock);
+	pthread_mutex_destroy(&j->wlock);
 	free(j->mapbuf);
 	free(j->dumpbuf);
 	free(j);
@@ -798,11 +803,13 @@ UEVENT_EXPORT int uevent_jit__close(struct uevent_jit *j)
 	_uevent_jit_stage_free_all(j, 1);
 	_uevent_jit_slab_free_all(j);
 	pthread_mutex_destroy(&j->slab_lock);
+	pthread_mutex_destroy(&j->wlock);
 	free(j->codes);
 	free(j->fresh);
 	_uevent_jit_free_pending(j->pending);
 	free(j->mapbuf);
 	free(j->dumpbuf);
+	free(j->dumpspare);	/* out is written: the flush above (or fork's) */
 	free(j);
 	return ret < 0 ? _uevent_err(-ret) : 0;
 }

@@ -106,6 +106,12 @@ t_jit_core_LDADD = $(LUAJIT_DEV_LIBS)
 endif
 
 TESTS += %reldir%/jit-api %reldir%/jit-core %reldir%/jit-perf.test
+# Batched loads from threads while another flushes and forks (a batch written after the
+# session's lock, waited for by flush and fork).
+check_PROGRAMS += %reldir%/jit-threads-fork
+t_jit_threads_fork_CFLAGS = $(jit_t_cflags) -pthread
+t_jit_threads_fork_LDADD = libuevent/libuevent.la -lpthread
+TESTS += %reldir%/jit-threads-fork
 # The JIT files' threads under ThreadSanitizer (built by the test from the sources).
 TESTS += %reldir%/jit-tsan.test
 EXTRA_DIST += %reldir%/jit-tsan.test %reldir%/jit-tsan.c
