@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -166,29 +167,71 @@ int _uevent_jit_dump_flush(struct uevent_jit *j)
 
 /* ---- a batch handed off: written after the session's lock is dropped ----------- */
 
-/* The handed-off batch's lines and bytes into the files, its buffer back as the spare;
- * wlock held. A failed write cuts the file at the batch (wfail): the lock's next
- * holder drops what followed it (_uevent_jit_out_wait). */
+/* A buffer for the batch of at least need bytes (*cap: its size), from the free ones. */
+static unsigned char *pool_get(struct uevent_jit *j, size_t need, size_t *cap)
+{
+	unsigned char *b = NULL;
+	int i;
+
+	pthread_mutex_lock(&j->pool_lock);
+	for (i = 0; i < DUMP_POOL && !b; i++)
+		if (j->pool[i] && j->poolcap[i] >= need) {
+			b = j->pool[i];
+			*cap = j->poolcap[i];
+			j->pool[i] = NULL;
+		}
+	pthread_mutex_unlock(&j->pool_lock);
+	if (!b && (b = malloc(*cap = need > DUMP_BUF_CAP ? need : DUMP_BUF_CAP)) == NULL)
+		*cap = 0;
+	return b;
+}
+
+/* A batch's buffer back, once its bytes are in the file: kept, or freed. */
+static void pool_put(struct uevent_jit *j, unsigned char *b, size_t cap)
+{
+	int i;
+
+	pthread_mutex_lock(&j->pool_lock);
+	for (i = 0; i < DUMP_POOL && b; i++)
+		if (!j->pool[i]) {
+			j->pool[i] = b;
+			j->poolcap[i] = cap;
+			b = NULL;
+		}
+	pthread_mutex_unlock(&j->pool_lock);
+	free(b);
+}
+
+/* At close: the free buffers. */
+void _uevent_jit_pool_free(struct uevent_jit *j)
+{
+	int i;
+
+	for (i = 0; i < DUMP_POOL; i++) {
+		free(j->pool[i]);
+		j->pool[i] = NULL;
+	}
+}
+
+/* The handed-off batch into the file, its buffer back; wlock held. A failed write cuts
+ * the file at the batch (wfail): the lock's next holder drops what followed it
+ * (_uevent_jit_out_wait). */
 static int out_write_locked(struct uevent_jit *j)
 {
 	unsigned char *b = __atomic_load_n(&j->out, __ATOMIC_RELAXED);
-	int ret, err;
+	int ret;
 
-	ret = _uevent_jit_map_lines(j, b, j->out_off, j->out_scan, j->out_off + j->out_full);
-	if ((err = dump_pwrite(j, b, j->out_len, j->out_off)) < 0) {
-		ret = err;
+	if ((ret = dump_pwrite(j, b, j->out_len, j->out_off)) < 0)
 		__atomic_store_n(&j->wfail, j->out_off + 1, __ATOMIC_RELAXED);
-	}
-	j->dumpspare = b;
-	j->dumpsparecap = j->out_cap;
+	pool_put(j, b, j->out_cap);
 	__atomic_store_n(&j->out, NULL, __ATOMIC_RELEASE);
 	return ret;
 }
 
-/* Without the session's lock, after a load's merge: writes the batch handed off, if no
- * other thread has yet; mine: this merge handed it off, else it is written only if no
- * write is under way (its thread may have been preempted before it began). Returns
- * that write's error. */
+/* Without the session's lock, after a load's merge: writes the batch handed off to
+ * out, if no other thread has yet; mine: this merge handed it off, else it is written
+ * only if no write is under way (its thread may have been preempted before it began).
+ * Returns that write's error. */
 int _uevent_jit_out_write(struct uevent_jit *j, int mine)
 {
 	int ret = 0;
@@ -207,12 +250,23 @@ int _uevent_jit_out_write(struct uevent_jit *j, int mine)
 	return ret;
 }
 
+/* Without the session's lock, after the load's merge that made the window job: its
+ * bytes copied into the file's shared mapping (mapped and allocated when it was made:
+ * nothing fails here), its buffer back. */
+void _uevent_jit_win_copy(struct uevent_jit *j, unsigned char *buf, size_t len, size_t cap,
+			  uint64_t off)
+{
+	memcpy(j->win + off, buf, len);
+	pool_put(j, buf, cap);
+	__atomic_sub_fetch(&j->wcopies, 1, __ATOMIC_RELEASE);
+}
+
 /*
- * Session lock held: no batch handed off is left unwritten (written here if its thread
- * has not yet: it finds none), nor being written, until the next handoff; a failed
- * one's loss is taken into the session (the batch and what was held after it: the
- * file ends before them, and records go there next). Returns the error of a write made
- * here.
+ * Session lock held: no batch handed off is left unwritten (out written here if its
+ * thread has not yet: it finds none), nor being written or copied, until the next
+ * handoff; a failed one's loss is taken into the session (the batch and what was held
+ * after it: the file ends before them, and records go there next). Returns the error
+ * of a write made here.
  */
 int _uevent_jit_out_wait(struct uevent_jit *j)
 {
@@ -220,8 +274,12 @@ int _uevent_jit_out_wait(struct uevent_jit *j)
 	int ret = 0;
 
 	if (likely(!__atomic_load_n(&j->out, __ATOMIC_ACQUIRE) &&
-		   !__atomic_load_n(&j->wfail, __ATOMIC_RELAXED)))
+		   !__atomic_load_n(&j->wfail, __ATOMIC_RELAXED) &&
+		   !__atomic_load_n(&j->wcopies, __ATOMIC_ACQUIRE)))
 		return 0;
+	/* a window job is a memcpy, no lock taken, no fault but the page cache's */
+	while (__atomic_load_n(&j->wcopies, __ATOMIC_ACQUIRE))
+		sched_yield();
 	pthread_mutex_lock(&j->wlock);
 	if (__atomic_load_n(&j->out, __ATOMIC_ACQUIRE))	/* a merge sets it while NULL */
 		ret = out_write_locked(j);
@@ -237,48 +295,87 @@ int _uevent_jit_out_wait(struct uevent_jit *j)
 }
 
 /*
- * Session lock held, in a load's merge: the batch's first len bytes handed off, written
- * by this thread once it drops the lock (_uevent_jit_out_write), the rest moved to the
- * other buffer, which the next merge fills meanwhile; the lines of the records held
- * (the rest's too: they are in the handed-off buffer still) are made by that write.
- * None handed off is waiting: the merge hands off only then.
+ * Session lock held: the batch's first len bytes handed off (their perf-map lines made
+ * and written now, those of the rest too: the map is written in the dump's order, under
+ * the lock), to out (win 0: this thread writes it once it drops the lock) or as a
+ * window job (win 1: this thread copies it into the mapping); the rest goes on in a
+ * buffer from the pool. 0: not handed off (no buffer: left to the next).
  */
-static int dump_handoff(struct uevent_jit *j, size_t len)
+static int dump_handoff(struct uevent_jit *j, size_t len, int win)
 {
-	size_t rest = j->dumplen - len;
-	unsigned char *b = j->dumpspare;
-	size_t cap = j->dumpsparecap;
+	size_t rest = j->dumplen - len, cap;
+	unsigned char *b;
+	int ret;
 
-	if (!b) {	/* the first: the spare is made now */
-		cap = rest > DUMP_BUF_CAP ? rest : DUMP_BUF_CAP;
-		if (!(b = malloc(cap)))
-			return dump_write(j, len);
-	} else if (rest > cap) {
-		return dump_write(j, len);
-	}
+	if (!(b = pool_get(j, rest, &cap)))
+		return 0;
+	ret = _uevent_jit_map_scan(j);
 	memcpy(b, j->dumpbuf + len, rest);
-	j->out_off = j->dump_file;
-	j->out_len = len;
-	j->out_full = j->dumplen;
-	j->out_cap = j->dumpcap;
-	j->out_scan = j->map_scan > j->dump_file ? j->map_scan : j->dump_file;
-	j->map_scan = j->dump_off;
-	j->dumpspare = NULL;
-	j->defer = 2;		/* this merge's thread writes it */
-	__atomic_store_n(&j->out, j->dumpbuf, __ATOMIC_RELEASE);
+	if (win) {
+		j->wjob = j->dumpbuf;
+		j->wjob_len = len;
+		j->wjob_cap = j->dumpcap;
+		j->wjob_off = j->dump_file;
+		__atomic_add_fetch(&j->wcopies, 1, __ATOMIC_RELAXED);
+	} else {
+		j->out_off = j->dump_file;
+		j->out_len = len;
+		j->out_cap = j->dumpcap;
+		j->defer = 2;	/* this merge's thread writes it */
+		__atomic_store_n(&j->out, j->dumpbuf, __ATOMIC_RELEASE);
+	}
 	j->dumpbuf = b;
 	j->dumpcap = cap;
 	j->dump_file += len;
 	j->dumplen = rest;
+	return ret;
+}
+
+/*
+ * Session lock held: the file mapped (win) and allocated up to end, for a window job;
+ * grown as _uevent_jit_dump_reserve grows it, without the page faults (the copies
+ * take them, on their CPUs). A failure leaves the file as it is (written up to
+ * dump_file, and by writes under way): the batch waits for out.
+ */
+static int win_cover(struct uevent_jit *j, uint64_t end)
+{
+	uint64_t cap = j->dump_cap;
+	void *w;
+	int err;
+
+	if (end <= cap)
+		return 0;
+	cap = cap ? cap + (cap < DUMP_STEP_MAX ? cap : DUMP_STEP_MAX) : DUMP_CHUNK;
+	if (cap < end)
+		cap = end;
+	cap = (cap + DUMP_CHUNK - 1) & ~(DUMP_CHUNK - 1);
+	if (cap > DUMP_VA)
+		return -EFBIG;
+	if ((err = posix_fallocate(j->dump_fd, (off_t)j->dump_cap, (off_t)(cap - j->dump_cap))))
+		return -err;
+	if (!j->win) {
+		w = mmap(NULL, (size_t)DUMP_VA, PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (w == MAP_FAILED)
+			return -errno;
+		j->win = w;
+	}
+	w = mmap(j->win + j->dump_cap, (size_t)(cap - j->dump_cap), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, j->dump_fd, (off_t)j->dump_cap);
+	if (w == MAP_FAILED)
+		return -errno;
+	j->dump_cap = cap;
 	return 0;
 }
 
 /*
  * Session lock held, at the end of a load's merge: hands the batch off, up to the last
- * 256 KiB boundary in the file, all of it at its age, if none handed off waits (else
- * the next merge does; a buffer kept growing meanwhile, past DUMP_DEFER_MAX, is
- * written here, after the write under way). 1: this merge handed a batch off, for
- * its thread to write (_uevent_jit_out_write) once it drops the lock.
+ * 256 KiB boundary in the file (all of it at its age): to out, if the last write is
+ * done; else, past DUMP_WIN_MIN, as a window job (a write under way, and merges made
+ * meanwhile: many threads), else the next merge does. A buffer grown past
+ * DUMP_DEFER_MAX meanwhile is written here, after the write under way. 1: this merge
+ * handed a batch off to out, for its thread to write (_uevent_jit_out_write) once it
+ * drops the lock; j->wjob: a window job, for it to copy.
  */
 int _uevent_jit_dump_defer_end(struct uevent_jit *j, uint64_t now)
 {
@@ -293,9 +390,12 @@ int _uevent_jit_dump_defer_end(struct uevent_jit *j, uint64_t now)
 			len = (size_t)(end - j->dump_file);
 		if (j->dumplen > DUMP_DEFER_MAX)
 			ret = dump_write(j, len ? len : j->dumplen);
-		else if (len && !__atomic_load_n(&j->out, __ATOMIC_ACQUIRE) &&
-			 !__atomic_load_n(&j->wfail, __ATOMIC_RELAXED))
-			ret = dump_handoff(j, len);
+		else if (!len || __atomic_load_n(&j->wfail, __ATOMIC_RELAXED))
+			;
+		else if (!__atomic_load_n(&j->out, __ATOMIC_ACQUIRE) && !DUMP_WIN_ALWAYS)
+			ret = dump_handoff(j, len, 0);
+		else if (len >= DUMP_WIN_MIN && !j->wjob && win_cover(j, j->dump_file + len) == 0)
+			ret = dump_handoff(j, len, 1);
 		_uevent_jit_due_update(j);
 	}
 	if (ret == 0 && j->defer == 2)
@@ -366,8 +466,8 @@ static UEVENT_HOT int dump_buffer(struct uevent_jit *j, const struct iovec *iov,
 	if (!j->defer)
 		return dump_write(j, (size_t)(end - j->dump_file));
 	if (!__atomic_load_n(&j->out, __ATOMIC_ACQUIRE) &&
-	    !__atomic_load_n(&j->wfail, __ATOMIC_RELAXED))
-		return dump_handoff(j, (size_t)(end - j->dump_file));
+	    !__atomic_load_n(&j->wfail, __ATOMIC_RELAXED) && !DUMP_WIN_ALWAYS)
+		return dump_handoff(j, (size_t)(end - j->dump_file), 0);
 	return 0;
 }
 

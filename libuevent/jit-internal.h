@@ -69,6 +69,8 @@ static inline uint32_t pad8(size_t n)
 
 /* ---- the session ---------------------------------------------------------------- */
 
+#define DUMP_POOL	4		/* free batch buffers a session keeps */
+
 /* DEBUG_INFO / UNWINDING_INFO records waiting for the CODE_LOAD of their address, then
  * kept with that code so a fork child can replay them into its own dump. */
 struct pending {
@@ -250,25 +252,32 @@ struct uevent_jit {
 	 * with the lock held, so in the dump's order, newest first. */
 	struct _uevent_group_append mapq;
 	/*
-	 * Staged: a load's merge (stage_flush) hands the batch's full part off here
-	 * (_uevent_jit_dump_handoff), and its thread writes it (the perf-map lines made
-	 * from it, then the dump: _uevent_jit_out_write) after dropping the session's
-	 * lock, while the next merge fills the other buffer: the file's copy into the page
-	 * cache is no longer made with every thread waiting for the lock. out and wfail
-	 * are set under wlock, or out under the lock with no write under way; a
-	 * holder of the lock calls _uevent_jit_out_wait before it writes either file or
-	 * reads what a write changes (mapbuf, dump_alloc).
+	 * Staged: a load's merge (stage_flush) hands the batch's full part off (its
+	 * perf-map lines made and written under the lock, as before), and its thread
+	 * writes the bytes after dropping the session's lock, while the next merge fills
+	 * another buffer: with pwrite (out: _uevent_jit_out_write), one at a time, or,
+	 * while that one is under way, as a copy into the shared mapping of the file (win:
+	 * a window job), any number at once, so the page cache is filled from many CPUs.
+	 * A holder of the lock calls _uevent_jit_out_wait before it writes the dump, or
+	 * lets go of the session (fork, close, exit). out and wfail are set under wlock,
+	 * or out under the lock with no write under way.
 	 */
-	pthread_mutex_t wlock;		/* a handed-off batch's write, in file order */
+	pthread_mutex_t wlock;		/* out's write */
 	unsigned char *out;		/* atomic: handed off, not written yet */
-	size_t out_len, out_full, out_cap;	/* bytes to write; whole groups there (its
-					   lines are made from); its buffer's size */
-	uint64_t out_off, out_scan;	/* its place in the file; lines from here on */
-	unsigned char *dumpspare;	/* the other buffer (NULL: none yet, or out) */
-	size_t dumpsparecap;
-	uint64_t wfail;			/* atomic: a handed-off write failed: the file
-					   was cut at wfail - 1, and what follows is lost */
-	int defer;			/* a load's merge: full batches are handed off */
+	size_t out_len, out_cap;	/* bytes to write; its buffer's size */
+	uint64_t out_off;		/* their place in the file */
+	uint64_t wfail;			/* atomic: out's write failed: the file was cut
+					   at wfail - 1, and what follows is lost */
+	int defer;			/* a load's merge: 1, batches are handed off;
+					   2, and one was, to out */
+	int wcopies;			/* atomic: window jobs under way */
+	unsigned char *wjob;		/* a merge's window job, taken by its thread
+					   before it drops the lock */
+	size_t wjob_len, wjob_cap;
+	uint64_t wjob_off;
+	pthread_mutex_t pool_lock;	/* free batch buffers, given back without the lock */
+	unsigned char *pool[DUMP_POOL];
+	size_t poolcap[DUMP_POOL];
 	unsigned char *win;		/* MAP_SHARED window over the whole reserved file */
 	uint64_t dump_cap;		/* bytes reserved (fallocated) and mapped */
 	/* The rest is for open, close and fork. */
@@ -294,6 +303,14 @@ struct uevent_jit {
 #define DUMP_BUF_CAP	(2 * DUMP_BUF_MAX)	/* room to wait for a boundary */
 #define DUMP_DEFER_MAX	((size_t)4 * 1024 * 1024)	/* a load's merge grows the batch up
 						   to this while one is being written */
+#ifndef DUMP_WIN_MIN
+#define DUMP_WIN_MIN	((size_t)512 * 1024)	/* ... and past this hands it to the
+						   file's mapping (a window job) */
+#endif
+#ifndef DUMP_WIN_ALWAYS
+#define DUMP_WIN_ALWAYS	0	/* t/jit-tsan.test: every batch a load's merge hands off
+				   is a window job */
+#endif
 #define DUMP_ALLOC	((uint64_t)1024 * 1024)
 #define DUMP_BUF_AGE_NS	((uint64_t)100 * 1000 * 1000)
 /* A full buffer is written up to a multiple of this in the file, the rest kept: whole,
@@ -439,6 +456,9 @@ int _uevent_jit_dump_flush(struct uevent_jit *j);
 int _uevent_jit_dump_defer_end(struct uevent_jit *j, uint64_t now);
 int _uevent_jit_out_wait(struct uevent_jit *j);
 int _uevent_jit_out_write(struct uevent_jit *j, int mine);
+void _uevent_jit_win_copy(struct uevent_jit *j, unsigned char *buf, size_t len, size_t cap,
+			  uint64_t off);
+void _uevent_jit_pool_free(struct uevent_jit *j);
 UEVENT_HOT int _uevent_jit_dump_append(struct uevent_jit *j, const struct iovec *iov, int cnt,
 				       uint64_t now);
 void _uevent_jit_dump_undo(struct uevent_jit *j, uint64_t off);
@@ -482,8 +502,6 @@ void _uevent_jit_info_rebase(struct pending *p, uint64_t new_addr);
 int _uevent_jit_open_map(struct uevent_jit *j, const char *path);
 int _uevent_jit_map_flush(struct uevent_jit *j);
 int _uevent_jit_map_scan(struct uevent_jit *j);
-int _uevent_jit_map_lines(struct uevent_jit *j, const unsigned char *buf, uint64_t buf_off,
-			  uint64_t from, uint64_t to);
 UEVENT_HOT int _uevent_jit_map_line(struct uevent_jit *j, uint64_t addr, uint64_t size,
 				    const char *name, uint64_t now);
 int _uevent_jit_map_req_init(struct map_req *req, uint64_t addr, uint64_t size, const char *name);

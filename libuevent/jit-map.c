@@ -58,9 +58,8 @@ static UEVENT_HOT char *fmt_hex(char *p, uint64_t v)
 }
 #define MAP_BUF_AGE_NS	((uint64_t)100 * 1000 * 1000)
 
-/* Writes the buffered perf-map lines in one write (O_APPEND keeps them whole): the
- * session's lock held after _uevent_jit_out_wait, or a handed-off batch's writer. */
-static int map_write(struct uevent_jit *j)
+/* Writes the buffered perf-map lines in one write (O_APPEND keeps them whole). */
+int _uevent_jit_map_flush(struct uevent_jit *j)
 {
 	size_t len = j->maplen;
 	ssize_t n;
@@ -77,16 +76,6 @@ static int map_write(struct uevent_jit *j)
 	return (size_t)n == len ? 0 : -_uevent_undo_short_append(j->map_fd, (size_t)n);
 }
 
-/* Lock held: the lines buffered, in the file (after a handed-off batch's). */
-int _uevent_jit_map_flush(struct uevent_jit *j)
-{
-	int ret = _uevent_jit_out_wait(j), err;
-
-	if ((err = map_write(j)) < 0 && ret == 0)
-		ret = err;
-	return ret;
-}
-
 static char *map_put(char *p, uint64_t addr, uint64_t size, const char *name, size_t nlen);
 
 /*
@@ -99,32 +88,16 @@ static char *map_put(char *p, uint64_t addr, uint64_t size, const char *name, si
  */
 int _uevent_jit_map_scan(struct uevent_jit *j)
 {
-	int ret;
-
-	if (!j->mapbuf || !j->dumpbuf || j->map_fd < 0 || j->map_scan < j->dump_file)
-		return 0;
-	ret = _uevent_jit_map_lines(j, j->dumpbuf, j->dump_file, j->map_scan,
-				    j->dump_file + j->dumplen);
-	j->map_scan = j->dump_off;
-	return ret;
-}
-
-/* The lines of the CODE_LOAD records in the file's bytes [from, to), held at buf (the
- * file's byte buf_off), made and written: the session's lock held (map_scan), or a
- * handed-off batch's writer (_uevent_jit_out_write). */
-int _uevent_jit_map_lines(struct uevent_jit *j, const unsigned char *buf, uint64_t buf_off,
-			  uint64_t from, uint64_t to)
-{
 	const unsigned char *p, *end;
 	uint32_t id, size;
 	uint64_t addr, csize;
 	size_t nlen;
 	int ret = 0;
 
-	if (!j->mapbuf || j->map_fd < 0 || from >= to)
+	if (!j->mapbuf || !j->dumpbuf || j->map_fd < 0 || j->map_scan < j->dump_file)
 		return 0;
-	p = buf + (from - buf_off);
-	end = buf + (to - buf_off);
+	p = j->dumpbuf + (j->map_scan - j->dump_file);
+	end = j->dumpbuf + j->dumplen;
 	for (; p + 16 <= end; p += size) {
 		memcpy(&id, p, 4);
 		memcpy(&size, p + 4, 4);
@@ -135,7 +108,7 @@ int _uevent_jit_map_lines(struct uevent_jit *j, const unsigned char *buf, uint64
 		memcpy(&addr, p + offsetof(struct jd_load, code_addr), 8);
 		memcpy(&csize, p + offsetof(struct jd_load, code_size), 8);
 		nlen = strnlen((const char *)p + sizeof(struct jd_load), size - sizeof(struct jd_load));
-		if (j->maplen + nlen + 64 > MAP_BUF_MAX && (ret = map_write(j)) < 0)
+		if (j->maplen + nlen + 64 > MAP_BUF_MAX && (ret = _uevent_jit_map_flush(j)) < 0)
 			break;
 		if (nlen + 64 > MAP_BUF_MAX)
 			continue;	/* a name of 64 KiB: no line */
@@ -143,8 +116,9 @@ int _uevent_jit_map_lines(struct uevent_jit *j, const unsigned char *buf, uint64
 					     (const char *)p + sizeof(struct jd_load), nlen) -
 				     j->mapbuf);
 	}
+	j->map_scan = j->dump_off;
 	if (ret == 0)
-		ret = map_write(j);
+		ret = _uevent_jit_map_flush(j);
 	return ret;
 }
 
@@ -182,10 +156,7 @@ UEVENT_HOT int _uevent_jit_map_line(struct uevent_jit *j, uint64_t addr, uint64_
 		return 0;
 	if (j->mapbuf && len < MAP_BUF_MAX / 2) {
 		/* UEVENT_JIT_BUFFER_PERF_MAP: append to the buffer, write when it is full
-		 * or its oldest line is 100 ms old (and at fork, close and exit); after
-		 * the lines of a batch handed off (a move, staged) */
-		if ((ret = _uevent_jit_out_wait(j)) < 0)
-			return ret;
+		 * or its oldest line is 100 ms old (and at fork, close and exit) */
 		if (j->maplen + len > MAP_BUF_MAX && (ret = _uevent_jit_map_flush(j)) < 0)
 			return ret;
 		p = map_put(j->mapbuf + j->maplen, addr, size, name, len - 64);

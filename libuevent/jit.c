@@ -195,6 +195,7 @@ UEVENT_EXPORT struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *
 	_uevent_jit_mutex_init(&j->lock);
 	pthread_mutex_init(&j->slab_lock, NULL);
 	pthread_mutex_init(&j->wlock, NULL);
+	pthread_mutex_init(&j->pool_lock, NULL);
 	j->flags = flags;
 	/* batched loads from many threads: staged (the perf map's lines are made from the
 	 * dump's records, or there are none; an unbatched map's line is written at the
@@ -250,6 +251,7 @@ fail:
 	pthread_mutex_destroy(&j->lock);
 	pthread_mutex_destroy(&j->slab_lock);
 	pthread_mutex_destroy(&j->wlock);
+	pthread_mutex_destroy(&j->pool_lock);
 	free(j->mapbuf);
 	free(j->dumpbuf);
 	free(j);
@@ -809,7 +811,8 @@ UEVENT_EXPORT int uevent_jit__close(struct uevent_jit *j)
 	_uevent_jit_free_pending(j->pending);
 	free(j->mapbuf);
 	free(j->dumpbuf);
-	free(j->dumpspare);	/* out is written: the flush above (or fork's) */
+	_uevent_jit_pool_free(j);	/* out is written: the flush above (or fork's) */
+	pthread_mutex_destroy(&j->pool_lock);
 	free(j);
 	return ret < 0 ? _uevent_err(-ret) : 0;
 }
