@@ -275,6 +275,14 @@ struct uevent_jit {
 					   before it drops the lock */
 	size_t wjob_len, wjob_cap;
 	uint64_t wjob_off;
+	/* ... and the perf-map lines made from a handed-off batch (under the lock, in the
+	 * dump's order), written by its thread after the lock too, one write at a time
+	 * (_uevent_jit_mout_write); a write under the lock waits for it (map_write). */
+	pthread_mutex_t mlock;		/* mout's write */
+	char *mout;			/* atomic: lines handed off, not written yet */
+	size_t mout_len;
+	char *mapspare;			/* the other line buffer (NULL: none yet, or mout) */
+	int map_handed;			/* this merge handed lines off, for its thread */
 	pthread_mutex_t pool_lock;	/* free batch buffers, given back without the lock */
 	unsigned char *pool[DUMP_POOL];
 	size_t poolcap[DUMP_POOL];
@@ -501,6 +509,7 @@ void _uevent_jit_info_rebase(struct pending *p, uint64_t new_addr);
 /* jit-map.c: the perf map (a line a load, batched or group-committed). */
 int _uevent_jit_open_map(struct uevent_jit *j, const char *path);
 int _uevent_jit_map_flush(struct uevent_jit *j);
+int _uevent_jit_mout_write(struct uevent_jit *j, int mine);
 int _uevent_jit_map_scan(struct uevent_jit *j);
 UEVENT_HOT int _uevent_jit_map_line(struct uevent_jit *j, uint64_t addr, uint64_t size,
 				    const char *name, uint64_t now);

@@ -58,22 +58,97 @@ static UEVENT_HOT char *fmt_hex(char *p, uint64_t v)
 }
 #define MAP_BUF_AGE_NS	((uint64_t)100 * 1000 * 1000)
 
-/* Writes the buffered perf-map lines in one write (O_APPEND keeps them whole). */
-int _uevent_jit_map_flush(struct uevent_jit *j)
+/* Writes len bytes of lines in one write (O_APPEND keeps them whole). */
+static int map_write_buf(struct uevent_jit *j, const char *buf, size_t len)
 {
-	size_t len = j->maplen;
 	ssize_t n;
 
-	if (!len || j->map_fd < 0)
-		return 0;
-	j->maplen = 0;
 	do
-		n = write(j->map_fd, j->mapbuf, len);
+		n = write(j->map_fd, buf, len);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
 	/* cut a part of the batch off again: no line is left without its end */
 	return (size_t)n == len ? 0 : -_uevent_undo_short_append(j->map_fd, (size_t)n);
+}
+
+/* The handed-off lines written, their buffer back as the spare; mlock held. */
+static int mout_write_locked(struct uevent_jit *j)
+{
+	char *b = __atomic_load_n(&j->mout, __ATOMIC_RELAXED);
+	int ret = map_write_buf(j, b, j->mout_len);
+
+	j->mapspare = b;
+	__atomic_store_n(&j->mout, NULL, __ATOMIC_RELEASE);
+	return ret;
+}
+
+/* Without the session's lock, after a load's merge: the lines it handed off (mine),
+ * else any not written yet if no write is under way. Returns that write's error. */
+int _uevent_jit_mout_write(struct uevent_jit *j, int mine)
+{
+	int ret = 0;
+
+	if (!__atomic_load_n(&j->mout, __ATOMIC_ACQUIRE))
+		return 0;
+	if (!mine) {
+		if (pthread_mutex_trylock(&j->mlock))
+			return 0;
+	} else {
+		pthread_mutex_lock(&j->mlock);
+	}
+	/* atomic: a merge hands lines off while none is (mout NULL) */
+	if (__atomic_load_n(&j->mout, __ATOMIC_ACQUIRE))
+		ret = mout_write_locked(j);
+	pthread_mutex_unlock(&j->mlock);
+	return ret;
+}
+
+/* Lock held: the lines handed off written (here, if their thread has not yet), then
+ * the buffered ones, in one write. */
+static int map_write(struct uevent_jit *j)
+{
+	size_t len = j->maplen;
+	int ret = 0, err;
+
+	if (__atomic_load_n(&j->mout, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock(&j->mlock);
+		if (__atomic_load_n(&j->mout, __ATOMIC_ACQUIRE))
+			ret = mout_write_locked(j);
+		pthread_mutex_unlock(&j->mlock);
+	}
+	if (!len || j->map_fd < 0)
+		return ret;
+	j->maplen = 0;
+	err = map_write_buf(j, j->mapbuf, len);
+	return err < 0 ? err : ret;
+}
+
+/* Lock held, in a load's merge: the buffered lines handed off, for its thread to write
+ * after the lock (_uevent_jit_mout_write), if none handed off waits (else they wait
+ * for the next: the buffer fills up to MAP_BUF_MAX first). */
+static int map_handoff(struct uevent_jit *j)
+{
+	char *b;
+
+	if (!j->maplen || j->map_fd < 0 || __atomic_load_n(&j->mout, __ATOMIC_ACQUIRE))
+		return 0;
+	b = j->mapspare;	/* its writer's, until mout is NULL */
+	if (!b && !(b = malloc(MAP_BUF_MAX)))
+		return map_write(j);
+	j->mapspare = NULL;
+	j->mout_len = j->maplen;
+	__atomic_store_n(&j->mout, j->mapbuf, __ATOMIC_RELEASE);
+	j->mapbuf = b;
+	j->maplen = 0;
+	j->map_handed = 1;
+	return 0;
+}
+
+/* Lock held: the buffered perf-map lines written, after any handed off. */
+int _uevent_jit_map_flush(struct uevent_jit *j)
+{
+	return map_write(j);
 }
 
 static char *map_put(char *p, uint64_t addr, uint64_t size, const char *name, size_t nlen);
@@ -108,7 +183,7 @@ int _uevent_jit_map_scan(struct uevent_jit *j)
 		memcpy(&addr, p + offsetof(struct jd_load, code_addr), 8);
 		memcpy(&csize, p + offsetof(struct jd_load, code_size), 8);
 		nlen = strnlen((const char *)p + sizeof(struct jd_load), size - sizeof(struct jd_load));
-		if (j->maplen + nlen + 64 > MAP_BUF_MAX && (ret = _uevent_jit_map_flush(j)) < 0)
+		if (j->maplen + nlen + 64 > MAP_BUF_MAX && (ret = map_write(j)) < 0)
 			break;
 		if (nlen + 64 > MAP_BUF_MAX)
 			continue;	/* a name of 64 KiB: no line */
@@ -117,8 +192,8 @@ int _uevent_jit_map_scan(struct uevent_jit *j)
 				     j->mapbuf);
 	}
 	j->map_scan = j->dump_off;
-	if (ret == 0)
-		ret = _uevent_jit_map_flush(j);
+	if (ret == 0)	/* a load's merge: written after the lock */
+		ret = j->defer ? map_handoff(j) : map_write(j);
 	return ret;
 }
 

@@ -244,13 +244,13 @@ static UEVENT_HOT struct pending *staged_pending(struct uevent_jit *j, uint64_t 
 
 /* The session's lock held: merges every stage's records up to now into the batch, then
  * (need) makes room in s for that many; drops the lock, then writes or copies into the
- * file the batch the merge handed off (the next merge runs meanwhile). */
+ * files the batch and lines the merge handed off (the next merge runs meanwhile). */
 static int stage_flush_locked(struct uevent_jit *j, struct stage *s, size_t need)
 {
 	unsigned char *r, *job;
 	uint64_t now, off;
 	size_t cap, len, jcap;
-	int ret, out = 0;
+	int ret, out = 0, lines;
 
 	__atomic_store_n(&j->merging, 1, __ATOMIC_RELAXED);
 	if ((ret = _uevent_jit_check_fork(j)) == 0) {
@@ -282,9 +282,13 @@ static int stage_flush_locked(struct uevent_jit *j, struct stage *s, size_t need
 	jcap = j->wjob_cap;
 	off = j->wjob_off;
 	j->wjob = NULL;
+	lines = j->map_handed;
+	j->map_handed = 0;
 	__atomic_store_n(&j->merging, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&j->lock);
 	if ((out = _uevent_jit_out_write(j, out > 0)) < 0 && ret == 0)
+		ret = out;
+	if ((out = _uevent_jit_mout_write(j, lines)) < 0 && ret == 0)
 		ret = out;
 	if (job)
 		_uevent_jit_win_copy(j, job, len, jcap, off);

@@ -35,7 +35,8 @@ static void fork_prepare(void)
 			_uevent_jit_dump_flush(j);
 			_uevent_jit_map_flush(j);
 		}
-		pthread_mutex_lock(&j->wlock);	/* a writer may not have let go of it yet */
+		pthread_mutex_lock(&j->wlock);	/* a writer may not have let go of them yet */
+		pthread_mutex_lock(&j->mlock);
 	}
 }
 
@@ -44,6 +45,7 @@ static void fork_parent(void)
 	struct uevent_jit *j;
 
 	for (j = sessions; j; j = j->next) {
+		pthread_mutex_unlock(&j->mlock);
 		pthread_mutex_unlock(&j->wlock);
 		pthread_mutex_unlock(&j->slab_lock);
 		_uevent_jit_stage_unlock_all(j);
@@ -71,6 +73,7 @@ static void fork_child(void)
 		for (s = j->stages; s; s = s->next)	/* the parent's records, written */
 			s->reclen = s->rechead = 0;
 		j->flush_due = UINT64_MAX;
+		pthread_mutex_unlock(&j->mlock);
 		pthread_mutex_unlock(&j->wlock);
 		pthread_mutex_unlock(&j->slab_lock);
 		_uevent_jit_stage_unlock_all(j);
@@ -195,6 +198,7 @@ UEVENT_EXPORT struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *
 	_uevent_jit_mutex_init(&j->lock);
 	pthread_mutex_init(&j->slab_lock, NULL);
 	pthread_mutex_init(&j->wlock, NULL);
+	pthread_mutex_init(&j->mlock, NULL);
 	pthread_mutex_init(&j->pool_lock, NULL);
 	j->flags = flags;
 	/* batched loads from many threads: staged (the perf map's lines are made from the
@@ -251,6 +255,7 @@ fail:
 	pthread_mutex_destroy(&j->lock);
 	pthread_mutex_destroy(&j->slab_lock);
 	pthread_mutex_destroy(&j->wlock);
+	pthread_mutex_destroy(&j->mlock);
 	pthread_mutex_destroy(&j->pool_lock);
 	free(j->mapbuf);
 	free(j->dumpbuf);
@@ -813,6 +818,8 @@ UEVENT_EXPORT int uevent_jit__close(struct uevent_jit *j)
 	free(j->dumpbuf);
 	_uevent_jit_pool_free(j);	/* out is written: the flush above (or fork's) */
 	pthread_mutex_destroy(&j->pool_lock);
+	free(j->mapspare);		/* and mout */
+	pthread_mutex_destroy(&j->mlock);
 	free(j);
 	return ret < 0 ? _uevent_err(-ret) : 0;
 }
