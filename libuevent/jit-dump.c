@@ -92,13 +92,16 @@ int _uevent_jit_dump_reserve(struct uevent_jit *j, uint64_t need)
 
 /*
  * len bytes at buf written at the file's byte off, whole: a batch the file does not
- * take whole is cut off again (no torn record is left for perf). Blocks allocated
+ * take whole is cut off again, at cut (the last record's end at or before off: a
+ * batch ends at a 256 KiB boundary, inside a record whose rest comes with the next),
+ * so that no torn record is left for perf and the next records start there. Blocks allocated
  * ahead, 1 MiB at a time, without growing the file: a write into them costs a third
  * less (ext4: no block reservation per page). A file system that cannot is left to
  * allocate as it writes. The lock held after _uevent_jit_out_wait, or a handed-off
  * batch's writer.
  */
-static int dump_pwrite(struct uevent_jit *j, const unsigned char *buf, size_t len, uint64_t off)
+static int dump_pwrite(struct uevent_jit *j, const unsigned char *buf, size_t len, uint64_t off,
+		       uint64_t cut)
 {
 	size_t done = 0;
 	ssize_t n;
@@ -119,7 +122,7 @@ static int dump_pwrite(struct uevent_jit *j, const unsigned char *buf, size_t le
 			continue;
 		if (n <= 0) {
 			err = n < 0 ? errno : EIO;
-			if (ftruncate(j->dump_fd, (off_t)off) < 0) {
+			if (ftruncate(j->dump_fd, (off_t)cut) < 0) {
 				/* nothing more to do: perf stops at the torn record */
 			}
 			return -err;
@@ -130,12 +133,47 @@ static int dump_pwrite(struct uevent_jit *j, const unsigned char *buf, size_t le
 }
 
 /*
+ * The batch's first len bytes about to go to the file: the record boundaries about
+ * its end then (for dump_whole, dump_next), from the first past dump_file on (the
+ * records held from there on are whole).
+ */
+static void dump_bounds(const struct uevent_jit *j, size_t len, uint64_t *whole,
+			uint64_t *next)
+{
+	uint64_t end = j->dump_file + len, rec = j->dump_next;
+	uint32_t size;
+
+	for (; rec < end; rec += size) {
+		memcpy(&size, j->dumpbuf + (rec - j->dump_file) + 4, 4);
+		if (size < 16)	/* never: records are whole, but never loop on one */
+			break;
+		if (size > end - rec) {
+			*whole = rec;
+			*next = rec + size;
+			return;
+		}
+	}
+	*whole = *next = end;
+}
+
+/* Lock held: nothing past off in the file, nor held (a batch not taken whole, and
+ * what followed it); records go there next. */
+static void dump_cut(struct uevent_jit *j, uint64_t off)
+{
+	j->dumplen = 0;
+	j->dump_off = j->dump_file = j->dump_whole = j->dump_next = off;
+	if (j->map_scan > off)
+		j->map_scan = off;
+}
+
+/*
  * UEVENT_JIT_BUFFER_JITDUMP: writes the first len bytes held in memory with pwrite at
  * the end of the file and keeps the rest for later. A batch the file does not take whole
  * is lost with what was kept, and the call that wrote it fails.
  */
 static int dump_write(struct uevent_jit *j, size_t len)
 {
+	uint64_t whole, next;
 	int ret, err;
 
 	if ((ret = _uevent_jit_out_wait(j)) < 0)
@@ -145,13 +183,13 @@ static int dump_write(struct uevent_jit *j, size_t len)
 	if (!len || j->dump_fd < 0)
 		return 0;
 	ret = _uevent_jit_map_scan(j);
-	if ((err = dump_pwrite(j, j->dumpbuf, len, j->dump_file)) < 0) {
-		j->dumplen = 0;
-		j->dump_off = j->dump_file;
-		if (j->map_scan > j->dump_off)	/* records go there next */
-			j->map_scan = j->dump_off;
+	dump_bounds(j, len, &whole, &next);
+	if ((err = dump_pwrite(j, j->dumpbuf, len, j->dump_file, j->dump_whole)) < 0) {
+		dump_cut(j, j->dump_whole);
 		return err;
 	}
+	j->dump_whole = whole;
+	j->dump_next = next;
 	j->dump_file += len;
 	j->dumplen -= len;
 	if (j->dumplen)
@@ -214,15 +252,15 @@ void _uevent_jit_pool_free(struct uevent_jit *j)
 }
 
 /* The handed-off batch into the file, its buffer back; wlock held. A failed write cuts
- * the file at the batch (wfail): the lock's next holder drops what followed it
- * (_uevent_jit_out_wait). */
+ * the file at the last record's end before the batch (wfail): the lock's next holder
+ * drops what followed it (_uevent_jit_out_wait). */
 static int out_write_locked(struct uevent_jit *j)
 {
 	unsigned char *b = __atomic_load_n(&j->out, __ATOMIC_RELAXED);
 	int ret;
 
-	if ((ret = dump_pwrite(j, b, j->out_len, j->out_off)) < 0)
-		__atomic_store_n(&j->wfail, j->out_off + 1, __ATOMIC_RELAXED);
+	if ((ret = dump_pwrite(j, b, j->out_len, j->out_off, j->out_cut)) < 0)
+		__atomic_store_n(&j->wfail, j->out_cut + 1, __ATOMIC_RELAXED);
 	pool_put(j, b, j->out_cap);
 	__atomic_store_n(&j->out, NULL, __ATOMIC_RELEASE);
 	return ret;
@@ -284,10 +322,7 @@ int _uevent_jit_out_wait(struct uevent_jit *j)
 	if (__atomic_load_n(&j->out, __ATOMIC_ACQUIRE))	/* a merge sets it while NULL */
 		ret = out_write_locked(j);
 	if ((fail = j->wfail)) {
-		j->dump_off = j->dump_file = fail - 1;
-		j->dumplen = 0;
-		if (j->map_scan > j->dump_off)
-			j->map_scan = j->dump_off;
+		dump_cut(j, fail - 1);
 		__atomic_store_n(&j->wfail, 0, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&j->wlock);
@@ -304,12 +339,14 @@ int _uevent_jit_out_wait(struct uevent_jit *j)
 static int dump_handoff(struct uevent_jit *j, size_t len, int win)
 {
 	size_t rest = j->dumplen - len, cap;
+	uint64_t whole, next;
 	unsigned char *b;
 	int ret;
 
 	if (!(b = pool_get(j, rest, &cap)))
 		return 0;
 	ret = _uevent_jit_map_scan(j);
+	dump_bounds(j, len, &whole, &next);
 	memcpy(b, j->dumpbuf + len, rest);
 	if (win) {
 		j->wjob = j->dumpbuf;
@@ -319,6 +356,7 @@ static int dump_handoff(struct uevent_jit *j, size_t len, int win)
 		__atomic_add_fetch(&j->wcopies, 1, __ATOMIC_RELAXED);
 	} else {
 		j->out_off = j->dump_file;
+		j->out_cut = j->dump_whole;
 		j->out_len = len;
 		j->out_cap = j->dumpcap;
 		j->defer = 2;	/* this merge's thread writes it */
@@ -326,6 +364,8 @@ static int dump_handoff(struct uevent_jit *j, size_t len, int win)
 	}
 	j->dumpbuf = b;
 	j->dumpcap = cap;
+	j->dump_whole = whole;
+	j->dump_next = next;
 	j->dump_file += len;
 	j->dumplen = rest;
 	return ret;
@@ -631,7 +671,7 @@ void _uevent_jit_dump_undo(struct uevent_jit *j, uint64_t off)
 			if (ftruncate(j->dump_fd, (off_t)off) < 0) {
 				/* perf reads it as a load not taken back: the name is right */
 			}
-			j->dump_file = off;
+			j->dump_file = j->dump_whole = j->dump_next = off;
 		}
 		j->dumplen = (size_t)(off - j->dump_file);
 		j->dump_off = off;
@@ -767,8 +807,9 @@ int _uevent_jit_open_dump(struct uevent_jit *j)
 			    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (j->dump_fd < 0)
 		return -errno;
-	j->dump_off = j->dump_cap = j->dump_file = j->dump_alloc = 0;
-	j->map_scan = sizeof(struct jd_header);	/* records start after the header */
+	j->dump_off = j->dump_cap = j->dump_file = j->dump_alloc = j->dump_whole = 0;
+	/* records start after the header */
+	j->map_scan = j->dump_next = sizeof(struct jd_header);
 	j->dumplen = 0;
 	j->win = NULL;
 	memset(&h, 0, sizeof(h));

@@ -211,6 +211,9 @@ struct uevent_jit {
 	unsigned char *dumpbuf;		/* UEVENT_JIT_BUFFER_JITDUMP: records not yet written */
 	size_t dumplen, dumpcap;
 	uint64_t dump_file;		/* ... and the bytes before them, in the file */
+	uint64_t dump_whole;		/* ... the last record's start or end at or before
+					   dump_file: a failed write cuts the file there */
+	uint64_t dump_next;		/* ... and the first at or after it */
 	uint64_t dump_alloc;		/* ... and the file's blocks allocated up to here
 					   (FALLOC_FL_KEEP_SIZE); UINT64_MAX: cannot */
 	uint64_t dump_t0;		/* when the oldest of them was added */
@@ -266,6 +269,7 @@ struct uevent_jit {
 	unsigned char *out;		/* atomic: handed off, not written yet */
 	size_t out_len, out_cap;	/* bytes to write; its buffer's size */
 	uint64_t out_off;		/* their place in the file */
+	uint64_t out_cut;		/* dump_whole at out_off */
 	uint64_t wfail;			/* atomic: out's write failed: the file was cut
 					   at wfail - 1, and what follows is lost */
 	int defer;			/* a load's merge: 1, batches are handed off;

@@ -1,0 +1,430 @@
+/* jit-full.c - batched JIT loads from 8 threads while the dump's batches are written
+ * after the session's lock (libuevent/jit-dump.c: out_write, window jobs), into files
+ * that cannot take them all, and fork while a load's thread still holds a write's lock:
+ * - a file size limit (RLIMIT_FSIZE, SIGXFSZ ignored), then a full tmpfs (as root):
+ *   every call succeeds or fails with that error (and errno); the dump holds whole
+ *   records to its end, in time order, each of a load whose call succeeded, once; the
+ *   perf map holds whole lines;
+ * - fork while a load's thread, its batch (or perf-map lines) written, has not yet let
+ *   go of that write's lock (pthread_mutex_unlock is interposed here to wait there): a
+ *   child that inherited it held would wait for it forever at its own first batch.
+ * Built as it is (t/jit-full) and by t/jit-full.test with the JIT files and other
+ * DUMP_WIN_ALWAYS / DUMP_WIN_MIN: every batch copied into the mapped dump, or one
+ * whenever a write is under way. */
+#define _GNU_SOURCE 1
+#include "config.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "uevent.h"
+#include "jit-internal.h"
+#ifdef JIT_STUBS
+#include "jit-stubs.h"
+#endif
+#include "tap.h"
+
+#define THREADS		8
+#define LOADS		6000
+#define CODE		200	/* ~270 bytes a load: 13 MB in all, batches of 256 KiB */
+#define FSIZE		((size_t)6 << 20)
+#define CHILD_LOADS	4000	/* over 1 MB: a child's own batches are handed off */
+
+static char tmp[256];
+static struct uevent_jit *j;
+static unsigned char code[THREADS][CODE];
+static signed char res[THREADS][LOADS];	/* 1: succeeded, 2: failed with want_err */
+static int want_err;
+
+/* What is wrong (a child's exit status: bits). */
+#define BAD_DUMP	1	/* not whole records to its end, or out of time order */
+#define BAD_LOAD	2	/* the record of a load whose call failed, or one twice */
+#define BAD_MAP		4	/* a line not whole */
+#define BAD_ERR		8	/* a call failed with another error */
+#define BAD_MISSED	16	/* no call failed, or none succeeded: the test missed */
+#define BAD_SIZE	32	/* the dump past the limit */
+#define BAD_SETUP	64
+
+/* The file, NUL-terminated (not counted in *len). */
+static unsigned char *slurp(const char *path, size_t *len)
+{
+	unsigned char *buf = NULL, *nb;
+	size_t cap = 0, n;
+	FILE *f = fopen(path, "rb");
+
+	*len = 0;
+	if (!f)
+		return NULL;
+	do {
+		if (*len + 1 >= cap) {
+			if (!(nb = realloc(buf, cap = cap ? cap * 2 : 65536))) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+		}
+		n = fread(buf + *len, 1, cap - 1 - *len, f);
+		*len += n;
+	} while (n > 0);
+	fclose(f);
+	if (buf)
+		buf[*len] = 0;
+	return buf;
+}
+
+static uint32_t u32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t u64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* "tT_I" of a load of ours: its place in res, -1 if not one. */
+static int load_of(const char *name, int *t, int *i)
+{
+	int n = -1;
+
+	return sscanf(name, "t%d_%d%n", t, i, &n) == 2 && n == (int)strlen(name) && *t >= 0 &&
+	       *t < THREADS && *i >= 0 && *i < LOADS ? 0 : -1;
+}
+
+/* The perf map: whole lines "ADDR SIZE tT_I\n", each of a load of ours. */
+static int check_map(const char *map)
+{
+	size_t len;
+	unsigned char *buf = slurp(map, &len), *p, *nl;
+	unsigned long long a, s;
+	char name[64];
+	int t, i, n, bad = !buf;
+
+	for (p = buf; !bad && p < buf + len; p = nl + 1) {
+		n = -1;
+		if (!(nl = memchr(p, '\n', (size_t)(buf + len - p))) ||
+		    sscanf((char *)p, "%llx %llx %63s%n", &a, &s, name, &n) != 3 ||
+		    p + n != nl || load_of(name, &t, &i) < 0)
+			bad = 1;
+	}
+	free(buf);
+	return bad ? BAD_MAP : 0;
+}
+
+/* The dump and map after close, and the calls' results. */
+static int check(const char *dump, const char *map, size_t limit)
+{
+	static unsigned char seen[THREADS][LOADS];
+	int bad = 0, t, i, ok = 0, failed = 0, loads = 0;
+	unsigned char *buf;
+	uint64_t last = 0;
+	size_t len, off;
+	uint32_t size;
+
+	memset(seen, 0, sizeof(seen));
+	buf = slurp(dump, &len);
+	if (!buf || len < 40)
+		bad |= BAD_DUMP;
+	for (off = 40; !bad && off < len; off += size) {
+		size = off + 16 <= len ? u32(buf + off + 4) : 0;
+		if (size < 16 || size % 8 || size > len - off || u64(buf + off + 8) < last) {
+			diag("dump: record at %zu (size %u, type %u) of %zu bytes", off, size,
+			     off + 8 <= len ? u32(buf + off) : 0, len);
+			bad |= BAD_DUMP;
+			break;
+		}
+		last = u64(buf + off + 8);
+		if (u32(buf + off) != 0)	/* not a CODE_LOAD */
+			continue;
+		loads++;
+		if (size < 57 || !memchr(buf + off + 56, 0, size - 56) ||
+		    load_of((const char *)buf + off + 56, &t, &i) < 0 || res[t][i] != 1 ||
+		    seen[t][i]++)
+			bad |= BAD_LOAD;
+	}
+	if (len > limit)
+		bad |= BAD_SIZE;
+	for (t = 0; t < THREADS; t++)
+		for (i = 0; i < LOADS; i++) {
+			ok += res[t][i] == 1;
+			failed += res[t][i] == 2;
+			if (res[t][i] != 1 && res[t][i] != 2)
+				bad |= BAD_ERR;
+		}
+	if (!ok || !failed)
+		bad |= BAD_MISSED;
+	diag("%d calls succeeded, %d failed with %s; %d loads in a %zu-byte dump", ok, failed,
+	     strerror(want_err), loads, len);
+	free(buf);
+	return bad | check_map(map);
+}
+
+static void *loader(void *arg)
+{
+	int t = (int)(intptr_t)arg, i, r;
+	char name[32];
+
+	memset(code[t], t + 1, CODE);
+	for (i = 0; i < LOADS; i++) {
+		snprintf(name, sizeof(name), "t%d_%d", t, i);
+		errno = 0;
+		/* one address a thread: each load replaces the last in the table */
+		r = uevent_jit__code_load(j, name, (uintptr_t)code[t], CODE, NULL);
+		res[t][i] = r == 0 ? 1 : r == -want_err && errno == want_err ? 2 : 3;
+	}
+	return NULL;
+}
+
+/* 8 threads' loads into a session in dir (perf map: map) until the files take no more
+ * (err); close; the files checked. Returns BAD_ bits. */
+static int run_full(const char *dir, const char *map, size_t limit, int err)
+{
+	pthread_t th[THREADS];
+	char dump[600];
+	int t, r, bad = 0;
+
+	{
+		UEVENT_JIT_OPTS(o, .dir = dir, .perf_map_path = map,
+				.flags = UEVENT_JIT_BUFFER_JITDUMP | UEVENT_JIT_BUFFER_PERF_MAP |
+					 UEVENT_JIT_NO_UEVENT);
+
+		j = uevent_jit__open(&o);
+	}
+	if (!j)
+		return BAD_SETUP;
+	snprintf(dump, sizeof(dump), "%s", uevent_jit__dump_path(j));
+	want_err = err;
+	for (t = 0; t < THREADS; t++)
+		pthread_create(&th[t], NULL, loader, (void *)(intptr_t)t);
+	for (t = 0; t < THREADS; t++)
+		pthread_join(th[t], NULL);
+	errno = 0;
+	r = uevent_jit__close(j);
+	if (r != 0 && (r != -err || errno != err))
+		bad |= BAD_ERR;
+	return bad | check(dump, map, limit);
+}
+
+static void report(int st, const char *what)
+{
+	int bits = WIFEXITED(st) ? WEXITSTATUS(st) : 255;
+
+	if (!WIFEXITED(st))
+		diag("%s: the child was killed by signal %d", what,
+		     WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+	ok(bits != 255 && !(bits & BAD_SETUP), "%s: 8 threads load, close", what);
+	ok(!(bits & (BAD_ERR | BAD_MISSED)),
+	   "%s: every call succeeds or fails with that error and errno, some of each", what);
+	ok(!(bits & (BAD_DUMP | BAD_SIZE)),
+	   "%s: the dump holds whole records to its end, in time order", what);
+	ok(!(bits & BAD_LOAD), "%s: each load in the dump once, and its call succeeded", what);
+	ok(!(bits & BAD_MAP), "%s: the perf map holds whole lines only", what);
+}
+
+/* In a child: the dump may grow to FSIZE bytes. */
+static void test_fsize(void)
+{
+	char dir[600], map[600];
+	int st;
+	pid_t pid;
+
+	snprintf(dir, sizeof(dir), "%s/fsize", tmp);
+	snprintf(map, sizeof(map), "%s/fsize.map", tmp);
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		struct rlimit rl = { FSIZE, FSIZE };
+
+		signal(SIGXFSZ, SIG_IGN);
+		if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
+			_exit(BAD_SETUP);
+		_exit(run_full(dir, map, FSIZE, EFBIG));
+	}
+	st = 255 << 8;
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	report(st, "file size limit");
+}
+
+/* As root, in a child: the dump on a 4 MiB tmpfs (the perf map elsewhere). */
+static void test_enospc(void)
+{
+	char mnt[600], dir[700], map[600];
+	int st;
+	pid_t pid;
+
+	if (geteuid() != 0) {
+		skip(5, "needs root to mount a small tmpfs");
+		return;
+	}
+	snprintf(mnt, sizeof(mnt), "%s/small", tmp);
+	snprintf(dir, sizeof(dir), "%s/jd", mnt);
+	snprintf(map, sizeof(map), "%s/enospc.map", tmp);
+	mkdir(mnt, 0700);
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		/* in a mount namespace of its own: the mount goes away with it */
+		if (unshare(CLONE_NEWNS) < 0 ||
+		    mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0 ||
+		    mount("none", mnt, "tmpfs", 0, "size=4m,mode=0700") < 0)
+			_exit(100);
+		_exit(run_full(dir, map, SIZE_MAX, ENOSPC));
+	}
+	st = 255 << 8;
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 100) {
+		skip(5, "cannot mount a small tmpfs");
+		return;
+	}
+	report(st, "full tmpfs");
+	rmdir(mnt);
+}
+
+/* ---- fork while a load's thread holds a write's lock ------------------------------ */
+
+static pthread_mutex_t *hold_mutex;
+static pthread_t hold_thread;
+static int hold_state;	/* 1: armed, 2: its thread waits in the unlock, 3: forked */
+static int (*real_unlock)(pthread_mutex_t *);
+
+/* The first time hold_thread lets go of hold_mutex (armed), it waits up to a second
+ * for the fork, holding it: the library's own unlocks come here too. */
+int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	struct timespec ms = { 0, 1000000 };
+	int i;
+
+	if (!real_unlock)
+		real_unlock = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_unlock");
+	if (m == hold_mutex && __atomic_load_n(&hold_state, __ATOMIC_ACQUIRE) == 1 &&
+	    pthread_equal(pthread_self(), hold_thread)) {
+		__atomic_store_n(&hold_state, 2, __ATOMIC_RELEASE);
+		for (i = 0; i < 1000 && __atomic_load_n(&hold_state, __ATOMIC_ACQUIRE) == 2; i++)
+			nanosleep(&ms, NULL);
+	}
+	return real_unlock(m);
+}
+
+static int hold_done;
+
+/* Loads until the fork (or too many): one of its batches comes to hold_mutex. */
+static void *hold_loader(void *arg)
+{
+	int i, bad = 0;
+	char name[32];
+
+	(void)arg;
+	hold_thread = pthread_self();
+	__atomic_store_n(&hold_state, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < 200000 && __atomic_load_n(&hold_state, __ATOMIC_ACQUIRE) != 3; i++) {
+		snprintf(name, sizeof(name), "h_%d", i);
+		bad += uevent_jit__code_load(j, name, (uintptr_t)code[0], CODE, NULL) != 0;
+	}
+	__atomic_store_n(&hold_done, 1, __ATOMIC_RELEASE);
+	return (void *)(intptr_t)bad;
+}
+
+/* A child: loads enough for batches of its own to be handed off (each written under
+ * the lock it inherited), closes. Exit 0: all succeeded; killed: it hung. */
+static void hold_child(void)
+{
+	char map[64], name[32];
+	int i, bad = 0;
+
+	alarm(10);
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)getpid());
+	for (i = 0; i < CHILD_LOADS; i++) {
+		snprintf(name, sizeof(name), "c_%d", i);
+		bad += uevent_jit__code_load(j, name, (uintptr_t)code[1], CODE, NULL) != 0;
+	}
+	bad += uevent_jit__close(j) != 0;
+	unlink(map);
+	_exit(bad ? 1 : 0);
+}
+
+/* which: the dump's write lock (0) or the perf map's (1). */
+static void test_fork_held(int which)
+{
+	const char *what = which ? "perf-map" : "dump";
+	char dir[600], map[600];
+	pthread_t th;
+	pid_t pid = -1;
+	int st = 255 << 8, held;
+	void *r;
+
+	if (DUMP_WIN_ALWAYS && !which) {
+		skip(2, "every batch copied into the mapped dump: no write to hold");
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/hold%d", tmp, which);
+	snprintf(map, sizeof(map), "%s/hold%d.map", tmp, which);
+	{
+		UEVENT_JIT_OPTS(o, .dir = dir, .perf_map_path = map,
+				.flags = UEVENT_JIT_BUFFER_JITDUMP | UEVENT_JIT_BUFFER_PERF_MAP |
+					 UEVENT_JIT_NO_UEVENT);
+
+		j = uevent_jit__open(&o);
+	}
+	if (!j) {
+		ok(0, "open: %s", strerror(errno));
+		ok(0, "(not run)");
+		return;
+	}
+	hold_state = hold_done = 0;
+	hold_mutex = which ? &j->mlock : &j->wlock;
+	pthread_create(&th, NULL, hold_loader, NULL);
+	while (!(held = __atomic_load_n(&hold_state, __ATOMIC_ACQUIRE) == 2) &&
+	       !__atomic_load_n(&hold_done, __ATOMIC_ACQUIRE))
+		sched_yield();
+	fflush(stdout);
+	if (held && (pid = fork()) == 0)
+		hold_child();
+	__atomic_store_n(&hold_state, 3, __ATOMIC_RELEASE);
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	pthread_join(th, &r);
+	hold_mutex = NULL;
+	ok(held && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	   "fork while a load's thread holds the %s's write lock: the child's own batches "
+	   "are written, it closes (status %#x)", what, st);
+	ok(r == NULL && uevent_jit__close(j) == 0, "the parent's loads and close succeed");
+}
+
+int main(void)
+{
+	const char *base = getenv("TMPDIR");
+	char cmd[600];
+
+	snprintf(tmp, sizeof(tmp), "%s/uevent-jit-full-XXXXXX", base && *base ? base : "/tmp");
+	if (!mkdtemp(tmp))
+		plan_skip_all("no temporary directory");
+	plan(14);
+	test_fsize();
+	test_enospc();
+	test_fork_held(0);
+	test_fork_held(1);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	if (system(cmd) != 0)
+		diag("could not remove %s", tmp);
+	return exit_status();
+}
