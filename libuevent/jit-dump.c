@@ -91,17 +91,13 @@ int _uevent_jit_dump_reserve(struct uevent_jit *j, uint64_t need)
 }
 
 /*
- * len bytes at buf written at the file's byte off, whole: a batch the file does not
- * take whole is cut off again, at cut (the last record's end at or before off: a
- * batch ends at a 256 KiB boundary, inside a record whose rest comes with the next),
- * so that no torn record is left for perf and the next records start there. Blocks allocated
- * ahead, 1 MiB at a time, without growing the file: a write into them costs a third
- * less (ext4: no block reservation per page). A file system that cannot is left to
- * allocate as it writes. The lock held after _uevent_jit_out_wait, or a handed-off
- * batch's writer.
+ * len bytes at buf written at the file's byte off, whole, else an error: the caller
+ * cuts the file (dump_cut). Blocks allocated ahead, 1 MiB at a time, without growing
+ * the file: a write into them costs a third less (ext4: no block reservation per
+ * page). A file system that cannot is left to allocate as it writes. The lock held
+ * after _uevent_jit_out_wait, or a handed-off batch's writer.
  */
-static int dump_pwrite(struct uevent_jit *j, const unsigned char *buf, size_t len, uint64_t off,
-		       uint64_t cut)
+static int dump_pwrite(struct uevent_jit *j, const unsigned char *buf, size_t len, uint64_t off)
 {
 	size_t done = 0;
 	ssize_t n;
@@ -122,9 +118,6 @@ static int dump_pwrite(struct uevent_jit *j, const unsigned char *buf, size_t le
 			continue;
 		if (n <= 0) {
 			err = n < 0 ? errno : EIO;
-			if (ftruncate(j->dump_fd, (off_t)cut) < 0) {
-				/* nothing more to do: perf stops at the torn record */
-			}
 			return -err;
 		}
 		done += (size_t)n;
@@ -156,10 +149,23 @@ static void dump_bounds(const struct uevent_jit *j, size_t len, uint64_t *whole,
 	*whole = *next = end;
 }
 
-/* Lock held: nothing past off in the file, nor held (a batch not taken whole, and
- * what followed it); records go there next. */
+/*
+ * Lock held, no batch being written or copied (_uevent_jit_out_wait): nothing past off
+ * (the last record's end before a batch the file did not take whole: a batch ends at a
+ * 256 KiB boundary, inside a record whose rest comes with the next) in the file, nor
+ * held (what followed the batch); records go there next. No torn record is left for
+ * perf. The file's mapping (window jobs) and blocks allocated ahead end there too: a
+ * store into a page past the end is a SIGBUS.
+ */
 static void dump_cut(struct uevent_jit *j, uint64_t off)
 {
+	if (ftruncate(j->dump_fd, (off_t)off) < 0) {
+		/* nothing more to do: perf stops at the torn record */
+	}
+	if (j->dump_cap > off)	/* win_cover allocates and maps it again */
+		j->dump_cap = off & ~(DUMP_CHUNK - 1);
+	if (j->dump_alloc != UINT64_MAX && j->dump_alloc > off)
+		j->dump_alloc = off;
 	j->dumplen = 0;
 	j->dump_off = j->dump_file = j->dump_whole = j->dump_next = off;
 	if (j->map_scan > off)
@@ -184,7 +190,7 @@ static int dump_write(struct uevent_jit *j, size_t len)
 		return 0;
 	ret = _uevent_jit_map_scan(j);
 	dump_bounds(j, len, &whole, &next);
-	if ((err = dump_pwrite(j, j->dumpbuf, len, j->dump_file, j->dump_whole)) < 0) {
+	if ((err = dump_pwrite(j, j->dumpbuf, len, j->dump_file)) < 0) {
 		dump_cut(j, j->dump_whole);
 		return err;
 	}
@@ -251,15 +257,15 @@ void _uevent_jit_pool_free(struct uevent_jit *j)
 	}
 }
 
-/* The handed-off batch into the file, its buffer back; wlock held. A failed write cuts
- * the file at the last record's end before the batch (wfail): the lock's next holder
- * drops what followed it (_uevent_jit_out_wait). */
+/* The handed-off batch into the file, its buffer back; wlock held. A failed write is
+ * cut off by the lock's next holder (wfail: _uevent_jit_out_wait), with what followed
+ * it: not here, where window jobs past it may be copying into the mapping. */
 static int out_write_locked(struct uevent_jit *j)
 {
 	unsigned char *b = __atomic_load_n(&j->out, __ATOMIC_RELAXED);
 	int ret;
 
-	if ((ret = dump_pwrite(j, b, j->out_len, j->out_off, j->out_cut)) < 0)
+	if ((ret = dump_pwrite(j, b, j->out_len, j->out_off)) < 0)
 		__atomic_store_n(&j->wfail, j->out_cut + 1, __ATOMIC_RELAXED);
 	pool_put(j, b, j->out_cap);
 	__atomic_store_n(&j->out, NULL, __ATOMIC_RELEASE);

@@ -270,8 +270,8 @@ struct uevent_jit {
 	size_t out_len, out_cap;	/* bytes to write; its buffer's size */
 	uint64_t out_off;		/* their place in the file */
 	uint64_t out_cut;		/* dump_whole at out_off */
-	uint64_t wfail;			/* atomic: out's write failed: the file was cut
-					   at wfail - 1, and what follows is lost */
+	uint64_t wfail;			/* atomic: out's write failed: the file is to be
+					   cut at wfail - 1, and what follows is lost */
 	int defer;			/* a load's merge: 1, batches are handed off;
 					   2, and one was, to out */
 	int wcopies;			/* atomic: window jobs under way */

@@ -8,7 +8,7 @@
  * - fork while a load's thread, its batch (or perf-map lines) written, has not yet let
  *   go of that write's lock (pthread_mutex_unlock is interposed here to wait there): a
  *   child that inherited it held would wait for it forever at its own first batch.
- * Built as it is (t/jit-full) and by t/jit-full.test with the JIT files and other
+ * Built as it is (t/jit-full) and by t/jit-full-win.test with the JIT files and other
  * DUMP_WIN_ALWAYS / DUMP_WIN_MIN: every batch copied into the mapped dump, or one
  * whenever a write is under way. */
 #define _GNU_SOURCE 1

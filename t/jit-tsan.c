@@ -4,7 +4,7 @@
  * into the batch) and not (the session's lock, group-committed perf-map lines), while
  * another thread flushes, moves and unloads its own, then unloads everyone's (each
  * stage settled into the table from another thread) and closes. The rest of the
- * library is stubbed here: markers are off. */
+ * library is stubbed (jit-stubs.h): markers are off. */
 #include "config.h"
 
 #include <errno.h>
@@ -18,61 +18,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-
-/* ---- what the JIT files take from the rest of the library ------------------------ */
-
-static volatile uint32_t off_word;
-volatile uint32_t *const uevent_enabled_ptr = &off_word;
-
-uint64_t _uevent_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-void _uevent_reason(const char *fmt, ...)
-{
-	(void)fmt;
-}
-
-int uevent_emit(uint32_t type, const void *data, size_t size)
-{
-	(void)type, (void)data, (void)size;
-	return 0;
-}
-
-size_t uevent_max_payload(void)
-{
-	return 4096;
-}
-
-ssize_t uevent_jit_code_load_encode(void *buf, size_t cap, const struct uevent_jit_code_load *in)
-{
-	(void)buf, (void)cap, (void)in;
-	return -1;
-}
-
-ssize_t uevent_jit_code_move_encode(void *buf, size_t cap, const struct uevent_jit_code_move *in)
-{
-	(void)buf, (void)cap, (void)in;
-	return -1;
-}
-
-ssize_t uevent_jit_code_unload_encode(void *buf, size_t cap,
-				      const struct uevent_jit_code_unload *in)
-{
-	(void)buf, (void)cap, (void)in;
-	return -1;
-}
-
-ssize_t uevent_jit_debug_info_encode(void *buf, size_t cap, uint64_t code_addr,
-				     const struct uevent_jit_debug_entry *entries, uint32_t nr)
-{
-	(void)buf, (void)cap, (void)code_addr, (void)entries, (void)nr;
-	return -1;
-}
+#include "jit-stubs.h"
 
 /* ---- the threads ------------------------------------------------------------------- */
 

@@ -113,11 +113,12 @@ t_jit_threads_fork_CFLAGS = $(jit_t_cflags) -pthread
 t_jit_threads_fork_LDADD = libuevent/libuevent.la -lpthread
 TESTS += %reldir%/jit-threads-fork
 # ... into files that cannot take them all (a size limit, a full tmpfs), and fork while
-# a load's thread holds a write's lock.
+# a load's thread holds a write's lock; t/jit-full-win.test builds it with other DUMP_WIN_*
 check_PROGRAMS += %reldir%/jit-full
 t_jit_full_CFLAGS = $(jit_t_cflags) -pthread
 t_jit_full_LDADD = libuevent/libuevent.la -lpthread
-TESTS += %reldir%/jit-full
+TESTS += %reldir%/jit-full %reldir%/jit-full-win.test
+EXTRA_DIST += %reldir%/jit-full-win.test %reldir%/jit-stubs.h
 # The JIT files' threads under ThreadSanitizer (built by the test from the sources).
 TESTS += %reldir%/jit-tsan.test
 EXTRA_DIST += %reldir%/jit-tsan.test %reldir%/jit-tsan.c
