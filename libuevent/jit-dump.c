@@ -426,10 +426,16 @@ static int win_cover(struct uevent_jit *j, uint64_t end)
 int _uevent_jit_dump_defer_end(struct uevent_jit *j, uint64_t now)
 {
 	uint64_t end = j->dump_off & ~(DUMP_ALIGN - 1);
+	const unsigned char *busy;
 	size_t len = 0;
 	int ret = 0;
 
 	if (j->dumplen && j->dump_fd >= 0) {
+		/* before wfail: a failed write sets wfail, then lets go of out. Read the
+		 * other way, a write that failed between the two reads looked done: the
+		 * next batch went to out, and if its write failed too, its wfail took
+		 * the place of the first's, and the cut left the first batch's part */
+		busy = __atomic_load_n(&j->out, __ATOMIC_ACQUIRE);
 		if (now - j->dump_t0 > DUMP_BUF_AGE_NS)
 			len = j->dumplen;
 		else if (end > j->dump_file && end - j->dump_file >= DUMP_BUF_MAX / 2)
@@ -438,7 +444,7 @@ int _uevent_jit_dump_defer_end(struct uevent_jit *j, uint64_t now)
 			ret = dump_write(j, len ? len : j->dumplen);
 		else if (!len || __atomic_load_n(&j->wfail, __ATOMIC_RELAXED))
 			;
-		else if (!__atomic_load_n(&j->out, __ATOMIC_ACQUIRE) && !DUMP_WIN_ALWAYS)
+		else if (!busy && !DUMP_WIN_ALWAYS)
 			ret = dump_handoff(j, len, 0);
 		else if (len >= DUMP_WIN_MIN && !j->wjob && win_cover(j, j->dump_file + len) == 0)
 			ret = dump_handoff(j, len, 1);
