@@ -22,6 +22,7 @@
 
 #include "uevent.h"
 #include "tap.h"
+#include "files.h"
 
 static char tmp[256];
 
@@ -31,50 +32,6 @@ static uint64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* The file, NUL-terminated (not counted in *len): sscanf may read it as a string. */
-static unsigned char *slurp(const char *path, size_t *len)
-{
-	unsigned char *buf = NULL, *nb;
-	size_t cap = 0, n;
-	FILE *f = fopen(path, "rb");
-
-	*len = 0;
-	if (!f)
-		return NULL;
-	do {
-		if (*len + 1 >= cap) {
-			if (!(nb = realloc(buf, cap = cap ? cap * 2 : 4096))) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-		}
-		n = fread(buf + *len, 1, cap - 1 - *len, f);
-		*len += n;
-	} while (n > 0);
-	fclose(f);
-	if (buf)
-		buf[*len] = 0;
-	return buf;
-}
-
-static uint32_t u32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t u64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
 }
 
 /* Walks the records after the header; returns how many, -1 if the chain is broken.

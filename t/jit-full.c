@@ -36,6 +36,7 @@
 #include "jit-stubs.h"
 #endif
 #include "tap.h"
+#include "files.h"
 
 #define THREADS		8
 #define LOADS		6000
@@ -57,50 +58,6 @@ static int want_err;
 #define BAD_MISSED	16	/* no call failed, or none succeeded: the test missed */
 #define BAD_SIZE	32	/* the dump past the limit */
 #define BAD_SETUP	64
-
-/* The file, NUL-terminated (not counted in *len). */
-static unsigned char *slurp(const char *path, size_t *len)
-{
-	unsigned char *buf = NULL, *nb;
-	size_t cap = 0, n;
-	FILE *f = fopen(path, "rb");
-
-	*len = 0;
-	if (!f)
-		return NULL;
-	do {
-		if (*len + 1 >= cap) {
-			if (!(nb = realloc(buf, cap = cap ? cap * 2 : 65536))) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-		}
-		n = fread(buf + *len, 1, cap - 1 - *len, f);
-		*len += n;
-	} while (n > 0);
-	fclose(f);
-	if (buf)
-		buf[*len] = 0;
-	return buf;
-}
-
-static uint32_t u32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t u64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
 
 /* "tT_I" of a load of ours: its place in res, -1 if not one. */
 static int load_of(const char *name, int *t, int *i)

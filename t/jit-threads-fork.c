@@ -18,6 +18,7 @@
 
 #include "uevent.h"
 #include "tap.h"
+#include "files.h"
 
 #define THREADS		4
 #define PER_THREAD	20000
@@ -31,50 +32,6 @@ static unsigned char child_code[CODE];
 static int finished;
 static int forks;	/* children reaped: loaders wait for two halfway, so that
 			   forks come while they load (and their batches are written) */
-
-/* The file, NUL-terminated (not counted in *len). */
-static unsigned char *slurp(const char *path, size_t *len)
-{
-	unsigned char *buf = NULL, *nb;
-	size_t cap = 0, n;
-	FILE *f = fopen(path, "rb");
-
-	*len = 0;
-	if (!f)
-		return NULL;
-	do {
-		if (*len + 1 >= cap) {
-			if (!(nb = realloc(buf, cap = cap ? cap * 2 : 65536))) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-		}
-		n = fread(buf + *len, 1, cap - 1 - *len, f);
-		*len += n;
-	} while (n > 0);
-	fclose(f);
-	if (buf)
-		buf[*len] = 0;
-	return buf;
-}
-
-static uint32_t u32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t u64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
 
 /*
  * The dump's records checked: a whole chain to the end, timestamps rising in file order

@@ -25,7 +25,7 @@ host_TESTS += t/session t/session-life t/thread-context t/bpf-context t/asan.tes
 	t/report-context.test t/jit-perf.test t/jit-tsan.test t/jit-luajit.test \
 	t/jit-python.test t/jit-numba.test t/cli-user.test t/tracefs-mount.test
 
-EXTRA_DIST += %reldir%/tap.h %reldir%/data %reldir%/kernel-abi.test %reldir%/fake-abi.c
+EXTRA_DIST += %reldir%/tap.h %reldir%/files.h %reldir%/data %reldir%/kernel-abi.test %reldir%/fake-abi.c
 
 TESTS += t/records.test t/version.test
 EXTRA_DIST += %reldir%/records.test %reldir%/version.test
