@@ -182,8 +182,7 @@ static int dump_write(struct uevent_jit *j, size_t len)
 	uint64_t whole, next;
 	int ret, err;
 
-	if ((ret = _uevent_jit_out_wait(j)) < 0)
-		return ret;
+	_uevent_jit_out_wait(j);
 	if (len > j->dumplen)	/* a handed-off batch's failure dropped what was held */
 		len = j->dumplen;
 	if (!len || j->dump_fd < 0)
@@ -257,41 +256,50 @@ void _uevent_jit_pool_free(struct uevent_jit *j)
 	}
 }
 
-/* The handed-off batch into the file, its buffer back; wlock held. A failed write is
- * cut off by the lock's next holder (wfail: _uevent_jit_out_wait), with what followed
- * it: not here, where window jobs past it may be copying into the mapping. */
-static int out_write_locked(struct uevent_jit *j)
+/* The handed-off batch into the file, its buffer back; wlock held. Its write's result
+ * goes to the thread whose merge handed it off (out_owner), whoever writes it. A failed
+ * write is cut off by the lock's next holder (wfail: _uevent_jit_out_wait), with what
+ * followed it: not here, where window jobs past it may be copying into the mapping. */
+static void out_write_locked(struct uevent_jit *j)
 {
 	unsigned char *b = __atomic_load_n(&j->out, __ATOMIC_RELAXED);
+	struct stage *owner = j->out_owner;
 	int ret;
 
 	if ((ret = dump_pwrite(j, b, j->out_len, j->out_off)) < 0)
 		__atomic_store_n(&j->wfail, j->out_cut + 1, __ATOMIC_RELAXED);
+	if (owner) {
+		if (ret < 0 && !owner->hand_derr)	/* its merge's first */
+			owner->hand_derr = ret;
+		__atomic_store_n(&owner->hand_dump, 0, __ATOMIC_RELEASE);
+	}
+	j->out_owner = NULL;
 	pool_put(j, b, j->out_cap);
 	__atomic_store_n(&j->out, NULL, __ATOMIC_RELEASE);
-	return ret;
 }
 
-/* Without the session's lock, after a load's merge: writes the batch handed off to
- * out, if no other thread has yet; mine: this merge handed it off, else it is written
- * only if no write is under way (its thread may have been preempted before it began).
- * Returns that write's error. */
-int _uevent_jit_out_write(struct uevent_jit *j, int mine)
+/*
+ * Without the session's lock, after a load's merge from s's thread: the batch that
+ * merge handed off, written here if no other thread has yet; its write's error is the
+ * call's (its records are in it, or after it: lost with it). Else the batch handed
+ * off by another merge, written here only if no write is under way (its thread may
+ * have been preempted before it began): its error is that thread's, not this one's.
+ */
+int _uevent_jit_out_write(struct uevent_jit *j, struct stage *s)
 {
-	int ret = 0;
-
-	if (!__atomic_load_n(&j->out, __ATOMIC_ACQUIRE))
-		return 0;
-	if (!mine) {
-		if (pthread_mutex_trylock(&j->wlock))
-			return 0;
-	} else {
+	if (__atomic_load_n(&s->hand_dump, __ATOMIC_ACQUIRE)) {
 		pthread_mutex_lock(&j->wlock);
+		if (s->hand_dump)	/* out is still this merge's batch */
+			out_write_locked(j);
+		pthread_mutex_unlock(&j->wlock);
+		return s->hand_derr;
 	}
-	if (__atomic_load_n(&j->out, __ATOMIC_ACQUIRE))	/* a merge sets it while NULL */
-		ret = out_write_locked(j);
-	pthread_mutex_unlock(&j->wlock);
-	return ret;
+	if (__atomic_load_n(&j->out, __ATOMIC_ACQUIRE) && !pthread_mutex_trylock(&j->wlock)) {
+		if (__atomic_load_n(&j->out, __ATOMIC_ACQUIRE))	/* set while NULL */
+			out_write_locked(j);
+		pthread_mutex_unlock(&j->wlock);
+	}
+	return s->hand_derr;
 }
 
 /* Without the session's lock, after the load's merge that made the window job: its
@@ -307,32 +315,30 @@ void _uevent_jit_win_copy(struct uevent_jit *j, unsigned char *buf, size_t len, 
 
 /*
  * Session lock held: no batch handed off is left unwritten (out written here if its
- * thread has not yet: it finds none), nor being written or copied, until the next
- * handoff; a failed one's loss is taken into the session (the batch and what was held
- * after it: the file ends before them, and records go there next). Returns the error
- * of a write made here.
+ * thread has not yet: it finds it written, and its result), nor being written or
+ * copied, until the next handoff; a failed one's loss is taken into the session (the
+ * batch and what was held after it: the file ends before them, and records go there
+ * next). A write's failure is its batch's thread's, not the caller's.
  */
-int _uevent_jit_out_wait(struct uevent_jit *j)
+void _uevent_jit_out_wait(struct uevent_jit *j)
 {
 	uint64_t fail;
-	int ret = 0;
 
 	if (likely(!__atomic_load_n(&j->out, __ATOMIC_ACQUIRE) &&
 		   !__atomic_load_n(&j->wfail, __ATOMIC_RELAXED) &&
 		   !__atomic_load_n(&j->wcopies, __ATOMIC_ACQUIRE)))
-		return 0;
+		return;
 	/* a window job is a memcpy, no lock taken, no fault but the page cache's */
 	while (__atomic_load_n(&j->wcopies, __ATOMIC_ACQUIRE))
 		sched_yield();
 	pthread_mutex_lock(&j->wlock);
 	if (__atomic_load_n(&j->out, __ATOMIC_ACQUIRE))	/* a merge sets it while NULL */
-		ret = out_write_locked(j);
+		out_write_locked(j);
 	if ((fail = j->wfail)) {
 		dump_cut(j, fail - 1);
 		__atomic_store_n(&j->wfail, 0, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&j->wlock);
-	return ret;
 }
 
 /*
@@ -365,7 +371,8 @@ static int dump_handoff(struct uevent_jit *j, size_t len, int win)
 		j->out_cut = j->dump_whole;
 		j->out_len = len;
 		j->out_cap = j->dumpcap;
-		j->defer = 2;	/* this merge's thread writes it */
+		if ((j->out_owner = j->merger))	/* this merge's thread writes it */
+			__atomic_store_n(&j->merger->hand_dump, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&j->out, j->dumpbuf, __ATOMIC_RELEASE);
 	}
 	j->dumpbuf = b;
@@ -419,9 +426,9 @@ static int win_cover(struct uevent_jit *j, uint64_t end)
  * 256 KiB boundary in the file (all of it at its age): to out, if the last write is
  * done; else, past DUMP_WIN_MIN, as a window job (a write under way, and merges made
  * meanwhile: many threads), else the next merge does. A buffer grown past
- * DUMP_DEFER_MAX meanwhile is written here, after the write under way. 1: this merge
- * handed a batch off to out, for its thread to write (_uevent_jit_out_write) once it
- * drops the lock; j->wjob: a window job, for it to copy.
+ * DUMP_DEFER_MAX meanwhile is written here, after the write under way. A batch
+ * handed off to out is its thread's to write (_uevent_jit_out_write: merger's
+ * hand_dump) once it drops the lock; j->wjob: a window job, for it to copy.
  */
 int _uevent_jit_dump_defer_end(struct uevent_jit *j, uint64_t now)
 {
@@ -450,8 +457,6 @@ int _uevent_jit_dump_defer_end(struct uevent_jit *j, uint64_t now)
 			ret = dump_handoff(j, len, 1);
 		_uevent_jit_due_update(j);
 	}
-	if (ret == 0 && j->defer == 2)
-		ret = 1;
 	j->defer = 0;
 	return ret;
 }

@@ -169,6 +169,11 @@ struct stage {
 	struct stage *next __attribute__((aligned(64)));	/* in the session's list */
 	const unsigned char *m_rec;	/* a merge's view: rec, */
 	size_t m_pos;			/* ... and where its groups taken end */
+	/* Its thread's merge handed a batch off (to out) or lines (to mout): 1 until they
+	 * are written, by whichever thread, which leaves its write's result here for this
+	 * thread's call (stage_flush_locked waits for it), and for no other. */
+	int hand_dump, hand_map;	/* atomic */
+	int hand_derr, hand_merr;	/* ... and their writes' errors */
 };
 
 struct rec_head {
@@ -272,8 +277,9 @@ struct uevent_jit {
 	uint64_t out_cut;		/* dump_whole at out_off */
 	uint64_t wfail;			/* atomic: out's write failed: the file is to be
 					   cut at wfail - 1, and what follows is lost */
-	int defer;			/* a load's merge: 1, batches are handed off;
-					   2, and one was, to out */
+	struct stage *merger;		/* the stage of the thread whose merge runs */
+	struct stage *out_owner;	/* ... and of the one whose merge handed out off */
+	int defer;			/* a load's merge: batches are handed off */
 	int wcopies;			/* atomic: window jobs under way */
 	unsigned char *wjob;		/* a merge's window job, taken by its thread
 					   before it drops the lock */
@@ -286,7 +292,7 @@ struct uevent_jit {
 	char *mout;			/* atomic: lines handed off, not written yet */
 	size_t mout_len;
 	char *mapspare;			/* the other line buffer (NULL: none yet, or mout) */
-	int map_handed;			/* this merge handed lines off, for its thread */
+	struct stage *mout_owner;	/* the stage whose merge handed mout off */
 	pthread_mutex_t pool_lock;	/* free batch buffers, given back without the lock */
 	unsigned char *pool[DUMP_POOL];
 	size_t poolcap[DUMP_POOL];
@@ -466,8 +472,8 @@ void _uevent_jit_add_pending(struct uevent_jit *j, struct pending *p);
 int _uevent_jit_dump_reserve(struct uevent_jit *j, uint64_t need);
 int _uevent_jit_dump_flush(struct uevent_jit *j);
 int _uevent_jit_dump_defer_end(struct uevent_jit *j, uint64_t now);
-int _uevent_jit_out_wait(struct uevent_jit *j);
-int _uevent_jit_out_write(struct uevent_jit *j, int mine);
+void _uevent_jit_out_wait(struct uevent_jit *j);
+int _uevent_jit_out_write(struct uevent_jit *j, struct stage *s);
 void _uevent_jit_win_copy(struct uevent_jit *j, unsigned char *buf, size_t len, size_t cap,
 			  uint64_t off);
 void _uevent_jit_pool_free(struct uevent_jit *j);
@@ -513,7 +519,7 @@ void _uevent_jit_info_rebase(struct pending *p, uint64_t new_addr);
 /* jit-map.c: the perf map (a line a load, batched or group-committed). */
 int _uevent_jit_open_map(struct uevent_jit *j, const char *path);
 int _uevent_jit_map_flush(struct uevent_jit *j);
-int _uevent_jit_mout_write(struct uevent_jit *j, int mine);
+int _uevent_jit_mout_write(struct uevent_jit *j, struct stage *s);
 int _uevent_jit_map_scan(struct uevent_jit *j);
 UEVENT_HOT int _uevent_jit_map_line(struct uevent_jit *j, uint64_t addr, uint64_t size,
 				    const char *name, uint64_t now);

@@ -72,56 +72,61 @@ static int map_write_buf(struct uevent_jit *j, const char *buf, size_t len)
 	return (size_t)n == len ? 0 : -_uevent_undo_short_append(j->map_fd, (size_t)n);
 }
 
-/* The handed-off lines written, their buffer back as the spare; mlock held. */
-static int mout_write_locked(struct uevent_jit *j)
+/* The handed-off lines written, their buffer back as the spare; mlock held. The
+ * write's result goes to the thread whose merge handed them off, whoever writes them. */
+static void mout_write_locked(struct uevent_jit *j)
 {
 	char *b = __atomic_load_n(&j->mout, __ATOMIC_RELAXED);
+	struct stage *owner = j->mout_owner;
 	int ret = map_write_buf(j, b, j->mout_len);
 
+	if (owner) {
+		if (ret < 0 && !owner->hand_merr)	/* its merge's first */
+			owner->hand_merr = ret;
+		__atomic_store_n(&owner->hand_map, 0, __ATOMIC_RELEASE);
+	}
+	j->mout_owner = NULL;
 	j->mapspare = b;
 	__atomic_store_n(&j->mout, NULL, __ATOMIC_RELEASE);
-	return ret;
 }
 
-/* Without the session's lock, after a load's merge: the lines it handed off (mine),
- * else any not written yet if no write is under way. Returns that write's error. */
-int _uevent_jit_mout_write(struct uevent_jit *j, int mine)
+/* Without the session's lock, after a load's merge from s's thread: the lines it
+ * handed off, written here if no other thread has yet, their write's error the call's;
+ * else any not written yet if no write is under way, their error their thread's. */
+int _uevent_jit_mout_write(struct uevent_jit *j, struct stage *s)
 {
-	int ret = 0;
-
-	if (!__atomic_load_n(&j->mout, __ATOMIC_ACQUIRE))
-		return 0;
-	if (!mine) {
-		if (pthread_mutex_trylock(&j->mlock))
-			return 0;
-	} else {
+	if (__atomic_load_n(&s->hand_map, __ATOMIC_ACQUIRE)) {
 		pthread_mutex_lock(&j->mlock);
+		if (s->hand_map)	/* mout is still this merge's lines */
+			mout_write_locked(j);
+		pthread_mutex_unlock(&j->mlock);
+		return s->hand_merr;
 	}
 	/* atomic: a merge hands lines off while none is (mout NULL) */
-	if (__atomic_load_n(&j->mout, __ATOMIC_ACQUIRE))
-		ret = mout_write_locked(j);
-	pthread_mutex_unlock(&j->mlock);
-	return ret;
+	if (__atomic_load_n(&j->mout, __ATOMIC_ACQUIRE) && !pthread_mutex_trylock(&j->mlock)) {
+		if (__atomic_load_n(&j->mout, __ATOMIC_ACQUIRE))
+			mout_write_locked(j);
+		pthread_mutex_unlock(&j->mlock);
+	}
+	return s->hand_merr;
 }
 
-/* Lock held: the lines handed off written (here, if their thread has not yet), then
- * the buffered ones, in one write. */
+/* Lock held: the lines handed off written (here, if their thread has not yet: their
+ * error is its), then the buffered ones, in one write. */
 static int map_write(struct uevent_jit *j)
 {
 	size_t len = j->maplen;
-	int ret = 0, err;
 
 	if (__atomic_load_n(&j->mout, __ATOMIC_ACQUIRE)) {
 		pthread_mutex_lock(&j->mlock);
 		if (__atomic_load_n(&j->mout, __ATOMIC_ACQUIRE))
-			ret = mout_write_locked(j);
+			mout_write_locked(j);
 		pthread_mutex_unlock(&j->mlock);
 	}
 	if (!len || j->map_fd < 0)
-		return ret;
+		return 0;
 	j->maplen = 0;
-	err = map_write_buf(j, j->mapbuf, len);
-	return err < 0 ? err : ret;
+	return map_write_buf(j, j->mapbuf, len);
 }
 
 /* Lock held, in a load's merge: the buffered lines handed off, for its thread to write
@@ -138,10 +143,11 @@ static int map_handoff(struct uevent_jit *j)
 		return map_write(j);
 	j->mapspare = NULL;
 	j->mout_len = j->maplen;
+	if ((j->mout_owner = j->merger))	/* its thread writes them */
+		__atomic_store_n(&j->merger->hand_map, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&j->mout, j->mapbuf, __ATOMIC_RELEASE);
 	j->mapbuf = b;
 	j->maplen = 0;
-	j->map_handed = 1;
 	return 0;
 }
 

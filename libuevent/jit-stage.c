@@ -250,16 +250,20 @@ static int stage_flush_locked(struct uevent_jit *j, struct stage *s, size_t need
 	unsigned char *r, *job;
 	uint64_t now, off;
 	size_t cap, len, jcap;
-	int ret, out = 0, lines;
+	int ret, err;
 
 	__atomic_store_n(&j->merging, 1, __ATOMIC_RELAXED);
+	/* no write of this thread's is under way: it waited for its last below */
+	s->hand_derr = s->hand_merr = 0;
 	if ((ret = _uevent_jit_check_fork(j)) == 0) {
 		/* full batches handed off, written below, after the lock (out_write) */
 		now = _uevent_now_ns();
 		j->defer = 1;
+		j->merger = s;
 		ret = _uevent_jit_stage_merge(j, now, 0);
-		if ((out = _uevent_jit_dump_defer_end(j, now)) < 0 && ret == 0)
-			ret = out;
+		if ((err = _uevent_jit_dump_defer_end(j, now)) < 0 && ret == 0)
+			ret = err;
+		j->merger = NULL;
 	}
 	/* no merge reads s while we hold the session's lock: what is left moves down, and
 	 * the buffer grows if it must */
@@ -282,14 +286,13 @@ static int stage_flush_locked(struct uevent_jit *j, struct stage *s, size_t need
 	jcap = j->wjob_cap;
 	off = j->wjob_off;
 	j->wjob = NULL;
-	lines = j->map_handed;
-	j->map_handed = 0;
 	__atomic_store_n(&j->merging, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&j->lock);
-	if ((out = _uevent_jit_out_write(j, out > 0)) < 0 && ret == 0)
-		ret = out;
-	if ((out = _uevent_jit_mout_write(j, lines)) < 0 && ret == 0)
-		ret = out;
+	/* what this merge handed off (and only that: its records are there, or after) */
+	if ((err = _uevent_jit_out_write(j, s)) < 0 && ret == 0)
+		ret = err;
+	if ((err = _uevent_jit_mout_write(j, s)) < 0 && ret == 0)
+		ret = err;
 	if (job)
 		_uevent_jit_win_copy(j, job, len, jcap, off);
 	return ret;

@@ -8,6 +8,9 @@
  * - fork while a load's thread, its batch (or perf-map lines) written, has not yet let
  *   go of that write's lock (pthread_mutex_unlock is interposed here to wait there): a
  *   child that inherited it held would wait for it forever at its own first batch.
+ * - a call's result is its own merge's batch's: a batch handed off, written by another
+ *   thread, then the next one's write fails (pthread_mutex_lock, _trylock and _unlock
+ *   interposed to order the threads): the first batch's call succeeds, the second's fails.
  * Built as it is (t/jit-full) and by t/jit-full-win.test with the JIT files and other
  * DUMP_WIN_ALWAYS / DUMP_WIN_MIN: every batch copied into the mapped dump, or one
  * whenever a write is under way. */
@@ -263,6 +266,32 @@ static pthread_mutex_t *hold_mutex;
 static pthread_t hold_thread;
 static int hold_state;	/* 1: armed, 2: its thread waits in the unlock, 3: forked */
 static int (*real_unlock)(pthread_mutex_t *);
+static int (*real_lock)(pthread_mutex_t *);
+static int (*real_trylock)(pthread_mutex_t *);
+static void foreign_unlocked(pthread_mutex_t *m);
+static void foreign_locked(pthread_mutex_t *m);
+
+int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	int r;
+
+	if (!real_lock)
+		real_lock = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_lock");
+	if ((r = real_lock(m)) == 0)
+		foreign_locked(m);
+	return r;
+}
+
+int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	int r;
+
+	if (!real_trylock)
+		real_trylock = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_trylock");
+	if ((r = real_trylock(m)) == 0)
+		foreign_locked(m);
+	return r;
+}
 
 /* The first time hold_thread lets go of hold_mutex (armed), it waits up to a second
  * for the fork, holding it: the library's own unlocks come here too. */
@@ -279,7 +308,9 @@ int pthread_mutex_unlock(pthread_mutex_t *m)
 		for (i = 0; i < 1000 && __atomic_load_n(&hold_state, __ATOMIC_ACQUIRE) == 2; i++)
 			nanosleep(&ms, NULL);
 	}
-	return real_unlock(m);
+	i = real_unlock(m);
+	foreign_unlocked(m);
+	return i;
 }
 
 static int hold_done;
@@ -367,6 +398,195 @@ static void test_fork_held(int which)
 	ok(r == NULL && uevent_jit__close(j) == 0, "the parent's loads and close succeed");
 }
 
+/* ---- a call's result is its own batch's ---------------------------------------- */
+
+/*
+ * Thread T's merge hands batch X off (its load's record in it: handed off at the
+ * batch's age, whole) and T stops after the session's lock. E's next merge writes X
+ * (a thread with no batch of its own writes one if no write is under way), and the one
+ * after hands off Y, E's; then the file takes no more (RLIMIT_FSIZE at Y's offset), T
+ * goes on and is let take the write's lock first (E stops after the session's lock
+ * until it has). T's call must not fail for Y: its record is in the file, in X.
+ */
+static pthread_t fx_t, fx_e;
+static int fx_state;		/* 1: armed, 2: T stopped, 3: Y's write to fail, 4: T on */
+static int fx_go;		/* E tells T to load */
+static int fx_res[2][5];	/* T's, E's results */
+static int fx_e_i, fx_y = -1;	/* E's load under way; the one that handed Y off */
+static __thread uint64_t fx_acq;	/* out_off when this thread took the session's lock */
+
+static int fx_wait(int *v, int want)
+{
+	struct timespec ms = { 0, 1000000 };
+	int i;
+
+	for (i = 0; i < 5000 && __atomic_load_n(v, __ATOMIC_ACQUIRE) < want; i++)
+		nanosleep(&ms, NULL);
+	return __atomic_load_n(v, __ATOMIC_ACQUIRE) >= want;
+}
+
+static uint64_t fx_out(void)
+{
+	return __atomic_load_n(&j->out, __ATOMIC_ACQUIRE) ? j->out_off : UINT64_MAX;
+}
+
+static void foreign_locked(pthread_mutex_t *m)
+{
+	if (!j || !__atomic_load_n(&fx_state, __ATOMIC_ACQUIRE))
+		return;
+	if (m == &j->lock)
+		fx_acq = fx_out();
+	else if (m == &j->wlock && pthread_equal(pthread_self(), fx_t) &&
+		 __atomic_load_n(&fx_state, __ATOMIC_ACQUIRE) == 3)
+		__atomic_store_n(&fx_state, 4, __ATOMIC_RELEASE);
+}
+
+static void foreign_unlocked(pthread_mutex_t *m)
+{
+	struct timespec ms = { 0, 1000000 };
+	struct rlimit rl;
+	uint64_t off, x;
+	int i;
+
+	if (!j || m != &j->lock || !__atomic_load_n(&fx_state, __ATOMIC_ACQUIRE) ||
+	    (off = fx_out()) == UINT64_MAX || off == fx_acq)
+		return;	/* this thread's merge handed no batch off */
+	if (pthread_equal(pthread_self(), fx_t) &&
+	    __atomic_load_n(&fx_state, __ATOMIC_ACQUIRE) == 1) {
+		x = off;
+		__atomic_store_n(&fx_state, 2, __ATOMIC_RELEASE);
+		for (i = 0; i < 5000 && ((off = fx_out()) == UINT64_MAX || off == x); i++)
+			nanosleep(&ms, NULL);
+		getrlimit(RLIMIT_FSIZE, &rl);
+		rl.rlim_cur = off;
+		setrlimit(RLIMIT_FSIZE, &rl);
+		__atomic_store_n(&fx_state, 3, __ATOMIC_RELEASE);
+	} else if (pthread_equal(pthread_self(), fx_e)) {
+		fx_y = fx_e_i;
+		fx_wait(&fx_state, 4);
+	}
+}
+
+static int fx_load(int who, int i)
+{
+	unsigned char *c = code[who];
+	char name[32];
+	int r;
+
+	snprintf(name, sizeof(name), "t%d_%d", who, i);
+	if (who)
+		fx_e_i = i;
+	r = uevent_jit__code_load(j, name, (uintptr_t)c, CODE, NULL);
+	res[who][i] = r == 0 ? 1 : r == -EFBIG && errno == EFBIG ? 2 : 3;
+	return fx_res[who][i] = r;
+}
+
+static void *fx_thread_t(void *arg)
+{
+	(void)arg;
+	fx_load(0, 0);	/* its stage made: the next load's record goes in its merge */
+	__atomic_store_n(&fx_go, 1, __ATOMIC_RELEASE);
+	fx_wait(&fx_go, 2);
+	fx_load(0, 1);
+	if (__atomic_load_n(&fx_state, __ATOMIC_ACQUIRE) == 3)	/* it wrote none */
+		__atomic_store_n(&fx_state, 4, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void *fx_thread_e(void *arg)
+{
+	struct timespec age = { 0, 150 * 1000000 };	/* past the batch's 100 ms */
+
+	(void)arg;
+	fx_wait(&fx_go, 1);
+	fx_load(1, 0);
+	nanosleep(&age, NULL);
+	__atomic_store_n(&fx_state, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&fx_go, 2, __ATOMIC_RELEASE);
+	if (fx_wait(&fx_state, 2)) {
+		fx_load(1, 1);
+		nanosleep(&age, NULL);
+		fx_load(1, 2);	/* writes X (or copies e1, e2 past it: DUMP_WIN_MIN 0) */
+		fx_load(1, 3);	/* hands Y off (e1 to e3) */
+		if (__atomic_load_n(&fx_state, __ATOMIC_ACQUIRE) < 3) {
+			nanosleep(&age, NULL);
+			fx_load(1, 4);	/* ... else this one (e3, e4) */
+		}
+	}
+	return NULL;
+}
+
+/* In a child (the file size limit): T's and E's loads; exit status: bits. */
+static int run_foreign(const char *dir)
+{
+	char dump[600];
+	unsigned char *buf;
+	size_t len, off;
+	int bad = 0, t, i;
+
+	{
+		UEVENT_JIT_OPTS(o, .dir = dir,
+				.flags = UEVENT_JIT_BUFFER_JITDUMP | UEVENT_JIT_NO_PERF_MAP |
+					 UEVENT_JIT_NO_UEVENT);
+
+		j = uevent_jit__open(&o);
+	}
+	if (!j)
+		return BAD_SETUP;
+	snprintf(dump, sizeof(dump), "%s", uevent_jit__dump_path(j));
+	memset(res, 0, sizeof(res));
+	pthread_create(&fx_t, NULL, fx_thread_t, NULL);
+	pthread_create(&fx_e, NULL, fx_thread_e, NULL);
+	pthread_join(fx_t, NULL);
+	pthread_join(fx_e, NULL);
+	if (__atomic_load_n(&fx_state, __ATOMIC_ACQUIRE) != 4 || fx_y < 0)
+		bad |= BAD_MISSED;
+	__atomic_store_n(&fx_state, 0, __ATOMIC_RELEASE);
+	diag("T's loads: %d %d; E's: %d %d %d %d %d (Y: E's %d)", fx_res[0][0], fx_res[0][1],
+	     fx_res[1][0], fx_res[1][1], fx_res[1][2], fx_res[1][3], fx_res[1][4], fx_y);
+	/* every load in the dump: its call succeeded */
+	buf = slurp(dump, &len);
+	for (off = 40; buf && off + 16 <= len && u32(buf + off + 4) >= 16; off += u32(buf + off + 4))
+		if (u32(buf + off) == 0 && load_of((const char *)buf + off + 56, &t, &i) == 0 &&
+		    res[t][i] != 1) {
+			diag("in the dump: %s, its call failed", (const char *)buf + off + 56);
+			bad |= BAD_LOAD;
+		}
+	free(buf);
+	if (fx_res[0][1] != 0 || fx_y < 0 || fx_res[1][fx_y] != -EFBIG)
+		bad |= BAD_ERR;
+	uevent_jit__close(j);
+	j = NULL;
+	return bad;
+}
+
+static void test_foreign(void)
+{
+	char dir[600];
+	int st = 255 << 8, bits;
+	pid_t pid;
+
+	if (DUMP_WIN_ALWAYS) {
+		skip(3, "every batch copied into the mapped dump: no write to fail for another");
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/foreign", tmp);
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		signal(SIGXFSZ, SIG_IGN);
+		_exit(run_foreign(dir));
+	}
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	bits = WIFEXITED(st) ? WEXITSTATUS(st) : 255;
+	ok(bits != 255 && !(bits & (BAD_SETUP | BAD_MISSED)),
+	   "a batch handed off, written by another thread, the next one's write fails "
+	   "(status %#x)", st);
+	ok(!(bits & BAD_LOAD), "each load in the dump: its call succeeded");
+	ok(!(bits & BAD_ERR), "the call whose batch was written succeeds, the one whose batch "
+	   "failed fails (-EFBIG)");
+}
+
 int main(void)
 {
 	const char *base = getenv("TMPDIR");
@@ -375,11 +595,16 @@ int main(void)
 	snprintf(tmp, sizeof(tmp), "%s/uevent-jit-full-XXXXXX", base && *base ? base : "/tmp");
 	if (!mkdtemp(tmp))
 		plan_skip_all("no temporary directory");
-	plan(14);
+	/* before any thread: the interposed locks find the real ones */
+	real_lock = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_lock");
+	real_trylock = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_trylock");
+	real_unlock = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_unlock");
+	plan(17);
 	test_fsize();
 	test_enospc();
 	test_fork_held(0);
 	test_fork_held(1);
+	test_foreign();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	if (system(cmd) != 0)
 		diag("could not remove %s", tmp);
