@@ -118,6 +118,7 @@ static int dump_pwrite(struct uevent_jit *j, const unsigned char *buf, size_t le
 			continue;
 		if (n <= 0) {
 			err = n < 0 ? errno : EIO;
+			_uevent_jit_werr(j, -err);	/* what followed it is lost too */
 			return -err;
 		}
 		done += (size_t)n;

@@ -277,6 +277,10 @@ struct uevent_jit {
 	uint64_t out_cut;		/* dump_whole at out_off */
 	uint64_t wfail;			/* atomic: out's write failed: the file is to be
 					   cut at wfail - 1, and what follows is lost */
+	int werr;			/* atomic: a batch's write failed (dump or perf
+					   map): its first -errno, kept for the next
+					   uevent_jit__flush and close (others' records
+					   were lost with it, their calls returned 0) */
 	struct stage *merger;		/* the stage of the thread whose merge runs */
 	struct stage *out_owner;	/* ... and of the one whose merge handed out off */
 	int defer;			/* a load's merge: batches are handed off */
@@ -473,6 +477,14 @@ int _uevent_jit_dump_reserve(struct uevent_jit *j, uint64_t need);
 int _uevent_jit_dump_flush(struct uevent_jit *j);
 int _uevent_jit_dump_defer_end(struct uevent_jit *j, uint64_t now);
 void _uevent_jit_out_wait(struct uevent_jit *j);
+
+/* A batch's write failed with err: kept, if it is the first since the last flush. */
+static inline void _uevent_jit_werr(struct uevent_jit *j, int err)
+{
+	int none = 0;
+
+	__atomic_compare_exchange_n(&j->werr, &none, err, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
 int _uevent_jit_out_write(struct uevent_jit *j, struct stage *s);
 void _uevent_jit_win_copy(struct uevent_jit *j, unsigned char *buf, size_t len, size_t cap,
 			  uint64_t off);

@@ -58,18 +58,24 @@ static UEVENT_HOT char *fmt_hex(char *p, uint64_t v)
 }
 #define MAP_BUF_AGE_NS	((uint64_t)100 * 1000 * 1000)
 
-/* Writes len bytes of lines in one write (O_APPEND keeps them whole). */
+/* Writes len bytes of lines in one write (O_APPEND keeps them whole). A failure loses
+ * the lines of loads whose calls returned: kept for the next flush and close. */
 static int map_write_buf(struct uevent_jit *j, const char *buf, size_t len)
 {
 	ssize_t n;
+	int ret;
 
 	do
 		n = write(j->map_fd, buf, len);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
-		return -errno;
-	/* cut a part of the batch off again: no line is left without its end */
-	return (size_t)n == len ? 0 : -_uevent_undo_short_append(j->map_fd, (size_t)n);
+		ret = -errno;
+	else if ((size_t)n == len)
+		return 0;
+	else	/* cut a part of the batch off again: no line is left without its end */
+		ret = -_uevent_undo_short_append(j->map_fd, (size_t)n);
+	_uevent_jit_werr(j, ret);
+	return ret;
 }
 
 /* The handed-off lines written, their buffer back as the spare; mlock held. The

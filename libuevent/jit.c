@@ -73,6 +73,7 @@ static void fork_child(void)
 		for (s = j->stages; s; s = s->next)	/* the parent's records, written */
 			s->reclen = s->rechead = 0;
 		j->flush_due = UINT64_MAX;
+		j->werr = 0;			/* the parent's files' */
 		pthread_mutex_unlock(&j->mlock);
 		pthread_mutex_unlock(&j->wlock);
 		pthread_mutex_unlock(&j->slab_lock);
@@ -755,6 +756,10 @@ UEVENT_EXPORT int uevent_jit__flush(struct uevent_jit *j)
 		if ((err = _uevent_jit_map_flush(j)) < 0 && ret == 0)
 			ret = err;
 	}
+	/* a batch's write failed since the last flush (made or handed off before this
+	 * one took the lock: written above): loads that returned 0 were lost with it */
+	if ((err = __atomic_exchange_n(&j->werr, 0, __ATOMIC_RELAXED)) < 0 && ret == 0)
+		ret = err;
 	pthread_mutex_unlock(&j->lock);
 	return ret < 0 ? _uevent_err(-ret) : 0;
 }
@@ -794,6 +799,9 @@ UEVENT_EXPORT int uevent_jit__close(struct uevent_jit *j)
 		if (ftruncate(j->dump_fd, (off_t)j->dump_off) < 0 && ret == 0)
 			ret = -errno;
 	}
+	/* as flush: a batch's write failed since */
+	if ((err = __atomic_load_n(&j->werr, __ATOMIC_RELAXED)) < 0 && ret == 0)
+		ret = err;
 	if (j->forked) {
 		/* the inherited fds are the parent's files: only drop our references */
 		j->forked = 0;

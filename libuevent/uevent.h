@@ -1397,7 +1397,10 @@ enum uevent_jit_flags {
 					   the shared mapping (a quarter of the cost on
 					   ext4), when the oldest is 100 ms old, and at
 					   fork, flush, close and exit; a process killed
-					   before loses them */
+					   before loses them. A batch the file does not
+					   take fails the call that wrote it, and loses
+					   records of calls that returned 0: the next
+					   flush (or close) returns its error too */
 };
 
 /* Options for uevent_jit__open(); zero-fill with UEVENT_JIT_OPTS(). */
@@ -1477,7 +1480,9 @@ int uevent_jit__unwinding_info(struct uevent_jit *j, uint64_t code_addr, const v
 /*
  * Writes what UEVENT_JIT_BUFFER_JITDUMP and _PERF_MAP hold now (they are otherwise
  * written at 256 KiB, 100 ms, fork, close and exit), so perf can read both files whole
- * while the process runs. 0 or -errno; a no-op without batching.
+ * while the process runs. 0 or -errno; a no-op without batching. As fsync does, it also
+ * returns the first error of a batch's write that failed since the last flush (records
+ * or lines of calls that returned 0 were lost), even if a call got it too, then clears it.
  */
 int uevent_jit__flush(struct uevent_jit *j);
 
@@ -1486,7 +1491,8 @@ const char *uevent_jit__dump_path(const struct uevent_jit *j);
 const char *uevent_jit__perf_map_path(const struct uevent_jit *j);
 
 /* Writes JIT_CODE_CLOSE, unmaps and closes the files (which stay for perf inject),
- * frees j. Returns 0 or the first -errno. NULL is a no-op. */
+ * frees j. Returns 0 or the first -errno, a batch's failed write since the last flush
+ * included (as uevent_jit__flush). NULL is a no-op. */
 int uevent_jit__close(struct uevent_jit *j);
 
 #ifndef UEVENT_CDEF

@@ -61,6 +61,7 @@ static int want_err;
 #define BAD_MISSED	16	/* no call failed, or none succeeded: the test missed */
 #define BAD_SIZE	32	/* the dump past the limit */
 #define BAD_SETUP	64
+#define BAD_STICKY	128	/* flush or close did not return a lost batch's error */
 
 /* "tT_I" of a load of ours: its place in res, -1 if not one. */
 static int load_of(const char *name, int *t, int *i)
@@ -178,6 +179,10 @@ static int run_full(const char *dir, const char *map, size_t limit, int err)
 		pthread_create(&th[t], NULL, loader, (void *)(intptr_t)t);
 	for (t = 0; t < THREADS; t++)
 		pthread_join(th[t], NULL);
+	/* calls failed: batches were lost, with records of calls that succeeded */
+	errno = 0;
+	if ((r = uevent_jit__flush(j)) != -err || errno != err || uevent_jit__flush(j) != 0)
+		bad |= BAD_STICKY;
 	errno = 0;
 	r = uevent_jit__close(j);
 	if (r != 0 && (r != -err || errno != err))
@@ -199,6 +204,7 @@ static void report(int st, const char *what)
 	   "%s: the dump holds whole records to its end, in time order", what);
 	ok(!(bits & BAD_LOAD), "%s: each load in the dump once, and its call succeeded", what);
 	ok(!(bits & BAD_MAP), "%s: the perf map holds whole lines only", what);
+	ok(!(bits & BAD_STICKY), "%s: the next flush returns the error, the one after 0", what);
 }
 
 /* In a child: the dump may grow to FSIZE bytes. */
@@ -233,7 +239,7 @@ static void test_enospc(void)
 	pid_t pid;
 
 	if (geteuid() != 0) {
-		skip(5, "needs root to mount a small tmpfs");
+		skip(6, "needs root to mount a small tmpfs");
 		return;
 	}
 	snprintf(mnt, sizeof(mnt), "%s/small", tmp);
@@ -253,7 +259,7 @@ static void test_enospc(void)
 	if (pid > 0)
 		waitpid(pid, &st, 0);
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 100) {
-		skip(5, "cannot mount a small tmpfs");
+		skip(6, "cannot mount a small tmpfs");
 		return;
 	}
 	report(st, "full tmpfs");
@@ -516,6 +522,39 @@ static void *fx_thread_e(void *arg)
 	return NULL;
 }
 
+/* After Y's failure (E's loads before it lost, their calls 0): the next flush returns
+ * it, the one after 0; a batch lost again, the file limit gone, close returns it. */
+static int fx_sticky(void)
+{
+	struct timespec age = { 0, 150 * 1000000 };
+	struct rlimit rl;
+	int bad = 0, r;
+
+	errno = 0;
+	r = uevent_jit__flush(j);
+	diag("flush: %d, errno %d; again: %d", r, errno, uevent_jit__flush(j));
+	if (r != -EFBIG || errno != EFBIG || uevent_jit__flush(j) != 0)
+		bad |= BAD_STICKY;
+	/* the file (now cut back) takes nothing more: a load, then one at the batch's
+	 * age, whose merge hands both off, and fails */
+	getrlimit(RLIMIT_FSIZE, &rl);
+	rl.rlim_cur = (rlim_t)lseek(j->dump_fd, 0, SEEK_END);
+	setrlimit(RLIMIT_FSIZE, &rl);
+	r = uevent_jit__code_load(j, "t0_2", (uintptr_t)code[0], CODE, NULL);
+	nanosleep(&age, NULL);
+	if (r != 0 || uevent_jit__code_load(j, "t0_3", (uintptr_t)code[0], CODE, NULL) != -EFBIG)
+		bad |= BAD_SETUP;
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_FSIZE, &rl);
+	errno = 0;
+	r = uevent_jit__close(j);
+	j = NULL;
+	diag("close: %d, errno %d", r, errno);
+	if (r != -EFBIG || errno != EFBIG)
+		bad |= BAD_STICKY;
+	return bad;
+}
+
 /* In a child (the file size limit): T's and E's loads; exit status: bits. */
 static int run_foreign(const char *dir)
 {
@@ -555,8 +594,7 @@ static int run_foreign(const char *dir)
 	free(buf);
 	if (fx_res[0][1] != 0 || fx_y < 0 || fx_res[1][fx_y] != -EFBIG)
 		bad |= BAD_ERR;
-	uevent_jit__close(j);
-	j = NULL;
+	bad |= fx_sticky();
 	return bad;
 }
 
@@ -567,7 +605,7 @@ static void test_foreign(void)
 	pid_t pid;
 
 	if (DUMP_WIN_ALWAYS) {
-		skip(3, "every batch copied into the mapped dump: no write to fail for another");
+		skip(4, "every batch copied into the mapped dump: no write to fail for another");
 		return;
 	}
 	snprintf(dir, sizeof(dir), "%s/foreign", tmp);
@@ -585,6 +623,8 @@ static void test_foreign(void)
 	ok(!(bits & BAD_LOAD), "each load in the dump: its call succeeded");
 	ok(!(bits & BAD_ERR), "the call whose batch was written succeeds, the one whose batch "
 	   "failed fails (-EFBIG)");
+	ok(!(bits & BAD_STICKY), "the next flush returns the lost batch's error, the one after "
+	   "0; close returns it if not flushed");
 }
 
 int main(void)
@@ -599,7 +639,7 @@ int main(void)
 	real_lock = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_lock");
 	real_trylock = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_trylock");
 	real_unlock = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_unlock");
-	plan(17);
+	plan(20);
 	test_fsize();
 	test_enospc();
 	test_fork_held(0);
