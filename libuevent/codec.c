@@ -402,7 +402,7 @@ UEVENT_EXPORT const char *uevent_type_name(uint32_t type)
 
 size_t _uevent_sample_id_size(uint64_t st)
 {
-	return 8 * (size_t)__builtin_popcountll(st & _UEVENT_ID_BITS);
+	return 8 * (size_t)_uevent_bits64(st & _UEVENT_ID_BITS);
 }
 
 void _uevent_read_sample_id(struct _uevent_cur *c, uint64_t st, struct uevent_sample_id *id)

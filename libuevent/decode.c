@@ -141,7 +141,7 @@ static void read_regs(struct _uevent_cur *c, uint64_t mask, uint64_t *abi, uint3
 {
 	*abi = _uevent_get64(c);
 	if (*abi) {
-		*nr = (uint32_t)__builtin_popcountll(mask);
+		*nr = _uevent_bits64(mask);
 		*regs = _uevent_take(c, (uint64_t)*nr * 8);
 	}
 }
@@ -210,15 +210,6 @@ void _uevent_decode_context(struct uevent_perf_sample *s, int bo)
 			 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
 #define PLAIN_SAMPLE	(PLAIN_FIXED | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)
 
-/* The bits set in x: __builtin_popcountll() is a call to libgcc without -mpopcnt. */
-static inline unsigned int bits64(uint64_t x)
-{
-	x -= (x >> 1) & 0x5555555555555555ull;
-	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
-	return (unsigned int)((x * 0x0101010101010101ull) >> 56);
-}
-
 static inline uint64_t ld64(const uint8_t *p)
 {
 	uint64_t v;
@@ -265,7 +256,7 @@ static int plain_sample(const struct _uevent_cur *c, uint64_t st,
 	uint64_t nr;
 	uint32_t n;
 
-	if ((size_t)(c->end - p) < 8 * (size_t)bits64(st & PLAIN_FIXED))
+	if ((size_t)(c->end - p) < 8 * (size_t)_uevent_bits64(st & PLAIN_FIXED))
 		return 0;
 	if (st & PERF_SAMPLE_IDENTIFIER) {
 		rec->id.identifier = s->identifier = ld64(p);

@@ -78,6 +78,16 @@ struct _uevent_cur {
 	int swap, bad;
 };
 
+/* The bits set in x: __builtin_popcountll() is a call into libgcc without -mpopcnt
+ * (6% of reading a perf -g file, when the plain sample's decode used it). */
+static inline unsigned int _uevent_bits64(uint64_t x)
+{
+	x -= (x >> 1) & 0x5555555555555555ull;
+	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (unsigned int)((x * 0x0101010101010101ull) >> 56);
+}
+
 static inline int _uevent_need_swap(int bo)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
