@@ -607,6 +607,7 @@ int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
 	struct stage *s;
 	struct iovec iov;
 	size_t n = 0, i, end;
+	uint64_t off;
 	int ret = 0;
 
 	if (unlikely(__atomic_load_n(&j->wfail, __ATOMIC_RELAXED)))
@@ -635,9 +636,14 @@ int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
 	while (n) {
 		h = c[0].h;
 		iov = (struct iovec){ (void *)(h + 1), (size_t)h->len };
-		if (ret == 0 && j->dump_fd >= 0)
+		if (ret == 0 && j->dump_fd >= 0) {
+			off = j->dump_off;
 			ret = _uevent_jit_dump_append(j, &iov, 1, h->ts);
-		h = (const struct rec_head *)(const void *)((const unsigned char *)(h + 1) + h->len);
+			if (ret == 0 && h->mlen)
+				ret = _uevent_jit_map_add(j, off, (const char *)(h + 1) + h->len,
+							  (size_t)h->mlen, off + h->len);
+		}
+		h = _uevent_jit_rec_next(h);
 		if ((const unsigned char *)h < c[0].end && h->ts <= t0) {
 			c[0].h = h;
 			c[0].ts = h->ts;

@@ -179,7 +179,17 @@ struct stage {
 struct rec_head {
 	uint64_t ts, index;		/* the load's: merged by (ts, index) */
 	uint64_t len;			/* the records' bytes that follow */
+	uint64_t mlen;			/* then its perf-map line's (the perf map batched:
+					   made by its thread, not under the session's
+					   lock), padded to 8 */
 };
+
+/* The group after h in a stage. */
+static inline const struct rec_head *_uevent_jit_rec_next(const struct rec_head *h)
+{
+	return (const struct rec_head *)(const void *)((const unsigned char *)(h + 1) + h->len +
+						       h->mlen + pad8(h->mlen));
+}
 
 /* Stage s's records not merged yet moved to its buffer's start; s's lock held, and no
  * merge reading the buffer (the session's lock held, or the merge's own end). */
@@ -533,6 +543,10 @@ int _uevent_jit_open_map(struct uevent_jit *j, const char *path);
 int _uevent_jit_map_flush(struct uevent_jit *j);
 int _uevent_jit_mout_write(struct uevent_jit *j, struct stage *s);
 int _uevent_jit_map_scan(struct uevent_jit *j);
+UEVENT_HOT char *_uevent_jit_map_put(char *p, uint64_t addr, uint64_t size, const char *name,
+				     size_t nlen);
+int _uevent_jit_map_add(struct uevent_jit *j, uint64_t off, const char *line, size_t len,
+			uint64_t end);
 UEVENT_HOT int _uevent_jit_map_line(struct uevent_jit *j, uint64_t addr, uint64_t size,
 				    const char *name, uint64_t now);
 int _uevent_jit_map_req_init(struct map_req *req, uint64_t addr, uint64_t size, const char *name);

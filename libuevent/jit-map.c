@@ -163,17 +163,9 @@ int _uevent_jit_map_flush(struct uevent_jit *j)
 	return map_write(j);
 }
 
-static char *map_put(char *p, uint64_t addr, uint64_t size, const char *name, size_t nlen);
-
-/*
- * With both batched (UEVENT_JIT_BUFFER_JITDUMP and _PERF_MAP), a load writes no perf-map
- * line: the lines are made here from the CODE_LOAD records in the dump's batch when
- * that is written (every 256 KiB, at 100 ms, fork, close and exit), in one pass with
- * the caches warm for it, and written at once. A load's own line, made while the JIT's
- * compile has evicted the map's buffer and this code, cost it 0.1 us (a C loop that
- * reads 4 MiB between loads).
- */
-int _uevent_jit_map_scan(struct uevent_jit *j)
+/* Lock held: the lines of the CODE_LOAD records in the dump's batch from map_scan up to
+ * stop (a record's start, or the batch's end), made into the map's buffer. */
+static int map_scan_to(struct uevent_jit *j, uint64_t stop)
 {
 	const unsigned char *p, *end;
 	uint32_t id, size;
@@ -181,10 +173,8 @@ int _uevent_jit_map_scan(struct uevent_jit *j)
 	size_t nlen;
 	int ret = 0;
 
-	if (!j->mapbuf || !j->dumpbuf || j->map_fd < 0 || j->map_scan < j->dump_file)
-		return 0;
 	p = j->dumpbuf + (j->map_scan - j->dump_file);
-	end = j->dumpbuf + j->dumplen;
+	end = j->dumpbuf + (stop - j->dump_file);
 	for (; p + 16 <= end; p += size) {
 		memcpy(&id, p, 4);
 		memcpy(&size, p + 4, 4);
@@ -199,20 +189,62 @@ int _uevent_jit_map_scan(struct uevent_jit *j)
 			break;
 		if (nlen + 64 > MAP_BUF_MAX)
 			continue;	/* a name of 64 KiB: no line */
-		j->maplen = (size_t)(map_put(j->mapbuf + j->maplen, addr, csize,
-					     (const char *)p + sizeof(struct jd_load), nlen) -
-				     j->mapbuf);
+		j->maplen = (size_t)(_uevent_jit_map_put(j->mapbuf + j->maplen, addr, csize,
+							 (const char *)p + sizeof(struct jd_load),
+							 nlen) - j->mapbuf);
 	}
-	j->map_scan = j->dump_off;
+	j->map_scan = stop;
+	return ret;
+}
+
+/*
+ * With both batched (UEVENT_JIT_BUFFER_JITDUMP and _PERF_MAP), a load writes no perf-map
+ * line: the lines are made here from the CODE_LOAD records in the dump's batch when
+ * that is written (every 256 KiB, at 100 ms, fork, close and exit), in one pass with
+ * the caches warm for it, and written at once. A load's own line, made while the JIT's
+ * compile has evicted the map's buffer and this code, cost it 0.1 us (a C loop that
+ * reads 4 MiB between loads). A staged load's line comes made with its records
+ * (_uevent_jit_map_add), so that the scan, under the session's lock, passes it by.
+ */
+int _uevent_jit_map_scan(struct uevent_jit *j)
+{
+	int ret;
+
+	if (!j->mapbuf || !j->dumpbuf || j->map_fd < 0 || j->map_scan < j->dump_file)
+		return 0;
+	ret = map_scan_to(j, j->dump_off);
 	if (ret == 0)	/* a load's merge: written after the lock */
 		ret = j->defer ? map_handoff(j) : map_write(j);
 	return ret;
 }
 
+/*
+ * Lock held, in a merge: a staged load's perf-map line (len bytes, made by its thread),
+ * its records just appended to the dump's batch at off, up to end; the lines of the
+ * records before them first. Unless a write of the batch has made it already.
+ */
+int _uevent_jit_map_add(struct uevent_jit *j, uint64_t off, const char *line, size_t len,
+			uint64_t end)
+{
+	int ret;
+
+	if (!j->mapbuf || !j->dumpbuf || j->map_fd < 0 || j->map_scan > off ||
+	    j->map_scan < j->dump_file)
+		return 0;
+	if (j->map_scan < off && (ret = map_scan_to(j, off)) < 0)
+		return ret;
+	if (j->maplen + len > MAP_BUF_MAX && (ret = map_write(j)) < 0)
+		return ret;
+	memcpy(j->mapbuf + j->maplen, line, len);
+	j->maplen += len;
+	j->map_scan = end;
+	return 0;
+}
+
 /* "ADDR SIZE NAME\n" at p, formatted by hand (a line for every trace a JIT compiles);
  * returns its end. Room: nlen + 64. */
-static UEVENT_HOT char *map_put(char *p, uint64_t addr, uint64_t size, const char *name,
-				size_t nlen)
+UEVENT_HOT char *_uevent_jit_map_put(char *p, uint64_t addr, uint64_t size, const char *name,
+				     size_t nlen)
 {
 	char *q;
 
@@ -246,7 +278,7 @@ UEVENT_HOT int _uevent_jit_map_line(struct uevent_jit *j, uint64_t addr, uint64_
 		 * or its oldest line is 100 ms old (and at fork, close and exit) */
 		if (j->maplen + len > MAP_BUF_MAX && (ret = _uevent_jit_map_flush(j)) < 0)
 			return ret;
-		p = map_put(j->mapbuf + j->maplen, addr, size, name, len - 64);
+		p = _uevent_jit_map_put(j->mapbuf + j->maplen, addr, size, name, len - 64);
 		n = p - (j->mapbuf + j->maplen);
 		if (!j->maplen)
 			j->map_t0 = now;
@@ -289,7 +321,8 @@ int _uevent_jit_map_req_init(struct map_req *req, uint64_t addr, uint64_t size, 
 	if (!req->line)
 		return -ENOMEM;
 	req->ga.iov[0].iov_base = req->line;
-	req->ga.iov[0].iov_len = (size_t)(map_put(req->line, addr, size, name, nlen) - req->line);
+	req->ga.iov[0].iov_len = (size_t)(_uevent_jit_map_put(req->line, addr, size, name, nlen) -
+				    req->line);
 	req->ga.niov = 1;
 	req->ga.len = req->ga.iov[0].iov_len;
 	return 0;

@@ -354,7 +354,7 @@ static UEVENT_HOT int staged_load(struct uevent_jit *j, struct stage *s, struct 
 {
 	const struct pending *p;
 	struct jd_load rec;
-	size_t nlen = strlen(c->name), len = 0, need, pad;
+	size_t nlen = strlen(c->name), len = 0, need, pad, mroom = 0, mlen = 0;
 	unsigned char *w;
 	uint64_t now;
 	int ret, due, full;
@@ -363,7 +363,12 @@ static UEVENT_HOT int staged_load(struct uevent_jit *j, struct stage *s, struct 
 		len += p->len;
 	pad = pad8(sizeof(rec) + nlen + 1 + c->size);
 	len += sizeof(rec) + nlen + 1 + c->size + pad;
-	need = sizeof(struct rec_head) + len;
+	/* the perf map batched: its line made here, copied by the merge (a name of 64 KiB
+	 * has none, as in the scan) */
+	if ((j->flags & (UEVENT_JIT_BUFFER_PERF_MAP | UEVENT_JIT_NO_PERF_MAP)) ==
+	    UEVENT_JIT_BUFFER_PERF_MAP && nlen + 64 <= MAP_BUF_MAX)
+		mroom = nlen + 64 + 8;
+	need = sizeof(struct rec_head) + len + mroom;
 	pthread_mutex_lock(&s->lock);
 	while (unlikely(s->reclen + need > s->reccap)) {
 		pthread_mutex_unlock(&s->lock);
@@ -380,7 +385,13 @@ static UEVENT_HOT int staged_load(struct uevent_jit *j, struct stage *s, struct 
 	if (mine)
 		memcpy(mine->rec + offsetof(struct jd_prefix, timestamp), &now, 8);
 	w = s->rec + s->reclen;
-	*(struct rec_head *)(void *)w = (struct rec_head){ now, c->index, len };
+	if (mroom) {
+		mlen = (size_t)(_uevent_jit_map_put((char *)w + sizeof(struct rec_head) + len,
+						    c->addr, c->size, c->name, nlen) -
+				((char *)w + sizeof(struct rec_head) + len));
+		memset(w + sizeof(struct rec_head) + len + mlen, 0, pad8(mlen));
+	}
+	*(struct rec_head *)(void *)w = (struct rec_head){ now, c->index, len, mlen };
 	w += sizeof(struct rec_head);
 	for (p = c->info; p; p = p->next) {
 		memcpy(w, p->rec, p->len);
@@ -405,7 +416,8 @@ static UEVENT_HOT int staged_load(struct uevent_jit *j, struct stage *s, struct 
 		s->rec_t0 = now;
 		_uevent_jit_due_min(j, now + DUMP_BUF_AGE_NS);
 	}
-	__atomic_store_n(&s->reclen, s->reclen + need, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->reclen, s->reclen + sizeof(struct rec_head) + len + mlen + pad8(mlen),
+			 __ATOMIC_RELAXED);
 	s->code[s->n] = *c;
 	__atomic_store_n(&s->n, s->n + 1, __ATOMIC_RELAXED);
 	full = s->reclen >= STAGE_REC_FLUSH;
