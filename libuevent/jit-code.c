@@ -319,7 +319,8 @@ struct stage *_uevent_jit_stage_find(struct uevent_jit *j, pid_t tid)
 		/* aligned: the merge's line is its own */
 		if (!(s = aligned_alloc(64, (sizeof(*s) + 63) & ~(size_t)63)))
 			return NULL;
-		j->nstages++;
+		/* atomic: a load reads it without the lock (staged_load) */
+		__atomic_store_n(&j->nstages, j->nstages + 1, __ATOMIC_RELAXED);
 		memset(s, 0, sizeof(*s));
 		_uevent_jit_mutex_init(&s->lock);	/* its thread's, and a merge's briefly */
 		s->tid = tid;
@@ -434,7 +435,7 @@ void _uevent_jit_stage_free_all(struct uevent_jit *j, int destroy)
 		j->stages = NULL;
 		free(j->mcur);
 		j->mcur = NULL;
-		j->nstages = 0;
+		__atomic_store_n(&j->nstages, 0, __ATOMIC_RELAXED);
 	}
 }
 

@@ -363,10 +363,14 @@ static UEVENT_HOT int staged_load(struct uevent_jit *j, struct stage *s, struct 
 		len += p->len;
 	pad = pad8(sizeof(rec) + nlen + 1 + c->size);
 	len += sizeof(rec) + nlen + 1 + c->size + pad;
-	/* the perf map batched: its line made here, copied by the merge (a name of 64 KiB
-	 * has none, as in the scan) */
+	/* the perf map batched and loads from more than one thread: its line made here,
+	 * in parallel, copied by the merge (a name of 64 KiB has none, as in the scan).
+	 * From one thread no other waits for the lock: the scan at the batch's write makes
+	 * it, as it makes a replayed load's, where a JIT's compile has not just evicted
+	 * the code and buffers a line needs. */
 	if ((j->flags & (UEVENT_JIT_BUFFER_PERF_MAP | UEVENT_JIT_NO_PERF_MAP)) ==
-	    UEVENT_JIT_BUFFER_PERF_MAP && nlen + 64 <= MAP_BUF_MAX)
+	    UEVENT_JIT_BUFFER_PERF_MAP && nlen + 64 <= MAP_BUF_MAX &&
+	    __atomic_load_n(&j->nstages, __ATOMIC_RELAXED) > 1)
 		mroom = nlen + 64 + 8;
 	need = sizeof(struct rec_head) + len + mroom;
 	pthread_mutex_lock(&s->lock);
