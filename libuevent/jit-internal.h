@@ -179,9 +179,9 @@ struct stage {
 struct rec_head {
 	uint64_t ts, index;		/* the load's: merged by (ts, index) */
 	uint64_t len;			/* the records' bytes that follow */
-	uint64_t mlen;			/* then its perf-map line's (the perf map batched:
-					   made by its thread, not under the session's
-					   lock), padded to 8 */
+	uint64_t mlen;			/* then its perf-map line's, 0 if none (made by its
+					   thread when several load; the next head 8 bytes
+					   aligned after it) */
 };
 
 /* The group after h in a stage. */

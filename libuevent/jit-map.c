@@ -203,8 +203,9 @@ static int map_scan_to(struct uevent_jit *j, uint64_t stop)
  * that is written (every 256 KiB, at 100 ms, fork, close and exit), in one pass with
  * the caches warm for it, and written at once. A load's own line, made while the JIT's
  * compile has evicted the map's buffer and this code, cost it 0.1 us (a C loop that
- * reads 4 MiB between loads). A staged load's line comes made with its records
- * (_uevent_jit_map_add), so that the scan, under the session's lock, passes it by.
+ * reads 4 MiB between loads). Once several threads load, a staged load's line comes
+ * made by its thread with its records (_uevent_jit_map_add), and the scan, under the
+ * session's lock, passes it by.
  */
 int _uevent_jit_map_scan(struct uevent_jit *j)
 {

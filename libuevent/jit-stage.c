@@ -389,12 +389,10 @@ static UEVENT_HOT int staged_load(struct uevent_jit *j, struct stage *s, struct 
 	if (mine)
 		memcpy(mine->rec + offsetof(struct jd_prefix, timestamp), &now, 8);
 	w = s->rec + s->reclen;
-	if (mroom) {
+	if (mroom)	/* after the records; the padding after it is never read */
 		mlen = (size_t)(_uevent_jit_map_put((char *)w + sizeof(struct rec_head) + len,
 						    c->addr, c->size, c->name, nlen) -
 				((char *)w + sizeof(struct rec_head) + len));
-		memset(w + sizeof(struct rec_head) + len + mlen, 0, pad8(mlen));
-	}
 	*(struct rec_head *)(void *)w = (struct rec_head){ now, c->index, len, mlen };
 	w += sizeof(struct rec_head);
 	for (p = c->info; p; p = p->next) {
