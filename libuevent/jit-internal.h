@@ -488,6 +488,18 @@ int _uevent_jit_dump_flush(struct uevent_jit *j);
 int _uevent_jit_dump_defer_end(struct uevent_jit *j, uint64_t now);
 void _uevent_jit_out_wait(struct uevent_jit *j);
 
+/* A copy of a load's name for its marker, made while the name is still the call's (once
+ * the load is in, an unload from another thread may free it): as much of it as a
+ * marker carries (_uevent_jit_marker_load shortens a longer one alike). */
+static inline const char *_uevent_jit_marker_name(char *buf, const char *name)
+{
+	size_t n = strnlen(name, UEVENT_MAX_PAYLOAD - 1);
+
+	memcpy(buf, name, n);
+	buf[n] = '\0';
+	return buf;
+}
+
 /* A batch's write failed with err: kept, if it is the first since the last flush. */
 static inline void _uevent_jit_werr(struct uevent_jit *j, int err)
 {

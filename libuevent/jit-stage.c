@@ -129,17 +129,18 @@ UEVENT_HOT int _uevent_jit_load_unlocked(struct uevent_jit *j, struct stage *s,
 	if (mapped)
 		_uevent_jit_map_push(j, req);
 	pthread_mutex_unlock(&j->lock);
-	/* this thread's stage owns name and info now (it has room: stage_of); they stay
-	 * valid here: only this load's unload (which the caller makes after this returns)
-	 * or close frees them. Stamped: of two loads at an address the later stays. */
+	if (len)
+		dump_fill(j->win + off, iov, cnt);
+	/* then this thread's stage owns name and info (it has room: stage_of): from there
+	 * an unload, unload_all or a settle in another thread may free them, so the copy
+	 * above, which reads them, comes first. Stamped: of two loads at an address the
+	 * later stays. */
 	{
 		struct code stamped = *c;
 
 		stamped.ts = now;
 		_uevent_jit_stage_put(s, &stamped);
 	}
-	if (len)
-		dump_fill(j->win + off, iov, cnt);
 	if (!mapped || (ret = _uevent_jit_map_commit(j, req)) >= 0)
 		return 0;
 	pthread_mutex_lock(&j->lock);	/* slab pieces are freed under it */
@@ -461,9 +462,10 @@ UEVENT_HOT int _uevent_jit_func_staged(struct uevent_jit *j, const char *name,
 	size_t fnlen = func ? strlen(func) : 0, flen1, want;
 	struct pending *info = NULL, *earlier, **pp;
 	enum name_at at = NAME_OWN;
+	char *full, mname[UEVENT_MAX_PAYLOAD];
+	const char *mark = NULL;
 	struct stage *s;
 	struct code c;
-	char *full;
 	void *mem;
 	int ret;
 
@@ -490,10 +492,12 @@ UEVENT_HOT int _uevent_jit_func_staged(struct uevent_jit *j, const char *name,
 		*pp = info;
 		c.info = earlier;
 	}
+	if (!(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
+		mark = _uevent_jit_marker_name(mname, full);	/* the stage's after this */
 	ret = staged_load(j, s, &c, code, info);
-	if (file && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
+	if (file && mark)
 		_uevent_jit_marker_debug(addr, &e, 1);
-	if (ret == 0 && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
-		_uevent_jit_marker_load(addr, size, c.index, full);	/* the table's now */
+	if (ret == 0 && mark)
+		_uevent_jit_marker_load(addr, size, c.index, mark);
 	return ret;
 }

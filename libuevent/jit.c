@@ -476,17 +476,22 @@ UEVENT_EXPORT UEVENT_HOT int uevent_jit__code_load_func(struct uevent_jit *j, co
 		}
 	}
 	if (unbatched) {
-		/* the copy, the perf-map line's write and the markers after the lock */
+		char mname[UEVENT_MAX_PAYLOAD];
+		const char *mark = NULL;
+
+		/* the copy, the perf-map line's write and the markers after the lock; the
+		 * marker's name copied before it: an unload may free full once it is in */
+		if (!(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
+			mark = _uevent_jit_marker_name(mname, full);
 		ret = _uevent_jit_load_unlocked(j, st,
 						&(struct code){ addr, size, index, full, info, at },
 						code, now, rq);
 		if (rq)
 			_uevent_jit_map_req_fini(rq);
-		if (file && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
+		if (file && mark)
 			_uevent_jit_marker_debug(addr, &e, 1);
-		if (ret == 0 && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
-			/* full is the table's now */
-			_uevent_jit_marker_load(addr, size, index, full);
+		if (ret == 0 && mark)
+			_uevent_jit_marker_load(addr, size, index, mark);
 		return ret < 0 ? _uevent_err(-ret) : 0;
 	}
 	if (file && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())

@@ -37,9 +37,12 @@ size_t uevent_max_payload(void)
 	return 4096;
 }
 
+/* reads the name as the real one does (t/jit-asan.test: a freed name is seen) */
 ssize_t uevent_jit_code_load_encode(void *buf, size_t cap, const struct uevent_jit_code_load *in)
 {
-	(void)buf, (void)cap, (void)in;
+	volatile size_t n = in->name ? strlen(in->name) : 0;
+
+	(void)buf, (void)cap, (void)n;
 	return -1;
 }
 
