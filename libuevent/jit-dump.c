@@ -173,12 +173,24 @@ static void dump_cut(struct uevent_jit *j, uint64_t off)
 		j->map_scan = off;
 }
 
+/* A perf-map write's failure (already kept for the next flush: map_write_buf) into
+ * *merr, the first, when the caller tells it from the dump's; else returned. */
+static int map_err(int *merr, int ret)
+{
+	if (!merr)
+		return ret;
+	if (ret < 0 && !*merr)
+		*merr = ret;
+	return 0;
+}
+
 /*
  * UEVENT_JIT_BUFFER_JITDUMP: writes the first len bytes held in memory with pwrite at
  * the end of the file and keeps the rest for later. A batch the file does not take whole
- * is lost with what was kept, and the call that wrote it fails.
+ * is lost with what was kept, and the call that wrote it fails. The perf-map lines made
+ * from the batch first: their write's failure goes to merr (map_err).
  */
-static int dump_write(struct uevent_jit *j, size_t len)
+static int dump_write(struct uevent_jit *j, size_t len, int *merr)
 {
 	uint64_t whole, next;
 	int ret, err;
@@ -200,13 +212,13 @@ static int dump_write(struct uevent_jit *j, size_t len)
 	j->dumplen -= len;
 	if (j->dumplen)
 		memmove(j->dumpbuf, j->dumpbuf + len, j->dumplen);
-	return ret;
+	return map_err(merr, ret);
 }
 
 /* Everything held: at an age, fork, close and exit. */
 int _uevent_jit_dump_flush(struct uevent_jit *j)
 {
-	return dump_write(j, j->dumplen);
+	return dump_write(j, j->dumplen, NULL);
 }
 
 /* ---- a batch handed off: written after the session's lock is dropped ----------- */
@@ -436,7 +448,7 @@ int _uevent_jit_dump_defer_end(struct uevent_jit *j, uint64_t now)
 	uint64_t end = j->dump_off & ~(DUMP_ALIGN - 1);
 	const unsigned char *busy;
 	size_t len = 0;
-	int ret = 0;
+	int ret = 0, merr = 0;	/* the perf map's: for the next flush (j->werr) */
 
 	if (j->dumplen && j->dump_fd >= 0) {
 		/* before wfail: a failed write sets wfail, then lets go of out. Read the
@@ -449,13 +461,13 @@ int _uevent_jit_dump_defer_end(struct uevent_jit *j, uint64_t now)
 		else if (end > j->dump_file && end - j->dump_file >= DUMP_BUF_MAX / 2)
 			len = (size_t)(end - j->dump_file);
 		if (j->dumplen > DUMP_DEFER_MAX)
-			ret = dump_write(j, len ? len : j->dumplen);
+			ret = dump_write(j, len ? len : j->dumplen, &merr);
 		else if (!len || __atomic_load_n(&j->wfail, __ATOMIC_RELAXED))
 			;
 		else if (!busy && !DUMP_WIN_ALWAYS)
-			ret = dump_handoff(j, len, 0);
+			map_err(&merr, dump_handoff(j, len, 0));
 		else if (len >= DUMP_WIN_MIN && !j->wjob && win_cover(j, j->dump_file + len) == 0)
-			ret = dump_handoff(j, len, 1);
+			map_err(&merr, dump_handoff(j, len, 1));
 		_uevent_jit_due_update(j);
 	}
 	j->defer = 0;
@@ -486,16 +498,18 @@ static int dump_buf_grow(struct uevent_jit *j, uint64_t len)
  * the file is passed (up to it: the part of a record past it waits) or the oldest
  * record is 100 ms old, and at fork, close and exit. On ext4 this costs a
  * quarter of a store into the shared mapping (page faults, page_mkwrite per page).
+ * Returns the dump's failure (the records are lost); the perf map's goes to *merr: the
+ * records are in, and a merge goes on with the rest.
  */
 static UEVENT_HOT int dump_buffer(struct uevent_jit *j, const struct iovec *iov, int cnt,
-				  uint64_t len, uint64_t now)
+				  uint64_t len, uint64_t now, int *merr)
 {
 	unsigned char *w;
 	uint64_t end;
 	int i, ret;
 
 	if (j->dumplen + len > j->dumpcap && !(j->defer && dump_buf_grow(j, len) == 0)) {
-		if ((ret = _uevent_jit_dump_flush(j)) < 0)
+		if ((ret = dump_write(j, j->dumplen, merr)) < 0)
 			return ret;
 		if (len > j->dumpcap) {	/* a group bigger than the buffer: room for it */
 			if (len > UINT32_MAX || !(w = realloc(j->dumpbuf, (size_t)len)))
@@ -513,8 +527,8 @@ static UEVENT_HOT int dump_buffer(struct uevent_jit *j, const struct iovec *iov,
 	}
 	j->dumplen += (size_t)len;
 	j->dump_off += len;
-	if (now - j->dump_t0 > DUMP_BUF_AGE_NS)
-		return j->defer ? 0 : _uevent_jit_dump_flush(j);	/* at the merge's end */
+	if (now - j->dump_t0 > DUMP_BUF_AGE_NS)	/* deferred: at the merge's end */
+		return j->defer ? 0 : dump_write(j, j->dumplen, merr);
 	/* Past a 256 KiB boundary in the file: up to the last one, if that is at least
 	 * half a buffer (after a flush at an age the file ends anywhere); a load's merge
 	 * hands it off, if the last one handed off is written */
@@ -522,23 +536,28 @@ static UEVENT_HOT int dump_buffer(struct uevent_jit *j, const struct iovec *iov,
 	if (end <= j->dump_file || end - j->dump_file < DUMP_BUF_MAX / 2)
 		return 0;
 	if (!j->defer)
-		return dump_write(j, (size_t)(end - j->dump_file));
+		return dump_write(j, (size_t)(end - j->dump_file), merr);
 	if (!__atomic_load_n(&j->out, __ATOMIC_ACQUIRE) &&
 	    !__atomic_load_n(&j->wfail, __ATOMIC_RELAXED) && !DUMP_WIN_ALWAYS)
-		return dump_handoff(j, (size_t)(end - j->dump_file), 0);
+		return map_err(merr, dump_handoff(j, (size_t)(end - j->dump_file), 0));
 	return 0;
 }
 
+/* The records in iov appended to the dump. merr NULL: the dump's failure, else the
+ * perf map's (lines made from a batch written meanwhile); else the dump's, the map's
+ * into *merr (the first). */
 UEVENT_HOT int _uevent_jit_dump_append(struct uevent_jit *j, const struct iovec *iov, int cnt,
-				       uint64_t now)
+				       uint64_t now, int *merr)
 {
 	uint64_t len = 0;
-	int i, ret;
+	int i, ret, m = 0;
 
 	for (i = 0; i < cnt; i++)
 		len += iov[i].iov_len;
-	if (j->dumpbuf)
-		return dump_buffer(j, iov, cnt, len, now);
+	if (j->dumpbuf) {
+		ret = dump_buffer(j, iov, cnt, len, now, &m);
+		return ret < 0 ? ret : map_err(merr, m);
+	}
 	if ((ret = _uevent_jit_dump_reserve(j, len)) < 0)
 		return ret;
 	dump_fill(j->win + j->dump_off, iov, cnt);
@@ -598,7 +617,9 @@ static void merge_sift(struct merge_cur *c, size_t n, size_t i)
  * order. The groups a merge takes stay where they are while it copies them (their
  * thread appends after them, and moves them only holding the session's lock, as the
  * merge does at its end). A batch the file does not
- * take fails the merge; the groups it took are lost with it (dump_write).
+ * take fails the merge; the groups it took are lost with it (dump_write). A perf-map
+ * write that fails does not: every group still goes into the dump (their loads
+ * succeeded), and the error waits for the next flush and close (j->werr).
  */
 int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
 {
@@ -607,8 +628,7 @@ int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
 	struct stage *s;
 	struct iovec iov;
 	size_t n = 0, i, end;
-	uint64_t off;
-	int ret = 0;
+	int ret = 0, merr = 0;
 
 	if (unlikely(__atomic_load_n(&j->wfail, __ATOMIC_RELAXED)))
 		_uevent_jit_out_wait(j);	/* a failed write's loss, before more is added */
@@ -637,11 +657,13 @@ int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
 		h = c[0].h;
 		iov = (struct iovec){ (void *)(h + 1), (size_t)h->len };
 		if (ret == 0 && j->dump_fd >= 0) {
-			off = j->dump_off;
-			ret = _uevent_jit_dump_append(j, &iov, 1, h->ts);
+			ret = _uevent_jit_dump_append(j, &iov, 1, h->ts, &merr);
+			/* its place read after: the append may have cut the dump back (a
+			 * failed write of a batch handed off) before it put the group */
 			if (ret == 0 && h->mlen)
-				ret = _uevent_jit_map_add(j, off, (const char *)(h + 1) + h->len,
-							  (size_t)h->mlen, off + h->len);
+				_uevent_jit_map_add(j, j->dump_off - h->len,
+						    (const char *)(h + 1) + h->len,
+						    (size_t)h->mlen, j->dump_off);
 		}
 		h = _uevent_jit_rec_next(h);
 		if ((const unsigned char *)h < c[0].end && h->ts <= t0) {
@@ -844,7 +866,7 @@ int _uevent_jit_open_dump(struct uevent_jit *j)
 	h.pid = (uint32_t)j->pid;
 	h.timestamp = _uevent_now_ns();
 	iov = (struct iovec){ &h, sizeof(h) };
-	if ((ret = _uevent_jit_dump_append(j, &iov, 1, h.timestamp)) < 0 ||
+	if ((ret = _uevent_jit_dump_append(j, &iov, 1, h.timestamp, NULL)) < 0 ||
 	    (ret = _uevent_jit_dump_flush(j)) < 0)
 		return ret;
 	/* perf record logs executable mappings only; this one is how perf inject --jit

@@ -170,10 +170,11 @@ struct stage {
 	const unsigned char *m_rec;	/* a merge's view: rec, */
 	size_t m_pos;			/* ... and where its groups taken end */
 	/* Its thread's merge handed a batch off (to out) or lines (to mout): 1 until they
-	 * are written, by whichever thread, which leaves its write's result here for this
-	 * thread's call (stage_flush_locked waits for it), and for no other. */
+	 * are written, by whichever thread, which leaves the batch's write's result here
+	 * for this thread's call (stage_flush_locked waits for it), and for no other. A
+	 * failed write of lines fails no call: it waits for the next flush (werr). */
 	int hand_dump, hand_map;	/* atomic */
-	int hand_derr, hand_merr;	/* ... and their writes' errors */
+	int hand_derr;			/* ... and the batch's write's error */
 };
 
 struct rec_head {
@@ -512,7 +513,7 @@ void _uevent_jit_win_copy(struct uevent_jit *j, unsigned char *buf, size_t len, 
 			  uint64_t off);
 void _uevent_jit_pool_free(struct uevent_jit *j);
 UEVENT_HOT int _uevent_jit_dump_append(struct uevent_jit *j, const struct iovec *iov, int cnt,
-				       uint64_t now);
+				       uint64_t now, int *merr);
 void _uevent_jit_dump_undo(struct uevent_jit *j, uint64_t off);
 int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked);
 void _uevent_jit_due_update(struct uevent_jit *j);
@@ -553,7 +554,7 @@ void _uevent_jit_info_rebase(struct pending *p, uint64_t new_addr);
 /* jit-map.c: the perf map (a line a load, batched or group-committed). */
 int _uevent_jit_open_map(struct uevent_jit *j, const char *path);
 int _uevent_jit_map_flush(struct uevent_jit *j);
-int _uevent_jit_mout_write(struct uevent_jit *j, struct stage *s);
+void _uevent_jit_mout_write(struct uevent_jit *j, struct stage *s);
 int _uevent_jit_map_scan(struct uevent_jit *j);
 UEVENT_HOT char *_uevent_jit_map_put(char *p, uint64_t addr, uint64_t size, const char *name,
 				     size_t nlen);

@@ -78,35 +78,33 @@ static int map_write_buf(struct uevent_jit *j, const char *buf, size_t len)
 	return ret;
 }
 
-/* The handed-off lines written, their buffer back as the spare; mlock held. The
- * write's result goes to the thread whose merge handed them off, whoever writes them. */
+/* The handed-off lines written, their buffer back as the spare; mlock held. A failed
+ * write is kept for the next flush and close (map_write_buf): the loads it names are
+ * in the dump, so no call fails for it. */
 static void mout_write_locked(struct uevent_jit *j)
 {
 	char *b = __atomic_load_n(&j->mout, __ATOMIC_RELAXED);
 	struct stage *owner = j->mout_owner;
-	int ret = map_write_buf(j, b, j->mout_len);
 
-	if (owner) {
-		if (ret < 0 && !owner->hand_merr)	/* its merge's first */
-			owner->hand_merr = ret;
+	map_write_buf(j, b, j->mout_len);
+	if (owner)
 		__atomic_store_n(&owner->hand_map, 0, __ATOMIC_RELEASE);
-	}
 	j->mout_owner = NULL;
 	j->mapspare = b;
 	__atomic_store_n(&j->mout, NULL, __ATOMIC_RELEASE);
 }
 
 /* Without the session's lock, after a load's merge from s's thread: the lines it
- * handed off, written here if no other thread has yet, their write's error the call's;
- * else any not written yet if no write is under way, their error their thread's. */
-int _uevent_jit_mout_write(struct uevent_jit *j, struct stage *s)
+ * handed off, written here if no other thread has yet; else any not written yet if no
+ * write is under way. */
+void _uevent_jit_mout_write(struct uevent_jit *j, struct stage *s)
 {
 	if (__atomic_load_n(&s->hand_map, __ATOMIC_ACQUIRE)) {
 		pthread_mutex_lock(&j->mlock);
 		if (s->hand_map)	/* mout is still this merge's lines */
 			mout_write_locked(j);
 		pthread_mutex_unlock(&j->mlock);
-		return s->hand_merr;
+		return;
 	}
 	/* atomic: a merge hands lines off while none is (mout NULL) */
 	if (__atomic_load_n(&j->mout, __ATOMIC_ACQUIRE) && !pthread_mutex_trylock(&j->mlock)) {
@@ -114,7 +112,6 @@ int _uevent_jit_mout_write(struct uevent_jit *j, struct stage *s)
 			mout_write_locked(j);
 		pthread_mutex_unlock(&j->mlock);
 	}
-	return s->hand_merr;
 }
 
 /* Lock held: the lines handed off written (here, if their thread has not yet: their

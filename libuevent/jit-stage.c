@@ -50,7 +50,7 @@ static UEVENT_HOT int write_load(struct uevent_jit *j, const char *name, uint64_
 		iov[cnt++] = (struct iovec){ (void *)name, nlen + 1 };
 		iov[cnt++] = (struct iovec){ (void *)code, (size_t)size };
 		iov[cnt++] = (struct iovec){ (void *)zeros, pad8(sizeof(rec) + nlen + 1 + size) };
-		ret = _uevent_jit_dump_append(j, iov, cnt, now);
+		ret = _uevent_jit_dump_append(j, iov, cnt, now, NULL);
 	}
 	/* both batched: _uevent_jit_map_scan() makes the line from the record */
 	if (ret == 0 && !(j->dumpbuf && j->mapbuf && j->dump_fd >= 0) &&
@@ -255,7 +255,7 @@ static int stage_flush_locked(struct uevent_jit *j, struct stage *s, size_t need
 
 	__atomic_store_n(&j->merging, 1, __ATOMIC_RELAXED);
 	/* no write of this thread's is under way: it waited for its last below */
-	s->hand_derr = s->hand_merr = 0;
+	s->hand_derr = 0;
 	if ((ret = _uevent_jit_check_fork(j)) == 0) {
 		/* full batches handed off, written below, after the lock (out_write) */
 		now = _uevent_now_ns();
@@ -292,8 +292,9 @@ static int stage_flush_locked(struct uevent_jit *j, struct stage *s, size_t need
 	/* what this merge handed off (and only that: its records are there, or after) */
 	if ((err = _uevent_jit_out_write(j, s)) < 0 && ret == 0)
 		ret = err;
-	if ((err = _uevent_jit_mout_write(j, s)) < 0 && ret == 0)
-		ret = err;
+	/* a failure of the lines' write waits for the next flush and close (j->werr): the
+	 * loads they name are in the dump, this one's too */
+	_uevent_jit_mout_write(j, s);
 	if (job)
 		_uevent_jit_win_copy(j, job, len, jcap, off);
 	return ret;

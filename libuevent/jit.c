@@ -554,7 +554,7 @@ UEVENT_EXPORT int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr,
 		rec.code_size = size;
 		rec.code_index = index;
 		iov = (struct iovec){ &rec, sizeof(rec) };
-		if ((ret = _uevent_jit_dump_append(j, &iov, 1, now)) < 0)
+		if ((ret = _uevent_jit_dump_append(j, &iov, 1, now, NULL)) < 0)
 			goto out;
 	}
 	if ((ret = _uevent_jit_map_line(j, new_addr, size, c->name, now)) < 0) {
@@ -795,7 +795,7 @@ UEVENT_EXPORT int uevent_jit__close(struct uevent_jit *j)
 	if (!j->forked && j->dump_fd >= 0) {
 		rec = (struct jd_prefix){ JIT_CODE_CLOSE, sizeof(rec), _uevent_now_ns() };
 		iov = (struct iovec){ &rec, sizeof(rec) };
-		if ((err = _uevent_jit_dump_append(j, &iov, 1, rec.timestamp)) < 0 && ret == 0)
+		if ((err = _uevent_jit_dump_append(j, &iov, 1, rec.timestamp, NULL)) < 0 && ret == 0)
 			ret = err;
 		if ((err = _uevent_jit_dump_flush(j)) < 0 && ret == 0)
 			ret = err;
