@@ -556,6 +556,7 @@ int _uevent_jit_open_map(struct uevent_jit *j, const char *path);
 int _uevent_jit_map_flush(struct uevent_jit *j);
 void _uevent_jit_mout_write(struct uevent_jit *j, struct stage *s);
 int _uevent_jit_map_scan(struct uevent_jit *j);
+int _uevent_jit_map_catch_up(struct uevent_jit *j);
 UEVENT_HOT char *_uevent_jit_map_put(char *p, uint64_t addr, uint64_t size, const char *name,
 				     size_t nlen);
 int _uevent_jit_map_add(struct uevent_jit *j, uint64_t off, const char *line, size_t len,

@@ -216,6 +216,15 @@ int _uevent_jit_map_scan(struct uevent_jit *j)
 	return ret;
 }
 
+/* Lock held: the lines of the loads in the dump's batch made now, so that a line made
+ * apart (a move's) goes into the map after theirs, as its record goes after theirs. */
+int _uevent_jit_map_catch_up(struct uevent_jit *j)
+{
+	if (!j->mapbuf || !j->dumpbuf || j->map_fd < 0 || j->map_scan < j->dump_file)
+		return 0;
+	return map_scan_to(j, j->dump_off);
+}
+
 /*
  * Lock held, in a merge: a staged load's perf-map line (len bytes, made by its thread),
  * its records just appended to the dump's batch at off, up to end; the lines of the

@@ -541,6 +541,10 @@ UEVENT_EXPORT int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr,
 	 * the move stamped now, before any later */
 	if (j->staged && (ret = _uevent_jit_stage_merge(j, now, 0)) < 0)
 		goto out;
+	/* both batched: the lines of the loads before it made first (from their records),
+	 * so that its line follows theirs in the map as its record does in the dump */
+	if ((ret = _uevent_jit_map_catch_up(j)) < 0)
+		goto out;
 	if (j->dump_fd >= 0) {
 		memset(&rec, 0, sizeof(rec));
 		rec.p.id = JIT_CODE_MOVE;
