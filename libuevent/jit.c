@@ -60,6 +60,7 @@ static uint64_t serial_next;		/* sessions' serials: a stage cache never confuses
 
 static void fork_child(void)
 {
+	pid_t was = _uevent_jit_tid, tid = (pid_t)syscall(SYS_gettid);
 	struct uevent_jit *j;
 
 	_uevent_jit_tid = 0;
@@ -70,8 +71,13 @@ static void fork_child(void)
 		j->maplen = 0;
 		_uevent_ga_reset(&j->mapq);	/* the parent's threads' lines, not ours */
 		j->dumplen = 0;
-		for (s = j->stages; s; s = s->next)	/* the parent's records, written */
-			s->reclen = s->rechead = 0;
+		for (s = j->stages; s; s = s->next) {
+			s->reclen = s->rechead = 0;	/* the parent's records, written */
+			/* this thread's stage (its cache keeps it) under its tid here: a
+			 * thread of ours given the parent's tid would share it */
+			if (was && s->tid == was)
+				s->tid = tid;
+		}
 		j->flush_due = UINT64_MAX;
 		j->werr = 0;			/* the parent's files' */
 		pthread_mutex_unlock(&j->mlock);
