@@ -714,10 +714,14 @@ void _uevent_jit_dump_undo(struct uevent_jit *j, uint64_t off)
 		return;
 	if (j->dumpbuf) {
 		if (off < j->dump_file) {	/* written already (the batch was due) */
-			if (ftruncate(j->dump_fd, (off_t)off) < 0) {
-				/* perf reads it as a load not taken back: the name is right */
-			}
-			j->dump_file = j->dump_whole = j->dump_next = off;
+			/* as a failed write is cut: after the copies into the mapping
+			 * (one past the new end would be a SIGBUS), and the mapping and
+			 * blocks allocated ahead made to end there too. A failed write
+			 * handed off may have cut it back further meanwhile. */
+			_uevent_jit_out_wait(j);
+			if (off < j->dump_off)
+				dump_cut(j, off);
+			return;
 		}
 		j->dumplen = (size_t)(off - j->dump_file);
 		j->dump_off = off;
