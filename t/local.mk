@@ -119,6 +119,14 @@ t_jit_full_CFLAGS = $(jit_t_cflags) -pthread
 t_jit_full_LDADD = libuevent/libuevent.la -lpthread
 TESTS += %reldir%/jit-full %reldir%/jit-full-win.test
 EXTRA_DIST += %reldir%/jit-full-win.test %reldir%/jit-stubs.h
+# ... a batch handed off that fails under a merge, a perf map that takes no line, a
+# move's line, markers racing unloads, fork from a thread; t/jit-asan.test builds it
+# with AddressSanitizer from the JIT files
+check_PROGRAMS += %reldir%/jit-errors
+t_jit_errors_CFLAGS = $(jit_t_cflags) -pthread
+t_jit_errors_LDADD = libuevent/libuevent.la -lpthread -ldl
+TESTS += %reldir%/jit-errors %reldir%/jit-asan.test
+EXTRA_DIST += %reldir%/jit-asan.test
 # The JIT files' threads under ThreadSanitizer (built by the test from the sources).
 TESTS += %reldir%/jit-tsan.test
 EXTRA_DIST += %reldir%/jit-tsan.test %reldir%/jit-tsan.c
