@@ -85,11 +85,30 @@ static __attribute__((noinline)) void first_set(struct tstate *t)
 }
 
 /*
+ * The end of a write (writing WRITING, the record whole): valid set back to 1, unless a
+ * handler's set or clear came over the write. Looked at before and after the store: a
+ * handler just before it leaves either its own whole record (a set) or nothing new (a
+ * clear), so the moment of valid is never a mixed record's, and the look after takes it
+ * back; a handler after the look finds `writing` still set and leaves valid at 0 itself.
+ */
+static void revalidate(struct tstate *t)
+{
+	barrier();
+	if (likely(READ_ONCE(t->writing) == WRITING)) {
+		WRITE_ONCE(t->rec.valid, 1);
+		barrier();
+		if (unlikely(READ_ONCE(t->writing) != WRITING))
+			WRITE_ONCE(t->rec.valid, 0);
+	}
+}
+
+/*
  * valid goes to 0 first and back to 1 last. A set or clear in a signal handler that
  * interrupts a write on the same thread finds `writing`, marks it WRITE_DISTURBED and
  * leaves valid at 0. The outer write then finds its bytes mixed with the handler's and
  * leaves the record invalid too (the context is unknown until the thread's next set):
- * no reader ever sees a half-written or mixed record as valid.
+ * no reader ever sees a half-written or mixed record as valid (t/context-step checks
+ * a handler at every instruction of the outer call).
  */
 UEVENT_EXPORT int uevent_thread_context_set(const uint8_t *trace_id16, const uint8_t *span_id8,
 					    uint8_t flags)
@@ -110,14 +129,7 @@ UEVENT_EXPORT int uevent_thread_context_set(const uint8_t *trace_id16, const uin
 	t->rec.trace_flags = flags;
 	t->rec.attrs_data_size = 0;
 	if (likely(!nested)) {
-		/*
-		 * WRITE_DISTURBED: a handler wrote or cleared meanwhile. writing drops to 0
-		 * only after valid is stored, so a handler between the two still counts
-		 * as nested (it leaves the record invalid, never mixed).
-		 */
-		barrier();
-		if (likely(READ_ONCE(t->writing) == WRITING))
-			WRITE_ONCE(t->rec.valid, 1);
+		revalidate(t);	/* (WRITE_DISTURBED: a handler wrote or cleared meanwhile) */
 		barrier();
 		WRITE_ONCE(t->writing, 0);
 	}
@@ -126,26 +138,28 @@ UEVENT_EXPORT int uevent_thread_context_set(const uint8_t *trace_id16, const uin
 	return 0;
 }
 
+/*
+ * Also before the thread's first set has returned (its record is valid from before the
+ * prctl: a handler's clear there must stick) and with nothing ever set (the record is
+ * zero). The zeroing is a write as a set's is: a handler's set over it does not publish.
+ */
 UEVENT_EXPORT int uevent_thread_context_clear(void)
 {
 	struct tstate *t = &ts;
+	uint8_t nested = t->writing;
 
-	/* Nothing set on this thread yet: the pointer is NULL, nothing to clear. */
-	if (!t->registered)
-		return 0;
-	if (unlikely(t->writing)) {
-		/* in a handler, over this thread's own write: that write will not publish */
-		WRITE_ONCE(t->writing, WRITE_DISTURBED);
-		barrier();
-		WRITE_ONCE(t->rec.valid, 0);
-		return 0;
-	}
+	WRITE_ONCE(t->writing, nested ? WRITE_DISTURBED : WRITING);
+	barrier();
 	WRITE_ONCE(t->rec.valid, 0);
+	if (unlikely(nested))	/* in a handler, over this thread's own write */
+		return 0;
 	barrier();
 	memset(t->rec.trace_id, 0, sizeof(t->rec.trace_id));
 	memset(t->rec.span_id, 0, sizeof(t->rec.span_id));
 	t->rec.trace_flags = 0;
 	t->rec.attrs_data_size = 0;
+	barrier();
+	WRITE_ONCE(t->writing, 0);
 	return 0;
 }
 
@@ -178,7 +192,7 @@ UEVENT_EXPORT int uevent_thread_context_set_attr(uint8_t key, const char *value,
 		return _uevent_err(EINVAL);
 	if (!value && len)
 		return _uevent_err(EFAULT);
-	if (!t->registered || r->valid != 1)
+	if (READ_ONCE(r->valid) != 1)	/* (also before the first set's prctl returned) */
 		return _uevent_err(ENODATA);
 	/* A handler interrupting this thread's own write: the bytes are not ours to touch. */
 	if (t->writing)
@@ -192,9 +206,7 @@ UEVENT_EXPORT int uevent_thread_context_set_attr(uint8_t key, const char *value,
 		barrier();
 		size = attrs_without(r, key);
 		r->attrs_data_size = size;
-		barrier();
-		if (READ_ONCE(t->writing) == WRITING)	/* no handler's set or clear meanwhile */
-			WRITE_ONCE(r->valid, 1);
+		revalidate(t);	/* unless a handler's set or clear came meanwhile */
 		barrier();
 		if (size + 2 + len > sizeof(r->attrs_data))
 			err = ENOSPC;

@@ -52,6 +52,11 @@ t_names_LDADD = $(t_ldadd)
 t_session_CFLAGS = $(t_cflags) -pthread
 t_session_LDADD = $(t_ldadd) -lpthread
 TESTS += t/perfdec t/session t/thread-context t/names t/asan.test t/lsan.test
+# the thread context record against a handler's set or clear at every instruction
+check_PROGRAMS += t/context-step
+t_context_step_CFLAGS = $(t_cflags) -pthread
+t_context_step_LDADD = $(t_ldadd) -lpthread
+TESTS += t/context-step
 # the time order's sort (libuevent/time-sort.c, built in) against a plain stable sort
 check_PROGRAMS += t/time-sort
 t_time_sort_SOURCES = t/time-sort.c libuevent/time-sort.c
