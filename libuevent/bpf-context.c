@@ -282,7 +282,8 @@ static int on_id(void *ctx, void *data, size_t size)
 	}
 	if ((c->n + 1) * 2 > c->cap) {
 		slots_rebuild(c, c->cap ? c->cap : 1024);
-		if ((c->n + 1) * 2 > c->cap && (c->cap >= MAX_SLOTS ||
+		/* (cap 0: the first table could not be had; none of 0 slots either) */
+		if ((c->n + 1) * 2 > c->cap && (!c->cap || c->cap >= MAX_SLOTS ||
 						 slots_rebuild(c, c->cap * 2) < 0)) {
 			free(e.attrs);
 			return 0;	/* the reader is that far behind: this sample goes without */
