@@ -434,6 +434,26 @@ static UEVENT_HOT int staged_load(struct uevent_jit *j, struct stage *s, struct 
 	return ret;
 }
 
+/* staged_load with its uevent markers: the name copied before the load (the stage's
+ * once it is in: an unload in another thread may free it). Apart, so that a load
+ * without markers keeps a small stack frame. e: the DEBUG_INFO marker's entry. */
+static __attribute__((noinline)) int staged_load_marked(struct uevent_jit *j, struct stage *s,
+							 struct code *c, const void *code,
+							 struct pending *mine,
+							 const struct uevent_jit_debug_entry *e)
+{
+	char name[UEVENT_MAX_PAYLOAD];
+	int ret;
+
+	_uevent_jit_marker_name(name, c->name);
+	ret = staged_load(j, s, c, code, mine);
+	if (e)
+		_uevent_jit_marker_debug(c->addr, e, 1);
+	if (ret == 0)
+		_uevent_jit_marker_load(c->addr, c->size, c->index, name);
+	return ret;
+}
+
 /* code_load, staged: takes ownership of copy (also on failure); *index: the load's. */
 UEVENT_HOT int _uevent_jit_load_staged(struct uevent_jit *j, char *copy, uint64_t addr,
 				       uint64_t size, const void *code, uint64_t *index)
@@ -463,9 +483,8 @@ UEVENT_HOT int _uevent_jit_func_staged(struct uevent_jit *j, const char *name,
 	size_t fnlen = func ? strlen(func) : 0, flen1, want;
 	struct pending *info = NULL, *earlier, **pp;
 	enum name_at at = NAME_OWN;
-	char *full, mname[UEVENT_MAX_PAYLOAD];
-	const char *mark = NULL;
 	struct stage *s;
+	char *full;
 	struct code c;
 	void *mem;
 	int ret;
@@ -494,11 +513,6 @@ UEVENT_HOT int _uevent_jit_func_staged(struct uevent_jit *j, const char *name,
 		c.info = earlier;
 	}
 	if (!(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
-		mark = _uevent_jit_marker_name(mname, full);	/* the stage's after this */
-	ret = staged_load(j, s, &c, code, info);
-	if (file && mark)
-		_uevent_jit_marker_debug(addr, &e, 1);
-	if (ret == 0 && mark)
-		_uevent_jit_marker_load(addr, size, c.index, mark);
-	return ret;
+		return staged_load_marked(j, s, &c, code, info, file ? &e : NULL);
+	return staged_load(j, s, &c, code, info);
 }

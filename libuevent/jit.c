@@ -384,6 +384,26 @@ static UEVENT_HOT __attribute__((no_sanitize_thread)) void prefetch_load(struct 
 		__builtin_prefetch(f + __atomic_load_n(&j->nfresh, __ATOMIC_RELAXED), 1, 3);
 }
 
+/* An unbatched load with its uevent markers: the name copied before the load (once it
+ * is in, an unload in another thread may free it). Apart, so that a load without
+ * markers keeps a small stack frame. e: the DEBUG_INFO marker's entry. */
+static __attribute__((noinline)) int load_unlocked_marked(struct uevent_jit *j, struct stage *st,
+							   const struct code *c, const void *code,
+							   uint64_t now, struct map_req *rq,
+							   const struct uevent_jit_debug_entry *e)
+{
+	char name[UEVENT_MAX_PAYLOAD];
+	int ret;
+
+	_uevent_jit_marker_name(name, c->name);
+	ret = _uevent_jit_load_unlocked(j, st, c, code, now, rq);
+	if (e)
+		_uevent_jit_marker_debug(c->addr, e, 1);
+	if (ret == 0)
+		_uevent_jit_marker_load(c->addr, c->size, c->index, name);
+	return ret;
+}
+
 UEVENT_EXPORT UEVENT_HOT int uevent_jit__code_load_func(struct uevent_jit *j, const char *name,
 					     const char *func, uint64_t addr, uint64_t size,
 					     const void *code, const char *file, uint32_t line)
@@ -482,22 +502,15 @@ UEVENT_EXPORT UEVENT_HOT int uevent_jit__code_load_func(struct uevent_jit *j, co
 		}
 	}
 	if (unbatched) {
-		char mname[UEVENT_MAX_PAYLOAD];
-		const char *mark = NULL;
+		const struct code c = { addr, size, index, full, info, at, 0 };
 
-		/* the copy, the perf-map line's write and the markers after the lock; the
-		 * marker's name copied before it: an unload may free full once it is in */
+		/* the copy, the perf-map line's write and the markers after the lock */
 		if (!(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
-			mark = _uevent_jit_marker_name(mname, full);
-		ret = _uevent_jit_load_unlocked(j, st,
-						&(struct code){ addr, size, index, full, info, at },
-						code, now, rq);
+			ret = load_unlocked_marked(j, st, &c, code, now, rq, file ? &e : NULL);
+		else
+			ret = _uevent_jit_load_unlocked(j, st, &c, code, now, rq);
 		if (rq)
 			_uevent_jit_map_req_fini(rq);
-		if (file && mark)
-			_uevent_jit_marker_debug(addr, &e, 1);
-		if (ret == 0 && mark)
-			_uevent_jit_marker_load(addr, size, index, mark);
 		return ret < 0 ? _uevent_err(-ret) : 0;
 	}
 	if (file && !(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
