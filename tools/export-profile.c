@@ -21,6 +21,41 @@
 /* ---- export --folded ---------------------------------------------------------- */
 
 /*
+ * pre NAME post, then ';', appended to the folded stack in *line (*n bytes, room *cap):
+ * one frame. A name may hold anything its process put there (a comm is the program's
+ * to set), so as stackcollapse-perf.pl does, ';' (the frame separator) becomes ':',
+ * and a control character (a newline would start a forged stack) a space. The count
+ * follows the line's last space, so a space in a name is left.
+ */
+static int fold_put(char **line, size_t *n, size_t *cap, const char *pre, const char *name,
+		    const char *post)
+{
+	size_t lp = strlen(pre), l = strlen(name), lq = strlen(post), i;
+	char *p;
+
+	if (*n + lp + l + lq + 2 > *cap) {
+		size_t want = (*n + lp + l + lq + 2) * 2;
+
+		if (!(p = realloc(*line, want)))
+			return -ENOMEM;
+		*line = p;
+		*cap = want;
+	}
+	p = *line + *n;
+	memcpy(p, pre, lp);
+	for (i = 0; i < l; i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		p[lp + i] = c == ';' ? ':' : c < 0x20 || c == 0x7f ? ' ' : (char)c;
+	}
+	memcpy(p + lp + l, post, lq);
+	*n += lp + l + lq;
+	(*line)[(*n)++] = ';';
+	(*line)[*n] = 0;
+	return 0;
+}
+
+/*
  * Brendan Gregg's folded stacks (flamegraph.pl, speedscope, inferno): one line per
  * distinct stack, "comm;outer;...;leaf COUNT", frames named as report names them.
  * ranges: the uevent ranges open on the thread as frames between comm and the stack.
@@ -47,28 +82,11 @@ int cli_export_folded(const char *out, const char *in, int ranges, const char *d
 		uint32_t k;
 
 		n = 0;
-#define PUT(str) do {								\
-		size_t l_ = strlen(str);					\
-		if (n + l_ + 2 > cap) {						\
-			char *nl_ = realloc(line, cap = (n + l_ + 2) * 2);	\
-			if (!nl_) { ret = -ENOMEM; break; }			\
-			line = nl_;						\
-		}								\
-		memcpy(line + n, str, l_);					\
-		n += l_;							\
-		line[n++] = ';';						\
-		line[n] = 0;							\
-	} while (0)
-		PUT(s->comm);
-		for (k = 0; ranges && k < s->nranges && !ret; k++) {
-			char rn[300];
-
-			snprintf(rn, sizeof(rn), "[%s]", s->ranges[k]);
-			PUT(rn);
-		}
+		ret = fold_put(&line, &n, &cap, "", s->comm, "");
+		for (k = 0; ranges && k < s->nranges && !ret; k++)
+			ret = fold_put(&line, &n, &cap, "[", s->ranges[k], "]");
 		for (k = s->nframes; k-- > 0 && !ret;)
-			PUT(s->frames[k].sym);
-#undef PUT
+			ret = fold_put(&line, &n, &cap, "", s->frames[k].sym, "");
 		if (ret)
 			break;
 		line[n - 1] = 0;
