@@ -229,6 +229,22 @@ void cli_remove_output(const char *path, int fd, int created)
 		unlink(path);
 }
 
+/* Done with what cli_open_output_file() gave: stdout flushed, a file closed. -1 (errno
+ * set) if anything written did not get there: a full disk, a closed pipe, /dev/full. */
+int cli_close_output_file(FILE *f)
+{
+	int bad = ferror(f);
+
+	if (f == stdout)
+		return fflush(f) != 0 || bad || ferror(f) ? (errno = errno ? errno : EIO, -1) : 0;
+	if (fclose(f) != 0 || bad) {
+		if (!errno)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
 FILE *cli_open_output_file(const char *cmd, const char *path, int *created)
 {
 	FILE *f;

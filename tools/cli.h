@@ -20,6 +20,7 @@ const char *cli_open_error(const char *path, int err, int perf);
 /* An output path opened as export and record open theirs ("-": stdout), emptied; NULL
  * after saying why. */
 FILE *cli_open_output_file(const char *cmd, const char *path, int *created);
+int cli_close_output_file(FILE *f);
 /* The same as an fd, not emptied; -1 after saying why. */
 int cli_open_output(const char *cmd, const char *path, int *created);
 /* Removes a failed output, only if it is still the file cli_open_output() created. */

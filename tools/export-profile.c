@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <linux/perf_event.h>
@@ -118,7 +120,8 @@ int cli_export_folded(const char *out, const char *in, int ranges, const char *d
 		free(t.v[i].key);
 	}
 	free(t.v);
-	if (f != stdout && fclose(f) != 0) {
+	errno = 0;
+	if (cli_close_output_file(f) != 0) {
 		fprintf(stderr, "%s export: %s: %s\n", cli_prog, out, strerror(errno));
 		prof_profile_free(&p);
 		return 1;
@@ -370,10 +373,19 @@ static uint32_t elf_build_id(const char *path, uint8_t *out, size_t cap)
 	uint32_t got = 0;
 	uint16_t i, phnum, phentsize;
 	uint64_t phoff;
+	struct stat st;
 	FILE *f;
+	int fd;
 
-	if (path[0] != '/' || !(f = fopen(path, "rb")))
+	/* a path the recording names: only a regular file, opened without blocking (a
+	 * FIFO planted there must not hang the export) */
+	if (path[0] != '/' ||
+	    (fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0)
 		return 0;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "rb"))) {
+		close(fd);
+		return 0;
+	}
 	/* 64-bit little-endian ELF: what this CLI runs on and samples */
 	if (fread(eh, 1, sizeof(eh), f) != sizeof(eh) || memcmp(eh, "\177ELF\2\1", 6))
 		goto out;
@@ -755,7 +767,7 @@ static int pprof_write(struct pprof *b, const struct profile *p, const char *out
 	Perftools__Profiles__Line **linep = calloc(b->nloc + 1, sizeof(*linep));
 	Perftools__Profiles__Mapping **mpp = calloc(b->nmp + 1, sizeof(*mpp));
 	uint8_t *buf = NULL;
-	int created = 0, ret = -ENOMEM;
+	int created = 0, ret = -ENOMEM, wrote;
 	size_t i;
 	FILE *f;
 
@@ -797,8 +809,9 @@ static int pprof_write(struct pprof *b, const struct profile *p, const char *out
 	f = cli_open_output_file("export", out, &created);
 	if (!f)
 		goto out;
-	if (fwrite(buf, 1, i, f) != i || (f != stdout && fclose(f) != 0) ||
-	    (f == stdout && fflush(f) != 0)) {
+	errno = 0;
+	wrote = fwrite(buf, 1, i, f) == i;
+	if (cli_close_output_file(f) != 0 || !wrote) {
 		fprintf(stderr, "%s export: %s: %s\n", cli_prog, out, strerror(errno));
 		goto out;
 	}

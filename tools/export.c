@@ -441,7 +441,8 @@ int cli_cmd_export(int argc, char **argv)
 		fprintf(stderr, "%s export: %s: %lu range ends without an open begin left out\n",
 			cli_prog, in, open.unmatched);
 	open_ranges_free(&open);
-	if (f != stdout && fclose(f) != 0) {
+	errno = 0;
+	if (cli_close_output_file(f) != 0) {
 		fprintf(stderr, "%s export: %s: %s\n", cli_prog, out, strerror(errno));
 		return 1;
 	}
