@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +132,35 @@ int cli_export_folded(const char *out, const char *in, int ranges, const char *d
 	return 0;
 }
 
+/* prof_row_get() of the key fmt makes, however long: a key cut to a buffer's size made
+ * two long names (C++ templates) one row, the second's samples the first's. */
+static struct row *row_getf(struct table *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static struct row *row_getf(struct table *t, const char *fmt, ...)
+{
+	static char *buf;
+	static size_t cap;
+	va_list ap;
+	char *nb;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, cap, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return NULL;
+	if ((size_t)n >= cap) {
+		if (!(nb = realloc(buf, (size_t)n + 1)))
+			return NULL;
+		buf = nb;
+		cap = (size_t)n + 1;
+		va_start(ap, fmt);
+		vsnprintf(buf, cap, fmt, ap);
+		va_end(ap);
+	}
+	return prof_row_get(t, buf);
+}
+
 /* ---- export --chrome: thread names and CPU samples ---------------------------- */
 
 /* The stack frames the samples written refer to ("sf"), a tree: "parent\tname" -> id. */
@@ -249,11 +279,9 @@ long cli_chrome_extras(FILE *f, const char *in, int first)
 		/* the tree's nodes, made by the first sample of each stack as they were when
 		 * every sample looked its stack up: the same ids, in the same table order */
 		for (k = leaf && leaf[tk->kind] ? 0 : s->nframes; k > 0; k--) {	/* root first */
-			char key[1024];
-			struct row *r;
+			struct row *r = row_getf(&chrome_frames, "%zu\t%s", parent,
+						 s->frames[k - 1].sym);
 
-			snprintf(key, sizeof(key), "%zu\t%s", parent, s->frames[k - 1].sym);
-			r = prof_row_get(&chrome_frames, key);
 			if (!r)
 				break;
 			if (!r->seen) {
@@ -493,8 +521,8 @@ static int64_t pprof_mapping(struct pprof *b, struct profile *p, const struct fr
 	struct pmap none = { .file = fr ? fr->dso : "", .bid_read = 1 };
 	struct pmap *pm = mi >= 0 ? &p->maps[mi] : &none;
 	Perftools__Profiles__Mapping *mo;
-	char key[1200], bid[41];
 	struct row *r;
+	char bid[41];
 
 	/* no MMAP (the kernel, JIT code, unknown): one by that name, so that pprof makes
 	 * up none without a file name */
@@ -502,9 +530,8 @@ static int64_t pprof_mapping(struct pprof *b, struct profile *p, const struct fr
 		none.addr = 0xffff800000000000ull;
 		none.len = ~none.addr;
 	}
-	snprintf(key, sizeof(key), "%s\t%" PRIx64 "\t%" PRIx64 "\t%" PRIx64, pm->file, pm->addr,
-		 pm->len, pm->pgoff);
-	if (!(r = prof_row_get(&b->maps, key)))
+	if (!(r = row_getf(&b->maps, "%s\t%" PRIx64 "\t%" PRIx64 "\t%" PRIx64, pm->file,
+			   pm->addr, pm->len, pm->pgoff)))
 		return -ENOMEM;
 	if (r->seen)
 		goto known;
@@ -541,11 +568,9 @@ static int64_t pprof_function(struct pprof *b, struct profile *p, const struct k
 	const char *src = fr->file ? fr->file : fr->dso;
 	struct uevent_symbol sy = { .sz = sizeof(sy) };
 	Perftools__Profiles__Function *fo;
-	char key[1200];
 	struct row *r;
 
-	snprintf(key, sizeof(key), "%s\t%s", fr->sym, src);
-	if (!(r = prof_row_get(&b->funcs, key)))
+	if (!(r = row_getf(&b->funcs, "%s\t%s", fr->sym, src)))
 		return -ENOMEM;
 	if (r->seen)
 		return (int64_t)r->self;
@@ -575,13 +600,11 @@ static int64_t pprof_location(struct pprof *b, struct profile *p, const struct k
 {
 	Perftools__Profiles__Location *lo;
 	Perftools__Profiles__Line *ln;
-	char key[1200];
 	struct row *r;
 	int64_t fid;
 
-	snprintf(key, sizeof(key), "%" PRIu64 "\t%" PRIx64 "\t%s", mid, fr->addr,
-		 fr->map >= 0 ? "" : fr->sym);
-	if (!(r = prof_row_get(&b->locs, key)))
+	if (!(r = row_getf(&b->locs, "%" PRIu64 "\t%" PRIx64 "\t%s", mid, fr->addr,
+			   fr->map >= 0 ? "" : fr->sym)))
 		return -ENOMEM;
 	if (r->seen)
 		return (int64_t)r->self;
