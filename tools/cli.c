@@ -54,20 +54,79 @@ int cli_parse_i64(const char *cmd, const char *opt, const char *arg, int64_t *v)
 	return -1;
 }
 
+/* The length of the whole UTF-8 sequence at s (1-4; no overlong form, surrogate or code
+ * point past U+10FFFF), or 0: not UTF-8 (a name is whatever bytes its program chose). */
+size_t cli_utf8_seq(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (u[0] < 0x80)
+		return 1;
+	if (u[0] >= 0xc2 && u[0] <= 0xdf)
+		n = 2;
+	else if (u[0] >= 0xe0 && u[0] <= 0xef)
+		n = 3, lo = u[0] == 0xe0 ? 0xa0 : 0x80, hi = u[0] == 0xed ? 0x9f : 0xbf;
+	else if (u[0] >= 0xf0 && u[0] <= 0xf4)
+		n = 4, lo = u[0] == 0xf0 ? 0x90 : 0x80, hi = u[0] == 0xf4 ? 0x8f : 0xbf;
+	else
+		return 0;
+	if (u[1] < lo || u[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)	/* (a NUL is no continuation: the walk stops there) */
+		if (u[i] < 0x80 || u[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/* A copy of s with each byte that is not UTF-8 made U+FFFD, or NULL if s is UTF-8 as
+ * it is (or no memory: then s is used as it is). */
+char *cli_utf8_clean(const char *s)
+{
+	size_t i, n, o = 0, bad = 0;
+	char *c;
+
+	for (i = 0; s[i]; i += n ? n : 1)
+		bad += !(n = cli_utf8_seq(s + i));
+	if (!bad || !(c = malloc(i + 2 * bad + 1)))
+		return NULL;
+	for (i = 0; s[i]; i += n ? n : 1) {
+		if ((n = cli_utf8_seq(s + i))) {
+			memcpy(c + o, s + i, n);
+			o += n;
+		} else {
+			memcpy(c + o, "\xef\xbf\xbd", 3);
+			o += 3;
+		}
+	}
+	c[o] = 0;
+	return c;
+}
+
+/* s (at most max bytes) as a JSON string: what is not UTF-8 becomes U+FFFD, as JSON
+ * readers want UTF-8 and stop at anything else. */
 void cli_json_str(FILE *f, const char *s, size_t max)
 {
-	size_t i;
+	size_t i, n;
 
 	fputc('"', f);
-	for (i = 0; s[i] && i < max; i++) {
+	for (i = 0; s[i] && i < max; i += n) {
 		unsigned char c = (unsigned char)s[i];
 
+		n = 1;
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
 		else if (c < 0x20)
 			fprintf(f, "\\u%04x", c);
-		else
+		else if (c < 0x80)
 			fputc(c, f);
+		else if ((n = cli_utf8_seq(s + i)) && i + n <= max)
+			fwrite(s + i, 1, n, f);
+		else if (n)	/* cut by max: the end of the string */
+			break;
+		else
+			fputs("\\ufffd", f), n = 1;
 	}
 	fputc('"', f);
 }

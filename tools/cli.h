@@ -21,6 +21,8 @@ const char *cli_open_error(const char *path, int err, int perf);
  * after saying why. */
 FILE *cli_open_output_file(const char *cmd, const char *path, int *created);
 int cli_close_output_file(FILE *f);
+size_t cli_utf8_seq(const char *s);
+char *cli_utf8_clean(const char *s);
 /* The same as an fd, not emptied; -1 after saying why. */
 int cli_open_output(const char *cmd, const char *path, int *created);
 /* Removes a failed output, only if it is still the file cli_open_output() created. */

@@ -359,8 +359,12 @@ struct strtab {
 
 static int64_t str_id(struct strtab *st, const char *s)
 {
-	struct row *r = prof_row_get(&st->t, s);
+	/* proto3 strings are UTF-8 (strict readers refuse the profile otherwise): what is
+	 * not becomes U+FFFD */
+	char *clean = cli_utf8_clean(s);
+	struct row *r = prof_row_get(&st->t, clean ? clean : s);
 
+	free(clean);
 	if (!r)
 		return -1;
 	if (!r->seen) {
