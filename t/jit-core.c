@@ -121,7 +121,7 @@ static void put_addr(lua_State *L, const char *name, const void *p)
 	lua_setglobal(L, name);
 }
 
-/* The test, in Lua: each ok() is one TAP line (19). */
+/* The test, in Lua: each ok() is one TAP line (21). */
 static const char script[] =
 "local jutil = require 'jit.util'\n"
 "local core = assert(package.loadlib(CORE_SO, 'luaopen_uevent_jit_core'))()\n"
@@ -192,6 +192,23 @@ static const char script[] =
 "jit.flush()\n"
 "local _, _, _, nua2 = calls()\n"
 "ok(nua2 == nua1, 'flush with nothing loaded: no unload_all')\n"
+"-- trace numbers LuaJIT never gives (only a direct call can): ignored, nothing grown for\n"
+"-- them (2^61 * 8 bytes wrapped to a block of 0)\n"
+"local cb, nb = { core.counts(h) }, { calls() }\n"
+"for _, t in ipairs { 2^61, 2^53, 65536, 1.5, -1, 0/0, 1/0 } do\n"
+"  handler('abort', t); handler('start', t, hot, 0); handler('stop', t)\n"
+"end\n"
+"local ca, na = { core.counts(h) }, { calls() }\n"
+"ok(ca[1] == cb[1] and ca[3] == cb[3] and na[1] == nb[1] and na[2] == nb[2],\n"
+"   'trace numbers 2^61, 2^53, 65536, 1.5, -1, NaN, inf: ignored (errors ' .. cb[3] .. ' -> ' .. ca[3] .. ')')\n"
+"for t = 1, 5000 do handler('start', t, hot, 0); handler('abort', t, hot, 0) end\n"
+"hot(10000)\n"
+"nl, nf, _, _, name, fn, file, line = calls()\n"
+"-- (the loop above is traced too: its traces come first)\n"
+"local cn = { core.counts(h) }\n"
+"ok(fn == 'hot' and file == 't.lua' and line == 2 and nf - na[2] == cn[1] - ca[1] and cn[3] == ca[3],\n"
+"   ('then trace numbers 1 to 5000, and real traces: %d announced, the last %s %s %s:%d'):format(cn[1] - ca[1], name, fn, file, line))\n"
+"jit.flush()\n"
 "-- lines=false: no line record, the name says where\n"
 "bind(false)\n"
 "hot(10000)\n"
@@ -245,7 +262,7 @@ int main(void)
 
 	if (access(JIT_CORE_SO, R_OK) != 0)
 		plan_skip_all("bindings/lua/uevent/jit_core.so not built");
-	plan(19);
+	plan(21);
 	L = luaL_newstate();
 	luaL_openlibs(L);
 	lua_pushstring(L, JIT_CORE_SO);

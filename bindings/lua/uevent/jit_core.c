@@ -57,7 +57,13 @@ enum { AT_FILE = -1, AT_FN = -2 };
 
 #define UP(i) lua_upvalueindex(i)
 
-/* Room for trace number tr in the per-trace arrays; 0 or -1 (out of memory). */
+/* The highest trace number LuaJIT gives (lj_trace.c caps its trace array at 65535
+ * slots); the handler ignores a larger one, which only a direct call can pass, instead
+ * of growing the per-trace arrays for it (n * 8 bytes wraps for n near 2^61). */
+#define MAX_TRACE 65535
+
+/* Room for trace number tr (<= MAX_TRACE: the handler checks) in the per-trace arrays;
+ * 0 or -1 (out of memory). */
 static int grow(struct hook *h, size_t tr)
 {
 	size_t n = h->ntr ? h->ntr : 256;
@@ -328,7 +334,8 @@ static int handler(lua_State *L)
 {
 	struct hook *h = lua_touserdata(L, UP(UP_HOOK));
 	const char *what = lua_tostring(L, 1);
-	lua_Integer tr = lua_tointeger(L, 2);
+	lua_Number trn = lua_tonumber(L, 2);
+	size_t tr;
 
 	if (!h->j || !what)
 		return 0;
@@ -343,9 +350,12 @@ static int handler(lua_State *L)
 			memset(h->addr, 0, h->ntr * sizeof(*h->addr));
 		return 0;
 	}
-	if (tr <= 0)
+	/* a trace number LuaJIT can give: a whole number from 1 to MAX_TRACE (compared as
+	 * a double: NaN, 2^61 or 1.5 converted first would be undefined or another) */
+	if (!(trn >= 1 && trn <= MAX_TRACE) || trn != (lua_Number)(size_t)trn)
 		return 0;
-	if (grow(h, (size_t)tr) < 0) {
+	tr = (size_t)trn;
+	if (grow(h, tr) < 0) {
 		h->errors++;
 		return 0;
 	}
@@ -361,7 +371,7 @@ static int handler(lua_State *L)
 		lua_rawgeti(L, UP(UP_STARTS), (int)tr);
 		lua_pushnil(L);
 		lua_rawseti(L, UP(UP_STARTS), (int)tr);
-		stop(L, h, (size_t)tr, lua_isfunction(L, 3) ? 3 : 0, h->pc[tr]);
+		stop(L, h, tr, lua_isfunction(L, 3) ? 3 : 0, h->pc[tr]);
 	}
 	return 0;
 }
