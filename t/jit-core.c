@@ -121,7 +121,7 @@ static void put_addr(lua_State *L, const char *name, const void *p)
 	lua_setglobal(L, name);
 }
 
-/* The test, in Lua: each ok() is one TAP line (21). */
+/* The test, in Lua: each ok() is one TAP line (22). */
 static const char script[] =
 "local jutil = require 'jit.util'\n"
 "local core = assert(package.loadlib(CORE_SO, 'luaopen_uevent_jit_core'))()\n"
@@ -131,7 +131,7 @@ static const char script[] =
 "local nfi = 0\n"
 "local function funcinfo(...) nfi = nfi + 1; return jutil.funcinfo(...) end\n"
 "local h, handler = core.new(jutil.tracemc, funcinfo)\n"
-"local function bind(lines, s) core.bind(h, s or SESSION, LOAD, LOAD_FUNC, UNLOAD, UNLOAD_ALL, lines) end\n"
+"local function bind(lines, s, owner) core.bind(h, s or SESSION, LOAD, LOAD_FUNC, UNLOAD, UNLOAD_ALL, lines, owner) end\n"
 "local bad = {}\n"
 "for _, a in ipairs { 0, -8, 1.5, 2^60, 0/0 } do\n"
 "  local okb, e = pcall(bind, true, a)\n"
@@ -254,7 +254,18 @@ static const char script[] =
 "cold(10000)\n"
 "local nl3, nf3, _, nua3 = calls()\n"
 "ok(nl3 == nl and nf3 == nf and nua3 == nua2, 'bind(h) with no session: nothing announced or unloaded')\n"
-"jit.attach(handler)\n";
+"jit.attach(handler)\n"
+"-- bound, the hook holds its owner (uevent.jit: the session's cdata, which the attached\n"
+"-- handler, holding the hook, so keeps open); unbound or bound again, it lets go\n"
+"local held = setmetatable({}, { __mode = 'k' })\n"
+"local function owned() collectgarbage(); collectgarbage(); local n = 0; for _ in pairs(held) do n = n + 1 end; return n end\n"
+"do local o = {}; held[o] = true; bind(true, nil, o) end\n"
+"local n1 = owned()\n"
+"do local o = {}; held[o] = true; bind(true, nil, o) end\n"
+"local n2 = owned()\n"
+"core.bind(h)\n"
+"local n3 = owned()\n"
+"ok(n1 == 1 and n2 == 1 and n3 == 0, ('bind() holds its owner until unbound or bound again (held: %d, %d, then %d)'):format(n1, n2, n3))\n";
 
 int main(void)
 {
@@ -262,7 +273,7 @@ int main(void)
 
 	if (access(JIT_CORE_SO, R_OK) != 0)
 		plan_skip_all("bindings/lua/uevent/jit_core.so not built");
-	plan(21);
+	plan(22);
 	L = luaL_newstate();
 	luaL_openlibs(L);
 	lua_pushstring(L, JIT_CORE_SO);

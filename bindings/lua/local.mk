@@ -94,5 +94,6 @@ EXTRA_DIST += %reldir%/uevent.lua %reldir%/gen-ctest.lua %reldir%/gen_records.py
 	%reldir%/tests/test_reader.lua %reldir%/tests/test_spawn.lua %reldir%/lua-spawn.test \
 	%reldir%/README.md %reldir%/lua-symbolize.test \
 	%reldir%/uevent/symbolize.lua %reldir%/uevent/_notes.lua %reldir%/tests/test_symbolize.lua \
-	%reldir%/tests/hot.lua %reldir%/tests/test_jit.lua %reldir%/uevent/jit.lua \
+	%reldir%/tests/hot.lua %reldir%/tests/test_jit.lua %reldir%/tests/jit_drop.lua \
+	%reldir%/uevent/jit.lua \
 	%reldir%/jit/uevent.lua %reldir%/uevent/jit_core.c

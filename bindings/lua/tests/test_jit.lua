@@ -6,7 +6,7 @@ local tmp = assert(arg[1], "usage: test_jit.lua TMPDIR")
 
 local tap = require "tests.tap"
 local ok, skip = tap.ok, tap.skip
-tap.plan(22)
+tap.plan(24)
 
 local have_uevent, uevent = pcall(require, "uevent")
 local uev_path = tmp .. "/lua.perf.data"
@@ -152,4 +152,19 @@ local bad1, e1 = pcall(JU.parse, "bogus")
 local bad2, e2 = pcall(JU.parse, "dir=")
 ok(not bad1 and e1:match("unknown option 'bogus'") and not bad2 and e2:match("needs a value"),
    "-juevent refuses an unknown option and an empty value: " .. tostring(e1))
+
+-- The running hook holds its session: a program that drops the module and collects keeps
+-- its traces announced (the session's finalizer closed it under the attached handler,
+-- whose next trace called into the freed session: a crash or a hang, so in a child).
+local here = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
+local child = io.popen(("timeout 60 '%s' '%sjit_drop.lua' '%s' 2>&1; echo \"exit $?\""):format(
+  arg[-1] or "luajit", here, tmp))
+local out = child:read("*a"); child:close()
+local line4 = out:match("line (%d+)")
+local PAT4 = "TRACE_%d+ loop4 jit_drop%.lua:" .. tostring(line4)
+local f4 = io.open(tmp .. "/drop.map"); local m4 = f4 and f4:read("*a") or ""; if f4 then f4:close() end
+ok(out:match("exit 0\n$") and m4:find("%x+ %x+ " .. PAT4 .. "\n"), "module dropped and collected: "
+   .. "the hook still announces traces (perf map: " .. (m4:match(PAT4) or "none") .. "; "
+   .. out:gsub("\n", "; ") .. ")")
+ok(out:match("closed yes"), "then its handler replaced: the session collected and closed")
 tap.done()

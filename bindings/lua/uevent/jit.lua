@@ -12,6 +12,12 @@
 -- before the interpreter can enter the new trace. A "flush" unloads every trace
 -- announced. Works with stock LuaJIT 2.1; no LUAJIT_USE_PERFTOOLS.
 --
+-- The running hook holds its session: core.bind gives the hook the session's cdata, and
+-- the attached handler holds the hook, so a program that drops this module
+-- (package.loaded["uevent.jit"] = nil) and collects garbage keeps its traces announced;
+-- the session's finalizer closes it once the handler is gone (another jit.attach to
+-- "trace", or the exit).
+--
 -- C declarations come from the LuaJIT binding (require "uevent", generated from
 -- uevent.h); none are restated here.
 local ffi = require "ffi"
@@ -108,7 +114,7 @@ function M.start(opts)
   if not hook then hook, handler = core.new(tracemc, funcinfo) end
   core.bind(hook, addr(s), addr(lib.uevent_jit__code_load), addr(lib.uevent_jit__code_load_func),
             addr(lib.uevent_jit__code_unload), addr(lib.uevent_jit__code_unload_all),
-            opts.lines ~= false)
+            opts.lines ~= false, session)
   -- Traces compiled before start(): announce them now, without a location.
   local misses, tr = 0, 1
   while misses < 64 do

@@ -11,9 +11,15 @@
  * LuaJIT's API.
  *
  *   local h, handler = core.new(jit.util.tracemc, jit.util.funcinfo)
- *   core.bind(h, session, code_load, code_load_func, code_unload, code_unload_all, lines)
+ *   core.bind(h, session, code_load, code_load_func, code_unload, code_unload_all, lines,
+ *             owner)                -- owner: what keeps the session open (its cdata)
  *   jit.attach(handler, "trace")  ...  core.bind(h)   -- unbound: the handler does nothing
  *   core.counts(h)                -- loaded, unloaded, errors, flushes (since new())
+ *
+ * While bound, h holds owner (in its environment table; the handler holds h): the
+ * attached handler keeps the session's cdata, and so the session, alive. Without it a
+ * program that dropped uevent.jit (package.loaded["uevent.jit"] = nil) had the cdata
+ * collected, its finalizer close the session, and the next trace call into freed memory.
  *
  * Addresses are Lua numbers (tonumber of an ffi.cast("uintptr_t", ...)): exact below
  * 2^53, which user-space addresses are; bind() refuses one that is not a whole number.
@@ -51,6 +57,9 @@ struct hook {
 
 /* The handler's upvalues. */
 enum { UP_HOOK = 1, UP_TRACEMC, UP_FUNCINFO, UP_STARTS, UP_CACHE, UP_FILES };
+
+/* The hook's environment table: what it holds while bound. */
+enum { ENV_OWNER = 1 };
 
 /* The per-function cache table's non-pc keys (pcs are >= 0). */
 enum { AT_FILE = -1, AT_FN = -2 };
@@ -399,6 +408,8 @@ static int core_new(lua_State *L)
 	memset(h, 0, sizeof(*h));
 	luaL_getmetatable(L, "uevent.jit_core");
 	lua_setmetatable(L, -2);
+	lua_createtable(L, 1, 0);	/* its environment: ENV_OWNER */
+	lua_setfenv(L, -2);
 	lua_pushvalue(L, -1);		/* UP_HOOK */
 	lua_pushvalue(L, 1);		/* UP_TRACEMC */
 	lua_pushvalue(L, 2);		/* UP_FUNCINFO */
@@ -428,8 +439,8 @@ static void *check_addr(lua_State *L, int i)
 	return (void *)(uintptr_t)(uint64_t)v;
 }
 
-/* core.bind(h, session, code_load, code_load_func, code_unload, code_unload_all, lines)
- * or core.bind(h): unbound. */
+/* core.bind(h, session, code_load, code_load_func, code_unload, code_unload_all, lines,
+ * owner) or core.bind(h): unbound. h holds owner until unbound or bound again. */
 static int core_bind(lua_State *L)
 {
 	struct hook *h = check_hook(L);
@@ -437,6 +448,9 @@ static int core_bind(lua_State *L)
 
 	if (lua_isnoneornil(L, 2)) {
 		h->j = NULL;
+		lua_getfenv(L, 1);
+		lua_pushnil(L);
+		lua_rawseti(L, -2, ENV_OWNER);
 		return 0;
 	}
 	b.j = check_addr(L, 2);
@@ -450,6 +464,9 @@ static int core_bind(lua_State *L)
 		memset(b.addr, 0, b.ntr * sizeof(*b.addr));
 	b.nloaded = 0;
 	*h = b;
+	lua_getfenv(L, 1);
+	lua_pushvalue(L, 8);
+	lua_rawseti(L, -2, ENV_OWNER);
 	return 0;
 }
 
