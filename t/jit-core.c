@@ -121,7 +121,7 @@ static void put_addr(lua_State *L, const char *name, const void *p)
 	lua_setglobal(L, name);
 }
 
-/* The test, in Lua: each ok() is one TAP line (22). */
+/* The test, in Lua: each ok() is one TAP line (24). */
 static const char script[] =
 "local jutil = require 'jit.util'\n"
 "local core = assert(package.loadlib(CORE_SO, 'luaopen_uevent_jit_core'))()\n"
@@ -255,6 +255,21 @@ static const char script[] =
 "local nl3, nf3, _, nua3 = calls()\n"
 "ok(nl3 == nl and nf3 == nf and nua3 == nua2, 'bind(h) with no session: nothing announced or unloaded')\n"
 "jit.attach(handler)\n"
+"-- a start that came to nothing (aborted; or begun before an unbind) is forgotten: a\n"
+"-- trace announced by number later (compiled while unbound, found at start()) takes no\n"
+"-- location from it\n"
+"local function A() end\n"
+"local rt\n"
+"for t = 1, 200 do if jutil.traceinfo(t) then rt = t end end\n"
+"bind(true)\n"
+"local nla, nfa = calls()\n"
+"handler('start', rt, A, 0); handler('abort', rt, A, 0); handler('stop', rt)\n"
+"local nlb, nfb, _, _, nameb = calls()\n"
+"ok(rt and nlb == nla + 1 and nfb == nfa and nameb == 'TRACE_' .. rt, 'an aborted start, then a stop of its number: code_load(' .. nameb .. ')')\n"
+"handler('start', rt, A, 0); core.bind(h); bind(true); handler('stop', rt)\n"
+"local nlc, nfc, _, _, namec = calls()\n"
+"ok(nlc == nlb + 1 and nfc == nfb and namec == 'TRACE_' .. rt, 'a start, unbound, bound, a stop of its number: code_load(' .. namec .. ')')\n"
+"core.bind(h)\n"
 "-- bound, the hook holds its owner (uevent.jit: the session's cdata, which the attached\n"
 "-- handler, holding the hook, so keeps open); unbound or bound again, it lets go\n"
 "local held = setmetatable({}, { __mode = 'k' })\n"
@@ -273,7 +288,7 @@ int main(void)
 
 	if (access(JIT_CORE_SO, R_OK) != 0)
 		plan_skip_all("bindings/lua/uevent/jit_core.so not built");
-	plan(22);
+	plan(24);
 	L = luaL_newstate();
 	luaL_openlibs(L);
 	lua_pushstring(L, JIT_CORE_SO);

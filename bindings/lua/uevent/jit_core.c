@@ -58,8 +58,9 @@ struct hook {
 /* The handler's upvalues. */
 enum { UP_HOOK = 1, UP_TRACEMC, UP_FUNCINFO, UP_STARTS, UP_CACHE, UP_FILES };
 
-/* The hook's environment table: what it holds while bound. */
-enum { ENV_OWNER = 1 };
+/* The hook's environment table: what it holds while bound, and the handler's UP_STARTS
+ * (for bind() to clear). */
+enum { ENV_OWNER = 1, ENV_STARTS };
 
 /* The per-function cache table's non-pc keys (pcs are >= 0). */
 enum { AT_FILE = -1, AT_FN = -2 };
@@ -375,6 +376,13 @@ static int handler(lua_State *L)
 		h->pc[tr] = (int32_t)lua_tointeger(L, 4);
 		if (lua_isnoneornil(L, 5))	/* a root trace: no parent trace */
 			learn(L, h, 3, h->pc[tr]);
+	} else if (!strcmp(what, "abort")) {
+		/* the attempt came to nothing and its number goes to the next one: a trace
+		 * with that number whose start the hook does not see (compiled while unbound,
+		 * announced at start()) must not take this function's name and line */
+		lua_pushnil(L);
+		lua_rawseti(L, UP(UP_STARTS), (int)tr);
+		h->pc[tr] = 0;
 	} else if (!strcmp(what, "stop")) {
 		lua_settop(L, 2);
 		lua_rawgeti(L, UP(UP_STARTS), (int)tr);
@@ -408,12 +416,16 @@ static int core_new(lua_State *L)
 	memset(h, 0, sizeof(*h));
 	luaL_getmetatable(L, "uevent.jit_core");
 	lua_setmetatable(L, -2);
-	lua_createtable(L, 1, 0);	/* its environment: ENV_OWNER */
+	lua_createtable(L, 2, 0);	/* its environment: ENV_OWNER, ENV_STARTS */
 	lua_setfenv(L, -2);
 	lua_pushvalue(L, -1);		/* UP_HOOK */
 	lua_pushvalue(L, 1);		/* UP_TRACEMC */
 	lua_pushvalue(L, 2);		/* UP_FUNCINFO */
 	lua_newtable(L);		/* UP_STARTS: trace number -> function at "start" */
+	lua_getfenv(L, -4);		/* the hook's (UP_HOOK): its ENV_STARTS too */
+	lua_pushvalue(L, -2);
+	lua_rawseti(L, -2, ENV_STARTS);
+	lua_pop(L, 1);
 	lua_newtable(L);		/* UP_CACHE: function -> { [pc] = line, file, fn } */
 	lua_createtable(L, 0, 1);
 	lua_pushliteral(L, "k");
@@ -439,6 +451,27 @@ static void *check_addr(lua_State *L, int i)
 	return (void *)(uintptr_t)(uint64_t)v;
 }
 
+/*
+ * Forgets the trace starts seen (bind, unbind): a start whose abort or stop came while
+ * unbound is over, and the trace that gets its number next may be one compiled while
+ * unbound, which start() announces by number "without a location". h is at index 1.
+ */
+static void forget_starts(lua_State *L, struct hook *h)
+{
+	lua_getfenv(L, 1);
+	lua_rawgeti(L, -1, ENV_STARTS);
+	lua_pushnil(L);
+	while (lua_next(L, -2)) {
+		lua_pop(L, 1);
+		lua_pushvalue(L, -1);
+		lua_pushnil(L);
+		lua_rawset(L, -4);	/* clearing a field lua_next is at is allowed */
+	}
+	lua_pop(L, 2);
+	if (h->pc)
+		memset(h->pc, 0, h->ntr * sizeof(*h->pc));
+}
+
 /* core.bind(h, session, code_load, code_load_func, code_unload, code_unload_all, lines,
  * owner) or core.bind(h): unbound. h holds owner until unbound or bound again. */
 static int core_bind(lua_State *L)
@@ -448,6 +481,7 @@ static int core_bind(lua_State *L)
 
 	if (lua_isnoneornil(L, 2)) {
 		h->j = NULL;
+		forget_starts(L, h);
 		lua_getfenv(L, 1);
 		lua_pushnil(L);
 		lua_rawseti(L, -2, ENV_OWNER);
@@ -464,6 +498,7 @@ static int core_bind(lua_State *L)
 		memset(b.addr, 0, b.ntr * sizeof(*b.addr));
 	b.nloaded = 0;
 	*h = b;
+	forget_starts(L, h);
 	lua_getfenv(L, 1);
 	lua_pushvalue(L, 8);
 	lua_rawseti(L, -2, ENV_OWNER);
