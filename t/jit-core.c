@@ -121,7 +121,7 @@ static void put_addr(lua_State *L, const char *name, const void *p)
 	lua_setglobal(L, name);
 }
 
-/* The test, in Lua: each ok() is one TAP line (24). */
+/* The test, in Lua: each ok() is one TAP line (27). */
 static const char script[] =
 "local jutil = require 'jit.util'\n"
 "local core = assert(package.loadlib(CORE_SO, 'luaopen_uevent_jit_core'))()\n"
@@ -270,6 +270,37 @@ static const char script[] =
 "local nlc, nfc, _, _, namec = calls()\n"
 "ok(nlc == nlb + 1 and nfc == nfb and namec == 'TRACE_' .. rt, 'a start, unbound, bound, a stop of its number: code_load(' .. namec .. ')')\n"
 "core.bind(h)\n"
+"-- a string chunk (its source is its text) is named by its text, cut at a control\n"
+"-- character or 40 bytes, from the stack (lines) or from funcinfo (no lines): not by a\n"
+"-- prototype's address (funcinfo's loc for one of over 40 bytes)\n"
+"jit.attach(handler, 'trace')\n"
+"bind(true)\n"
+"local long1 = assert(loadstring('local function long1(k) local s = 0\\n'\n"
+"  .. '  for i = 1, k do s = (s + i) % 65521 end\\n  return s end return long1'))()\n"
+"long1(10000)\n"
+"nl, nf, _, _, name, fn, file, line = calls()\n"
+"local L1 = '\"local function long1(k) local s = 0...\"'\n"
+"ok(fn == 'long1' and file == L1 and line == 2, ('a string chunk of over 40 bytes: code_load_func(%s, %s, %s:%d)'):format(name, fn, file, line))\n"
+"bind(false)\n"
+"local src2 = 'local function long2(k) local s = 1 for i = 1, k do s = (s * 7 + i) % 65521 end return s end return long2'\n"
+"local long2 = assert(loadstring(src2))()\n"
+"long2(10000)\n"
+"nl, nf, _, _, name = calls()\n"
+"local L2 = '\"' .. src2:sub(1, 40) .. '...\"'\n"
+"ok(name == name:match('^TRACE_%d+') .. ' long2 ' .. L2 .. ':1', 'and with no lines (from funcinfo): code_load(' .. name .. ')')\n"
+"-- the names kept hold no chunk's text: 300 chunks of 20 KB, gone, leave no 6 MB behind\n"
+"bind(true)\n"
+"local pad = string.rep('-', 20000)\n"
+"collectgarbage(); collectgarbage()\n"
+"local kb0, nf0 = collectgarbage('count'), select(2, calls())\n"
+"for k = 1, 300 do\n"
+"  assert(loadstring(('local s = 0 for i = 1, 200 do s = s + i %% %d end return s --%s'):format(k + 1, pad)))()\n"
+"end\n"
+"collectgarbage(); collectgarbage()\n"
+"local kb1, nf1 = collectgarbage('count'), select(2, calls())\n"
+"ok(nf1 - nf0 >= 300 and kb1 - kb0 < 1000, ('%d traces of 300 string chunks of 20 KB: %.0f KB live after, %.0f before'):format(nf1 - nf0, kb1, kb0))\n"
+"core.bind(h)\n"
+"jit.attach(handler)\n"
 "-- bound, the hook holds its owner (uevent.jit: the session's cdata, which the attached\n"
 "-- handler, holding the hook, so keeps open); unbound or bound again, it lets go\n"
 "local held = setmetatable({}, { __mode = 'k' })\n"
@@ -288,7 +319,7 @@ int main(void)
 
 	if (access(JIT_CORE_SO, R_OK) != 0)
 		plan_skip_all("bindings/lua/uevent/jit_core.so not built");
-	plan(24);
+	plan(27);
 	L = luaL_newstate();
 	luaL_openlibs(L);
 	lua_pushstring(L, JIT_CORE_SO);

@@ -56,7 +56,7 @@ struct hook {
 };
 
 /* The handler's upvalues. */
-enum { UP_HOOK = 1, UP_TRACEMC, UP_FUNCINFO, UP_STARTS, UP_CACHE, UP_FILES };
+enum { UP_HOOK = 1, UP_TRACEMC, UP_FUNCINFO, UP_STARTS, UP_CACHE };
 
 /* The hook's environment table: what it holds while bound, and the handler's UP_STARTS
  * (for bind() to clear). */
@@ -160,25 +160,34 @@ static int trace_name(char *name, size_t tr)
 	return n;
 }
 
+/* A string chunk's text in its name: up to this many bytes (as jit.util.funcinfo's loc). */
+#define CHUNK_TEXT 40
+
 /*
- * What jit.util.funcinfo's loc calls a chunk ("app.lua" for "@/x/app.lua", "t.lua" for
- * "=t.lua", "\"code\"" for a string chunk), into buf; NULL where it names the chunk by
- * an address this cannot know (a chunk name of over 40 bytes not from a file).
+ * The file part of a trace's name for a chunk: "app.lua" for "@/x/app.lua", "t.lua" for
+ * "=t.lua" and "\"code\"" for a string chunk, as jit.util.funcinfo's loc, but for a
+ * string chunk cut at its first control character or at CHUNK_TEXT bytes, with "..."
+ * ("\"local s = 0...\"", as LuaJIT's [string "..."]), where loc says "0x7f...": the
+ * address of the prototype asked about, which other functions of the chunk, or a chunk
+ * loaded later with the same text, do not have. Into buf (CHUNK_TEXT + 8 bytes).
  */
 static const char *chunk_file(const char *src, char *buf, size_t cap)
 {
-	size_t len = strlen(src);
 	const char *b;
+	size_t n;
 
 	if (*src == '@') {
 		b = strrchr(src, '/');
 		return b ? b + 1 : src + 1;
 	}
-	if (len > 40)
-		return NULL;
 	if (*src == '=')
 		return src + 1;
-	snprintf(buf, cap, "\"%s\"", src);
+	for (n = 0; n < CHUNK_TEXT && (unsigned char)src[n] >= ' '; n++)
+		;
+	if (n == CHUNK_TEXT && src[n])		/* cut: not inside a UTF-8 character */
+		while (n > 0 && ((unsigned char)src[n] & 0xc0) == 0x80)
+			n--;
+	snprintf(buf, cap, "\"%.*s%s\"", (int)n, src, src[n] ? "..." : "");
 	return buf;
 }
 
@@ -193,8 +202,7 @@ static const char *chunk_file(const char *src, char *buf, size_t cap)
  */
 static void learn(lua_State *L, struct hook *h, int func, int32_t pc)
 {
-	char buf[48];
-	const char *file;
+	char buf[CHUNK_TEXT + 8];
 	lua_Debug ar;
 	int top = lua_gettop(L), at;
 
@@ -213,9 +221,7 @@ static void learn(lua_State *L, struct hook *h, int func, int32_t pc)
 	at = cache_of(L, func, ar.linedefined);
 	lua_rawgeti(L, at, AT_FILE);
 	if (!lua_isstring(L, -1)) {
-		if (!(file = chunk_file(ar.source, buf, sizeof(buf))))
-			goto out;
-		lua_pushstring(L, file);
+		lua_pushstring(L, chunk_file(ar.source, buf, sizeof(buf)));
 		lua_rawseti(L, at, AT_FILE);
 	}
 	lua_pushinteger(L, ar.currentline);
@@ -274,8 +280,9 @@ static void stop(lua_State *L, struct hook *h, size_t tr, int func, int32_t pc)
 	} else if (func) {
 		/* funcinfo only here, at a trace start not seen before: it allocates, and
 		 * "start" fires for every attempt, aborted ones included */
+		char buf[CHUNK_TEXT + 8];
+		const char *loc, *src;
 		int fi, lined;
-		const char *loc;
 
 		lua_pushvalue(L, UP(UP_FUNCINFO));
 		lua_pushvalue(L, func);
@@ -290,7 +297,9 @@ static void stop(lua_State *L, struct hook *h, size_t tr, int func, int32_t pc)
 		line = lua_tonumber(L, -1);
 		lua_getfield(L, fi, "linedefined");
 		lined = (int)lua_tointeger(L, -1);
-		if (!loc) {
+		lua_getfield(L, fi, "source");
+		src = lua_tostring(L, -1);
+		if (!loc || !src) {
 			lua_getfield(L, fi, "ffid");
 			if (lua_isnumber(L, -1))
 				snprintf(name + n, sizeof(name) - (size_t)n, " [builtin#%d]",
@@ -301,33 +310,27 @@ static void stop(lua_State *L, struct hook *h, size_t tr, int func, int32_t pc)
 			at = cache_of(L, func, lined);
 		lua_rawgeti(L, at, AT_FN);
 		fn = lua_tostring(L, -1);
+		lua_rawgeti(L, at, AT_FILE);
+		if (!lua_isstring(L, -1)) {
+			/* once per function, its chunk's name as learn() gives it: not loc's
+			 * file part, an address for a string chunk of over 40 bytes, and no
+			 * table by source (a string chunk's source is its text: kept, it kept
+			 * every chunk's text alive) */
+			lua_pop(L, 1);
+			lua_pushstring(L, chunk_file(src, buf, sizeof(buf)));
+			lua_pushvalue(L, -1);
+			lua_rawseti(L, at, AT_FILE);
+		}
+		file = lua_tostring(L, -1);
 		if (h->lines && line > 0) {
-			lua_rawgeti(L, at, AT_FILE);
-			if (!lua_isstring(L, -1)) {
-				/* the file part of loc ("app.lua:34"), once per chunk */
-				lua_pop(L, 1);
-				lua_getfield(L, fi, "source");
-				lua_pushvalue(L, -1);
-				lua_rawget(L, UP(UP_FILES));
-				if (!lua_isstring(L, -1)) {
-					const char *c = strrchr(loc, ':');
-
-					lua_pop(L, 1);
-					lua_pushlstring(L, loc, c ? (size_t)(c - loc) : strlen(loc));
-					lua_pushvalue(L, -2);	/* source */
-					lua_pushvalue(L, -2);	/* file */
-					lua_rawset(L, UP(UP_FILES));
-				}
-				lua_pushvalue(L, -1);
-				lua_rawseti(L, at, AT_FILE);
-			}
-			file = lua_tostring(L, -1);
 			lua_pushnumber(L, line);
 			lua_rawseti(L, at, pc);
-		} else {	/* no line record: the name says where */
-			snprintf(name + n, sizeof(name) - (size_t)n, "%s%s %s", fn ? " " : "",
-				 fn ? fn : "", loc);
-			fn = NULL;
+		} else {	/* no line record: the name says where (loc's line) */
+			const char *c = strrchr(loc, ':');
+
+			snprintf(name + n, sizeof(name) - (size_t)n, "%s%s %s%s", fn ? " " : "",
+				 fn ? fn : "", file, c ? c : "");
+			fn = file = NULL;
 		}
 	}
 	if (file) {
@@ -431,8 +434,7 @@ static int core_new(lua_State *L)
 	lua_pushliteral(L, "k");
 	lua_setfield(L, -2, "__mode");
 	lua_setmetatable(L, -2);
-	lua_newtable(L);		/* UP_FILES: chunk name -> file part of its loc */
-	lua_pushcclosure(L, handler, 6);
+	lua_pushcclosure(L, handler, 5);
 	return 2;
 }
 
