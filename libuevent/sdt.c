@@ -7,10 +7,10 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fs-trust.h"
 #include "internal.h"
 #include "perf-internal.h"
 
@@ -155,82 +155,111 @@ int _uevent_sdt_arg_fetch(const char *arg, char *out, size_t cap)
 	return 0;
 }
 
-/* The probes of provider in the ELF file at path: how many (at most max go to out). */
+/* The bytes [off, off + n) of a file of size bytes, read whole into a new buffer: NULL
+ * when the file does not hold them (or no memory). */
+#define SDT_READ_MAX	(64u << 20)	/* a table or a note section: more is not an ELF's */
+
+static void *sdt_read(int fd, uint64_t off, uint64_t n, uint64_t size)
+{
+	uint8_t *b;
+	uint64_t got = 0;
+	ssize_t r;
+
+	if (off > size || n > size - off || n > SDT_READ_MAX || !(b = malloc(n ? n : 1)))
+		return NULL;
+	while (got < n && (r = pread(fd, b + got, n - got, (off_t)(off + got))) > 0)
+		got += (uint64_t)r;
+	if (got < n) {
+		free(b);
+		return NULL;
+	}
+	return b;
+}
+
+/* Whether name (an offset into the section name table strs of n bytes) is want. */
+static int sdt_name_is(const char *strs, uint64_t n, uint32_t name, const char *want)
+{
+	size_t len = strlen(want) + 1;
+
+	return name < n && n - name >= len && !memcmp(strs + name, want, len);
+}
+
+/*
+ * The probes of provider in the ELF file at path: how many (at most max go to out). The
+ * file may be anyone's (a traced process mapped it, from /tmp): a regular file only (a
+ * FIFO would block the open, a device never end), its headers, section names and notes
+ * read into buffers (a mapping of a file cut short under us faults: SIGBUS), every offset
+ * and size from it checked against what was read.
+ */
 int _uevent_sdt_find_all(const char *path, const char *provider, struct _uevent_sdt_probe *out,
 			  int max)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
-	const Elf64_Ehdr *eh;
-	const Elf64_Shdr *sh;
-	const Elf64_Phdr *ph;
-	struct stat st;
-	const uint8_t *m;
-	uint64_t base_addr = 0, i, j;
-	const char *shstr;
+	off_t fsize = 0;
+	int fd = _uevent_open_regular(AT_FDCWD, path, 0, &fsize, NULL, 0), ret = 0;
+	Elf64_Ehdr eh;
+	Elf64_Shdr *sh = NULL;
+	Elf64_Phdr *ph = NULL;
+	uint8_t *notes = NULL;
+	char *shstr = NULL;
+	uint64_t size = (uint64_t)fsize, base_addr = 0, shstr_size, i, j;
 	struct _uevent_sdt_probe *o;
 
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(*eh)) {
-		close(fd);
-		return -EINVAL;
-	}
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return -errno;
-	eh = (const void *)m;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_ident[EI_DATA] != ELFDATA2LSB || eh->e_shoff > (uint64_t)st.st_size ||
-	    eh->e_shnum * (uint64_t)sizeof(*sh) > (uint64_t)st.st_size - eh->e_shoff ||
-	    eh->e_phoff > (uint64_t)st.st_size ||
-	    eh->e_phnum * (uint64_t)sizeof(*ph) > (uint64_t)st.st_size - eh->e_phoff ||
-	    eh->e_shstrndx >= eh->e_shnum) {
+		return fd;
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_shentsize != sizeof(*sh) ||
+	    (eh.e_phnum && eh.e_phentsize != sizeof(*ph)) || eh.e_shstrndx >= eh.e_shnum ||
+	    !(sh = sdt_read(fd, eh.e_shoff, eh.e_shnum * (uint64_t)sizeof(*sh), size)) ||
+	    !(ph = sdt_read(fd, eh.e_phoff, eh.e_phnum * (uint64_t)sizeof(*ph), size))) {
 		ret = -EINVAL;
 		goto out;
 	}
-	sh = (const void *)(m + eh->e_shoff);
-	ph = (const void *)(m + eh->e_phoff);
-	if (sh[eh->e_shstrndx].sh_offset >= (uint64_t)st.st_size)
+	shstr_size = sh[eh.e_shstrndx].sh_size;
+	shstr = sdt_read(fd, sh[eh.e_shstrndx].sh_offset, shstr_size, size);
+	if (!shstr)
 		goto out;
-	shstr = (const char *)m + sh[eh->e_shstrndx].sh_offset;
-	for (i = 0; i < eh->e_shnum; i++)
-		if (sh[i].sh_name < sh[eh->e_shstrndx].sh_size &&
-		    !strcmp(shstr + sh[i].sh_name, ".stapsdt.base"))
+	for (i = 0; i < eh.e_shnum; i++)
+		if (sdt_name_is(shstr, shstr_size, sh[i].sh_name, ".stapsdt.base"))
 			base_addr = sh[i].sh_addr;
-	for (i = 0; i < eh->e_shnum; i++) {
-		const uint8_t *p, *end;
+	for (i = 0; i < eh.e_shnum; i++) {
+		uint64_t q, len = sh[i].sh_size;
 
-		if (sh[i].sh_type != SHT_NOTE || sh[i].sh_name >= sh[eh->e_shstrndx].sh_size ||
-		    strcmp(shstr + sh[i].sh_name, ".note.stapsdt") ||
-		    sh[i].sh_offset > (uint64_t)st.st_size ||
-		    sh[i].sh_size > (uint64_t)st.st_size - sh[i].sh_offset)
+		if (sh[i].sh_type != SHT_NOTE ||
+		    !sdt_name_is(shstr, shstr_size, sh[i].sh_name, ".note.stapsdt"))
 			continue;
-		p = m + sh[i].sh_offset;
-		end = p + sh[i].sh_size;
-		while (p + sizeof(Elf64_Nhdr) <= end) {
-			const Elf64_Nhdr *nh = (const void *)p;
-			const uint8_t *desc = p + sizeof(*nh) + ((nh->n_namesz + 3) & ~3u);
+		free(notes);
+		notes = sdt_read(fd, sh[i].sh_offset, len, size);
+		if (!notes)
+			continue;
+		for (q = 0; len - q >= sizeof(Elf64_Nhdr);) {
+			Elf64_Nhdr nh;
+			const uint8_t *desc;
 			const char *prov, *pname, *args;
-			uint64_t pc, nbase, sem;
+			uint64_t pc, nbase, sem, name_at, desc_at;
 
-			p = desc + ((nh->n_descsz + 3) & ~3u);
-			if (p > end || p < desc)
+			memcpy(&nh, notes + q, sizeof(nh));
+			/* in 64 bits: a size near 4 GiB rounded up must not wrap to 0 */
+			name_at = q + sizeof(nh);
+			desc_at = name_at + (((uint64_t)nh.n_namesz + 3) & ~3ull);
+			q = desc_at + (((uint64_t)nh.n_descsz + 3) & ~3ull);
+			if (q > len)
 				break;
-			if (nh->n_type != 3 || nh->n_descsz < 27 || nh->n_namesz != 8 ||
-			    memcmp(desc - 8, "stapsdt", 8))
+			desc = notes + desc_at;
+			if (nh.n_type != 3 || nh.n_descsz < 27 || nh.n_namesz != 8 ||
+			    memcmp(notes + name_at, "stapsdt", 8))
 				continue;
-			if (desc[nh->n_descsz - 1] != 0)
+			if (desc[nh.n_descsz - 1] != 0)
 				continue;
 			memcpy(&pc, desc, 8);
 			memcpy(&nbase, desc + 8, 8);
 			memcpy(&sem, desc + 16, 8);
 			prov = (const char *)desc + 24;
 			pname = prov + strlen(prov) + 1;
-			if ((const uint8_t *)pname >= desc + nh->n_descsz)
+			if ((const uint8_t *)pname >= desc + nh.n_descsz)
 				continue;
 			args = pname + strlen(pname) + 1;
-			if ((const uint8_t *)args >= desc + nh->n_descsz)
+			if ((const uint8_t *)args >= desc + nh.n_descsz)
 				continue;
 			if (strcmp(prov, provider))
 				continue;
@@ -242,22 +271,25 @@ int _uevent_sdt_find_all(const char *path, const char *provider, struct _uevent_
 				pc += base_addr - nbase;
 			/* virtual address -> file offset, through the program headers */
 			o->offset = 0;
-			for (j = 0; j < eh->e_phnum; j++)
+			for (j = 0; j < eh.e_phnum; j++)
 				if (ph[j].p_type == PT_LOAD && pc >= ph[j].p_vaddr &&
-				    pc < ph[j].p_vaddr + ph[j].p_filesz)
+				    pc - ph[j].p_vaddr < ph[j].p_filesz)
 					o->offset = pc - ph[j].p_vaddr + ph[j].p_offset;
 			o->sem_offset = 0;
-			for (j = 0; sem && j < eh->e_shnum; j++)
+			for (j = 0; sem && j < eh.e_shnum; j++)
 				if (sh[j].sh_type == SHT_PROGBITS && (sh[j].sh_flags & SHF_ALLOC) &&
-				    sem >= sh[j].sh_addr &&
-				    sem < sh[j].sh_addr + sh[j].sh_size)
+				    sem >= sh[j].sh_addr && sem - sh[j].sh_addr < sh[j].sh_size)
 					o->sem_offset = sem - sh[j].sh_addr + sh[j].sh_offset;
 			snprintf(o->args, sizeof(o->args), "%s", args);
 			ret += !!o->offset;	/* a site outside the loaded segments: none */
 		}
 	}
 out:
-	munmap((void *)m, (size_t)st.st_size);
+	free(notes);
+	free(shstr);
+	free(ph);
+	free(sh);
+	close(fd);
 	return ret;
 }
 
