@@ -36,31 +36,118 @@ struct file *_uevent_sym_file_get(struct uevent_symbolizer *s, const char *path)
 }
 
 #ifdef HAVE_LIBDW
+#include <elfutils/libdwelf.h>
+
+/* The CRC-32 a .gnu_debuglink records (zlib's) of the file at fd: 0, or -1. */
+static int file_crc32(int fd, uint32_t *out)
+{
+	uint32_t table[256], crc = 0xffffffffu, c, k;
+	unsigned char buf[16384];
+	off_t at = 0;
+	ssize_t n, i;
+	int b;
+
+	for (k = 0; k < 256; k++) {
+		for (c = k, b = 0; b < 8; b++)
+			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+		table[k] = c;
+	}
+	while ((n = pread(fd, buf, sizeof(buf), at)) > 0) {
+		for (i = 0; i < n; i++)
+			crc = table[(crc ^ buf[i]) & 0xff] ^ (crc >> 8);
+		at += n;
+	}
+	*out = ~crc;
+	return n < 0 ? -1 : 0;
+}
+
 /*
- * libdwfl's search (build-id, .gnu_debuglink beside the file, in .debug/, under the
- * path's directories), then opts->debug_dir/NAME for a .gnu_debuglink NAME: a debug
- * file kept flat in a directory of its own, as a build's separate debug output is.
+ * The debug file at path, if it is one for mod: opened as a file others may have planted
+ * (a regular file only: libdwfl's open would wait on a FIFO for ever), not the main
+ * file again, and the one the link names: its build-id the module's or, with none, its
+ * CRC the link's (neither to check: taken, as libdwfl takes it). fd or -1.
+ */
+static int try_debug(Dwfl_Module *mod, const char *path, const char *main_file,
+		     GElf_Word crc, char **name)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	struct stat st, mst;
+	int fd = _uevent_sym_open_input_fd(path, 0, NULL), len, ok = 1;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || (!stat(main_file, &mst) && st.st_dev == mst.st_dev &&
+				   st.st_ino == mst.st_ino)) {
+		close(fd);
+		return -1;
+	}
+	len = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (len > 0) {
+		Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		const void *id = NULL;
+		ssize_t n = e ? dwelf_elf_gnu_build_id(e, &id) : -1;
+
+		ok = n == len && !memcmp(id, bits, (size_t)len);
+		elf_end(e);
+	} else if (crc) {
+		uint32_t c;
+
+		ok = !file_crc32(fd, &c) && c == crc;
+	}
+	if (!ok || !(*name = strdup(path))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Where perf and gdb look for a separate debug file: by build-id, then by the
+ * .gnu_debuglink name (the file's name + ".debug" without one) beside the file, in .debug/
+ * beside it, under /usr/lib/debug/ + its directory, also opts->debug_dir's (DIR/.build-id/
+ * and DIR/NAME). libdwfl's standard search covers the directories of root and the user
+ * (the debuginfo_path file_open sets: absolute ones only); the file's own directory may
+ * be anyone's (/tmp), so that part is done here, with an open that cannot block. The
+ * name comes from the file: only its last part (no ../ out of the directories searched).
  */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
 			  GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
 	const struct uevent_symbolizer *s = *userdata;
-	char path[4096];
-	int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
-					      debuglink_file, debuglink_crc,
-					      debuginfo_file_name);
+	const char *link = debuglink_file ? strrchr(debuglink_file, '/') : NULL, *slash;
+	static const char *const sub[] = { "", "/.debug" };
+	char name[256], path[4096];
+	size_t i;
+	int fd, dlen;
 
-	if (fd >= 0 || !s || !s->o.debug_dir || !debuglink_file || strchr(debuglink_file, '/'))
+	link = link ? link + 1 : debuglink_file;
+	if (link && !*link)
+		return -1;
+	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, link,
+					  debuglink_crc, debuginfo_file_name);
+	if (fd >= 0 || !file_name)
 		return fd;
-	snprintf(path, sizeof(path), "%s/%s", s->o.debug_dir, debuglink_file);
-	/* the directory is the user's (links in it are followed); the file must be one */
-	fd = _uevent_sym_open_input_fd(path, 0, NULL);
-	if (fd >= 0 && !(*debuginfo_file_name = strdup(path))) {
-		close(fd);
-		fd = -1;
+	slash = strrchr(file_name, '/');
+	if (snprintf(name, sizeof(name), "%s%s", link ? link : slash ? slash + 1 : file_name,
+		     link ? "" : ".debug") >= (int)sizeof(name))
+		return -1;
+	dlen = slash ? (int)(slash - file_name) : 1;
+	for (i = 0; i < ARRAY_SIZE(sub); i++) {
+		if (snprintf(path, sizeof(path), "%.*s%s/%s", dlen, slash ? file_name : ".",
+			     sub[i], name) >= (int)sizeof(path))
+			continue;
+		fd = try_debug(mod, path, file_name, link ? debuglink_crc : 0,
+			       debuginfo_file_name);
+		if (fd >= 0)
+			return fd;
 	}
-	return fd;
+	/* a debug file kept flat in a directory of its own, as a build's debug output is */
+	if (s && s->o.debug_dir && link &&
+	    snprintf(path, sizeof(path), "%s/%s", s->o.debug_dir, link) < (int)sizeof(path))
+		return try_debug(mod, path, file_name, debuglink_crc, debuginfo_file_name);
+	return -1;
 }
 
 static int fsym_cmp(const void *a, const void *b)
@@ -161,9 +248,12 @@ static int file_open(struct uevent_symbolizer *s, struct file *f)
 	{
 		char **pp = (char **)(cb + 1), *path = (char *)(pp + 1);
 
-		/* "": the file's own directory, then .debug/ beside it, then the system's */
-		snprintf(path, 4096, "%s%s:.debug:/usr/lib/debug",
-			 s->o.debug_dir ? s->o.debug_dir : "", s->o.debug_dir ? ":" : "");
+		/* libdwfl's search: directories of the user's and root's only (an
+		 * absolute path); find_debuginfo looks beside the file itself */
+		int own = s->o.debug_dir && s->o.debug_dir[0] == '/';
+
+		snprintf(path, 4096, "%s%s/usr/lib/debug", own ? s->o.debug_dir : "",
+			 own ? ":" : "");
 		*pp = path;
 		cb->debuginfo_path = pp;
 	}

@@ -435,6 +435,63 @@ static int planted_map(const char *dir, uint32_t pid, const char *why)
 	return ret == -ENOENT && strstr(uevent_reason(), why);
 }
 
+/*
+ * A stripped copy of this program in a directory others can write to (/tmp): the debug
+ * file its .gnu_debuglink names beside it, or in .debug/, is looked for there. Planted
+ * as a FIFO, libdwfl's own open() of it waited for a writer for ever; skipped now, and
+ * said. A real one there is still found.
+ */
+static void test_planted_debug(const char *dir)
+{
+	uint64_t start, len, pgoff, addr = (uint64_t)(uintptr_t)&symtest_known_function;
+	char exe[2048], cmd[8192], prog[600], dbg[600];
+	struct uevent_symbol sym = { .sz = sizeof(sym) };
+	struct uevent_perf_record r;
+	struct uevent_symbolizer *s;
+	int ret;
+
+	if (self_map(addr, &start, &len, &pgoff, exe, sizeof(exe)) < 0 || exe[0] != '/') {
+		skip(2, "this program's mapping not in /proc/self/maps");
+		return;
+	}
+#ifndef HAVE_LIBDW
+	skip(2, "built without libdw (Debian: libdw-dev)");
+	return;
+#endif
+	snprintf(prog, sizeof(prog), "%s/stripped", dir);
+	snprintf(dbg, sizeof(dbg), "%s/stripped.debug", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "objcopy --only-keep-debug '%s' '%s' && strip --strip-all -o '%s' '%s' && "
+		 "cd '%s' && objcopy --add-gnu-debuglink=stripped.debug stripped && "
+		 "mkdir -p .debug && mv stripped.debug .debug/", exe, dbg, prog, exe, dir);
+	if (system(cmd) != 0) {
+		skip(2, "objcopy/strip failed");
+		return;
+	}
+	ret = mkfifo(dbg, 0600);	/* beside it, looked at before .debug/ */
+	s = uevent_symbolizer__new(NULL);
+	mk_mmap(&r, 9, 100, start, len, pgoff, prog);
+	uevent_symbolizer__feed(s, &r);
+	ret |= uevent_symbolizer__lookup(s, 9, addr + 1, 200, &sym);
+	ok(ret == 0 && is(sym.name, "symtest_known_function") && sym.line > 0 &&
+	   strstr(uevent_reason(), "a FIFO, not a regular file"),
+	   "debug file beside a stripped file a FIFO: skipped, said; the one in .debug/ "
+	   "named (%s)", uevent_reason());
+	uevent_symbolizer__free(s);
+	/* one of another build (a build-id not the file's): not taken */
+	unlink(dbg);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && rm -f .debug/stripped.debug && cp /bin/true "
+		 "stripped.debug", dir);
+	ret = system(cmd);
+	s = uevent_symbolizer__new(NULL);
+	mk_mmap(&r, 9, 100, start, len, pgoff, prog);
+	uevent_symbolizer__feed(s, &r);
+	ret |= uevent_symbolizer__lookup(s, 9, addr + 1, 200, &sym) != -ENOENT;
+	ok(ret == 0, "a debug file beside it of another build: not taken (%s)",
+	   sym.name ? sym.name : "-");
+	uevent_symbolizer__free(s);
+}
+
 /* What others plant where the symbolizer looks: skipped at once, and said. An alarm
  * fails the test rather than letting a reader that blocks hang the suite. */
 static void test_planted(const char *tmp)
@@ -469,6 +526,7 @@ static void test_planted(const char *tmp)
 	   is(sym.dso, exe), "a jitdump and a mapped file that are FIFOs: skipped (%s)",
 	   uevent_reason());
 	uevent_symbolizer__free(s);
+	test_planted_debug(dir);
 	alarm(0);
 }
 
@@ -546,7 +604,7 @@ int main(void)
 	char tmp[] = "/tmp/uevent-symtest-XXXXXX";
 	char cmd[128];
 
-	plan(41);
+	plan(43);
 	symtest_known_function(1);
 	ok(!uevent_symbolizer__new(&(struct uevent_symbolizer_opts){ .sz = 4 }) && errno == EINVAL,
 	   "new: opts with a short sz are EINVAL");
@@ -563,7 +621,7 @@ int main(void)
 	test_many();
 	test_comm();
 	if (!mkdtemp(tmp)) {
-		skip(18, "mkdtemp failed");
+		skip(20, "mkdtemp failed");
 		return exit_status();
 	}
 	test_planted(tmp);
