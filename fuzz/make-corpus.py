@@ -13,6 +13,9 @@ Each target's input starts with what it cannot find in the bytes themselves:
   record       16 bytes: sample_type (u64), flags (u32), byte order (u8), 3 unused
   payload      2 bytes: payload type, byte order
   names        an ELF object as a JIT hands it to debuggers, or a symbol name
+  elf          a file a recording or a traced process names: an ELF file (SDT notes,
+               symbols, build-id, .gnu_debuglink; one compiled with DWARF lines when a C
+               compiler is at hand) or a jitdump
   perf-file, uevent-file: the file as it is
 """
 import os
@@ -144,6 +147,124 @@ def main():
             "_ZN3app3dotB2v5B2xxE5ArrayIdLi1E1C7mutable7alignedE",
             "_ZN2at8internal15invoke_parallelEl", "_RNvNtCs1234_7mycrate5inner3foo"]):
         put("names", f"name-{i}", sym.encode())
+
+    # elf: a made-up ELF file with everything the readers look at, a real one, jitdumps
+    put("elf", "sdt-symbols", elf_file())
+    put("elf", "sdt-misaligned", elf_file(shift=3))
+    cc = compiled_elf()
+    if cc:
+        put("elf", "compiled-dwarf", cc)
+    put("elf", "jitdump", jitdump())
+
+
+def note(name, ntype, desc):
+    pad = lambda b: b + bytes(-len(b) % 4)
+    return struct.pack("<III", len(name), len(desc), ntype) + pad(name) + pad(desc)
+
+
+def elf_file(shift=0):
+    """ELF64 LE executable: a PT_LOAD of the whole file at 0x400000; .text with three
+    functions (.symtab, .strtab); .note.stapsdt with libuevent's text, emit16 and emit
+    probes and another provider's, .stapsdt.base, a semaphore in .probes; a GNU build-id
+    note; a .gnu_debuglink; .shstrtab last. shift: bytes before the section headers
+    (so that they, and what follows, sit off their alignment)."""
+    base = 0x400000
+    names = [b"", b".text", b".note.stapsdt", b".stapsdt.base", b".probes", b".symtab",
+             b".strtab", b".note.gnu.build-id", b".gnu_debuglink", b".shstrtab"]
+    shstr = b"\0".join(names) + b"\0"
+    name_off = {n: shstr.index(n + b"\0") if n else 0 for n in names}
+    off = 64 + 2 * 56
+    secs = []	# name, type, flags, offset, bytes, link, entsize
+
+    def add(name, t, fl, data, align=8, link=0, ent=0):
+        nonlocal off
+        off += -off % align
+        secs.append((name, t, fl, off, data, link, ent))
+        off += len(data)
+        return off - len(data)
+
+    text = b"\x90" * 15 + b"\xc3" + b"\x90" * 15 + b"\xc3" + b"\xc3" * 16
+    text_off = add(b".text", 1, 6, text, 16)
+    base_off = off + (-off % 8)
+    sdt_base = base + base_off
+    probes_off = base_off + 8
+    sdt = b""
+    for prov, pname, pc, args in [(b"libuevent", b"text", 4, b"-4@%edi 8@%rsi 8@%rdx"),
+                                  (b"libuevent", b"emit16", 20, b"-4@%edi 8@%rsi -8@8(%rbp)"),
+                                  (b"libuevent", b"emit", 36, b"4@$5 8@-24(%rbp) 8@%rax"),
+                                  (b"other", b"probe", 8, b"")]:
+        desc = struct.pack("<QQQ", base + text_off + pc, sdt_base, base + probes_off) + \
+            prov + b"\0" + pname + b"\0" + args + b"\0"
+        sdt += note(b"stapsdt\0", 3, desc)
+    add(b".stapsdt.base", 1, 2, b"\0" * 8)
+    add(b".probes", 1, 3, b"\0" * 8)
+    add(b".note.stapsdt", 7, 0, sdt, 4)
+    strs = b"\0first\0second\0third\0"
+    sym = lambda name, info, value, size, shndx=1: struct.pack("<IBBHQQ", name, info, 0, shndx,
+                                                                  value, size)
+    syms = bytes(24) + sym(1, 0x12, base + text_off, 16) + sym(7, 0x02, base + text_off + 16, 16) \
+        + sym(14, 0x12, base + text_off + 32, 0)
+    add(b".symtab", 2, 0, syms, 8, link=6, ent=24)
+    add(b".strtab", 3, 0, strs, 1)
+    add(b".note.gnu.build-id", 7, 2, note(b"GNU\0", 3, bytes(range(1, 21))), 4)
+    add(b".gnu_debuglink", 1, 0, b"prog.debug\0\0" + struct.pack("<I", 0x12345678), 4)
+    add(b".shstrtab", 3, 0, shstr, 1)
+    shoff = off + (-off % 8) + shift
+    size = shoff + 64 * (len(secs) + 1)
+    eh = (b"\x7fELF" + bytes([2, 1, 1]) + bytes(9)
+          + struct.pack("<HHIQQQIHHHHHH", 2, 62, 1, base + text_off, 64, shoff, 0, 64, 56, 2,
+                        64, len(secs) + 1, len(secs)))
+    ph = struct.pack("<IIQQQQQQ", 1, 5, 0, base, base, size, size, 0x1000)
+    nt = next(s for s in secs if s[0] == b".note.stapsdt")
+    ph += struct.pack("<IIQQQQQQ", 4, 4, nt[3], base + nt[3], base + nt[3], len(nt[4]),
+                      len(nt[4]), 4)
+    body = bytearray(eh + ph)
+    for name, t, fl, o, data, link, ent in secs:
+        body += bytes(o - len(body)) + data
+    body += bytes(shoff - len(body))
+    body += bytes(64)
+    idx = {s[0]: i + 1 for i, s in enumerate(secs)}
+    for name, t, fl, o, data, link, ent in secs:
+        addr = base + o if fl & 2 else 0
+        body += struct.pack("<IIQQQQIIQQ", name_off[name], t, fl, addr, o, len(data), link,
+                            0, 1, ent)
+    assert len(body) == size and idx[b".strtab"] == 6
+    return bytes(body)
+
+
+def compiled_elf():
+    """A tiny static program built with DWARF lines and a build-id, or None without cc."""
+    import tempfile
+    src = ("static int helper(int x) { return x * 3 + 1; }\n"
+           "int work(int n) { int s = 0; for (int i = 0; i < n; i++) s += helper(i); return s; }\n"
+           "void _start(void) { volatile int r = work(5); (void)r; for (;;) ; }\n")
+    with tempfile.TemporaryDirectory() as d:
+        c, out = os.path.join(d, "t.c"), os.path.join(d, "t")
+        open(c, "w").write(src)
+        try:
+            subprocess.run(["cc", "-g", "-O1", "-fdebug-prefix-map=%s=/src" % d,
+                            "-fno-asynchronous-unwind-tables", "-nostdlib", "-static",
+                            "-Wl,--build-id", "-o", out, c], check=True, capture_output=True)
+        except (OSError, subprocess.CalledProcessError):
+            return None
+        b = open(out, "rb").read()
+        return b if len(b) <= 65536 else None
+
+
+def jitdump():
+    """A jitdump: its header, two loads (the second over the first's bytes), a move."""
+    hdr = struct.pack("<IIIIIIQQ", 0x4A695444, 1, 40, 62, 0, 4242, 1, 0)
+
+    def rec(rid, t, body):
+        return struct.pack("<IIQ", rid, 16 + len(body), t) + body
+
+    def load(t, addr, size, index, name):
+        return rec(0, t, struct.pack("<IIQQQQ", 4242, 4242, addr, addr, size, index)
+                   + name + b"\0" + b"\xc3" * size)
+
+    x = 0x7f0000000000
+    return (hdr + load(2, x, 16, 1, b"jit_first") + load(3, x + 8, 16, 2, b"jit_second")
+            + rec(1, 4, struct.pack("<IIQQQQQ", 4242, 4242, x + 8, x + 8, x + 64, 16, 2)))
 
 
 def jit_object():
