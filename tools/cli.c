@@ -294,14 +294,10 @@ int cli_close_output_file(FILE *f)
 {
 	int bad = ferror(f);
 
-	if (f == stdout)
-		return fflush(f) != 0 || bad || ferror(f) ? (errno = errno ? errno : EIO, -1) : 0;
-	if (fclose(f) != 0 || bad) {
-		if (!errno)
-			errno = EIO;
-		return -1;
-	}
-	return 0;
+	bad |= f == stdout ? fflush(f) != 0 : fclose(f) != 0;
+	if (bad && !errno)	/* a write failed earlier, its errno since overwritten */
+		errno = EIO;
+	return bad ? -1 : 0;
 }
 
 FILE *cli_open_output_file(const char *cmd, const char *path, int *created)
