@@ -628,7 +628,7 @@ int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
 	struct stage *s;
 	struct iovec iov;
 	size_t n = 0, i, end;
-	int ret = 0, merr = 0;
+	int ret = 0, merr = 0;	/* the perf map's: for the next flush (j->werr) */
 
 	if (unlikely(__atomic_load_n(&j->wfail, __ATOMIC_RELAXED)))
 		_uevent_jit_out_wait(j);	/* a failed write's loss, before more is added */
