@@ -120,8 +120,15 @@ static int check(const char *dump, const char *map, size_t limit)
 		loads++;
 		if (size < 57 || !memchr(buf + off + 56, 0, size - 56) ||
 		    load_of((const char *)buf + off + 56, &t, &i) < 0 || res[t][i] != 1 ||
-		    seen[t][i]++)
+		    seen[t][i]++) {
+			if (!(bad & BAD_LOAD))	/* the first: which, and why */
+				diag("dump: load record at %zu: %.40s (%s)", off,
+				     size >= 57 ? (const char *)buf + off + 56 : "?",
+				     size < 57 || load_of((const char *)buf + off + 56, &t, &i) < 0
+					     ? "not one of ours"
+				     : res[t][i] != 1 ? "its call failed" : "twice");
 			bad |= BAD_LOAD;
+		}
 	}
 	if (len > limit)
 		bad |= BAD_SIZE;
