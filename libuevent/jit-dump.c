@@ -283,7 +283,7 @@ static void out_write_locked(struct uevent_jit *j)
 		__atomic_store_n(&j->wfail, j->out_cut + 1, __ATOMIC_RELAXED);
 	if (owner) {
 		if (ret < 0 && !owner->hand_derr)	/* its merge's first */
-			owner->hand_derr = ret;
+			__atomic_store_n(&owner->hand_derr, ret, __ATOMIC_RELAXED);
 		__atomic_store_n(&owner->hand_dump, 0, __ATOMIC_RELEASE);
 	}
 	j->out_owner = NULL;
@@ -384,9 +384,15 @@ static int dump_handoff(struct uevent_jit *j, size_t len, int win)
 		j->out_cut = j->dump_whole;
 		j->out_len = len;
 		j->out_cap = j->dumpcap;
-		if ((j->out_owner = j->merger))	/* this merge's thread writes it */
+		/* this merge's thread writes it, and its call takes the write's result,
+		 * if the merge's records are all in it or after it: not if a batch with
+		 * some of them was written meanwhile (one the merge handed off before, a
+		 * thread with none of its own wrote): its load may be in that one */
+		j->out_owner = j->merger && j->dump_whole <= j->merge_start ? j->merger : NULL;
+		if (j->out_owner)
 			__atomic_store_n(&j->merger->hand_dump, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&j->out, j->dumpbuf, __ATOMIC_RELEASE);
+		_uevent_jit_test_handed_off(j);
 	}
 	j->dumpbuf = b;
 	j->dumpcap = cap;
@@ -511,6 +517,13 @@ static UEVENT_HOT int dump_buffer(struct uevent_jit *j, const struct iovec *iov,
 	if (j->dumplen + len > j->dumpcap && !(j->defer && dump_buf_grow(j, len) == 0)) {
 		if ((ret = dump_write(j, j->dumplen, merr)) < 0)
 			return ret;
+		/* A batch this merge handed off failed, and its wait cut the dump back to
+		 * before it: the rest of the merge is lost too (its call fails, and its
+		 * records may be among the groups not yet put: put now, after the cut, a
+		 * failed call's load would be in the file) */
+		if (j->merger && (ret = __atomic_load_n(&j->merger->hand_derr,
+							__ATOMIC_RELAXED)) < 0)
+			return ret;
 		if (len > j->dumpcap) {	/* a group bigger than the buffer: room for it */
 			if (len > UINT32_MAX || !(w = realloc(j->dumpbuf, (size_t)len)))
 				return -ENOMEM;
@@ -632,6 +645,7 @@ int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
 
 	if (unlikely(__atomic_load_n(&j->wfail, __ATOMIC_RELAXED)))
 		_uevent_jit_out_wait(j);	/* a failed write's loss, before more is added */
+	j->merge_start = j->dump_off;
 	for (s = j->stages; s; s = s->next) {
 		/* under its lock even when it looks empty: a load may have read the clock
 		 * (before t0) and not yet stored its length */

@@ -293,6 +293,7 @@ struct uevent_jit {
 					   uevent_jit__flush and close (others' records
 					   were lost with it, their calls returned 0) */
 	struct stage *merger;		/* the stage of the thread whose merge runs */
+	uint64_t merge_start;		/* ... dump_off when it began */
 	struct stage *out_owner;	/* ... and of the one whose merge handed out off */
 	int defer;			/* a load's merge: batches are handed off */
 	int wcopies;			/* atomic: window jobs under way */
@@ -351,6 +352,13 @@ struct uevent_jit {
  * to look up and fill). On ext4, 6.18, a 448 KiB file written from offset 40 in blocks
  * of 65,248 bytes costs 0.23 us a KiB; in aligned 64 KiB blocks 0.11, 256 KiB 0.09. */
 #define DUMP_ALIGN	((uint64_t)256 * 1024)
+/* A test build's hook (t/jit-full-win.test): a batch just handed off to out, the
+ * session's lock held. */
+#ifdef JIT_TEST_HOOKS
+void _uevent_jit_test_handed_off(struct uevent_jit *j);
+#else
+#define _uevent_jit_test_handed_off(j)	((void)0)
+#endif
 
 #define MAP_BUF_MAX	((size_t)64 * 1024)
 

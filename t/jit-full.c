@@ -283,6 +283,8 @@ static int (*real_lock)(pthread_mutex_t *);
 static int (*real_trylock)(pthread_mutex_t *);
 static void foreign_unlocked(pthread_mutex_t *m);
 static void foreign_locked(pthread_mutex_t *m);
+static void tb_locked(pthread_mutex_t *m);
+static void tb_unlocked(pthread_mutex_t *m);
 
 int pthread_mutex_lock(pthread_mutex_t *m)
 {
@@ -445,6 +447,8 @@ static uint64_t fx_out(void)
 
 static void foreign_locked(pthread_mutex_t *m)
 {
+	if (j)
+		tb_locked(m);
 	if (!j || !__atomic_load_n(&fx_state, __ATOMIC_ACQUIRE))
 		return;
 	if (m == &j->lock)
@@ -461,6 +465,8 @@ static void foreign_unlocked(pthread_mutex_t *m)
 	uint64_t off, x;
 	int i;
 
+	if (j)
+		tb_unlocked(m);
 	if (!j || m != &j->lock || !__atomic_load_n(&fx_state, __ATOMIC_ACQUIRE) ||
 	    (off = fx_out()) == UINT64_MAX || off == fx_acq)
 		return;	/* this thread's merge handed no batch off */
@@ -634,6 +640,251 @@ static void test_foreign(void)
 	   "0; close returns it if not flushed");
 }
 
+#ifdef JIT_TEST_HOOKS
+/* ---- one merge, two batches: where the load's record is ----------------------- */
+
+/*
+ * Thread T's merge takes F's big records and T's load's, R, and hands off a batch, X.
+ * E (no batch of its own, stopped after its merge until X is out) writes X while the
+ * merge goes on. Then:
+ * - mode 0: F's records were loaded while T held the session's lock, after R, so R is
+ *   in X. X is written; the merge hands off Y, whose write fails (RLIMIT_FSIZE at its
+ *   offset). R is in the file: T's call must succeed.
+ * - mode 1: F's records were loaded before R, while the test held the session's lock.
+ *   X's write fails (the limit at its offset, lifted once it is written), and the
+ *   merge's next group, past DUMP_DEFER_MAX, has the batch written, which first cuts
+ *   X off. T's call fails (X was its merge's): R must not be put in after the cut.
+ * Needs the hook into the handoff (JIT_TEST_HOOKS: t/jit-full-win.test builds
+ * t/jit-full.c so).
+ */
+#define TB_SMALL	(70 * 1024)	/* E's and T's loads: past STAGE_REC_FLUSH */
+#define TB_BIG		(400 * 1024)	/* F's first (both, mode 0): X handed off at it */
+#define TB_HUGE		(DUMP_DEFER_MAX + 512 * 1024)	/* F's second, mode 1 */
+#define TB_GROW		(TB_BIG + TB_HUGE + 4096)	/* F's stage takes both */
+static unsigned char tb_code[TB_GROW];
+static int tb_mode;
+static int tb_state;	/* 1: armed, 2: E stopped, 3: T merging, 4: X out, 5: E on */
+static int tb_grown, tb_f, tb_r;	/* F's stage grown; F's loads done; R's turn */
+static int tb_handoffs;	/* batches T's merge handed off to out */
+static int tb_res[3];	/* T's, E's, F's loads (T's and E's second) */
+static pthread_t tb_t, tb_e;
+
+void _uevent_jit_test_handed_off(struct uevent_jit *jj)
+{
+	struct timespec ms = { 0, 1000000 };
+	struct rlimit rl;
+	uint64_t x_end = jj->out_off + jj->out_len;
+	int i;
+
+	if (__atomic_load_n(&tb_state, __ATOMIC_ACQUIRE) < 3 ||
+	    !pthread_equal(pthread_self(), tb_t) || tb_handoffs++)
+		return;
+	getrlimit(RLIMIT_FSIZE, &rl);
+	if (tb_mode) {	/* X's write fails */
+		rl.rlim_cur = jj->out_off;
+		setrlimit(RLIMIT_FSIZE, &rl);
+	}
+	__atomic_store_n(&tb_state, 4, __ATOMIC_RELEASE);
+	for (i = 0; i < 5000 && __atomic_load_n(&jj->out, __ATOMIC_ACQUIRE); i++)
+		nanosleep(&ms, NULL);
+	rl.rlim_cur = tb_mode ? rl.rlim_max : x_end;	/* mode 0: Y's fails */
+	setrlimit(RLIMIT_FSIZE, &rl);
+}
+
+/* Session lock: T, at its merge's, waits until F has loaded (mode 0). */
+static void tb_locked(pthread_mutex_t *m)
+{
+	struct timespec ms = { 0, 1000000 };
+	int i;
+
+	if (m != &j->lock || __atomic_load_n(&tb_state, __ATOMIC_ACQUIRE) != 2 ||
+	    !pthread_equal(pthread_self(), tb_t))
+		return;
+	__atomic_store_n(&tb_state, 3, __ATOMIC_RELEASE);
+	for (i = 0; i < 5000 && !__atomic_load_n(&tb_f, __ATOMIC_ACQUIRE); i++)
+		nanosleep(&ms, NULL);
+}
+
+/* ... E, after its merge's, until X is out. */
+static void tb_unlocked(pthread_mutex_t *m)
+{
+	if (m != &j->lock || __atomic_load_n(&tb_state, __ATOMIC_ACQUIRE) != 1 ||
+	    !pthread_equal(pthread_self(), tb_e))
+		return;
+	__atomic_store_n(&tb_state, 2, __ATOMIC_RELEASE);
+	if (fx_wait(&tb_state, 4))
+		__atomic_store_n(&tb_state, 5, __ATOMIC_RELEASE);
+}
+
+static int tb_load(int who, int i, size_t size)
+{
+	char name[32];
+	int r;
+
+	snprintf(name, sizeof(name), "t%d_%d", who, i);
+	/* a place of its own for each: no load replaces another */
+	r = uevent_jit__code_load(j, name, ((uint64_t)who + 1) << 32 | (uint64_t)i << 24, size,
+				  tb_code);
+	res[who][i] = r == 0 ? 1 : r == -EFBIG && errno == EFBIG ? 2 : 3;
+	return r;
+}
+
+static void tb_wait(const int *v, int want)
+{
+	while (__atomic_load_n(v, __ATOMIC_ACQUIRE) < want)
+		sched_yield();
+}
+
+static void *tb_thread_t(void *arg)
+{
+	(void)arg;
+	tb_load(0, 0, CODE);	/* its stage made */
+	if (tb_mode)
+		tb_wait(&tb_r, 1);
+	else
+		tb_wait(&tb_state, 2);
+	tb_res[0] = tb_load(0, 1, TB_SMALL);	/* R: full, merges */
+	return NULL;
+}
+
+static void *tb_thread_e(void *arg)
+{
+	(void)arg;
+	tb_load(1, 0, CODE);
+	tb_wait(&tb_state, 1);
+	tb_res[1] = tb_load(1, 1, TB_SMALL);	/* full: merges, stops after the lock */
+	return NULL;
+}
+
+static void *tb_thread_f(void *arg)
+{
+	(void)arg;
+	tb_res[2] = tb_load(2, 0, TB_GROW);	/* merged by F itself */
+	__atomic_store_n(&tb_grown, 1, __ATOMIC_RELEASE);
+	tb_wait(&tb_state, 3);
+	/* the session's lock held (by T, or the test): they stay in F's stage */
+	if (!tb_res[2] && !(tb_res[2] = tb_load(2, 1, TB_BIG)))
+		tb_res[2] = tb_load(2, 2, tb_mode ? TB_HUGE : TB_BIG);
+	__atomic_store_n(&tb_f, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* In a child (SIGXFSZ ignored): exit status: bits. */
+static int run_two_batches(const char *dir, int mode)
+{
+	pthread_t f, e, t;
+	char dump[600];
+	unsigned char *buf;
+	size_t len, off;
+	int bad = 0, who, i, r_in = 0, r;
+	struct rlimit rl;
+
+	{
+		UEVENT_JIT_OPTS(o, .dir = dir,
+				.flags = UEVENT_JIT_BUFFER_JITDUMP | UEVENT_JIT_NO_PERF_MAP |
+					 UEVENT_JIT_NO_UEVENT);
+
+		j = uevent_jit__open(&o);
+	}
+	if (!j)
+		return BAD_SETUP;
+	tb_mode = mode;
+	snprintf(dump, sizeof(dump), "%s", uevent_jit__dump_path(j));
+	memset(res, 0, sizeof(res));
+	pthread_create(&f, NULL, tb_thread_f, NULL);
+	pthread_create(&e, NULL, tb_thread_e, NULL);
+	pthread_create(&t, NULL, tb_thread_t, NULL);
+	tb_e = e;
+	tb_t = t;
+	tb_wait(&tb_grown, 1);
+	while (!__atomic_load_n(&res[0][0], __ATOMIC_ACQUIRE) ||
+	       !__atomic_load_n(&res[1][0], __ATOMIC_ACQUIRE))
+		sched_yield();	/* T's and E's stages made */
+	if (uevent_jit__flush(j) != 0)	/* all in the file */
+		bad |= BAD_SETUP;
+	pthread_mutex_lock(&j->lock);
+	_uevent_jit_pool_free(j);	/* F's big batch buffer: the merge's next is small */
+	pthread_mutex_unlock(&j->lock);
+	__atomic_store_n(&tb_state, 1, __ATOMIC_RELEASE);
+	if (mode) {	/* F's loads before R, while E waits */
+		tb_wait(&tb_state, 2);
+		pthread_mutex_lock(&j->lock);
+		__atomic_store_n(&tb_state, 3, __ATOMIC_RELEASE);
+		tb_wait(&tb_f, 1);
+		pthread_mutex_unlock(&j->lock);
+		__atomic_store_n(&tb_r, 1, __ATOMIC_RELEASE);
+	}
+	pthread_join(t, NULL);
+	pthread_join(e, NULL);
+	pthread_join(f, NULL);
+	diag("mode %d: T's, E's, F's loads: %d %d %d; T's merge handed off %d", mode, tb_res[0],
+	     tb_res[1], tb_res[2], tb_handoffs);
+	if (tb_state != 5 || tb_handoffs < 2 - mode || tb_res[1] || tb_res[2])
+		bad |= BAD_MISSED;
+	__atomic_store_n(&tb_state, 0, __ATOMIC_RELEASE);
+	/* a batch lost: the next flush says so */
+	errno = 0;
+	r = uevent_jit__flush(j);
+	if (r != -EFBIG || errno != EFBIG || uevent_jit__flush(j) != 0)
+		bad |= BAD_STICKY;
+	getrlimit(RLIMIT_FSIZE, &rl);
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_FSIZE, &rl);
+	if (uevent_jit__close(j) != 0)
+		bad |= BAD_ERR;
+	j = NULL;
+	/* every load in the dump: its call succeeded; R (t0_1) there in mode 0 only */
+	buf = slurp(dump, &len);
+	for (off = 40; buf && off + 16 <= len && u32(buf + off + 4) >= 16; off += u32(buf + off + 4))
+		if (u32(buf + off) == 0 && load_of((const char *)buf + off + 56, &who, &i) == 0) {
+			r_in |= who == 0 && i == 1;
+			if (res[who][i] != 1) {
+				diag("in the dump: %s, its call failed", (const char *)buf + off + 56);
+				bad |= BAD_LOAD;
+			}
+		}
+	free(buf);
+	if (r_in != !mode || res[0][1] != (mode ? 2 : 1))
+		bad |= BAD_ERR;
+	return bad;
+}
+
+static void test_two_batches(int mode)
+{
+	char dir[600];
+	int st = 255 << 8, bits;
+	pid_t pid;
+
+	snprintf(dir, sizeof(dir), "%s/two%d", tmp, mode);
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		signal(SIGXFSZ, SIG_IGN);
+		_exit(run_two_batches(dir, mode));
+	}
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	bits = WIFEXITED(st) ? WEXITSTATUS(st) : 255;
+	ok(bits != 255 && !(bits & (BAD_SETUP | BAD_MISSED | BAD_STICKY)),
+	   mode ? "a merge's batch, written by another thread, fails; a group past the "
+		  "deferred maximum cuts it off (status %#x)"
+		: "a merge hands off two batches, the first written by another thread, the "
+		  "second's write fails (status %#x)", st);
+	ok(!(bits & (BAD_LOAD | BAD_ERR)),
+	   mode ? "the load's record after the cut: not in the dump, its call failed"
+		: "the load's record in the first: in the dump, its call succeeded");
+}
+#else
+static void tb_locked(pthread_mutex_t *m)
+{
+	(void)m;
+}
+
+static void tb_unlocked(pthread_mutex_t *m)
+{
+	(void)m;
+}
+#endif
+
 int main(void)
 {
 	const char *base = getenv("TMPDIR");
@@ -646,12 +897,20 @@ int main(void)
 	real_lock = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_lock");
 	real_trylock = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_trylock");
 	real_unlock = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_unlock");
-	plan(20);
+#ifdef JIT_TEST_HOOKS
+	plan(24);
+#else
+	plan(20);	/* the two-batch cases need the hook: t/jit-full-win.test */
+#endif
 	test_fsize();
 	test_enospc();
 	test_fork_held(0);
 	test_fork_held(1);
 	test_foreign();
+#ifdef JIT_TEST_HOOKS
+	test_two_batches(0);
+	test_two_batches(1);
+#endif
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	if (system(cmd) != 0)
 		diag("could not remove %s", tmp);
