@@ -108,17 +108,16 @@ static void revalidate(struct tstate *t)
  * leaves valid at 0. The outer write then finds its bytes mixed with the handler's and
  * leaves the record invalid too (the context is unknown until the thread's next set):
  * no reader ever sees a half-written or mixed record as valid (t/context-step checks
- * a handler at every instruction of the outer call).
+ * a handler at every instruction of the outer call). attrs: asize bytes of whole
+ * entries, at most the record's, that come with the ids in the same write (restore).
  */
-UEVENT_EXPORT int uevent_thread_context_set(const uint8_t *trace_id16, const uint8_t *span_id8,
-					    uint8_t flags)
+static int write_context(const uint8_t *trace_id16, const uint8_t *span_id8, uint8_t flags,
+			 const uint8_t *attrs, uint16_t asize)
 {
 	struct tstate *t = &ts;
 	int8_t registered = t->registered;
 	uint8_t nested;
 
-	if (unlikely(!trace_id16 || !span_id8))
-		return _uevent_err(EFAULT);
 	nested = t->writing;
 	WRITE_ONCE(t->writing, nested ? WRITE_DISTURBED : WRITING);
 	barrier();
@@ -127,7 +126,9 @@ UEVENT_EXPORT int uevent_thread_context_set(const uint8_t *trace_id16, const uin
 	memcpy(t->rec.trace_id, trace_id16, 16);
 	memcpy(t->rec.span_id, span_id8, 8);
 	t->rec.trace_flags = flags;
-	t->rec.attrs_data_size = 0;
+	if (asize)
+		memcpy(t->rec.attrs_data, attrs, asize);
+	t->rec.attrs_data_size = asize;
 	if (likely(!nested)) {
 		revalidate(t);	/* (WRITE_DISTURBED: a handler wrote or cleared meanwhile) */
 		barrier();
@@ -136,6 +137,14 @@ UEVENT_EXPORT int uevent_thread_context_set(const uint8_t *trace_id16, const uin
 	if (unlikely(!registered))
 		first_set(t);
 	return 0;
+}
+
+UEVENT_EXPORT int uevent_thread_context_set(const uint8_t *trace_id16, const uint8_t *span_id8,
+					    uint8_t flags)
+{
+	if (unlikely(!trace_id16 || !span_id8))
+		return _uevent_err(EFAULT);
+	return write_context(trace_id16, span_id8, flags, NULL, 0);
 }
 
 /*
@@ -229,11 +238,16 @@ UEVENT_EXPORT int uevent_thread_context_set_attr(uint8_t key, const char *value,
 	return err ? _uevent_err(err) : 0;
 }
 
+/*
+ * One write, as a set's: the ids and the attributes publish together, so a reader never
+ * sees the restored ids without their attributes, nor, after a handler's set over it,
+ * the restored attributes under the handler's ids.
+ */
 UEVENT_EXPORT int uevent_thread_context_restore(const void *rec, size_t len)
 {
 	struct uevent_trace_context tc;
-	const char *value;
 	uint32_t off = 0;
+	const char *value;
 	uint8_t key, n;
 	int ret;
 
@@ -243,12 +257,15 @@ UEVENT_EXPORT int uevent_thread_context_restore(const void *rec, size_t len)
 	ret = uevent_thread_context_decode(rec, len, UEVENT_BO_HOST, &tc);
 	if (ret == -ENODATA)
 		return uevent_thread_context_clear();
-	if (ret < 0 || (ret = uevent_thread_context_set(tc.trace_id, tc.span_id, tc.flags)) < 0)
+	if (ret < 0)
 		return ret;
+	/* its attributes as a reader takes them: whole entries, up to its size and len */
 	while (uevent_thread_context_attr_next(rec, len, UEVENT_BO_HOST, &off, &key, &value, &n) == 0)
-		if ((ret = uevent_thread_context_set_attr(key, value, n)) < 0)
-			return ret;
-	return 0;
+		;
+	if (off > sizeof(ts.rec.attrs_data))
+		return _uevent_err(ENOSPC);
+	return write_context(tc.trace_id, tc.span_id, tc.flags,
+			     (const uint8_t *)rec + UEVENT_THREAD_CONTEXT_HEADER_SIZE, (uint16_t)off);
 }
 
 UEVENT_EXPORT int uevent_thread_context_registered(void)

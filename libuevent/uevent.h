@@ -368,8 +368,10 @@ int uevent_thread_context_set_attr(uint8_t key, const char *value, size_t len);
 /*
  * Make the calling thread's context the one a copy of a record holds (len bytes, as
  * uevent_thread_context_get() saved it before a set): ids, flags and attributes, or
- * none (clear) when the copy holds none. What a scoped context does at its end: 0, or
- * -EINVAL (rec NULL or shorter than the header), or set_attr()'s error.
+ * none (clear) when the copy holds none, in one write: a reader sees the ids with their
+ * attributes or not at all. What a scoped context does at its end: 0, or -EINVAL (rec
+ * NULL or shorter than the header), -ENOSPC (the copy's attributes are more than the
+ * record's 228 bytes; nothing changed).
  */
 int uevent_thread_context_restore(const void *rec, size_t len);
 /* 1 when the kernel dumps the calling thread's record into its samples, else 0. */

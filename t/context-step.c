@@ -3,7 +3,8 @@
  * x86 trap flag), and at instruction k of the outer call (k = 0, 1, ... each in a fresh
  * thread) its SIGTRAP handler makes the inner call. At every instruction the record is
  * checked as a sampling reader sees it: valid only if whole (ids, flags and attributes
- * all of one context); and a clear made after the outer set published must stick. */
+ * all of one context; a restored context with all of its attributes); and a clear made
+ * after the outer set published must stick. */
 #define _GNU_SOURCE 1
 #include "config.h"
 
@@ -24,6 +25,7 @@ enum scenario {
 	ATTR_SET,		/* outer set_attr that must compact (record full), inner set */
 	FIRST_CLEAR,		/* a thread's first set, inner clear */
 	FIRST_SET,		/* a thread's first set, inner set */
+	RESTORE_SET,		/* outer restore (ids and attributes), inner set */
 };
 
 static const struct uevent_thread_context_record *rec;
@@ -31,6 +33,7 @@ static volatile int stepping, step, target, fired, pre_valid, pre_c;
 static enum scenario scen;
 static long torn, lost;
 static char why[200];
+static struct uevent_thread_context_record saved;	/* RESTORE_SET's: 0x22, attributes */
 
 /* Valid and not all of one context (0x11, 0x22 or 0x33 in every byte; an attribute
  * may also be the outer set_attr's own, 0x44, whichever context it came to): torn. */
@@ -51,6 +54,8 @@ static int is_torn(const struct uevent_thread_context_record *r)
 			goto torn;
 	if (r->trace_flags != c || (c != 0x11 && c != 0x22 && c != 0x33))
 		goto torn;
+	if (scen == RESTORE_SET && c == 0x22 && r->attrs_data_size != saved.attrs_data_size)
+		goto torn;	/* the restored ids without all their attributes */
 	while (uevent_thread_context_attr_next(r, sizeof(*r), UEVENT_BO_HOST, &off, &k, &v, &n) == 0)
 		for (i = 0; i < n; i++)
 			if ((uint8_t)v[i] != c && (uint8_t)v[i] != 0x44)
@@ -113,6 +118,9 @@ static void outer(void)
 		break;
 	case ATTR_SET:
 		uevent_thread_context_set_attr(2, v, sizeof(v));
+		break;
+	case RESTORE_SET:
+		uevent_thread_context_restore(&saved, sizeof(saved));
 		break;
 	default:
 		set_c(0x22);
@@ -180,18 +188,28 @@ int main(void)
 {
 	struct sigaction sa = { .sa_sigaction = trap, .sa_flags = SA_SIGINFO };
 	uint8_t id[16] = { 0 };
+	char v[40];
 
-	plan(5);
+	plan(6);
 	sigaction(SIGTRAP, &sa, NULL);
 	/* calls resolved before stepping (lazy binding would be stepped through once) */
 	uevent_thread_context_set(id, id, 0);
 	uevent_thread_context_set_attr(1, "", 0);
+	uevent_thread_context_clear();
+	uevent_thread_context_restore(&saved, sizeof(saved));
+	/* the context a restore brings back: 0x22, two attributes */
+	memset(v, 0x22, sizeof(v));
+	set_c(0x22);
+	uevent_thread_context_set_attr(1, v, 40);
+	uevent_thread_context_set_attr(5, v, 20);
+	saved = *uevent_thread_context_get();
 	uevent_thread_context_clear();
 	run(CLEAR_SET, "clear, a set in a handler");
 	run(SET_CLEAR, "set, a clear in a handler");
 	run(ATTR_SET, "set_attr that drops older entries, a set in a handler");
 	run(FIRST_CLEAR, "a thread's first set, a clear in a handler");
 	run(FIRST_SET, "a thread's first set, a set in a handler");
+	run(RESTORE_SET, "restore of ids and attributes, a set in a handler");
 	return exit_status();
 }
 
