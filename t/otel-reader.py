@@ -141,14 +141,18 @@ def read_process_context(pid, tries=100):
     if addr is None:
         return None
     for _ in range(tries):
+        # OTEP 4719's order: the stamp first (0: being updated), then the size and the
+        # payload's address, the payload, and the stamp again. The size lies before the
+        # stamp in the header: read in one go, it could be an older update's.
+        stamp = struct.unpack("<Q", mem_read(pid, addr + 16, 8))[0]
+        if stamp == 0:
+            continue
         hdr = mem_read(pid, addr, 32)
         if hdr[:8] != b"OTEL_CTX":
             return None
-        version, size, stamp, payload = struct.unpack_from("<IIQQ", hdr, 8)
+        version, size, _, payload = struct.unpack_from("<IIQQ", hdr, 8)
         if version != 2:
             return None
-        if stamp == 0:
-            continue
         data = mem_read(pid, payload, size)
         if struct.unpack("<Q", mem_read(pid, addr + 16, 8))[0] == stamp:
             return {"name": name, "stamp": stamp, "payload": data}
