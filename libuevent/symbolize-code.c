@@ -51,37 +51,13 @@ static char *name_copy(struct code_list *l, const char *name, size_t len)
 	return d;
 }
 
-/* Room for n codes in all, so that a reader that knows about how many it will add (from
- * its file's size) grows the arrays once rather than copying them at every doubling. */
-void _uevent_sym_code_reserve(struct code_list *l, size_t n)
-{
-	void *p;
-
-	if (n > (size_t)1 << 22)	/* beyond, by doubling as they come */
-		n = (size_t)1 << 22;
-	if (n <= l->cap)
-		return;
-	if ((p = realloc(l->v, n * sizeof(*l->v)))) {
-		l->v = p;
-		l->cap = n;
-	}
-	if (l->no_index || n <= l->idx_cap || n <= l->node_cap)
-		return;
-	if ((p = realloc(l->by_addr, n * sizeof(*l->by_addr)))) {
-		l->by_addr = p;
-		l->idx_cap = n;
-	}
-	if ((p = realloc(l->node, n * sizeof(*l->node)))) {
-		l->node = p;
-		l->node_cap = n;
-	}
-}
-
 /*
  * Adding n codes costs O(n log n): a code goes to the end of by_addr, and the next lookup
  * sorts what came since and merges it in (one pass); the live codes, which never overlap
  * (a load ends what it covers), sit in a treap by address, so finding the ones a load
- * replaces costs O(log n) rather than a scan of every code ever added.
+ * replaces costs O(log n) rather than a scan of every code ever added. The arrays double
+ * as codes come, never sized from a file's length: a big sparse or a hostile file would
+ * have them take room for millions of codes it does not hold.
  */
 struct code *_uevent_sym_code_add(struct code_list *l, uint64_t addr, uint64_t size,
 				  uint64_t start, const char *name, size_t name_len)

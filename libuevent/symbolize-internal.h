@@ -131,7 +131,6 @@ int _uevent_sym_open_input_fd(const char *path, int nofollow, off_t *size);
 FILE *_uevent_sym_open_input(const char *path, off_t *size);
 
 /* symbolize-code.c: code lists (JIT code, perf maps, kernel symbols) and their indexes. */
-void _uevent_sym_code_reserve(struct code_list *l, size_t n);
 struct code *_uevent_sym_code_add(struct code_list *l, uint64_t addr, uint64_t size,
 				  uint64_t start, const char *name, size_t name_len);
 void _uevent_sym_code_end(struct code_list *l, struct code *c, uint64_t t);

@@ -63,9 +63,6 @@ int _uevent_sym_read_jitdump(struct uevent_symbolizer *s, struct proc *p, const 
 		goto out;
 	left -= bswap32_if(h.total_size, swap);
 	bulk = !p->jd.n;	/* a first dump: its loads added whole, settled at once */
-	/* a load record is at least 64 bytes with its name and code: room for them all */
-	if (bulk && left > 0)
-		_uevent_sym_code_reserve(&p->jd, (size_t)(left / 64) + 1);
 	for (;;) {
 		struct jd_prefix r;
 		uint32_t size, id;
@@ -159,9 +156,6 @@ void _uevent_sym_read_perf_map(struct uevent_symbolizer *s, struct proc *p)
 	f = dso ? _uevent_sym_open_input(path, &left) : NULL;
 	if (!f)
 		return;
-	/* a line is "ADDR SIZE NAME": room for as many as lines of 16 bytes */
-	if (!p->pmap.n && left > 0)
-		_uevent_sym_code_reserve(&p->pmap, (size_t)(left / 16) + 1);
 	while (left > 0 && fgets(line, sizeof(line), f)) {
 		unsigned long long a, n;
 		int off = 0;

@@ -86,9 +86,12 @@ EXTRA_DIST += %reldir%/perfdata.test %reldir%/record.test %reldir%/live-vs-perf.
 check_PROGRAMS += t/symbolize t/burn
 t_symbolize_CFLAGS = $(t_cflags) -DSRCDIR='"$(abs_top_srcdir)"' -g -fno-inline
 t_symbolize_LDADD = $(t_ldadd)
+check_PROGRAMS += t/symbolize-sparse
+t_symbolize_sparse_CFLAGS = $(t_cflags)
+t_symbolize_sparse_LDADD = $(t_ldadd)
 t_burn_CFLAGS = $(t_cflags) -g -O1 -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls
 t_burn_LDADD = $(t_ldadd)
-TESTS += t/symbolize t/report.test t/report-context.test t/export-spans.test
+TESTS += t/symbolize t/symbolize-sparse t/report.test t/report-context.test t/export-spans.test
 EXTRA_DIST += %reldir%/report.test %reldir%/report-context.test %reldir%/context-data.py \
 	%reldir%/export-spans.test
 

@@ -1,0 +1,206 @@
+/* symbolize-sparse.c - a perf map and a jitdump that are big sparse files (a few real
+ * entries, then a hole): the symbolizer still names the entries and its memory stays
+ * near what it parsed, not what the files' sizes could hold. Needs no privileges. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+
+#include "tap.h"
+#include "uevent.h"
+
+#define PID	4848
+#define LIMIT	(32L << 10)	/* KiB a lookup may add: the entries here need a few */
+
+/*
+ * Peak RSS counts only the pages written, and glibc maps a big block without writing it:
+ * run under MALLOC_PERTURB_, which fills each block malloc hands out, so that what the
+ * symbolizer allocates is resident and ru_maxrss sees it. VmSize sees it either way.
+ */
+static long maxrss_kib(void)
+{
+	struct rusage u;
+
+	getrusage(RUSAGE_SELF, &u);
+	return u.ru_maxrss;
+}
+
+static long vmsize_kib(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long v = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmSize: %ld kB", &v) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static const char *name_at(struct uevent_symbolizer *s, uint32_t pid, uint64_t addr,
+			   uint64_t t)
+{
+	struct uevent_symbol sym = { .sz = sizeof(sym) };
+
+	return uevent_symbolizer__lookup(s, pid, addr, t, &sym) == 0 ? sym.name : "(none)";
+}
+
+static int is(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+/* What a part found, written by the child that ran it. */
+struct result {
+	int	done, resolved, exact;
+	long	rss, vm;		/* KiB the reading added: peak RSS, address space */
+};
+
+static void perf_map_part(const char *dir, struct result *res)
+{
+	char path[600];
+	struct uevent_symbolizer *s;
+	long r0, v0;
+	FILE *f;
+	int i;
+
+	/* 64 MiB: 4M lines of 16 bytes, the most the old reservation took */
+	snprintf(path, sizeof(path), "%s/perf-%d.map", dir, PID);
+	f = fopen(path, "w");
+	for (i = 0; f && i < 100; i++)
+		fprintf(f, "%llx 40 sparse_fn_%d\n", 0x7f0000100000ull + 0x40ull * i, i);
+	if (!f || fclose(f) || truncate(path, 64L << 20) < 0)
+		return;
+	{
+		UEVENT_SYMBOLIZER_OPTS(o, .perf_map_dir = dir,
+				       .flags = UEVENT_SYMBOLIZER_NO_KERNEL);
+
+		s = uevent_symbolizer__new(&o);
+		r0 = maxrss_kib();
+		v0 = vmsize_kib();
+		res->resolved = is(name_at(s, PID, 0x7f0000100000ull + 0x40 * 99 + 8, 0),
+				   "sparse_fn_99");	/* reads the map */
+		res->rss = maxrss_kib() - r0;
+		res->vm = vmsize_kib() - v0;
+		res->exact = is(name_at(s, PID, 0x7f0000100000ull + 0x40 * 7, 0), "sparse_fn_7") &&
+			     is(name_at(s, PID, 0x7f0000100000ull + 0x40 * 100, 0), "(none)");
+		uevent_symbolizer__free(s);
+	}
+	res->done = 1;
+}
+
+static void jitdump_part(const char *dir, struct result *res)
+{
+	UEVENT_JIT_OPTS(jo, .dir = dir, .flags = UEVENT_JIT_NO_UEVENT | UEVENT_JIT_NO_PERF_MAP);
+	static const unsigned char code[64] = { 0xc3 };
+	const uint64_t X = 0x7f0000800000ull;
+	const uint32_t pid = (uint32_t)getpid();
+	struct uevent_jit *j = uevent_jit__open(&jo);
+	struct uevent_perf_record r;
+	struct uevent_symbolizer *s;
+	char dump[600], name[32];
+	long r0, v0;
+	int i, err = j ? 0 : -1;
+
+	for (i = 0; !err && i < 100; i++) {
+		snprintf(name, sizeof(name), "dumped_fn_%d", i);
+		err = uevent_jit__code_load(j, name, X + 64 * (uint64_t)i, 64, code);
+	}
+	snprintf(dump, sizeof(dump), "%s", j ? uevent_jit__dump_path(j) : "");
+	uevent_jit__close(j);
+	/* 256 MiB: 4M loads of 64 bytes, the most the old reservation took */
+	if (err || truncate(dump, 256L << 20) < 0)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.sz = sizeof(r);
+	r.type = PERF_RECORD_MMAP2;
+	r.body = UEVENT_BODY_MMAP;
+	r.id.fields = UEVENT_ID_TID | UEVENT_ID_TIME;
+	r.id.pid = r.id.tid = r.u.mmap.pid = r.u.mmap.tid = pid;
+	r.id.time = 1;
+	r.u.mmap.addr = 0x10000;
+	r.u.mmap.len = 4096;
+	r.u.mmap.prot = PROT_READ | PROT_EXEC;
+	r.u.mmap.filename = dump;
+	{
+		UEVENT_SYMBOLIZER_OPTS(o, .flags = UEVENT_SYMBOLIZER_NO_KERNEL |
+				       UEVENT_SYMBOLIZER_NO_PERF_MAP);
+
+		s = uevent_symbolizer__new(&o);
+		r0 = maxrss_kib();
+		v0 = vmsize_kib();
+		err = uevent_symbolizer__feed(s, &r);	/* reads the dump */
+		res->rss = maxrss_kib() - r0;
+		res->vm = vmsize_kib() - v0;
+		res->resolved = err == 1 && is(name_at(s, pid, X + 64 * 99 + 4, UINT64_MAX),
+					       "dumped_fn_99");
+		res->exact = is(name_at(s, pid, X + 64 * 3, UINT64_MAX), "dumped_fn_3") &&
+			     is(name_at(s, pid, X + 64 * 100, UINT64_MAX), "(none)") &&
+			     is(name_at(s, pid, X + 64 * 3, 0), "(none)");
+		uevent_symbolizer__free(s);
+	}
+	res->done = 1;
+}
+
+/* Runs part in a child: peak RSS is the process's, so each part starts from this small
+ * one rather than from what the part before it reached. */
+static void run_part(const char *what, void (*part)(const char *, struct result *),
+		     const char *dir)
+{
+	struct result *res = mmap(NULL, sizeof(*res), PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pid_t pid;
+
+	if (res == MAP_FAILED || (pid = fork()) < 0) {
+		skip(4, "cannot run a child");
+		return;
+	}
+	if (!pid) {
+		part(dir, res);
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+	if (!res->done) {
+		skip(4, "cannot write a sparse file");
+		return;
+	}
+	ok(res->resolved, "%s: its entries resolve", what);
+	ok(res->exact, "%s: exactly (an entry at its start, nothing past the last)", what);
+	ok(res->rss < LIMIT, "%s: peak RSS grew %ld KiB (at most %ld)", what, res->rss, LIMIT);
+	ok(res->vm < LIMIT, "%s: address space grew %ld KiB (at most %ld)", what, res->vm, LIMIT);
+	munmap(res, sizeof(*res));
+}
+
+int main(int argc, char **argv)
+{
+	char dir[] = "/tmp/uevent-symsparse-XXXXXX", cmd[128];
+
+	(void)argc;
+	if (!getenv("MALLOC_PERTURB_")) {	/* see maxrss_kib */
+		setenv("MALLOC_PERTURB_", "165", 1);
+		execv("/proc/self/exe", argv);
+		diag("cannot run again under MALLOC_PERTURB_ (%s): RSS is what was written",
+		     strerror(errno));
+	}
+	plan(8);
+	if (!mkdtemp(dir)) {
+		skip(8, "mkdtemp failed");
+		return exit_status();
+	}
+	run_part("a 64 MiB sparse perf map", perf_map_part, dir);
+	run_part("a 256 MiB sparse jitdump", jitdump_part, dir);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		diag("could not remove %s", dir);
+	return exit_status();
+}
