@@ -64,6 +64,10 @@ int _uevent_read_small(const char *path, char *buf, size_t cap);
 /* Appends line to tracefs file (uprobe_events...): 0 or -errno. */
 int _uevent_tracefs_append(const char *file, const char *line);
 
+/* 0 if path can go into a uprobe_events line as it is; -EINVAL if it holds a space or a
+ * control character, which would end its field there or start a command of its own. */
+int _uevent_uprobe_path_check(const char *path);
+
 /* A tracepoint's id, and its format text into fmt: the id or -errno. */
 int _uevent_tracepoint_id(const char *sys, const char *ev, char *fmt, size_t fmt_cap);
 

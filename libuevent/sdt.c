@@ -85,6 +85,22 @@ int _uevent_tracefs_append(const char *file, const char *line)
 	return err;
 }
 
+/*
+ * The path goes into a line of uprobe_events, whose fields end at whitespace and whose
+ * commands end at a newline. A file anyone can name: with a newline in its path it would
+ * be commands of its own there (a "-:GROUP/EVENT" removes another tool's probe), with a
+ * space a broken one.
+ */
+int _uevent_uprobe_path_check(const char *path)
+{
+	const char *q;
+
+	for (q = path; *q; q++)
+		if ((unsigned char)*q <= ' ' || *q == 0x7f)
+			return -EINVAL;
+	return 0;
+}
+
 /* ---- the SDT note --------------------------------------------------------------------- */
 
 static const char *x86_reg(const char *r)
@@ -397,6 +413,11 @@ UEVENT_EXPORT int uevent_perf_event_add(const char *path)
 	}
 	if (!realpath(path, real))
 		return _uevent_err(errno);
+	if (_uevent_uprobe_path_check(real) < 0) {
+		_uevent_reason("its path holds a space or a control character, which "
+			       "uprobe_events would read as more commands (%s)", real);
+		return _uevent_err(EINVAL);
+	}
 	n = _uevent_sdt_find_all(real, "libuevent", p, ARRAY_SIZE(p));
 	if (n < 0)
 		return _uevent_err(-n);
@@ -407,8 +428,11 @@ UEVENT_EXPORT int uevent_perf_event_add(const char *path)
 	if (sscanf(p[i].args, "%63s %63s %63s", tok[0], tok[1], tok[2]) != 3 ||
 	    _uevent_sdt_arg_fetch(tok[0], f[0], 64) < 0 ||
 	    _uevent_sdt_arg_fetch(tok[1], f[1], 64) < 0 ||
-	    _uevent_sdt_arg_fetch(tok[2], f[2], 64) < 0)
+	    _uevent_sdt_arg_fetch(tok[2], f[2], 64) < 0) {
+		_uevent_reason("its libuevent:text probe has arguments a uprobe cannot fetch "
+			       "(%s)", p[i].args);
 		return _uevent_err(EINVAL);
+	}
 	/* the semaphore turns the marks on in the processes perf attaches the event to */
 	snprintf(sem, sizeof(sem), "(0x%llx)", (unsigned long long)p[i].sem_offset);
 	snprintf(def, sizeof(def), "p:" PERF_EVENT_GROUP "/" PERF_EVENT_NAME " %s:0x%llx%s "
@@ -423,5 +447,7 @@ UEVENT_EXPORT int uevent_perf_event_add(const char *path)
 	if (err < 0 && err != -ENOENT)
 		return _uevent_err(-err);
 	err = _uevent_tracefs_append("uprobe_events", def);
+	if (err < 0)
+		_uevent_reason("uprobe_events refused '%s': %s", def, strerror(-err));
 	return err < 0 ? _uevent_err(-err) : 0;
 }

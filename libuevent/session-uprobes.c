@@ -292,21 +292,13 @@ static int usdt_obj_make(struct uevent_session *s, struct usdt_obj *o, const cha
 	static int seq;
 	struct _uevent_sdt_probe p[16];
 	int err, n, i, c, found = 0;
-	const char *q;
 
-	/*
-	 * The path goes into a line of uprobe_events, whose fields end at whitespace and
-	 * whose commands end at a newline. A file anyone can name and map: with a newline
-	 * in its path it would be commands of its own there (a "-:GROUP/EVENT" removes
-	 * another tool's probe), with a space a broken one. Such an object is not read.
-	 */
-	for (q = path; *q; q++)
-		if ((unsigned char)*q <= ' ' || *q == 0x7f) {
-			_uevent_add_reason(s, "usdt: a mapped object whose path holds a space or a "
-					   "control character cannot be given uprobes (uprobe_events "
-					   "would read more commands in it): its marks are not read");
-			return -EINVAL;
-		}
+	if (_uevent_uprobe_path_check(path) < 0) {	/* a file anyone can name and map */
+		_uevent_add_reason(s, "usdt: a mapped object whose path holds a space or a "
+				   "control character cannot be given uprobes (uprobe_events "
+				   "would read more commands in it): its marks are not read");
+		return -EINVAL;
+	}
 	n = _uevent_sdt_find_all(path, "libuevent", p, ARRAY_SIZE(p));
 	for (i = 0; i < n; i++)
 		for (c = 0; c < USDT_CLASSES; c++)

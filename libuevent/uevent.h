@@ -668,7 +668,8 @@ int uevent_raw_layout_from_format(struct uevent_raw_layout *l, const char *forma
  * records CMD's marks, `perf script` prints their text and `uevent dump` reads them as
  * uevents. An earlier libuevent:emit of ours is replaced (the same one is kept); one not
  * made this way is not (-EEXIST). Needs write access to tracefs. Returns 0 or -errno
- * (-EBUSY: a tracer has the event open, -ENOENT: no probe in path; uevent_reason() says).
+ * (-EBUSY: a tracer has the event open, -ENOENT: no probe in path, -EINVAL: a path with
+ * a space or a control character, which uprobe_events would split; uevent_reason() says).
  */
 int uevent_perf_event_add(const char *path);
 /* Removes libuevent:emit if ours: 0, or -errno (-ENOENT: none, -EBUSY: a tracer has it

@@ -24,7 +24,7 @@ host_TESTS += t/session t/session-life t/thread-context t/bpf-context t/asan.tes
 	t/bpftrace.test t/event-names.test t/usdt.test t/perm.test t/report.test \
 	t/report-context.test t/jit-perf.test t/jit-tsan.test t/jit-luajit.test \
 	t/jit-python.test t/jit-numba.test t/cli-user.test t/tracefs-mount.test \
-	t/usdt-path.test
+	t/usdt-path.test t/perf-event-path.test
 
 EXTRA_DIST += %reldir%/tap.h %reldir%/files.h %reldir%/data %reldir%/kernel-abi.test %reldir%/fake-abi.c
 
@@ -34,8 +34,8 @@ EXTRA_DIST += %reldir%/records.test %reldir%/version.test
 TESTS += t/generated.test
 EXTRA_DIST += %reldir%/generated.test %reldir%/generated.py
 TESTS += t/symbols.test t/cli.test t/usdt.test t/ftrace.test t/perm.test t/man.test t/kernel-abi.test \
-	t/readme.test t/usdt-path.test
-EXTRA_DIST += %reldir%/usdt-path.test
+	t/readme.test t/usdt-path.test t/perf-event-path.test
+EXTRA_DIST += %reldir%/usdt-path.test %reldir%/perf-event-path.test
 EXTRA_DIST += %reldir%/readme.test
 EXTRA_DIST += %reldir%/lib.sh %reldir%/symbols.test %reldir%/cli.test %reldir%/usdt.test \
 	%reldir%/ftrace.test %reldir%/perm.test %reldir%/man.test

@@ -63,7 +63,8 @@ int cli_cmd_probe(int argc, char **argv)
 				cli_prog, argc > 2 ? argv[2] : "this libuevent",
 				err == -ENOENT ? "no libuevent:text probe there" :
 				err == -EBUSY ? "the old one is in use by a tracer; stop it first" :
-				err == -EEXIST ? uevent_reason() : strerror(-err));
+				err == -EEXIST || err == -EINVAL ? uevent_reason() :
+				strerror(-err));
 			if (err == -EEXIST)
 				fprintf(stderr, "%s probe: if it is no one's, remove it yourself: "
 					"echo -:libuevent/emit >> /sys/kernel/tracing/uprobe_events\n",
