@@ -28,12 +28,14 @@ $(fuzz_bins): fuzz/%: fuzz/%.c fuzz/fuzz.h fuzz/libuevent-fuzz.a
 		fuzz/libuevent-fuzz.a $(LIBTRACEEVENT_LIBS) $(LIBBPF_STATIC_LIBS) $(LIBDW_LIBS) \
 		$(LIBIBERTY_LIBS) -lpthread -ldl
 
-TESTS += fuzz/fuzz.test
+TESTS += fuzz/fuzz.test fuzz/make-corpus.test
 # a fixed seed: distcheck would repeat make check's very inputs
 host_TESTS += fuzz/fuzz.test
 EXTRA_DIST += fuzz/fuzz.test fuzz/fuzz.h fuzz/perf-record.c fuzz/perf-file.c \
 	fuzz/uevent-file.c fuzz/payload.c fuzz/record.c fuzz/names.c fuzz/elf.c fuzz/make-corpus.py \
 	fuzz/corpus
+# fuzz/make-corpus.py on a copy of the tree keeps the seeds added by hand
+EXTRA_DIST += fuzz/make-corpus.test
 if HAVE_FUZZ
 fuzz_enabled = yes
 fuzz/fuzz.log: $(fuzz_bins)

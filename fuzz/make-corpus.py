@@ -17,10 +17,14 @@ Each target's input starts with what it cannot find in the bytes themselves:
                symbols, build-id, .gnu_debuglink; one compiled with DWARF lines when a C
                compiler is at hand) or a jitdump
   perf-file, uevent-file: the file as it is
+
+It replaces only the seeds it writes, which fuzz/corpus/generated.txt lists (and removes
+one it listed before and writes no more); a seed added by hand, under a name it does not
+write (libFuzzer's are hashes), stays. Without a C compiler, or without --record, the
+seed those make stays as it was.
 """
 import os
 import re
-import shutil
 import struct
 import subprocess
 import sys
@@ -28,6 +32,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "t", "data")
 OUT = os.path.join(HERE, "corpus")
+MANIFEST = os.path.join(OUT, "generated.txt")
 BO = {"le": 1, "be": 2}
 TID, TIME = 1 << 1, 1 << 2
 PAYLOADS = ["text", "range_begin", "range_end", "counter", "jit_code_load",
@@ -39,10 +44,46 @@ def data(name):
         return f.read()
 
 
+written = set()	# TARGET/NAME of each seed put this run
+
+
 def put(target, name, b):
     os.makedirs(os.path.join(OUT, target), exist_ok=True)
     with open(os.path.join(OUT, target, name), "wb") as f:
         f.write(b)
+    written.add(target + "/" + name)
+
+
+def kept(target, name):
+    """The bytes of a seed already there, or None."""
+    path = os.path.join(OUT, target, name)
+    if not os.path.exists(path):
+        return None
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def listed():
+    """TARGET/NAME of each seed the manifest says an earlier run wrote."""
+    try:
+        with open(MANIFEST) as f:
+            rows = [ln.strip() for ln in f]
+    except FileNotFoundError:
+        return set()
+    # a row that is not TARGET/NAME is never a path to remove
+    return {r for r in rows if re.fullmatch(r"[\w.-]+/[\w.-]+", r) and ".." not in r}
+
+
+def finish(before):
+    """Removes the seeds an earlier run wrote and this one did not, lists this run's."""
+    for rel in sorted(before - written):
+        path = os.path.join(OUT, rel)
+        if os.path.isfile(path):
+            os.remove(path)
+    with open(MANIFEST, "w") as f:
+        f.write("# generated.txt - the seeds fuzz/make-corpus.py wrote, one TARGET/NAME a line:\n"
+                "# it replaces and removes only these; the others were added by hand.\n")
+        f.writelines(rel + "\n" for rel in sorted(written))
 
 
 def records(b, e, off=0, end=None):
@@ -69,12 +110,8 @@ def field(fmt, name):
 
 
 def main():
-    if os.path.isdir(OUT):
-        keep = os.path.join(OUT, "perf-file", "tiny-record.perf.data")
-        tiny = open(keep, "rb").read() if os.path.exists(keep) else None
-        shutil.rmtree(OUT)
-    else:
-        tiny = None
+    before = listed()
+    tiny = kept("perf-file", "tiny-record.perf.data")
     if "--record" in sys.argv:
         build = sys.argv[sys.argv.index("--record") + 1]
         uev = os.path.join(build, "tools", "uevent")
@@ -151,10 +188,11 @@ def main():
     # elf: a made-up ELF file with everything the readers look at, a real one, jitdumps
     put("elf", "sdt-symbols", elf_file())
     put("elf", "sdt-misaligned", elf_file(shift=3))
-    cc = compiled_elf()
+    cc = compiled_elf() or kept("elf", "compiled-dwarf")
     if cc:
         put("elf", "compiled-dwarf", cc)
     put("elf", "jitdump", jitdump())
+    finish(before)
 
 
 def note(name, ntype, desc):
