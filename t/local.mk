@@ -94,6 +94,11 @@ t_burn_LDADD = $(t_ldadd)
 TESTS += t/symbolize t/symbolize-sparse t/report.test t/report-context.test t/export-spans.test
 EXTRA_DIST += %reldir%/report.test %reldir%/report-context.test %reldir%/context-data.py \
 	%reldir%/export-spans.test
+# The exports of captures made hostile (t/sample-data.py writes them): ranges left open;
+# t/peak-rss measures the memory they take.
+check_PROGRAMS += t/peak-rss
+TESTS += t/export-limits.test
+EXTRA_DIST += %reldir%/export-limits.test %reldir%/sample-data.py
 
 # The JIT API (libuevent/jit.c) and the runtime hooks (in bindings/python and bindings/lua).
 jit_t_cflags = $(AM_CFLAGS) -I$(top_srcdir)/t

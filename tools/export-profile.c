@@ -81,13 +81,15 @@ int cli_export_folded(const char *out, const char *in, int ranges, const char *d
 	}
 	for (i = 0; i < p.nk && ret == 0; i++) {
 		const struct kind *s = &p.k[i];
+		const char *rv[PROF_MAX_RANGES];
 		struct row *r;
 		uint32_t k;
 
 		n = 0;
 		ret = fold_put(&line, &n, &cap, "", s->comm, "");
+		prof_kind_ranges(s, rv);
 		for (k = 0; ranges && k < s->nranges && !ret; k++)
-			ret = fold_put(&line, &n, &cap, "[", s->ranges[k], "]");
+			ret = fold_put(&line, &n, &cap, "[", rv[k], "]");
 		for (k = s->nframes; k-- > 0 && !ret;)
 			ret = fold_put(&line, &n, &cap, "", s->frames[k].sym, "");
 		if (ret)
@@ -636,7 +638,9 @@ static int pprof_labels(struct pprof *b, const struct kind *s,
 			Perftools__Profiles__Sample *o)
 {
 	uint32_t k, nl = s->nranges + 1 + (s->has_ctx ? 2 : 0);
+	const char *rv[PROF_MAX_RANGES];
 
+	prof_kind_ranges(s, rv);
 	o->label = &b->labp[b->nlab];
 	for (k = 0; k < nl; k++) {
 		Perftools__Profiles__Label *l = &b->lab[b->nlab];
@@ -645,7 +649,7 @@ static int pprof_labels(struct pprof *b, const struct kind *s,
 		perftools__profiles__label__init(l);
 		if (k < s->nranges) {
 			l->key = str_id(&b->st, "range");
-			l->str = str_id(&b->st, s->ranges[k]);
+			l->str = str_id(&b->st, rv[k]);
 		} else if (k == s->nranges) {
 			l->key = str_id(&b->st, "thread");
 			l->str = str_id(&b->st, s->comm);

@@ -65,6 +65,64 @@ struct range_stat *prof_range_stat(struct profile *p, const char *name)
 	return &v[p->nrs++];
 }
 
+/* FNV-1a of len bytes: the hash of the interning tables below. */
+static uint64_t fnv1a(const void *b, size_t len)
+{
+	const unsigned char *c = b;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ c[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* The node of name opened inside up (NULL: outermost), made when new; NULL: no memory. */
+static const struct range_node *range_node_own(struct profile *p, const struct range_node *up,
+					       const char *name)
+{
+	const struct range_node key = { up, name, up ? up->depth + 1 : 1 }, *e;
+	uint64_t h = fnv1a(&key, offsetof(struct range_node, depth));
+	struct range_node *n;
+	size_t i, k;
+
+	if ((p->nrnodes + 1) * 2 > p->rncap) {
+		size_t cap = p->rncap ? p->rncap * 2 : 256;
+		struct range_node **v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return NULL;
+		for (i = 0; i < p->rncap; i++) {
+			if (!(e = p->rnodes[i]))
+				continue;
+			for (k = fnv1a(e, offsetof(struct range_node, depth)) & (cap - 1); v[k];
+			     k = (k + 1) & (cap - 1))
+				;
+			v[k] = p->rnodes[i];
+		}
+		free(p->rnodes);
+		p->rnodes = v;
+		p->rncap = cap;
+	}
+	for (k = h & (p->rncap - 1); (e = p->rnodes[k]); k = (k + 1) & (p->rncap - 1))
+		if (e->up == up && e->name == name)
+			return e;
+	if (!(n = malloc(sizeof(*n))))
+		return NULL;
+	*n = key;
+	p->rnodes[k] = n;
+	p->nrnodes++;
+	return n;
+}
+
+void prof_kind_ranges(const struct kind *s, const char **v)
+{
+	const struct range_node *n = s->ranges;
+	uint32_t k;
+
+	for (k = s->nranges; k-- > 0; n = n->up)
+		v[k] = n->name;
+}
+
 /* Nested ranges per thread, in time order: what is open when a sample comes. */
 static int take_range(struct profile *p, const struct uevent_perf_record *r, int bo)
 {
@@ -93,6 +151,10 @@ static int take_range(struct profile *p, const struct uevent_perf_record *r, int
 		t->v[t->n].begin = r->id.time;
 		t->v[t->n].name = prof_own(p, b.name);
 		if (!t->v[t->n].name)
+			return -ENOMEM;
+		t->v[t->n].node = range_node_own(p, t->n ? t->v[t->n - 1].node : NULL,
+						 t->v[t->n].name);
+		if (!t->v[t->n].node)
 			return -ENOMEM;
 		t->n++;
 	} else if (u->type == UEVENT_TYPE_RANGE_END &&
@@ -222,19 +284,8 @@ static int is_zero(const uint8_t *b, size_t n)
 	return 1;
 }
 
-/* FNV-1a of len bytes: the hash of the interning tables below. */
-static uint64_t fnv1a(const void *b, size_t len)
-{
-	const unsigned char *c = b;
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ c[i]) * 0x100000001b3ull;
-	return h;
-}
-
-/* One copy of the len bytes at b (a stack, a range list), shared by every sample that
- * has them; NULL: no memory. */
+/* One copy of the len bytes at b (a stack), shared by every sample that has them; NULL:
+ * no memory. */
 static void *blob_own(struct profile *p, const void *b, size_t len)
 {
 	uint64_t h = fnv1a(b, len);
@@ -387,20 +438,13 @@ static int take_sample(struct profile *p, const struct uevent_perf_record *r, in
 	for (k = 0; k < p->ntr; k++)
 		if (p->tr[k].tid == smp->tid)
 			t = &p->tr[k];
-	if (t && t->n) {
-		if (t->n > p->rcap) {
-			const char **v = realloc(p->rbuf, t->n * sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			p->rbuf = v;
-			p->rcap = t->n;
+	if (t && t->n) {	/* the stack's node: shared, whatever its depth */
+		key.ranges = t->v[t->n - 1].node;
+		key.nranges = key.ranges->depth;
+		if (key.nranges > PROF_MAX_RANGES) {
+			key.nranges = PROF_MAX_RANGES;
+			p->deep++;
 		}
-		for (k = 0; k < t->n; k++)
-			p->rbuf[k] = t->v[k].name;
-		if (!(key.ranges = blob_own(p, p->rbuf, t->n * sizeof(*p->rbuf))))
-			return -ENOMEM;
-		key.nranges = (uint32_t)t->n;
 	}
 	if (p->ticks && p->n == p->tcap) {
 		struct tick *v = realloc(p->t, (p->tcap ? 2 * p->tcap : 1024) * sizeof(*v));
@@ -666,6 +710,11 @@ int prof_profile_read(struct profile *p, const char *cmd, const char *path,
 	if (p->bad_jit)
 		fprintf(stderr, "%s %s: %s: %lu JIT uevents did not decode (skipped)\n", cli_prog,
 			cmd, path, p->bad_jit);
+	if (p->deep)
+		fprintf(stderr, "%s %s: %s: warning: %" PRIu64 " samples were taken under more "
+			"than %d open uevent ranges, of which each keeps the innermost %d (does the "
+			"program begin ranges it never ends?)\n", cli_prog, cmd, path, p->deep,
+			PROF_MAX_RANGES, PROF_MAX_RANGES);
 	return 0;
 }
 
@@ -677,7 +726,9 @@ void prof_profile_free(struct profile *p)
 		free(p->blobs[i].data);
 	free(p->blobs);
 	free(p->fbuf);
-	free(p->rbuf);
+	for (i = 0; i < p->rncap; i++)
+		free(p->rnodes[i]);
+	free(p->rnodes);
 	free(p->k);
 	free(p->kidx);
 	free(p->t);

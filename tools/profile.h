@@ -33,6 +33,24 @@ struct pmap {
 };
 
 /*
+ * The uevent ranges open on a thread, as a persistent stack: a node is a range over the
+ * node of the ranges open around it, made once for each (outer node, name) and never
+ * changed, so one node stands for one list and a sample keeps a pointer, however deep
+ * the list. A copy of the list in each sample costs the square of the run time when a
+ * program leaves its ranges open.
+ */
+struct range_node {
+	const struct range_node *up;	/* the ranges around it; NULL: none */
+	const char	*name;		/* prof_own()'s */
+	uint32_t	depth;		/* ranges open, this one included */
+};
+
+/* The most ranges a sample keeps, the innermost (as perf keeps a callchain's leaf end,
+ * and the NVTX layer records 256 open pushes): a program that leaks range begins would
+ * put thousands in every folded line and pprof sample. */
+#define PROF_MAX_RANGES	256
+
+/*
  * A kind of sample: what report and the exports tell samples apart by (its process,
  * command, stack, the uevent ranges open on its thread, its trace context), one entry
  * for all the samples of that kind, counted as they are read: memory grows with the
@@ -44,8 +62,8 @@ struct kind {
 	uint32_t	nframes;	/* leaf first */
 	const char	*comm;
 	struct frame	*frames;	/* shared with every kind of that stack */
-	const char	**ranges;	/* the uevent ranges open on its thread, outer first */
-	uint32_t	nranges;
+	const struct range_node *ranges; /* the innermost uevent range open on its thread */
+	uint32_t	nranges;	/* how many of them it keeps (prof_kind_ranges) */
 	int32_t		has_ctx;	/* its thread's OpenTelemetry context (context_*) */
 	uint8_t		trace_id[16], span_id[8];
 	/* its samples */
@@ -76,6 +94,7 @@ struct table {
 struct open_range {
 	uint64_t	id, begin;
 	const char	*name;
+	const struct range_node *node;	/* the thread's ranges up to and with this one */
 };
 
 struct thread_ranges {
@@ -118,14 +137,14 @@ struct profile {
 	const char	*cmd;
 	struct pmap	*maps;
 	size_t		nmaps, mcap;
-	/* the kinds' stacks and range lists, one copy of each distinct one (a kind points
-	 * at its) */
+	/* the kinds' stacks, one copy of each distinct one (a kind points at its) */
 	struct blob	*blobs;
 	size_t		nblobs, bcap;
 	struct frame	*fbuf;		/* a sample's stack, built here first */
 	size_t		fcap;
-	const char	**rbuf;		/* its range list, likewise */
-	size_t		rcap;
+	struct range_node **rnodes;	/* every range_node, by (up, name)'s hash */
+	size_t		nrnodes, rncap;
+	uint64_t	deep;		/* samples under more than PROF_MAX_RANGES ranges */
 	char		said[640];	/* the last file the symbolizer skipped, said */
 };
 
@@ -143,6 +162,9 @@ uint64_t prof_hash(const char *s);
 char *prof_hex(char *buf, const uint8_t *b, size_t n);
 struct range_stat *prof_range_stat(struct profile *p, const char *name);
 struct thread_ranges *prof_ranges_of(struct profile *p, uint32_t tid);
+/* The ranges kind s keeps into v (s->nranges of them, at most PROF_MAX_RANGES), outer
+ * first. */
+void prof_kind_ranges(const struct kind *s, const char **v);
 const char *prof_base_name(const char *path);
 /* prof_profile_read's flags: also each sample in the file's order (p->t) */
 #define PROF_TICKS	1

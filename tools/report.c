@@ -61,12 +61,13 @@ static int row_cmp(const void *a, const void *b)
 
 static int in_range(const struct kind *s, const char *range)
 {
+	const struct range_node *n = s->ranges;
 	uint32_t i;
 
 	if (!range)
 		return 1;
-	for (i = 0; i < s->nranges; i++)
-		if (!strcmp(s->ranges[i], range))
+	for (i = 0; i < s->nranges; i++, n = n->up)
+		if (!strcmp(n->name, range))
 			return 1;
 	return 0;
 }
@@ -148,15 +149,17 @@ static void report_ranges(const struct profile *p)
 	 * order of their first samples name the ranges in the order of theirs */
 	for (i = 0; i < p->nk; i++) {
 		const struct kind *s = &p->k[i];
+		const char *rv[PROF_MAX_RANGES];
 
+		prof_kind_ranges(s, rv);
 		for (k = 0; k < s->nranges; k++) {
 			uint32_t j;
 			int dup = 0;
 
 			for (j = 0; j < k; j++)
-				dup |= s->ranges[j] == s->ranges[k];
+				dup |= rv[j] == rv[k];
 			if (!dup) {
-				struct range_stat *rs = prof_range_stat((struct profile *)p, s->ranges[k]);
+				struct range_stat *rs = prof_range_stat((struct profile *)p, rv[k]);
 
 				if (rs) {
 					rs->samples += s->count;
