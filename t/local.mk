@@ -94,8 +94,8 @@ t_burn_LDADD = $(t_ldadd)
 TESTS += t/symbolize t/symbolize-sparse t/report.test t/report-context.test t/export-spans.test
 EXTRA_DIST += %reldir%/report.test %reldir%/report-context.test %reldir%/context-data.py \
 	%reldir%/export-spans.test
-# The exports of captures made hostile (t/sample-data.py writes them): ranges left open;
-# t/peak-rss measures the memory they take.
+# The exports of captures made hostile (t/sample-data.py writes them): ranges left open
+# (t/peak-rss measures the memory they take), a corrupt record, a write that fails.
 check_PROGRAMS += t/peak-rss
 TESTS += t/export-limits.test
 EXTRA_DIST += %reldir%/export-limits.test %reldir%/sample-data.py

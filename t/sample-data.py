@@ -6,6 +6,8 @@ format 1), as t/context-data.py writes its file, for t/export-limits.test. Proce
 ("leaky"), thread 301, cpu-clock samples with a one-frame callchain:
   leak N OUT    N range begins "leak" that are never ended, a sample after each
                 (ip 0x1000): a program that forgets its range ends
+  corrupt OUT   a range begin and a sample, then a uevent whose payload size runs past
+                its record: a file found corrupt halfway through an export
 """
 import struct
 import sys
@@ -14,9 +16,9 @@ SAMPLE_TYPE = 1 | 2 | 4 | 32 | 256      # IP TID TIME CALLCHAIN PERIOD
 PID, TID = 300, 301
 
 
-def uevent(type_, payload, time):
+def uevent(type_, payload, time, size=None):
     """A PERF_RECORD_UEVENT (63), its sample_id trailer TID|TIME as the attr's."""
-    b = struct.pack("<IIII", 1, len(payload), type_, 0)
+    b = struct.pack("<IIII", 1, len(payload) if size is None else size, type_, 0)
     b += payload + bytes(-len(payload) % 8)
     b += struct.pack("<IIQ", PID, TID, time)
     return struct.pack("<IHH", 63, 2, 8 + len(b)) + b
@@ -63,6 +65,9 @@ def main():
             recs.append(range_begin(i + 1, i, "leak", t0 + 2 * i * ms))
             recs.append(sample(t0 + (2 * i + 1) * ms, 0x1000, ms))
         write(sys.argv[3], recs)
+    elif what == "corrupt":
+        write(sys.argv[2], [range_begin(1, 0, "work", t0), sample(t0 + ms, 0x1000, ms),
+                            uevent(0, b"text\0", t0 + 2 * ms, size=4096)])
     else:
         sys.exit(__doc__)
 

@@ -220,20 +220,33 @@ const char *cli_open_error(const char *path, int err, int perf)
 
 /* ---- output files ---------------------------------------------------------------- */
 
+/* Why an output path that lstat() gave st is not written (cli_open_output), or NULL. */
+static const char *output_refused(const struct stat *st)
+{
+	if (S_ISLNK(st->st_mode))
+		return "a symbolic link; not following it";
+	if (!S_ISREG(st->st_mode))
+		return "not a regular file; not writing into it";
+	if (st->st_uid != geteuid())
+		return "owned by another user; not overwriting it";
+	if (st->st_nlink > 1)
+		return "has other hard links; not overwriting it";
+	return NULL;
+}
+
 /*
- * Opens PATH to write a capture or an export into, often in a shared directory such as
- * /tmp where another user may have planted it first: a symlink to a victim, a hard
- * link to one, a device node or a FIFO. None of those is followed, opened or removed:
- * a new path is created with O_EXCL (which never follows a symlink); an existing one
- * is used only if it is a regular file of ours with a single link, checked again on the
- * opened fd in case it was swapped meanwhile. The file is not truncated here: the
- * caller does it once it is about to write, so a failure before leaves it as it was.
- * Returns the fd, with *created set when the path is ours to remove on failure; or -1
- * after saying why.
+ * Opens PATH to write a capture into, often in a shared directory such as /tmp where
+ * another user may have planted it first: a symlink to a victim, a hard link to one, a
+ * device node or a FIFO. None of those is followed, opened or removed: a new path is
+ * created with O_EXCL (which never follows a symlink); an existing one is used only if
+ * it is a regular file of ours with a single link, checked again on the opened fd in
+ * case it was swapped meanwhile. The file is not truncated here: the caller does it
+ * once it is about to write, so a failure before leaves it as it was. Returns the fd,
+ * with *created set when the path is ours to remove on failure; or -1 after saying why.
  */
 int cli_open_output(const char *cmd, const char *path, int *created)
 {
-	const char *why = NULL;
+	const char *why;
 	struct stat st, fst;
 	int fd;
 
@@ -247,15 +260,7 @@ int cli_open_output(const char *cmd, const char *path, int *created)
 		goto fail;
 	if (lstat(path, &st) < 0)
 		goto fail;
-	if (S_ISLNK(st.st_mode))
-		why = "a symbolic link; not following it";
-	else if (!S_ISREG(st.st_mode))
-		why = "not a regular file; not writing into it";
-	else if (st.st_uid != geteuid())
-		why = "owned by another user; not overwriting it";
-	else if (st.st_nlink > 1)
-		why = "has other hard links; not overwriting it";
-	if (why) {
+	if ((why = output_refused(&st))) {
 		fprintf(stderr, "%s %s: %s: %s (remove it or choose another path)\n", cli_prog, cmd,
 			path, why);
 		return -1;
@@ -288,37 +293,108 @@ void cli_remove_output(const char *path, int fd, int created)
 		unlink(path);
 }
 
-/* Done with what cli_open_output_file() gave: stdout flushed, a file closed. -1 (errno
- * set) if anything written did not get there: a full disk, a closed pipe, /dev/full. */
-int cli_close_output_file(FILE *f)
+/*
+ * An export's output, which must not cost the user what the path held when the export
+ * fails: a corrupt input found halfway, a full disk, a write error. It is written to a
+ * new file beside the path (mkostemp: O_EXCL, so nothing planted there is followed or
+ * opened) and renamed over the path only once all of it got there; on failure the new
+ * file is removed and the path left as it was. A path that exists is refused for the
+ * same reasons cli_open_output() refuses it, or if we may not write it; its mode is
+ * kept, as writing into it kept it (less its group's bits where its group cannot be
+ * kept: they were for that group); a new path gets 0644 less the umask, as open()
+ * would give it. rename()
+ * replaces the name and never writes through it, so a link planted at the path after
+ * the check is replaced, not followed. Returns the stream, or NULL after saying why.
+ */
+FILE *cli_open_output_file(const char *cmd, const char *path, struct cli_output *o)
 {
-	int bad = ferror(f);
-
-	bad |= f == stdout ? fflush(f) != 0 : fclose(f) != 0;
-	if (bad && !errno)	/* a write failed earlier, its errno since overwritten */
-		errno = EIO;
-	return bad ? -1 : 0;
-}
-
-FILE *cli_open_output_file(const char *cmd, const char *path, int *created)
-{
-	FILE *f;
+	const char *slash = strrchr(path, '/'), *why;
+	struct stat st, fst;
+	mode_t mode;
 	int fd;
 
+	memset(o, 0, sizeof(*o));
+	o->cmd = cmd;
+	o->path = path;
 	if (!strcmp(path, "-"))
-		return stdout;
-	fd = cli_open_output(cmd, path, created);
-	if (fd < 0)
-		return NULL;
-	f = fdopen(fd, "w");
-	if (!f || ftruncate(fd, 0) < 0) {
+		return o->f = stdout;
+	if (lstat(path, &st) == 0) {
+		if ((why = output_refused(&st))) {
+			fprintf(stderr, "%s %s: %s: %s (remove it or choose another path)\n",
+				cli_prog, cmd, path, why);
+			return NULL;
+		}
+		/* a file we may not write stays so, though its directory would let the
+		 * rename replace it */
+		if (faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) < 0) {
+			fprintf(stderr, "%s %s: %s: %s\n", cli_prog, cmd, path, strerror(errno));
+			return NULL;
+		}
+		o->exists = 1;
+		mode = st.st_mode & 0777;
+	} else if (errno == ENOENT) {
+		mode = umask(0);
+		umask(mode);
+		mode = 0644 & ~mode;
+	} else {
 		fprintf(stderr, "%s %s: %s: %s\n", cli_prog, cmd, path, strerror(errno));
-		cli_remove_output(path, fd, *created);
-		if (f)
-			fclose(f);
-		else
-			close(fd);
 		return NULL;
 	}
-	return f;
+	if (asprintf(&o->tmp, "%.*s.uevent-XXXXXX", slash ? (int)(slash - path + 1) : 0,
+		     path) < 0) {
+		o->tmp = NULL;
+		fprintf(stderr, "%s %s: %s: %s\n", cli_prog, cmd, path, strerror(errno));
+		return NULL;
+	}
+	fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "%s %s: %s: %s%s\n", cli_prog, cmd, path, errno == ENOENT ||
+			errno == ENOTDIR ? "" : "cannot create a file beside it (the export is "
+			"written there, then renamed): ", strerror(errno));
+		free(o->tmp);
+		return NULL;
+	}
+	if (o->exists && fstat(fd, &fst) == 0 && fst.st_gid != st.st_gid &&
+	    fchown(fd, (uid_t)-1, st.st_gid) < 0)
+		mode &= ~(mode_t)S_IRWXG;
+	if (fchmod(fd, mode) < 0 || !(o->f = fdopen(fd, "w"))) {
+		fprintf(stderr, "%s %s: %s: %s\n", cli_prog, cmd, o->tmp, strerror(errno));
+		unlink(o->tmp);
+		close(fd);
+		free(o->tmp);
+		return NULL;
+	}
+	return o->f;
+}
+
+/*
+ * Done with what cli_open_output_file() gave. ok (the export is whole): the new file
+ * renamed over the path, standard output flushed. Not ok, or anything written that did
+ * not get there (a full disk, a closed pipe, /dev/full): the new file removed, the path
+ * as it was. 0, or -1 after saying why (an export's own failure it has said itself).
+ */
+int cli_close_output_file(struct cli_output *o, int ok)
+{
+	int bad;
+
+	errno = 0;
+	bad = ferror(o->f);
+	bad |= o->f == stdout ? fflush(o->f) != 0 : fclose(o->f) != 0;
+	if (bad && !errno)	/* a write failed earlier, its errno since overwritten */
+		errno = EIO;
+	if (!bad && ok && o->tmp && rename(o->tmp, o->path) < 0)
+		bad = 1;
+	if (ok && !bad) {
+		free(o->tmp);
+		return 0;
+	}
+	if (ok)
+		fprintf(stderr, "%s %s: %s: %s%s\n", cli_prog, o->cmd, o->path, strerror(errno),
+			o->exists ? " (left as it was)" : "");
+	else if (o->exists)
+		fprintf(stderr, "%s %s: %s: left as it was\n", cli_prog, o->cmd, o->path);
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	return -1;
 }

@@ -17,13 +17,21 @@ int cli_stdin_rewindable(void);
 int cli_is_perf_data(const char *path);
 /* Why path could not be opened, for a message (a static buffer). */
 const char *cli_open_error(const char *path, int err, int perf);
-/* An output path opened as export and record open theirs ("-": stdout), emptied; NULL
- * after saying why. */
-FILE *cli_open_output_file(const char *cmd, const char *path, int *created);
-int cli_close_output_file(FILE *f);
+/* An export's output ("-": stdout): a new file beside path, renamed over it by
+ * cli_close_output_file(o, 1) once whole, removed otherwise; NULL after saying why. */
+struct cli_output {
+	FILE		*f;
+	const char	*cmd, *path;
+	char		*tmp;		/* the new file; NULL: stdout */
+	int		exists;		/* path was there: left as it was on failure */
+};
+FILE *cli_open_output_file(const char *cmd, const char *path, struct cli_output *o);
+/* ok: the export is whole. 0, or -1 after saying why. */
+int cli_close_output_file(struct cli_output *o, int ok);
 size_t cli_utf8_seq(const char *s);
 char *cli_utf8_clean(const char *s);
-/* The same as an fd, not emptied; -1 after saying why. */
+/* An output path opened in place, as record writes its capture (growing as it runs),
+ * not emptied; -1 after saying why. */
 int cli_open_output(const char *cmd, const char *path, int *created);
 /* Removes a failed output, only if it is still the file cli_open_output() created. */
 void cli_remove_output(const char *path, int fd, int created);

@@ -69,8 +69,9 @@ int cli_export_folded(const char *out, const char *in, int ranges, const char *d
 	struct table t = { NULL, 0, 0 };
 	struct profile p;
 	size_t i, n = 0, cap = 0;
+	struct cli_output o;
 	char *line = NULL;
-	int created = 0, ret = 0;
+	int ret = 0;
 	FILE *f;
 
 	if (prof_profile_read(&p, "export", in, &so, 0))
@@ -107,7 +108,7 @@ int cli_export_folded(const char *out, const char *in, int ranges, const char *d
 		prof_profile_free(&p);
 		return 1;
 	}
-	f = cli_open_output_file("export", out, &created);
+	f = cli_open_output_file("export", out, &o);
 	if (!f) {
 		prof_profile_free(&p);
 		return 1;
@@ -123,9 +124,7 @@ int cli_export_folded(const char *out, const char *in, int ranges, const char *d
 		free(t.v[i].key);
 	}
 	free(t.v);
-	errno = 0;
-	if (cli_close_output_file(f) != 0) {
-		fprintf(stderr, "%s export: %s: %s\n", cli_prog, out, strerror(errno));
+	if (cli_close_output_file(&o, 1) != 0) {
 		prof_profile_free(&p);
 		return 1;
 	}
@@ -798,7 +797,8 @@ static int pprof_write(struct pprof *b, const struct profile *p, const char *out
 	Perftools__Profiles__Line **linep = calloc(b->nloc + 1, sizeof(*linep));
 	Perftools__Profiles__Mapping **mpp = calloc(b->nmp + 1, sizeof(*mpp));
 	uint8_t *buf = NULL;
-	int created = 0, ret = -ENOMEM, wrote;
+	struct cli_output o;
+	int ret = -ENOMEM;
 	size_t i;
 	FILE *f;
 
@@ -837,15 +837,17 @@ static int pprof_write(struct pprof *b, const struct profile *p, const char *out
 		goto out;
 	i = perftools__profiles__profile__pack(&prof, buf);
 	ret = 1;
-	f = cli_open_output_file("export", out, &created);
+	f = cli_open_output_file("export", out, &o);
 	if (!f)
 		goto out;
 	errno = 0;
-	wrote = fwrite(buf, 1, i, f) == i;
-	if (cli_close_output_file(f) != 0 || !wrote) {
-		fprintf(stderr, "%s export: %s: %s\n", cli_prog, out, strerror(errno));
+	if (fwrite(buf, 1, i, f) != i) {
+		fprintf(stderr, "%s export: %s: %s\n", cli_prog, out, strerror(errno ? errno : EIO));
+		cli_close_output_file(&o, 0);
 		goto out;
 	}
+	if (cli_close_output_file(&o, 1) != 0)
+		goto out;
 	fprintf(stderr, "%zu samples (%zu stacks), %zu functions at %zu locations in %zu "
 		"mappings written to %s\n", p->n, b->nsmp, b->nfn, b->nloc, b->nmp, out);
 	ret = 0;

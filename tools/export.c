@@ -364,8 +364,9 @@ int cli_cmd_export(int argc, char **argv)
 	struct open_ranges open = { 0 };
 	struct tef_names names = { 0 };
 	unsigned long n = 0;
+	struct cli_output o;
 	uint64_t cut;
-	int ret, created;
+	int ret, failed = 0;
 	FILE *f;
 
 	if ((ret = export_args(argc, argv, &out, &in, &folded, &pprof, &debug_dir, &ranges)) >= 0)
@@ -388,7 +389,7 @@ int cli_cmd_export(int argc, char **argv)
 		fprintf(stderr, "%s export: %s\n", cli_prog, cli_open_error(in, errno, cli_is_perf_data(in)));
 		return 1;
 	}
-	f = cli_open_output_file("export", out, &created);
+	f = cli_open_output_file("export", out, &o);
 	if (!f) {
 		src_close(&src);
 		return 1;
@@ -427,6 +428,8 @@ int cli_cmd_export(int argc, char **argv)
 		if (x > 0) {
 			n += (unsigned long)x;
 			tef_sep = ",";
+		} else if (x < 0) {
+			failed = 1;	/* said why */
 		}
 	}
 	n += tef_thread_names(f, &names);
@@ -441,18 +444,24 @@ int cli_cmd_export(int argc, char **argv)
 		fprintf(stderr, "%s export: %s: %lu range ends without an open begin left out\n",
 			cli_prog, in, open.unmatched);
 	open_ranges_free(&open);
-	errno = 0;
-	if (cli_close_output_file(f) != 0) {
-		fprintf(stderr, "%s export: %s: %s\n", cli_prog, out, strerror(errno));
-		return 1;
+	if (ret == -ENOMEM) {
+		fprintf(stderr, "%s export: %s\n", cli_prog, strerror(-ret));
+		failed = 1;
+	} else if (ret < 0 && ret != -ENODATA) {
+		fprintf(stderr, "%s export: %s: corrupt record at offset %" PRIu64 ": %s", cli_prog,
+			in, cut, strerror(-ret));
+		if (strcmp(in, "-"))	/* cut there, the records before it read as a cut file */
+			fprintf(stderr, " (what comes before it: head -c %" PRIu64 " %s > CUT, then "
+				"export CUT)", cut, in);
+		fputc('\n', stderr);
+		failed = 1;
 	}
+	/* a corrupt record found halfway: what was at OUT stays, not half a trace */
+	if (cli_close_output_file(&o, !failed) != 0)
+		return 1;
 	if (ret == -ENODATA)	/* cut short: the events before the cut are written */
 		fprintf(stderr, "%s export: %s: warning: truncated at offset %" PRIu64 "\n", cli_prog,
 			in, cut);
-	else if (ret < 0) {
-		fprintf(stderr, "%s export: %s: corrupt record: %s\n", cli_prog, in, strerror(-ret));
-		return 1;
-	}
 	fprintf(stderr, "%lu events written to %s\n", n, out);
 	return 0;
 }
