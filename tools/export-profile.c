@@ -516,7 +516,33 @@ struct pprof {
 	Perftools__Profiles__Label *lab, **labp;
 	size_t		nids, nlab;
 	int64_t		units[4];	/* samples, count, cpu, nanoseconds */
+	unsigned long	saturated;	/* values past int64 (pprof_i64) */
 };
+
+/*
+ * v as one of pprof's values, which are int64: a period of 2^63 or more (no real
+ * sample has one: a corrupt or forged file) came out negative, and pprof would have
+ * subtracted it. Saturated at INT64_MAX instead, the most the field holds, and counted
+ * to be said.
+ */
+static int64_t pprof_i64(struct pprof *b, uint64_t v)
+{
+	if (v <= INT64_MAX)
+		return (int64_t)v;
+	b->saturated++;
+	return INT64_MAX;
+}
+
+/* *a += v, saturated likewise (*a >= 0) */
+static void pprof_add(struct pprof *b, int64_t *a, uint64_t v)
+{
+	if (v > (uint64_t)(INT64_MAX - *a)) {
+		*a = INT64_MAX;
+		b->saturated++;
+	} else {
+		*a += (int64_t)v;
+	}
+}
 
 /* The id of the mapping frame fr is in (mapping mi, or one made for it; fr NULL: the
  * main binary's mapping mi), made when new; -ENOMEM. */
@@ -712,8 +738,8 @@ static int pprof_sample(struct pprof *b, struct profile *p, const struct kind *s
 	if (!b->skey || !(m = prof_row_get(&b->stacks, b->skey)))
 		return -ENOMEM;
 	if (m->seen) {
-		b->vals[2 * (m->self - 1)] += (int64_t)s->count;
-		b->vals[2 * (m->self - 1) + 1] += (int64_t)s->period;
+		pprof_add(b, &b->vals[2 * (m->self - 1)], s->count);
+		pprof_add(b, &b->vals[2 * (m->self - 1) + 1], s->period);
 		b->nids = ids0;
 		b->nlab = lab0;
 		return 0;
@@ -722,8 +748,8 @@ static int pprof_sample(struct pprof *b, struct profile *p, const struct kind *s
 	m->self = ++b->nsmp;
 	b->smpp[b->nsmp - 1] = o;
 	o->value = &b->vals[2 * (b->nsmp - 1)];
-	o->value[0] = (int64_t)s->count;
-	o->value[1] = (int64_t)s->period;
+	o->value[0] = pprof_i64(b, s->count);
+	o->value[1] = pprof_i64(b, s->period);
 	return 0;
 }
 
@@ -821,7 +847,7 @@ static int pprof_write(struct pprof *b, const struct profile *p, const char *out
 	prof.n_sample_type = 2;
 	prof.sample_type = vtp;
 	prof.period_type = &pt;
-	prof.period = (int64_t)p->period0;	/* the first sample's */
+	prof.period = pprof_i64(b, p->period0);	/* the first sample's */
 	prof.n_sample = b->nsmp;
 	prof.sample = b->smpp;
 	prof.n_function = b->nfn;
@@ -848,6 +874,10 @@ static int pprof_write(struct pprof *b, const struct profile *p, const char *out
 	}
 	if (cli_close_output_file(&o, 1) != 0)
 		goto out;
+	if (b->saturated)
+		fprintf(stderr, "%s export: %s: warning: %lu values past pprof's int64 (periods "
+			"of 2^63 or more, or their sums) written as %" PRId64 ": is the file "
+			"corrupt?\n", cli_prog, p->path, b->saturated, INT64_MAX);
 	fprintf(stderr, "%zu samples (%zu stacks), %zu functions at %zu locations in %zu "
 		"mappings written to %s\n", p->n, b->nsmp, b->nfn, b->nloc, b->nmp, out);
 	ret = 0;

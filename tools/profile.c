@@ -458,7 +458,9 @@ static int take_sample(struct profile *p, const struct uevent_perf_record *r, in
 		return -ENOMEM;
 	if (!s->count++)
 		s->time = s->tmin = s->tmax = smp->time;
-	s->period += period;
+	/* sums saturate: a period of 2^63 ns or more (a corrupt file) must not wrap them */
+	if (__builtin_add_overflow(s->period, period, &s->period))
+		s->period = UINT64_MAX;
 	if (smp->time < s->tmin)
 		s->tmin = smp->time;
 	if (smp->time > s->tmax)
@@ -471,7 +473,8 @@ static int take_sample(struct profile *p, const struct uevent_perf_record *r, in
 	}
 	if (!p->n)
 		p->period0 = period;
-	p->total_period += period;
+	if (__builtin_add_overflow(p->total_period, period, &p->total_period))
+		p->total_period = UINT64_MAX;
 	p->n++;
 	return 0;
 }
