@@ -109,13 +109,14 @@ static void wake_waiters(struct _uevent_group_append *g)
  * batch, about); past them the spin yields every GA_SPIN_PAUSES and reads the clock
  * (more threads than CPUs: the writer may want this one). Past GA_SPIN_NS (the writer
  * was preempted, or the file is slow) it sleeps until the writer says something changed.
- * *since is 0 at the first call; it keeps when the yielding began.
+ * *since is 0 at the first call; it keeps when the yielding began. done is the record's
+ * (NULL: the waiter wants the writer's place itself, _uevent_ga_lock()).
  */
 #define GA_SPIN_PAUSES	64
 #define GA_SPIN_NS	30000
 
-static void wait_writer(struct _uevent_group_append *g, const struct _uevent_ga_req *req,
-			unsigned int spins, uint64_t *since)
+static void wait_writer(struct _uevent_group_append *g, const int *done, unsigned int spins,
+			uint64_t *since)
 {
 	unsigned int gen;
 	uint64_t now;
@@ -137,8 +138,8 @@ static void wait_writer(struct _uevent_group_append *g, const struct _uevent_ga_
 	}
 	__atomic_add_fetch(&g->sleepers, 1, __ATOMIC_SEQ_CST);
 	gen = __atomic_load_n(&g->gen, __ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&req->done, __ATOMIC_SEQ_CST) &&
-	    __atomic_load_n(&g->writing, __ATOMIC_SEQ_CST))
+	if ((!done || !__atomic_load_n(done, __ATOMIC_SEQ_CST)) &&
+	    __atomic_load_n(&g->writer, __ATOMIC_SEQ_CST))
 		syscall(SYS_futex, &g->gen, FUTEX_WAIT_PRIVATE, gen, NULL, NULL, 0);
 	__atomic_sub_fetch(&g->sleepers, 1, __ATOMIC_SEQ_CST);
 }
@@ -171,34 +172,57 @@ static void write_pending(struct _uevent_group_append *g, int fd)
 	}
 }
 
-int _uevent_ga_commit(struct _uevent_group_append *g, int fd, struct _uevent_ga_req *req,
-		      int *self)
+/* The writer's place for self, if nobody holds it; acquire: what the last holder
+ * changed (the descriptor) is seen. */
+static int take(struct _uevent_group_append *g, const void *self)
+{
+	const void *none = NULL;
+
+	return !__atomic_load_n(&g->writer, __ATOMIC_RELAXED) &&
+	       __atomic_compare_exchange_n(&g->writer, &none, self, 0, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED);
+}
+
+void _uevent_ga_unlock(struct _uevent_group_append *g)
+{
+	__atomic_store_n(&g->writer, NULL, __ATOMIC_SEQ_CST);
+	wake_waiters(g);	/* one may have pushed after the last take */
+}
+
+void _uevent_ga_lock(struct _uevent_group_append *g, const void *self)
 {
 	unsigned int spins;
 	uint64_t since = 0;
 
+	for (spins = 0; !take(g, self); spins++)
+		wait_writer(g, NULL, spins, &since);
+}
+
+/*
+ * The writer's place names the thread that holds it (self), so a signal handler on
+ * that thread, and only there, writes its record directly (_uevent_ga_held()); a
+ * handler on a thread that is not the writer, even one about to take its place,
+ * queues as any thread does: the writer it waits for is another thread. No write
+ * goes to the file outside the writer's place, so a thread that holds it may change
+ * the file under the descriptor.
+ */
+int _uevent_ga_commit(struct _uevent_group_append *g, const int *fdp,
+		      struct _uevent_ga_req *req, const void *self)
+{
+	unsigned int spins;
+	uint64_t since = 0;
+
+	if (!self)
+		self = g;	/* nobody asks _uevent_ga_held() */
 	for (spins = 0; !__atomic_load_n(&req->done, __ATOMIC_ACQUIRE); spins++) {
-		/* Say so before taking the writer's place and until after leaving it: a
-		 * handler that runs in between must not wait for us. */
-		if (self)
-			__atomic_store_n(self, 1, __ATOMIC_RELAXED);
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		if (!__atomic_load_n(&g->writing, __ATOMIC_RELAXED) &&
-		    !__atomic_exchange_n(&g->writing, 1, __ATOMIC_ACQUIRE)) {
-			write_pending(g, fd);
-			__atomic_store_n(&g->writing, 0, __ATOMIC_SEQ_CST);
-			__atomic_signal_fence(__ATOMIC_SEQ_CST);
-			if (self)
-				__atomic_store_n(self, 0, __ATOMIC_RELAXED);
-			wake_waiters(g);	/* one may have pushed after our last take */
+		if (take(g, self)) {
+			write_pending(g, __atomic_load_n(fdp, __ATOMIC_RELAXED));
+			_uevent_ga_unlock(g);
 			spins = 0;
 			since = 0;
 			continue;
 		}
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		if (self)
-			__atomic_store_n(self, 0, __ATOMIC_RELAXED);
-		wait_writer(g, req, spins, &since);
+		wait_writer(g, &req->done, spins, &since);
 	}
 	return req->result;
 }
@@ -206,6 +230,6 @@ int _uevent_ga_commit(struct _uevent_group_append *g, int fd, struct _uevent_ga_
 void _uevent_ga_reset(struct _uevent_group_append *g)
 {
 	g->pending = NULL;
-	g->writing = 0;
+	g->writer = NULL;
 	g->sleepers = 0;
 }

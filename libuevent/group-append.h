@@ -32,7 +32,7 @@ struct _uevent_ga_req {
 /* One file's queue; all zero: empty, nobody writing. */
 struct _uevent_group_append {
 	struct _uevent_ga_req *pending;	/* pushed, not taken: newest first */
-	int writing;			/* a thread is the writer */
+	const void *writer;		/* the writer's place: its holder's self, or NULL */
 	unsigned int gen;		/* bumped after each batch: sleepers wait on it */
 	unsigned int sleepers;
 };
@@ -42,13 +42,30 @@ void _uevent_ga_push(struct _uevent_group_append *g, struct _uevent_ga_req *req)
 
 /*
  * Returns when req's record is in the file (0) or could not be (-errno), written by
- * this thread or another. self, when not NULL, is a flag of the calling thread that is
- * set while it is the writer (or about to be): a signal handler's record on that
- * thread must be written with _uevent_ga_write() at once, as waiting would wait for
- * itself. Async-signal-safe, as the file transport's emit path needs.
+ * this thread or another. The writer reads *fdp once it holds the writer's place, so a
+ * thread that holds it (_uevent_ga_lock()) may change what *fdp names. self, when not
+ * NULL, is an address of the calling thread's own (a TLS variable) that marks the
+ * writer's place while it holds it: a signal handler's record on the thread that holds
+ * it (_uevent_ga_held()) must be written with _uevent_ga_write() at once, as waiting
+ * would wait for itself. Async-signal-safe, as the file transport's emit path needs.
  */
-int _uevent_ga_commit(struct _uevent_group_append *g, int fd, struct _uevent_ga_req *req,
-		      int *self);
+int _uevent_ga_commit(struct _uevent_group_append *g, const int *fdp,
+		      struct _uevent_ga_req *req, const void *self);
+
+/* Whether self (as given to _uevent_ga_commit()) holds the writer's place now: only
+ * its own thread, a signal handler on it included, can see it true. */
+static inline int _uevent_ga_held(const struct _uevent_group_append *g, const void *self)
+{
+	return __atomic_load_n(&g->writer, __ATOMIC_RELAXED) == self;
+}
+
+/*
+ * Takes the writer's place for self, waiting for a writer at work to leave, and gives
+ * it back: in between no batch is written (records queue), so the descriptor may be
+ * pointed at another file or closed. Not for a signal handler.
+ */
+void _uevent_ga_lock(struct _uevent_group_append *g, const void *self);
+void _uevent_ga_unlock(struct _uevent_group_append *g);
 
 /* Writes n records of the list from req (oldest first) in one writev, now; sets each
  * one's result and done. A short write is cut off again: no torn record is left. */

@@ -350,5 +350,5 @@ void _uevent_jit_map_push(struct uevent_jit *j, struct map_req *req)
 /* Lock not held: returns when req's line is in the file (0) or could not be (-errno). */
 int _uevent_jit_map_commit(struct uevent_jit *j, struct map_req *req)
 {
-	return _uevent_ga_commit(&j->mapq, j->map_fd, &req->ga, NULL);
+	return _uevent_ga_commit(&j->mapq, &j->map_fd, &req->ga, NULL);
 }

@@ -194,9 +194,10 @@ static int file_open(struct _uevent_tstate *ts, const char *path)
  * processes' writes and is in the file when its emit returns; group-append.h carries
  * many threads' records in one writev. */
 static struct _uevent_group_append file_queue;
-/* This thread is the writer: a signal handler's mark on it writes directly (waiting
- * would wait for itself). initial-exec: no allocation at first use (signal-safe). */
-static __thread int file_writer __attribute__((tls_model("initial-exec")));
+/* Its address names this thread in the writer's place: a signal handler's mark on the
+ * writer writes directly (waiting would wait for itself). initial-exec: no allocation
+ * at first use (signal-safe). */
+static __thread char file_writer __attribute__((tls_model("initial-exec")));
 
 static int file_write(struct _uevent_tstate *ts, uint32_t type, const void *data, size_t size,
 		      uint32_t word)
@@ -229,13 +230,13 @@ static int file_write(struct _uevent_tstate *ts, uint32_t type, const void *data
 	req.iov[2] = (struct iovec){ tail.zero + 8 - pad, pad + 16 };
 	req.niov = 3;
 	req.len = head.h.size;
-	if (__atomic_load_n(&file_writer, __ATOMIC_RELAXED)) {	/* a handler's, on the writer */
+	if (_uevent_ga_held(&file_queue, &file_writer)) {	/* a handler's, on the writer */
 		req.next = NULL;
-		_uevent_ga_write(ts->fd, &req, 1);
+		_uevent_ga_write(__atomic_load_n(&ts->fd, __ATOMIC_RELAXED), &req, 1);
 		return req.result;
 	}
 	_uevent_ga_push(&file_queue, &req);
-	return _uevent_ga_commit(&file_queue, ts->fd, &req, &file_writer);
+	return _uevent_ga_commit(&file_queue, &ts->fd, &req, &file_writer);
 }
 
 /* In a fork child (emit.c closes every transport there): the parent's other threads,
