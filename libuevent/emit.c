@@ -233,7 +233,8 @@ static const struct _uevent_transport_ops *const ops[UEVENT_TRANSPORT_COUNT] = {
 /*
  * The active transport is published with one atomic store of `active`; the state it
  * points at is written before and not changed while active, so the emit path reads it
- * without a lock. File descriptors are closed only by uevent_close() and at fork.
+ * without a lock. File descriptors are closed only by uevent_close() and at fork; the
+ * file transport swaps a new file in under its descriptor (transport-file.c).
  */
 static struct _uevent_tstate tstates[UEVENT_TRANSPORT_COUNT];
 static int active = UEVENT_TRANSPORT_NONE;
@@ -318,9 +319,13 @@ static int try_open(int t, const char *path)
 
 	if (t == UEVENT_TRANSPORT_AUTO)
 		return -EINVAL;
-	if (ts->fd >= 0 && ts->pid == getpid() && t != UEVENT_TRANSPORT_FILE &&
-	    (t != UEVENT_TRANSPORT_USER_EVENTS || ts->registered))
-		return 0;	/* already open in this process */
+	if (ts->fd >= 0 && ts->pid == getpid()) {
+		/* Already open in this process: emitters may be using it, keep it. */
+		if (ops[t]->reopen)
+			return ops[t]->reopen(ts, path);
+		if (t != UEVENT_TRANSPORT_USER_EVENTS || ts->registered)
+			return 0;
+	}
 	close_state(t);
 	ts->max_payload = t == UEVENT_TRANSPORT_NONE ? UEVENT_MAX_PAYLOAD : 0;
 	err = ops[t]->open ? ops[t]->open(ts, path) : 0;

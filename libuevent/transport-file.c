@@ -126,7 +126,8 @@ static int check_head(int fd, const struct stat *st)
 	return 0;
 }
 
-static int file_open(struct _uevent_tstate *ts, const char *path)
+/* path opened to append to, checked; the fd, or -errno with the reason set. */
+static int open_path(const char *path)
 {
 	struct stat st;
 	int fd, err, made = 0;
@@ -185,7 +186,17 @@ static int file_open(struct _uevent_tstate *ts, const char *path)
 		close(fd);
 		return err;
 	}
-	ts->fd = fd;
+	return fd;
+}
+
+static int file_open(struct _uevent_tstate *ts, const char *path)
+{
+	int fd = open_path(path);
+
+	if (fd < 0)
+		return fd;
+	/* a writer still at work from before uevent_close() may read it */
+	__atomic_store_n(&ts->fd, fd, __ATOMIC_RELAXED);
 	ts->max_payload = UEVENT_MAX_PAYLOAD;
 	return 0;
 }
@@ -239,14 +250,60 @@ static int file_write(struct _uevent_tstate *ts, uint32_t type, const void *data
 	return _uevent_ga_commit(&file_queue, &ts->fd, &req, &file_writer);
 }
 
-/* In a fork child (emit.c closes every transport there): the parent's other threads,
- * a writer among them, did not come along; nobody is writing. */
+/*
+ * uevent_open() again, while threads emit: the new file is opened and checked first,
+ * then put in place of the old one under the same descriptor number (dup3), while this
+ * thread holds the writer's place. So the number never names anything but a file of
+ * ours (it is never closed, so never reused for another file or a socket), and no
+ * batch or undo of a short write is in flight across the swap: each record goes whole
+ * into the old file or the new one, once; those pushed meanwhile wait for the new one.
+ * The new description is O_APPEND as the old one was. If the new file is refused, the
+ * old one stays open (and in use by any mark already past the transport's check).
+ */
+static int file_reopen(struct _uevent_tstate *ts, const char *path)
+{
+	int fd = open_path(path), ret, err;
+
+	if (fd < 0)
+		return fd;
+	_uevent_ga_lock(&file_queue, &file_writer);
+	do
+		ret = dup3(fd, ts->fd, O_CLOEXEC);
+	while (ret < 0 && errno == EINTR);
+	err = ret < 0 ? -errno : 0;
+	_uevent_ga_unlock(&file_queue);
+	close(fd);
+	if (err < 0)
+		_uevent_set_reason("file: cannot put %s in place of the file in use: %s", path,
+				   strerror(-err));
+	return err;
+}
+
+/*
+ * uevent_close(): threads that saw the transport active before it was switched off may
+ * still be in file_write. The number is closed while this thread holds the writer's
+ * place, -1 put in its stead, so a later writer's records fail with EBADF (counted
+ * dropped) rather than go to whatever reuses the number. In a fork child (emit.c closes
+ * every transport there) the parent's other threads, a writer among them, did not come
+ * along; nobody is writing, and emit.c closes the fd.
+ */
 static void file_close(struct _uevent_tstate *ts)
 {
-	if (ts->pid != getpid())
+	int fd = ts->fd;
+
+	if (ts->pid != getpid()) {
 		_uevent_ga_reset(&file_queue);
+		return;
+	}
+	if (fd < 0)
+		return;
+	_uevent_ga_lock(&file_queue, &file_writer);
+	__atomic_store_n(&ts->fd, -1, __ATOMIC_RELAXED);
+	close(fd);
+	_uevent_ga_unlock(&file_queue);
 }
 
 const struct _uevent_transport_ops _uevent_file_ops = {
-	.open = file_open, .write = file_write, .close = file_close, .always = 1,
+	.open = file_open, .reopen = file_reopen, .write = file_write, .close = file_close,
+	.always = 1,
 };

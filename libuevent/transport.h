@@ -9,7 +9,8 @@
 /*
  * A transport's state. emit.c publishes the active transport with one atomic store;
  * its state is written before and not changed while active, so the emit path reads it
- * without a lock. File descriptors are closed only by uevent_close() and at fork.
+ * without a lock. File descriptors are closed only by uevent_close() and at fork; the
+ * file transport's reopen and close change its fd under its writers' queue instead.
  */
 struct _uevent_tstate {
 	int fd;			/* user_events_data, trace_marker_raw, or the file */
@@ -24,12 +25,19 @@ struct _uevent_transport_ops {
 	/* Opens ts (path: for the file transport); 0, or -errno with the reason set. */
 	int (*open)(struct _uevent_tstate *ts, const char *path);
 	/*
+	 * Opens path in place of what ts has open in this process, while threads may be
+	 * emitting through it (NULL: a transport open stays as it is); 0, or -errno with
+	 * the reason set and ts unchanged.
+	 */
+	int (*reopen)(struct _uevent_tstate *ts, const char *path);
+	/*
 	 * Hands one mark over (size within max_payload, data valid; word: the enabled word
 	 * as emit.c read it): 0 delivered, 1 nobody listened, or -errno (counted dropped).
 	 */
 	int (*write)(struct _uevent_tstate *ts, uint32_t type, const void *data, size_t size,
 		     uint32_t word);
-	/* Gives up what open took; the fd is closed by the caller. NULL: nothing more. */
+	/* Gives up what open took; the fd is closed by the caller unless close set it to
+	 * -1 itself. NULL: nothing more. */
 	void (*close)(struct _uevent_tstate *ts);
 	int always;		/* delivers with no listener check (the word's ALWAYS bit) */
 };

@@ -82,11 +82,24 @@ enum uevent_open_flags {
  * FILE writes only a regular file of ours, opened without blocking or following a
  * symlink: a symlink is -ELOOP, a FIFO, device or socket -EINVAL, another user's file
  * -EPERM (uevent_reason() says which).
- * Not safe to call while other threads emit through a transport being replaced.
+ * While other threads emit, FILE may be opened again (the same path or another): the
+ * new file takes the old one's place under the same descriptor, so each mark goes
+ * whole into the old file or the new one, once, and none is lost; if the new file is
+ * refused, the transport is NONE and the old file stays open until uevent_close() or
+ * the next FILE. A mark in flight across a switch to another transport goes to the
+ * one left, or is dropped (counted).
+ * Not safe while other threads emit: selecting user_events again after leaving it (its
+ * descriptor is closed and opened again), and uevent_open() or uevent_close() racing
+ * another call of either.
  */
 int uevent_open(const struct uevent_open_opts *opts);
 
-/* Stop delivering (transport NONE) and release the transport's resources. */
+/*
+ * Stop delivering (transport NONE) and release the transport's resources. FILE's
+ * descriptor is closed while no batch is being written: a mark in flight on another
+ * thread is written before it or dropped (counted), never sent elsewhere. The other
+ * transports' descriptors are closed at once: call it with no thread emitting there.
+ */
 int uevent_close(void);
 
 /* The transport in use, and the names of transports ("prctl", "usdt", ...). */
