@@ -307,9 +307,10 @@ static void close_state(int t)
 
 	if (ops[t]->close)
 		ops[t]->close(ts);
-	if (ts->fd >= 0)
+	if (ts->fd >= 0) {
 		close(ts->fd);
-	ts->fd = -1;
+		ts->fd = -1;
+	}
 }
 
 static int try_open(int t, const char *path)
@@ -327,9 +328,12 @@ static int try_open(int t, const char *path)
 			return 0;
 	}
 	close_state(t);
-	ts->max_payload = t == UEVENT_TRANSPORT_NONE ? UEVENT_MAX_PAYLOAD : 0;
+	/* A mark from before a uevent_close() may still be in deliver() or the file's
+	 * write: what it reads is stored atomically, or not at all (pid, the same). */
+	__atomic_store_n(&ts->max_payload, t == UEVENT_TRANSPORT_NONE ? UEVENT_MAX_PAYLOAD : 0,
+			 __ATOMIC_RELAXED);
 	err = ops[t]->open ? ops[t]->open(ts, path) : 0;
-	if (!err)
+	if (!err && ts->pid != getpid())
 		ts->pid = getpid();
 	return err;
 }
@@ -573,7 +577,7 @@ static int deliver(uint32_t type, const void *data, size_t size)
 	int t = __atomic_load_n(&active, __ATOMIC_ACQUIRE), ret;
 	uint32_t word = __atomic_load_n(&_uevent_word, __ATOMIC_RELAXED);
 
-	if (unlikely(size > tstates[t].max_payload))
+	if (unlikely(size > __atomic_load_n(&tstates[t].max_payload, __ATOMIC_RELAXED)))
 		return count_drop(E2BIG);
 	if (unlikely(!data && size))
 		return count_drop(EFAULT);

@@ -216,7 +216,7 @@ int _uevent_ga_commit(struct _uevent_group_append *g, const int *fdp,
 		self = g;	/* nobody asks _uevent_ga_held() */
 	for (spins = 0; !__atomic_load_n(&req->done, __ATOMIC_ACQUIRE); spins++) {
 		if (take(g, self)) {
-			write_pending(g, __atomic_load_n(fdp, __ATOMIC_RELAXED));
+			write_pending(g, __atomic_load_n(fdp, __ATOMIC_ACQUIRE));
 			_uevent_ga_unlock(g);
 			spins = 0;
 			since = 0;

@@ -195,9 +195,9 @@ static int file_open(struct _uevent_tstate *ts, const char *path)
 
 	if (fd < 0)
 		return fd;
-	/* a writer still at work from before uevent_close() may read it */
-	__atomic_store_n(&ts->fd, fd, __ATOMIC_RELAXED);
-	ts->max_payload = UEVENT_MAX_PAYLOAD;
+	/* a mark still at work from before uevent_close() may read them */
+	__atomic_store_n(&ts->fd, fd, __ATOMIC_RELEASE);
+	__atomic_store_n(&ts->max_payload, UEVENT_MAX_PAYLOAD, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -243,7 +243,7 @@ static int file_write(struct _uevent_tstate *ts, uint32_t type, const void *data
 	req.len = head.h.size;
 	if (_uevent_ga_held(&file_queue, &file_writer)) {	/* a handler's, on the writer */
 		req.next = NULL;
-		_uevent_ga_write(__atomic_load_n(&ts->fd, __ATOMIC_RELAXED), &req, 1);
+		_uevent_ga_write(__atomic_load_n(&ts->fd, __ATOMIC_ACQUIRE), &req, 1);
 		return req.result;
 	}
 	_uevent_ga_push(&file_queue, &req);
