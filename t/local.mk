@@ -14,6 +14,11 @@ t_codec_CFLAGS = $(t_cflags)
 t_codec_LDADD = $(t_ldadd)
 t_emit_CFLAGS = $(t_cflags) -pthread
 t_emit_LDADD = $(t_ldadd) -lpthread
+# the file transport opened again and closed while threads emit
+check_PROGRAMS += t/file-reopen
+t_file_reopen_CFLAGS = $(t_cflags) -pthread
+t_file_reopen_LDADD = $(t_ldadd) -lpthread
+TESTS += t/file-reopen
 
 TESTS += t/codec t/emit
 # what distcheck-ci leaves out (Makefile.am): live sessions, recordings, sanitizer
