@@ -568,6 +568,16 @@ static int fx_sticky(void)
 	return bad;
 }
 
+/* A session in dir with the dump batched, no perf map, no markers. */
+static struct uevent_jit *open_dump_only(const char *dir)
+{
+	UEVENT_JIT_OPTS(o, .dir = dir,
+			.flags = UEVENT_JIT_BUFFER_JITDUMP | UEVENT_JIT_NO_PERF_MAP |
+				 UEVENT_JIT_NO_UEVENT);
+
+	return uevent_jit__open(&o);
+}
+
 /* In a child (the file size limit): T's and E's loads; exit status: bits. */
 static int run_foreign(const char *dir)
 {
@@ -576,14 +586,7 @@ static int run_foreign(const char *dir)
 	size_t len, off;
 	int bad = 0, t, i;
 
-	{
-		UEVENT_JIT_OPTS(o, .dir = dir,
-				.flags = UEVENT_JIT_BUFFER_JITDUMP | UEVENT_JIT_NO_PERF_MAP |
-					 UEVENT_JIT_NO_UEVENT);
-
-		j = uevent_jit__open(&o);
-	}
-	if (!j)
+	if (!(j = open_dump_only(dir)))
 		return BAD_SETUP;
 	snprintf(dump, sizeof(dump), "%s", uevent_jit__dump_path(j));
 	memset(res, 0, sizeof(res));
@@ -779,14 +782,7 @@ static int run_two_batches(const char *dir, int mode)
 	int bad = 0, who, i, r_in = 0, r;
 	struct rlimit rl;
 
-	{
-		UEVENT_JIT_OPTS(o, .dir = dir,
-				.flags = UEVENT_JIT_BUFFER_JITDUMP | UEVENT_JIT_NO_PERF_MAP |
-					 UEVENT_JIT_NO_UEVENT);
-
-		j = uevent_jit__open(&o);
-	}
-	if (!j)
+	if (!(j = open_dump_only(dir)))
 		return BAD_SETUP;
 	tb_mode = mode;
 	snprintf(dump, sizeof(dump), "%s", uevent_jit__dump_path(j));
