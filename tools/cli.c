@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -294,6 +295,61 @@ void cli_remove_output(const char *path, int fd, int created)
 }
 
 /*
+ * The signals whose default ends the process while an export writes its new file: ^C,
+ * kill, a closed terminal, a closed pipe on stderr (`2>&1 | head`), a write past the
+ * file size limit. The new file would stay beside the path, hidden and as big as it had
+ * got, with nothing to remove it; while it is there these signals remove it first, then
+ * end the process as they would have. One left ignored, or handled by someone else, is
+ * left so.
+ */
+static const int output_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ };
+#define NR_OUTPUT_SIGS	(sizeof(output_sigs) / sizeof(output_sigs[0]))
+static struct sigaction output_old[NR_OUTPUT_SIGS];
+static int output_caught[NR_OUTPUT_SIGS];
+static char *volatile output_tmp;	/* the new file; NULL: none */
+
+static void output_on_signal(int sig)
+{
+	char *tmp = output_tmp;
+
+	if (tmp)
+		unlink(tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);	/* blocked until we return: then it ends the process */
+}
+
+static void output_catch(sigset_t *blocked)
+{
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = output_on_signal;
+	sigfillset(&sa.sa_mask);
+	sigemptyset(blocked);
+	for (i = 0; i < NR_OUTPUT_SIGS; i++) {
+		sigaddset(blocked, output_sigs[i]);
+		output_caught[i] = sigaction(output_sigs[i], NULL, &output_old[i]) == 0 &&
+				   output_old[i].sa_handler == SIG_DFL &&
+				   !(output_old[i].sa_flags & SA_SIGINFO) &&
+				   sigaction(output_sigs[i], &sa, NULL) == 0;
+	}
+}
+
+/* The new file renamed or removed (or never made): the signals as they were. */
+static void output_release(void)
+{
+	size_t i;
+
+	output_tmp = NULL;
+	for (i = 0; i < NR_OUTPUT_SIGS; i++)
+		if (output_caught[i]) {
+			sigaction(output_sigs[i], &output_old[i], NULL);
+			output_caught[i] = 0;
+		}
+}
+
+/*
  * An export's output, which must not cost the user what the path held when the export
  * fails: a corrupt input found halfway, a full disk, a write error. It is written to a
  * new file beside the path (mkostemp: O_EXCL, so nothing planted there is followed or
@@ -309,9 +365,10 @@ void cli_remove_output(const char *path, int fd, int created)
 FILE *cli_open_output_file(const char *cmd, const char *path, struct cli_output *o)
 {
 	const char *slash = strrchr(path, '/'), *why;
+	sigset_t blocked, was;
 	struct stat st, fst;
 	mode_t mode;
-	int fd;
+	int fd, err;
 
 	memset(o, 0, sizeof(*o));
 	o->cmd = cmd;
@@ -346,11 +403,19 @@ FILE *cli_open_output_file(const char *cmd, const char *path, struct cli_output 
 		fprintf(stderr, "%s %s: %s: %s\n", cli_prog, cmd, path, strerror(errno));
 		return NULL;
 	}
+	/* made and named for the signal handler with no signal between: none leaves it */
+	output_catch(&blocked);
+	sigprocmask(SIG_BLOCK, &blocked, &was);
 	fd = mkostemp(o->tmp, O_CLOEXEC);
+	err = errno;
+	if (fd >= 0)
+		output_tmp = o->tmp;
+	sigprocmask(SIG_SETMASK, &was, NULL);
 	if (fd < 0) {
-		fprintf(stderr, "%s %s: %s: %s%s\n", cli_prog, cmd, path, errno == ENOENT ||
-			errno == ENOTDIR ? "" : "cannot create a file beside it (the export is "
-			"written there, then renamed): ", strerror(errno));
+		output_release();
+		fprintf(stderr, "%s %s: %s: %s%s\n", cli_prog, cmd, path, err == ENOENT ||
+			err == ENOTDIR ? "" : "cannot create a file beside it (the export is "
+			"written there, then renamed): ", strerror(err));
 		free(o->tmp);
 		return NULL;
 	}
@@ -360,6 +425,7 @@ FILE *cli_open_output_file(const char *cmd, const char *path, struct cli_output 
 	if (fchmod(fd, mode) < 0 || !(o->f = fdopen(fd, "w"))) {
 		fprintf(stderr, "%s %s: %s: %s\n", cli_prog, cmd, o->tmp, strerror(errno));
 		unlink(o->tmp);
+		output_release();
 		close(fd);
 		free(o->tmp);
 		return NULL;
@@ -385,6 +451,8 @@ int cli_close_output_file(struct cli_output *o, int ok)
 	if (!bad && ok && o->tmp && rename(o->tmp, o->path) < 0)
 		bad = 1;
 	if (ok && !bad) {
+		if (o->tmp)
+			output_release();
 		free(o->tmp);
 		return 0;
 	}
@@ -393,8 +461,10 @@ int cli_close_output_file(struct cli_output *o, int ok)
 			o->exists ? " (left as it was)" : "");
 	else if (o->exists)
 		fprintf(stderr, "%s %s: %s: left as it was\n", cli_prog, o->cmd, o->path);
-	if (o->tmp)
+	if (o->tmp) {
 		unlink(o->tmp);
+		output_release();
+	}
 	free(o->tmp);
 	return -1;
 }
