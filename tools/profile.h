@@ -180,4 +180,13 @@ int prof_no_samples(const struct profile *p, const char *cmd);
 void prof_pager_start(void);
 void prof_pager_end(void);
 
+/* a + b, UINT64_MAX past it: sums of periods, which a corrupt file may make 2^63 and
+ * more, must not wrap to a small number (a share of 1e18 %, or none at all). */
+static inline uint64_t prof_add_sat(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
 #endif

@@ -163,7 +163,7 @@ static void report_ranges(const struct profile *p)
 
 				if (rs) {
 					rs->samples += s->count;
-					rs->period += s->period;
+					rs->period = prof_add_sat(rs->period, s->period);
 				}
 			}
 		}
@@ -281,7 +281,7 @@ static int report_traces(const struct profile *p, const char *trace, const char 
 			}
 			st = &v[r->self];
 			st->samples += s->count;
-			st->period += s->period;
+			st->period = prof_add_sat(st->period, s->period);
 			if (s->tmin < st->first)
 				st->first = s->tmin;
 			if (s->tmax > st->last)
@@ -459,9 +459,9 @@ static int report_table(const struct profile *p, const struct report_args *a, ui
 				break;
 			}
 			if (!k)
-				r->self += s->period;
+				r->self = prof_add_sat(r->self, s->period);
 			if (r->seen != i + 1) {		/* once per stack: recursion */
-				r->children += s->period;
+				r->children = prof_add_sat(r->children, s->period);
 				r->seen = i + 1;
 			}
 		}
@@ -519,8 +519,11 @@ int cli_cmd_report(int argc, char **argv)
 	for (i = 0; i < p.nk; i++)
 		if (in_range(&p.k[i], a.range) && in_trace(&p.k[i], a.trace)) {
 			nsel += p.k[i].count;
-			total += p.k[i].period;
+			total = prof_add_sat(total, p.k[i].period);
 		}
+	if (total == UINT64_MAX)
+		fprintf(stderr, "%s report: %s: warning: the periods add up past 2^64 (is the "
+			"file corrupt?): shares are of that, each at most 100%%\n", cli_prog, a.path);
 	if ((a.trace || a.range) && !nsel) {
 		report_none_matched(&p, &a);
 		prof_profile_free(&p);
