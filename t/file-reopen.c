@@ -164,7 +164,6 @@ int main(void)
 	struct sigaction sa;
 	struct uevent_stats st;
 
-	plan(5);
 	snprintf(dir, sizeof(dir), "/tmp/uevent-file-reopen-XXXXXX");
 	if (!mkdtemp(dir))
 		plan_skip_all("no temporary directory");
@@ -181,6 +180,7 @@ int main(void)
 	snprintf(p, sizeof(p), "%s/f-%d", dir, files++);
 	if (open_at(p) != UEVENT_TRANSPORT_FILE)
 		plan_skip_all("the file transport does not open");
+	plan(5);
 	uevent_stats_reset();
 	for (i = 0; i < NEMIT; i++)
 		pthread_create(&th[i], NULL, emitter, (void *)(uintptr_t)i);
