@@ -25,3 +25,10 @@ for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
 	[ -e "$d/trace" ] && { TRACEFS=$d; break; }
 done
 is_root() { [ "$(id -u)" = 0 ]; }
+# perf_maps_of DIR...: the /tmp/perf-PID.map of each process that wrote a jitdump under
+# DIR (jit-PID.dump, at any depth: a JITDUMPDIR, a jitdump directory), for a test's EXIT
+# trap. A JIT session writes its perf map at perf's fixed path, not in the test's
+# directory; the jitdump's PID is what makes that map ours, so no other is removed.
+perf_maps_of() {
+	find "$@" -name 'jit-*.dump' 2>/dev/null | sed -n 's|.*/jit-\([0-9][0-9]*\)\.dump$|/tmp/perf-\1.map|p'
+}

@@ -1,6 +1,7 @@
 """test_numba.py - TAP tests of the Numba hook (uevent.jit.numba), no perf needed.
 usage: python3 test_numba.py TMPDIR JIT-DUMP   (a python with numba; the binding and
 bindings/python/tests (tap.py) on PYTHONPATH; JIT-DUMP: t/jit-dump, the jitdump parser)"""
+import atexit
 import errno
 import gc
 import os
@@ -12,6 +13,11 @@ import tap
 from tap import ok
 
 tmp, jit_dump = sys.argv[1], sys.argv[2]
+# The session test 2 opens (the hook's defaults) writes perf's /tmp/perf-PID.map: removed
+# at exit, also when a test raises, unless it was there before (not ours then).
+MAP = "/tmp/perf-%d.map" % os.getpid()
+if not os.path.lexists(MAP):
+    atexit.register(lambda: os.path.lexists(MAP) and os.remove(MAP))
 warnings.simplefilter("ignore")
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -195,7 +201,4 @@ ok([h[0] for h in hits] == ["0", "1"] and hits[1][1].startswith(os.path.join(tmp
    "enable(dir) before numba's import; a function loaded from Numba's disk cache is "
    "announced, by its demangled name (%s)"
    % (hits,))
-# The session test 2 opened wrote the default /tmp/perf-PID.map.
-if os.path.exists("/tmp/perf-%d.map" % os.getpid()):
-    os.remove("/tmp/perf-%d.map" % os.getpid())
 sys.exit(1 if tap.failed else 0)

@@ -2,6 +2,7 @@
 files (no privileges) and on recordings of t/burn and t/jit-cjit (root)."""
 import collections
 import errno
+import glob
 import os
 import shutil
 import subprocess
@@ -141,7 +142,8 @@ try:
         cjit = os.path.join(top_builddir, "t", "jit-cjit")
         jdata = os.path.join(tmp, "j.data")
         out = subprocess.run([cli, "record", "-o", jdata, "-F", "1000", "--", cjit, "0.2",
-                              "move"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              "move"], env=dict(os.environ, JITDUMPDIR=tmp),
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                              text=True, check=True).stdout
         addr = {w[0] + " " + w[1]: int(w[2], 16) for w in
                 (line.split() for line in out.splitlines()) if len(w) == 3 and w[0] in ("load", "move")}
@@ -162,5 +164,11 @@ try:
            "at the latest time the address is the later load's")
         s.close()
 finally:
+    # jit-cjit's jitdump is in tmp (JITDUMPDIR), its perf map at perf's /tmp/perf-PID.map:
+    # that map goes by the jitdump's PID
+    for dump in glob.glob(os.path.join(tmp, ".debug", "jit", "*", "jit-*.dump")):
+        pid = os.path.basename(dump)[len("jit-"):-len(".dump")]
+        if pid.isdigit() and os.path.lexists("/tmp/perf-%s.map" % pid):
+            os.remove("/tmp/perf-%s.map" % pid)
     shutil.rmtree(tmp, ignore_errors=True)
 done()
