@@ -27,8 +27,13 @@ jit_dump_file() {
 	find "$1/.debug/jit" -name 'jit-*.dump' 2>/dev/null | head -1
 }
 
+# perf inject --jit copies each jitted .so that got samples into perf's build-id cache,
+# ~/.debug unless perf is told otherwise. perf reads no variable for that (it only sets
+# PERF_BUILDID_DIR for its children): PERF_BUILDID_DIR, which uevent jit-clean reads too,
+# is passed on here, and the JIT tests point it into their own directory.
 jit_inject() {
-	"$PERF" inject --jit -i "$1/perf.data" -o "$1/perf.jit.data"
+	"$PERF" ${PERF_BUILDID_DIR:+--buildid-dir "$PERF_BUILDID_DIR"} inject --jit \
+		-i "$1/perf.data" -o "$1/perf.jit.data"
 }
 
 # jit_samples DIR: "NS IP SYM" per sample of the injected data (SYM may have spaces).

@@ -41,7 +41,7 @@ pf:close()
 local perf = os.getenv("PERF") or ""
 local swdata = os.tmpname()
 if ffi.C.getuid() ~= 0 or perf == "" or
-   os.execute(perf .. " record -q -e sched:sched_switch -o " .. swdata .. " -- sleep 0.01 >/dev/null 2>&1") ~= 0 then
+   os.execute(perf .. " record -q -N -e sched:sched_switch -o " .. swdata .. " -- sleep 0.01 >/dev/null 2>&1") ~= 0 then
   skip(1, "needs root and perf record -e sched:sched_switch")
 else
   local sf = assert(uevent.perf_data(swdata))

@@ -33,7 +33,7 @@ with uevent.PerfData(os.path.join(top_srcdir, "t", "data", "clock.perf.data")) a
 perf = os.environ.get("PERF") or shutil.which("perf")
 data = os.path.join(tempfile.mkdtemp(prefix="uevent-py-spawn-"), "sw.data")
 if os.geteuid() != 0 or not perf or subprocess.run(
-        [perf, "record", "-q", "-e", "sched:sched_switch", "-o", data, "--", "sleep", "0.01"],
+        [perf, "record", "-q", "-N", "-e", "sched:sched_switch", "-o", data, "--", "sleep", "0.01"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
     skip(1, "needs root and perf record -e sched:sched_switch")
 else:

@@ -46,7 +46,7 @@ fn raw_fields_by_name() {
     let recorded = no_uprobes().is_none()
         && !perf.is_empty()
         && std::process::Command::new(&perf)
-            .args(["record", "-q", "-e", "sched:sched_switch", "-o"])
+            .args(["record", "-q", "-N", "-e", "sched:sched_switch", "-o"])
             .arg(&data)
             .args(["--", "sleep", "0.01"])
             .stdout(std::process::Stdio::null())
