@@ -1,6 +1,7 @@
 """test_arrays.py - TAP tests of the batch reader (PerfData.read_batch, uevent.read_arrays):
 its NumPy rows against the per-record objects of the same files, batch edges, cut and
 empty files; without NumPy, the clear ImportError."""
+import atexit
 import errno
 import os
 import shutil
@@ -19,6 +20,7 @@ data = os.path.join(top_srcdir, "t", "data")
 cli = os.path.join(top_builddir, "tools", "uevent")
 burn = os.path.join(top_builddir, "t", ".libs", "burn")
 tmp = tempfile.mkdtemp(prefix="uevent-py-arrays-")
+atexit.register(shutil.rmtree, tmp, ignore_errors=True)   # however the script ends
 GOLDEN = ["perf_records.le.perf.data", "perf_records.be.perf.data", "usdt.perf.data",
           "usdt.pipe.perf.data", "clock.perf.data"]
 N_NUMPY = 16
@@ -223,5 +225,4 @@ e2 = raises(uevent.Error, uevent.PerfData, zero)
 ok(e1 is not None and e2 is not None and e1.errno == e2.errno,
    f"a 0-byte file: read_arrays raises as PerfData does ({e1})")
 
-shutil.rmtree(tmp, ignore_errors=True)
 done()
