@@ -167,6 +167,7 @@ int main(void)
 	snprintf(dir, sizeof(dir), "/tmp/uevent-file-reopen-XXXXXX");
 	if (!mkdtemp(dir))
 		plan_skip_all("no temporary directory");
+	tap_cleanup(dir);
 	snprintf(link_path, sizeof(link_path), "%s/link", dir);
 	snprintf(p, sizeof(p), "%s/target", dir);
 	if (symlink(p, link_path) < 0)

@@ -1432,6 +1432,7 @@ int main(void)
 	snprintf(tmp, sizeof(tmp), "%s/uevent-jit-api-XXXXXX", base && *base ? base : "/tmp");
 	if (!mkdtemp(tmp))
 		plan_skip_all("no temporary directory");
+	tap_cleanup(tmp);
 	self = getpid();
 	plan(161);
 	test_format();

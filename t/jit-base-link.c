@@ -31,6 +31,7 @@ int main(void)
 	plan(2);
 	if (!mkdtemp(tmp))
 		return 1;
+	tap_cleanup(tmp);
 	snprintf(target, sizeof(target), "%s/elsewhere", tmp);
 	snprintf(link, sizeof(link), "%s/jd", tmp);
 	mkdir(target, 0700);

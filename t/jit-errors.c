@@ -488,6 +488,7 @@ int main(void)
 	snprintf(tmp, sizeof(tmp), "%s/jit-errors.XXXXXX", base);
 	if (!mkdtemp(tmp))
 		plan_skip_all("no temporary directory");
+	tap_cleanup(tmp);
 	memset(code, 0x90, sizeof(code));
 	memset(long_name, 'n', sizeof(long_name) - 1);
 	plan(10);

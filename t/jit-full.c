@@ -889,6 +889,7 @@ int main(void)
 	snprintf(tmp, sizeof(tmp), "%s/uevent-jit-full-XXXXXX", base && *base ? base : "/tmp");
 	if (!mkdtemp(tmp))
 		plan_skip_all("no temporary directory");
+	tap_cleanup(tmp);
 	/* before any thread: the interposed locks find the real ones */
 	real_lock = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_lock");
 	real_trylock = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_trylock");

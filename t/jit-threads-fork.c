@@ -133,10 +133,12 @@ int main(void)
 	snprintf(tmp, sizeof(tmp), "%s/uevent-jit-fork-XXXXXX", base && *base ? base : "/tmp");
 	if (!mkdtemp(tmp))
 		plan_skip_all("no temporary directory");
+	tap_cleanup(tmp);
 	plan(4);
 	snprintf(dir, sizeof(dir), "%s/jd", tmp);
 	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)getpid());
 	unlink(map);
+	tap_cleanup(map);
 	{
 		/* the default perf map: a child writes /tmp/perf-CHILDPID.map, not ours */
 		UEVENT_JIT_OPTS(o, .dir = dir, .flags = UEVENT_JIT_BUFFER_JITDUMP |

@@ -197,6 +197,7 @@ int main(int argc, char **argv)
 		skip(8, "mkdtemp failed");
 		return exit_status();
 	}
+	tap_cleanup(dir);
 	run_part("a 64 MiB sparse perf map", perf_map_part, dir);
 	run_part("a 256 MiB sparse jitdump", jitdump_part, dir);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

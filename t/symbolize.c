@@ -624,6 +624,7 @@ int main(void)
 		skip(20, "mkdtemp failed");
 		return exit_status();
 	}
+	tap_cleanup(tmp);
 	test_planted(tmp);
 	test_files(tmp);
 	test_feed_file(tmp);
