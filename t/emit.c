@@ -689,6 +689,7 @@ int main(void)
 
 	snprintf(path, sizeof(path), "/tmp/uevent-emit-test-%d.perf.data", (int)getpid());
 	unlink(path);
+	tap_cleanup(path);
 	plan(58);
 
 	/* selection */
