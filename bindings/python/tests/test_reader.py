@@ -1,5 +1,6 @@
 """test_reader.py - TAP tests of the Python reader API: PerfData and ring_read against the
 C decoder (`uevent dump --json`), live Sessions, errors, descriptors."""
+import atexit
 import copy
 import dataclasses
 import errno
@@ -25,6 +26,7 @@ data = os.path.join(top_srcdir, "t", "data")
 cli = os.path.join(top_builddir, "tools", "uevent")
 ffi, L = uevent.ffi, uevent.lib
 tmp = tempfile.mkdtemp(prefix="uevent-py-reader-")
+atexit.register(shutil.rmtree, tmp, ignore_errors=True)   # however the script ends
 
 # ---- the classes mirror the C structs -------------------------------------------------
 MEMBERS = {uevent.Sample: "sample", uevent.Mmap: "mmap", uevent.Comm: "comm",
@@ -698,5 +700,4 @@ ok(e is not None and any(issubclass(w.category, DeprecationWarning) and "no_inhe
                          for w in caught),
    "Session takes no_inherit= and disabled= as C, Lua and Rust do; inherit= warns it is deprecated")
 
-shutil.rmtree(tmp)
 done()

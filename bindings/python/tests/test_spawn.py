@@ -1,5 +1,6 @@
 """test_spawn.py - TAP tests of Session.spawn (a program started under the session loses
 none of its first marks) and of the event a sample names (event_index, event_name)."""
+import atexit
 import errno
 import os
 import shutil
@@ -32,6 +33,7 @@ with uevent.PerfData(os.path.join(top_srcdir, "t", "data", "clock.perf.data")) a
 # a tracepoint's fields by name (perf record, root; libtraceevent at configure)
 perf = os.environ.get("PERF") or shutil.which("perf")
 data = os.path.join(tempfile.mkdtemp(prefix="uevent-py-spawn-"), "sw.data")
+atexit.register(shutil.rmtree, os.path.dirname(data), ignore_errors=True)   # skipped too
 if os.geteuid() != 0 or not perf or subprocess.run(
         [perf, "record", "-q", "-N", "-e", "sched:sched_switch", "-o", data, "--", "sleep", "0.01"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
@@ -51,7 +53,6 @@ else:
             if e.errno != errno.EOPNOTSUPP:
                 raise
             skip(1, f"libuevent built without libtraceevent ({e})")
-    shutil.rmtree(os.path.dirname(data))
 
 
 def spawn_quiet(argv, **kw):

@@ -1,8 +1,10 @@
 """test_uevent.py - TAP tests of the Python binding: emit, read back, errors, golden files."""
 import array
+import atexit
 import errno
 import gc
 import os
+import shutil
 import sys
 import tempfile
 
@@ -16,6 +18,7 @@ data = os.path.join(top_srcdir, "t", "data")
 L = uevent.lib
 
 tmp = tempfile.mkdtemp(prefix="uevent-py-")
+atexit.register(shutil.rmtree, tmp, ignore_errors=True)   # however the script ends
 path = os.path.join(tmp, "emit.perf.data")
 
 # ---- emit through the file transport, read back --------------------------------------
@@ -378,7 +381,6 @@ ok(classes and opts and not lacks,
 # an import that fails says where it looked and what to do: a copy of the package
 # without its extension, then one whose extension's RUNPATH names no libuevent
 import glob  # noqa: E402
-import shutil  # noqa: E402
 import subprocess  # noqa: E402
 pkg = os.path.dirname(uevent.__file__)
 for case in ("no extension", "no libuevent"):
@@ -409,5 +411,4 @@ for case in ("no extension", "no libuevent"):
        p.stderr.count("File ") <= 2,
        f"import with {case}: one ImportError naming where it looked and the fix ({last[:150]})")
 
-shutil.rmtree(tmp)
 done()
