@@ -459,8 +459,7 @@ static int take_sample(struct profile *p, const struct uevent_perf_record *r, in
 	if (!s->count++)
 		s->time = s->tmin = s->tmax = smp->time;
 	/* sums saturate: a period of 2^63 ns or more (a corrupt file) must not wrap them */
-	if (__builtin_add_overflow(s->period, period, &s->period))
-		s->period = UINT64_MAX;
+	s->period = prof_add_sat(s->period, period);
 	if (smp->time < s->tmin)
 		s->tmin = smp->time;
 	if (smp->time > s->tmax)
@@ -473,8 +472,7 @@ static int take_sample(struct profile *p, const struct uevent_perf_record *r, in
 	}
 	if (!p->n)
 		p->period0 = period;
-	if (__builtin_add_overflow(p->total_period, period, &p->total_period))
-		p->total_period = UINT64_MAX;
+	p->total_period = prof_add_sat(p->total_period, period);
 	p->n++;
 	return 0;
 }
