@@ -25,6 +25,19 @@ for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
 	[ -e "$d/trace" ] && { TRACEFS=$d; break; }
 done
 is_root() { [ "$(id -u)" = 0 ]; }
+# lua_test SCRIPT: runs bindings/lua/tests/SCRIPT with LuaJIT (the binding on LUA_PATH),
+# in a directory of its own for its files ($UEVENT_TEST_TMP: tap.tmpname()), which goes
+# however the script ends (LuaJIT's os.tmpname() always writes to /tmp).
+lua_test() {
+	[ -n "$LUAJIT" ] || skip_all "no luajit (configure LUAJIT=)"
+	[ -f "$top_builddir/bindings/lua/uevent/cdef.lua" ] || skip_all "LuaJIT binding not built"
+	LUA_PATH="$top_srcdir/bindings/lua/?.lua;$top_builddir/bindings/lua/?.lua;;"
+	UEVENT_TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/uevent-lua.XXXXXX") || exit 1
+	export LUA_PATH UEVENT_TEST_TMP
+	trap 'rm -rf "$UEVENT_TEST_TMP"' EXIT
+	trap 'exit 1' HUP INT TERM
+	"$LUAJIT" "$top_srcdir/bindings/lua/tests/$1"
+}
 # perf_maps_of DIR...: the /tmp/perf-PID.map of each process that wrote a jitdump under
 # DIR (jit-PID.dump, at any depth: a JITDUMPDIR, a jitdump directory), for a test's EXIT
 # trap. A JIT session writes its perf map at perf's fixed path, not in the test's

@@ -19,6 +19,17 @@ end
 
 function M.diag(s) print("# " .. tostring(s):gsub("\n", "\n# ")) end
 
+-- A new path in the test's own directory ($UEVENT_TEST_TMP, which t/lib.sh's lua_test
+-- makes and removes however the script ends); without one, os.tmpname()'s (in /tmp,
+-- left there if the script fails before it removes it).
+local ntmp = 0
+function M.tmpname()
+  local dir = os.getenv("UEVENT_TEST_TMP")
+  if not dir or dir == "" then return os.tmpname() end
+  ntmp = ntmp + 1
+  return ("%s/t%d"):format(dir, ntmp)
+end
+
 -- The plan, when it is known up front.
 function M.plan(k) print("1.." .. k) end
 

@@ -464,7 +464,7 @@ do
 end
 
 -- ---- errors ------------------------------------------------------------------------
-local tmp = os.tmpname()
+local tmp = tap.tmpname()
 local res, msg, code = uevent.perf_data(tmp .. "-missing.perf.data")
 ok(res == nil and code == ENOENT and msg:find("missing", 1, true),
    "perf_data(missing): nil, err, -ENOENT (" .. tostring(msg) .. ")")
@@ -627,7 +627,7 @@ do
   local _, _, closed_code = pf:read_batch()
   ok(closed_code == EBADF, "read_batch on a closed reader: nil, err, -EBADF")
   -- cut in the middle of a record: the whole rows first, then -ENODATA
-  local img, cut = slurp(data .. "usdt.pipe.perf.data"), os.tmpname()
+  local img, cut = slurp(data .. "usdt.pipe.perf.data"), tap.tmpname()
   local all_s, all_u = per_record_rows(data .. "usdt.pipe.perf.data")
   local cs, cu, ccode
   for k = 5, #img, 8 do          -- cut short of the end until a uevent is cut
@@ -664,7 +664,7 @@ else
   ok(#ts == 1 and ts[1] == "usdt" and s:fd() >= 0 and uevent.enabled(),
      "session listens on usdt, has a pollable fd, and the semaphore turned marks on (" .. s:reason() .. ")")
   -- record what the session reads to a file: pipe-mode perf.data, read back below
-  local rec_path = os.tmpname()
+  local rec_path = tap.tmpname()
   local rec_fd = ffi.C.open(rec_path, 1 + 64 + 512, 384) -- O_WRONLY|O_CREAT|O_TRUNC, 0600
   local rec_ok = rec_fd >= 0 and s:record_to(rec_fd)
   local _, _, busy = s:record_to(rec_fd)

@@ -39,7 +39,7 @@ pf:close()
 
 -- a tracepoint's fields by name (perf record, root; libtraceevent at configure)
 local perf = os.getenv("PERF") or ""
-local swdata = os.tmpname()
+local swdata = tap.tmpname()
 if ffi.C.getuid() ~= 0 or perf == "" or
    os.execute(perf .. " record -q -N -e sched:sched_switch -o " .. swdata .. " -- sleep 0.01 >/dev/null 2>&1") ~= 0 then
   skip(1, "needs root and perf record -e sched:sched_switch")

@@ -5,7 +5,7 @@ local tap = require "tests.tap"
 local ok = tap.ok
 
 local top_srcdir = os.getenv("top_srcdir") or "../../.."
-local tmp = os.tmpname()
+local tmp = tap.tmpname()
 os.remove(tmp)
 os.execute("mkdir -p '" .. tmp .. "'")
 local function write(p, s) local h = assert(io.open(p, "w")); h:write(s); h:close() end

@@ -9,7 +9,7 @@ local ok, diag = tap.ok, tap.diag
 
 local top_srcdir = os.getenv("top_srcdir") or "../../.."
 local data = top_srcdir .. "/t/data/"
-local tmp = os.tmpname()
+local tmp = tap.tmpname()
 os.remove(tmp)
 local path = tmp .. ".perf.data"
 ffi.cdef "int getpid(void);"
