@@ -435,7 +435,7 @@ FILE *cli_open_output_file(const char *cmd, const char *path, struct cli_output 
 
 /*
  * Done with what cli_open_output_file() gave. ok (the export is whole): the new file
- * renamed over the path, standard output flushed. Not ok, or anything written that did
+ * synced (fsync) and renamed over the path, standard output flushed. Not ok, or anything written that did
  * not get there (a full disk, a closed pipe, /dev/full): the new file removed, the path
  * as it was. 0, or -1 after saying why (an export's own failure it has said itself).
  */
@@ -445,7 +445,17 @@ int cli_close_output_file(struct cli_output *o, int ok)
 
 	errno = 0;
 	bad = ferror(o->f);
-	bad |= o->f == stdout ? fflush(o->f) != 0 : fclose(o->f) != 0;
+	if (o->f == stdout) {
+		bad |= fflush(o->f) != 0;
+	} else {
+		/* on the disk before its name is: after a crash the path holds the old file
+		 * or the whole new one (EINVAL: a file system with nothing to sync) */
+		if (ok && !bad && (fflush(o->f) != 0 ||
+				   (fsync(fileno(o->f)) < 0 && errno != EINVAL)))
+			bad = 1;
+		if (fclose(o->f) != 0)
+			bad = 1;
+	}
 	if (bad && !errno)	/* a write failed earlier, its errno since overwritten */
 		errno = EIO;
 	if (!bad && ok && o->tmp && rename(o->tmp, o->path) < 0)
