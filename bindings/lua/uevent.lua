@@ -581,7 +581,11 @@ end
 -- than cap; -EINVAL: corrupt, data_tail moved to data_head).
 local ring_buf, ring_cap
 function M.ring_read(base, map_size, cap)
-  cap = cap or map_size
+  -- whole and >= 0: C takes them as size_t, and the buffer is cap bytes
+  map_size, cap = whole(map_size, 0, 2 ^ 53), whole(cap or map_size, 0, 2 ^ 53)
+  if not (map_size and cap) then
+    return fail(EINVAL, "ring_read: map_size and cap must be whole numbers >= 0")
+  end
   if ring_cap ~= cap then ring_buf, ring_cap = ffi_new("uint8_t[?]", math.max(cap, 1)), cap end
   local n = lib.uevent_ring_read(base, map_size, ring_buf, cap)
   if n < 0 then return fail(tonumber(n), "ring") end

@@ -423,9 +423,9 @@ end
 do
   local img = slurp(data .. "ring.le.bin")
   if not ffi.abi("le") then
-    skip(6, "the ring image is little-endian")
+    skip(7, "the ring image is little-endian")
   elseif #img ~= 8192 then
-    skip(6, "t/data/ring.le.bin is not an 8192-byte image")
+    skip(7, "t/data/ring.le.bin is not an 8192-byte image")
   else
     local map = ffi.new("uint8_t[?]", #img)
     ffi.copy(map, img, #img)
@@ -436,6 +436,12 @@ do
     local res, msg, code = uevent.ring_read(map, #img, 16)
     ok(res == nil and code == ENOSPC and tail_p[0] == tail,
        "ring_read: a record larger than cap is nil, err, -ENOSPC (" .. tostring(msg) .. ")")
+    -- a negative cap was a SIZE_MAX one to C, over a 1-byte buffer
+    local neg, _, neg_code = uevent.ring_read(map, #img, -1)
+    local neg_map, _, neg_map_code = uevent.ring_read(map, -1)
+    ok(neg == nil and neg_code == EINVAL and neg_map == nil and neg_map_code == EINVAL and tail_p[0] == tail,
+       "ring_read: a negative cap or map_size is nil, err, -EINVAL"
+       .. (neg and " (not " .. #neg .. " bytes written to a 1-byte buffer)" or ""))
     local bytes = assert(uevent.ring_read(map, #img))
     ok(#bytes == tonumber(head - tail) and tail_p[0] == head,
        "ring_read: " .. #bytes .. " bytes, data_tail advanced to data_head")
