@@ -601,12 +601,22 @@ end
 -- (generated from uevent.h: time, pid, tid, ..., chain_off, chain_len / data_off,
 -- data_len), and the tail with its count (chain and chain_n / data and data_n).
 -- cols:callchain(i) is row i's callchain (a Lua array of uint64_t cdata),
--- cols:payload(i) its payload (a string).
+-- cols:payload(i) its payload (a string); nil, err, -EINVAL for no row i.
 local columns = {}
 columns.__index = columns
 local u64s = require "uevent._notes"(lib).u64s
-function columns.callchain(c, i) return u64s(c.chain + c.chain_off[i], c.chain_len[i], 1, BO.host) end
-function columns.payload(c, i) return ffi_string(c.data + c.data_off[i], c.data_len[i]) end
+-- The columns are cdata arrays, which LuaJIT indexes unchecked: i is checked first.
+local function no_row(c, i, what)
+  return fail(EINVAL, ("%s(%s): rows are 0 to %d"):format(what, tostring(i), c.n - 1))
+end
+function columns.callchain(c, i)
+  if not whole(i, 0, c.n - 1) then return no_row(c, i, "callchain") end
+  return u64s(c.chain + c.chain_off[i], c.chain_len[i], 1, BO.host)
+end
+function columns.payload(c, i)
+  if not whole(i, 0, c.n - 1) then return no_row(c, i, "payload") end
+  return ffi_string(c.data + c.data_off[i], c.data_len[i])
+end
 
 -- struct st over new columns of n rows, its tail with room for per_row a row and the
 -- largest record's (least: a session reads on only while that much is free)

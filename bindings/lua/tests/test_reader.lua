@@ -629,6 +629,12 @@ do
      s.chain_n >= 3 and u.data_n >= 11 and pf:read_batch() == false,
      "read_batch(0) and (1.5): nil, err, -EINVAL (" .. tostring(err0) .. "); columns by name, "
      .. "a callchain and a payload as written; false at the end")
+  -- the columns are cdata arrays: a row past them was read from past them
+  local rows = {}
+  for _, i in ipairs { -1, s.n, 2 ^ 28, 0.5 } do
+    rows[#rows + 1] = select(3, s:callchain(i)) == EINVAL and select(3, u:payload(i)) == EINVAL
+  end
+  ok(rows[1] and rows[2] and rows[3] and rows[4], "callchain(i) and payload(i) of no row: nil, err, -EINVAL")
   pf:close()
   local _, _, closed_code = pf:read_batch()
   ok(closed_code == EBADF, "read_batch on a closed reader: nil, err, -EBADF")
