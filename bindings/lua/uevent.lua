@@ -158,33 +158,41 @@ function M.markf(fmt, ...)
   return true
 end
 
--- emit(type, data [, size]): data is a Lua string, a cdata array or struct (size: at
--- most its length, default all of it), or a pointer (size required: it cannot be checked).
-function M.emit(etype, data, size)
-  local t = whole(etype, 0, U32_MAX)
-  if not t then
-    return fail(EINVAL, "emit: type must be a whole number 0-" .. U32_MAX .. ", not " .. tostring(etype))
-  end
+-- The bytes of data C may read (emit's, decode's): data is a Lua string, a cdata array or
+-- struct (size: at most its length, default all of it), or a pointer (size required: it
+-- cannot be checked). The size, or nil, err, -EINVAL.
+local function data_size(what, data, size)
   local have
   if type(data) == "string" then
     have = #data
   elseif type(data) == "cdata" then
     local k = cdata_kind(data)
-    if not k then return fail(EINVAL, "emit: data cannot be a " .. tostring(ffi.typeof(data))) end
+    if not k then return fail(EINVAL, what .. ": data cannot be a " .. tostring(ffi.typeof(data))) end
     if k == "agg" then have = ffi.sizeof(data) end
   else
-    return fail(EINVAL, "emit: data must be a string or cdata, not " .. type(data))
+    return fail(EINVAL, what .. ": data must be a string or cdata, not " .. type(data))
   end
   if size == nil then
-    if not have then return fail(EINVAL, "emit: size is required with a pointer") end
-    size = have
-  else
-    size = whole(size, 0, 2 ^ 53)
-    if not size then return fail(EINVAL, "emit: size must be a whole number >= 0") end
-    if have and size > have then
-      return fail(EINVAL, ("emit: size %d is more than the %d bytes of data"):format(tonumber(size), have))
-    end
+    if not have then return fail(EINVAL, what .. ": size is required with a pointer") end
+    return have
   end
+  size = whole(size, 0, 2 ^ 53)
+  if not size then return fail(EINVAL, what .. ": size must be a whole number >= 0") end
+  if have and size > have then
+    return fail(EINVAL, ("%s: size %d is more than the %d bytes of data"):format(what, size, have))
+  end
+  return size
+end
+
+-- emit(type, data [, size]): data and size as data_size() takes them.
+function M.emit(etype, data, size)
+  local t = whole(etype, 0, U32_MAX)
+  if not t then
+    return fail(EINVAL, "emit: type must be a whole number 0-" .. U32_MAX .. ", not " .. tostring(etype))
+  end
+  local err, code
+  size, err, code = data_size("emit", data, size)
+  if not size then return nil, err, code end
   if size > 0 and data == nil then return fail(-14, "emit: data is a NULL pointer") end -- EFAULT
   if size > MAX_PAYLOAD then
     return fail(E2BIG, ("emit: %d bytes, more than the %d a payload holds"):format(tonumber(size), MAX_PAYLOAD))
@@ -363,8 +371,9 @@ end
 
 -- ---- decoding ----------------------------------------------------------------------
 -- decode(type, data [, size [, byte_order]]) -> table with .kind and the fields, or
--- nil, err. data: a Lua string or a pointer with size. byte_order: "host" (default),
--- "little", "big" or a UEVENT_BO_* number. 64-bit fields stay uint64_t/int64_t cdata.
+-- nil, err. data and size as emit() takes them (a string: size at most #data). byte_order:
+-- "host" (default), "little", "big" or a UEVENT_BO_* number. 64-bit fields stay
+-- uint64_t/int64_t cdata.
 
 local BO = { host = lib.UEVENT_BO_HOST, little = lib.UEVENT_BO_LITTLE, big = lib.UEVENT_BO_BIG }
 M.byte_orders = BO
@@ -386,13 +395,14 @@ local function bo_of(byte_order)
 end
 
 function M.decode(ptype, data, size, byte_order)
-  size = size or #data
   local bo, err, code = bo_of(byte_order)
   if not bo then return nil, err, code end
+  size, err, code = data_size("decode", data, size)    -- C reads size bytes at data
+  if not size then return nil, err, code end
   local dec = decoders[tonumber(ptype)]
   if not dec then
-    return { kind = "raw", type = tonumber(ptype), data = type(data) == "string" and data
-             or ffi_string(data, size) }
+    local all = type(data) == "string" and size == #data
+    return { kind = "raw", type = tonumber(ptype), data = all and data or ffi_string(data, size) }
   end
   return dec(data, size, bo)
 end

@@ -117,6 +117,11 @@ os.remove(tmp .. "-bad.perf.data")
 res, msg, code = uevent.decode(L.UEVENT_TYPE_COUNTER, "abc")
 ok(res == nil and code == -22, "truncated payload: nil, err, -EINVAL")
 ok(uevent.decode(0, "x\0", nil, "middle") == nil, "bad byte order name is an error")
+-- a size past a string's bytes had C read past them (here: the NUL LuaJIT keeps after "hi")
+local past, past_msg, past_code = uevent.decode(L.UEVENT_TYPE_TEXT, "hi", 3)
+local raw_cut = uevent.decode(0x12345, "abcd", 2)
+ok(past == nil and past_code == -22 and select(3, uevent.decode(L.UEVENT_TYPE_TEXT, "hi", 1e6)) == -22
+   and raw_cut.data == "ab", "decode: a size past the data is nil, err, -EINVAL (" .. tostring(past_msg) .. ")")
 local function slurp(p) local h = assert(io.open(p, "rb")); local s = h:read("*a"); h:close(); return s end
 local cap = slurp(data .. "capture.le.perf.data")
 f = io.open(tmp .. "-trunc.perf.data", "wb"); f:write(cap:sub(1, #cap - 5)); f:close()
