@@ -446,12 +446,17 @@ typedef struct { struct uevent_session *h; } uevent_lua_session;
 typedef struct { struct uevent_perf_file *h; int byte_order; } uevent_lua_perf_file;
 ]]
 
+-- The C record sessions and perf.data readers decode into, and the C reader whose next()
+-- last filled it (nil: none, or closed): the record points into that reader's buffers.
+local scratch_rec, scratch_of = out_struct("struct uevent_perf_record"), nil
+
 local function closed(what) return fail(-9, what .. " is closed") end
 local function handle(what, close_c, skip)
   local mt = {}
   mt.__index = mt
   function mt.close(self)
     if self.h ~= nil then
+      if scratch_of == self.h then scratch_of = nil end
       close_c(self.h)
       self.h = nil
     end
@@ -482,6 +487,7 @@ local function file_handle(what, c, scratch, convert, skip)
   local next_c, offset_c, T = C "next", C "offset", nil
   function mt.next(self)
     if self.h == nil then return closed(what:gsub("_", " ")) end
+    if rawequal(scratch, scratch_rec) then scratch_of = self.h end
     local ret = next_c(self.h, scratch)
     if ret == 0 then return false end
     if ret < 0 then return fail(ret, "at offset " .. tonumber(offset_c(self.h))) end
@@ -547,10 +553,9 @@ local function perf_record_table(r, bo)
   return t
 end
 
-local scratch_rec = out_struct("struct uevent_perf_record")
 -- The C record behind the table the last session/perf_data next() returned (for
--- uevent.symbolize: valid until the next call).
-M._last_perf_record = function() return scratch_rec end
+-- uevent.symbolize: valid until the next call), nil once its reader is closed.
+M._last_perf_record = function() return scratch_of ~= nil and scratch_rec or nil end
 
 -- perf_format{sample_type = ..., sample_id_all = true, read_format = ..., ...}: the
 -- struct uevent_perf_format a decoder needs for records of one event (generated).
@@ -566,6 +571,7 @@ function M.decode_perf_record(buf, fmt, byte_order, offset)
   offset = offset or 0
   if offset < 0 or offset > #buf then return fail(-22, "offset out of range") end
   local p = ffi_cast("const uint8_t *", buf) + offset
+  scratch_of = nil       -- the record points into buf, which is not a reader's
   local ret = lib.uevent_perf_record_decode(p, #buf - offset, bo, fmt, scratch_rec)
   if ret < 0 then return fail(ret, "perf record at offset " .. offset) end
   return perf_record_table(scratch_rec, bo)
@@ -687,6 +693,7 @@ local session = handle("session", lib.uevent_session__close)
 -- 0: do not wait; -1: wait forever); nil, err, -errno.
 function session.next(self, timeout_ms)
   if self.h == nil then return closed("session") end
+  scratch_of = self.h
   local ret = lib.uevent_session__next(self.h, scratch_rec, timeout_ms or 0)
   if ret == 0 then return false end
   if ret < 0 then return fail(ret, "session") end

@@ -43,6 +43,13 @@ while true do
   if one:feed_last() then used = used + 1 end
 end
 ok(used == fed, "feed_last after each next(): as many used as feed_file (" .. used .. ")")
+-- the record the reader last gave points into its file's mapping, which close() unmaps
+pf = assert(uevent.perf_data(top_srcdir .. "/t/data/clock.perf.data"))
+local rec
+repeat rec = pf:next() until not rec or rec.record == "MMAP" or rec.record == "MMAP2"
+pf:close()
+local r3, _, code3 = one:feed_last()
+ok(rec and r3 == nil and code3 == -22, "feed_last after its reader's close(): nil, err, -EINVAL")
 one:close()
 s:close()
 ok(not pcall(s.lookup, s, 1, 1), "a closed symbolizer raises")

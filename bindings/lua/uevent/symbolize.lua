@@ -48,9 +48,12 @@ function Symbolizer:_live()
 end
 
 -- Feeds the record the last session or perf_data :next() returned (a reading loop, in
--- time order); true if it was side-band, or nil, err, -errno.
+-- time order); true if it was side-band, or nil, err, -errno (-EINVAL: no record, or its
+-- reader is closed: the record pointed into what closing it freed).
 function Symbolizer:feed_last()
-  local used = lib.uevent_symbolizer__feed(self:_live(), uevent._last_perf_record())
+  local rec = uevent._last_perf_record()
+  if not rec then return fail(EINVAL, "feed_last: no record of an open reader") end
+  local used = lib.uevent_symbolizer__feed(self:_live(), rec)
   if used < 0 then return fail(used, "feed") end
   return used > 0
 end
