@@ -57,6 +57,11 @@ try:
     golden = os.path.join(top_srcdir, "t", "data", "perf_records.le.perf.data")
     with Symbolizer() as s, uevent.PerfData(golden) as f:
         one = sum(s.feed_from(f) for _ in f)
+    clock = os.path.join(top_srcdir, "t", "data", "clock.perf.data")
+    with Symbolizer() as s, uevent.PerfData(clock) as f:
+        next(r for r in f if isinstance(r, uevent.Mmap))
+        f.close()   # the record's file name points into the mapping this unmaps
+        ok(raises(ValueError, s.feed_from, f) is not None, "feed_from a closed reader raises ValueError")
     with Symbolizer() as s:
         whole = s.feed_file(golden)
         e = raises(FileNotFoundError, s.feed_file, os.path.join(tmp, "none.data"))

@@ -77,11 +77,13 @@ class Symbolizer(_Handle):
         self._sym = _out("struct uevent_symbol *")
 
     def feed_from(self, reader: Any) -> bool:
-        """Feeds the record a PerfData or Session last returned; True if it was used."""
+        """Feeds the record a PerfData or Session last returned; True if it was used.
+        ValueError once the reader is closed (the record pointed into its buffers)."""
         rec = getattr(reader, "_rec", None)
         if rec is None or _ffi.typeof(rec) != _ffi.typeof("struct uevent_perf_record *"):
             raise TypeError("feed_from wants a uevent.PerfData or uevent.Session")
-        ret = _lib.uevent_symbolizer__feed(self._live(), rec)
+        # while the reader is open: a Session's close() from another thread waits for it
+        ret = reader._call(lambda _h: _lib.uevent_symbolizer__feed(self._live(), rec))
         if ret < 0:
             raise _error(-ret, "uevent_symbolizer__feed")
         return ret > 0
