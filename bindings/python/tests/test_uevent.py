@@ -1,6 +1,7 @@
 """test_uevent.py - TAP tests of the Python binding: emit, read back, errors, golden files."""
 import array
 import atexit
+import ctypes
 import errno
 import gc
 import os
@@ -12,6 +13,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tap import diag, done, ok, raises, skip  # noqa: E402
 
 import uevent  # noqa: E402
+import uevent.jit  # noqa: E402
 
 top_srcdir = os.environ.get("top_srcdir", os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 data = os.path.join(top_srcdir, "t", "data")
@@ -151,6 +153,25 @@ e = raises(ValueError, uevent.FileReader, bad)
 ok(e is not None and e.errno == errno.EINVAL, "not perf.data (bad magic) is EINVAL")
 ok(raises(ValueError, uevent.decode, L.UEVENT_TYPE_COUNTER, b"abc") is not None, "truncated payload raises ValueError")
 ok(raises(ValueError, uevent.decode, 0, b"x\0", "middle") is not None, "bad byte order name raises ValueError")
+# C is given a buffer's bytes, not len(), which counts a memoryview's or array's items:
+# fewer bytes than it holds, or (items of 0 bytes) more, read from past it
+try:
+    hi = uevent.decode(L.UEVENT_TYPE_TEXT, memoryview(b"hi!\0").cast("H"))   # len() 2
+except ValueError as e:
+    hi = e
+ok(hi == uevent.Text("hi!"), f"decode of a memoryview of 2-byte items: all its bytes ({hi!r})")
+
+
+class _Empty(ctypes.Structure):
+    _fields_: list = []
+
+
+none = (_Empty * 32)()  # len() 32, 0 bytes
+with uevent.jit.session(jitdump=False, perf_map=False, uevent=False) as _j:
+    jit_short = raises(ValueError, _j.code_load, "f", 0x1000, 32, none)
+move = raises(ValueError, uevent.decode, L.UEVENT_TYPE_JIT_CODE_MOVE, none)
+ok(move is not None and raises(ValueError, uevent.decode_record, none) is not None and
+   jit_short is not None, "decode, decode_record, jit code_load of 32 items of 0 bytes: none read")
 e = raises(ValueError, uevent.trace_context, b"short", b"12345678")
 ok(e is not None, "trace_context checks id lengths")
 with open(os.path.join(data, "capture.le.perf.data"), "rb") as f:

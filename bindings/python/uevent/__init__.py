@@ -538,7 +538,7 @@ def decode(type: int, data: Union[bytes, bytearray, memoryview],
     if dec is None:
         return Raw(type, bytes(data))
     buf = _from_buffer(data)
-    return dec(buf, len(data), _bo(byte_order))
+    return dec(buf, len(buf), _bo(byte_order))     # its bytes (len(data) may count items)
 
 
 # Record (struct uevent_record, its payload decoded) is generated: _records.
@@ -554,7 +554,7 @@ def decode_record(buf: Union[bytes, bytearray, memoryview], byte_order: Union[st
     cbuf = _from_buffer(buf)
     bo = _bo(byte_order)
     flags = _lib.UEVENT_RECORD_V0_LAYOUT if v0_layout else 0
-    _check(_lib.uevent_record_decode(cbuf, len(buf), bo, sample_type, flags, r), "record")
+    _check(_lib.uevent_record_decode(cbuf, len(cbuf), bo, sample_type, flags, r), "record")
     return _record(r, bo)
 
 
@@ -1023,7 +1023,7 @@ class PerfData(_Reader, _Events):
         rec.body = _lib.UEVENT_BODY_SAMPLE
         raw = _from_buffer(sample.raw)
         rec.u.sample.raw = raw
-        rec.u.sample.raw_size = len(sample.raw)
+        rec.u.sample.raw_size = len(raw)
         rec.u.sample.event_index = sample.event_index
         flags = _lib.UEVENT_FIELDS_JSON if as_dict else 0
         n = _check(_lib.uevent_perf_file__raw_fields(self._live(), rec, flags, _ffi.NULL, 0),

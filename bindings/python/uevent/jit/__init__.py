@@ -90,9 +90,9 @@ class Session:
     def code_load(self, name: Union[str, bytes], addr: int, size: int,
                   code: Optional[BytesLike] = None) -> None:
         """Announce size bytes at addr (code: a copy of them; None reads them at addr)."""
-        if code is not None and len(code) < size:
-            raise ValueError("code shorter than size")
         buf = self._ffi.NULL if code is None else self._ffi.from_buffer(code)
+        if code is not None and len(buf) < size:      # its bytes (len(code) may count items)
+            raise ValueError("code shorter than size")
         self._u._check(self._lib.uevent_jit__code_load(self._handle(), _b(name), addr, size, buf),
                        "code_load")
 
