@@ -238,14 +238,20 @@ static const struct _uevent_transport_ops *const ops[UEVENT_TRANSPORT_COUNT] = {
  */
 static struct _uevent_tstate tstates[UEVENT_TRANSPORT_COUNT];
 static int active = UEVENT_TRANSPORT_NONE;
-static char file_path[PATH_MAX];
 
-/* Options of the last uevent_open(), replayed by a forked child. */
-static struct {
+/*
+ * Options of the last uevent_open(), replayed by a forked child. A call fills the slot
+ * not in use and then publishes it with one store: a fork on another thread, or from a
+ * signal handler on this one, at any point of the call gives a child the options before
+ * it or after it, whole, never a path half copied over another.
+ */
+static struct open_args {
 	int transport;
 	unsigned int flags;
 	int have_path;
-} last_opts;
+	char path[PATH_MAX];
+} last_opts[2];
+static int last_cur;		/* the published slot */
 
 static const char *const tnames[UEVENT_TRANSPORT_COUNT] = {
 	"auto", "prctl", "user_events", "usdt", "ftrace", "file", "none",
@@ -411,11 +417,8 @@ static int do_open(int transport, const char *path, unsigned int flags)
 		snprintf(defpath, sizeof(defpath), "perf-uevent-%d.data", (int)getpid());
 		path = defpath;
 	}
-	if (path != file_path) {
-		if (strlen(path) >= sizeof(file_path))
-			return -ENAMETOOLONG;
-		strcpy(file_path, path);
-	}
+	if (strlen(path) >= PATH_MAX)
+		return -ENAMETOOLONG;
 
 	if (env && *env) {
 		n = parse_list(env, list, ARRAY_SIZE(list));
@@ -436,13 +439,12 @@ static int do_open(int transport, const char *path, unsigned int flags)
 
 	for (i = 0; i < n; i++) {
 		if (list[i] == UEVENT_TRANSPORT_AUTO) {
-			err = do_open(UEVENT_TRANSPORT_AUTO, file_path,
-				      flags | UEVENT_OPEN_IGNORE_ENV);
+			err = do_open(UEVENT_TRANSPORT_AUTO, path, flags | UEVENT_OPEN_IGNORE_ENV);
 			if (err > 0)
 				return err;
 			continue;
 		}
-		err = try_open(list[i], file_path);
+		err = try_open(list[i], path);
 		if (!err) {
 			activate(list[i]);
 			if (n > 1)
@@ -463,6 +465,7 @@ static int do_open(int transport, const char *path, unsigned int flags)
 UEVENT_EXPORT int uevent_open(const struct uevent_open_opts *opts)
 {
 	struct uevent_open_opts o;
+	struct open_args *a;
 	int transport, ret;
 	const char *path;
 	unsigned int flags;
@@ -476,9 +479,16 @@ UEVENT_EXPORT int uevent_open(const struct uevent_open_opts *opts)
 	transport = o.transport;
 	path = o.path;
 	flags = o.flags;
-	last_opts.transport = transport;
-	last_opts.flags = flags;
-	last_opts.have_path = path != NULL;
+	/* A path too long stays out: do_open() refuses it, and the last options stay. */
+	if (!path || strlen(path) < sizeof(last_opts[0].path)) {
+		a = &last_opts[!__atomic_load_n(&last_cur, __ATOMIC_RELAXED)];
+		a->transport = transport;
+		a->flags = flags;
+		a->have_path = path != NULL;
+		if (path)
+			path = strcpy(a->path, path);
+		__atomic_store_n(&last_cur, (int)(a - last_opts), __ATOMIC_RELEASE);
+	}
 	ret = do_open(transport, path, flags);
 	return ret < 0 ? _uevent_err(-ret) : ret;
 }
@@ -499,6 +509,7 @@ static __thread pid_t tid_cache __attribute__((tls_model("initial-exec")));
 
 static void atfork_child(void)
 {
+	const struct open_args *a;
 	int t;
 
 	tid_cache = 0;
@@ -515,7 +526,8 @@ static void atfork_child(void)
 			   ~((1u << _UEVENT_EN_USER_EVENTS_BIT) | (1u << _UEVENT_EN_PRCTL_BIT) |
 			     _UEVENT_EN_ALWAYS),
 			   __ATOMIC_RELEASE);
-	do_open(last_opts.transport, last_opts.have_path ? file_path : NULL, last_opts.flags);
+	a = &last_opts[__atomic_load_n(&last_cur, __ATOMIC_ACQUIRE)];
+	do_open(a->transport, a->have_path ? a->path : NULL, a->flags);
 }
 
 /*

@@ -19,6 +19,11 @@ check_PROGRAMS += t/file-reopen
 t_file_reopen_CFLAGS = $(t_cflags) -pthread
 t_file_reopen_LDADD = $(t_ldadd) -lpthread
 TESTS += t/file-reopen
+# ... and when a fork or a signal handler's mark comes in the middle of its work
+check_PROGRAMS += t/file-edges
+t_file_edges_CFLAGS = $(t_cflags) -pthread
+t_file_edges_LDADD = $(t_ldadd) -lpthread
+TESTS += t/file-edges
 
 TESTS += t/codec t/emit
 # what distcheck-ci leaves out (Makefile.am): live sessions, recordings, sanitizer
