@@ -19,29 +19,43 @@
  * signal handler's mark on a small alternate stack can spare. */
 #define GA_IOV_MAX	384
 
+/* Why a write that left the offset at end stopped short: RLIMIT_FSIZE (EFBIG) or the
+ * space ran out (ENOSPC). */
+static int short_errno(off_t end)
+{
+	struct rlimit rl;
+
+	if (end >= 0 && getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (uint64_t)end >= rl.rlim_cur)
+		return EFBIG;
+	return ENOSPC;
+}
+
 /*
  * A short append (a full disk, a file size limit) left the first `written` bytes of a
  * record at the end of the file: cut them off, so that the next record starts where
  * this one did and no reader meets a torn record. O_APPEND left our offset at the end
  * of our bytes; if the file has grown past it, someone appended after them (space came
- * back meanwhile) and the cut would take their record too: then the bytes stay.
+ * back meanwhile) and the cut would take their record too: then the bytes stay. So they
+ * do when the offset is where a signal handler's write on this thread left it
+ * (nested_end, -1: none): it went after them, through the same offset.
  * Async-signal-safe (the emit path). Returns the errno that explains the short write.
  */
-int _uevent_undo_short_append(int fd, size_t written)
+static int undo_short(int fd, size_t written, off_t nested_end)
 {
-	struct rlimit rl;
 	struct stat st;
 	off_t end = lseek(fd, 0, SEEK_CUR);
 
-	if (end >= 0 && (uint64_t)end >= written && fstat(fd, &st) == 0 && st.st_size == end &&
-	    ftruncate(fd, end - (off_t)written) < 0) {
+	if (end >= 0 && end != nested_end && (uint64_t)end >= written && fstat(fd, &st) == 0 &&
+	    st.st_size == end && ftruncate(fd, end - (off_t)written) < 0) {
 		/* nothing else to try: the reader stops at the torn record */
 	}
-	/* A write stops short at RLIMIT_FSIZE (EFBIG) or when the space runs out. */
-	if (end >= 0 && getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    (uint64_t)end >= rl.rlim_cur)
-		return EFBIG;
-	return ENOSPC;
+	return short_errno(end);
+}
+
+int _uevent_undo_short_append(int fd, size_t written)
+{
+	return undo_short(fd, written, -1);
 }
 
 void _uevent_ga_push(struct _uevent_group_append *g, struct _uevent_ga_req *req)
@@ -56,23 +70,53 @@ void _uevent_ga_push(struct _uevent_group_append *g, struct _uevent_ga_req *req)
 					    __ATOMIC_RELAXED));
 }
 
+/*
+ * The _uevent_ga_write() at work on this thread: a signal handler's mark on the writer
+ * writes directly (transport-file.c), in the middle of it. Between a short writev and
+ * its undo, such a record would go after the torn bytes, and the undo, which finds our
+ * bytes by the offset the two writes share, would cut it instead: the handler says
+ * where its write left the offset (nested_end), and the undo leaves the bytes then (as
+ * for another process's record after them). Once the undo has begun, a handler's
+ * record would be cut for sure: it fails as the short write does. initial-exec: no
+ * allocation at first use (signal-safe).
+ */
+struct ga_frame {
+	int fd;
+	int undoing;
+	off_t nested_end;
+};
+static __thread struct ga_frame *ga_frame __attribute__((tls_model("initial-exec")));
+
 void _uevent_ga_write(int fd, struct _uevent_ga_req *req, int n)
 {
+	struct ga_frame f = { .fd = fd, .nested_end = -1 }, *outer = ga_frame, *up = NULL;
 	struct iovec iov[GA_IOV_MAX];
 	struct _uevent_ga_req *r, *next;
 	size_t left;
 	ssize_t ret;
 	int i, niov = 0, err = 0;
 
-	for (r = req, i = 0; i < n; r = r->next, i++) {
-		memcpy(&iov[niov], r->iov, (size_t)r->niov * sizeof(*iov));
-		niov += r->niov;
+	if (outer && outer->fd == fd) {
+		up = outer;
+		if (__atomic_load_n(&up->undoing, __ATOMIC_RELAXED))
+			err = short_errno(lseek(fd, 0, SEEK_CUR));
 	}
-	do
-		ret = writev(fd, iov, niov);
-	while (ret < 0 && errno == EINTR);
-	if (ret < 0)
-		err = errno;
+	ret = 0;
+	if (!err) {
+		for (r = req, i = 0; i < n; r = r->next, i++) {
+			memcpy(&iov[niov], r->iov, (size_t)r->niov * sizeof(*iov));
+			niov += r->niov;
+		}
+		ga_frame = &f;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* set before the writev */
+		do
+			ret = writev(fd, iov, niov);
+		while (ret < 0 && errno == EINTR);
+		if (ret < 0)
+			err = errno;
+		if (up && ret > 0)
+			__atomic_store_n(&up->nested_end, lseek(fd, 0, SEEK_CUR), __ATOMIC_RELAXED);
+	}
 	left = ret < 0 ? 0 : (size_t)ret;
 	for (r = req, i = 0; i < n; r = next, i++) {
 		next = r->next;		/* read before done: r may be gone */
@@ -83,12 +127,16 @@ void _uevent_ga_write(int fd, struct _uevent_ga_req *req, int n)
 			r->result = 0;
 		} else {
 			/* Cut off the torn one; it and the rest of the batch fail with why. */
-			err = _uevent_undo_short_append(fd, left);
+			__atomic_store_n(&f.undoing, 1, __ATOMIC_RELAXED);
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			err = undo_short(fd, left, __atomic_load_n(&f.nested_end, __ATOMIC_RELAXED));
 			left = 0;
 			r->result = -err;
 		}
 		__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
 	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ga_frame = outer;
 }
 
 /* Bumped after each batch and when the writer leaves; waiters past their spin sleep on

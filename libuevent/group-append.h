@@ -68,7 +68,9 @@ void _uevent_ga_lock(struct _uevent_group_append *g, const void *self);
 void _uevent_ga_unlock(struct _uevent_group_append *g);
 
 /* Writes n records of the list from req (oldest first) in one writev, now; sets each
- * one's result and done. A short write is cut off again: no torn record is left. */
+ * one's result and done. A short write is cut off again: no torn record is left, unless
+ * a record went in after it (another process's, a signal handler's on this thread),
+ * which the cut would take too. */
 void _uevent_ga_write(int fd, struct _uevent_ga_req *req, int n);
 
 /* In a fork child: the parent's other threads, a writer among them, did not come along. */

@@ -1,16 +1,27 @@
-/* file-edges.c - the file transport when a fork lands in the middle of its work: an
- * open. */
+/* file-edges.c - the file transport when a fork or a signal handler's mark lands in the
+ * middle of its work: an open, a short write and its undo. */
 #include "config.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "tap.h"
+#include "files.h"
 #include "uevent.h"
+
+#define MAIN_TYPE	(UEVENT_TYPE_USER + 21)
+#define SIG_TYPE	(UEVENT_TYPE_USER + 22)
 
 static char dir[64];
 
@@ -103,14 +114,168 @@ static void test_fork_in_open(void)
 	unlink(f);
 }
 
+/* ---- libuevent's writev and ftruncate ---- */
+
+/*
+ * This program's writev takes the place of libc's for libuevent (the executable comes
+ * first in symbol lookup), so a test can act at an exact point of a write: after a
+ * short one (a handler's mark then).
+ */
+static int writev_calls;
+static int short_armed;		/* the next short write raises SIGUSR1 */
+
+ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
+{
+	size_t total = 0;
+	ssize_t n;
+	int i;
+
+	__atomic_add_fetch(&writev_calls, 1, __ATOMIC_RELAXED);
+	n = syscall(SYS_writev, fd, iov, iovcnt);
+	for (i = 0; i < iovcnt; i++)
+		total += iov[i].iov_len;
+	if (n > 0 && (size_t)n < total && __atomic_exchange_n(&short_armed, 0, __ATOMIC_SEQ_CST))
+		raise(SIGUSR1);
+	return n;
+}
+
+/* ... and its ftruncate, which cuts a torn record off: truncate_armed raises SIGUSR1
+ * first. */
+static int truncate_armed;
+
+int ftruncate(int fd, off_t length)
+{
+	if (__atomic_exchange_n(&truncate_armed, 0, __ATOMIC_SEQ_CST))
+		raise(SIGUSR1);
+	return (int)syscall(SYS_ftruncate, fd, length);
+}
+
+/* Marks of each type in p, and whether the file reads to its end. */
+struct count {
+	int main, sig, other, end_ok;
+};
+
+static void count_marks(const char *p, struct count *c)
+{
+	struct uevent_file_reader *rd = uevent_file_reader__open(p);
+	struct uevent_record r = { .sz = sizeof(r) };
+	int ret = -1;
+
+	memset(c, 0, sizeof(*c));
+	while (rd && (ret = uevent_file_reader__next(rd, &r)) == 1) {
+		if (r.type == MAIN_TYPE)
+			c->main++;
+		else if (r.type == SIG_TYPE)
+			c->sig++;
+		else
+			c->other++;
+	}
+	c->end_ok = ret == 0;
+	if (rd)
+		uevent_file_reader__close(rd);
+}
+
+/* ---- a handler's mark between a short write and its undo ---- */
+
+static struct rlimit fsize_was;
+static int sig_ret = 1;
+
+static void mark_after_short(int sig)
+{
+	uint8_t buf[64];
+	int saved = errno;
+
+	(void)sig;
+	/* the space comes back: this record goes in whole, after the torn one's bytes */
+	setrlimit(RLIMIT_FSIZE, &fsize_was);
+	memset(buf, 0x5a, sizeof(buf));
+	sig_ret = uevent_emit(SIG_TYPE, buf, sizeof(buf));
+	errno = saved;
+}
+
+/*
+ * A write cut short by RLIMIT_FSIZE, and a signal handler on the writer's thread whose
+ * mark goes in (the limit raised) before the writer cuts the torn bytes off again (at
+ * the writev's return, or inside the undo, before its ftruncate): the cut must not
+ * take the handler's record, which its emit said is in the file. After the writev the
+ * handler's record stays, and the torn bytes before it; inside the undo it fails.
+ */
+static void test_mark_before_undo(int in_undo)
+{
+	const char *what = in_undo ? "inside the undo" : "after the short writev";
+	uint8_t buf[100], sig_payload[64], *file;
+	struct sigaction sa;
+	struct rlimit rl;
+	struct stat sb;
+	struct count c;
+	char p[PATH_MAX];
+	size_t len;
+	int ret;
+
+	snprintf(p, sizeof(p), "%s/short-%d", dir, in_undo);
+	if (open_at(p) != UEVENT_TRANSPORT_FILE || stat(p, &sb) < 0 ||
+	    getrlimit(RLIMIT_FSIZE, &fsize_was) < 0) {
+		skip(2, "the file transport does not open");
+		return;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = mark_after_short;
+	sigaction(SIGUSR1, &sa, NULL);
+	signal(SIGXFSZ, SIG_IGN);
+	rl = fsize_was;
+	rl.rlim_cur = (rlim_t)sb.st_size + 50;	/* the record is longer */
+	writev_calls = 0;
+	sig_ret = 1;
+	if (setrlimit(RLIMIT_FSIZE, &rl) < 0) {
+		skip(2, "cannot set RLIMIT_FSIZE");
+		return;
+	}
+	__atomic_store_n(in_undo ? &truncate_armed : &short_armed, 1, __ATOMIC_SEQ_CST);
+	memset(buf, 0x11, sizeof(buf));
+	ret = uevent_emit(MAIN_TYPE, buf, sizeof(buf));
+	short_armed = truncate_armed = 0;
+	setrlimit(RLIMIT_FSIZE, &fsize_was);
+	signal(SIGUSR1, SIG_DFL);
+	if (!writev_calls || sig_ret == 1) {
+		skip(2, "libuevent's writev and ftruncate are not this program's (a static link?)");
+		return;
+	}
+	uevent_close();
+	memset(sig_payload, 0x5a, sizeof(sig_payload));
+	file = slurp(p, &len);
+	count_marks(p, &c);
+	/* EFBIG, or ENOSPC: the handler took the limit away again */
+	if (!in_undo) {
+		ok((ret == -EFBIG || ret == -ENOSPC) && sig_ret == 0, "%s: the short write fails "
+		   "(%d), the handler's mark after it is written (%d)", what, ret, sig_ret);
+		/* the handler's record: its payload, 16 bytes of sample id, the file's end */
+		ok(file && len >= (size_t)sb.st_size + 80 &&
+		   !memcmp(file + len - 16 - sizeof(sig_payload), sig_payload,
+			   sizeof(sig_payload)),
+		   "%s: the undo cut none of the handler's record (%zu bytes after the %lld "
+		   "there were)", what, len - (size_t)sb.st_size, (long long)sb.st_size);
+	} else {
+		ok((ret == -EFBIG || ret == -ENOSPC) && (sig_ret == -EFBIG || sig_ret == -ENOSPC),
+		   "%s: the short write fails (%d), and the handler's mark, which the undo "
+		   "would cut, too (%d)", what, ret, sig_ret);
+		ok(len == (size_t)sb.st_size && c.end_ok && !c.main && !c.sig,
+		   "%s: the file is as it was, read to its end (%zu bytes, %lld before)", what,
+		   len, (long long)sb.st_size);
+	}
+	free(file);
+	unlink(p);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/uevent-file-edges-XXXXXX");
 	if (!mkdtemp(dir))
 		plan_skip_all("no temporary directory");
 	tap_cleanup(dir);
-	plan(1);
+	plan(5);
 	test_fork_in_open();
+	test_mark_before_undo(0);
+	test_mark_before_undo(1);
 	rmdir(dir);
 	return exit_status();
 }
