@@ -144,8 +144,20 @@ void _uevent_ga_write(int fd, struct _uevent_ga_req *req, int n)
 static void wake_waiters(struct _uevent_group_append *g)
 {
 	__atomic_add_fetch(&g->gen, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&g->sleepers, __ATOMIC_SEQ_CST))
+	if ((uint32_t)__atomic_load_n(&g->sleepers, __ATOMIC_SEQ_CST))
 		syscall(SYS_futex, &g->gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* A sleeper counted itself in when sleepers was `was`; it takes itself off again unless
+ * a reset has come between (a fork child's, from a signal handler on this thread). */
+static void unsleep(struct _uevent_group_append *g, uint64_t was)
+{
+	uint64_t now = __atomic_load_n(&g->sleepers, __ATOMIC_RELAXED);
+
+	while (now >> 32 == was >> 32 &&
+	       !__atomic_compare_exchange_n(&g->sleepers, &now, now - 1, 1, __ATOMIC_SEQ_CST,
+					    __ATOMIC_RELAXED))
+		;
 }
 
 /*
@@ -167,7 +179,7 @@ static void wait_writer(struct _uevent_group_append *g, const int *done, unsigne
 			uint64_t *since)
 {
 	unsigned int gen;
-	uint64_t now;
+	uint64_t now, was;
 
 	if (spins < GA_SPIN_PAUSES || spins % GA_SPIN_PAUSES) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -184,12 +196,12 @@ static void wait_writer(struct _uevent_group_append *g, const int *done, unsigne
 		sched_yield();
 		return;
 	}
-	__atomic_add_fetch(&g->sleepers, 1, __ATOMIC_SEQ_CST);
+	was = __atomic_fetch_add(&g->sleepers, 1, __ATOMIC_SEQ_CST);
 	gen = __atomic_load_n(&g->gen, __ATOMIC_SEQ_CST);
 	if ((!done || !__atomic_load_n(done, __ATOMIC_SEQ_CST)) &&
 	    __atomic_load_n(&g->writer, __ATOMIC_SEQ_CST))
 		syscall(SYS_futex, &g->gen, FUTEX_WAIT_PRIVATE, gen, NULL, NULL, 0);
-	__atomic_sub_fetch(&g->sleepers, 1, __ATOMIC_SEQ_CST);
+	unsleep(g, was);
 }
 
 /*
@@ -253,6 +265,12 @@ void _uevent_ga_lock(struct _uevent_group_append *g, const void *self)
  * queues as any thread does: the writer it waits for is another thread. No write
  * goes to the file outside the writer's place, so a thread that holds it may change
  * the file under the descriptor.
+ *
+ * A waiter that took the writer's place and wrote what was pending has its record
+ * written: by itself, or by a writer that left before it took the place. Not so in a
+ * fork child whose handler forked on a waiting thread: the writer, or the queue that
+ * held the record (_uevent_ga_reset()), stayed in the parent, which writes the record
+ * (its pid's, its thread's); the child neither waits for it nor writes a second copy.
  */
 int _uevent_ga_commit(struct _uevent_group_append *g, const int *fdp,
 		      struct _uevent_ga_req *req, const void *self)
@@ -266,18 +284,21 @@ int _uevent_ga_commit(struct _uevent_group_append *g, const int *fdp,
 		if (take(g, self)) {
 			write_pending(g, __atomic_load_n(fdp, __ATOMIC_ACQUIRE));
 			_uevent_ga_unlock(g);
-			spins = 0;
-			since = 0;
-			continue;
+			if (!__atomic_load_n(&req->done, __ATOMIC_ACQUIRE))
+				return 0;	/* a fork child: the parent's record */
+			break;
 		}
 		wait_writer(g, &req->done, spins, &since);
 	}
 	return req->result;
 }
 
+/* A sleeper of the parent's, this thread if a handler on it forked, has its count
+ * dropped here; the bump of gen ends a FUTEX_WAIT the handler's return restarts. */
 void _uevent_ga_reset(struct _uevent_group_append *g)
 {
 	g->pending = NULL;
 	g->writer = NULL;
-	g->sleepers = 0;
+	g->sleepers = ((g->sleepers >> 32) + 1) << 32;
+	g->gen++;
 }

@@ -4,6 +4,7 @@
 #define UEVENT_GROUP_APPEND_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/uio.h>
 
 /*
@@ -34,7 +35,7 @@ struct _uevent_group_append {
 	struct _uevent_ga_req *pending;	/* pushed, not taken: newest first */
 	const void *writer;		/* the writer's place: its holder's self, or NULL */
 	unsigned int gen;		/* bumped after each batch: sleepers wait on it */
-	unsigned int sleepers;
+	uint64_t sleepers;		/* low half: how many; high: bumped by a reset */
 };
 
 /* Pushes req (its iov, niov and len set): it goes after every record pushed before. */
@@ -48,6 +49,8 @@ void _uevent_ga_push(struct _uevent_group_append *g, struct _uevent_ga_req *req)
  * writer's place while it holds it: a signal handler's record on the thread that holds
  * it (_uevent_ga_held()) must be written with _uevent_ga_write() at once, as waiting
  * would wait for itself. Async-signal-safe, as the file transport's emit path needs.
+ * In the child of a fork from a signal handler on a thread waiting here, the call
+ * returns 0 without writing: the record is the parent's, and the parent writes it.
  */
 int _uevent_ga_commit(struct _uevent_group_append *g, const int *fdp,
 		      struct _uevent_ga_req *req, const void *self);
@@ -73,7 +76,8 @@ void _uevent_ga_unlock(struct _uevent_group_append *g);
  * which the cut would take too. */
 void _uevent_ga_write(int fd, struct _uevent_ga_req *req, int n);
 
-/* In a fork child: the parent's other threads, a writer among them, did not come along. */
+/* In a fork child: the parent's other threads, a writer among them, did not come along
+ * (this one, if a handler on it forked, may be waiting in _uevent_ga_commit()). */
 void _uevent_ga_reset(struct _uevent_group_append *g);
 
 #endif

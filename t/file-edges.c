@@ -1,5 +1,5 @@
 /* file-edges.c - the file transport when a fork or a signal handler's mark lands in the
- * middle of its work: an open, a short write and its undo. */
+ * middle of its work: an open, a short write and its undo, a wait for the writer. */
 #include "config.h"
 
 #include <errno.h>
@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -22,6 +23,8 @@
 
 #define MAIN_TYPE	(UEVENT_TYPE_USER + 21)
 #define SIG_TYPE	(UEVENT_TYPE_USER + 22)
+#define CHILD_TYPE	(UEVENT_TYPE_USER + 23)
+#define WAIT_S		30	/* a child that has not exited by then is stuck */
 
 static char dir[64];
 
@@ -119,18 +122,28 @@ static void test_fork_in_open(void)
 /*
  * This program's writev takes the place of libc's for libuevent (the executable comes
  * first in symbol lookup), so a test can act at an exact point of a write: after a
- * short one (a handler's mark then).
+ * short one (a handler's mark then), or before one (the writer held there).
  */
 static int writev_calls;
 static int short_armed;		/* the next short write raises SIGUSR1 */
+static int block_armed;		/* the next write waits for a byte on block_pipe */
+static int blocked;		/* a write is waiting there */
+static int block_pipe[2];
 
 ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 {
 	size_t total = 0;
 	ssize_t n;
+	char c;
 	int i;
 
 	__atomic_add_fetch(&writev_calls, 1, __ATOMIC_RELAXED);
+	if (__atomic_exchange_n(&block_armed, 0, __ATOMIC_SEQ_CST)) {
+		__atomic_store_n(&blocked, 1, __ATOMIC_SEQ_CST);
+		while (read(block_pipe[0], &c, 1) < 0 && errno == EINTR)
+			;
+		__atomic_store_n(&blocked, 0, __ATOMIC_SEQ_CST);
+	}
 	n = syscall(SYS_writev, fd, iov, iovcnt);
 	for (i = 0; i < iovcnt; i++)
 		total += iov[i].iov_len;
@@ -152,7 +165,7 @@ int ftruncate(int fd, off_t length)
 
 /* Marks of each type in p, and whether the file reads to its end. */
 struct count {
-	int main, sig, other, end_ok;
+	int main, sig, child, other, end_ok;
 };
 
 static void count_marks(const char *p, struct count *c)
@@ -167,6 +180,8 @@ static void count_marks(const char *p, struct count *c)
 			c->main++;
 		else if (r.type == SIG_TYPE)
 			c->sig++;
+		else if (r.type == CHILD_TYPE)
+			c->child++;
 		else
 			c->other++;
 	}
@@ -266,16 +281,213 @@ static void test_mark_before_undo(int in_undo)
 	unlink(p);
 }
 
+/* ---- a fork from a handler on a thread that waits for the writer ---- */
+
+/* Whether thread tid sleeps (its state S): in an emit, only the wait for the writer. */
+static int sleeping(pid_t tid)
+{
+	char p[64], buf[512], *s;
+	ssize_t n;
+	int fd;
+
+	snprintf(p, sizeof(p), "/proc/self/task/%d/stat", (int)tid);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	s = strrchr(buf, ')');
+	return s && s[1] == ' ' && s[2] == 'S';
+}
+
+/* Waits for child up to WAIT_S; its exit status, or -1 (killed: it was stuck). */
+static int reap(pid_t child)
+{
+	struct timespec ts = { 0, 1000000 };
+	int st, i;
+
+	for (i = 0; i < WAIT_S * 1000; i++) {
+		if (waitpid(child, &st, WNOHANG) == child)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		nanosleep(&ts, NULL);
+	}
+	kill(child, SIGKILL);
+	waitpid(child, &st, 0);
+	return -1;
+}
+
+static char wait_path[PATH_MAX];
+static pid_t waiter_tid, fork_child;
+static int in_child;
+static __thread int forked_here;	/* in the child: the thread the fork was on */
+
+static void fork_in_handler(int sig)
+{
+	int saved = errno;
+	pid_t pid;
+
+	(void)sig;
+	pid = fork();
+	if (pid == 0) {
+		in_child = 1;		/* and back into the emit it interrupted */
+		forked_here = 1;
+	} else {
+		__atomic_store_n(&fork_child, pid, __ATOMIC_RELEASE);
+	}
+	errno = saved;
+}
+
+static void *writer_thread(void *arg)
+{
+	uint8_t buf[32];
+
+	(void)arg;
+	memset(buf, 0x22, sizeof(buf));
+	return (void *)(intptr_t)uevent_emit(in_child ? CHILD_TYPE : MAIN_TYPE, buf, sizeof(buf));
+}
+
+static void *waiter_thread(void *arg);
+
+/*
+ * Holds a writer in its writev while thread th emits (waiter_thread), until th sleeps
+ * waiting for it; then runs between(th's tid) and lets the writer go on. 0, or which
+ * step failed (5: the writer never reached the writev).
+ */
+static int hold_writer_while_waiting(pthread_t *th, void (*between)(pid_t))
+{
+	struct timespec ts = { 0, 1000000 };
+	pthread_t w;
+	void *wret, *tret;
+	int i;
+
+	if (pipe(block_pipe) < 0)
+		return 1;
+	__atomic_store_n(&blocked, 0, __ATOMIC_SEQ_CST);	/* a fork child's copy says 1 */
+	__atomic_store_n(&block_armed, 1, __ATOMIC_SEQ_CST);
+	pthread_create(&w, NULL, writer_thread, NULL);
+	for (i = 0; i < WAIT_S * 1000 && !__atomic_load_n(&blocked, __ATOMIC_SEQ_CST); i++)
+		nanosleep(&ts, NULL);
+	if (!__atomic_load_n(&blocked, __ATOMIC_SEQ_CST)) {
+		block_armed = 0;
+		if (write(block_pipe[1], "", 1) == 1)
+			pthread_join(w, NULL);
+		return 5;
+	}
+	waiter_tid = 0;
+	pthread_create(th, NULL, waiter_thread, NULL);
+	for (i = 0; i < WAIT_S * 1000; i++) {
+		pid_t tid = __atomic_load_n(&waiter_tid, __ATOMIC_ACQUIRE);
+
+		if (tid && sleeping(tid)) {
+			between(tid);
+			break;
+		}
+		nanosleep(&ts, NULL);
+	}
+	if (write(block_pipe[1], "", 1) != 1)
+		return 2;
+	pthread_join(w, &wret);
+	pthread_join(*th, &tret);
+	close(block_pipe[0]);
+	close(block_pipe[1]);
+	if (i == WAIT_S * 1000)
+		return 3;
+	return wret || tret ? 4 : 0;
+}
+
+static void nothing(pid_t tid)
+{
+	(void)tid;
+}
+
+/* In the child, after the fork: a mark of its own, and a waiter woken again. */
+static int child_work(void)
+{
+	uint8_t buf[16];
+	pthread_t th;
+
+	memset(buf, 0x33, sizeof(buf));
+	if (uevent_emit(CHILD_TYPE, buf, sizeof(buf)) != 0)
+		return 10;
+	return hold_writer_while_waiting(&th, nothing) ? 11 : 0;
+}
+
+static void *waiter_thread(void *arg)
+{
+	uint8_t buf[24];
+	int ret;
+
+	(void)arg;
+	memset(buf, 0x44, sizeof(buf));
+	__atomic_store_n(&waiter_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	ret = uevent_emit(in_child ? CHILD_TYPE : MAIN_TYPE, buf, sizeof(buf));
+	if (forked_here)		/* the fork's child, back from the handler */
+		_exit(ret == 0 ? child_work() : 12);
+	return (void *)(intptr_t)ret;
+}
+
+/* The signal, and the fork done before the writer goes on. */
+static void signal_waiter(pid_t tid)
+{
+	struct timespec ts = { 0, 1000000 };
+	int i;
+
+	syscall(SYS_tgkill, getpid(), tid, SIGUSR2);
+	for (i = 0; i < WAIT_S * 1000 && !__atomic_load_n(&fork_child, __ATOMIC_ACQUIRE); i++)
+		nanosleep(&ts, NULL);
+}
+
+/*
+ * A thread waits (asleep) for a writer held in its writev; a signal handler on it forks.
+ * The child, back in the wait, has no writer to wait for: its emit must return (the
+ * record is its parent's to write), and its own marks, from a waiter too, go on.
+ */
+static void test_fork_in_wait(int restart)
+{
+	struct sigaction sa;
+	struct count c;
+	pthread_t th;
+	int ret, st;
+
+	snprintf(wait_path, sizeof(wait_path), "%s/wait-%d", dir, restart);
+	if (open_at(wait_path) != UEVENT_TRANSPORT_FILE) {
+		skip(2, "the file transport does not open");
+		return;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fork_in_handler;
+	sa.sa_flags = restart ? SA_RESTART : 0;
+	sigaction(SIGUSR2, &sa, NULL);
+	fork_child = 0;
+	ret = hold_writer_while_waiting(&th, signal_waiter);
+	st = fork_child > 0 ? reap(fork_child) : -2;
+	signal(SIGUSR2, SIG_DFL);
+	ok(ret == 0 && st == 0, "%s: a fork from a handler on a waiting thread: the child's "
+	   "emit returns, its own marks go on (%d, child: %d)",
+	   restart ? "SA_RESTART" : "no SA_RESTART", ret, st);
+	uevent_close();
+	count_marks(wait_path, &c);
+	ok(c.end_ok && c.main == 2 && c.child == 3 && !c.sig && !c.other,
+	   "each mark once: the parent's 2, the child's 3 (%d, %d, %d other, %s)", c.main,
+	   c.child, c.other, c.end_ok ? "read to the end" : "unreadable");
+	unlink(wait_path);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/uevent-file-edges-XXXXXX");
 	if (!mkdtemp(dir))
 		plan_skip_all("no temporary directory");
 	tap_cleanup(dir);
-	plan(5);
+	plan(9);
 	test_fork_in_open();
 	test_mark_before_undo(0);
 	test_mark_before_undo(1);
+	test_fork_in_wait(0);
+	test_fork_in_wait(1);
 	rmdir(dir);
 	return exit_status();
 }
