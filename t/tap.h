@@ -74,10 +74,10 @@ static inline int exit_status(void)
  * tap_cleanup(path): a file or directory the test made (its temporary directory, its
  * /tmp/perf-PID.map) is removed (rm -rf) however the test ends: at exit (its end, a
  * skip, a bail-out), or on a signal that would have ended it (a crash, abort(), an
- * alarm, the harness's or a user's kill), which then ends it as before. Only signals
- * whose action is still the default are taken (a sanitizer's handlers stay), and only
- * in the process that asked: a child it forks leaves the paths be. A kill -9 still
- * leaves them. Up to 4 paths.
+ * alarm, the harness's or a user's kill, a reader gone: `t/x | head`), which then ends
+ * it as before. Only signals whose action is still the default are taken (a
+ * sanitizer's handlers stay), and only in the process that asked: a child it forks
+ * leaves the paths be. A kill -9 still leaves them. Up to 4 paths.
  */
 static char tap_cleanup_paths[4][4096];
 static int tap_cleanup_n;
@@ -115,7 +115,7 @@ static inline void tap_cleanup_signal(int sig)
 
 static inline void tap_cleanup(const char *path)
 {
-	static const int sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGALRM, SIGABRT,
+	static const int sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGALRM, SIGABRT,
 				    SIGSEGV, SIGBUS, SIGFPE, SIGILL };
 	struct sigaction sa, old;
 	size_t i;
