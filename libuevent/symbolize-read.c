@@ -19,17 +19,65 @@
 static uint32_t bswap32_if(uint32_t v, int swap) { return swap ? __builtin_bswap32(v) : v; }
 static uint64_t bswap64_if(uint64_t v, int swap) { return swap ? __builtin_bswap64(v) : v; }
 
+/* The longest name of a load read: a longer one is cut there (JITs' names, mangled C++
+ * and Java signatures included, are far shorter; the perf stream's hold 4 KiB). */
+#define JD_NAME_MAX	((size_t)64 << 10)
+#define JD_NAME_STEP	((size_t)256)	/* read at a time, until its NUL */
+
+/*
+ * Reads the name that starts a load's body past its fixed part (room bytes to the
+ * record's end) into *buf, up to its NUL, room or JD_NAME_MAX: a step at a time, so a
+ * short name reads little of the code after it. *len: the name's length. Returns the
+ * bytes read, or -1 (cut short, or no memory).
+ */
+static ssize_t jd_read_name(FILE *f, size_t room, char **buf, size_t *cap, size_t *len)
+{
+	size_t n = 0, step;
+
+	if (room > JD_NAME_MAX)
+		room = JD_NAME_MAX;
+	for (; n < room; n += step) {
+		char *z;
+
+		step = room - n < JD_NAME_STEP ? room - n : JD_NAME_STEP;
+		if (*cap < n + step) {
+			size_t c = *cap ? *cap * 2 : JD_NAME_STEP;
+			char *nb;
+
+			if (c < n + step)
+				c = n + step;
+			if (c > JD_NAME_MAX)
+				c = JD_NAME_MAX;
+			if (!(nb = realloc(*buf, c)))
+				return -1;
+			*buf = nb;
+			*cap = c;
+		}
+		if (fread(*buf + n, step, 1, f) != 1)
+			return -1;
+		if ((z = memchr(*buf + n, 0, step))) {
+			*len = (size_t)(z - *buf);
+			return (ssize_t)(n + step);
+		}
+	}
+	*len = n;
+	return (ssize_t)n;
+}
+
 /*
  * Reads a jitdump file into p's JIT code: loads and moves at their timestamps (the
  * file's clock, CLOCK_MONOTONIC, which sessions record with). jitdump has no unload: a
- * later load over the same bytes ends the earlier one.
+ * later load over the same bytes ends the earlier one. Only what is named is read: a
+ * load's fixed part and name (its code is skipped), a move's fields; the records of
+ * other kinds are skipped whole, so a record's declared size (up to 64 MiB) costs no
+ * memory.
  */
 int _uevent_sym_read_jitdump(struct uevent_symbolizer *s, struct proc *p, const char *path)
 {
 	char rp[4096];
 	struct jd_header h;
 	const char *dso;
-	unsigned char *buf = NULL;
+	char *name = NULL;
 	size_t i, cap = 0;
 	uint64_t last = 0;
 	off_t left;
@@ -66,7 +114,7 @@ int _uevent_sym_read_jitdump(struct uevent_symbolizer *s, struct proc *p, const 
 	for (;;) {
 		struct jd_prefix r;
 		uint32_t size, id;
-		uint64_t t;
+		uint64_t t, body;	/* body: its bytes past r, not yet read */
 
 		if (fread(&r, sizeof(r), 1, f) != 1)
 			break;
@@ -77,53 +125,51 @@ int _uevent_sym_read_jitdump(struct uevent_symbolizer *s, struct proc *p, const 
 			break;		/* the zeros past the last record, garbage, or
 					   what was written since it was opened */
 		left -= size;
-		if (cap < size) {
-			unsigned char *nb = realloc(buf, size);
+		body = size - sizeof(r);
+		if (id == JIT_CODE_LOAD && body >= 40) {
+			uint64_t v[5], addr, csz, index;	/* pid, tid; vma, addr, size, index */
+			size_t nlen;
+			ssize_t got;
 
-			if (!nb)
-				break;
-			buf = nb;
-			cap = size;
-		}
-		if (size > sizeof(r) && fread(buf, size - sizeof(r), 1, f) != 1)
-			break;		/* cut short: the writer is still at it, or died */
-		if (id == JIT_CODE_LOAD && size >= sizeof(r) + 40) {
-			uint64_t addr, csz, index;
-			size_t nlen = size - sizeof(r) - 40;
-
-			memcpy(&addr, buf + 16, 8);
-			memcpy(&csz, buf + 24, 8);
-			memcpy(&index, buf + 32, 8);
-			addr = bswap64_if(addr, swap);
-			csz = bswap64_if(csz, swap);
-			index = bswap64_if(index, swap);
-			nlen = strnlen((char *)buf + 40, nlen);
+			if (fread(v, sizeof(v), 1, f) != 1 ||
+			    (got = jd_read_name(f, body - 40, &name, &cap, &nlen)) < 0)
+				break;	/* cut short: the writer is still at it, or died */
+			body -= 40 + (uint64_t)got;
+			addr = bswap64_if(v[2], swap);
+			csz = bswap64_if(v[3], swap);
+			index = bswap64_if(v[4], swap);
 			if (bulk && t < last) {	/* out of time order: one by one */
 				_uevent_sym_code_settle(&p->jd);
 				bulk = 0;
 			}
 			last = t;
-			if (_uevent_sym_jit_load(s, &p->jd, addr, csz, index, (char *)buf + 40,
+			if (_uevent_sym_jit_load(s, &p->jd, addr, csz, index, name ? name : "",
 						 nlen, t, UEVENT_SYM_JITDUMP, dso, bulk) < 0)
 				break;
-		} else if (id == JIT_CODE_MOVE && size >= sizeof(r) + 48) {
-			uint64_t v[4];
+		} else if (id == JIT_CODE_MOVE && body >= 48) {
+			uint64_t v[6];	/* pid, tid; vma, old, new, size, index */
 
-			memcpy(v, buf + 16, sizeof(v));	/* old, new, size, index */
+			if (fread(v, sizeof(v), 1, f) != 1)
+				break;
+			body -= sizeof(v);
 			if (bulk) {	/* a move finds its code live: settle first */
 				_uevent_sym_code_settle(&p->jd);
 				bulk = 0;
 			}
-			if (_uevent_sym_jit_move(&p->jd, bswap64_if(v[3], swap),
-						 bswap64_if(v[0], swap), bswap64_if(v[1], swap),
-						 bswap64_if(v[2], swap), t) < 0)
+			if (_uevent_sym_jit_move(&p->jd, bswap64_if(v[5], swap),
+						 bswap64_if(v[2], swap), bswap64_if(v[3], swap),
+						 bswap64_if(v[4], swap), t) < 0)
 				break;
 		}
+		/* the rest unread: within the size the file had (left), so a later read
+		 * past its end, not this seek, finds one cut short */
+		if (body && fseeko(f, (off_t)body, SEEK_CUR) < 0)
+			break;
 	}
 out:
 	if (bulk)
 		_uevent_sym_code_settle(&p->jd);
-	free(buf);
+	free(name);
 	fclose(f);
 	return 0;
 }

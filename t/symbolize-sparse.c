@@ -1,9 +1,11 @@
 /* symbolize-sparse.c - a perf map and a jitdump that are big sparse files (a few real
- * entries, then a hole): the symbolizer still names the entries and its memory stays
- * near what it parsed, not what the files' sizes could hold. Needs no privileges. */
+ * entries, then a hole), and a jitdump whose records are 60 MiB each (their code or data
+ * a hole): the symbolizer still names the entries and its memory stays near what it
+ * parsed, not what the files' or the records' sizes could hold. Needs no privileges. */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,11 +16,14 @@
 
 #include <linux/perf_event.h>
 
+#include "internal.h"	/* the jitdump's records */
+
 #include "tap.h"
 #include "uevent.h"
 
 #define PID	4848
 #define LIMIT	(32L << 10)	/* KiB a lookup may add: the entries here need a few */
+#define BIG_LIMIT (1L << 10)	/* KiB reading 60 MiB records may add: a name's buffer */
 
 /*
  * Peak RSS counts only the pages written, and glibc maps a big block without writing it:
@@ -33,14 +38,15 @@ static long maxrss_kib(void)
 	return u.ru_maxrss;
 }
 
-static long vmsize_kib(void)
+/* VmSize, or (peak) the most it was since the fork */
+static long vm_kib(int peak)
 {
 	FILE *f = fopen("/proc/self/status", "r");
 	char line[256];
 	long v = -1;
 
 	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmSize: %ld kB", &v) == 1)
+		if (sscanf(line, peak ? "VmPeak: %ld kB" : "VmSize: %ld kB", &v) == 1)
 			break;
 	if (f)
 		fclose(f);
@@ -87,11 +93,11 @@ static void perf_map_part(const char *dir, struct result *res)
 
 		s = uevent_symbolizer__new(&o);
 		r0 = maxrss_kib();
-		v0 = vmsize_kib();
+		v0 = vm_kib(0);
 		res->resolved = is(name_at(s, PID, 0x7f0000100000ull + 0x40 * 99 + 8, 0),
 				   "sparse_fn_99");	/* reads the map */
 		res->rss = maxrss_kib() - r0;
-		res->vm = vmsize_kib() - v0;
+		res->vm = vm_kib(0) - v0;
 		res->exact = is(name_at(s, PID, 0x7f0000100000ull + 0x40 * 7, 0), "sparse_fn_7") &&
 			     is(name_at(s, PID, 0x7f0000100000ull + 0x40 * 100, 0), "(none)");
 		uevent_symbolizer__free(s);
@@ -138,10 +144,10 @@ static void jitdump_part(const char *dir, struct result *res)
 
 		s = uevent_symbolizer__new(&o);
 		r0 = maxrss_kib();
-		v0 = vmsize_kib();
+		v0 = vm_kib(0);
 		err = uevent_symbolizer__feed(s, &r);	/* reads the dump */
 		res->rss = maxrss_kib() - r0;
-		res->vm = vmsize_kib() - v0;
+		res->vm = vm_kib(0) - v0;
 		res->resolved = err == 1 && is(name_at(s, pid, X + 64 * 99 + 4, UINT64_MAX),
 					       "dumped_fn_99");
 		res->exact = is(name_at(s, pid, X + 64 * 3, UINT64_MAX), "dumped_fn_3") &&
@@ -152,10 +158,107 @@ static void jitdump_part(const char *dir, struct result *res)
 	res->done = 1;
 }
 
+/* A record of the jitdump being written: its prefix, then n bytes of body at off. */
+static int jd_put(int fd, off_t *off, uint32_t id, uint32_t total, uint64_t t,
+		  const void *body, size_t n)
+{
+	struct jd_prefix p = { .id = id, .total_size = total, .timestamp = t };
+
+	if (pwrite(fd, &p, sizeof(p), *off) != (ssize_t)sizeof(p) ||
+	    pwrite(fd, body, n, *off + (off_t)sizeof(p)) != (ssize_t)n)
+		return -1;
+	*off += total;
+	return 0;
+}
+
+/* A JIT_CODE_LOAD of name at addr, its code (size bytes) a hole: written are the fixed
+ * part and the name, the record says it holds all. */
+static int jd_load(int fd, off_t *off, uint64_t t, uint64_t addr, uint64_t size,
+		   uint64_t index, const char *name)
+{
+	unsigned char b[40 + 1024];
+	uint32_t pid = PID;
+	size_t n = strlen(name) + 1;
+
+	if (n > sizeof(b) - 40)
+		return -1;
+	memcpy(b, &pid, 4);
+	memcpy(b + 4, &pid, 4);
+	memcpy(b + 8, &addr, 8);
+	memcpy(b + 16, &addr, 8);
+	memcpy(b + 24, &size, 8);
+	memcpy(b + 32, &index, 8);
+	memcpy(b + 40, name, n);
+	return jd_put(fd, off, JIT_CODE_LOAD, (uint32_t)(sizeof(struct jd_prefix) + 40 + n + size),
+		      t, b, 40 + n);
+}
+
+#define BIG	(60u << 20)	/* under the 64 MiB a record may declare */
+
+static void big_record_part(const char *dir, struct result *res)
+{
+	const uint64_t X = 0x7f0000800000ull;
+	struct jd_header h = { .magic = JITDUMP_MAGIC, .version = JITDUMP_VERSION,
+			       .total_size = sizeof(h), .elf_mach = 62, .pid = PID };
+	uint64_t unwind[3] = { BIG - 40, 0, BIG - 40 };
+	struct uevent_perf_record r;
+	struct uevent_symbolizer *s;
+	char dump[600], after[400];
+	off_t off = sizeof(h);
+	long r0, v0;
+	int fd, err;
+
+	/* an UNWINDING_INFO (a kind the reader skips), a load of 60 MiB of code, a load
+	 * whose name is longer than a read of one */
+	memset(after, 'x', sizeof(after) - 1);
+	after[sizeof(after) - 1] = 0;
+	memcpy(after, "after_big_fn_", 13);
+	snprintf(dump, sizeof(dump), "%s/jit-%d.dump", dir, PID);
+	fd = open(dump, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	err = fd < 0 || pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	      jd_put(fd, &off, JIT_CODE_UNWINDING_INFO, BIG, 1, unwind, sizeof(unwind)) ||
+	      jd_load(fd, &off, 2, X, BIG - 64, 1, "big_fn") ||
+	      jd_load(fd, &off, 3, X - 64, 64, 2, after) || ftruncate(fd, off) < 0;
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.sz = sizeof(r);
+	r.type = PERF_RECORD_MMAP2;
+	r.body = UEVENT_BODY_MMAP;
+	r.id.fields = UEVENT_ID_TID | UEVENT_ID_TIME;
+	r.id.pid = r.id.tid = r.u.mmap.pid = r.u.mmap.tid = PID;
+	r.id.time = 1;
+	r.u.mmap.addr = 0x10000;
+	r.u.mmap.len = 4096;
+	r.u.mmap.prot = PROT_READ | PROT_EXEC;
+	r.u.mmap.filename = dump;
+	{
+		UEVENT_SYMBOLIZER_OPTS(o, .flags = UEVENT_SYMBOLIZER_NO_KERNEL |
+				       UEVENT_SYMBOLIZER_NO_PERF_MAP);
+
+		s = uevent_symbolizer__new(&o);
+		r0 = maxrss_kib();
+		v0 = vm_kib(1);
+		err = uevent_symbolizer__feed(s, &r);	/* reads the dump */
+		res->rss = maxrss_kib() - r0;
+		res->vm = vm_kib(1) - v0;
+		res->resolved = err == 1 && is(name_at(s, PID, X + (BIG >> 1), UINT64_MAX), "big_fn") &&
+				is(name_at(s, PID, X - 60, UINT64_MAX), after);
+		res->exact = is(name_at(s, PID, X, UINT64_MAX), "big_fn") &&
+			     is(name_at(s, PID, X + BIG - 65, UINT64_MAX), "big_fn") &&
+			     is(name_at(s, PID, X + BIG - 64, UINT64_MAX), "(none)") &&
+			     is(name_at(s, PID, X, 1), "(none)");
+		uevent_symbolizer__free(s);
+	}
+	res->done = 1;
+}
+
 /* Runs part in a child: peak RSS is the process's, so each part starts from this small
  * one rather than from what the part before it reached. */
 static void run_part(const char *what, void (*part)(const char *, struct result *),
-		     const char *dir)
+		     const char *dir, long limit)
 {
 	struct result *res = mmap(NULL, sizeof(*res), PROT_READ | PROT_WRITE,
 				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -176,8 +279,8 @@ static void run_part(const char *what, void (*part)(const char *, struct result 
 	}
 	ok(res->resolved, "%s: its entries resolve", what);
 	ok(res->exact, "%s: exactly (an entry at its start, nothing past the last)", what);
-	ok(res->rss < LIMIT, "%s: peak RSS grew %ld KiB (at most %ld)", what, res->rss, LIMIT);
-	ok(res->vm < LIMIT, "%s: address space grew %ld KiB (at most %ld)", what, res->vm, LIMIT);
+	ok(res->rss < limit, "%s: peak RSS grew %ld KiB (at most %ld)", what, res->rss, limit);
+	ok(res->vm < limit, "%s: address space grew %ld KiB (at most %ld)", what, res->vm, limit);
 	munmap(res, sizeof(*res));
 }
 
@@ -192,14 +295,16 @@ int main(int argc, char **argv)
 		diag("cannot run again under MALLOC_PERTURB_ (%s): RSS is what was written",
 		     strerror(errno));
 	}
-	plan(8);
+	plan(12);
 	if (!mkdtemp(dir)) {
-		skip(8, "mkdtemp failed");
+		skip(12, "mkdtemp failed");
 		return exit_status();
 	}
 	tap_cleanup(dir);
-	run_part("a 64 MiB sparse perf map", perf_map_part, dir);
-	run_part("a 256 MiB sparse jitdump", jitdump_part, dir);
+	run_part("a 64 MiB sparse perf map", perf_map_part, dir, LIMIT);
+	run_part("a 256 MiB sparse jitdump", jitdump_part, dir, LIMIT);
+	/* its peak: the old reader read each record whole into a buffer of its size */
+	run_part("a jitdump of two 60 MiB records (peak)", big_record_part, dir, BIG_LIMIT);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		diag("could not remove %s", dir);
