@@ -2,6 +2,7 @@
  * perf.data's tracing data carries, parsed by libtraceevent (optional at configure). */
 #include "config.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -70,14 +71,17 @@ static void put_json_str(char *buf, size_t cap, size_t *at, const char *s, size_
 	put(buf, cap, at, "\"", 1);
 }
 
-/* A field lies inside the raw data (a __data_loc field: its bytes too). */
-static int field_fits(const struct tep_format_field *fl, const uint8_t *raw, uint32_t size,
-		      int swap)
+/* Where a field's bytes are (a __data_loc field: the bytes it points at): 1 if they lie
+ * inside the raw data, else 0. */
+static int field_span(const struct tep_format_field *fl, const uint8_t *raw, uint32_t size,
+		      int swap, uint32_t *off, uint32_t *len)
 {
-	uint32_t loc, off, len;
+	uint32_t loc;
 
 	if (fl->offset < 0 || fl->size < 0 || (uint32_t)fl->offset + (uint32_t)fl->size > size)
 		return 0;
+	*off = (uint32_t)fl->offset;
+	*len = (uint32_t)fl->size;
 	if (!(fl->flags & TEP_FIELD_IS_DYNAMIC))
 		return 1;
 	if (fl->size != 4)
@@ -85,11 +89,36 @@ static int field_fits(const struct tep_format_field *fl, const uint8_t *raw, uin
 	memcpy(&loc, raw + fl->offset, 4);
 	if (swap)
 		loc = __builtin_bswap32(loc);
-	off = loc & 0xffff;
-	len = loc >> 16;
+	*off = loc & 0xffff;
+	*len = loc >> 16;
 	if (fl->flags & TEP_FIELD_IS_RELATIVE)
-		off += (uint32_t)fl->offset + 4;
-	return off <= size && len <= size - off;
+		*off += (uint32_t)fl->offset + 4;
+	return *off <= size && *len <= size - *off;
+}
+
+/*
+ * An array field as libtraceevent prints one: a string (up to its NUL) if it is one of
+ * printable characters, else its bytes, "ARRAY[01, 02]". But only the field's own bytes:
+ * libtraceevent prints a string with "%s", past a field that holds no NUL, and so past
+ * the end of the raw data.
+ */
+static void print_array(struct trace_seq *s, const struct tep_format_field *fl,
+			const uint8_t *p, uint32_t len)
+{
+	uint32_t i, n = 0;
+
+	if (fl->flags & TEP_FIELD_IS_STRING) {
+		while (n < len && p[n] && (isprint(p[n]) || isspace(p[n])))
+			n++;
+		if (n == len || !p[n]) {
+			trace_seq_printf(s, "%.*s", (int)n, (const char *)p);
+			return;
+		}
+	}
+	trace_seq_puts(s, "ARRAY[");
+	for (i = 0; i < len; i++)
+		trace_seq_printf(s, "%s%02x", i ? ", " : "", p[i]);
+	trace_seq_putc(s, ']');
 }
 
 int _uevent_tep_fields(struct _uevent_tep *t, uint64_t id, const void *raw, uint32_t size,
@@ -112,8 +141,9 @@ int _uevent_tep_fields(struct _uevent_tep *t, uint64_t id, const void *raw, uint
 	for (i = 0; (fl = fields[i]); i++) {
 		struct trace_seq s;
 		unsigned long long v;
+		uint32_t off, len;
 
-		if (!field_fits(fl, raw, size, swap))
+		if (!field_span(fl, raw, size, swap, &off, &len))
 			continue;
 		if (at > (size_t)json)
 			put(buf, cap, &at, json ? ", " : " ", json ? 2 : 1);
@@ -139,7 +169,10 @@ int _uevent_tep_fields(struct _uevent_tep *t, uint64_t id, const void *raw, uint
 			continue;
 		}
 		trace_seq_init(&s);
-		tep_print_field_content(&s, (void *)raw, (int)size, fl);
+		if (fl->flags & TEP_FIELD_IS_ARRAY)
+			print_array(&s, fl, (const uint8_t *)raw + off, len);
+		else
+			tep_print_field_content(&s, (void *)raw, (int)size, fl);
 		trace_seq_terminate(&s);
 		if (json)
 			put_json_str(buf, cap, &at, s.buffer, s.len);

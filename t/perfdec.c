@@ -1163,6 +1163,92 @@ static void check_trailing(void)
 }
 
 /*
+ * A tracepoint sample's raw fields, by name: an array of characters is printed up to
+ * its end when it holds no NUL (libtraceevent prints it with "%s", on past the field:
+ * here into the next field and the next record), as text and as JSON.
+ */
+static void check_raw_fields_bounds(void)
+{
+	static const char fmt[] =
+		"name: strs\nID: 9\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:char name[4];\toffset:8;\tsize:4;\tsigned:0;\n"
+		"\tfield:__data_loc char[] msg;\toffset:12;\tsize:4;\tsigned:0;\n\n"
+		"print fmt: \"name=%s msg=%s\", REC->name, __get_str(msg)\n";
+	struct uevent_perf_record r = { .sz = sizeof(r) };
+	struct perf_event_attr a;
+	uint8_t img[2048], body[64], raw[20] = { 9, 0, 0, 0, 42 };
+	uint64_t v;
+	uint32_t u, loc = (4u << 16) | 16;	/* "abcd", the raw data's last 4 bytes */
+	size_t n, t, b;
+	char text[128] = "", json[128] = "", tmp[64];
+	int fd, i, rt = -1, rj = -1;
+	struct uevent_perf_file *pf;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = 9;
+	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
+	n = pipe_head(img, &a, 1);
+	t = n + 16;					/* the tracing data */
+	memcpy(img + t, "\027\010\104tracing0.6", 14);
+	t += 14;
+	img[t++] = 0;					/* little-endian */
+	img[t++] = 8;					/* long size */
+	u = 4096; memcpy(img + t, &u, 4); t += 4;	/* page size */
+	memcpy(img + t, "header_page", 12); t += 12;
+	v = 0; memcpy(img + t, &v, 8); t += 8;
+	memcpy(img + t, "header_event", 13); t += 13;
+	memcpy(img + t, &v, 8); t += 8;
+	u = 0; memcpy(img + t, &u, 4); t += 4;		/* no ftrace formats */
+	u = 1; memcpy(img + t, &u, 4); t += 4;		/* one system */
+	memcpy(img + t, "fz", 3); t += 3;
+	memcpy(img + t, &u, 4); t += 4;			/* of one event */
+	v = sizeof(fmt) - 1; memcpy(img + t, &v, 8); t += 8;
+	memcpy(img + t, fmt, sizeof(fmt) - 1); t += sizeof(fmt) - 1;
+	while ((t - n - 16) % 8)
+		img[t++] = 0;
+	u = (uint32_t)(t - n - 16);
+	memcpy(body, &u, 4);
+	memset(body + 4, 0, 4);
+	n += put_rec(img + n, 66, body, 8);		/* HEADER_TRACING_DATA */
+	n = t;
+	memcpy(raw + 8, "WXYZ", 4);			/* no NUL */
+	memcpy(raw + 12, &loc, 4);
+	memcpy(raw + 16, "abcd", 4);			/* nor here: raw ends, a record follows */
+	for (i = 0; i < 2; i++) {
+		b = 0;
+		u = 42; memcpy(body + b, &u, 4); memcpy(body + b + 4, &u, 4); b += 8;
+		v = 100 + (uint64_t)i; memcpy(body + b, &v, 8); b += 8;
+		u = sizeof(raw); memcpy(body + b, &u, 4); b += 4;
+		memcpy(body + b, raw, sizeof(raw)); b += sizeof(raw);
+		n += put_rec(img + n, PERF_RECORD_SAMPLE, body, b);
+	}
+	fd = memfd_create("perfdec-fields", MFD_CLOEXEC);
+	snprintf(tmp, sizeof(tmp), "/proc/self/fd/%d", fd);
+	pf = fd >= 0 && !put(fd, img, n) ? uevent_perf_file__open(tmp) : NULL;
+	while (pf && uevent_perf_file__next(pf, &r) > 0)
+		if (r.body == UEVENT_BODY_SAMPLE) {
+			rt = uevent_perf_file__raw_fields(pf, &r, 0, text, sizeof(text));
+			rj = uevent_perf_file__raw_fields(pf, &r, UEVENT_FIELDS_JSON, json,
+							  sizeof(json));
+			break;
+		}
+	if (rt == -EOPNOTSUPP)
+		skip(1, "built without libtraceevent");
+	else
+		ok(rt == (int)strlen(text) && !strcmp(text, "name=WXYZ msg=abcd") &&
+		   rj == (int)strlen(json) && !strcmp(json, "{\"name\": \"WXYZ\", \"msg\": \"abcd\"}"),
+		   "raw_fields: char arrays without a NUL end with the field (%d '%s', %d '%s')",
+		   rt, text, rj, json);
+	uevent_perf_file__close(pf);
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
  * A pipe stream is opened in one pass, each record timed by the events known when it
  * comes: an event whose attr comes after other events' samples (its samples' time at
  * another place: it has IP) still has them read in time order with its layout, and a
@@ -1326,7 +1412,7 @@ int main(void)
 	size_t len;
 	uint8_t *le, *be;
 
-	plan(22 * 2 + 2 * 2 + 7 + 12 + 8 + 5 + 4 + 2 + 4 + 2 + 4 + 3 + 2 + 3 + 1);
+	plan(22 * 2 + 2 * 2 + 7 + 12 + 8 + 5 + 4 + 2 + 4 + 2 + 4 + 3 + 2 + 3 + 1 + 1);
 	le = slurp("perf_records.le.bin", &len);
 	if (le) {
 		check_golden(le, len, UEVENT_BO_LITTLE, "le");
@@ -1348,6 +1434,7 @@ int main(void)
 	check_cuts();
 	check_oversized();
 	check_trailing();
+	check_raw_fields_bounds();
 	check_time_order();
 	check_late_attr();
 	check_event_index();
