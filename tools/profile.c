@@ -630,7 +630,7 @@ int prof_no_samples(const struct profile *p, const char *cmd)
 }
 
 /* Reads path whole: the side-band into the symbolizer, the samples named as of their
- * time and counted by kind. Returns 0, or 1 after saying why. */
+ * time and counted by kind. Returns 0, or 1 after saying why (p then holds nothing). */
 int prof_profile_read(struct profile *p, const char *cmd, const char *path,
 		      const struct uevent_symbolizer_opts *so_in, unsigned int flags)
 {
@@ -684,6 +684,7 @@ int prof_profile_read(struct profile *p, const char *cmd, const char *path,
 			fprintf(stderr, "%s %s: %s: corrupt record at offset %" PRIu64 ": %s\n",
 				cli_prog, cmd, path, uevent_perf_file__offset(f), strerror(-ret));
 			uevent_perf_file__close(f);
+			prof_profile_free(p);
 			return 1;
 		}
 		if (r.type == PERF_RECORD_SAMPLE)
@@ -704,6 +705,7 @@ int prof_profile_read(struct profile *p, const char *cmd, const char *path,
 		if (ret < 0) {
 			fprintf(stderr, "%s %s: %s\n", cli_prog, cmd, strerror(-ret));
 			uevent_perf_file__close(f);
+			prof_profile_free(p);
 			return 1;
 		}
 	}

@@ -170,7 +170,7 @@ const char *prof_base_name(const char *path);
 #define PROF_TICKS	1
 /* Reads path whole: the side-band into the symbolizer, the samples named as of their
  * time and counted by kind (cmd: the command, for messages; flags: PROF_*). Returns 0,
- * or 1 after saying why. */
+ * or 1 after saying why, with nothing left to free. */
 int prof_profile_read(struct profile *p, const char *cmd, const char *path,
 		      const struct uevent_symbolizer_opts *so_in, unsigned int flags);
 void prof_profile_free(struct profile *p);
