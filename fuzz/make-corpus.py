@@ -16,6 +16,7 @@ Each target's input starts with what it cannot find in the bytes themselves:
   elf          a file a recording or a traced process names: an ELF file (SDT notes,
                symbols, build-id, .gnu_debuglink; one compiled with DWARF lines when a C
                compiler is at hand) or a jitdump
+  perf-map     a perf-PID.map, as it is
   perf-file, uevent-file: the file as it is
 
 It replaces only the seeds it writes, which fuzz/corpus/generated.txt lists (and removes
@@ -192,6 +193,17 @@ def main():
     if cc:
         put("elf", "compiled-dwarf", cc)
     put("elf", "jitdump", jitdump())
+
+    # perf-map: t/symbolize's maps (the last line wins, overlaps end lines), odd lines
+    put("perf-map", "last-wins",
+        b"7f0000100000 40 old map name\n7f0000100000 40 Lua:hot loop.lua:3\n")
+    put("perf-map", "overlaps", b"7f0000200000 100 wide_old\n7f0000200040 10 inner_new\n"
+        b"7f0000400010 10 inner_old\n7f0000400000 40 wide_new\n"
+        b"7f0000500000 40 first\n7f0000500040 40 touching\n7f0000500020 40 second\n"
+        b"7f0000600000 40 alone\n")
+    put("perf-map", "odd-lines", b"0x1000 0x10 hex_prefixed\r\n2000 0 zero_size\n3000\n"
+        b"junk line\n4000 10\n5000 10 \n6000 10 tab\tname\n" + b"7000 10 " + b"L" * 5000
+        + b"\nffffffffffffff00 200 wraps\n")
     finish(before)
 
 
