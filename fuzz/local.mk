@@ -2,9 +2,9 @@
 # clang configure found (FUZZ_CC) with ASan and UBSan, from the library's own sources,
 # whatever CC builds the library. `make check` runs each over its seeds and a fixed
 # number of mutations (fuzz/fuzz.test); `make fuzz` runs each FUZZ_SECONDS.
-fuzz_targets = perf-record perf-file uevent-file payload record names elf perf-map
+fuzz_targets = perf-record perf-file uevent-file payload record names elf perf-map tracing
 fuzz_bins = fuzz/perf-record fuzz/perf-file fuzz/uevent-file fuzz/payload fuzz/record fuzz/names \
-	fuzz/elf fuzz/perf-map
+	fuzz/elf fuzz/perf-map fuzz/tracing
 fuzz_lib_sources = $(filter %.c,$(libuevent_libuevent_la_SOURCES))
 FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -I$(top_builddir) -I$(top_srcdir)/kernel/include/uapi \
@@ -33,7 +33,7 @@ TESTS += fuzz/fuzz.test fuzz/make-corpus.test
 host_TESTS += fuzz/fuzz.test
 EXTRA_DIST += fuzz/fuzz.test fuzz/fuzz.h fuzz/perf-record.c fuzz/perf-file.c \
 	fuzz/uevent-file.c fuzz/payload.c fuzz/record.c fuzz/names.c fuzz/elf.c fuzz/perf-map.c \
-	fuzz/make-corpus.py fuzz/corpus
+	fuzz/tracing.c fuzz/make-corpus.py fuzz/corpus
 # fuzz/make-corpus.py on a copy of the tree keeps the seeds added by hand
 EXTRA_DIST += fuzz/make-corpus.test
 if HAVE_FUZZ

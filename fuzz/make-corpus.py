@@ -17,6 +17,8 @@ Each target's input starts with what it cannot find in the bytes themselves:
                symbols, build-id, .gnu_debuglink; one compiled with DWARF lines when a C
                compiler is at hand) or a jitdump
   perf-map     a perf-PID.map, as it is
+  tracing      u32 tracepoint config, u32 length, that many bytes of tracing data, then
+               each sample's raw data as a u16 length and its bytes
   perf-file, uevent-file: the file as it is
 
 It replaces only the seeds it writes, which fuzz/corpus/generated.txt lists (and removes
@@ -204,6 +206,19 @@ def main():
     put("perf-map", "odd-lines", b"0x1000 0x10 hex_prefixed\r\n2000 0 zero_size\n3000\n"
         b"junk line\n4000 10\n5000 10 \n6000 10 tab\tname\n" + b"7000 10 " + b"L" * 5000
         + b"\nffffffffffffff00 200 wraps\n")
+
+    # tracing: the usdt recording's tracing data and samples; a made-up system of fields
+    b = data("usdt.pipe.perf.data")
+    at = b.index(b"\x17\x08\x44tracing")
+    td = b[at:at + struct.unpack_from("<I", b, at - 8)[0]]
+    attr = next(r for _, t, r in records(b, "<", 16) if t == 64)
+    raws = [r[56 + 4:56 + 4 + struct.unpack_from("<I", r, 56)[0]]
+            for _, t, r in records(b, "<", 16) if t == 9]
+    put("tracing", "usdt-emit", struct.pack("<II", struct.unpack_from("<Q", attr, 8 + 8)[0],
+                                            len(td)) + td
+        + b"".join(struct.pack("<H", len(r)) + r for r in raws))
+    for tag, big in (("le", 0), ("be", 1)):
+        put("tracing", f"fields-{tag}", tracing_fields(big))
     finish(before)
 
 
@@ -315,6 +330,55 @@ def jitdump():
     x = 0x7f0000000000
     return (hdr + load(2, x, 16, 1, b"jit_first") + load(3, x + 8, 16, 2, b"jit_second")
             + rec(1, 4, struct.pack("<IIQQQQQ", 4242, 4242, x + 8, x + 8, x + 64, 16, 2)))
+
+
+def tracing_fields(big):
+    """A tracing data of one system, "fz", of two events (ids 7 and 8) whose fields are of
+    every kind libtraceevent prints (numbers signed or not, a char array, a __data_loc
+    string, a __rel_loc one, an array, a pointer), then samples of event 7: one as written,
+    one whose strings have no NUL (the last ends the data), one whose locations point past
+    it."""
+    e = ">" if big else "<"
+    fmt7 = (b"name: fields\nID: 7\nformat:\n"
+            b"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+            b"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+            b"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+            b"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+            b"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+            b"\tfield:__data_loc char[] msg;\toffset:24;\tsize:4;\tsigned:0;\n"
+            b"\tfield:__rel_loc char[] rel;\toffset:28;\tsize:4;\tsigned:0;\n"
+            b"\tfield:short delta;\toffset:32;\tsize:2;\tsigned:1;\n"
+            b"\tfield:u8 bytes[6];\toffset:34;\tsize:6;\tsigned:0;\n"
+            b"\tfield:void * ptr;\toffset:40;\tsize:8;\tsigned:0;\n"
+            b"\tfield:long value;\toffset:48;\tsize:8;\tsigned:1;\n\n"
+            b'print fmt: "comm=%s msg=%s rel=%s delta=%d ptr=%p value=%ld", REC->comm, '
+            b"__get_str(msg), __get_rel_str(rel), REC->delta, REC->ptr, REC->value\n")
+    fmt8 = (b"name: emit\nID: 8\nformat:\n"
+            b"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+            b"\tfield:u32 type;\toffset:8;\tsize:4;\tsigned:0;\n"
+            b"\tfield:u64 size;\toffset:12;\tsize:8;\tsigned:0;\n"
+            b"\tfield:u64 d0[];\toffset:20;\tsize:16;\tsigned:0;\n\n"
+            b'print fmt: "type=%u size=%Lu", REC->type, REC->size\n')
+    u32 = lambda v: struct.pack(e + "I", v)
+    blob = lambda b: struct.pack(e + "Q", len(b)) + b
+    td = (b"\x17\x08\x44tracing0.6\0" + bytes([big, 8]) + u32(4096)
+          + b"header_page\0" + blob(b"") + b"header_event\0" + blob(b"") + u32(0)
+          + u32(1) + b"fz\0" + u32(2) + blob(fmt7) + blob(fmt8))
+
+    def raw(comm, loc, rel, tail):
+        b = (struct.pack(e + "HBBi", 7, 0, 0, 4242) + comm + u32(loc) + u32(rel)
+             + struct.pack(e + "h", -3) + b"\x01\x02\x03\x04\x05\x06"
+             + struct.pack(e + "Qq", 0xffffffff81000000, -42))
+        return b + tail
+
+    msg, rel = b"hello\0", b"rel\0"
+    good = raw(b"worker".ljust(16, b"\0"), (len(msg) << 16) | 56, (len(rel) << 16) | (62 - 32),
+               msg + rel)
+    # no NULs: the string at the data's very end (56 + 4 bytes: the kernel pads none)
+    unended = raw(b"W" * 16, (4 << 16) | 56, (2 << 16) | 26, b"abcd")
+    past = raw(b"x\0".ljust(16, b"\0"), (200 << 16) | 50, (0xffff << 16) | 0xfff0, b"")
+    return (struct.pack("<II", 7, len(td)) + td
+            + b"".join(struct.pack("<H", len(r)) + r for r in (good, unended, past)))
 
 
 def jit_object():
