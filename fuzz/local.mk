@@ -2,10 +2,15 @@
 # clang configure found (FUZZ_CC) with ASan and UBSan, from the library's own sources,
 # whatever CC builds the library. `make check` runs each over its seeds and a fixed
 # number of mutations (fuzz/fuzz.test); `make fuzz` runs each FUZZ_SECONDS.
-fuzz_targets = perf-record perf-file uevent-file payload record names elf perf-map tracing
-fuzz_bins = fuzz/perf-record fuzz/perf-file fuzz/uevent-file fuzz/payload fuzz/record fuzz/names \
-	fuzz/elf fuzz/perf-map fuzz/tracing
+fuzz_targets = perf-record perf-file uevent-file payload record names elf perf-map tracing cli
+# the targets of the library alone; fuzz/cli also links the CLI's readers (tools/)
+fuzz_lib_bins = fuzz/perf-record fuzz/perf-file fuzz/uevent-file fuzz/payload fuzz/record \
+	fuzz/names fuzz/elf fuzz/perf-map fuzz/tracing
+fuzz_bins = $(fuzz_lib_bins) fuzz/cli
 fuzz_lib_sources = $(filter %.c,$(libuevent_libuevent_la_SOURCES))
+fuzz_cli_sources = tools/cli.c tools/profile.c tools/report.c tools/export-profile.c \
+	tools/export.c tools/dump.c
+fuzz_cli_generated = $(filter %.c,$(nodist_tools_uevent_SOURCES))
 FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -I$(top_builddir) -I$(top_srcdir)/kernel/include/uapi \
 	-I$(top_srcdir)/libuevent -I$(top_builddir)/libuevent -I$(top_srcdir)/fuzz \
@@ -23,17 +28,36 @@ fuzz/libuevent-fuzz.a: $(fuzz_lib_sources) $(filter %.h,$(libuevent_libuevent_la
 			-o "fuzz/lib/`echo $$s | tr / -`.o" || exit 1; \
 	done && rm -f $@ && $(AR) rcs $@ fuzz/lib/*.o
 
-$(fuzz_bins): fuzz/%: fuzz/%.c fuzz/fuzz.h fuzz/libuevent-fuzz.a
+$(fuzz_lib_bins): fuzz/%: fuzz/%.c fuzz/fuzz.h fuzz/libuevent-fuzz.a
 	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_CFLAGS) -Wall -Wextra -fsanitize=fuzzer -o $@ $< \
 		fuzz/libuevent-fuzz.a $(LIBTRACEEVENT_LIBS) $(LIBBPF_STATIC_LIBS) $(LIBDW_LIBS) \
 		$(LIBIBERTY_LIBS) -lpthread -ldl
+
+# the CLI's commands that read a perf.data, and pprof's generated encoder
+FUZZ_CLI_CFLAGS = $(FUZZ_CFLAGS) -I$(top_srcdir)/tools -I$(top_builddir)/tools \
+	$(PROTOBUF_C_CFLAGS)
+fuzz/uevent-cli-fuzz.a: $(fuzz_cli_sources) tools/cli.h tools/profile.h tools/uevent-json.h \
+		$(fuzz_cli_generated) $(include_HEADERS) config.h
+	$(AM_V_GEN)rm -rf fuzz/cli-lib && $(MKDIR_P) fuzz/cli-lib && \
+	for s in $(addprefix $(srcdir)/,$(fuzz_cli_sources)) $(fuzz_cli_generated); do \
+		$(FUZZ_CC) $(FUZZ_CLI_CFLAGS) -fsanitize=fuzzer-no-link -c "$$s" \
+			-o "fuzz/cli-lib/`basename $$s .c`.o" || exit 1; \
+	done && rm -f $@ && $(AR) rcs $@ fuzz/cli-lib/*.o
+
+# its symbolizers see nothing of this machine: uevent_symbolizer__new() wrapped
+fuzz/cli: fuzz/cli.c fuzz/fuzz.h fuzz/uevent-cli-fuzz.a fuzz/libuevent-fuzz.a
+	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_CLI_CFLAGS) -Wall -Wextra -fsanitize=fuzzer \
+		-Wl,--wrap=uevent_symbolizer__new -o $@ $(srcdir)/fuzz/cli.c \
+		fuzz/uevent-cli-fuzz.a fuzz/libuevent-fuzz.a $(LIBTRACEEVENT_LIBS) \
+		$(LIBBPF_STATIC_LIBS) $(LIBDW_LIBS) $(LIBIBERTY_LIBS) $(PROTOBUF_C_LIBS) \
+		-lpthread -ldl
 
 TESTS += fuzz/fuzz.test fuzz/make-corpus.test
 # a fixed seed: distcheck would repeat make check's very inputs
 host_TESTS += fuzz/fuzz.test
 EXTRA_DIST += fuzz/fuzz.test fuzz/fuzz.h fuzz/perf-record.c fuzz/perf-file.c \
 	fuzz/uevent-file.c fuzz/payload.c fuzz/record.c fuzz/names.c fuzz/elf.c fuzz/perf-map.c \
-	fuzz/tracing.c fuzz/make-corpus.py fuzz/corpus
+	fuzz/tracing.c fuzz/cli.c fuzz/make-corpus.py fuzz/corpus
 # fuzz/make-corpus.py on a copy of the tree keeps the seeds added by hand
 EXTRA_DIST += fuzz/make-corpus.test
 if HAVE_FUZZ
@@ -64,4 +88,4 @@ AM_TESTS_ENVIRONMENT += FUZZ_ENABLED='$(fuzz_enabled)'; FUZZ_RUNS='$(FUZZ_RUNS)'
 .PHONY: fuzz clean-local-fuzz
 clean-local: clean-local-fuzz
 clean-local-fuzz:
-	rm -rf fuzz/lib fuzz/libuevent-fuzz.a $(fuzz_bins)
+	rm -rf fuzz/lib fuzz/libuevent-fuzz.a fuzz/cli-lib fuzz/uevent-cli-fuzz.a $(fuzz_bins)

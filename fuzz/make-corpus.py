@@ -19,7 +19,7 @@ Each target's input starts with what it cannot find in the bytes themselves:
   perf-map     a perf-PID.map, as it is
   tracing      u32 tracepoint config, u32 length, that many bytes of tracing data, then
                each sample's raw data as a u16 length and its bytes
-  perf-file, uevent-file: the file as it is
+  perf-file, uevent-file, cli: the file as it is
 
 It replaces only the seeds it writes, which fuzz/corpus/generated.txt lists (and removes
 one it listed before and writes no more); a seed added by hand, under a name it does not
@@ -219,6 +219,12 @@ def main():
         + b"".join(struct.pack("<H", len(r)) + r for r in raws))
     for tag, big in (("le", 0), ("be", 1)):
         put("tracing", f"fields-{tag}", tracing_fields(big))
+
+    # cli: the perf.data files, and one of samples, mappings, JIT code, ranges, traces
+    for name in ("perf_records.le.perf.data", "perf_records.be.perf.data", "usdt.perf.data",
+                 "usdt.pipe.perf.data", "clock.perf.data", "capture.le.perf.data"):
+        put("cli", name, data(name))
+    put("cli", "profile.perf.data", profile())
     finish(before)
 
 
@@ -379,6 +385,55 @@ def tracing_fields(big):
     past = raw(b"x\0".ljust(16, b"\0"), (200 << 16) | 50, (0xffff << 16) | 0xfff0, b"")
     return (struct.pack("<II", 7, len(td)) + td
             + b"".join(struct.pack("<H", len(r)) + r for r in (good, unended, past)))
+
+
+def profile():
+    """A pipe-mode perf.data (as t/sample-data.py writes them) of process 300: its COMM,
+    an executable MMAP2, a JIT load, nested uevent ranges "r" and "inner", a trace
+    context, a counter, and samples in and out of them with callchains (user and kernel
+    frames, perf's context markers), then the end of a range never begun."""
+    ST = 1 | 2 | 4 | 32 | 256		# IP TID TIME CALLCHAIN PERIOD
+    PID, TID = 300, 301
+    a = struct.pack("<IIQQQQQ", 1, 136, 0, 1000000, ST, 0, (1 << 18) | (1 << 63))
+    a += bytes(136 - len(a))
+    out = b"PERFILE2" + struct.pack("<Q", 16) + struct.pack("<IHH", 64, 0, 8 + len(a) + 8) + a \
+        + struct.pack("<Q", 7)
+    tail = lambda t: struct.pack("<IIQ", PID, TID, t)
+
+    def rec(t, misc, body):
+        return struct.pack("<IHH", t, misc, 8 + len(body)) + body
+
+    def uevent(ty, payload, t):
+        b = struct.pack("<IIII", 1, len(payload), ty, 0) + payload + bytes(-len(payload) % 8)
+        return rec(63, 2, b + tail(t))
+
+    def rbegin(rid, parent, name, t):
+        n = name.encode()
+        return uevent(1, struct.pack("<QQII", rid, parent, 0, len(n)) + n + b"\0", t)
+
+    def sample(t, chain, period=1000):
+        ip = next((c for c in chain if c < 0xfffffffffffff000), 0)	# the leaf
+        b = struct.pack("<QIIQQ", ip, PID, TID, t, period)
+        b += struct.pack("<Q", len(chain)) + b"".join(struct.pack("<Q", c) for c in chain)
+        return rec(9, 2, b)
+
+    comm = b"prog\0\0\0\0"
+    name = b"/no/such/prog\0"
+    name += bytes(-len(name) % 8)
+    mmap2 = rec(10, 2, struct.pack("<IIQQQIIQQII", PID, TID, 0x400000, 0x10000, 0, 8, 1, 42, 0,
+                                   5, 2) + name + tail(1))
+    k, user = 0xffffffffffffff80, 0xfffffffffffffe00		# PERF_CONTEXT_KERNEL, _USER
+    out += rec(3, 0, struct.pack("<II", PID, TID) + comm + tail(0)) + mmap2
+    out += uevent(4, data("jit_code_load.le.bin"), 2)
+    out += rbegin(1, 0, "r", 10) + rbegin(2, 1, "inner", 11)
+    out += uevent(8, data("trace_context.le.bin"), 12)
+    out += sample(20, [k, 0xffffffff81000010, user, 0x401000, 0x402000])
+    out += sample(21, [0x7f0000001008, 0x401100])
+    out += uevent(3, data("counter.le.bin"), 22)
+    out += uevent(2, struct.pack("<QQ", 2, 0), 30) + sample(31, [0x401000])
+    out += uevent(2, struct.pack("<QQ", 1, 0), 40) + sample(41, [], 2 ** 63)
+    out += uevent(2, struct.pack("<QQ", 9, 0), 50)
+    return out
 
 
 def jit_object():
