@@ -55,7 +55,7 @@ static const char *fd_path(int fd, char *buf, size_t cap)
 	return buf;
 }
 
-/* "jit-PID.dump" -> PID; "jitted-PID-N.so" -> PID; else 0. */
+/* "jit-PID.dump" -> PID; "jitted-PID-N.so" -> PID; else 0 (a PID past pid_t too). */
 static long jit_file_pid(const char *name, int *is_so)
 {
 	const char *p;
@@ -74,8 +74,8 @@ static long jit_file_pid(const char *name, int *is_so)
 	if (*p < '0' || *p > '9')
 		return 0;
 	pid = strtol(p, &end, 10);
-	if (pid <= 0)
-		return 0;
+	if (pid <= 0 || pid > INT_MAX)
+		return 0;	/* no pid_t: kill() would take it for 0 or -1, "alive" */
 	if (*is_so) {
 		if (*end != '-' || end[1] < '0' || end[1] > '9')
 			return 0;
