@@ -20,6 +20,7 @@
 
 #include "uevent.h"
 #include "tap.h"
+#include "files.h"
 
 #define ROUNDS		25	/* closes from another thread, each way */
 #define KILLED		15	/* killed processes, 5 events each: more than 64 lines */
@@ -49,18 +50,17 @@ static void sleep_ms(int ms)
 /* Lines of uprobe_events whose group starts with prefix (-1: unreadable). */
 static int events_left(const char *prefix)
 {
-	char path[256], line[4096], pat[96];
-	FILE *f;
-	int n = 0;
+	char path[256], pat[96];
+	unsigned char *text;
+	size_t len;
+	int n;
 
 	snprintf(path, sizeof(path), "%s/uprobe_events", tracefs);
-	f = fopen(path, "r");
-	if (!f)
+	if (!(text = slurp_settled(path, &len)))
 		return -1;
 	snprintf(pat, sizeof(pat), "p:%s", prefix);
-	while (fgets(line, sizeof(line), f))
-		n += !strncmp(line, pat, strlen(pat));
-	fclose(f);
+	n = lines_with(text, pat, 0);
+	free(text);
 	return n;
 }
 

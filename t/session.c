@@ -20,6 +20,7 @@
 
 #include "uevent.h"
 #include "tap.h"
+#include "files.h"
 
 #define N_MAIN	200
 #define N_THR	100
@@ -98,17 +99,17 @@ static void *late_thread(void *arg)
 
 static int usdt_groups_left(const char *prefix)
 {
-	char line[4096];
-	int n = 0;
-	FILE *f = fopen("/sys/kernel/tracing/uprobe_events", "r");
+	unsigned char *text;
+	size_t len;
+	int n;
 
-	if (!f)
-		f = fopen("/sys/kernel/debug/tracing/uprobe_events", "r");
-	if (!f)
+	text = slurp_settled("/sys/kernel/tracing/uprobe_events", &len);
+	if (!text)
+		text = slurp_settled("/sys/kernel/debug/tracing/uprobe_events", &len);
+	if (!text)
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		n += strstr(line, prefix) != NULL;
-	fclose(f);
+	n = lines_with(text, prefix, 1);
+	free(text);
 	return n;
 }
 

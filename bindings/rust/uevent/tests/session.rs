@@ -19,11 +19,25 @@ fn tid() -> u32 {
     l.file_name().unwrap().to_str().unwrap().parse().unwrap()
 }
 
+/// Lines of uprobe_events holding `prefix`, once two reads in a row agree: the kernel
+/// gives the list a page at a time, and a line another process removes before the page
+/// being read moves the lines after it back, so one read can miss lines that are there
+/// all along (tests run side by side add and remove uprobe events).
 fn uprobe_events(prefix: &str) -> usize {
-    ["/sys/kernel/tracing/uprobe_events", "/sys/kernel/debug/tracing/uprobe_events"]
-        .iter()
-        .find_map(|p| std::fs::read_to_string(p).ok())
-        .map_or(0, |s| s.lines().filter(|l| l.contains(prefix)).count())
+    let read = || {
+        ["/sys/kernel/tracing/uprobe_events", "/sys/kernel/debug/tracing/uprobe_events"]
+            .iter()
+            .find_map(|p| std::fs::read_to_string(p).ok())
+    };
+    let mut text = read();
+    for _ in 0..50 {
+        let again = read();
+        if again == text {
+            break;
+        }
+        text = again;
+    }
+    text.map_or(0, |s| s.lines().filter(|l| l.contains(prefix)).count())
 }
 
 fn open_fds() -> usize {
