@@ -307,16 +307,21 @@ uint64_t _uevent_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * The descriptor is marked closed before it is closed: a fork on another thread in
+ * between would give the child the number as still ours, and the child's re-open would
+ * close it again, though another thread's open may hold it by then.
+ */
 static void close_state(int t)
 {
 	struct _uevent_tstate *ts = &tstates[t];
+	int fd;
 
 	if (ops[t]->close)
 		ops[t]->close(ts);
-	if (ts->fd >= 0) {
-		close(ts->fd);
-		ts->fd = -1;
-	}
+	fd = __atomic_exchange_n(&ts->fd, -1, __ATOMIC_RELAXED);
+	if (fd >= 0)
+		close(fd);
 }
 
 static int try_open(int t, const char *path)

@@ -163,6 +163,34 @@ int ftruncate(int fd, off_t length)
 	return (int)syscall(SYS_ftruncate, fd, length);
 }
 
+/* ... and its close: close_armed names a descriptor whose close, once done, hands its
+ * number to another file (dup2: as another thread's open would) and forks there. The
+ * child says by its status whether that file survived the fork: 0 yes, 1 no. */
+static int close_armed = -1, close_child = -1, close_sentinel = -1;
+
+int close(int fd)
+{
+	int ret = (int)syscall(SYS_close, fd), st;
+	pid_t pid;
+
+	if (fd < 0 || !__atomic_compare_exchange_n(&close_armed, &fd, -1, 0, __ATOMIC_SEQ_CST,
+						    __ATOMIC_SEQ_CST))
+		return ret;
+	if (dup2(close_sentinel, fd) != fd)
+		return ret;
+	pid = fork();
+	if (pid == 0) {		/* the number may be the child's re-open's by now */
+		struct stat a, b;
+
+		_exit(fstat(fd, &a) < 0 || fstat(close_sentinel, &b) < 0 ||
+		      a.st_dev != b.st_dev || a.st_ino != b.st_ino);
+	}
+	if (pid > 0 && waitpid(pid, &st, 0) == pid)
+		close_child = WIFEXITED(st) ? WEXITSTATUS(st) : 2;
+	syscall(SYS_close, fd);
+	return ret;
+}
+
 /* Marks of each type in p, and whether the file reads to its end. */
 struct count {
 	int main, sig, child, other, end_ok;
@@ -476,18 +504,57 @@ static void test_fork_in_wait(int restart)
 	unlink(wait_path);
 }
 
+/* ---- a fork between a transport's close and its being marked closed ---- */
+
+/*
+ * uevent_close() closed a transport's descriptor before it marked it closed: a fork on
+ * another thread in between gave the child the number as still the transport's, and
+ * the child's re-open closed it again, though by then another thread's open could hold
+ * it. Here the number goes to a sentinel at once, and the fork comes in the close.
+ */
+static void test_fork_in_close(void)
+{
+	UEVENT_OPTS(o, .transport = UEVENT_TRANSPORT_FTRACE, .flags = UEVENT_OPEN_IGNORE_ENV);
+	int fd;
+
+	if (uevent_open(&o) != UEVENT_TRANSPORT_FTRACE) {
+		skip(1, "no ftrace transport here (it needs root and tracefs)");
+		return;
+	}
+	/* the transport's descriptor: the one open on tracefs's marker file */
+	for (fd = 3; fd < 1024; fd++) {
+		char link[64], to[PATH_MAX];
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = readlink(link, to, sizeof(to) - 1);
+		if (n > 0 && (to[n] = 0, strstr(to, "trace_marker")))
+			break;
+	}
+	close_sentinel = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	close_child = -1;
+	__atomic_store_n(&close_armed, fd, __ATOMIC_SEQ_CST);
+	uevent_close();
+	__atomic_store_n(&close_armed, -1, __ATOMIC_SEQ_CST);
+	syscall(SYS_close, close_sentinel);
+	ok(close_child == 0, "a fork between the ftrace transport's close and its being marked "
+	   "closed: the child keeps the file that took the number (child %d: 0 kept, 1 closed, "
+	   "-1 no fork)", close_child);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/uevent-file-edges-XXXXXX");
 	if (!mkdtemp(dir))
 		plan_skip_all("no temporary directory");
 	tap_cleanup(dir);
-	plan(9);
+	plan(10);
 	test_fork_in_open();
 	test_mark_before_undo(0);
 	test_mark_before_undo(1);
 	test_fork_in_wait(0);
 	test_fork_in_wait(1);
+	test_fork_in_close();
 	rmdir(dir);
 	return exit_status();
 }
