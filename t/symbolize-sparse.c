@@ -105,28 +105,15 @@ static void perf_map_part(const char *dir, struct result *res)
 	res->done = 1;
 }
 
-static void jitdump_part(const char *dir, struct result *res)
+/* Feeds s the MMAP2 of pid's jitdump at dump, which reads it: what that read cost goes
+ * into res (peak: VmPeak's growth, else VmSize's). The feed's result. */
+static int feed_dump(struct uevent_symbolizer *s, uint32_t pid, const char *dump, int peak,
+		     struct result *res)
 {
-	UEVENT_JIT_OPTS(jo, .dir = dir, .flags = UEVENT_JIT_NO_UEVENT | UEVENT_JIT_NO_PERF_MAP);
-	static const unsigned char code[64] = { 0xc3 };
-	const uint64_t X = 0x7f0000800000ull;
-	const uint32_t pid = (uint32_t)getpid();
-	struct uevent_jit *j = uevent_jit__open(&jo);
 	struct uevent_perf_record r;
-	struct uevent_symbolizer *s;
-	char dump[600], name[32];
 	long r0, v0;
-	int i, err = j ? 0 : -1;
+	int err;
 
-	for (i = 0; !err && i < 100; i++) {
-		snprintf(name, sizeof(name), "dumped_fn_%d", i);
-		err = uevent_jit__code_load(j, name, X + 64 * (uint64_t)i, 64, code);
-	}
-	snprintf(dump, sizeof(dump), "%s", j ? uevent_jit__dump_path(j) : "");
-	uevent_jit__close(j);
-	/* 256 MiB: 4M loads of 64 bytes, the most the old reservation took */
-	if (err || truncate(dump, 256L << 20) < 0)
-		return;
 	memset(&r, 0, sizeof(r));
 	r.sz = sizeof(r);
 	r.type = PERF_RECORD_MMAP2;
@@ -138,16 +125,40 @@ static void jitdump_part(const char *dir, struct result *res)
 	r.u.mmap.len = 4096;
 	r.u.mmap.prot = PROT_READ | PROT_EXEC;
 	r.u.mmap.filename = dump;
+	r0 = maxrss_kib();
+	v0 = vm_kib(peak);
+	err = uevent_symbolizer__feed(s, &r);
+	res->rss = maxrss_kib() - r0;
+	res->vm = vm_kib(peak) - v0;
+	return err;
+}
+
+static void jitdump_part(const char *dir, struct result *res)
+{
+	UEVENT_JIT_OPTS(jo, .dir = dir, .flags = UEVENT_JIT_NO_UEVENT | UEVENT_JIT_NO_PERF_MAP);
+	static const unsigned char code[64] = { 0xc3 };
+	const uint64_t X = 0x7f0000800000ull;
+	const uint32_t pid = (uint32_t)getpid();
+	struct uevent_jit *j = uevent_jit__open(&jo);
+	struct uevent_symbolizer *s;
+	char dump[600], name[32];
+	int i, err = j ? 0 : -1;
+
+	for (i = 0; !err && i < 100; i++) {
+		snprintf(name, sizeof(name), "dumped_fn_%d", i);
+		err = uevent_jit__code_load(j, name, X + 64 * (uint64_t)i, 64, code);
+	}
+	snprintf(dump, sizeof(dump), "%s", j ? uevent_jit__dump_path(j) : "");
+	uevent_jit__close(j);
+	/* 256 MiB: 4M loads of 64 bytes, the most the old reservation took */
+	if (err || truncate(dump, 256L << 20) < 0)
+		return;
 	{
 		UEVENT_SYMBOLIZER_OPTS(o, .flags = UEVENT_SYMBOLIZER_NO_KERNEL |
 				       UEVENT_SYMBOLIZER_NO_PERF_MAP);
 
 		s = uevent_symbolizer__new(&o);
-		r0 = maxrss_kib();
-		v0 = vm_kib(0);
-		err = uevent_symbolizer__feed(s, &r);	/* reads the dump */
-		res->rss = maxrss_kib() - r0;
-		res->vm = vm_kib(0) - v0;
+		err = feed_dump(s, pid, dump, 0, res);
 		res->resolved = err == 1 && is(name_at(s, pid, X + 64 * 99 + 4, UINT64_MAX),
 					       "dumped_fn_99");
 		res->exact = is(name_at(s, pid, X + 64 * 3, UINT64_MAX), "dumped_fn_3") &&
@@ -201,11 +212,9 @@ static void big_record_part(const char *dir, struct result *res)
 	struct jd_header h = { .magic = JITDUMP_MAGIC, .version = JITDUMP_VERSION,
 			       .total_size = sizeof(h), .elf_mach = 62, .pid = PID };
 	uint64_t unwind[3] = { BIG - 40, 0, BIG - 40 };
-	struct uevent_perf_record r;
 	struct uevent_symbolizer *s;
 	char dump[600], after[400];
 	off_t off = sizeof(h);
-	long r0, v0;
 	int fd, err;
 
 	/* an UNWINDING_INFO (a kind the reader skips), a load of 60 MiB of code, a load
@@ -223,27 +232,12 @@ static void big_record_part(const char *dir, struct result *res)
 		close(fd);
 	if (err)
 		return;
-	memset(&r, 0, sizeof(r));
-	r.sz = sizeof(r);
-	r.type = PERF_RECORD_MMAP2;
-	r.body = UEVENT_BODY_MMAP;
-	r.id.fields = UEVENT_ID_TID | UEVENT_ID_TIME;
-	r.id.pid = r.id.tid = r.u.mmap.pid = r.u.mmap.tid = PID;
-	r.id.time = 1;
-	r.u.mmap.addr = 0x10000;
-	r.u.mmap.len = 4096;
-	r.u.mmap.prot = PROT_READ | PROT_EXEC;
-	r.u.mmap.filename = dump;
 	{
 		UEVENT_SYMBOLIZER_OPTS(o, .flags = UEVENT_SYMBOLIZER_NO_KERNEL |
 				       UEVENT_SYMBOLIZER_NO_PERF_MAP);
 
 		s = uevent_symbolizer__new(&o);
-		r0 = maxrss_kib();
-		v0 = vm_kib(1);
-		err = uevent_symbolizer__feed(s, &r);	/* reads the dump */
-		res->rss = maxrss_kib() - r0;
-		res->vm = vm_kib(1) - v0;
+		err = feed_dump(s, PID, dump, 1, res);
 		res->resolved = err == 1 && is(name_at(s, PID, X + (BIG >> 1), UINT64_MAX), "big_fn") &&
 				is(name_at(s, PID, X - 60, UINT64_MAX), after);
 		res->exact = is(name_at(s, PID, X, UINT64_MAX), "big_fn") &&
