@@ -142,7 +142,7 @@ static int by_addr_less(const struct code *v, size_t x, size_t y)
 /* Sorts the codes added since the last lookup into by_addr. */
 static int code_index(struct code_list *l)
 {
-	size_t *m, i, j, k, n = l->n, s = l->sorted;
+	size_t *m, i, j, k, n = l->n, s = l->sorted, first = s;
 	struct addr_key *key;
 
 	if (s == n)
@@ -160,15 +160,167 @@ static int code_index(struct code_list *l)
 		m = malloc(n * sizeof(*m));
 		if (!m)
 			return -ENOMEM;
-		for (i = 0, j = s, k = 0; k < n; k++)
-			m[k] = j == n || (i < s && by_addr_less(l->v, l->by_addr[i],
-								l->by_addr[j])) ?
-			       l->by_addr[i++] : l->by_addr[j++];
+		for (i = 0, j = s, k = 0; k < n; k++) {
+			if (j < n && (i == s || !by_addr_less(l->v, l->by_addr[i], l->by_addr[j]))) {
+				if (j == s)	/* below it, each position holds what it held */
+					first = k;
+				m[k] = l->by_addr[j++];
+			} else {
+				m[k] = l->by_addr[i++];
+			}
+		}
 		memcpy(l->by_addr, m, n * sizeof(*m));
 		free(m);
 	}
+	if (l->sum_ok > first)
+		l->sum_ok = first;
 	l->sorted = n;
 	return 0;
+}
+
+/* ---- the lookup's sums: runs of codes by address it can pass over ------------------ */
+
+/*
+ * A lookup walks down by_addr from the last code at or below its address, as far back as
+ * the longest code reaches: one long code (a perf-map line of a huge size, even one that a
+ * later line ended) would have every lookup walk the whole list. So, once a lookup has
+ * walked far, the list gets sums: for each run of SUM_RUN positions, then each run of
+ * SUM_RUN runs and so on up to one, the furthest byte, earliest start and latest end of
+ * its codes (a code never live counts for nothing). A walk passes over the largest run
+ * below it whose codes cannot hold the address at the time, so it looks at the codes
+ * that can and at most a run's worth beside each. The sums stay bounds as codes end
+ * (ends only fall); an ended code's runs are summed again, for a walk to pass them by.
+ */
+#define SUM_BITS	4
+#define SUM_RUN		((size_t)1 << SUM_BITS)
+#define SCAN_MAX	32	/* codes a lookup looks at before it makes the sums (it
+				   uses them at once where they are made and current) */
+
+/* A level's node count: level k sums runs of SUM_RUN^(k+1) of cap positions. */
+static size_t sum_nodes(size_t cap, unsigned int k)
+{
+	unsigned int shift = SUM_BITS * (k + 1);
+
+	return shift >= 64 ? 1 : ((cap - 1) >> shift) + 1;
+}
+
+static void sum_add(struct code_sum *to, const struct code_sum *s)
+{
+	if (s->last > to->last)
+		to->last = s->last;
+	if (s->start < to->start)
+		to->start = s->start;
+	if (s->end > to->end)
+		to->end = s->end;
+}
+
+/*
+ * Node i of level k (off: its first) made again, over the positions below n: from the
+ * codes (level 0) or from the level below's nodes (below: that level's first).
+ */
+static void sum_make(struct code_list *l, unsigned int k, size_t off, size_t below, size_t i,
+		     size_t n)
+{
+	struct code_sum sum = { 0, UINT64_MAX, 0 };
+	size_t j = i << SUM_BITS, e = j + SUM_RUN;
+
+	if (!k) {
+		for (e = e < n ? e : n; j < e; j++) {
+			const struct code *c = &l->v[l->by_addr[j]];
+			uint64_t size = c->size ? c->size : 1;
+			struct code_sum s = { size - 1 > UINT64_MAX - c->addr ? UINT64_MAX :
+					      c->addr + size - 1, c->start, c->end };
+
+			if (c->end > c->start)	/* else never live: never found */
+				sum_add(&sum, &s);
+		}
+	} else {
+		size_t m = ((n - 1) >> (SUM_BITS * k)) + 1;	/* level k - 1's nodes in use */
+
+		for (e = e < m ? e : m; j < e; j++)
+			sum_add(&sum, &l->sum[below + j]);
+	}
+	l->sum[off + i] = sum;
+}
+
+/* The sums over every position, made where they are stale (or first). */
+static int sum_refresh(struct code_list *l)
+{
+	size_t n = l->n, from = l->sum_ok, off = 0, below = 0, nodes = 0, i;
+	unsigned int k;
+
+	if (from >= n)
+		return 0;
+	if (n > l->sum_cap) {
+		size_t cap = l->sum_cap ? l->sum_cap : 1024, all = 0;
+		struct code_sum *sum;
+
+		while (cap < n)
+			cap *= 2;
+		for (k = 0; !k || sum_nodes(cap, k - 1) > 1; k++)
+			all += sum_nodes(cap, k);
+		sum = malloc(all * sizeof(*sum));
+		if (!sum)
+			return -ENOMEM;
+		free(l->sum);
+		l->sum = sum;
+		l->sum_cap = cap;
+		from = 0;
+	}
+	for (k = 0; !k || nodes > 1; k++, below = off, off += nodes) {
+		nodes = sum_nodes(l->sum_cap, k);
+		for (i = from >> (SUM_BITS * (k + 1)); i <= (n - 1) >> (SUM_BITS * (k + 1)); i++)
+			sum_make(l, k, off, below, i, n);
+	}
+	l->sum_ok = n;
+	return 0;
+}
+
+/* Code i's end fell: its runs summed again, so that walks can pass them. */
+static void sum_ended(struct code_list *l, size_t i)
+{
+	size_t lo = 0, hi = l->sorted, off = 0, below = 0, nodes = 0;
+	unsigned int k;
+
+	if (!l->sum_cap || i >= l->sorted)
+		return;		/* no sums, or it is not in them yet */
+	while (lo < hi) {	/* its position */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (by_addr_less(l->v, l->by_addr[mid], i))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo >= l->sum_ok)
+		return;
+	for (k = 0; !k || nodes > 1; k++, below = off, off += nodes) {
+		nodes = sum_nodes(l->sum_cap, k);
+		sum_make(l, k, off, below, lo >> (SUM_BITS * (k + 1)), l->sum_ok);
+	}
+}
+
+/*
+ * Where a walk down from position p (the next to look at: p - 1) may go on from: the
+ * first position of the largest run holding p - 1 whose codes cannot hold addr at time
+ * t, or p.
+ */
+static size_t sum_skip(const struct code_list *l, size_t p, uint64_t addr, uint64_t t)
+{
+	size_t to = p, off = 0, nodes = 0;
+	unsigned int k, shift;
+
+	for (k = 0; !k || nodes > 1; k++, off += nodes) {
+		const struct code_sum *s;
+
+		shift = SUM_BITS * (k + 1);
+		nodes = sum_nodes(l->sum_cap, k);
+		s = &l->sum[off + ((p - 1) >> shift)];
+		if (s->last >= addr && s->start <= t && t < s->end)
+			break;
+		to = ((p - 1) >> shift) << shift;
+	}
+	return to;
 }
 
 /* ---- the live treap: keys (addr, v index), heap on a hash of the index ---- */
@@ -268,6 +420,7 @@ void _uevent_sym_code_end(struct code_list *l, struct code *c, uint64_t t)
 	if (c->end == TIME_MAX && !l->no_index)
 		live_remove(l, (size_t)(c - l->v));
 	c->end = t;
+	sum_ended(l, (size_t)(c - l->v));
 }
 
 /*
@@ -314,10 +467,13 @@ struct code *_uevent_sym_code_replace(struct code_list *l, uint64_t addr, uint64
 const struct code *_uevent_sym_code_find(struct code_list *l, uint64_t addr, uint64_t t)
 {
 	const struct code *best = NULL;
-	size_t lo = 0, hi = l->n, span = l->max_size ? l->max_size : 1;
+	size_t lo = 0, hi = l->n, left = SCAN_MAX, to;
+	uint64_t span = l->max_size ? l->max_size : 1;
+	int sums;	/* 1: walking by the sums, 0: not yet, -1: none to be had */
 
 	if (code_index(l) < 0)
 		return NULL;
+	sums = l->sum_cap && l->sum_ok == l->n;
 	/* the codes starting at or below addr, back as far as the largest one reaches */
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
@@ -327,9 +483,19 @@ const struct code *_uevent_sym_code_find(struct code_list *l, uint64_t addr, uin
 		else
 			hi = mid;
 	}
-	while (lo-- > 0) {
-		const struct code *c = &l->v[l->by_addr[lo]];
+	while (lo > 0) {
+		const struct code *c;
 
+		if (sums > 0) {
+			if ((to = sum_skip(l, lo, addr, t)) < lo) {
+				lo = to;
+				continue;
+			}
+		} else if (!sums && !left--) {
+			sums = sum_refresh(l) < 0 ? -1 : 1;
+			continue;
+		}
+		c = &l->v[l->by_addr[--lo]];
 		if (addr - c->addr >= span)
 			break;
 		if (addr - c->addr < (c->size ? c->size : 1) && c->start <= t && t < c->end &&
@@ -354,6 +520,7 @@ void _uevent_sym_code_free(struct code_list *l)
 	free(l->v);
 	free(l->by_addr);
 	free(l->node);
+	free(l->sum);
 	memset(l, 0, sizeof(*l));
 }
 

@@ -17,7 +17,8 @@
 
 #define TIME_MAX UINT64_MAX
 
-/* A named address range live over [start, end) of the recording's time. */
+/* A named address range live over [start, end) of the recording's time. Once added, a
+ * code's end is only ever lowered: the lookup's sums (struct code_sum) rely on it. */
 struct code {
 	uint64_t	addr, size, index, start, end;
 	char		*name;
@@ -33,6 +34,12 @@ struct live_node {
 	uint32_t	kid[2];		/* v indexes + 1, 0 none */
 };
 
+/* What a run of codes next by address holds, for a lookup to pass over it: the furthest
+ * byte any of them reaches, the earliest start and the latest end (of those ever live). */
+struct code_sum {
+	uint64_t	last, start, end;
+};
+
 struct code_list {
 	struct code	*v;		/* in the order added (time order) */
 	size_t		n, cap;
@@ -44,6 +51,10 @@ struct code_list {
 	struct live_node *node;		/* the treap's nodes, by v index */
 	size_t		node_cap;
 	uint64_t	max_size;	/* the largest code: how far back a search looks */
+	struct code_sum	*sum;		/* over runs of by_addr, and runs of runs: made by
+					   the first lookup that a long code made walk far */
+	size_t		sum_cap;	/* by_addr positions it has room for (0: none) */
+	size_t		sum_ok;		/* positions below it summed as they stand */
 	int		no_index;	/* kallsyms: sorted whole instead */
 	/* the codes' names, packed in blocks (a malloc each cost a header, a page fault a
 	 * few hundred names, and glibc's bookkeeping) and freed with the list */

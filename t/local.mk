@@ -104,6 +104,11 @@ t_burn_LDADD = $(t_ldadd)
 TESTS += t/symbolize t/symbolize-sparse t/report.test t/report-context.test t/export-spans.test
 EXTRA_DIST += %reldir%/report.test %reldir%/report-context.test %reldir%/context-data.py \
 	%reldir%/export-spans.test
+# the code lists' lookup (libuevent/symbolize-code.c, built in) against a model of every code
+check_PROGRAMS += t/symbolize-index
+t_symbolize_index_SOURCES = t/symbolize-index.c libuevent/symbolize-code.c
+t_symbolize_index_CFLAGS = $(t_cflags)
+TESTS += t/symbolize-index
 # The exports of captures made hostile (t/sample-data.py writes them): ranges left open
 # (t/peak-rss measures the memory they take), a corrupt record, a write that fails.
 check_PROGRAMS += t/peak-rss

@@ -212,6 +212,167 @@ static void test_many(void)
 	uevent_symbolizer__free(s);
 }
 
+/* A KSYMBOL record: [addr, addr+len) named from time t. */
+static void ksym(struct uevent_symbolizer *s, uint64_t t, uint64_t addr, uint32_t len,
+		 const char *name)
+{
+	struct uevent_perf_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.sz = sizeof(r);
+	r.type = PERF_RECORD_KSYMBOL;
+	r.body = UEVENT_BODY_KSYMBOL;
+	r.id.fields = UEVENT_ID_TIME;
+	r.id.time = t;
+	r.u.ksymbol.addr = addr;
+	r.u.ksymbol.len = len;
+	r.u.ksymbol.name = name;
+	uevent_symbolizer__feed(s, &r);
+}
+
+/*
+ * One long code among many short ones (a lookup once walked back over all of them): the
+ * short ones named, the long one wherever it holds at the time (before the loads over it
+ * end it, while it is live), nothing where neither does.
+ */
+static void test_long_jit(void)
+{
+	UEVENT_SYMBOLIZER_OPTS(o, .flags = UEVENT_SYMBOLIZER_NO_KERNEL);
+	struct uevent_symbolizer *s = uevent_symbolizer__new(&o);
+	const uint64_t X = 0x7f2000000000, L = (uint64_t)1 << 40, K = 0xffffffff00000000ull;
+	struct uevent_jit_code_unload u = { X - 0x1000, 0, 999 };
+	struct uevent_perf_record r;
+	int i, under = 0, ended = 0, live = 0, gone = 0, kern = 0;
+	char name[32];
+
+	jit_load(s, 50, 5, X, L, 1000, "long_first");		/* 1 TiB from X, at 5 */
+	for (i = 0; i < 2000; i++) {	/* 128 bytes apart, from 10 on: the first ends it */
+		snprintf(name, sizeof(name), "short_%d", i);
+		jit_load(s, 50, 10 + (uint64_t)i, X + 0x100000 + 128 * (uint64_t)i, 64,
+			 (uint64_t)i + 1, name);
+	}
+	for (i = 0; i < 2000; i++) {
+		uint64_t a = X + 0x100000 + 128 * (uint64_t)i;
+
+		snprintf(name, sizeof(name), "short_%d", i);
+		under += !is(name_at(s, 50, a + 8, 7), "long_first");
+		ended += !is(name_at(s, 50, a + 63, 100000), name) ||
+			 !is(name_at(s, 50, a + 64, 100000), "(none)");
+	}
+	ok(!under && is(name_at(s, 50, X, 7), "long_first") &&
+	   is(name_at(s, 50, X + L - 1, 9), "long_first") && is(name_at(s, 50, X + L, 7), "(none)") &&
+	   is(name_at(s, 50, X + 8, 4), "(none)"),
+	   "a 1 TiB JIT code: named over all its bytes while live (%d wrong)", under);
+	ok(!ended && is(name_at(s, 50, X + 8, 100000), "(none)") &&
+	   is(name_at(s, 50, X + L - 1, 100000), "(none)"),
+	   "... once loads over it end it: the short codes, nothing between (%d wrong)", ended);
+	/* a long code over them all, loaded last: live from 200000 until unloaded at 400000 */
+	jit_load(s, 50, 200000, X - 0x1000, L, 999, "long_last");
+	mk_uevent(&r, 50, 400000, UEVENT_TYPE_JIT_CODE_UNLOAD,
+		  uevent_jit_code_unload_encode(payload, sizeof(payload), &u));
+	uevent_symbolizer__feed(s, &r);
+	for (i = 0; i < 2000; i++) {
+		uint64_t a = X + 0x100000 + 128 * (uint64_t)i;
+
+		snprintf(name, sizeof(name), "short_%d", i);
+		live += !is(name_at(s, 50, a + 64, 300000), "long_last") ||
+			!is(name_at(s, 50, a, 150000), name);
+		gone += !is(name_at(s, 50, a, 500000), "(none)");
+	}
+	ok(!live && !gone && is(name_at(s, 50, X - 0x1001, 300000), "(none)") &&
+	   is(name_at(s, 50, X - 0x1000 + L - 1, 300000), "long_last"),
+	   "a long code loaded over them all: named while live, the short ones before it, "
+	   "nothing once unloaded (%d, %d wrong)", live, gone);
+	/* kernel symbols (KSYMBOL): a 4 GiB one, then short ones over it */
+	ksym(s, 5, K, UINT32_MAX, "ksym_long");
+	for (i = 0; i < 1000; i++) {
+		snprintf(name, sizeof(name), "ksym_%d", i);
+		ksym(s, 10 + (uint64_t)i, K + 0x1000 + 64 * (uint64_t)i, 32, name);
+	}
+	for (i = 0; i < 1000; i++) {
+		uint64_t a = K + 0x1000 + 64 * (uint64_t)i;
+
+		snprintf(name, sizeof(name), "ksym_%d", i);
+		kern += !is(name_at(s, 1, a, 7), "ksym_long") || !is(name_at(s, 1, a, 5000), name) ||
+			!is(name_at(s, 1, a + 32, 5000), "(none)");
+	}
+	ok(!kern, "a 4 GiB KSYMBOL, then short ones over it: each named at its time (%d wrong)",
+	   kern);
+	uevent_symbolizer__free(s);
+}
+
+/* A perf map of 2000 short lines 128 bytes apart from 0x7f0000100000, and a long line:
+ * first (ends before the short ones, which end it), last (ends them all), apart (touches
+ * none). */
+static int long_map(const char *dir, uint32_t pid, const char *where)
+{
+	char path[600];
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "%s/perf-%u.map", dir, pid);
+	if (!(f = fopen(path, "w")))
+		return -1;
+	if (!strcmp(where, "first"))
+		fprintf(f, "7f0000000000 10000000000 long_first\n");	/* 1 TiB */
+	for (i = 0; i < 2000; i++)
+		fprintf(f, "%llx 40 short_%d\n", 0x7f0000100000ull + 128 * (unsigned long long)i, i);
+	if (!strcmp(where, "last"))
+		fprintf(f, "7f0000000000 10000000000 long_last\n");
+	if (!strcmp(where, "apart"))
+		fprintf(f, "7e0000000000 10000000000 long_apart\n");	/* up to 7f0000000000 */
+	return fclose(f) ? -1 : 0;
+}
+
+/* How many short lines of long_map() are not named (want NULL: by their own names). */
+static int long_map_wrong(struct uevent_symbolizer *s, uint32_t pid, const char *want)
+{
+	char name[32];
+	int i, bad = 0;
+
+	for (i = 0; i < 2000; i++) {
+		uint64_t a = 0x7f0000100000ull + 128 * (uint64_t)i;
+
+		snprintf(name, sizeof(name), "short_%d", i);
+		bad += !is(name_at(s, pid, a, 5), want ? want : name) ||
+		       !is(name_at(s, pid, a + 63, 5), want ? want : name) ||
+		       !is(name_at(s, pid, a + 64, 5), want ? want : "(none)");
+	}
+	return bad;
+}
+
+/* Perf maps with one long line among 2000 short ones, the long one ended or not. */
+static void test_long_maps(const char *tmp)
+{
+	UEVENT_SYMBOLIZER_OPTS(o, .perf_map_dir = tmp, .flags = UEVENT_SYMBOLIZER_NO_KERNEL);
+	struct uevent_symbolizer *s;
+	const uint64_t L = (uint64_t)1 << 40;
+	int bad;
+
+	if (long_map(tmp, 4250, "first") < 0 || long_map(tmp, 4251, "last") < 0 ||
+	    long_map(tmp, 4252, "apart") < 0) {
+		skip(3, "could not write the maps");
+		return;
+	}
+	s = uevent_symbolizer__new(&o);
+	bad = long_map_wrong(s, 4250, NULL);
+	ok(!bad && is(name_at(s, 4250, 0x7f0000000000ull, 5), "(none)") &&
+	   is(name_at(s, 4250, 0x7f0000000000ull + L - 1, 5), "(none)"),
+	   "perf map, a 1 TiB line first: the short lines over it end it (%d wrong)", bad);
+	bad = long_map_wrong(s, 4251, "long_last");
+	ok(!bad && is(name_at(s, 4251, 0x7f0000000000ull + L - 1, 5), "long_last") &&
+	   is(name_at(s, 4251, 0x7f0000000000ull + L, 5), "(none)") &&
+	   is(name_at(s, 4251, 0x7effffffffffull, 5), "(none)"),
+	   "perf map, a 1 TiB line last: it ends them all, named over all its bytes (%d wrong)",
+	   bad);
+	bad = long_map_wrong(s, 4252, NULL);
+	ok(!bad && is(name_at(s, 4252, 0x7e0000000000ull, 5), "long_apart") &&
+	   is(name_at(s, 4252, 0x7effffffffffull, 5), "long_apart") &&
+	   is(name_at(s, 4252, 0x7f0000000000ull, 5), "(none)"),
+	   "perf map, a 1 TiB line below the others: each line named (%d wrong)", bad);
+	uevent_symbolizer__free(s);
+}
+
 static void test_comm(void)
 {
 	struct uevent_symbolizer *s = uevent_symbolizer__new(NULL);
@@ -604,7 +765,7 @@ int main(void)
 	char tmp[] = "/tmp/uevent-symtest-XXXXXX";
 	char cmd[128];
 
-	plan(43);
+	plan(50);
 	symtest_known_function(1);
 	ok(!uevent_symbolizer__new(&(struct uevent_symbolizer_opts){ .sz = 4 }) && errno == EINVAL,
 	   "new: opts with a short sz are EINVAL");
@@ -619,14 +780,16 @@ int main(void)
 	}
 	test_jit_uevents();
 	test_many();
+	test_long_jit();
 	test_comm();
 	if (!mkdtemp(tmp)) {
-		skip(20, "mkdtemp failed");
+		skip(23, "mkdtemp failed");
 		return exit_status();
 	}
 	tap_cleanup(tmp);
 	test_planted(tmp);
 	test_files(tmp);
+	test_long_maps(tmp);
 	test_feed_file(tmp);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	if (system(cmd) != 0)

@@ -1,0 +1,258 @@
+/* symbolize-index.c - the symbolizer's code lists (libuevent/symbolize-code.c, built in)
+ * against a model that looks at every code: a lookup names, of the codes live at the time
+ * over the address, the one started last (the lowest, among those started together),
+ * whatever the codes' sizes. The lists are made as the symbolizer makes them: JIT loads,
+ * moves and unloads in time order and out of it, a jitdump's loads settled at once, a
+ * perf map's lines settled at once; long codes among short ones, codes that reach past
+ * 2^64, codes never live. */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbolize-internal.h"
+#include "tap.h"
+
+/* what symbolize-code.c takes from symbolize.c */
+int _uevent_sym_grow(void **v, size_t *cap, size_t n, size_t elem)
+{
+	size_t c = *cap ? *cap * 2 : 16;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	if (!(p = realloc(*v, c * elem)))
+		return -ENOMEM;
+	*v = p;
+	*cap = c;
+	return 0;
+}
+
+const char *_uevent_sym_intern(struct uevent_symbolizer *s, const char *str)
+{
+	(void)s;
+	return str;
+}
+
+static uint64_t rnd_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+#define BASE	0x7f0000000000ull
+
+/* The answer by its definition: every code looked at. */
+static const struct code *model(const struct code_list *l, uint64_t addr, uint64_t t)
+{
+	const struct code *best = NULL;
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		const struct code *c = &l->v[i];
+
+		if (addr < c->addr || addr - c->addr >= (c->size ? c->size : 1) || t < c->start ||
+		    t >= c->end)
+			continue;
+		if (!best || c->start > best->start ||
+		    (c->start == best->start && c->addr < best->addr))
+			best = c;	/* same start and address: the first added stays */
+	}
+	return best;
+}
+
+/* A code's size: mostly a JIT's, some long (to 2^63), some past 2^64, some none. */
+static uint64_t some_size(uint64_t addr)
+{
+	unsigned int k = (unsigned int)(rnd() % 100);
+
+	if (k < 85)
+		return 16 + rnd() % 200;
+	if (k < 91)
+		return (uint64_t)1 << (12 + rnd() % 52);	/* long: 4 KiB to 2^63 */
+	if (k < 94)
+		return 0x1000 + rnd() % 0x100000;
+	if (k < 97)
+		return UINT64_MAX - addr + 1 + rnd() % 64;	/* past 2^64 */
+	return 0;
+}
+
+/* An address in a region codes crowd (n codes, 64 bytes each on average). */
+static uint64_t some_addr(size_t n)
+{
+	return BASE + rnd() % (64 * (uint64_t)n + 1);
+}
+
+/* Lookups near the codes' edges and times, and anywhere: how many answers differ. */
+static int probe(struct code_list *l, int k, uint64_t tmax, int pmap)
+{
+	int bad = 0;
+
+	while (k-- > 0 && l->n) {
+		const struct code *c = &l->v[rnd() % l->n], *got, *want;
+		uint64_t sz = c->size ? c->size : 1, addr, t;
+
+		switch (rnd() % 7) {
+		case 0: addr = c->addr; break;
+		case 1: addr = c->addr + sz / 2; break;
+		case 2: addr = c->addr + sz - 1; break;
+		case 3: addr = c->addr + sz; break;
+		case 4: addr = c->addr - 1; break;
+		case 5: addr = c->addr + rnd() % 256; break;
+		default: addr = some_addr(l->n); break;
+		}
+		switch (pmap ? 99 : rnd() % 6) {
+		case 0: t = c->start; break;
+		case 1: t = c->start - 1; break;
+		case 2: t = c->end; break;
+		case 3: t = c->end - 1; break;
+		case 4: t = UINT64_MAX - 1; break;
+		case 5: t = rnd() % (tmax + 2); break;
+		default: t = 0; break;
+		}
+		got = _uevent_sym_code_find(l, addr, t);
+		want = model(l, addr, t);
+		if (got != want) {
+			if (!bad)
+				diag("%#llx at %llu: %s, want %s", (unsigned long long)addr,
+				     (unsigned long long)t, got ? got->name : "(none)",
+				     want ? want->name : "(none)");
+			bad++;
+		}
+	}
+	return bad;
+}
+
+struct loaded {
+	uint64_t	index, addr;
+};
+
+/*
+ * n JIT loads (bulk: the first half added whole and settled, as a jitdump's are), with
+ * moves, unloads, ended overlaps (an unregistered kernel symbol) and an exec among them,
+ * times now and then out of order; lookups as it goes. Returns the answers that differ.
+ */
+static int jit_list(size_t n, int bulk, int *had_sums)
+{
+	struct code_list l;
+	struct loaded *v = calloc(n, sizeof(*v));
+	uint64_t t = 10;
+	size_t i, nv = 0;
+	char name[32];
+	int bad = 0;
+
+	memset(&l, 0, sizeof(l));
+	for (i = 0; v && i < n; i++) {
+		unsigned int op = (unsigned int)(rnd() % 100);
+		uint64_t at = t, addr = some_addr(n);
+
+		t += rnd() % 4;
+		if (bulk && i < n / 2) {
+			snprintf(name, sizeof(name), "load_%zu", i);
+			if (_uevent_sym_jit_load(NULL, &l, addr, some_size(addr), i + 1, name,
+						 strlen(name), t, 0, "[jit]", 1) < 0)
+				break;
+			v[nv++] = (struct loaded){ i + 1, addr };
+			if (i + 1 == n / 2)
+				_uevent_sym_code_settle(&l);
+			continue;
+		}
+		if (rnd() % 10 == 0)
+			at = t > 60 ? t - rnd() % 60 : t;	/* out of order */
+		else
+			at = t;
+		if (op < 70 || !nv) {
+			snprintf(name, sizeof(name), "load_%zu", i);
+			if (_uevent_sym_jit_load(NULL, &l, addr, some_size(addr), i + 1, name,
+						 strlen(name), at, 0, "[jit]", 0) < 0)
+				break;
+			v[nv++] = (struct loaded){ i + 1, addr };
+		} else if (op < 82) {
+			struct loaded *u = &v[rnd() % nv];
+			struct code *c = _uevent_sym_code_live(&l, u->index, u->addr);
+
+			if (c)
+				_uevent_sym_code_end(&l, c, at);
+		} else if (op < 94) {
+			struct loaded *u = &v[rnd() % nv];
+
+			if (_uevent_sym_jit_move(&l, u->index, u->addr, addr, rnd() % 3 ? 0 :
+						 some_size(addr), at) < 0)
+				break;
+			u->addr = addr;
+		} else if (op < 99) {
+			_uevent_sym_code_end_overlap(&l, addr, some_size(addr), at);
+		} else {
+			size_t k;	/* exec: as symbolize.c ends them all */
+
+			for (k = 0; k < l.n; k++)
+				if (l.v[k].end > at)
+					l.v[k].end = at;
+			l.live = 0;
+		}
+		if (i % 16 == 15)
+			bad += probe(&l, 24, t, 0);
+	}
+	bad += probe(&l, 4000, t, 0);
+	*had_sums |= l.sum_cap != 0;
+	_uevent_sym_code_free(&l);
+	free(v);
+	return bad + (i < n);
+}
+
+/* A perf map of n lines, settled, looked up (at time 0, as the symbolizer does). */
+static int pmap_list(size_t n, int *had_sums)
+{
+	struct code_list l;
+	char name[32];
+	size_t i;
+	int bad = 0;
+
+	memset(&l, 0, sizeof(l));
+	for (i = 0; i < n; i++) {
+		uint64_t addr = rnd() % 50 ? some_addr(n) : rnd();
+
+		snprintf(name, sizeof(name), "line_%zu", i);
+		if (!_uevent_sym_code_add(&l, addr, some_size(addr), 0, name, strlen(name)))
+			break;
+	}
+	if (i < n || _uevent_sym_pmap_settle(&l) < 0)
+		bad++;
+	bad += probe(&l, 4000, 0, 1);
+	*had_sums |= l.sum_cap != 0;
+	_uevent_sym_code_free(&l);
+	return bad;
+}
+
+int main(void)
+{
+	static const size_t sizes[] = { 1, 7, 40, 300, 3000 };
+	const size_t nsizes = sizeof(sizes) / sizeof(sizes[0]);
+	int bad, round, sums;
+	size_t z;
+
+	plan(6);
+	for (bad = sums = 0, z = 0; z < nsizes; z++)
+		for (round = 0; round < 12; round++)
+			bad += jit_list(sizes[z], 0, &sums);
+	ok(!bad, "JIT loads, moves, unloads, in and out of order: as the model (%d differ)",
+	   bad);
+	ok(sums, "... some lists walked by their sums");
+	for (bad = sums = 0, z = 0; z < nsizes; z++)
+		for (round = 0; round < 12; round++)
+			bad += jit_list(sizes[z], 1, &sums);
+	ok(!bad, "a jitdump's loads settled at once, then more: as the model (%d differ)", bad);
+	ok(sums, "... some lists walked by their sums");
+	for (bad = sums = 0, z = 0; z < nsizes; z++)
+		for (round = 0; round < 12; round++)
+			bad += pmap_list(sizes[z], &sums);
+	ok(!bad, "perf maps: as the model (%d differ)", bad);
+	ok(sums, "... some lists walked by their sums");
+	return exit_status();
+}
