@@ -640,7 +640,7 @@ static void sweep_pop(struct sweep *h, size_t *n, int up)
 int _uevent_sym_pmap_settle(struct code_list *l)
 {
 	struct sweep *hi, *lo;
-	size_t nhi = 0, nlo = 0, k;
+	size_t nhi = 0, nlo = 0, k, w = SIZE_MAX;	/* w: the lowest line past 2^64 */
 
 	if (code_index(l) < 0 || !(hi = malloc(2 * (l->n + 1) * sizeof(*hi))))
 		return -ENOMEM;
@@ -663,6 +663,25 @@ int _uevent_sym_pmap_settle(struct code_list *l)
 		sweep_push(lo, &nlo, e, 0);
 	}
 	free(hi);
+	/*
+	 * A line that reaches past 2^64 (its end wraps) neither ends the lines above it nor
+	 * is ended by them, and holds every address above it: a lookup there names the
+	 * lowest such line, never one above it. Those are ended, so that lookups pass them
+	 * by; and lookups look back only as far as the longest line left. Two passes in the
+	 * order added: arrays read in order.
+	 */
+	for (k = 0; k < l->n; k++)
+		if (l->v[k].end && l->node[k].to <= l->node[k].addr &&
+		    (w == SIZE_MAX || by_addr_less(l->v, k, w)))
+			w = k;
+	for (k = 0, l->max_size = 0; k < l->n; k++) {
+		struct code *c = &l->v[k];
+
+		if (c->end && w != SIZE_MAX && by_addr_less(l->v, w, k))
+			c->end = 0;
+		else if (c->end && c->size > l->max_size)
+			l->max_size = c->size;
+	}
 	return 0;
 }
 

@@ -347,13 +347,22 @@ static void test_long_maps(const char *tmp)
 	UEVENT_SYMBOLIZER_OPTS(o, .perf_map_dir = tmp, .flags = UEVENT_SYMBOLIZER_NO_KERNEL);
 	struct uevent_symbolizer *s;
 	const uint64_t L = (uint64_t)1 << 40;
+	char path[600];
 	int bad;
 
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/perf-%d.map", tmp, 4253);
 	if (long_map(tmp, 4250, "first") < 0 || long_map(tmp, 4251, "last") < 0 ||
-	    long_map(tmp, 4252, "apart") < 0) {
-		skip(3, "could not write the maps");
+	    long_map(tmp, 4252, "apart") < 0 || !(f = fopen(path, "w"))) {
+		skip(4, "could not write the maps");
 		return;
 	}
+	/* lines past 2^64: not ended by the lines over them, and the lowest holds them */
+	fprintf(f, "7f0000000000 40 below\n7f0000001000 ffffffffffffffff wrap_low\n"
+		"7f0000002000 40 above_a\n7f0000003000 ffffffffffffffff wrap_high\n"
+		"7f0000004000 40 above_b\n");
+	fclose(f);
 	s = uevent_symbolizer__new(&o);
 	bad = long_map_wrong(s, 4250, NULL);
 	ok(!bad && is(name_at(s, 4250, 0x7f0000000000ull, 5), "(none)") &&
@@ -370,6 +379,13 @@ static void test_long_maps(const char *tmp)
 	   is(name_at(s, 4252, 0x7effffffffffull, 5), "long_apart") &&
 	   is(name_at(s, 4252, 0x7f0000000000ull, 5), "(none)"),
 	   "perf map, a 1 TiB line below the others: each line named (%d wrong)", bad);
+	ok(is(name_at(s, 4253, 0x7f0000000010ull, 5), "below") &&
+	   is(name_at(s, 4253, 0x7f0000000040ull, 5), "(none)") &&
+	   is(name_at(s, 4253, 0x7f0000001000ull, 5), "wrap_low") &&
+	   is(name_at(s, 4253, 0x7f0000002010ull, 5), "wrap_low") &&
+	   is(name_at(s, 4253, 0x7f0000004010ull, 5), "wrap_low") &&
+	   is(name_at(s, 4253, 0x7fffffffffffull, 5), "wrap_low"),
+	   "perf map, lines past 2^64: the lowest named above it, the lines below it too");
 	uevent_symbolizer__free(s);
 }
 
@@ -765,7 +781,7 @@ int main(void)
 	char tmp[] = "/tmp/uevent-symtest-XXXXXX";
 	char cmd[128];
 
-	plan(50);
+	plan(51);
 	symtest_known_function(1);
 	ok(!uevent_symbolizer__new(&(struct uevent_symbolizer_opts){ .sz = 4 }) && errno == EINVAL,
 	   "new: opts with a short sz are EINVAL");
@@ -783,7 +799,7 @@ int main(void)
 	test_long_jit();
 	test_comm();
 	if (!mkdtemp(tmp)) {
-		skip(23, "mkdtemp failed");
+		skip(24, "mkdtemp failed");
 		return exit_status();
 	}
 	tap_cleanup(tmp);
