@@ -32,22 +32,39 @@ static int short_errno(off_t end)
 }
 
 /*
+ * The queue's epoch: the high half of sleepers, which _uevent_ga_reset() bumps. A fork
+ * child whose handler forked on the writer's thread goes on, once the handler returns,
+ * with the parent's batch and the rest of its list: records the parent writes, or cuts
+ * off again, under a descriptor number the child closed and may have opened again for
+ * its own file. A write or an undo begun under another epoch leaves them be. One
+ * relaxed load a batch: the reset was on this very thread.
+ */
+static uint32_t epoch(const struct _uevent_group_append *g)
+{
+	return (uint32_t)(__atomic_load_n(&g->sleepers, __ATOMIC_RELAXED) >> 32);
+}
+
+/*
  * A short append (a full disk, a file size limit) left the first `written` bytes of a
  * record at the end of the file: cut them off, so that the next record starts where
  * this one did and no reader meets a torn record. O_APPEND left our offset at the end
  * of our bytes; if the file has grown past it, someone appended after them (space came
  * back meanwhile) and the cut would take their record too: then the bytes stay. So they
  * do when the offset is where a signal handler's write on this thread left it
- * (nested_end, -1: none): it went after them, through the same offset.
- * Async-signal-safe (the emit path). Returns the errno that explains the short write.
+ * (nested_end, -1: none): it went after them, through the same offset. With g, the
+ * bytes stay when g's epoch is no longer ep, the one the write began under: they are a
+ * fork parent's, and so is the cut. Async-signal-safe (the emit path). Returns the
+ * errno that explains the short write.
  */
-static int undo_short(int fd, size_t written, off_t nested_end)
+static int undo_short(int fd, size_t written, off_t nested_end,
+		      const struct _uevent_group_append *g, uint32_t ep)
 {
 	struct stat st;
 	off_t end = lseek(fd, 0, SEEK_CUR);
 
 	if (end >= 0 && end != nested_end && (uint64_t)end >= written && fstat(fd, &st) == 0 &&
-	    st.st_size == end && ftruncate(fd, end - (off_t)written) < 0) {
+	    st.st_size == end && (!g || epoch(g) == ep) &&
+	    ftruncate(fd, end - (off_t)written) < 0) {
 		/* nothing else to try: the reader stops at the torn record */
 	}
 	return short_errno(end);
@@ -55,7 +72,7 @@ static int undo_short(int fd, size_t written, off_t nested_end)
 
 int _uevent_undo_short_append(int fd, size_t written)
 {
-	return undo_short(fd, written, -1);
+	return undo_short(fd, written, -1, NULL, 0);
 }
 
 void _uevent_ga_push(struct _uevent_group_append *g, struct _uevent_ga_req *req)
@@ -87,14 +104,19 @@ struct ga_frame {
 };
 static __thread struct ga_frame *ga_frame __attribute__((tls_model("initial-exec")));
 
-void _uevent_ga_write(int fd, struct _uevent_ga_req *req, int n)
+/* _uevent_ga_write() of a batch begun under epoch ep (write_pending()'s, or now). One
+ * that finds the epoch changed before its writev is a fork parent's, whose handler
+ * forked on this thread: the parent writes it, and its records say 0 here, as
+ * _uevent_ga_commit() says in such a child. */
+static void write_batch(struct _uevent_group_append *g, uint32_t ep, int fd,
+			struct _uevent_ga_req *req, int n)
 {
 	struct ga_frame f = { .fd = fd, .nested_end = -1 }, *outer = ga_frame, *up = NULL;
 	struct iovec iov[GA_IOV_MAX];
 	struct _uevent_ga_req *r, *next;
 	size_t left;
 	ssize_t ret;
-	int i, niov = 0, err = 0;
+	int i, niov = 0, err = 0, ours = 1;
 
 	if (outer && outer->fd == fd) {
 		up = outer;
@@ -109,15 +131,15 @@ void _uevent_ga_write(int fd, struct _uevent_ga_req *req, int n)
 		}
 		ga_frame = &f;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* set before the writev */
-		do
-			ret = writev(fd, iov, niov);
-		while (ret < 0 && errno == EINTR);
+		while ((ours = epoch(g) == ep) && (ret = writev(fd, iov, niov)) < 0 &&
+		       errno == EINTR)
+			;
 		if (ret < 0)
 			err = errno;
 		if (up && ret > 0)
 			__atomic_store_n(&up->nested_end, lseek(fd, 0, SEEK_CUR), __ATOMIC_RELAXED);
 	}
-	left = ret < 0 ? 0 : (size_t)ret;
+	left = !ours ? SIZE_MAX : ret < 0 ? 0 : (size_t)ret;
 	for (r = req, i = 0; i < n; r = next, i++) {
 		next = r->next;		/* read before done: r may be gone */
 		if (err) {
@@ -129,7 +151,8 @@ void _uevent_ga_write(int fd, struct _uevent_ga_req *req, int n)
 			/* Cut off the torn one; it and the rest of the batch fail with why. */
 			__atomic_store_n(&f.undoing, 1, __ATOMIC_RELAXED);
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);
-			err = undo_short(fd, left, __atomic_load_n(&f.nested_end, __ATOMIC_RELAXED));
+			err = undo_short(fd, left, __atomic_load_n(&f.nested_end, __ATOMIC_RELAXED),
+					 g, ep);
 			left = 0;
 			r->result = -err;
 		}
@@ -137,6 +160,11 @@ void _uevent_ga_write(int fd, struct _uevent_ga_req *req, int n)
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	ga_frame = outer;
+}
+
+void _uevent_ga_write(struct _uevent_group_append *g, int fd, struct _uevent_ga_req *req, int n)
+{
+	write_batch(g, epoch(g), fd, req, n);
 }
 
 /* Bumped after each batch and when the writer leaves; waiters past their spin sleep on
@@ -208,11 +236,13 @@ static void wait_writer(struct _uevent_group_append *g, const int *done, unsigne
  * The writer: takes what was pushed, once, and writes it, oldest first. It does not
  * stay for what is pushed meanwhile: that waits for the next writer (one of those who
  * pushed it), which then takes all of it at once; a writer that stayed would write for
- * the others a record at a time, its own caller kept waiting.
+ * the others a record at a time, its own caller kept waiting. In a fork child whose
+ * handler forked on the writer, the list is the parent's, and so is the rest of it.
  */
 static void write_pending(struct _uevent_group_append *g, int fd)
 {
 	struct _uevent_ga_req *list, *next, *fifo = NULL, *batch;
+	uint32_t ep = epoch(g);	/* before the list is taken */
 	int n, niov;
 
 	list = __atomic_exchange_n(&g->pending, NULL, __ATOMIC_ACQUIRE);
@@ -221,13 +251,13 @@ static void write_pending(struct _uevent_group_append *g, int fd)
 		list->next = fifo;
 		fifo = list;
 	}
-	while (fifo) {
+	while (fifo && epoch(g) == ep) {
 		batch = fifo;
 		for (n = niov = 0; fifo && niov + fifo->niov <= GA_IOV_MAX; n++) {
 			niov += fifo->niov;
 			fifo = fifo->next;	/* read before done: it may be gone */
 		}
-		_uevent_ga_write(fd, batch, n);
+		write_batch(g, ep, fd, batch, n);
 		wake_waiters(g);
 	}
 }
@@ -271,6 +301,8 @@ void _uevent_ga_lock(struct _uevent_group_append *g, const void *self)
  * fork child whose handler forked on a waiting thread: the writer, or the queue that
  * held the record (_uevent_ga_reset()), stayed in the parent, which writes the record
  * (its pid's, its thread's); the child neither waits for it nor writes a second copy.
+ * Nor if the handler forked on the writer: the list it took is the parent's, which
+ * the child leaves at the reset's epoch (write_pending()).
  */
 int _uevent_ga_commit(struct _uevent_group_append *g, const int *fdp,
 		      struct _uevent_ga_req *req, const void *self)
@@ -294,7 +326,9 @@ int _uevent_ga_commit(struct _uevent_group_append *g, const int *fdp,
 }
 
 /* A sleeper of the parent's, this thread if a handler on it forked, has its count
- * dropped here; the bump of gen ends a FUTEX_WAIT the handler's return restarts. */
+ * dropped here; the bump of gen ends a FUTEX_WAIT the handler's return restarts. The
+ * bump of the high half is a new epoch: a writer of the parent's, this thread if a
+ * handler on it forked, writes and cuts nothing more (epoch()). */
 void _uevent_ga_reset(struct _uevent_group_append *g)
 {
 	g->pending = NULL;

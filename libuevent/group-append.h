@@ -73,11 +73,14 @@ void _uevent_ga_unlock(struct _uevent_group_append *g);
 /* Writes n records of the list from req (oldest first) in one writev, now; sets each
  * one's result and done. A short write is cut off again: no torn record is left, unless
  * a record went in after it (another process's, a signal handler's on this thread),
- * which the cut would take too. */
-void _uevent_ga_write(int fd, struct _uevent_ga_req *req, int n);
+ * which the cut would take too. g is the queue whose writer's place this thread holds:
+ * in a fork child (_uevent_ga_reset() since the call began) it neither writes nor cuts. */
+void _uevent_ga_write(struct _uevent_group_append *g, int fd, struct _uevent_ga_req *req,
+		      int n);
 
 /* In a fork child: the parent's other threads, a writer among them, did not come along
- * (this one, if a handler on it forked, may be waiting in _uevent_ga_commit()). */
+ * (this one, if a handler on it forked, may be waiting in _uevent_ga_commit(), or be
+ * the writer: what it has left to write and cut is the parent's, and stays so). */
 void _uevent_ga_reset(struct _uevent_group_append *g);
 
 #endif

@@ -243,7 +243,7 @@ static int file_write(struct _uevent_tstate *ts, uint32_t type, const void *data
 	req.len = head.h.size;
 	if (_uevent_ga_held(&file_queue, &file_writer)) {	/* a handler's, on the writer */
 		req.next = NULL;
-		_uevent_ga_write(__atomic_load_n(&ts->fd, __ATOMIC_ACQUIRE), &req, 1);
+		_uevent_ga_write(&file_queue, __atomic_load_n(&ts->fd, __ATOMIC_ACQUIRE), &req, 1);
 		return req.result;
 	}
 	_uevent_ga_push(&file_queue, &req);

@@ -122,13 +122,19 @@ static void test_fork_in_open(void)
 /*
  * This program's writev takes the place of libc's for libuevent (the executable comes
  * first in symbol lookup), so a test can act at an exact point of a write: after a
- * short one (a handler's mark then), or before one (the writer held there).
+ * short one (a handler's mark then), before one (the writer held there), or after a
+ * batch of many records (held there, the rest of its list still to write).
  */
 static int writev_calls;
 static int short_armed;		/* the next short write raises SIGUSR1 */
 static int block_armed;		/* the next write waits for a byte on block_pipe */
 static int blocked;		/* a write is waiting there */
 static int block_pipe[2];
+static int hold_armed;		/* the next write of more than one record, once done, waits
+				   there too: in a fork child of it, not */
+static pid_t held_tid;		/* the thread that waits there */
+static int held_iov;		/* the iovecs of its write */
+static int in_child;		/* set in a fork child by the handler that forked */
 
 ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 {
@@ -145,6 +151,14 @@ ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 		__atomic_store_n(&blocked, 0, __ATOMIC_SEQ_CST);
 	}
 	n = syscall(SYS_writev, fd, iov, iovcnt);
+	if (iovcnt > 3 && __atomic_exchange_n(&hold_armed, 0, __ATOMIC_SEQ_CST)) {
+		held_iov = iovcnt;
+		__atomic_store_n(&held_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
+		/* a handler's fork without SA_RESTART: the child goes on at once */
+		while (read(block_pipe[0], &c, 1) < 0 && errno == EINTR &&
+		       !__atomic_load_n(&in_child, __ATOMIC_SEQ_CST))
+			;
+	}
 	for (i = 0; i < iovcnt; i++)
 		total += iov[i].iov_len;
 	if (n > 0 && (size_t)n < total && __atomic_exchange_n(&short_armed, 0, __ATOMIC_SEQ_CST))
@@ -191,12 +205,15 @@ int close(int fd)
 	return ret;
 }
 
-/* Marks of each type in p, and whether the file reads to its end. */
+/* Marks of each type in p, and whether the file reads to its end; with seen, how
+ * often each MAIN_TYPE mark whose payload is an int below MANY names it. */
 struct count {
 	int main, sig, child, other, end_ok;
 };
 
-static void count_marks(const char *p, struct count *c)
+#define MANY		200	/* threads whose marks wait for one writer: over a batch */
+
+static void count_each(const char *p, struct count *c, int *seen)
 {
 	struct uevent_file_reader *rd = uevent_file_reader__open(p);
 	struct uevent_record r = { .sz = sizeof(r) };
@@ -204,6 +221,13 @@ static void count_marks(const char *p, struct count *c)
 
 	memset(c, 0, sizeof(*c));
 	while (rd && (ret = uevent_file_reader__next(rd, &r)) == 1) {
+		if (r.type == MAIN_TYPE && seen && r.size == sizeof(int)) {
+			int i;
+
+			memcpy(&i, r.data, sizeof(i));
+			if (i >= 0 && i < MANY)
+				seen[i]++;
+		}
 		if (r.type == MAIN_TYPE)
 			c->main++;
 		else if (r.type == SIG_TYPE)
@@ -216,6 +240,11 @@ static void count_marks(const char *p, struct count *c)
 	c->end_ok = ret == 0;
 	if (rd)
 		uevent_file_reader__close(rd);
+}
+
+static void count_marks(const char *p, struct count *c)
+{
+	count_each(p, c, NULL);
 }
 
 /* ---- a handler's mark between a short write and its undo ---- */
@@ -349,7 +378,6 @@ static int reap(pid_t child)
 
 static char wait_path[PATH_MAX];
 static pid_t waiter_tid, fork_child;
-static int in_child;
 static __thread int forked_here;	/* in the child: the thread the fork was on */
 
 static void fork_in_handler(int sig)
@@ -504,6 +532,298 @@ static void test_fork_in_wait(int restart)
 	unlink(wait_path);
 }
 
+/* ---- a fork from a handler on the writer, more of its list still to write ---- */
+
+static pid_t many_tid[MANY];
+
+static void *many_thread(void *arg)
+{
+	int i = (int)(intptr_t)arg, ret;
+
+	__atomic_store_n(&many_tid[i], (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	ret = uevent_emit(MAIN_TYPE, &i, sizeof(i));
+	if (forked_here)		/* the fork's child, back from the handler */
+		_exit(ret == 0 ? child_work() : 12);
+	return (void *)(intptr_t)ret;
+}
+
+/* Waits up to WAIT_S for all MANY threads to sleep waiting for the writer. */
+static int many_asleep(void)
+{
+	struct timespec ts = { 0, 1000000 };
+	int i, j;
+
+	for (i = 0, j = 0; i < WAIT_S * 1000; i++) {
+		for (; j < MANY; j++) {
+			pid_t tid = __atomic_load_n(&many_tid[j], __ATOMIC_ACQUIRE);
+
+			if (!tid || !sleeping(tid))
+				break;
+		}
+		if (j == MANY)
+			return 1;
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+/* Waits up to WAIT_S for *p to be set; its value. */
+static pid_t wait_set(pid_t *p)
+{
+	struct timespec ts = { 0, 1000000 };
+	int i;
+
+	for (i = 0; i < WAIT_S * 1000 && !__atomic_load_n(p, __ATOMIC_ACQUIRE); i++)
+		nanosleep(&ts, NULL);
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * A writer holds the writer's place while MANY threads queue their marks; the one that
+ * takes its place next takes them all, more than a writev carries, and is held after
+ * its first writev. A handler on it forks there. The child, back from the handler, has
+ * the parent's list and a descriptor number it closed and opened again for its own
+ * capture: the same path (shared), or perf-uevent-PID.data, one a process. It must
+ * write none of that list, and its own marks go on; the parent writes each of its
+ * marks once. Without SA_RESTART, so the child's writev goes on at once (the parent's
+ * waits for its byte).
+ */
+static void test_fork_on_writer(int shared)
+{
+	static pthread_t th[MANY];
+	char p[PATH_MAX], cp[PATH_MAX];
+	int seen[MANY] = { 0 }, i, once = 0, failed = 0, st = -2, step = 0, cwd;
+	pthread_attr_t attr;
+	struct sigaction sa;
+	struct count c, cc;
+	pthread_t w;
+	void *v;
+
+	if (pipe(block_pipe) < 0) {
+		skip(3, "no pipe");
+		return;
+	}
+	cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	snprintf(p, sizeof(p), "%s/writer-fork", dir);
+	if (cwd < 0 || chdir(dir) < 0 ||
+	    open_at(shared ? p : NULL) != UEVENT_TRANSPORT_FILE) {
+		skip(3, "the file transport does not open in the temporary directory");
+		if (cwd >= 0 && fchdir(cwd) == 0)
+			close(cwd);
+		close(block_pipe[0]);
+		close(block_pipe[1]);
+		return;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fork_in_handler;
+	sigaction(SIGUSR2, &sa, NULL);
+	fork_child = held_tid = 0;
+	memset(many_tid, 0, sizeof(many_tid));
+	__atomic_store_n(&blocked, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&block_armed, 1, __ATOMIC_SEQ_CST);
+	pthread_create(&w, NULL, writer_thread, NULL);
+	for (i = 0; i < WAIT_S * 1000 && !__atomic_load_n(&blocked, __ATOMIC_SEQ_CST); i++)
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	for (i = 0; i < MANY; i++)
+		pthread_create(&th[i], &attr, many_thread, (void *)(intptr_t)i);
+	pthread_attr_destroy(&attr);
+	if (!__atomic_load_n(&blocked, __ATOMIC_SEQ_CST))
+		step = 1;	/* the first writer never reached its writev */
+	else if (!many_asleep())
+		step = 2;	/* the others never all waited */
+	__atomic_store_n(&hold_armed, 1, __ATOMIC_SEQ_CST);
+	if (write(block_pipe[1], "", 1) != 1 && !step)
+		step = 3;
+	if (!step && !wait_set(&held_tid))
+		step = 4;	/* no writer took the others' marks */
+	/* in its read: a child forked before it would take the parent's byte */
+	for (i = 0; !step && i < WAIT_S * 1000 && !sleeping(held_tid); i++)
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	if (!step && i == WAIT_S * 1000)
+		step = 5;
+	if (!step) {
+		syscall(SYS_tgkill, getpid(), held_tid, SIGUSR2);
+		if (!wait_set(&fork_child))
+			step = 6;
+	}
+	__atomic_store_n(&hold_armed, 0, __ATOMIC_SEQ_CST);
+	if (write(block_pipe[1], "", 1) != 1 && !step)
+		step = 3;
+	pthread_join(w, &v);
+	failed += v != NULL;
+	for (i = 0; i < MANY; i++) {
+		pthread_join(th[i], &v);
+		failed += v != NULL;
+	}
+	close(block_pipe[0]);
+	close(block_pipe[1]);
+	if (fork_child > 0)
+		st = reap(fork_child);
+	signal(SIGUSR2, SIG_DFL);
+	uevent_close();
+	if (fchdir(cwd) < 0)
+		diag("fchdir: %s", strerror(errno));
+	close(cwd);
+	if (!shared) {
+		snprintf(p, sizeof(p), "%s/perf-uevent-%d.data", dir, (int)getpid());
+		snprintf(cp, sizeof(cp), "%s/perf-uevent-%d.data", dir, (int)fork_child);
+		count_each(cp, &cc, NULL);
+	}
+	count_each(p, &c, seen);
+	if (shared)
+		cc = c;
+	for (i = 0; i < MANY; i++)
+		once += seen[i] == 1;
+	ok(!step && held_iov == 3 * 128 && !failed && st == 0, "%s: a fork from a handler on "
+	   "the writer after its first writev of %d records (%d iovecs): every emit returns 0 "
+	   "(%d failed), the child's too, its own marks go on (step %d, child %d)",
+	   shared ? "one file" : "a file each", MANY, held_iov, failed, step, st);
+	ok(c.end_ok && c.main == MANY + 1 && once == MANY && !c.other && (shared || !c.child),
+	   "the parent's file holds each of its marks once (%d of %d once, %d in all of %d, "
+	   "%d of the child's, %s)", once, MANY, c.main, MANY + 1, c.child,
+	   c.end_ok ? "read to the end" : "unreadable");
+	ok(cc.end_ok && cc.child == 3 && !cc.other && (shared || !cc.main),
+	   "the child's file holds its 3 marks%s (%d, %d of the parent's, %s)",
+	   shared ? "" : " only", cc.child, cc.main, cc.end_ok ? "read to the end" : "unreadable");
+	unlink(p);
+	if (!shared)
+		unlink(cp);
+}
+
+/* ---- a fork from a handler on the writer between a short write and its undo ---- */
+
+static int capture_fd = -1, other_fd = -1;
+
+/* In the child, the capture's number goes to another file of the child's, at its end
+ * (as an open there could take it: the child closed it, and opened its capture again
+ * at a lower one). */
+static void fork_after_short(int sig)
+{
+	int saved = errno;
+	pid_t pid;
+
+	(void)sig;
+	pid = fork();
+	if (pid == 0) {
+		in_child = 1;
+		forked_here = 1;
+		if (fcntl(capture_fd, F_GETFD) >= 0 || dup2(other_fd, capture_fd) != capture_fd)
+			_exit(3);	/* the child's own capture has the number */
+	} else {
+		__atomic_store_n(&fork_child, pid, __ATOMIC_RELEASE);
+	}
+	errno = saved;
+}
+
+/* The descriptor open on path, or -1. */
+static int fd_of(const char *path)
+{
+	char link[64], to[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	for (fd = 3; fd < 1024; fd++) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = readlink(link, to, sizeof(to) - 1);
+		if (n > 0 && (to[n] = 0, !strcmp(to, path)))
+			return fd;
+	}
+	return -1;
+}
+
+/*
+ * A write cut short by RLIMIT_FSIZE, and a handler on the writer's thread that forks
+ * before the undo. The torn bytes are the parent's, which cuts them; in the child the
+ * number the write went through names another file (OTHER_LEN bytes, its offset at
+ * the end), which the child's undo must leave whole. The child's own mark, once the
+ * parent has cut its torn bytes, goes into the capture (the same path) whole.
+ */
+#define OTHER_LEN	200
+
+static void test_fork_before_undo(void)
+{
+	char p[PATH_MAX], op[PATH_MAX], buf[OTHER_LEN];
+	int ret, ret2 = 1, st = -2, low, go[2];
+	struct sigaction sa;
+	struct rlimit rl;
+	struct stat sb;
+	struct count c;
+
+	snprintf(p, sizeof(p), "%s/undo-fork", dir);
+	snprintf(op, sizeof(op), "%s/other", dir);
+	low = open("/dev/null", O_RDONLY | O_CLOEXEC);	/* a number below the capture's */
+	if (low < 0 || open_at(p) != UEVENT_TRANSPORT_FILE || stat(p, &sb) < 0 ||
+	    (capture_fd = fd_of(p)) < 0 || getrlimit(RLIMIT_FSIZE, &fsize_was) < 0 ||
+	    pipe(go) < 0) {
+		skip(2, "the file transport does not open, or its descriptor is not found");
+		if (low >= 0)
+			close(low);
+		return;
+	}
+	other_fd = open(op, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+	memset(buf, 0x77, sizeof(buf));
+	if (other_fd < 0 || write(other_fd, buf, sizeof(buf)) != sizeof(buf)) {
+		skip(2, "cannot write the other file");
+		return;
+	}
+	close(low);		/* the child's capture opens again there */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fork_after_short;
+	sigaction(SIGUSR1, &sa, NULL);
+	signal(SIGXFSZ, SIG_IGN);
+	rl = fsize_was;
+	rl.rlim_cur = (rlim_t)sb.st_size + 50;	/* the record is longer */
+	fork_child = 0;
+	writev_calls = 0;
+	if (setrlimit(RLIMIT_FSIZE, &rl) < 0) {
+		skip(2, "cannot set RLIMIT_FSIZE");
+		return;
+	}
+	__atomic_store_n(&short_armed, 1, __ATOMIC_SEQ_CST);
+	memset(buf, 0x11, sizeof(buf));
+	ret = uevent_emit(MAIN_TYPE, buf, 100);
+	short_armed = 0;
+	setrlimit(RLIMIT_FSIZE, &fsize_was);
+	if (forked_here) {	/* the child: the other file whole, then a mark of its own */
+		struct stat ob;
+		char c1;
+
+		st = fstat(other_fd, &ob) < 0 || ob.st_size != OTHER_LEN;
+		while (read(go[0], &c1, 1) < 0 && errno == EINTR)
+			;
+		_exit(st | (uevent_emit(CHILD_TYPE, buf, 40) ? 2 : 0));
+	}
+	signal(SIGUSR1, SIG_DFL);
+	if (fork_child > 0) {
+		if (write(go[1], "", 1) != 1)
+			kill(fork_child, SIGKILL);
+		ret2 = uevent_emit(MAIN_TYPE, buf, 100);
+		st = reap(fork_child);
+	}
+	close(go[0]);
+	close(go[1]);
+	close(other_fd);
+	uevent_close();
+	if (!writev_calls || fork_child <= 0) {
+		skip(2, "libuevent's writev is not this program's (a static link?)");
+		unlink(p);
+		unlink(op);
+		return;
+	}
+	count_marks(p, &c);
+	ok((ret == -EFBIG || ret == -ENOSPC) && st == 0, "a fork between a short write and "
+	   "its undo: the write fails (%d), the child cuts nothing of the file that has the "
+	   "number there (child %d: 0 whole, 1 cut, 2 its mark failed, 3 the number was "
+	   "its capture's)", ret, st);
+	ok(ret2 == 0 && c.end_ok && c.main == 1 && c.child == 1 && !c.other, "the parent cut "
+	   "its torn record; its next mark and the child's are whole (%d of its, %d of the "
+	   "child's, %s)", c.main, c.child, c.end_ok ? "read to the end" : "unreadable");
+	unlink(p);
+	unlink(op);
+}
+
 /* ---- a fork between a transport's close and its being marked closed ---- */
 
 /*
@@ -548,12 +868,15 @@ int main(void)
 	if (!mkdtemp(dir))
 		plan_skip_all("no temporary directory");
 	tap_cleanup(dir);
-	plan(10);
+	plan(18);
 	test_fork_in_open();
 	test_mark_before_undo(0);
 	test_mark_before_undo(1);
 	test_fork_in_wait(0);
 	test_fork_in_wait(1);
+	test_fork_on_writer(1);
+	test_fork_on_writer(0);
+	test_fork_before_undo();
 	test_fork_in_close();
 	rmdir(dir);
 	return exit_status();
