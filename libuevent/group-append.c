@@ -331,6 +331,7 @@ int _uevent_ga_commit(struct _uevent_group_append *g, const int *fdp,
  * handler on it forked, writes and cuts nothing more (epoch()). */
 void _uevent_ga_reset(struct _uevent_group_append *g)
 {
+	ga_frame = NULL;	/* the write a handler here forked in is the parent's */
 	g->pending = NULL;
 	g->writer = NULL;
 	g->sleepers = ((g->sleepers >> 32) + 1) << 32;

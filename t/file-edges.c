@@ -824,6 +824,77 @@ static void test_fork_before_undo(void)
 	unlink(op);
 }
 
+/* ---- a fork from a handler inside the undo, and a mark in the child ---- */
+
+/* In the child, the space back: the child's own mark, from the handler that forked. */
+static void fork_mark_in_undo(int sig)
+{
+	uint8_t buf[64];
+	int saved = errno;
+	pid_t pid;
+
+	(void)sig;
+	pid = fork();
+	if (pid == 0) {
+		setrlimit(RLIMIT_FSIZE, &fsize_was);
+		memset(buf, 0x33, sizeof(buf));
+		_exit(uevent_emit(CHILD_TYPE, buf, sizeof(buf)) == 0 ? 0 : 1);
+	}
+	__atomic_store_n(&fork_child, pid, __ATOMIC_RELEASE);
+	errno = saved;
+}
+
+/*
+ * A handler on the writer's thread forks inside the undo of a short write. The child is
+ * not writing anything: the parent's undo is the parent's. A mark the handler makes in
+ * the child goes to the child's capture; it failed as if it would be cut by that undo.
+ */
+static void test_fork_mark_in_undo(void)
+{
+	struct sigaction sa;
+	struct rlimit rl;
+	struct stat sb;
+	char p[PATH_MAX], buf[100];
+	int ret, st = -2;
+
+	snprintf(p, sizeof(p), "%s/undo-mark", dir);
+	if (open_at(p) != UEVENT_TRANSPORT_FILE || stat(p, &sb) < 0 ||
+	    getrlimit(RLIMIT_FSIZE, &fsize_was) < 0) {
+		skip(1, "the file transport does not open");
+		return;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fork_mark_in_undo;
+	sigaction(SIGUSR1, &sa, NULL);
+	signal(SIGXFSZ, SIG_IGN);
+	rl = fsize_was;
+	rl.rlim_cur = (rlim_t)sb.st_size + 50;	/* the record is longer */
+	writev_calls = 0;
+	fork_child = 0;
+	if (setrlimit(RLIMIT_FSIZE, &rl) < 0) {
+		skip(1, "cannot set RLIMIT_FSIZE");
+		return;
+	}
+	__atomic_store_n(&truncate_armed, 1, __ATOMIC_SEQ_CST);
+	memset(buf, 0x11, sizeof(buf));
+	ret = uevent_emit(MAIN_TYPE, buf, sizeof(buf));
+	truncate_armed = 0;
+	setrlimit(RLIMIT_FSIZE, &fsize_was);
+	signal(SIGUSR1, SIG_DFL);
+	if (fork_child > 0)
+		st = reap(fork_child);
+	uevent_close();
+	if (!writev_calls || fork_child <= 0) {
+		skip(1, "libuevent's writev and ftruncate are not this program's (a static link?)");
+		unlink(p);
+		return;
+	}
+	ok((ret == -EFBIG || ret == -ENOSPC) && st == 0, "a fork from a handler inside the "
+	   "undo: the short write fails (%d), the child's mark from that handler goes in "
+	   "(child %d: 0 written, 1 failed)", ret, st);
+	unlink(p);
+}
+
 /* ---- a fork between a transport's close and its being marked closed ---- */
 
 /*
@@ -868,7 +939,7 @@ int main(void)
 	if (!mkdtemp(dir))
 		plan_skip_all("no temporary directory");
 	tap_cleanup(dir);
-	plan(18);
+	plan(19);
 	test_fork_in_open();
 	test_mark_before_undo(0);
 	test_mark_before_undo(1);
@@ -877,6 +948,7 @@ int main(void)
 	test_fork_on_writer(1);
 	test_fork_on_writer(0);
 	test_fork_before_undo();
+	test_fork_mark_in_undo();
 	test_fork_in_close();
 	rmdir(dir);
 	return exit_status();
