@@ -266,6 +266,46 @@ static void mark_after_short(int sig)
 }
 
 /*
+ * Opens p (the file transport) and emits a 100-byte mark that RLIMIT_FSIZE cuts short,
+ * 50 bytes past the file's end (its size before in *size), with handler on SIGUSR1 and
+ * *arm set for this program's writev or ftruncate to raise it. The emit's result; 1
+ * after skipping nskip when that cannot be set up.
+ */
+static int short_emit(const char *p, void (*handler)(int), int *arm, int nskip, off_t *size)
+{
+	struct sigaction sa;
+	struct rlimit rl;
+	struct stat sb;
+	uint8_t buf[100];
+	int ret;
+
+	if (open_at(p) != UEVENT_TRANSPORT_FILE || stat(p, &sb) < 0 ||
+	    getrlimit(RLIMIT_FSIZE, &fsize_was) < 0) {
+		skip(nskip, "the file transport does not open");
+		return 1;
+	}
+	*size = sb.st_size;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigaction(SIGUSR1, &sa, NULL);
+	signal(SIGXFSZ, SIG_IGN);
+	rl = fsize_was;
+	rl.rlim_cur = (rlim_t)sb.st_size + 50;	/* the record is longer */
+	writev_calls = 0;
+	if (setrlimit(RLIMIT_FSIZE, &rl) < 0) {
+		skip(nskip, "cannot set RLIMIT_FSIZE");
+		return 1;
+	}
+	__atomic_store_n(arm, 1, __ATOMIC_SEQ_CST);
+	memset(buf, 0x11, sizeof(buf));
+	ret = uevent_emit(MAIN_TYPE, buf, sizeof(buf));
+	__atomic_store_n(arm, 0, __ATOMIC_SEQ_CST);
+	setrlimit(RLIMIT_FSIZE, &fsize_was);
+	signal(SIGUSR1, SIG_DFL);
+	return ret;
+}
+
+/*
  * A write cut short by RLIMIT_FSIZE, and a signal handler on the writer's thread whose
  * mark goes in (the limit raised) before the writer cuts the torn bytes off again (at
  * the writev's return, or inside the undo, before its ftruncate): the cut must not
@@ -275,39 +315,18 @@ static void mark_after_short(int sig)
 static void test_mark_before_undo(int in_undo)
 {
 	const char *what = in_undo ? "inside the undo" : "after the short writev";
-	uint8_t buf[100], sig_payload[64], *file;
-	struct sigaction sa;
-	struct rlimit rl;
-	struct stat sb;
+	uint8_t sig_payload[64], *file;
 	struct count c;
 	char p[PATH_MAX];
 	size_t len;
+	off_t size;
 	int ret;
 
 	snprintf(p, sizeof(p), "%s/short-%d", dir, in_undo);
-	if (open_at(p) != UEVENT_TRANSPORT_FILE || stat(p, &sb) < 0 ||
-	    getrlimit(RLIMIT_FSIZE, &fsize_was) < 0) {
-		skip(2, "the file transport does not open");
-		return;
-	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = mark_after_short;
-	sigaction(SIGUSR1, &sa, NULL);
-	signal(SIGXFSZ, SIG_IGN);
-	rl = fsize_was;
-	rl.rlim_cur = (rlim_t)sb.st_size + 50;	/* the record is longer */
-	writev_calls = 0;
 	sig_ret = 1;
-	if (setrlimit(RLIMIT_FSIZE, &rl) < 0) {
-		skip(2, "cannot set RLIMIT_FSIZE");
+	ret = short_emit(p, mark_after_short, in_undo ? &truncate_armed : &short_armed, 2, &size);
+	if (ret == 1)
 		return;
-	}
-	__atomic_store_n(in_undo ? &truncate_armed : &short_armed, 1, __ATOMIC_SEQ_CST);
-	memset(buf, 0x11, sizeof(buf));
-	ret = uevent_emit(MAIN_TYPE, buf, sizeof(buf));
-	short_armed = truncate_armed = 0;
-	setrlimit(RLIMIT_FSIZE, &fsize_was);
-	signal(SIGUSR1, SIG_DFL);
 	if (!writev_calls || sig_ret == 1) {
 		skip(2, "libuevent's writev and ftruncate are not this program's (a static link?)");
 		return;
@@ -321,18 +340,18 @@ static void test_mark_before_undo(int in_undo)
 		ok((ret == -EFBIG || ret == -ENOSPC) && sig_ret == 0, "%s: the short write fails "
 		   "(%d), the handler's mark after it is written (%d)", what, ret, sig_ret);
 		/* the handler's record: its payload, 16 bytes of sample id, the file's end */
-		ok(file && len >= (size_t)sb.st_size + 80 &&
+		ok(file && len >= (size_t)size + 80 &&
 		   !memcmp(file + len - 16 - sizeof(sig_payload), sig_payload,
 			   sizeof(sig_payload)),
 		   "%s: the undo cut none of the handler's record (%zu bytes after the %lld "
-		   "there were)", what, len - (size_t)sb.st_size, (long long)sb.st_size);
+		   "there were)", what, len - (size_t)size, (long long)size);
 	} else {
 		ok((ret == -EFBIG || ret == -ENOSPC) && (sig_ret == -EFBIG || sig_ret == -ENOSPC),
 		   "%s: the short write fails (%d), and the handler's mark, which the undo "
 		   "would cut, too (%d)", what, ret, sig_ret);
-		ok(len == (size_t)sb.st_size && c.end_ok && !c.main && !c.sig,
+		ok(len == (size_t)size && c.end_ok && !c.main && !c.sig,
 		   "%s: the file is as it was, read to its end (%zu bytes, %lld before)", what,
-		   len, (long long)sb.st_size);
+		   len, (long long)size);
 	}
 	free(file);
 	unlink(p);
@@ -851,36 +870,15 @@ static void fork_mark_in_undo(int sig)
  */
 static void test_fork_mark_in_undo(void)
 {
-	struct sigaction sa;
-	struct rlimit rl;
-	struct stat sb;
-	char p[PATH_MAX], buf[100];
+	char p[PATH_MAX];
 	int ret, st = -2;
+	off_t size;
 
 	snprintf(p, sizeof(p), "%s/undo-mark", dir);
-	if (open_at(p) != UEVENT_TRANSPORT_FILE || stat(p, &sb) < 0 ||
-	    getrlimit(RLIMIT_FSIZE, &fsize_was) < 0) {
-		skip(1, "the file transport does not open");
-		return;
-	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = fork_mark_in_undo;
-	sigaction(SIGUSR1, &sa, NULL);
-	signal(SIGXFSZ, SIG_IGN);
-	rl = fsize_was;
-	rl.rlim_cur = (rlim_t)sb.st_size + 50;	/* the record is longer */
-	writev_calls = 0;
 	fork_child = 0;
-	if (setrlimit(RLIMIT_FSIZE, &rl) < 0) {
-		skip(1, "cannot set RLIMIT_FSIZE");
+	ret = short_emit(p, fork_mark_in_undo, &truncate_armed, 1, &size);
+	if (ret == 1)
 		return;
-	}
-	__atomic_store_n(&truncate_armed, 1, __ATOMIC_SEQ_CST);
-	memset(buf, 0x11, sizeof(buf));
-	ret = uevent_emit(MAIN_TYPE, buf, sizeof(buf));
-	truncate_armed = 0;
-	setrlimit(RLIMIT_FSIZE, &fsize_was);
-	signal(SIGUSR1, SIG_DFL);
 	if (fork_child > 0)
 		st = reap(fork_child);
 	uevent_close();
