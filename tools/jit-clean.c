@@ -262,12 +262,16 @@ static void clean_dir(struct clean *c, int fd)
 		fail(c, "cannot read", real);
 		return;
 	}
-	/* A dump whose process still runs is in use: perf inject has yet to read it. */
+	/* A dump whose process still runs is in use: perf inject has yet to read it. Only a
+	 * dump of ours, as the ones removed below: another user's, planted in a directory
+	 * they may write, would keep ours for as long as its pid runs (1: for ever). */
 	while ((de = readdir(d))) {
 		int is_so;
 		long pid = jit_file_pid(de->d_name, &is_so);
 
-		if (pid && !is_so && alive(pid))
+		if (pid && !is_so && alive(pid) &&
+		    !fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode) &&
+		    st.st_uid == geteuid())
 			busy = pid;
 	}
 	if (busy && !c->force) {
