@@ -230,6 +230,8 @@ struct uevent_jit {
 	uint64_t dump_whole;		/* ... the last record's start or end at or before
 					   dump_file: a failed write cuts the file there */
 	uint64_t dump_next;		/* ... and the first at or after it */
+	uint64_t bnd_at;		/* the last 256 KiB boundary an append passed, */
+	uint64_t bnd_whole, bnd_next;	/* ... and the record about it (dump_bounds) */
 	uint64_t dump_alloc;		/* ... and the file's blocks allocated up to here
 					   (FALLOC_FL_KEEP_SIZE); UINT64_MAX: cannot */
 	uint64_t dump_t0;		/* when the oldest of them was added */
