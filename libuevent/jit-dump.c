@@ -204,6 +204,7 @@ static int dump_write(struct uevent_jit *j, size_t len, int *merr)
 	uint64_t whole, next;
 	int ret, err;
 
+	_uevent_jit_cp_sync(j);
 	_uevent_jit_out_wait(j);
 	if (len > j->dumplen)	/* a handed-off batch's failure dropped what was held */
 		len = j->dumplen;
@@ -377,6 +378,7 @@ static int dump_handoff(struct uevent_jit *j, size_t len, int win)
 	unsigned char *b;
 	int ret;
 
+	_uevent_jit_cp_sync(j);
 	if (!(b = pool_get(j, rest, &cap)))
 		return 0;
 	ret = _uevent_jit_map_scan(j);
@@ -543,6 +545,7 @@ static void dump_bound_at(struct uevent_jit *j, uint64_t at, const unsigned char
 static UEVENT_HOT int dump_buffer(struct uevent_jit *j, const struct iovec *iov, int cnt,
 				  uint64_t len, uint64_t now, int *merr)
 {
+	const unsigned char *g;
 	unsigned char *w;
 	uint64_t end;
 	int i, ret;
@@ -567,13 +570,18 @@ static UEVENT_HOT int dump_buffer(struct uevent_jit *j, const struct iovec *iov,
 	if (!j->dumplen)
 		j->dump_t0 = now;
 	w = j->dumpbuf + j->dumplen;
-	for (i = 0; i < cnt; i++) {
-		memcpy(w, iov[i].iov_base, iov[i].iov_len);
-		w += iov[i].iov_len;
+	g = w;
+	if (cnt == 1 && _uevent_jit_cp_push(j, 0, j->dumplen, iov[0].iov_base, len) == 0) {
+		g = iov[0].iov_base;	/* a merge's group, copied with the waiting threads */
+	} else {
+		for (i = 0; i < cnt; i++) {
+			memcpy(w, iov[i].iov_base, iov[i].iov_len);
+			w += iov[i].iov_len;
+		}
 	}
 	end = (j->dump_off + len) & ~(DUMP_ALIGN - 1);
 	if (unlikely(end > j->dump_off))
-		dump_bound_at(j, end, j->dumpbuf + j->dumplen, len);
+		dump_bound_at(j, end, g, len);
 	j->dumplen += (size_t)len;
 	j->dump_off += len;
 	if (now - j->dump_t0 > DUMP_BUF_AGE_NS)	/* deferred: at the merge's end */
@@ -612,6 +620,101 @@ UEVENT_HOT int _uevent_jit_dump_append(struct uevent_jit *j, const struct iovec 
 	dump_fill(j->win + j->dump_off, iov, cnt);
 	j->dump_off += len;
 	return 0;
+}
+
+/* ---- a merge's copies, made with the threads that wait for it --------------------- */
+
+#define CP_CHUNK	8	/* copies a claim takes: about 3 KiB */
+
+/*
+ * Lock held, in a merge: len bytes from src to the dump's batch (buf 0) or the perf
+ * map's (buf 1) at dst, queued if a thread waits for room (it copies them with the
+ * merge: _uevent_jit_cp_run), which src outlives (it is a stage's, moved or reused
+ * only at the merge's end). 0: queued; else the caller copies.
+ */
+UEVENT_HOT int _uevent_jit_cp_push(struct uevent_jit *j, int buf, size_t dst, const void *src,
+				   size_t len)
+{
+	struct cp_item *c;
+	size_t cap;
+
+	if (likely(!j->cp_merge ||
+		   (!__atomic_load_n(&j->cp_waiters, __ATOMIC_RELAXED) && !JIT_CP_ALWAYS)))
+		return -EAGAIN;
+	if (j->cp_n == j->cp_cap) {
+		if (j->cp_n >= UINT32_MAX / 2)
+			return -ENOMEM;
+		cap = j->cp_cap ? 2 * j->cp_cap : 512;
+		if (!(c = realloc(j->cp, cap * sizeof(*c))))
+			return -ENOMEM;
+		j->cp = c;
+		j->cp_cap = cap;
+	}
+	j->cp[j->cp_n] = (struct cp_item){ src, dst, len, buf };
+	__atomic_store_n(&j->cp_n, j->cp_n + 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* Copies of the live phase, CP_CHUNK at a time, until none is left to take. */
+static void cp_work(struct uevent_jit *j, uint64_t c)
+{
+	uint32_t phase = (uint32_t)(c >> 32), i, end;
+	const struct cp_item *it;
+	size_t n;
+
+	for (;;) {
+		if (!phase || (uint32_t)(c >> 32) != phase)
+			return;
+		n = __atomic_load_n(&j->cp_n, __ATOMIC_RELAXED);
+		i = (uint32_t)c;
+		if (i >= n)
+			return;
+		end = n - i > CP_CHUNK ? i + CP_CHUNK : (uint32_t)n;
+		if (!__atomic_compare_exchange_n(&j->cp_claim, &c, ((uint64_t)phase << 32) | end, 0,
+						 __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+			continue;
+		/* taken: the phase lasts until these are made, and nothing in it moves */
+		for (it = j->cp + i; i < end; i++, it++)
+			memcpy(j->cp_base[it->buf] + it->dst, it->src, it->len);
+		__atomic_add_fetch(&j->cp_done, end - (uint32_t)c, __ATOMIC_RELEASE);
+		c = __atomic_load_n(&j->cp_claim, __ATOMIC_ACQUIRE);
+	}
+}
+
+/* A thread waiting for room: the live phase's copies it can take. */
+void _uevent_jit_cp_help(struct uevent_jit *j)
+{
+	uint64_t c = __atomic_load_n(&j->cp_claim, __ATOMIC_ACQUIRE);
+
+	if (c >> 32)
+		cp_work(j, c);
+}
+
+/* Lock held: the queued copies made, by this thread and the waiting ones, then none. */
+void _uevent_jit_cp_run(struct uevent_jit *j)
+{
+	size_t n = j->cp_n;
+	unsigned int spins = 0;
+
+	j->cp_base[0] = j->dumpbuf;
+	j->cp_base[1] = (unsigned char *)j->mapbuf;
+	__atomic_store_n(&j->cp_done, 0, __ATOMIC_RELAXED);
+	if (!++j->cp_phase)
+		j->cp_phase = 1;
+	__atomic_store_n(&j->cp_claim, (uint64_t)j->cp_phase << 32, __ATOMIC_RELEASE);
+	cp_work(j, (uint64_t)j->cp_phase << 32);
+	/* the helpers' last copies: about a microsecond, unless one was preempted */
+	while (__atomic_load_n(&j->cp_done, __ATOMIC_ACQUIRE) < n) {
+		if (++spins < 256) {
+#if defined(__x86_64__) || defined(__i386__)
+			__builtin_ia32_pause();
+#endif
+		} else {
+			sched_yield();
+		}
+	}
+	__atomic_store_n(&j->cp_claim, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&j->cp_n, 0, __ATOMIC_RELAXED);
 }
 
 /* ---- per-thread record groups (stage.rec) ----------------------------------------- */
@@ -682,6 +785,7 @@ int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
 	if (unlikely(__atomic_load_n(&j->wfail, __ATOMIC_RELAXED)))
 		_uevent_jit_out_wait(j);	/* a failed write's loss, before more is added */
 	j->merge_start = j->dump_off;
+	j->cp_merge = 1;
 	for (s = j->stages; s; s = s->next) {
 		/* under its lock even when it looks empty: a load may have read the clock
 		 * (before t0) and not yet stored its length */
@@ -727,6 +831,9 @@ int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
 		}
 		merge_sift(c, n, 0);
 	}
+	/* the groups taken are copied before their stages move or reuse them */
+	_uevent_jit_cp_sync(j);
+	j->cp_merge = 0;
 	/* when something held is due: the batch, then (under each one's lock: one that
 	 * fills after that lowers it itself) every stage that holds records still */
 	_uevent_jit_due_update(j);

@@ -177,6 +177,13 @@ struct stage {
 	int hand_derr;			/* ... and the batch's write's error */
 };
 
+/* A copy a merge queued: len bytes from src to cp_base[buf] + dst. */
+struct cp_item {
+	const unsigned char *src;
+	size_t dst, len;
+	int buf;			/* 0: the dump's batch, 1: the perf map's */
+};
+
 struct rec_head {
 	uint64_t ts, index;		/* the load's: merged by (ts, index) */
 	uint64_t len;			/* the records' bytes that follow */
@@ -299,6 +306,22 @@ struct uevent_jit {
 	struct stage *out_owner;	/* ... and of the one whose merge handed out off */
 	int defer;			/* a load's merge: batches are handed off */
 	int wcopies;			/* atomic: window jobs under way */
+	/*
+	 * A merge's copies of the groups (and their perf-map lines) it takes, queued while
+	 * threads wait for room in their stages (cp_waiters), and made by them and the
+	 * merge at once (_uevent_jit_cp_run) before anything reads the batch: at 16
+	 * threads one thread copying every group was a third of the merge, which every
+	 * other thread waits for. Written under the lock; a phase is live from its
+	 * cp_claim to its last copy, and nothing in it changes meanwhile.
+	 */
+	struct cp_item *cp;		/* the copies: a phase's, or the next's */
+	size_t cp_n, cp_cap;		/* cp_n atomic: read by helpers */
+	uint64_t cp_claim;		/* atomic: phase << 32 | the next copy not taken */
+	size_t cp_done;			/* atomic: the phase's copies made */
+	unsigned char *cp_base[2];	/* the phase's dumpbuf and mapbuf */
+	uint32_t cp_phase;		/* the last phase's number, never 0 */
+	int cp_merge;			/* a merge queues copies (helpers wait) */
+	int cp_waiters;			/* atomic: threads in stage_wait_room */
 	unsigned char *wjob;		/* a merge's window job, taken by its thread
 					   before it drops the lock */
 	size_t wjob_len, wjob_cap;
@@ -346,6 +369,11 @@ struct uevent_jit {
 #ifndef DUMP_WIN_ALWAYS
 #define DUMP_WIN_ALWAYS	0	/* t/jit-tsan.test: every batch a load's merge hands off
 				   is a window job */
+#endif
+#ifndef JIT_CP_ALWAYS
+#define JIT_CP_ALWAYS	0	/* t/jit-tsan.test, t/jit-full-win.test: a merge queues its
+				   copies (_uevent_jit_cp_push) whether a thread waits
+				   to make them with it or not */
 #endif
 #define DUMP_ALLOC	((uint64_t)1024 * 1024)
 #define DUMP_BUF_AGE_NS	((uint64_t)100 * 1000 * 1000)
@@ -498,6 +526,16 @@ int _uevent_jit_dump_reserve(struct uevent_jit *j, uint64_t need);
 int _uevent_jit_dump_flush(struct uevent_jit *j);
 int _uevent_jit_dump_defer_end(struct uevent_jit *j, uint64_t now);
 void _uevent_jit_out_wait(struct uevent_jit *j);
+int _uevent_jit_cp_push(struct uevent_jit *j, int buf, size_t dst, const void *src, size_t len);
+void _uevent_jit_cp_run(struct uevent_jit *j);
+void _uevent_jit_cp_help(struct uevent_jit *j);
+
+/* Lock held: a merge's queued copies made, before the batch or the lines are read. */
+static inline void _uevent_jit_cp_sync(struct uevent_jit *j)
+{
+	if (unlikely(j->cp_n))
+		_uevent_jit_cp_run(j);
+}
 
 /* A copy of a load's name for its marker, made while the name is still the call's (once
  * the load is in, an unload from another thread may free it): as much of it as a

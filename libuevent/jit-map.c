@@ -120,6 +120,7 @@ static int map_write(struct uevent_jit *j)
 {
 	size_t len = j->maplen;
 
+	_uevent_jit_cp_sync(j);
 	if (__atomic_load_n(&j->mout, __ATOMIC_ACQUIRE)) {
 		pthread_mutex_lock(&j->mlock);
 		if (__atomic_load_n(&j->mout, __ATOMIC_ACQUIRE))
@@ -139,6 +140,7 @@ static int map_handoff(struct uevent_jit *j)
 {
 	char *b;
 
+	_uevent_jit_cp_sync(j);
 	if (!j->maplen || j->map_fd < 0 || __atomic_load_n(&j->mout, __ATOMIC_ACQUIRE))
 		return 0;
 	b = j->mapspare;	/* its writer's, until mout is NULL */
@@ -170,6 +172,7 @@ static int map_scan_to(struct uevent_jit *j, uint64_t stop)
 	size_t nlen;
 	int ret = 0;
 
+	_uevent_jit_cp_sync(j);
 	p = j->dumpbuf + (j->map_scan - j->dump_file);
 	end = j->dumpbuf + (stop - j->dump_file);
 	for (; p + 16 <= end; p += size) {
@@ -242,7 +245,8 @@ int _uevent_jit_map_add(struct uevent_jit *j, uint64_t off, const char *line, si
 		return ret;
 	if (j->maplen + len > MAP_BUF_MAX && (ret = map_write(j)) < 0)
 		return ret;
-	memcpy(j->mapbuf + j->maplen, line, len);
+	if (_uevent_jit_cp_push(j, 1, j->maplen, line, len) < 0)
+		memcpy(j->mapbuf + j->maplen, line, len);
 	j->maplen += len;
 	j->map_scan = end;
 	return 0;

@@ -322,20 +322,25 @@ static int stage_wait_room(struct uevent_jit *j, struct stage *s, size_t need)
 	int ret = 0;
 
 	__atomic_store_n(&s->wants_room, 1, __ATOMIC_RELAXED);
+	/* the merge queues its copies for us to make with it (_uevent_jit_cp_push) */
+	__atomic_add_fetch(&j->cp_waiters, 1, __ATOMIC_RELAXED);
 	for (spins = 0;; spins++) {
 		/* a hint only: the caller looks again under the stage's lock */
 		if (__atomic_load_n(&s->reclen, __ATOMIC_RELAXED) + need <= s->reccap)
 			break;
 		if (!__atomic_load_n(&j->merging, __ATOMIC_RELAXED) &&
 		    pthread_mutex_trylock(&j->lock) == 0) {
+			__atomic_sub_fetch(&j->cp_waiters, 1, __ATOMIC_RELAXED);
 			ret = stage_flush_locked(j, s, need);
-			break;
+			goto out;
 		}
 		if (spins >= 4096) {
+			__atomic_sub_fetch(&j->cp_waiters, 1, __ATOMIC_RELAXED);
 			pthread_mutex_lock(&j->lock);
 			ret = stage_flush_locked(j, s, need);
-			break;
+			goto out;
 		}
+		_uevent_jit_cp_help(j);
 		if (spins < 1024) {
 #if defined(__x86_64__) || defined(__i386__)
 			__builtin_ia32_pause();
@@ -344,6 +349,8 @@ static int stage_wait_room(struct uevent_jit *j, struct stage *s, size_t need)
 			sched_yield();
 		}
 	}
+	__atomic_sub_fetch(&j->cp_waiters, 1, __ATOMIC_RELAXED);
+out:
 	__atomic_store_n(&s->wants_room, 0, __ATOMIC_RELAXED);
 	return ret;
 }

@@ -71,6 +71,7 @@ static void fork_child(void)
 		j->maplen = 0;
 		_uevent_ga_reset(&j->mapq);	/* the parent's threads' lines, not ours */
 		j->dumplen = 0;
+		j->cp_waiters = 0;	/* the parent's threads waiting for room */
 		for (s = j->stages; s; s = s->next) {
 			s->reclen = s->rechead = 0;	/* the parent's records, written */
 			/* this thread's stage (its cache keeps it) under its tid here: a
@@ -852,6 +853,7 @@ UEVENT_EXPORT int uevent_jit__close(struct uevent_jit *j)
 	_uevent_jit_free_pending(j->pending);
 	free(j->mapbuf);
 	free(j->dumpbuf);
+	free(j->cp);
 	_uevent_jit_pool_free(j);	/* out is written: the flush above (or fork's) */
 	pthread_mutex_destroy(&j->pool_lock);
 	free(j->mapspare);		/* and mout */
