@@ -454,8 +454,8 @@ static int win_cover(struct uevent_jit *j, uint64_t end)
 /*
  * Session lock held, at the end of a load's merge: hands the batch off, up to the last
  * 256 KiB boundary in the file (all of it at its age): to out, if the last write is
- * done; else, past DUMP_WIN_MIN, as a window job (a write under way, and merges made
- * meanwhile: many threads), else the next merge does. A buffer grown past
+ * done; else, past DUMP_WIN_MIN, all of it as a window job (a write under way, and
+ * merges made meanwhile: many threads), else the next merge does. A buffer grown past
  * DUMP_DEFER_MAX meanwhile is written here, after the write under way. A batch
  * handed off to out is its thread's to write (_uevent_jit_out_write: merger's
  * hand_dump) once it drops the lock; j->wjob: a window job, for it to copy.
@@ -483,8 +483,10 @@ int _uevent_jit_dump_defer_end(struct uevent_jit *j, uint64_t now)
 			;
 		else if (!busy && !DUMP_WIN_ALWAYS)
 			map_err(&merr, dump_handoff(j, len, 0));
-		else if (len >= DUMP_WIN_MIN && !j->wjob && win_cover(j, j->dump_file + len) == 0)
-			map_err(&merr, dump_handoff(j, len, 1));
+		else if (len >= DUMP_WIN_MIN && !j->wjob && win_cover(j, j->dump_off) == 0)
+			/* all of it: a copy into the page cache needs no boundary, and
+			 * the rest past one is not copied into the next buffer here */
+			map_err(&merr, dump_handoff(j, j->dumplen, 1));
 		_uevent_jit_due_update(j);
 	}
 	j->defer = 0;
