@@ -89,7 +89,9 @@ EXTRA_DIST += %reldir%/record-drain.sh %reldir%/cpus-read.sh %reldir%/cpus-synth
 EXTRA_DIST += %reldir%/scale-record.sh %reldir%/scale-profile.sh %reldir%/device/scale.sh \
 	%reldir%/device/all.sh %reldir%/device/scale-base.sh %reldir%/device/s12.sh \
 	%reldir%/device/jit-scale.sh %reldir%/device/s20.sh %reldir%/device/s20b.sh \
-	%reldir%/device/s20c.sh %reldir%/device/s20d.sh %reldir%/device/s20-env.sh
+	%reldir%/device/s20c.sh %reldir%/device/s20d.sh %reldir%/device/s20-env.sh \
+	%reldir%/device/s26.sh %reldir%/device/s26b.sh \
+	%reldir%/device/s26c.sh
 
 # make bench: a live session's open and close, alone and beside another; a killed
 # process's exit with sessions open (root; SKIPs otherwise).
