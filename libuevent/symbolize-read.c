@@ -138,6 +138,10 @@ int _uevent_sym_read_jitdump(struct uevent_symbolizer *s, struct proc *p, const 
 			addr = bswap64_if(v[2], swap);
 			csz = bswap64_if(v[3], swap);
 			index = bswap64_if(v[4], swap);
+			/* its code is not all in it (past its name's NUL, where one was
+			 * read): not the load it says, and its size may span anything */
+			if (nlen < (size_t)got && csz > body + (uint64_t)got - nlen - 1)
+				goto skip;
 			if (bulk && t < last) {	/* out of time order: one by one */
 				_uevent_sym_code_settle(&p->jd);
 				bulk = 0;
@@ -161,7 +165,7 @@ int _uevent_sym_read_jitdump(struct uevent_symbolizer *s, struct proc *p, const 
 						 bswap64_if(v[4], swap), t) < 0)
 				break;
 		}
-		/* the rest unread: within the size the file had (left), so a later read
+skip:		/* the rest unread: within the size the file had (left), so a later read
 		 * past its end, not this seek, finds one cut short */
 		if (body && fseeko(f, (off_t)body, SEEK_CUR) < 0)
 			break;

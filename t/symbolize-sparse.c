@@ -1,7 +1,8 @@
 /* symbolize-sparse.c - a perf map and a jitdump that are big sparse files (a few real
  * entries, then a hole), and a jitdump whose records are 60 MiB each (their code or data
  * a hole): the symbolizer still names the entries and its memory stays near what it
- * parsed, not what the files' or the records' sizes could hold. Needs no privileges. */
+ * parsed, not what the files' or the records' sizes could hold; a load that says more
+ * code than its record holds names nothing. Needs no privileges. */
 #include "config.h"
 
 #include <errno.h>
@@ -249,6 +250,55 @@ static void big_record_part(const char *dir, struct result *res)
 	res->done = 1;
 }
 
+/* A load whose code_size reaches past its record (it holds 16 bytes, it says 1 TiB) is
+ * not named over that span, nor at all; the load after it is. */
+static void short_code_part(const char *dir, struct result *res)
+{
+	const uint64_t X = 0x7f0000800000ull, size = 1ull << 40, index = 1;
+	struct jd_header h = { .magic = JITDUMP_MAGIC, .version = JITDUMP_VERSION,
+			       .total_size = sizeof(h), .elf_mach = 62, .pid = PID };
+	static const char name[] = "short_fn";
+	unsigned char b[40 + sizeof(name) + 16] = { 0 };
+	uint32_t pid = PID;
+	struct uevent_symbolizer *s;
+	char dump[600];
+	off_t off = sizeof(h);
+	int fd, err;
+
+	memcpy(b, &pid, 4);
+	memcpy(b + 4, &pid, 4);
+	memcpy(b + 8, &X, 8);
+	memcpy(b + 16, &X, 8);
+	memcpy(b + 24, &size, 8);
+	memcpy(b + 32, &index, 8);
+	memcpy(b + 40, name, sizeof(name));
+	snprintf(dump, sizeof(dump), "%s/jit-%d.dump", dir, PID);
+	fd = open(dump, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	err = fd < 0 || pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	      jd_put(fd, &off, JIT_CODE_LOAD, (uint32_t)(sizeof(struct jd_prefix) + sizeof(b)), 1,
+		     b, sizeof(b)) ||
+	      jd_load(fd, &off, 2, X - 4096, 64, 2, "after_short_fn") ||
+	      ftruncate(fd, off) < 0;
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		return;
+	{
+		UEVENT_SYMBOLIZER_OPTS(o, .flags = UEVENT_SYMBOLIZER_NO_KERNEL |
+				       UEVENT_SYMBOLIZER_NO_PERF_MAP);
+
+		s = uevent_symbolizer__new(&o);
+		err = feed_dump(s, PID, dump, 1, res);
+		res->resolved = err == 1 &&
+				is(name_at(s, PID, X - 4096 + 4, UINT64_MAX), "after_short_fn");
+		res->exact = is(name_at(s, PID, X, UINT64_MAX), "(none)") &&
+			     is(name_at(s, PID, X + (1u << 30), UINT64_MAX), "(none)") &&
+			     is(name_at(s, PID, X - 4096 + 64, UINT64_MAX), "(none)");
+		uevent_symbolizer__free(s);
+	}
+	res->done = 1;
+}
+
 /* Runs part in a child: peak RSS is the process's, so each part starts from this small
  * one rather than from what the part before it reached. */
 static void run_part(const char *what, void (*part)(const char *, struct result *),
@@ -289,9 +339,9 @@ int main(int argc, char **argv)
 		diag("cannot run again under MALLOC_PERTURB_ (%s): RSS is what was written",
 		     strerror(errno));
 	}
-	plan(12);
+	plan(16);
 	if (!mkdtemp(dir)) {
-		skip(12, "mkdtemp failed");
+		skip(16, "mkdtemp failed");
 		return exit_status();
 	}
 	tap_cleanup(dir);
@@ -299,6 +349,8 @@ int main(int argc, char **argv)
 	run_part("a 256 MiB sparse jitdump", jitdump_part, dir, LIMIT);
 	/* its peak: the old reader read each record whole into a buffer of its size */
 	run_part("a jitdump of two 60 MiB records (peak)", big_record_part, dir, BIG_LIMIT);
+	run_part("a jitdump load whose code_size is past its record", short_code_part, dir,
+		 BIG_LIMIT);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		diag("could not remove %s", dir);
