@@ -652,8 +652,7 @@ UEVENT_HOT int _uevent_jit_cp_push(struct uevent_jit *j, int buf, size_t dst, co
 		j->cp = c;
 		j->cp_cap = cap;
 	}
-	j->cp[j->cp_n] = (struct cp_item){ src, dst, len, buf };
-	__atomic_store_n(&j->cp_n, j->cp_n + 1, __ATOMIC_RELAXED);
+	j->cp[j->cp_n++] = (struct cp_item){ src, dst, len, buf };
 	return 0;
 }
 
@@ -667,7 +666,7 @@ static void cp_work(struct uevent_jit *j, uint64_t c)
 	for (;;) {
 		if (!phase || (uint32_t)(c >> 32) != phase)
 			return;
-		n = __atomic_load_n(&j->cp_n, __ATOMIC_RELAXED);
+		n = __atomic_load_n(&j->cp_live, __ATOMIC_RELAXED);
 		i = (uint32_t)c;
 		if (i >= n)
 			return;
@@ -701,6 +700,7 @@ void _uevent_jit_cp_run(struct uevent_jit *j)
 	j->cp_base[0] = j->dumpbuf;
 	j->cp_base[1] = (unsigned char *)j->mapbuf;
 	__atomic_store_n(&j->cp_done, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&j->cp_live, n, __ATOMIC_RELAXED);
 	if (!++j->cp_phase)
 		j->cp_phase = 1;
 	__atomic_store_n(&j->cp_claim, (uint64_t)j->cp_phase << 32, __ATOMIC_RELEASE);
@@ -716,7 +716,7 @@ void _uevent_jit_cp_run(struct uevent_jit *j)
 		}
 	}
 	__atomic_store_n(&j->cp_claim, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&j->cp_n, 0, __ATOMIC_RELAXED);
+	j->cp_n = 0;
 }
 
 /* ---- per-thread record groups (stage.rec) ----------------------------------------- */

@@ -315,13 +315,21 @@ struct uevent_jit {
 	 * cp_claim to its last copy, and nothing in it changes meanwhile.
 	 */
 	struct cp_item *cp;		/* the copies: a phase's, or the next's */
-	size_t cp_n, cp_cap;		/* cp_n atomic: read by helpers */
-	uint64_t cp_claim;		/* atomic: phase << 32 | the next copy not taken */
-	size_t cp_done;			/* atomic: the phase's copies made */
+	size_t cp_n, cp_cap;		/* (the merge's own: written at each copy queued) */
 	unsigned char *cp_base[2];	/* the phase's dumpbuf and mapbuf */
 	uint32_t cp_phase;		/* the last phase's number, never 0 */
 	int cp_merge;			/* a merge queues copies (helpers wait) */
-	int cp_waiters;			/* atomic: threads in stage_wait_room */
+	/* Each on a cache line of its own (the session is allocated aligned): what the
+	 * waiting threads poll at every turn, written at a phase's start and each claim;
+	 * what they add to as they finish; what they count themselves in, which a merge
+	 * reads at each copy. */
+	uint64_t cp_claim __attribute__((aligned(64)));	/* atomic: phase << 32 | the
+							   next copy not taken */
+	size_t cp_live;			/* ... the phase's copies (set before it starts) */
+	size_t cp_done __attribute__((aligned(64)));	/* atomic: the phase's made */
+	int cp_waiters __attribute__((aligned(64)));	/* atomic: threads waiting in
+							   stage_wait_room */
+	char cp_pad[60];		/* ... alone on its line */
 	unsigned char *wjob;		/* a merge's window job, taken by its thread
 					   before it drops the lock */
 	size_t wjob_len, wjob_cap;

@@ -198,11 +198,13 @@ UEVENT_EXPORT struct uevent_jit *uevent_jit__open(const struct uevent_jit_opts *
 		return NULL;
 	}
 	pthread_once(&atfork_once, register_atfork);
-	j = calloc(1, sizeof(*j));
+	/* aligned: the fields threads poll each have a cache line of their own */
+	j = aligned_alloc(64, (sizeof(*j) + 63) & ~(size_t)63);
 	if (!j) {
 		errno = ENOMEM;
 		return NULL;
 	}
+	memset(j, 0, sizeof(*j));
 	_uevent_jit_mutex_init(&j->lock);
 	pthread_mutex_init(&j->slab_lock, NULL);
 	pthread_mutex_init(&j->wlock, NULL);
