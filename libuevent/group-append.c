@@ -210,11 +210,7 @@ static void wait_writer(struct _uevent_group_append *g, const int *done, unsigne
 	uint64_t now, was;
 
 	if (spins < GA_SPIN_PAUSES || spins % GA_SPIN_PAUSES) {
-#if defined(__x86_64__) || defined(__i386__)
-		__builtin_ia32_pause();
-#elif defined(__aarch64__)
-		__asm__ volatile("yield" ::: "memory");
-#endif
+		_uevent_spin_turn(0, 1);	/* a pause */
 		return;
 	}
 	now = _uevent_now_ns();

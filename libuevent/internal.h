@@ -3,6 +3,7 @@
 #define UEVENT_INTERNAL_H
 
 #include <errno.h>
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/types.h>
@@ -18,6 +19,20 @@
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* A spin-wait's turn: the CPU told we spin (a pause), or after pauses turns, given up. */
+static inline void _uevent_spin_turn(unsigned int turn, unsigned int pauses)
+{
+	if (turn < pauses) {
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#elif defined(__aarch64__)
+		__asm__ volatile("yield" ::: "memory");
+#endif
+	} else {
+		sched_yield();
+	}
+}
 
 /* Return -err with errno set, the library's one error convention. */
 static inline int _uevent_err(int err)

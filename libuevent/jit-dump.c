@@ -706,15 +706,8 @@ void _uevent_jit_cp_run(struct uevent_jit *j)
 	__atomic_store_n(&j->cp_claim, (uint64_t)j->cp_phase << 32, __ATOMIC_RELEASE);
 	cp_work(j, (uint64_t)j->cp_phase << 32);
 	/* the helpers' last copies: about a microsecond, unless one was preempted */
-	while (__atomic_load_n(&j->cp_done, __ATOMIC_ACQUIRE) < n) {
-		if (++spins < 256) {
-#if defined(__x86_64__) || defined(__i386__)
-			__builtin_ia32_pause();
-#endif
-		} else {
-			sched_yield();
-		}
-	}
+	while (__atomic_load_n(&j->cp_done, __ATOMIC_ACQUIRE) < n)
+		_uevent_spin_turn(spins++, 256);
 	__atomic_store_n(&j->cp_claim, 0, __ATOMIC_RELAXED);
 	j->cp_n = 0;
 }

@@ -341,13 +341,7 @@ static int stage_wait_room(struct uevent_jit *j, struct stage *s, size_t need)
 			goto out;
 		}
 		_uevent_jit_cp_help(j);
-		if (spins < 1024) {
-#if defined(__x86_64__) || defined(__i386__)
-			__builtin_ia32_pause();
-#endif
-		} else {
-			sched_yield();
-		}
+		_uevent_spin_turn(spins, 1024);
 	}
 	__atomic_sub_fetch(&j->cp_waiters, 1, __ATOMIC_RELAXED);
 out:
