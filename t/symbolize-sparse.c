@@ -134,6 +134,36 @@ static int feed_dump(struct uevent_symbolizer *s, uint32_t pid, const char *dump
 	return err;
 }
 
+/* dir's jitdump of PID (its path into dump), begun with its header: its descriptor,
+ * or -1. */
+static int dump_create(const char *dir, char *dump, size_t n)
+{
+	struct jd_header h = { .magic = JITDUMP_MAGIC, .version = JITDUMP_VERSION,
+			       .total_size = sizeof(h), .elf_mach = 62, .pid = PID };
+	int fd;
+
+	snprintf(dump, n, "%s/jit-%d.dump", dir, PID);
+	fd = open(dump, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd >= 0 && pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* A symbolizer (no kernel, no perf maps) fed pid's jitdump at dump (feed_dump): *err
+ * the feed's result. */
+static struct uevent_symbolizer *dump_symbolizer(uint32_t pid, const char *dump, int peak,
+						 struct result *res, int *err)
+{
+	UEVENT_SYMBOLIZER_OPTS(o, .flags = UEVENT_SYMBOLIZER_NO_KERNEL |
+			       UEVENT_SYMBOLIZER_NO_PERF_MAP);
+	struct uevent_symbolizer *s = uevent_symbolizer__new(&o);
+
+	*err = feed_dump(s, pid, dump, peak, res);
+	return s;
+}
+
 static void jitdump_part(const char *dir, struct result *res)
 {
 	UEVENT_JIT_OPTS(jo, .dir = dir, .flags = UEVENT_JIT_NO_UEVENT | UEVENT_JIT_NO_PERF_MAP);
@@ -154,19 +184,12 @@ static void jitdump_part(const char *dir, struct result *res)
 	/* 256 MiB: 4M loads of 64 bytes, the most the old reservation took */
 	if (err || truncate(dump, 256L << 20) < 0)
 		return;
-	{
-		UEVENT_SYMBOLIZER_OPTS(o, .flags = UEVENT_SYMBOLIZER_NO_KERNEL |
-				       UEVENT_SYMBOLIZER_NO_PERF_MAP);
-
-		s = uevent_symbolizer__new(&o);
-		err = feed_dump(s, pid, dump, 0, res);
-		res->resolved = err == 1 && is(name_at(s, pid, X + 64 * 99 + 4, UINT64_MAX),
-					       "dumped_fn_99");
-		res->exact = is(name_at(s, pid, X + 64 * 3, UINT64_MAX), "dumped_fn_3") &&
-			     is(name_at(s, pid, X + 64 * 100, UINT64_MAX), "(none)") &&
-			     is(name_at(s, pid, X + 64 * 3, 0), "(none)");
-		uevent_symbolizer__free(s);
-	}
+	s = dump_symbolizer(pid, dump, 0, res, &err);
+	res->resolved = err == 1 && is(name_at(s, pid, X + 64 * 99 + 4, UINT64_MAX), "dumped_fn_99");
+	res->exact = is(name_at(s, pid, X + 64 * 3, UINT64_MAX), "dumped_fn_3") &&
+		     is(name_at(s, pid, X + 64 * 100, UINT64_MAX), "(none)") &&
+		     is(name_at(s, pid, X + 64 * 3, 0), "(none)");
+	uevent_symbolizer__free(s);
 	res->done = 1;
 }
 
@@ -210,12 +233,10 @@ static int jd_load(int fd, off_t *off, uint64_t t, uint64_t addr, uint64_t size,
 static void big_record_part(const char *dir, struct result *res)
 {
 	const uint64_t X = 0x7f0000800000ull;
-	struct jd_header h = { .magic = JITDUMP_MAGIC, .version = JITDUMP_VERSION,
-			       .total_size = sizeof(h), .elf_mach = 62, .pid = PID };
 	uint64_t unwind[3] = { BIG - 40, 0, BIG - 40 };
 	struct uevent_symbolizer *s;
 	char dump[600], after[400];
-	off_t off = sizeof(h);
+	off_t off = sizeof(struct jd_header);
 	int fd, err;
 
 	/* an UNWINDING_INFO (a kind the reader skips), a load of 60 MiB of code, a load
@@ -223,30 +244,22 @@ static void big_record_part(const char *dir, struct result *res)
 	memset(after, 'x', sizeof(after) - 1);
 	after[sizeof(after) - 1] = 0;
 	memcpy(after, "after_big_fn_", 13);
-	snprintf(dump, sizeof(dump), "%s/jit-%d.dump", dir, PID);
-	fd = open(dump, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	err = fd < 0 || pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
-	      jd_put(fd, &off, JIT_CODE_UNWINDING_INFO, BIG, 1, unwind, sizeof(unwind)) ||
+	fd = dump_create(dir, dump, sizeof(dump));
+	err = fd < 0 || jd_put(fd, &off, JIT_CODE_UNWINDING_INFO, BIG, 1, unwind, sizeof(unwind)) ||
 	      jd_load(fd, &off, 2, X, BIG - 64, 1, "big_fn") ||
 	      jd_load(fd, &off, 3, X - 64, 64, 2, after) || ftruncate(fd, off) < 0;
 	if (fd >= 0)
 		close(fd);
 	if (err)
 		return;
-	{
-		UEVENT_SYMBOLIZER_OPTS(o, .flags = UEVENT_SYMBOLIZER_NO_KERNEL |
-				       UEVENT_SYMBOLIZER_NO_PERF_MAP);
-
-		s = uevent_symbolizer__new(&o);
-		err = feed_dump(s, PID, dump, 1, res);
-		res->resolved = err == 1 && is(name_at(s, PID, X + (BIG >> 1), UINT64_MAX), "big_fn") &&
-				is(name_at(s, PID, X - 60, UINT64_MAX), after);
-		res->exact = is(name_at(s, PID, X, UINT64_MAX), "big_fn") &&
-			     is(name_at(s, PID, X + BIG - 65, UINT64_MAX), "big_fn") &&
-			     is(name_at(s, PID, X + BIG - 64, UINT64_MAX), "(none)") &&
-			     is(name_at(s, PID, X, 1), "(none)");
-		uevent_symbolizer__free(s);
-	}
+	s = dump_symbolizer(PID, dump, 1, res, &err);
+	res->resolved = err == 1 && is(name_at(s, PID, X + (BIG >> 1), UINT64_MAX), "big_fn") &&
+			is(name_at(s, PID, X - 60, UINT64_MAX), after);
+	res->exact = is(name_at(s, PID, X, UINT64_MAX), "big_fn") &&
+		     is(name_at(s, PID, X + BIG - 65, UINT64_MAX), "big_fn") &&
+		     is(name_at(s, PID, X + BIG - 64, UINT64_MAX), "(none)") &&
+		     is(name_at(s, PID, X, 1), "(none)");
+	uevent_symbolizer__free(s);
 	res->done = 1;
 }
 
@@ -255,14 +268,12 @@ static void big_record_part(const char *dir, struct result *res)
 static void short_code_part(const char *dir, struct result *res)
 {
 	const uint64_t X = 0x7f0000800000ull, size = 1ull << 40, index = 1;
-	struct jd_header h = { .magic = JITDUMP_MAGIC, .version = JITDUMP_VERSION,
-			       .total_size = sizeof(h), .elf_mach = 62, .pid = PID };
 	static const char name[] = "short_fn";
 	unsigned char b[40 + sizeof(name) + 16] = { 0 };
 	uint32_t pid = PID;
 	struct uevent_symbolizer *s;
 	char dump[600];
-	off_t off = sizeof(h);
+	off_t off = sizeof(struct jd_header);
 	int fd, err;
 
 	memcpy(b, &pid, 4);
@@ -272,30 +283,21 @@ static void short_code_part(const char *dir, struct result *res)
 	memcpy(b + 24, &size, 8);
 	memcpy(b + 32, &index, 8);
 	memcpy(b + 40, name, sizeof(name));
-	snprintf(dump, sizeof(dump), "%s/jit-%d.dump", dir, PID);
-	fd = open(dump, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	err = fd < 0 || pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
-	      jd_put(fd, &off, JIT_CODE_LOAD, (uint32_t)(sizeof(struct jd_prefix) + sizeof(b)), 1,
-		     b, sizeof(b)) ||
+	fd = dump_create(dir, dump, sizeof(dump));
+	err = fd < 0 || jd_put(fd, &off, JIT_CODE_LOAD,
+			       (uint32_t)(sizeof(struct jd_prefix) + sizeof(b)), 1, b, sizeof(b)) ||
 	      jd_load(fd, &off, 2, X - 4096, 64, 2, "after_short_fn") ||
 	      ftruncate(fd, off) < 0;
 	if (fd >= 0)
 		close(fd);
 	if (err)
 		return;
-	{
-		UEVENT_SYMBOLIZER_OPTS(o, .flags = UEVENT_SYMBOLIZER_NO_KERNEL |
-				       UEVENT_SYMBOLIZER_NO_PERF_MAP);
-
-		s = uevent_symbolizer__new(&o);
-		err = feed_dump(s, PID, dump, 1, res);
-		res->resolved = err == 1 &&
-				is(name_at(s, PID, X - 4096 + 4, UINT64_MAX), "after_short_fn");
-		res->exact = is(name_at(s, PID, X, UINT64_MAX), "(none)") &&
-			     is(name_at(s, PID, X + (1u << 30), UINT64_MAX), "(none)") &&
-			     is(name_at(s, PID, X - 4096 + 64, UINT64_MAX), "(none)");
-		uevent_symbolizer__free(s);
-	}
+	s = dump_symbolizer(PID, dump, 1, res, &err);
+	res->resolved = err == 1 && is(name_at(s, PID, X - 4096 + 4, UINT64_MAX), "after_short_fn");
+	res->exact = is(name_at(s, PID, X, UINT64_MAX), "(none)") &&
+		     is(name_at(s, PID, X + (1u << 30), UINT64_MAX), "(none)") &&
+		     is(name_at(s, PID, X - 4096 + 64, UINT64_MAX), "(none)");
+	uevent_symbolizer__free(s);
 	res->done = 1;
 }
 
