@@ -1121,11 +1121,14 @@ const char *uevent_perf_file__event_name(const struct uevent_perf_file *f, int i
  * The raw fields of a sample of a tracepoint event (PERF_SAMPLE_RAW), decoded by name
  * from the format files of the file's tracing data with libtraceevent, as perf script
  * shows them: "prev_comm=sh prev_pid=42 ...", or with UEVENT_FIELDS_JSON a JSON object
- * ({"prev_comm": "sh", "prev_pid": 42, ...}: numbers as numbers). Writes at most cap
- * bytes, NUL-terminated, to buf and returns the length the whole text needs (as
- * snprintf: retry with a larger buf when it is >= cap). -ENOENT: rec is not such a
- * sample or the file has no format for its event; -EOPNOTSUPP: libuevent was built
- * without libtraceevent (configure says); -EINVAL: bad arguments.
+ * ({"prev_comm": "sh", "prev_pid": 42, ...}: numbers as numbers). An event whose print
+ * format is not given to libtraceevent (a division, a statement, a token the kernel's
+ * formats do not use: a file could crash it) has each field printed by its type, where
+ * perf script would use the format. Writes at most cap bytes, NUL-terminated, to buf
+ * and returns the length the whole text needs (as snprintf: retry with a larger buf
+ * when it is >= cap). -ENOENT: rec is not such a sample or the file has no format for
+ * its event; -EOPNOTSUPP: libuevent was built without libtraceevent (configure says);
+ * -EINVAL: bad arguments.
  */
 int uevent_perf_file__raw_fields(struct uevent_perf_file *f, const struct uevent_perf_record *rec,
 				 unsigned int flags, char *buf, size_t cap);
