@@ -534,16 +534,6 @@ int _uevent_jit_dump_reserve(struct uevent_jit *j, uint64_t need);
 int _uevent_jit_dump_flush(struct uevent_jit *j);
 int _uevent_jit_dump_defer_end(struct uevent_jit *j, uint64_t now);
 void _uevent_jit_out_wait(struct uevent_jit *j);
-int _uevent_jit_cp_push(struct uevent_jit *j, int buf, size_t dst, const void *src, size_t len);
-void _uevent_jit_cp_run(struct uevent_jit *j);
-void _uevent_jit_cp_help(struct uevent_jit *j);
-
-/* Lock held: a merge's queued copies made, before the batch or the lines are read. */
-static inline void _uevent_jit_cp_sync(struct uevent_jit *j)
-{
-	if (unlikely(j->cp_n))
-		_uevent_jit_cp_run(j);
-}
 
 /* A copy of a load's name for its marker, made while the name is still the call's (once
  * the load is in, an unload from another thread may free it): as much of it as a
@@ -571,9 +561,6 @@ void _uevent_jit_pool_free(struct uevent_jit *j);
 UEVENT_HOT int _uevent_jit_dump_append(struct uevent_jit *j, const struct iovec *iov, int cnt,
 				       uint64_t now, int *merr);
 void _uevent_jit_dump_undo(struct uevent_jit *j, uint64_t off);
-int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked);
-void _uevent_jit_due_update(struct uevent_jit *j);
-void _uevent_jit_due_min(struct uevent_jit *j, uint64_t due);
 int _uevent_jit_make_dir(struct uevent_jit *j, const char *dir);
 int _uevent_jit_open_dump(struct uevent_jit *j);
 UEVENT_HOT size_t _uevent_jit_debug_size(size_t len, size_t extra);
@@ -581,6 +568,22 @@ UEVENT_HOT struct pending *_uevent_jit_debug_record(uint64_t code_addr,
 						    const struct uevent_jit_debug_entry *e,
 						    uint32_t nr, size_t len, uint64_t now,
 						    size_t extra, void *mem);
+
+/* jit-merge.c: the staged loads' merge into the batch, when what is held is due, and
+ * the merge's copies made with the threads that wait for room. */
+int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked);
+void _uevent_jit_due_update(struct uevent_jit *j);
+void _uevent_jit_due_min(struct uevent_jit *j, uint64_t due);
+int _uevent_jit_cp_push(struct uevent_jit *j, int buf, size_t dst, const void *src, size_t len);
+void _uevent_jit_cp_run(struct uevent_jit *j);
+void _uevent_jit_cp_help(struct uevent_jit *j);
+
+/* Lock held: a merge's queued copies made, before the batch or the lines are read. */
+static inline void _uevent_jit_cp_sync(struct uevent_jit *j)
+{
+	if (unlikely(j->cp_n))
+		_uevent_jit_cp_run(j);
+}
 
 /* code_load_func's piece in mem (both paths): with rec, the DEBUG_INFO record of its
  * one line entry e (flen1 bytes) into *info and the name after it, where *at becomes

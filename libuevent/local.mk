@@ -58,6 +58,7 @@ libuevent_libuevent_la_SOURCES = \
 	%reldir%/jit-stage.c \
 	%reldir%/jit-code.c \
 	%reldir%/jit-dump.c \
+	%reldir%/jit-merge.c \
 	%reldir%/jit-map.c \
 	%reldir%/jit-marker.c \
 	%reldir%/bpf-context.h \

@@ -1,0 +1,243 @@
+/* jit-merge.c - the staged loads' merge: every thread's record groups up to a time taken
+ * into the dump's batch in time order (a heap of the stages), when what is held is due,
+ * and the merge's copies, made with the threads that wait for room. The batch it
+ * appends to is jit-dump.c's; the stages are jit-stage.c's. */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/uio.h>
+
+#include "jit-internal.h"
+
+/* ---- a merge's copies, made with the threads that wait for it --------------------- */
+
+#define CP_CHUNK	8	/* copies a claim takes: about 3 KiB */
+
+/*
+ * Lock held, in a merge: len bytes from src to the dump's batch (buf 0) or the perf
+ * map's (buf 1) at dst, queued if a thread waits for room (it copies them with the
+ * merge: _uevent_jit_cp_run), which src outlives (it is a stage's, moved or reused
+ * only at the merge's end). 0: queued; else the caller copies.
+ */
+UEVENT_HOT int _uevent_jit_cp_push(struct uevent_jit *j, int buf, size_t dst, const void *src,
+				   size_t len)
+{
+	struct cp_item *c;
+	size_t cap;
+
+	if (likely(!j->cp_merge ||
+		   (!__atomic_load_n(&j->cp_waiters, __ATOMIC_RELAXED) && !JIT_CP_ALWAYS)))
+		return -EAGAIN;
+	if (j->cp_n == j->cp_cap) {
+		if (j->cp_n >= UINT32_MAX / 2)
+			return -ENOMEM;
+		cap = j->cp_cap ? 2 * j->cp_cap : 512;
+		if (!(c = realloc(j->cp, cap * sizeof(*c))))
+			return -ENOMEM;
+		j->cp = c;
+		j->cp_cap = cap;
+	}
+	j->cp[j->cp_n++] = (struct cp_item){ src, dst, len, buf };
+	return 0;
+}
+
+/* Copies of the live phase, CP_CHUNK at a time, until none is left to take. */
+static void cp_work(struct uevent_jit *j, uint64_t c)
+{
+	uint32_t phase = (uint32_t)(c >> 32), i, end;
+	const struct cp_item *it;
+	size_t n;
+
+	for (;;) {
+		if (!phase || (uint32_t)(c >> 32) != phase)
+			return;
+		n = __atomic_load_n(&j->cp_live, __ATOMIC_RELAXED);
+		i = (uint32_t)c;
+		if (i >= n)
+			return;
+		end = n - i > CP_CHUNK ? i + CP_CHUNK : (uint32_t)n;
+		if (!__atomic_compare_exchange_n(&j->cp_claim, &c, ((uint64_t)phase << 32) | end, 0,
+						 __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+			continue;
+		/* taken: the phase lasts until these are made, and nothing in it moves */
+		for (it = j->cp + i; i < end; i++, it++)
+			memcpy(j->cp_base[it->buf] + it->dst, it->src, it->len);
+		__atomic_add_fetch(&j->cp_done, end - (uint32_t)c, __ATOMIC_RELEASE);
+		c = __atomic_load_n(&j->cp_claim, __ATOMIC_ACQUIRE);
+	}
+}
+
+/* A thread waiting for room: the live phase's copies it can take. */
+void _uevent_jit_cp_help(struct uevent_jit *j)
+{
+	uint64_t c = __atomic_load_n(&j->cp_claim, __ATOMIC_ACQUIRE);
+
+	if (c >> 32)
+		cp_work(j, c);
+}
+
+/* Lock held: the queued copies made, by this thread and the waiting ones, then none. */
+void _uevent_jit_cp_run(struct uevent_jit *j)
+{
+	size_t n = j->cp_n;
+	unsigned int spins = 0;
+
+	j->cp_base[0] = j->dumpbuf;
+	j->cp_base[1] = (unsigned char *)j->mapbuf;
+	__atomic_store_n(&j->cp_done, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&j->cp_live, n, __ATOMIC_RELAXED);
+	if (!++j->cp_phase)
+		j->cp_phase = 1;
+	__atomic_store_n(&j->cp_claim, (uint64_t)j->cp_phase << 32, __ATOMIC_RELEASE);
+	cp_work(j, (uint64_t)j->cp_phase << 32);
+	/* the helpers' last copies: about a microsecond, unless one was preempted */
+	while (__atomic_load_n(&j->cp_done, __ATOMIC_ACQUIRE) < n)
+		_uevent_spin_turn(spins++, 256);
+	__atomic_store_n(&j->cp_claim, 0, __ATOMIC_RELAXED);
+	j->cp_n = 0;
+}
+
+/* ---- per-thread record groups (stage.rec) ----------------------------------------- */
+
+/* Lowers j->flush_due to due (a stage that holds records now). */
+void _uevent_jit_due_min(struct uevent_jit *j, uint64_t due)
+{
+	uint64_t cur = __atomic_load_n(&j->flush_due, __ATOMIC_RELAXED);
+
+	while (due < cur && !__atomic_compare_exchange_n(&j->flush_due, &cur, due, 1,
+							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+/* Session lock held, after the batch changed: when what it holds is due (a stage that
+ * holds records lowers it itself, stage_merge for those it leaves). */
+void _uevent_jit_due_update(struct uevent_jit *j)
+{
+	__atomic_store_n(&j->flush_due, j->dumplen ? j->dump_t0 + DUMP_BUF_AGE_NS : UINT64_MAX,
+			 __ATOMIC_RELAXED);
+}
+
+static int cur_before(const struct merge_cur *a, const struct merge_cur *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->index < b->index);
+}
+
+/* Restores the min-heap of n cursors by (ts, index) from place i down. */
+static void merge_sift(struct merge_cur *c, size_t n, size_t i)
+{
+	struct merge_cur t = c[i];
+	size_t k;
+
+	while ((k = 2 * i + 1) < n) {
+		if (k + 1 < n && cur_before(&c[k + 1], &c[k]))
+			k++;
+		if (!cur_before(&c[k], &t))
+			break;
+		c[i] = c[k];
+		i = k;
+	}
+	c[i] = t;
+}
+
+/*
+ * Session lock held: every stage's record groups stamped at t0 or before into the
+ * batch, in time order (by timestamp, then index: distinct), and out of the stages;
+ * locked: the caller holds every stage's lock (fork). t0 is read before this is
+ * called, and an append reads the clock under its stage's lock: a group appended after
+ * this took its stage's length is stamped t0 or later, so every group up to t0 is in
+ * this merge and every later merge's are stamped t0 or later: the file stays in time
+ * order. The groups a merge takes stay where they are while it copies them (their
+ * thread appends after them, and moves them only holding the session's lock, as the
+ * merge does at its end). A batch the file does not
+ * take fails the merge; the groups it took are lost with it (dump_write). A perf-map
+ * write that fails does not: every group still goes into the dump (their loads
+ * succeeded), and the error waits for the next flush and close (j->werr).
+ */
+int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
+{
+	struct merge_cur *c = j->mcur;
+	const struct rec_head *h;
+	struct stage *s;
+	struct iovec iov;
+	size_t n = 0, i, end;
+	int ret = 0, merr = 0;	/* the perf map's: for the next flush (j->werr) */
+
+	if (unlikely(__atomic_load_n(&j->wfail, __ATOMIC_RELAXED)))
+		_uevent_jit_out_wait(j);	/* a failed write's loss, before more is added */
+	j->merge_start = j->dump_off;
+	j->cp_merge = 1;
+	for (s = j->stages; s; s = s->next) {
+		/* under its lock even when it looks empty: a load may have read the clock
+		 * (before t0) and not yet stored its length */
+		if (!locked)
+			pthread_mutex_lock(&s->lock);
+		s->m_pos = s->rechead;
+		end = s->reclen;
+		s->m_rec = s->rec;
+		if (!locked)
+			pthread_mutex_unlock(&s->lock);
+		h = (const struct rec_head *)(const void *)(s->m_rec + s->m_pos);
+		if (end > s->m_pos && h->ts <= t0)
+			c[n++] = (struct merge_cur){ h->ts, h->index, h, s->m_rec + end, s };
+	}
+	/*
+	 * The groups in time order: a heap of the stages by their next group, in the
+	 * session's memory (the stages' own lines are their threads' to write), each
+	 * group's head read once, when its stage comes up.
+	 */
+	for (i = n / 2; i-- > 0;)
+		merge_sift(c, n, i);
+	while (n) {
+		h = c[0].h;
+		iov = (struct iovec){ (void *)(h + 1), (size_t)h->len };
+		if (ret == 0 && j->dump_fd >= 0) {
+			ret = _uevent_jit_dump_append(j, &iov, 1, h->ts, &merr);
+			/* its place read after: the append may have cut the dump back (a
+			 * failed write of a batch handed off) before it put the group */
+			if (ret == 0 && h->mlen)
+				_uevent_jit_map_add(j, j->dump_off - h->len,
+						    (const char *)(h + 1) + h->len,
+						    (size_t)h->mlen, j->dump_off);
+		}
+		h = _uevent_jit_rec_next(h);
+		if ((const unsigned char *)h < c[0].end && h->ts <= t0) {
+			c[0].h = h;
+			c[0].ts = h->ts;
+			c[0].index = h->index;
+		} else {
+			/* the rest of it is later still */
+			c[0].s->m_pos = (size_t)((const unsigned char *)h - c[0].s->m_rec);
+			c[0] = c[--n];
+		}
+		merge_sift(c, n, 0);
+	}
+	/* the groups taken are copied before their stages move or reuse them */
+	_uevent_jit_cp_sync(j);
+	j->cp_merge = 0;
+	/* when something held is due: the batch, then (under each one's lock: one that
+	 * fills after that lowers it itself) every stage that holds records still */
+	_uevent_jit_due_update(j);
+	for (s = j->stages; s; s = s->next) {
+		if (!locked)
+			pthread_mutex_lock(&s->lock);
+		if (s->m_pos == s->reclen) {	/* all of it taken: empty again */
+			__atomic_store_n(&s->reclen, 0, __ATOMIC_RELAXED);
+			s->rechead = 0;
+		} else if (s->m_pos != s->rechead) {
+			/* what its thread added meanwhile stays where it is: moving it down
+			 * here, under the lock its thread appends under, held that up */
+			s->rechead = s->m_pos;
+			s->rec_t0 = ((const struct rec_head *)(const void *)(s->rec + s->rechead))->ts;
+		}
+		if (__atomic_load_n(&s->wants_room, __ATOMIC_RELAXED))
+			_uevent_jit_stage_compact(s);	/* its thread waits for that */
+		if (s->reclen > s->rechead)
+			_uevent_jit_due_min(j, s->rec_t0 + DUMP_BUF_AGE_NS);
+		s->m_pos = 0;
+		if (!locked)
+			pthread_mutex_unlock(&s->lock);
+	}
+	return ret;
+}
