@@ -4,7 +4,9 @@
 # bench/device/scale-main (scale-base.sh cee8e95, the session's start), by jit-scale.sh;
 # then the batched load at 1 and 16 threads, the builds alternating, 4 rounds; then
 # where this build's batched load spends its time at 16 threads (call graph, children).
-# Carry: bench/scale bench/device/scale-main bench/device/.libs bench/device/perf.
+# Carry: bench/scale bench/device/scale-main bench/device/.libs bench/device/perf, and any
+# bench/device/scale-v* (a commit between, to tell the cuts apart: scale-base.sh COMMIT,
+# then move scale-main to scale-vN), which the alternating rounds run too.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . bench/device/s20-env.sh
@@ -13,7 +15,8 @@ echo "== $(date -u) $(uname -r) $(nproc) CPUs"
 SCALE_REPEAT=3 timeout 200 sh bench/device/jit-scale.sh | grep -v '^#' | tail -30
 echo "== batched, loads/s in all (CPU ns a load), alternating"
 for r in 1 2 3 4; do
-	for b in bench/device/scale-main bench/scale; do
+	for b in bench/device/scale-main bench/device/scale-v* bench/scale; do
+		[ -x "$b" ] || continue
 		for t in 1 16; do
 			printf 'r%d %-24s %2d threads: ' "$r" "$b" "$t"
 			SCALE_THREADS=$t SCALE_PATHS="=jit code_load_func, batched" SCALE_REPEAT=3 \
