@@ -36,16 +36,6 @@ const char *_uevent_sym_intern(struct uevent_symbolizer *s, const char *str)
 	return str;
 }
 
-static uint64_t rnd_state = 0x9e3779b97f4a7c15ull;
-
-static uint64_t rnd(void)
-{
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
-}
-
 #define BASE	0x7f0000000000ull
 
 /* The answer by its definition: every code looked at. */
@@ -70,23 +60,23 @@ static const struct code *model(const struct code_list *l, uint64_t addr, uint64
 /* A code's size: mostly a JIT's, some long (to 2^63), some past 2^64, some none. */
 static uint64_t some_size(uint64_t addr)
 {
-	unsigned int k = (unsigned int)(rnd() % 100);
+	unsigned int k = (unsigned int)(tap_rand() % 100);
 
 	if (k < 85)
-		return 16 + rnd() % 200;
+		return 16 + tap_rand() % 200;
 	if (k < 91)
-		return (uint64_t)1 << (12 + rnd() % 52);	/* long: 4 KiB to 2^63 */
+		return (uint64_t)1 << (12 + tap_rand() % 52);	/* long: 4 KiB to 2^63 */
 	if (k < 94)
-		return 0x1000 + rnd() % 0x100000;
+		return 0x1000 + tap_rand() % 0x100000;
 	if (k < 97)
-		return UINT64_MAX - addr + 1 + rnd() % 64;	/* past 2^64 */
+		return UINT64_MAX - addr + 1 + tap_rand() % 64;	/* past 2^64 */
 	return 0;
 }
 
 /* An address in a region codes crowd (n codes, 64 bytes each on average). */
 static uint64_t some_addr(size_t n)
 {
-	return BASE + rnd() % (64 * (uint64_t)n + 1);
+	return BASE + tap_rand() % (64 * (uint64_t)n + 1);
 }
 
 /* Lookups near the codes' edges and times, and anywhere: how many answers differ. */
@@ -95,25 +85,25 @@ static int probe(struct code_list *l, int k, uint64_t tmax, int pmap)
 	int bad = 0;
 
 	while (k-- > 0 && l->n) {
-		const struct code *c = &l->v[rnd() % l->n], *got, *want;
+		const struct code *c = &l->v[tap_rand() % l->n], *got, *want;
 		uint64_t sz = c->size ? c->size : 1, addr, t;
 
-		switch (rnd() % 7) {
+		switch (tap_rand() % 7) {
 		case 0: addr = c->addr; break;
 		case 1: addr = c->addr + sz / 2; break;
 		case 2: addr = c->addr + sz - 1; break;
 		case 3: addr = c->addr + sz; break;
 		case 4: addr = c->addr - 1; break;
-		case 5: addr = c->addr + rnd() % 256; break;
+		case 5: addr = c->addr + tap_rand() % 256; break;
 		default: addr = some_addr(l->n); break;
 		}
-		switch (pmap ? 99 : rnd() % 6) {
+		switch (pmap ? 99 : tap_rand() % 6) {
 		case 0: t = c->start; break;
 		case 1: t = c->start - 1; break;
 		case 2: t = c->end; break;
 		case 3: t = c->end - 1; break;
 		case 4: t = UINT64_MAX - 1; break;
-		case 5: t = rnd() % (tmax + 2); break;
+		case 5: t = tap_rand() % (tmax + 2); break;
 		default: t = 0; break;
 		}
 		got = _uevent_sym_code_find(l, addr, t);
@@ -149,10 +139,10 @@ static int jit_list(size_t n, int bulk, int *had_sums)
 
 	memset(&l, 0, sizeof(l));
 	for (i = 0; v && i < n; i++) {
-		unsigned int op = (unsigned int)(rnd() % 100);
+		unsigned int op = (unsigned int)(tap_rand() % 100);
 		uint64_t at = t, addr = some_addr(n);
 
-		t += rnd() % 4;
+		t += tap_rand() % 4;
 		if (bulk && i < n / 2) {
 			snprintf(name, sizeof(name), "load_%zu", i);
 			if (_uevent_sym_jit_load(NULL, &l, addr, some_size(addr), i + 1, name,
@@ -163,8 +153,8 @@ static int jit_list(size_t n, int bulk, int *had_sums)
 				_uevent_sym_code_settle(&l);
 			continue;
 		}
-		if (rnd() % 10 == 0)
-			at = t > 60 ? t - rnd() % 60 : t;	/* out of order */
+		if (tap_rand() % 10 == 0)
+			at = t > 60 ? t - tap_rand() % 60 : t;	/* out of order */
 		else
 			at = t;
 		if (op < 70 || !nv) {
@@ -174,15 +164,15 @@ static int jit_list(size_t n, int bulk, int *had_sums)
 				break;
 			v[nv++] = (struct loaded){ i + 1, addr };
 		} else if (op < 82) {
-			struct loaded *u = &v[rnd() % nv];
+			struct loaded *u = &v[tap_rand() % nv];
 			struct code *c = _uevent_sym_code_live(&l, u->index, u->addr);
 
 			if (c)
 				_uevent_sym_code_end(&l, c, at);
 		} else if (op < 94) {
-			struct loaded *u = &v[rnd() % nv];
+			struct loaded *u = &v[tap_rand() % nv];
 
-			if (_uevent_sym_jit_move(&l, u->index, u->addr, addr, rnd() % 3 ? 0 :
+			if (_uevent_sym_jit_move(&l, u->index, u->addr, addr, tap_rand() % 3 ? 0 :
 						 some_size(addr), at) < 0)
 				break;
 			u->addr = addr;
@@ -239,7 +229,7 @@ static int pmap_list(size_t n, int *had_sums)
 
 	memset(&l, 0, sizeof(l));
 	for (i = 0; addr && size && gone && i < n; i++) {
-		addr[i] = rnd() % 50 ? some_addr(n) : rnd();
+		addr[i] = tap_rand() % 50 ? some_addr(n) : tap_rand();
 		size[i] = some_size(addr[i]);
 		snprintf(name, sizeof(name), "line_%zu", i);
 		if (!_uevent_sym_code_add(&l, addr[i], size[i], 0, name, strlen(name)))
@@ -251,11 +241,11 @@ static int pmap_list(size_t n, int *had_sums)
 	}
 	pmap_model(addr, size, n, gone);
 	for (k = 0; k < 4000; k++) {
-		size_t c = rnd() % n, want = n;
+		size_t c = tap_rand() % n, want = n;
 		uint64_t sz = size[c] ? size[c] : 1, at;
 		const struct code *got;
 
-		switch (rnd() % 6) {
+		switch (tap_rand() % 6) {
 		case 0: at = addr[c]; break;
 		case 1: at = addr[c] + sz / 2; break;
 		case 2: at = addr[c] + sz - 1; break;

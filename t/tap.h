@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/types.h>
@@ -68,6 +69,18 @@ static inline int exit_status(void)
 	if (tap_planned && tap_n != tap_planned)
 		diag("planned %d tests, ran %d", tap_planned, tap_n);
 	return (tap_failed || (tap_planned && tap_n != tap_planned)) ? 1 : 0;
+}
+
+/* A test's pseudo-random numbers (xorshift64), the same sequence every run, so that a
+ * failure found with them is found again. */
+static uint64_t tap_rand_state = 0x9e3779b97f4a7c15ull;
+
+static inline uint64_t tap_rand(void)
+{
+	tap_rand_state ^= tap_rand_state << 13;
+	tap_rand_state ^= tap_rand_state >> 7;
+	tap_rand_state ^= tap_rand_state << 17;
+	return tap_rand_state;
 }
 
 /*

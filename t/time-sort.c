@@ -13,16 +13,6 @@
 #include "perf-internal.h"
 #include "tap.h"
 
-static uint64_t rnd_state = 0x9e3779b97f4a7c15ull;
-
-static uint64_t rnd(void)
-{
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
-}
-
 static int by_time_then_place(const void *a, const void *b)
 {
 	const struct _uevent_timed *x = a, *y = b;
@@ -66,31 +56,31 @@ static const char *const shape_name[NSHAPES] = {
 /* entries .what = i (their place), times of the shape */
 static void fill(struct _uevent_timed *v, size_t n, enum shape s)
 {
-	size_t i, k = 1 + rnd() % 16, late = 1 + rnd() % 8;
+	size_t i, k = 1 + tap_rand() % 16, late = 1 + tap_rand() % 8;
 
 	for (i = 0; i < n; i++) {
 		v[i].what = i;
 		switch (s) {
 		case IN_ORDER:
-			v[i].time = (i ? v[i - 1].time : 1000) + rnd() % 3;
+			v[i].time = (i ? v[i - 1].time : 1000) + tap_rand() % 3;
 			break;
 		case FEW_LATE:	/* in order, but some come after a later one: late by up to 40 */
-			v[i].time = 1000 + 10 * i - (rnd() % late == 0 ? rnd() % 400 : 0);
+			v[i].time = 1000 + 10 * i - (tap_rand() % late == 0 ? tap_rand() % 400 : 0);
 			break;
 		case EARLY_BLOCK:	/* perf's thread records: early, written last */
-			v[i].time = i < n - n / 8 ? 1000 + 10 * i : 1 + rnd() % 2000;
+			v[i].time = i < n - n / 8 ? 1000 + 10 * i : 1 + tap_rand() % 2000;
 			break;
 		case RINGS:	/* k rings' records, each ring in order, round robin */
-			v[i].time = 1000 + (i / k) * 10 + (i % k) * (rnd() % 30);
+			v[i].time = 1000 + (i / k) * 10 + (i % k) * (tap_rand() % 30);
 			break;
 		case EQUAL_RUNS:	/* few times, many equal: only stability tells them apart */
-			v[i].time = (i / 7) % 5 + (rnd() % 3 == 0);
+			v[i].time = (i / 7) % 5 + (tap_rand() % 3 == 0);
 			break;
 		case BACKWARDS:
 			v[i].time = n - i;
 			break;
 		default:
-			v[i].time = rnd() % (n + 1);
+			v[i].time = tap_rand() % (n + 1);
 			break;
 		}
 	}
@@ -123,11 +113,11 @@ int main(void)
 	/* pieces that meet, nest and chain: short arrays of small times, every one of them */
 	for (s = 0; s < NSHAPES; s++) {
 		for (good = 1, round = 0; good && round < 20000; round++) {
-			size_t i, n = 2 + rnd() % 12;
+			size_t i, n = 2 + tap_rand() % 12;
 
 			for (i = 0; i < n; i++) {
 				v[i].what = i;
-				v[i].time = s == NO_ORDER ? rnd() % 4 : rnd() % (2 + (size_t)s * 3);
+				v[i].time = s == NO_ORDER ? tap_rand() % 4 : tap_rand() % (2 + (size_t)s * 3);
 			}
 			good = same_as_reference(v, n, &why);
 		}
