@@ -210,7 +210,7 @@ static void wait_writer(struct _uevent_group_append *g, const int *done, unsigne
 	uint64_t now, was;
 
 	if (spins < GA_SPIN_PAUSES || spins % GA_SPIN_PAUSES) {
-		_uevent_spin_turn(0, 1);	/* a pause */
+		_uevent_cpu_pause();
 		return;
 	}
 	now = _uevent_now_ns();

@@ -20,18 +20,23 @@
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* A spin-wait's turn: the CPU told we spin (a pause), or after pauses turns, given up. */
+/* The CPU told that this thread spins (x86 pause, aarch64 yield). */
+static inline void _uevent_cpu_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield" ::: "memory");
+#endif
+}
+
+/* A spin-wait's turn: a pause, or after pauses turns the CPU given up. */
 static inline void _uevent_spin_turn(unsigned int turn, unsigned int pauses)
 {
-	if (turn < pauses) {
-#if defined(__x86_64__) || defined(__i386__)
-		__builtin_ia32_pause();
-#elif defined(__aarch64__)
-		__asm__ volatile("yield" ::: "memory");
-#endif
-	} else {
+	if (turn < pauses)
+		_uevent_cpu_pause();
+	else
 		sched_yield();
-	}
 }
 
 /* Return -err with errno set, the library's one error convention. */
