@@ -62,10 +62,11 @@ static int format_ok(const char *format, size_t len)
  * Whether libtraceevent may be given a print fmt (from its "print fmt:" to the text's
  * end): a string, then arguments made only of what the kernel's are (names, numbers,
  * strings, characters, the operators but '/' and '%', brackets that pair up). Its
- * parser and its evaluation of a file's text crash on the rest: a token it has no kind for ('$', '@',
- * '#'...) is a NULL, and "x % y" or "x / y" with y 0 (a text's, or a field's that holds
- * 0) a SIGFPE. Of 2323 print fmts of a 6.18 kernel, 16 are refused (11 divide, 5 hold
- * statements); a format without its print fmt still prints every field, by its type.
+ * parser and its evaluation of a file's text crash on the rest: a token it has no kind
+ * for ('$', '@', '#'...) is a NULL, and "x % y" or "x / y" with y 0 (a text's, or a
+ * field's that holds 0) a SIGFPE. Of 2323 print fmts of a 6.18 kernel, 16 are refused
+ * (11 divide, 5 hold statements); a format without its print fmt still prints every
+ * field, by its type.
  */
 static int print_fmt_safe(const char *p, const char *end)
 {
