@@ -428,6 +428,7 @@ void _uevent_jit_stage_free_all(struct uevent_jit *j, int destroy)
 			pthread_mutex_destroy(&s->lock);
 			free(s->code);
 			free(s->rec);
+			free(s->ix);
 			free(s);
 		}
 	}

@@ -158,6 +158,9 @@ struct stage {
 	size_t rechead;			/* the groups before it are merged: a merge moves
 					   it on, its thread's stage_flush moves the rest
 					   down (a merge moving them held the thread up) */
+	struct rec_ix *ix;		/* the groups' entries, one a group, in order: room
+					   for reccap / STAGE_IX_SPAN (a group is longer) */
+	size_t ixlen, ixhead;		/* as reclen and rechead */
 	int wants_room;			/* atomic: its thread waits for room (stage_wait_room):
 					   a merge moves the rest down as it ends */
 	uint64_t rec_t0;		/* the oldest group's time */
@@ -168,7 +171,7 @@ struct stage {
 	 * line of its own, which the loading thread does not write. */
 	struct stage *next __attribute__((aligned(64)));	/* in the session's list */
 	const unsigned char *m_rec;	/* a merge's view: rec, */
-	size_t m_pos;			/* ... and where its groups taken end */
+	size_t m_pos, m_ixpos;		/* ... and where its groups taken end, in rec and ix */
 	/* Its thread's merge handed a batch off (to out) or lines (to mout): 1 until they
 	 * are written, by whichever thread, which leaves the batch's write's result here
 	 * for this thread's call (stage_flush_locked waits for it), and for no other. A
@@ -192,11 +195,25 @@ struct rec_head {
 					   aligned after it) */
 };
 
-/* The group after h in a stage. */
-static inline const struct rec_head *_uevent_jit_rec_next(const struct rec_head *h)
+/*
+ * A group's entry in its stage's index (stage.ix): what a merge reads of every group but
+ * the bytes it copies, four to a cache line at a fixed stride. The heads themselves are
+ * a chain (each one's place is in the one before), so a merge reading them from other
+ * CPUs' stages waited for each in turn; these it reads ahead.
+ */
+struct rec_ix {
+	uint64_t ts;
+	uint32_t len, mlen;		/* its rec_head's (a group is under 4 GiB) */
+};
+
+#define STAGE_IX_SPAN	64		/* the least bytes of a group (its head and CODE_LOAD) */
+
+/* The group after h in a stage, x its entry. */
+static inline const struct rec_head *_uevent_jit_rec_next(const struct rec_head *h,
+							  const struct rec_ix *x)
 {
-	return (const struct rec_head *)(const void *)((const unsigned char *)(h + 1) + h->len +
-						       h->mlen + pad8(h->mlen));
+	return (const struct rec_head *)(const void *)((const unsigned char *)(h + 1) + x->len +
+						       x->mlen + pad8(x->mlen));
 }
 
 /* Stage s's records not merged yet moved to its buffer's start; s's lock held, and no
@@ -206,16 +223,18 @@ static inline void _uevent_jit_stage_compact(struct stage *s)
 	if (!s->rechead)
 		return;
 	memmove(s->rec, s->rec + s->rechead, s->reclen - s->rechead);
+	memmove(s->ix, s->ix + s->ixhead, (s->ixlen - s->ixhead) * sizeof(*s->ix));
 	__atomic_store_n(&s->reclen, s->reclen - s->rechead, __ATOMIC_RELAXED);
-	s->rechead = 0;
+	s->ixlen -= s->ixhead;
+	s->rechead = s->ixhead = 0;
 }
 
 /* A stage's place in a merge (_uevent_jit_stage_merge): its next group, and where its
  * groups up to the merge's time end. */
 struct merge_cur {
-	uint64_t ts, index;		/* h's, kept here: the heap compares them only */
-	const struct rec_head *h;
-	const unsigned char *end;
+	uint64_t ts;			/* x's, kept here: the heap compares it */
+	const struct rec_ix *x, *xend;	/* its next group's entry; where those taken end */
+	const struct rec_head *h;	/* its next group (read for its index at a tie) */
 	struct stage *s;
 };
 

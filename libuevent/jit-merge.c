@@ -119,9 +119,10 @@ void _uevent_jit_due_update(struct uevent_jit *j)
 			 __ATOMIC_RELAXED);
 }
 
+/* By (ts, index): distinct. The index is read from the heads only at a tie. */
 static int cur_before(const struct merge_cur *a, const struct merge_cur *b)
 {
-	return a->ts < b->ts || (a->ts == b->ts && a->index < b->index);
+	return a->ts < b->ts || (a->ts == b->ts && a->h->index < b->h->index);
 }
 
 /* Restores the min-heap of n cursors by (ts, index) from place i down. */
@@ -159,9 +160,10 @@ int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
 {
 	struct merge_cur *c = j->mcur;
 	const struct rec_head *h;
+	const struct rec_ix *x;
 	struct stage *s;
 	struct iovec iov;
-	size_t n = 0, i, end;
+	size_t n = 0, i, xend;
 	int ret = 0, merr = 0;	/* the perf map's: for the next flush (j->werr) */
 
 	if (unlikely(__atomic_load_n(&j->wfail, __ATOMIC_RELAXED)))
@@ -174,41 +176,45 @@ int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
 		if (!locked)
 			pthread_mutex_lock(&s->lock);
 		s->m_pos = s->rechead;
-		end = s->reclen;
+		s->m_ixpos = s->ixhead;
+		xend = s->ixlen;
 		s->m_rec = s->rec;
 		if (!locked)
 			pthread_mutex_unlock(&s->lock);
-		h = (const struct rec_head *)(const void *)(s->m_rec + s->m_pos);
-		if (end > s->m_pos && h->ts <= t0)
-			c[n++] = (struct merge_cur){ h->ts, h->index, h, s->m_rec + end, s };
+		x = s->ix + s->m_ixpos;
+		if (xend > s->m_ixpos && x->ts <= t0)
+			c[n++] = (struct merge_cur){ x->ts, x, s->ix + xend,
+						     (const void *)(s->m_rec + s->m_pos), s };
 	}
 	/*
 	 * The groups in time order: a heap of the stages by their next group, in the
 	 * session's memory (the stages' own lines are their threads' to write), each
-	 * group's head read once, when its stage comes up.
+	 * group's entry read once, when its stage comes up; its bytes are only copied.
 	 */
 	for (i = n / 2; i-- > 0;)
 		merge_sift(c, n, i);
 	while (n) {
 		h = c[0].h;
-		iov = (struct iovec){ (void *)(h + 1), (size_t)h->len };
+		x = c[0].x;
+		iov = (struct iovec){ (void *)(h + 1), (size_t)x->len };
 		if (ret == 0 && j->dump_fd >= 0) {
-			ret = _uevent_jit_dump_append(j, &iov, 1, h->ts, &merr);
+			ret = _uevent_jit_dump_append(j, &iov, 1, x->ts, &merr);
 			/* its place read after: the append may have cut the dump back (a
 			 * failed write of a batch handed off) before it put the group */
-			if (ret == 0 && h->mlen)
-				_uevent_jit_map_add(j, j->dump_off - h->len,
-						    (const char *)(h + 1) + h->len,
-						    (size_t)h->mlen, j->dump_off);
+			if (ret == 0 && x->mlen)
+				_uevent_jit_map_add(j, j->dump_off - x->len,
+						    (const char *)(h + 1) + x->len,
+						    (size_t)x->mlen, j->dump_off);
 		}
-		h = _uevent_jit_rec_next(h);
-		if ((const unsigned char *)h < c[0].end && h->ts <= t0) {
+		h = _uevent_jit_rec_next(h, x++);
+		if (x < c[0].xend && x->ts <= t0) {
 			c[0].h = h;
-			c[0].ts = h->ts;
-			c[0].index = h->index;
+			c[0].x = x;
+			c[0].ts = x->ts;
 		} else {
 			/* the rest of it is later still */
 			c[0].s->m_pos = (size_t)((const unsigned char *)h - c[0].s->m_rec);
+			c[0].s->m_ixpos = (size_t)(x - c[0].s->ix);
 			c[0] = c[--n];
 		}
 		merge_sift(c, n, 0);
@@ -224,12 +230,13 @@ int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked)
 			pthread_mutex_lock(&s->lock);
 		if (s->m_pos == s->reclen) {	/* all of it taken: empty again */
 			__atomic_store_n(&s->reclen, 0, __ATOMIC_RELAXED);
-			s->rechead = 0;
+			s->rechead = s->ixlen = s->ixhead = 0;
 		} else if (s->m_pos != s->rechead) {
 			/* what its thread added meanwhile stays where it is: moving it down
 			 * here, under the lock its thread appends under, held that up */
 			s->rechead = s->m_pos;
-			s->rec_t0 = ((const struct rec_head *)(const void *)(s->rec + s->rechead))->ts;
+			s->ixhead = s->m_ixpos;
+			s->rec_t0 = s->ix[s->ixhead].ts;
 		}
 		if (__atomic_load_n(&s->wants_room, __ATOMIC_RELAXED))
 			_uevent_jit_stage_compact(s);	/* its thread waits for that */

@@ -211,6 +211,9 @@ int _uevent_jit_replay(struct uevent_jit *j)
  * thread's first load, a fork child's first call, and merges.
  */
 
+_Static_assert(sizeof(struct rec_head) + sizeof(struct jd_load) >= STAGE_IX_SPAN,
+	       "a stage's index has room for every group its buffer has room for");
+
 /* This thread's stage, with room for a table entry. */
 static UEVENT_HOT int staged_stage(struct uevent_jit *j, struct stage **sp)
 {
@@ -249,6 +252,7 @@ static UEVENT_HOT struct pending *staged_pending(struct uevent_jit *j, uint64_t 
 static int stage_flush_locked(struct uevent_jit *j, struct stage *s, size_t need)
 {
 	unsigned char *r, *job;
+	struct rec_ix *x;
 	uint64_t now, off;
 	size_t cap, len, jcap;
 	int ret, err;
@@ -273,7 +277,10 @@ static int stage_flush_locked(struct uevent_jit *j, struct stage *s, size_t need
 		_uevent_jit_stage_compact(s);
 		if (need && s->reclen + need > s->reccap) {
 			cap = s->reclen + need > STAGE_REC_CAP ? s->reclen + need : STAGE_REC_CAP;
-			if ((r = realloc(s->rec, cap))) {
+			/* the index first: a larger one is harmless */
+			if ((x = realloc(s->ix, (cap / STAGE_IX_SPAN) * sizeof(*x))))
+				s->ix = x;
+			if (x && (r = realloc(s->rec, cap))) {
 				s->rec = r;
 				s->reccap = cap;
 			} else if (ret == 0) {
@@ -376,6 +383,10 @@ static UEVENT_HOT int staged_load(struct uevent_jit *j, struct stage *s, struct 
 	    __atomic_load_n(&j->nstages, __ATOMIC_RELAXED) > 1)
 		mroom = nlen + 64 + 8;
 	need = sizeof(struct rec_head) + len + mroom;
+	if (unlikely(len > UINT32_MAX)) {	/* its entry's length (and the batch's) */
+		_uevent_jit_code_free(c);
+		return -E2BIG;
+	}
 	pthread_mutex_lock(&s->lock);
 	while (unlikely(s->reclen + need > s->reccap)) {
 		pthread_mutex_unlock(&s->lock);
@@ -421,6 +432,8 @@ static UEVENT_HOT int staged_load(struct uevent_jit *j, struct stage *s, struct 
 		s->rec_t0 = now;
 		_uevent_jit_due_min(j, now + DUMP_BUF_AGE_NS);
 	}
+	/* room: a group is longer than STAGE_IX_SPAN, and the index has reccap / that */
+	s->ix[s->ixlen++] = (struct rec_ix){ now, (uint32_t)len, (uint32_t)mlen };
 	__atomic_store_n(&s->reclen, s->reclen + sizeof(struct rec_head) + len + mlen + pad8(mlen),
 			 __ATOMIC_RELAXED);
 	s->code[s->n] = *c;

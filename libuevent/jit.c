@@ -73,7 +73,7 @@ static void fork_child(void)
 		j->dumplen = 0;
 		j->cp_waiters = 0;	/* the parent's threads waiting for room */
 		for (s = j->stages; s; s = s->next) {
-			s->reclen = s->rechead = 0;	/* the parent's records, written */
+			s->reclen = s->rechead = s->ixlen = s->ixhead = 0;	/* the parent's, written */
 			/* this thread's stage (its cache keeps it) under its tid here: a
 			 * thread of ours given the parent's tid would share it */
 			if (was && s->tid == was)
