@@ -1013,10 +1013,10 @@ class PerfData(_Reader, _Events):
 
     def raw_fields(self, sample: Sample, as_dict: bool = False) -> Union[str, Dict[str, Any]]:
         """A tracepoint sample's raw fields by name, from this file's tracing data
-        (libtraceevent): "prev_comm=sh prev_pid=42 ..." as perf script shows them, or with
-        as_dict a dict (numbers as ints). FileNotFoundError (ENOENT) when the sample is
-        not of a tracepoint with a format here; Error(EOPNOTSUPP) when libuevent was
-        built without libtraceevent."""
+        (libtraceevent): "prev_comm=sh prev_pid=42 ..." as perf script shows them (by type
+        where the print format is not given to libtraceevent), or with as_dict a dict
+        (numbers as ints). FileNotFoundError (ENOENT): not a sample of a tracepoint with a
+        format here; Error(EOPNOTSUPP): libuevent was built without libtraceevent."""
         if not isinstance(sample, Sample):
             raise InvalidArgument(_errno.EINVAL, f"not a Sample: {type(sample).__name__}")
         rec = _out("struct uevent_perf_record *")

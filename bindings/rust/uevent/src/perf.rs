@@ -508,9 +508,9 @@ impl PerfData {
     }
 
     /// A tracepoint sample's raw fields by name, from this file's formats (libtraceevent):
-    /// `"prev_comm=sh prev_pid=42 ..."` as perf script shows them, or with `json` a JSON
-    /// object's text. `NotFound` (ENOENT): not a sample of a tracepoint with a format
-    /// here; `Unsupported` (EOPNOTSUPP): libuevent was built without libtraceevent.
+    /// `"prev_comm=sh prev_pid=42 ..."` as perf script shows them (by type where its print
+    /// format is not given to libtraceevent), or with `json` a JSON object's text. `NotFound`
+    /// (ENOENT): no tracepoint format here; `Unsupported`: built without libtraceevent.
     pub fn raw_fields(&self, sample: &Sample, json: bool) -> io::Result<String> {
         let mut rec: sys::uevent_perf_record = crate::zeroed_out();
         rec.body = sys::UEVENT_BODY_SAMPLE;
