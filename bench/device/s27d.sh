@@ -1,10 +1,11 @@
 #!/bin/sh
-# s27d.sh - session 27's fourth device run (issue 24.1): the batched load (the hooks'
-# path) of this build (bench/scale) against bench/device/scale-main (scale-base.sh
-# 7ef3f82, main before the session) and any bench/device/scale-v* (commits between:
-# scale-base.sh COMMIT, then move scale-main to scale-vN), at 1 and 16 threads, the
-# builds alternating, 5 rounds; this build's threads sweep; then where its batched
-# load spends its time at 16 threads (call graph, children).
+# s27d.sh - session 27's JIT device runs (issue 24.1, calls 4 and 5): the batched load
+# (the hooks' path) of this build (bench/scale) against bench/device/scale-main
+# (scale-base.sh 7ef3f82, main before the session) and any bench/device/scale-v*
+# (commits between: scale-base.sh COMMIT, then move scale-main to scale-vN), at
+# $S27_THREADS threads (1 16), the builds alternating, $S27_ROUNDS rounds (5); this
+# build's threads sweep; then where its batched load spends its time at 16 threads
+# (call graph, children). Call 4: S27_ROUNDS=6 S27_THREADS="1 4 16", no scale-v*.
 # Carry: bench/scale bench/device/scale-main bench/device/scale-v1 bench/device/.libs
 # bench/device/perf.
 set -u
@@ -14,10 +15,10 @@ mkdir -p "$OUT" || exit 1
 P="=jit code_load_func, batched"
 echo "== $(date -u) $(uname -r) $(nproc) CPUs"
 echo "== batched, loads/s in all (CPU ns a load), alternating"
-for r in 1 2 3 4 5; do
+for r in $(seq "${S27_ROUNDS:-5}"); do
 	for b in bench/device/scale-main bench/device/scale-v* bench/scale; do
 		[ -x "$b" ] || continue
-		for t in 1 16; do
+		for t in ${S27_THREADS:-1 16}; do
 			printf 'r%d %-24s %2d threads: ' "$r" "$b" "$t"
 			SCALE_THREADS=$t SCALE_PATHS="$P" SCALE_REPEAT=3 SCALE_SECONDS=0.3 \
 				timeout 30 "$b" 2>&1 | awk '/^jit/ { print $(NF - 3), "(" $NF ")" }'
