@@ -13,12 +13,20 @@
 static volatile uint32_t off_word;
 volatile uint32_t *const uevent_enabled_ptr = &off_word;
 
+/* JIT_STUB_TICK_NS: a clock that coarse, so that loads from several threads share
+ * timestamps (a merge orders those by code index) */
+#ifndef JIT_STUB_TICK_NS
+#define JIT_STUB_TICK_NS 1
+#endif
+
 uint64_t _uevent_now_ns(void)
 {
 	struct timespec ts;
+	uint64_t t;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return t - t % JIT_STUB_TICK_NS;
 }
 
 void _uevent_reason(const char *fmt, ...)
