@@ -417,7 +417,11 @@ void _uevent_jit_test_handed_off(struct uevent_jit *j);
 #define _uevent_jit_test_handed_off(j)	((void)0)
 #endif
 
-#define MAP_BUF_MAX	((size_t)64 * 1024)
+/* The perf-map lines' buffer: a merge at 16 threads puts 50-60 KiB of lines at once */
+#define MAP_BUF_MAX	((size_t)256 * 1024)
+/* A name this long (less the line's 64 bytes) gets no line from a batch, and a line this
+ * long (half of it) bypasses the buffer */
+#define MAP_LINE_MAX	((size_t)64 * 1024)
 
 /*
  * The perf-map line of an unbatched load, written by group commit (group-append.h):

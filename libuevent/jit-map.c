@@ -201,7 +201,7 @@ static int map_scan_to(struct uevent_jit *j, uint64_t stop)
 		nlen = strnlen((const char *)p + sizeof(struct jd_load), size - sizeof(struct jd_load));
 		if ((ret = map_room(j, nlen + 64)) < 0)
 			break;
-		if (nlen + 64 > MAP_BUF_MAX)
+		if (nlen + 64 > MAP_LINE_MAX)
 			continue;	/* a name of 64 KiB: no line */
 		j->maplen = (size_t)(_uevent_jit_map_put(j->mapbuf + j->maplen, addr, csize,
 							 (const char *)p + sizeof(struct jd_load),
@@ -298,7 +298,7 @@ UEVENT_HOT int _uevent_jit_map_line(struct uevent_jit *j, uint64_t addr, uint64_
 
 	if (j->map_fd < 0)
 		return 0;
-	if (j->mapbuf && len < MAP_BUF_MAX / 2) {
+	if (j->mapbuf && len < MAP_LINE_MAX / 2) {
 		/* UEVENT_JIT_BUFFER_PERF_MAP: append to the buffer, write when it is full
 		 * or its oldest line is 100 ms old (and at fork, close and exit) */
 		if (j->maplen + len > MAP_BUF_MAX && (ret = _uevent_jit_map_flush(j)) < 0)

@@ -379,7 +379,7 @@ static UEVENT_HOT int staged_load(struct uevent_jit *j, struct stage *s, struct 
 	 * it, as it makes a replayed load's, where a JIT's compile has not just evicted
 	 * the code and buffers a line needs. */
 	if ((j->flags & (UEVENT_JIT_BUFFER_PERF_MAP | UEVENT_JIT_NO_PERF_MAP)) ==
-	    UEVENT_JIT_BUFFER_PERF_MAP && nlen + 64 <= MAP_BUF_MAX &&
+	    UEVENT_JIT_BUFFER_PERF_MAP && nlen + 64 <= MAP_LINE_MAX &&
 	    __atomic_load_n(&j->nstages, __ATOMIC_RELAXED) > 1)
 		mroom = nlen + 64 + 8;
 	need = sizeof(struct rec_head) + len + mroom;
