@@ -311,9 +311,12 @@ struct stage *_uevent_jit_stage_find(struct uevent_jit *j, pid_t tid)
 		if (s->tid == tid)
 			break;
 	if (!s) {
-		struct merge_cur *m = realloc(j->mcur, (j->nstages + 1) * sizeof(*m));
+		struct merge_cur *m = realloc(j->pcur, MERGE_PIECES * (j->nstages + 1) * sizeof(*m));
 
 		if (!m)
+			return NULL;
+		j->pcur = m;
+		if (!(m = realloc(j->mcur, (j->nstages + 1) * sizeof(*m))))
 			return NULL;
 		j->mcur = m;
 		/* aligned: the merge's line is its own */
@@ -435,7 +438,8 @@ void _uevent_jit_stage_free_all(struct uevent_jit *j, int destroy)
 	if (destroy) {
 		j->stages = NULL;
 		free(j->mcur);
-		j->mcur = NULL;
+		free(j->pcur);
+		j->mcur = j->pcur = NULL;
 		__atomic_store_n(&j->nstages, 0, __ATOMIC_RELAXED);
 	}
 }

@@ -512,28 +512,45 @@ static int dump_buf_grow(struct uevent_jit *j, uint64_t len)
 	return 0;
 }
 
+/* In a load's merge: room in the batch for len more bytes, without a write (a parallel
+ * merge's, which places its groups at once). */
+int _uevent_jit_dump_room(struct uevent_jit *j, uint64_t len)
+{
+	if (j->dumplen + len <= j->dumpcap)
+		return 0;
+	return j->defer ? dump_buf_grow(j, len) : -ENOSPC;
+}
+
+/* Whole records g, len bytes at the file's off, pass the 256 KiB boundary at: the
+ * record about it, from *whole to *next (both at, where one starts there). -1: they
+ * are not records (never). */
+int _uevent_jit_bound_find(const unsigned char *g, uint64_t off, uint64_t len, uint64_t at,
+			   uint64_t *whole, uint64_t *next)
+{
+	uint64_t rec = off, end = off + len;
+	uint32_t size;
+
+	*whole = *next = at;
+	for (; rec < at; rec += size) {
+		memcpy(&size, g + (rec - off) + 4, 4);
+		if (size < 16 || size > end - rec)
+			return -1;
+		if (size > at - rec) {
+			*whole = rec;
+			*next = rec + size;
+			return 0;
+		}
+	}
+	return 0;
+}
+
 /* The append of len bytes at dump_off, just copied into the batch, passes the 256 KiB
  * boundary at: the record about it (it starts a record: appends are whole records). */
 static void dump_bound_at(struct uevent_jit *j, uint64_t at, const unsigned char *g,
 			  uint64_t len)
 {
-	uint64_t rec = j->dump_off, end = j->dump_off + len;
-	uint32_t size;
-
-	j->bnd_at = at;
-	j->bnd_whole = j->bnd_next = at;
-	for (; rec < at; rec += size) {
-		memcpy(&size, g + (rec - j->dump_off) + 4, 4);
-		if (size < 16 || size > end - rec) {	/* never: not a record */
-			j->bnd_at = 0;
-			return;
-		}
-		if (size > at - rec) {
-			j->bnd_whole = rec;
-			j->bnd_next = rec + size;
-			return;
-		}
-	}
+	j->bnd_at = _uevent_jit_bound_find(g, j->dump_off, len, at, &j->bnd_whole,
+					   &j->bnd_next) < 0 ? 0 : at;
 }
 
 /*

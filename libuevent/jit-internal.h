@@ -238,6 +238,23 @@ struct merge_cur {
 	struct stage *s;
 };
 
+/*
+ * A piece of a load's merge made in pieces (merge_parallel in jit-merge.c): the groups
+ * of one span of the merge's time from every stage, merged into their own place in the
+ * batch, and their lines into theirs in the perf map's buffer, by whichever thread
+ * takes it (the merging one, or one waiting for room). Its stages' cursors are j->pcur
+ * from its number times the merge's stages on.
+ */
+struct merge_piece {
+	size_t dst, mdst;		/* its place in the batch, and in the lines' buffer */
+	size_t n;			/* its stages (cursors) */
+	uint64_t bnd_at, bnd_whole, bnd_next;	/* a 256 KiB boundary it passes (0: none)
+						   and the record about it */
+};
+
+#define MERGE_PIECES	8		/* a parallel merge's pieces, at most */
+#define PIECE_GROUPS	32		/* ... and the groups a piece takes, at least */
+
 #define STAGE_REC_CAP	((size_t)128 * 1024)
 #define STAGE_REC_FLUSH	((size_t)64 * 1024)	/* merged from here on */
 
@@ -274,6 +291,7 @@ struct uevent_jit {
 	struct code *fresh;
 	size_t nfresh, freshcap;
 	struct stage *stages;		/* per thread: loads not in codes yet */
+	struct merge_cur *pcur;		/* a parallel merge's, MERGE_PIECES a stage: as mcur */
 	struct merge_cur *mcur;		/* a merge's, one a stage: made with the stage,
 					   so that a merge (at fork too) allocates nothing */
 	size_t nstages;
@@ -337,6 +355,11 @@ struct uevent_jit {
 	size_t cp_n, cp_cap;		/* (the merge's own: written at each copy queued) */
 	unsigned char *cp_base[2];	/* the phase's dumpbuf and mapbuf */
 	uint32_t cp_phase;		/* the last phase's number, never 0 */
+	int cp_pieces;			/* the phase's items are pieces, not copies */
+	struct merge_piece piece[MERGE_PIECES];	/* a parallel merge's */
+	size_t pstride;			/* ... its stages: the cursors of a piece */
+	uint64_t pfile;			/* ... dump_file as it began */
+	int pmap;			/* ... its lines go to the perf map's buffer */
 	int cp_merge;			/* a merge queues copies (helpers wait) */
 	/* Each on a cache line of its own (the session is allocated aligned): what the
 	 * waiting threads poll at every turn, written at a phase's start and each claim;
@@ -400,7 +423,8 @@ struct uevent_jit {
 #ifndef JIT_CP_ALWAYS
 #define JIT_CP_ALWAYS	0	/* t/jit-tsan.test, t/jit-full-win.test: a merge queues its
 				   copies (_uevent_jit_cp_push) whether a thread waits
-				   to make them with it or not */
+				   to make them with it or not, and one of two groups
+				   or more is made in pieces */
 #endif
 #define DUMP_ALLOC	((uint64_t)1024 * 1024)
 #define DUMP_BUF_AGE_NS	((uint64_t)100 * 1000 * 1000)
@@ -417,7 +441,8 @@ void _uevent_jit_test_handed_off(struct uevent_jit *j);
 #define _uevent_jit_test_handed_off(j)	((void)0)
 #endif
 
-/* The perf-map lines' buffer: a merge at 16 threads puts 50-60 KiB of lines at once */
+/* The perf-map lines' buffer: a parallel merge at 16 threads puts 50-60 KiB of lines
+ * at once, and one that does not fit falls back to the serial merge. */
 #define MAP_BUF_MAX	((size_t)256 * 1024)
 /* A name this long (less the line's 64 bytes) gets no line from a batch, and a line this
  * long (half of it) bypasses the buffer */
@@ -599,6 +624,10 @@ void _uevent_jit_due_update(struct uevent_jit *j);
 void _uevent_jit_due_min(struct uevent_jit *j, uint64_t due);
 int _uevent_jit_cp_push(struct uevent_jit *j, int buf, size_t dst, const void *src, size_t len);
 void _uevent_jit_cp_run(struct uevent_jit *j);
+int _uevent_jit_dump_room(struct uevent_jit *j, uint64_t len);
+int _uevent_jit_bound_find(const unsigned char *g, uint64_t off, uint64_t len, uint64_t at,
+			   uint64_t *whole, uint64_t *next);
+int _uevent_jit_map_room(struct uevent_jit *j, size_t len);
 void _uevent_jit_cp_help(struct uevent_jit *j);
 
 /* Lock held: a merge's queued copies made, before the batch or the lines are read. */

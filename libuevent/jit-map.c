@@ -159,7 +159,7 @@ static int map_handoff(struct uevent_jit *j)
 /* Lock held: room in the lines' buffer for len more bytes. A load's merge hands the
  * buffered lines off (its thread writes them after the lock) unless lines it handed off
  * before wait; else, or then if there is still no room, they are written here. */
-static int map_room(struct uevent_jit *j, size_t len)
+int _uevent_jit_map_room(struct uevent_jit *j, size_t len)
 {
 	int ret;
 
@@ -199,7 +199,7 @@ static int map_scan_to(struct uevent_jit *j, uint64_t stop)
 		memcpy(&addr, p + offsetof(struct jd_load, code_addr), 8);
 		memcpy(&csize, p + offsetof(struct jd_load, code_size), 8);
 		nlen = strnlen((const char *)p + sizeof(struct jd_load), size - sizeof(struct jd_load));
-		if ((ret = map_room(j, nlen + 64)) < 0)
+		if ((ret = _uevent_jit_map_room(j, nlen + 64)) < 0)
 			break;
 		if (nlen + 64 > MAP_LINE_MAX)
 			continue;	/* a name of 64 KiB: no line */
@@ -257,7 +257,7 @@ int _uevent_jit_map_add(struct uevent_jit *j, uint64_t off, const char *line, si
 		return 0;
 	if (j->map_scan < off && (ret = map_scan_to(j, off)) < 0)
 		return ret;
-	if ((ret = map_room(j, len)) < 0)
+	if ((ret = _uevent_jit_map_room(j, len)) < 0)
 		return ret;
 	if (_uevent_jit_cp_push(j, 1, j->maplen, line, len) < 0)
 		memcpy(j->mapbuf + j->maplen, line, len);
