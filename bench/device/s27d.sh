@@ -1,11 +1,12 @@
 #!/bin/sh
-# s27d.sh - session 27's JIT device runs (issue 24.1, calls 4 and 5): the batched load
+# s27d.sh - session 27's JIT device runs (issue 24.1, calls 4-6, 8, 9): the batched load
 # (the hooks' path) of this build (bench/scale) against bench/device/scale-main
 # (scale-base.sh 7ef3f82, main before the session) and any bench/device/scale-v*
 # (commits between: scale-base.sh COMMIT, then move scale-main to scale-vN), at
 # $S27_THREADS threads (1 16), the builds alternating, $S27_ROUNDS rounds (5); this
 # build's threads sweep; then where its batched load spends its time at 16 threads
-# (call graph, children). Call 4: S27_ROUNDS=6 S27_THREADS="1 4 16", no scale-v*.
+# (call graph, children). Call 4: S27_ROUNDS=6 S27_THREADS="1 4 16", no scale-v*;
+# calls 8, 9: S27_ROUNDS=4 (no perf carried: no call graph).
 # Carry: bench/scale bench/device/scale-main bench/device/scale-v1 bench/device/.libs
 # bench/device/perf.
 set -u
