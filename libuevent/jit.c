@@ -40,17 +40,22 @@ static void fork_prepare(void)
 	}
 }
 
+/* What fork_prepare took of j, let go in the parent and the child alike. */
+static void fork_release(struct uevent_jit *j)
+{
+	pthread_mutex_unlock(&j->mlock);
+	pthread_mutex_unlock(&j->wlock);
+	pthread_mutex_unlock(&j->slab_lock);
+	_uevent_jit_stage_unlock_all(j);
+	pthread_mutex_unlock(&j->lock);
+}
+
 static void fork_parent(void)
 {
 	struct uevent_jit *j;
 
-	for (j = sessions; j; j = j->next) {
-		pthread_mutex_unlock(&j->mlock);
-		pthread_mutex_unlock(&j->wlock);
-		pthread_mutex_unlock(&j->slab_lock);
-		_uevent_jit_stage_unlock_all(j);
-		pthread_mutex_unlock(&j->lock);
-	}
+	for (j = sessions; j; j = j->next)
+		fork_release(j);
 	pthread_mutex_unlock(&list_lock);
 }
 
@@ -73,7 +78,8 @@ static void fork_child(void)
 		j->dumplen = 0;
 		j->cp_waiters = 0;	/* the parent's threads waiting for room */
 		for (s = j->stages; s; s = s->next) {
-			s->reclen = s->rechead = s->ixlen = s->ixhead = 0;	/* the parent's, written */
+			/* the parent's records, written */
+			s->reclen = s->rechead = s->ixlen = s->ixhead = 0;
 			/* this thread's stage (its cache keeps it) under its tid here: a
 			 * thread of ours given the parent's tid would share it */
 			if (was && s->tid == was)
@@ -81,11 +87,7 @@ static void fork_child(void)
 		}
 		j->flush_due = UINT64_MAX;
 		j->werr = 0;			/* the parent's files' */
-		pthread_mutex_unlock(&j->mlock);
-		pthread_mutex_unlock(&j->wlock);
-		pthread_mutex_unlock(&j->slab_lock);
-		_uevent_jit_stage_unlock_all(j);
-		pthread_mutex_unlock(&j->lock);
+		fork_release(j);
 	}
 	pthread_mutex_unlock(&list_lock);
 }
