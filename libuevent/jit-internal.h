@@ -683,6 +683,8 @@ int _uevent_jit_map_commit(struct uevent_jit *j, struct map_req *req);
 void _uevent_jit_marker_load(uint64_t addr, uint64_t size, uint64_t index, const char *name);
 void _uevent_jit_marker_debug(uint64_t code_addr, const struct uevent_jit_debug_entry *e,
 			      uint32_t nr);
+void _uevent_jit_marker_move(uint64_t index, uint64_t old_addr, uint64_t new_addr,
+			     uint64_t size);
 void _uevent_jit_marker_unload(uint64_t addr, uint64_t size, uint64_t index);
 
 #endif

@@ -56,6 +56,17 @@ void _uevent_jit_marker_debug(uint64_t code_addr, const struct uevent_jit_debug_
 	}
 }
 
+void _uevent_jit_marker_move(uint64_t index, uint64_t old_addr, uint64_t new_addr,
+			     uint64_t size)
+{
+	unsigned char buf[64];
+	struct uevent_jit_code_move in = { index, old_addr, new_addr, size };
+	ssize_t n = uevent_jit_code_move_encode(buf, sizeof(buf), &in);
+
+	if (n > 0)
+		uevent_emit(UEVENT_TYPE_JIT_CODE_MOVE, buf, (size_t)n);
+}
+
 void _uevent_jit_marker_unload(uint64_t addr, uint64_t size, uint64_t index)
 {
 	unsigned char buf[64];

@@ -536,6 +536,21 @@ UEVENT_EXPORT int uevent_jit__code_load_line(struct uevent_jit *j, const char *n
 	return uevent_jit__code_load_func(j, name, NULL, addr, size, code, file, line);
 }
 
+/* Lock held: the load at addr (*cp), and a size of 0 made its size (*size). -ENOENT:
+ * none; or the fork check's error. */
+static int code_at(struct uevent_jit *j, uint64_t addr, uint64_t *size, struct code **cp)
+{
+	int ret;
+
+	if ((ret = _uevent_jit_check_fork(j)) < 0)
+		return ret;
+	if (!(*cp = _uevent_jit_code_find(j, addr)))
+		return -ENOENT;
+	if (!*size)
+		*size = (*cp)->size;
+	return 0;
+}
+
 UEVENT_EXPORT int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr,
 					uint64_t new_addr, uint64_t size)
 {
@@ -551,14 +566,8 @@ UEVENT_EXPORT int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr,
 	if (!new_addr)
 		return _uevent_err(EINVAL);
 	pthread_mutex_lock(&j->lock);
-	if ((ret = _uevent_jit_check_fork(j)) < 0)
+	if ((ret = code_at(j, old_addr, &size, &c)) < 0)
 		goto out;
-	if (!(c = _uevent_jit_code_find(j, old_addr))) {
-		ret = -ENOENT;
-		goto out;
-	}
-	if (!size)
-		size = c->size;
 	index = c->index;
 	now = _uevent_now_ns();
 	/* staged: the loads stamped until now go first (the moved one among them), and
@@ -601,14 +610,8 @@ UEVENT_EXPORT int uevent_jit__code_move(struct uevent_jit *j, uint64_t old_addr,
 		goto out;
 	if (j->staged && j->dumplen)
 		_uevent_jit_due_min(j, j->dump_t0 + DUMP_BUF_AGE_NS);
-	if (!(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED()) {
-		unsigned char buf[64];
-		struct uevent_jit_code_move in = { index, old_addr, new_addr, size };
-		ssize_t n = uevent_jit_code_move_encode(buf, sizeof(buf), &in);
-
-		if (n > 0)
-			uevent_emit(UEVENT_TYPE_JIT_CODE_MOVE, buf, (size_t)n);
-	}
+	if (!(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
+		_uevent_jit_marker_move(index, old_addr, new_addr, size);
 out:
 	pthread_mutex_unlock(&j->lock);
 	return ret < 0 ? _uevent_err(-ret) : 0;
@@ -623,24 +626,12 @@ UEVENT_EXPORT int uevent_jit__code_unload(struct uevent_jit *j, uint64_t addr, u
 	if (!j)
 		return _uevent_err(EFAULT);
 	pthread_mutex_lock(&j->lock);
-	if ((ret = _uevent_jit_check_fork(j)) < 0)
+	if ((ret = code_at(j, addr, &size, &c)) < 0)
 		goto out;
-	if (!(c = _uevent_jit_code_find(j, addr))) {
-		ret = -ENOENT;
-		goto out;
-	}
-	if (!size)
-		size = c->size;
 	index = c->index;
 	_uevent_jit_code_del(j, c);
-	if (!(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED()) {
-		unsigned char buf[64];
-		struct uevent_jit_code_unload in = { addr, size, index };
-		ssize_t n = uevent_jit_code_unload_encode(buf, sizeof(buf), &in);
-
-		if (n > 0)
-			uevent_emit(UEVENT_TYPE_JIT_CODE_UNLOAD, buf, (size_t)n);
-	}
+	if (!(j->flags & UEVENT_JIT_NO_UEVENT) && UEVENT_ENABLED())
+		_uevent_jit_marker_unload(addr, size, index);
 out:
 	pthread_mutex_unlock(&j->lock);
 	return ret < 0 ? _uevent_err(-ret) : 0;
