@@ -311,12 +311,13 @@ struct stage *_uevent_jit_stage_find(struct uevent_jit *j, pid_t tid)
 		if (s->tid == tid)
 			break;
 	if (!s) {
-		struct merge_cur *m = realloc(j->pcur, MERGE_PIECES * (j->nstages + 1) * sizeof(*m));
+		size_t ns = j->nstages + 1;
+		struct merge_cur *m = realloc(j->pcur, MERGE_PIECES * ns * sizeof(*m));
 
 		if (!m)
 			return NULL;
 		j->pcur = m;
-		if (!(m = realloc(j->mcur, (j->nstages + 1) * sizeof(*m))))
+		if (!(m = realloc(j->mcur, ns * sizeof(*m))))
 			return NULL;
 		j->mcur = m;
 		/* aligned: the merge's line is its own */
