@@ -20,6 +20,9 @@ struct _uevent_rec {
 	uint64_t t0, t1;		/* the first and last time written */
 	int open_ended;			/* set before the start: no end mark promised
 					   (the file transport's appenders never end it) */
+	uint64_t pos, alloc;		/* a regular file's: where the next write goes, and
+					   the end of the blocks allocated ahead of it */
+	int ahead;			/* ... allocating ahead (_uevent_rec_reserve) */
 };
 
 /* An event a recording describes, in the order samples number them. */
@@ -39,6 +42,8 @@ int _uevent_rec_start(struct _uevent_rec *w, int fd, const struct _uevent_rec_ev
 		      int nev);
 /* The same head, into w->buf only (w->len bytes): nothing is written. */
 int _uevent_rec_head(struct _uevent_rec *w, const struct _uevent_rec_event *ev, int nev);
+/* Before a write of n bytes: blocks allocated ahead of it; after, *pos moved on. */
+void _uevent_rec_reserve(struct _uevent_rec *w, size_t n);
 /* A record, as read. */
 void _uevent_rec_append(struct _uevent_rec *w, const void *r, size_t n);
 /* A read round is over: perf may sort what came before; written out. 0 or the error. */

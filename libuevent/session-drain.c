@@ -187,9 +187,13 @@ static int drain_flush(struct drain_walk *dw)
 {
 	struct _uevent_rec *w = &dw->s->rec;
 	struct iovec *v = dw->iov;
+	size_t all = 0;
 	int cnt, i;
 	ssize_t got;
 
+	for (i = 0; i < dw->niov; i++)
+		all += dw->iov[i].iov_len;
+	_uevent_rec_reserve(w, all);
 	for (cnt = dw->niov; !w->err && cnt > 0;) {
 		got = writev(w->fd, v, cnt);
 		if (got < 0 && errno == EINTR)
@@ -198,6 +202,7 @@ static int drain_flush(struct drain_walk *dw)
 			w->err = got < 0 ? -errno : -EIO;
 			break;
 		}
+		w->pos += (uint64_t)got;
 		for (; cnt > 0 && (size_t)got >= v->iov_len; v++, cnt--)
 			got -= (ssize_t)v->iov_len;
 		if (cnt > 0) {

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <linux/perf_event.h>
@@ -27,10 +28,58 @@ static int rec_put(struct _uevent_rec *w, const void *p, size_t n)
 	return 0;
 }
 
+/*
+ * A regular file's blocks are allocated REC_AHEAD at a time ahead of the writes, without
+ * growing the file (FALLOC_FL_KEEP_SIZE): on ext4 a write into them costs a third to a
+ * half less of the kernel's time than one that reserves each page's block (the drain's
+ * largest cost at millions of records a second). The end gives back what is left past
+ * the file's end; a recording killed before it keeps up to REC_AHEAD allocated there.
+ */
+#define REC_AHEAD	((uint64_t)4 << 20)
+
+static void rec_ahead_start(struct _uevent_rec *w)
+{
+	struct stat st;
+	off_t at;
+
+	w->ahead = 0;
+	if (fstat(w->fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (at = lseek(w->fd, 0, SEEK_CUR)) < 0)
+		return;
+	w->pos = w->alloc = (uint64_t)at;
+	w->ahead = 1;
+}
+
+void _uevent_rec_reserve(struct _uevent_rec *w, size_t n)
+{
+	uint64_t step;
+
+	if (!w->ahead || w->pos + n <= w->alloc)
+		return;
+	step = (w->pos + n - w->alloc + REC_AHEAD - 1) / REC_AHEAD * REC_AHEAD;
+	if (fallocate(w->fd, FALLOC_FL_KEEP_SIZE, (off_t)w->alloc, (off_t)step) == 0)
+		w->alloc += step;
+	else	/* not here (EOPNOTSUPP), or full: the writes say so themselves */
+		w->ahead = 0;
+}
+
+/* The blocks allocated past the file's end given back (a truncation to its size). */
+static void rec_ahead_end(struct _uevent_rec *w)
+{
+	struct stat st;
+
+	if (w->alloc > w->pos && fstat(w->fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    ftruncate(w->fd, st.st_size) < 0) {
+		/* nothing lost: the blocks stay allocated past the end */
+	}
+	w->ahead = 0;
+}
+
 static int rec_write_out(struct _uevent_rec *w)
 {
 	size_t done = 0;
 
+	_uevent_rec_reserve(w, w->len);
 	while (!w->err && done < w->len) {
 		ssize_t n = write(w->fd, w->buf + done, w->len - done);
 
@@ -41,6 +90,7 @@ static int rec_write_out(struct _uevent_rec *w)
 		else
 			done += (size_t)n;
 	}
+	w->pos += done;
 	w->len = 0;
 	return w->err;
 }
@@ -284,6 +334,7 @@ void _uevent_rec_end(struct _uevent_rec *w, uint64_t lost, uint64_t lost_id)
 	put_u64(w, w->t0);
 	put_u64(w, w->t1);
 	_uevent_rec_flush(w);
+	rec_ahead_end(w);
 }
 
 int _uevent_rec_head(struct _uevent_rec *w, const struct _uevent_rec_event *ev, int nev)
@@ -321,6 +372,7 @@ int _uevent_rec_start(struct _uevent_rec *w, int fd, const struct _uevent_rec_ev
 	int err;
 
 	w->fd = fd;
+	rec_ahead_start(w);
 	err = _uevent_rec_head(w, ev, nev);
 	if (err < 0 || rec_write_out(w) < 0) {
 		w->fd = -1;

@@ -1039,7 +1039,9 @@ int uevent_session__stats(const struct uevent_session *s, struct uevent_session_
  * HEADER_VERSION feature says "libuevent VERSION"; close ends it with HEADER_SAMPLE_TIME
  * (first and last time), the mark that tells readers a whole recording from a cut one.
  * uevent_perf_file__open() gives back the same records; perf script reads it too.
- * Writes are buffered and flushed each round, when __next() waits, and at close.
+ * Writes are buffered and flushed each round, when __next() waits, and at close. On a
+ * regular file, blocks are allocated 4 MiB ahead of the writes without changing its size
+ * (FALLOC_FL_KEEP_SIZE), and close gives back those past its end.
  * Returns 0 or -errno (-EBUSY: already recording); a later write error makes __next()
  * fail with it. The fd stays the caller's.
  */
