@@ -134,7 +134,7 @@ static void write_batch(struct _uevent_group_append *g, uint32_t ep, int fd,
 		while ((ours = epoch(g) == ep) && (ret = writev(fd, iov, niov)) < 0 &&
 		       errno == EINTR)
 			;
-		if (ret < 0)
+		if (ours && ret < 0)	/* not an EINTR before the epoch changed */
 			err = errno;
 		if (up && ret > 0)
 			__atomic_store_n(&up->nested_end, lseek(fd, 0, SEEK_CUR), __ATOMIC_RELAXED);
