@@ -1,8 +1,10 @@
 /* group-append.c - group commit of O_APPEND writes (group-append.h), and the undo of a
- * short append that it and every other appender of whole records needs. */
+ * short append that it and every other appender of whole records needs, and the blocks
+ * allocated ahead of the writes of the JIT dump and of a recording. */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
 #include <string.h>
@@ -73,6 +75,19 @@ static int undo_short(int fd, size_t written, off_t nested_end,
 int _uevent_undo_short_append(int fd, size_t written)
 {
 	return undo_short(fd, written, -1, NULL, 0);
+}
+
+void _uevent_alloc_ahead(int fd, uint64_t *alloc, uint64_t end, uint64_t step)
+{
+	uint64_t n;
+
+	if (*alloc == UINT64_MAX || end <= *alloc)
+		return;
+	n = (end - *alloc + step - 1) / step * step;
+	if (fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)*alloc, (off_t)n) == 0)
+		*alloc += n;
+	else if (errno == EOPNOTSUPP || errno == ENOSYS)
+		*alloc = UINT64_MAX;
 }
 
 void _uevent_ga_push(struct _uevent_group_append *g, struct _uevent_ga_req *req)

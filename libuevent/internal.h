@@ -236,6 +236,13 @@ int _uevent_prctl_query(struct uevent_kernel_abi *abi);
  * are still last; returns the errno to report (ENOSPC, or EFBIG at RLIMIT_FSIZE). */
 int _uevent_undo_short_append(int fd, size_t written);
 
+/* fd's blocks allocated up to end, step at a time past *alloc, the end of those
+ * allocated so far, without growing the file (FALLOC_FL_KEEP_SIZE): on ext4 a write
+ * into them skips the block reservation of each page, a third to a half of its
+ * kernel time. *alloc UINT64_MAX: the file system cannot (set here at the first
+ * refusal); a full disk or a size limit is left to the write to say (group-append.c). */
+void _uevent_alloc_ahead(int fd, uint64_t *alloc, uint64_t end, uint64_t step);
+
 /* jitdump (tools/perf/Documentation/jitdump-specification.txt): jit.c writes it,
  * symbolize.c reads it. */
 

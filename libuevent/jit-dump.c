@@ -103,15 +103,7 @@ static int dump_pwrite(struct uevent_jit *j, const unsigned char *buf, size_t le
 	ssize_t n;
 	int err;
 
-	if (j->dump_alloc != UINT64_MAX && off + len > j->dump_alloc) {
-		uint64_t step = (off + len - j->dump_alloc + DUMP_ALLOC - 1) & ~(DUMP_ALLOC - 1);
-
-		if (fallocate(j->dump_fd, FALLOC_FL_KEEP_SIZE, (off_t)j->dump_alloc,
-			      (off_t)step) == 0)
-			j->dump_alloc += step;
-		else if (errno == EOPNOTSUPP || errno == ENOSYS)
-			j->dump_alloc = UINT64_MAX;
-	}
+	_uevent_alloc_ahead(j->dump_fd, &j->dump_alloc, off + len, DUMP_ALLOC);
 	while (done < len) {
 		n = pwrite(j->dump_fd, buf + done, len - done, (off_t)(off + done));
 		if (n < 0 && errno == EINTR)

@@ -29,11 +29,10 @@ static int rec_put(struct _uevent_rec *w, const void *p, size_t n)
 }
 
 /*
- * A regular file's blocks are allocated REC_AHEAD at a time ahead of the writes, without
- * growing the file (FALLOC_FL_KEEP_SIZE): on ext4 a write into them costs a third to a
- * half less of the kernel's time than one that reserves each page's block (the drain's
- * largest cost at millions of records a second). The end gives back what is left past
- * the file's end; a recording killed before it keeps up to REC_AHEAD allocated there.
+ * A regular file's blocks are allocated REC_AHEAD at a time ahead of the writes
+ * (_uevent_alloc_ahead(): ext4's block reservation of each page was the drain's largest
+ * cost at millions of records a second). The end gives back what is left past the
+ * file's end; a recording killed before it keeps up to REC_AHEAD allocated there.
  */
 #define REC_AHEAD	((uint64_t)4 << 20)
 
@@ -52,15 +51,8 @@ static void rec_ahead_start(struct _uevent_rec *w)
 
 void _uevent_rec_reserve(struct _uevent_rec *w, size_t n)
 {
-	uint64_t step;
-
-	if (!w->ahead || w->pos + n <= w->alloc)
-		return;
-	step = (w->pos + n - w->alloc + REC_AHEAD - 1) / REC_AHEAD * REC_AHEAD;
-	if (fallocate(w->fd, FALLOC_FL_KEEP_SIZE, (off_t)w->alloc, (off_t)step) == 0)
-		w->alloc += step;
-	else	/* not here (EOPNOTSUPP), or full: the writes say so themselves */
-		w->ahead = 0;
+	if (w->ahead)
+		_uevent_alloc_ahead(w->fd, &w->alloc, w->pos + n, REC_AHEAD);
 }
 
 /* The blocks allocated past the file's end given back (a truncation to its size). */
@@ -68,8 +60,8 @@ static void rec_ahead_end(struct _uevent_rec *w)
 {
 	struct stat st;
 
-	if (w->alloc > w->pos && fstat(w->fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    ftruncate(w->fd, st.st_size) < 0) {
+	if (w->ahead && w->alloc != UINT64_MAX && w->alloc > w->pos &&
+	    fstat(w->fd, &st) == 0 && ftruncate(w->fd, st.st_size) < 0) {
 		/* nothing lost: the blocks stay allocated past the end */
 	}
 	w->ahead = 0;
