@@ -206,7 +206,8 @@ struct rec_ix {
 	uint32_t len, mlen;		/* its rec_head's (a group is under 4 GiB) */
 };
 
-#define STAGE_IX_SPAN	64		/* the least bytes of a group (its head and CODE_LOAD) */
+#define STAGE_IX_SPAN	64		/* no more than a group's least bytes (its head and
+					   CODE_LOAD: 88) */
 
 /* The group after h in a stage, x its entry. */
 static inline const struct rec_head *_uevent_jit_rec_next(const struct rec_head *h,
@@ -366,8 +367,8 @@ struct uevent_jit {
 	 * what they add to as they finish; what they count themselves in, which a merge
 	 * reads at each copy. */
 	uint64_t cp_claim __attribute__((aligned(64)));	/* atomic: phase << 32 | the
-							   next copy not taken */
-	size_t cp_live;			/* ... the phase's copies (set before it starts) */
+							   next item not taken */
+	size_t cp_live;			/* ... the phase's items (set before it starts) */
 	size_t cp_done __attribute__((aligned(64)));	/* atomic: the phase's made */
 	int cp_waiters __attribute__((aligned(64)));	/* atomic: threads waiting in
 							   stage_wait_room */
@@ -609,6 +610,9 @@ void _uevent_jit_pool_free(struct uevent_jit *j);
 UEVENT_HOT int _uevent_jit_dump_append(struct uevent_jit *j, const struct iovec *iov, int cnt,
 				       uint64_t now, int *merr);
 void _uevent_jit_dump_undo(struct uevent_jit *j, uint64_t off);
+int _uevent_jit_dump_room(struct uevent_jit *j, uint64_t len);
+int _uevent_jit_bound_find(const unsigned char *g, uint64_t off, uint64_t len, uint64_t at,
+			   uint64_t *whole, uint64_t *next);
 int _uevent_jit_make_dir(struct uevent_jit *j, const char *dir);
 int _uevent_jit_open_dump(struct uevent_jit *j);
 UEVENT_HOT size_t _uevent_jit_debug_size(size_t len, size_t extra);
@@ -618,16 +622,12 @@ UEVENT_HOT struct pending *_uevent_jit_debug_record(uint64_t code_addr,
 						    size_t extra, void *mem);
 
 /* jit-merge.c: the staged loads' merge into the batch, when what is held is due, and
- * the merge's copies made with the threads that wait for room. */
+ * its copies and pieces made with the threads that wait for room. */
 int _uevent_jit_stage_merge(struct uevent_jit *j, uint64_t t0, int locked);
 void _uevent_jit_due_update(struct uevent_jit *j);
 void _uevent_jit_due_min(struct uevent_jit *j, uint64_t due);
 int _uevent_jit_cp_push(struct uevent_jit *j, int buf, size_t dst, const void *src, size_t len);
 void _uevent_jit_cp_run(struct uevent_jit *j);
-int _uevent_jit_dump_room(struct uevent_jit *j, uint64_t len);
-int _uevent_jit_bound_find(const unsigned char *g, uint64_t off, uint64_t len, uint64_t at,
-			   uint64_t *whole, uint64_t *next);
-int _uevent_jit_map_room(struct uevent_jit *j, size_t len);
 void _uevent_jit_cp_help(struct uevent_jit *j);
 
 /* Lock held: a merge's queued copies made, before the batch or the lines are read. */
@@ -672,6 +672,7 @@ UEVENT_HOT char *_uevent_jit_map_put(char *p, uint64_t addr, uint64_t size, cons
 				     size_t nlen);
 int _uevent_jit_map_add(struct uevent_jit *j, uint64_t off, const char *line, size_t len,
 			uint64_t end);
+int _uevent_jit_map_room(struct uevent_jit *j, size_t len);
 UEVENT_HOT int _uevent_jit_map_line(struct uevent_jit *j, uint64_t addr, uint64_t size,
 				    const char *name, uint64_t now);
 int _uevent_jit_map_req_init(struct map_req *req, uint64_t addr, uint64_t size, const char *name);

@@ -1,7 +1,7 @@
 /* jit-merge.c - the staged loads' merge: every thread's record groups up to a time taken
  * into the dump's batch in time order (a heap of the stages), when what is held is due,
- * and the merge's copies, made with the threads that wait for room. The batch it
- * appends to is jit-dump.c's; the stages are jit-stage.c's. */
+ * and the merge's copies and pieces, made with the threads that wait for room. The
+ * batch it appends to is jit-dump.c's; the stages are jit-stage.c's. */
 #include "config.h"
 
 #include <errno.h>
@@ -77,7 +77,7 @@ static void cp_work(struct uevent_jit *j, uint64_t c)
 	}
 }
 
-/* A thread waiting for room: the live phase's copies it can take. */
+/* A thread waiting for room: the live phase's items it can take. */
 void _uevent_jit_cp_help(struct uevent_jit *j)
 {
 	uint64_t c = __atomic_load_n(&j->cp_claim, __ATOMIC_ACQUIRE);
