@@ -437,7 +437,8 @@ FILE *cli_open_output_file(const char *cmd, const char *path, struct cli_output 
  * Done with what cli_open_output_file() gave. ok (the export is whole): the new file
  * synced (fsync) and renamed over the path, standard output flushed. Not ok, or
  * anything written that did not get there (a full disk, a closed pipe, /dev/full): the
- * new file removed, the path as it was. 0, or -1 after saying why (an export's own failure it has said itself).
+ * new file removed, the path as it was. 0, or -1 after saying why (an export's own
+ * failure it has said itself).
  */
 int cli_close_output_file(struct cli_output *o, int ok)
 {
