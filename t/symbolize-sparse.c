@@ -206,10 +206,10 @@ static int jd_put(int fd, off_t *off, uint32_t id, uint32_t total, uint64_t t,
 	return 0;
 }
 
-/* A JIT_CODE_LOAD of name at addr, its code (size bytes) a hole: written are the fixed
- * part and the name, the record says it holds all. */
-static int jd_load(int fd, off_t *off, uint64_t t, uint64_t addr, uint64_t size,
-		   uint64_t index, const char *name)
+/* A JIT_CODE_LOAD of name at addr, of size bytes of code, of which the record holds
+ * held (a hole): written are the fixed part and the name. */
+static int jd_load_held(int fd, off_t *off, uint64_t t, uint64_t addr, uint64_t size,
+			uint64_t held, uint64_t index, const char *name)
 {
 	unsigned char b[40 + 1024];
 	uint32_t pid = PID;
@@ -224,8 +224,15 @@ static int jd_load(int fd, off_t *off, uint64_t t, uint64_t addr, uint64_t size,
 	memcpy(b + 24, &size, 8);
 	memcpy(b + 32, &index, 8);
 	memcpy(b + 40, name, n);
-	return jd_put(fd, off, JIT_CODE_LOAD, (uint32_t)(sizeof(struct jd_prefix) + 40 + n + size),
+	return jd_put(fd, off, JIT_CODE_LOAD, (uint32_t)(sizeof(struct jd_prefix) + 40 + n + held),
 		      t, b, 40 + n);
+}
+
+/* ... that holds all of its code */
+static int jd_load(int fd, off_t *off, uint64_t t, uint64_t addr, uint64_t size,
+		   uint64_t index, const char *name)
+{
+	return jd_load_held(fd, off, t, addr, size, size, index, name);
 }
 
 #define BIG	(60u << 20)	/* under the 64 MiB a record may declare */
@@ -267,25 +274,14 @@ static void big_record_part(const char *dir, struct result *res)
  * not named over that span, nor at all; the load after it is. */
 static void short_code_part(const char *dir, struct result *res)
 {
-	const uint64_t X = 0x7f0000800000ull, size = 1ull << 40, index = 1;
-	static const char name[] = "short_fn";
-	unsigned char b[40 + sizeof(name) + 16] = { 0 };
-	uint32_t pid = PID;
+	const uint64_t X = 0x7f0000800000ull;
 	struct uevent_symbolizer *s;
 	char dump[600];
 	off_t off = sizeof(struct jd_header);
 	int fd, err;
 
-	memcpy(b, &pid, 4);
-	memcpy(b + 4, &pid, 4);
-	memcpy(b + 8, &X, 8);
-	memcpy(b + 16, &X, 8);
-	memcpy(b + 24, &size, 8);
-	memcpy(b + 32, &index, 8);
-	memcpy(b + 40, name, sizeof(name));
 	fd = dump_create(dir, dump, sizeof(dump));
-	err = fd < 0 || jd_put(fd, &off, JIT_CODE_LOAD,
-			       (uint32_t)(sizeof(struct jd_prefix) + sizeof(b)), 1, b, sizeof(b)) ||
+	err = fd < 0 || jd_load_held(fd, &off, 1, X, 1ull << 40, 16, 1, "short_fn") ||
 	      jd_load(fd, &off, 2, X - 4096, 64, 2, "after_short_fn") ||
 	      ftruncate(fd, off) < 0;
 	if (fd >= 0)
