@@ -241,8 +241,16 @@ struct record_run {
 	int reaper_fd, parent_fg;
 	struct uevent_session *s;
 	int started, usdt_only, status, done, sent, failed;
+	int nice_adj, nice_asked;	/* the recorder's priority against the command's */
 	unsigned long nrec, nuev, nsamples, nbpf;
 };
+
+/*
+ * The recorder's priority by default, against the command's: a drain that waits for a
+ * CPU behind the command's threads (16 marking threads on 16 CPUs share one with it)
+ * lets its rings fill, and what comes after is lost.
+ */
+#define RECORD_NICE	(-10)
 
 /* The options, checked: -1 to go on, else the exit status. */
 static int record_options(struct record_run *x, int argc, char **argv)
@@ -264,6 +272,7 @@ static int record_options(struct record_run *x, int argc, char **argv)
 		{ "system-wide", no_argument, NULL, 'W' },
 		{ "nvtx", no_argument, NULL, 'N' },
 		{ "itt", no_argument, NULL, 'I' },
+		{ "nice", required_argument, NULL, 0x204 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -274,6 +283,7 @@ static int record_options(struct record_run *x, int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:t:n:baF:m:C:h", opts, NULL)) != -1) {
 		uint64_t v = 0;
+		int64_t sv = 0;
 
 		/* the kernel's limits: a probe fetches at most a payload, sample_period < 2^63 */
 		if ((c == 'n' && cli_parse_u64("record", "-n/--usdt-bytes", optarg, 1,
@@ -283,7 +293,8 @@ static int record_options(struct record_run *x, int argc, char **argv)
 		    (c == 0x201 && cli_parse_u64("record", "--sample-ns", optarg, 1, INT64_MAX, &v) < 0) ||
 		    (c == 'T' && cli_parse_u64("record", "--tls", optarg, 8, PERF_SAMPLE_TLS_USER_MAX,
 					   &v) < 0) ||
-		    (c == 'm' && cli_parse_u64("record", "-m/--ring-pages", optarg, 1, 1u << 31, &v) < 0))
+		    (c == 'm' && cli_parse_u64("record", "-m/--ring-pages", optarg, 1, 1u << 31, &v) < 0) ||
+		    (c == 0x204 && cli_parse_i64("record", "--nice", optarg, &sv) < 0))
 			return 2;
 		switch (c) {
 		case 'o': x->out = optarg; break;
@@ -304,6 +315,15 @@ static int record_options(struct record_run *x, int argc, char **argv)
 			break;
 		case 0x202: force = 1; break;
 		case 0x203: x->so.flags |= UEVENT_SESSION_CONTEXT; break;
+		case 0x204:
+			if (sv < -39 || sv > 39) {
+				fprintf(stderr, "%s record: --nice must be from -39 to 39 (the "
+					"recorder's priority against the command's)\n", cli_prog);
+				return 2;
+			}
+			x->nice_adj = (int)sv;
+			x->nice_asked = 1;
+			break;
 		case 'T':
 			if (v % 8) {
 				fprintf(stderr, "%s record: --tls must be a multiple of 8\n", cli_prog);
@@ -410,6 +430,28 @@ static void __attribute__((noreturn)) record_child(struct record_run *x)
 	_exit(127);
 }
 
+/*
+ * The recorder's priority moved by --nice from the one it started with, which the
+ * command (forked before) keeps. By default only where that is allowed (root,
+ * CAP_SYS_NICE, RLIMIT_NICE); asked for, a refusal is an error. 0 or -errno.
+ */
+static int record_priority(const struct record_run *x)
+{
+	int cur, to;
+
+	errno = 0;
+	cur = getpriority(PRIO_PROCESS, 0);
+	if (!x->nice_adj || (cur == -1 && errno))
+		return 0;
+	to = cur + x->nice_adj < -20 ? -20 : cur + x->nice_adj > 19 ? 19 : cur + x->nice_adj;
+	if (to == cur || setpriority(PRIO_PROCESS, 0, to) == 0 || !x->nice_asked)
+		return 0;
+	fprintf(stderr, "%s record: cannot move the recorder's priority from nice %d to %d "
+		"(--nice %d): %s; run as root (CAP_SYS_NICE), raise RLIMIT_NICE, or --nice 0\n",
+		cli_prog, cur, to, x->nice_adj, strerror(errno));
+	return -EPERM;
+}
+
 /* The output opened and the command started, waiting: -1 to go on, else the exit status. */
 static int record_start(struct record_run *x)
 {
@@ -437,6 +479,14 @@ static int record_start(struct record_run *x)
 	}
 	close(x->go[0]);
 	setpgid(x->child, x->child);		/* as the child does: whichever runs first */
+	if (record_priority(x) < 0) {
+		kill(x->child, SIGKILL);
+		waitpid(x->child, NULL, 0);
+		close(x->go[1]);
+		cli_remove_output(x->out, x->fd, x->created);
+		close(x->fd);
+		return 1;
+	}
 	x->reaper = start_reaper(x->child, &x->reaper_fd);
 	/*
 	 * From now on a signal stops the record in order, however long the session takes to
@@ -615,6 +665,7 @@ static int record_end(struct record_run *x)
 int cli_cmd_record(int argc, char **argv)
 {
 	struct record_run x = { .so = { .sz = sizeof(x.so) }, .out = "uevent.data", .reaper = -1,
+				.nice_adj = RECORD_NICE,
 				.reaper_fd = -1 };
 	int ret;
 
@@ -659,5 +710,8 @@ const char cli_record_usage[] =
 	"      -m, --ring-pages N         data pages per ring buffer (default: from the CPUs and\n"
 	"                                 the locked-memory limit, as perf record)\n"
 	"      -C, --cpus LIST            only these CPUs, as perf -C: 0-3,7\n"
+	"          --nice ADJ             the recorder's priority against CMD's (default -10\n"
+	"                                 where allowed, as root: a drain waiting for a CPU\n"
+	"                                 behind CMD's threads loses records; 0 leaves it)\n"
 	"          --system-wide          every process's marks while CMD runs, not only\n"
 	"                                 CMD's (turns libuevent's probes on everywhere)\n";
