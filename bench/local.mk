@@ -92,7 +92,8 @@ EXTRA_DIST += %reldir%/scale-record.sh %reldir%/scale-profile.sh %reldir%/device
 	%reldir%/device/s20c.sh %reldir%/device/s20d.sh %reldir%/device/s20-env.sh \
 	%reldir%/device/s26.sh %reldir%/device/s26b.sh \
 	%reldir%/device/s26c.sh %reldir%/device/s27.sh %reldir%/device/s27b.sh \
-	%reldir%/device/s27d.sh %reldir%/device/s28.sh %reldir%/device/s28b.sh
+	%reldir%/device/s27d.sh %reldir%/device/s28.sh %reldir%/device/s28b.sh \
+	%reldir%/device/s28c.sh %reldir%/device/build-variant.sh
 
 # make bench: a live session's open and close, alone and beside another; a killed
 # process's exit with sessions open (root; SKIPs otherwise).
