@@ -399,19 +399,27 @@ static char wait_path[PATH_MAX];
 static pid_t waiter_tid, fork_child;
 static __thread int forked_here;	/* in the child: the thread the fork was on */
 
-static void fork_in_handler(int sig)
+/* A handler's fork: the child marked (it goes back into the emit it interrupted), the
+ * parent told its pid. fork()'s result. */
+static pid_t handler_fork(void)
 {
-	int saved = errno;
-	pid_t pid;
+	pid_t pid = fork();
 
-	(void)sig;
-	pid = fork();
 	if (pid == 0) {
-		in_child = 1;		/* and back into the emit it interrupted */
+		in_child = 1;
 		forked_here = 1;
 	} else {
 		__atomic_store_n(&fork_child, pid, __ATOMIC_RELEASE);
 	}
+	return pid;
+}
+
+static void fork_in_handler(int sig)
+{
+	int saved = errno;
+
+	(void)sig;
+	handler_fork();
 	errno = saved;
 }
 
@@ -721,18 +729,11 @@ static int capture_fd = -1, other_fd = -1;
 static void fork_after_short(int sig)
 {
 	int saved = errno;
-	pid_t pid;
 
 	(void)sig;
-	pid = fork();
-	if (pid == 0) {
-		in_child = 1;
-		forked_here = 1;
-		if (fcntl(capture_fd, F_GETFD) >= 0 || dup2(other_fd, capture_fd) != capture_fd)
-			_exit(3);	/* the child's own capture has the number */
-	} else {
-		__atomic_store_n(&fork_child, pid, __ATOMIC_RELEASE);
-	}
+	if (handler_fork() == 0 &&
+	    (fcntl(capture_fd, F_GETFD) >= 0 || dup2(other_fd, capture_fd) != capture_fd))
+		_exit(3);	/* the child's own capture has the number */
 	errno = saved;
 }
 
