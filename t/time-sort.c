@@ -1,8 +1,9 @@
 /* time-sort.c - _uevent_time_sort() against a plain stable sort, on the shapes the
  * readers give it: in order, perf's own files (a few entries out of place, early
  * records made of the threads perf found), rings merged (k runs), runs of equal times,
- * pieces that meet and nest, and no order at all. Stable: entries of one time keep their
- * order, so .what (the entry's place before the sort) must rise among equal times. */
+ * pieces that meet and nest, and no order at all: over seconds (sorted by radix) and
+ * over hours (too wide for it: merged). Stable: entries of one time keep their order, so
+ * .what (the entry's place before the sort) must rise among equal times. */
 #include "config.h"
 
 #include <stdint.h>
@@ -46,11 +47,13 @@ out:
 	return good;
 }
 
-enum shape { IN_ORDER, FEW_LATE, EARLY_BLOCK, RINGS, EQUAL_RUNS, BACKWARDS, NO_ORDER, NSHAPES };
+enum shape { IN_ORDER, FEW_LATE, EARLY_BLOCK, RINGS, EQUAL_RUNS, BACKWARDS, SECONDS, WIDE,
+	     NO_ORDER, NSHAPES };
 
 static const char *const shape_name[NSHAPES] = {
 	"in order", "a few late entries", "an early block at the end", "k rings merged",
-	"runs of equal times", "backwards", "no order",
+	"runs of equal times", "backwards", "no order over seconds (three radix passes)",
+	"no order over hours (too wide for the radix: merged)", "no order",
 };
 
 /* entries .what = i (their place), times of the shape */
@@ -78,6 +81,12 @@ static void fill(struct _uevent_timed *v, size_t n, enum shape s)
 			break;
 		case BACKWARDS:
 			v[i].time = n - i;
+			break;
+		case SECONDS:	/* under 2^33 ns apart */
+			v[i].time = 5000 + (((uint64_t)tap_rand() << 16) ^ tap_rand()) % (1ull << 33);
+			break;
+		case WIDE:	/* 2^40 ns apart, some of them */
+			v[i].time = 5000 + (((uint64_t)tap_rand() << 24) ^ tap_rand()) % (1ull << 40);
 			break;
 		default:
 			v[i].time = tap_rand() % (n + 1);
