@@ -94,7 +94,8 @@ EXTRA_DIST += %reldir%/scale-record.sh %reldir%/scale-profile.sh %reldir%/device
 	%reldir%/device/s26c.sh %reldir%/device/s27.sh %reldir%/device/s27b.sh \
 	%reldir%/device/s27d.sh %reldir%/device/s28.sh %reldir%/device/s28b.sh \
 	%reldir%/device/s28c.sh %reldir%/device/s28d.sh %reldir%/device/s28e.sh \
-	%reldir%/device/s28f.sh %reldir%/device/s28g.sh %reldir%/device/build-variant.sh
+	%reldir%/device/s28f.sh %reldir%/device/s28g.sh %reldir%/device/s28h.sh \
+	%reldir%/device/build-variant.sh
 
 # make bench: a live session's open and close, alone and beside another; a killed
 # process's exit with sessions open (root; SKIPs otherwise).
