@@ -9,9 +9,9 @@ time, each CPU's records of the round together, CPU after CPU, then FINISHED_ROU
 the file holds NCPUS interleaved time-ordered streams, as a 16-CPU machine's recording
 does, with the same records and times as IN: what a reader does per CPU shows as a
 fall of its records/s with NCPUS. The CPUs interleave at random, as real rings do: in
-a fixed pattern (record i on CPU i mod NCPUS, before session 28) the time sort's merge
-predicted every comparison, and a 16-CPU file read at 0.87 of one CPU's rate where a
-recording made on 16 CPUs reads at 0.61 (bench/results/2026-11-28-device-s28.md).
+a fixed pattern (record i on CPU i mod NCPUS, before session 28) the time sort merged
+them faster, and a 16-CPU file read at 0.87 of one CPU's rate where a recording made
+on 16 CPUs read at 0.61 (bench/results/2026-11-28-device-s28.md).
 """
 import random
 import struct

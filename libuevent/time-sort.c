@@ -50,11 +50,11 @@ merge_runs(struct _uevent_timed *v, size_t n, struct _uevent_timed *tmp)
 #define RADIX_PASSES	3
 
 /*
- * v[0..n) stably sorted with tmp by radix passes of 11 bits of each time less the least:
- * no comparison a predictor could guess wrong. Rings that a recorder read in rounds
- * interleave at random, and merging 16 of them took 4 passes with a mispredicted branch
- * for one move in two (2 ns a move: a third of reading a 16-CPU recording); the radix
- * passes took half the time. -1 for a piece of fewer runs or wider times: merge it.
+ * v[0..n) stably sorted with tmp by radix passes of up to 11 bits of each time less the
+ * least, with no comparison. Rings that a recorder read in rounds interleave at random,
+ * and merging 16 of them took log2 of the runs in passes at about 2 ns a move (a third
+ * of reading a 16-CPU recording); the radix passes took less than half that. -1 for a
+ * piece of fewer runs or wider times: merge it.
  */
 static int radix_piece(struct _uevent_timed *v, size_t n, struct _uevent_timed *tmp)
 {
