@@ -24,6 +24,15 @@ struct pevent {
 	int file;			/* the file transport's event: its uevents' transport */
 };
 
+/*
+ * perf's FINISHED_ROUND rule: no record is earlier than every round but the last
+ * closed one held. A recording made on 16 CPUs can break it by a few records, one of
+ * them 21 rounds late (a record stamped long before its ring took it): such a file
+ * still goes a round at a time if each record is at most LAG_MAX rounds late, held
+ * until that many rounds after it have closed.
+ */
+#define LAG_MAX		64
+
 struct uevent_perf_file {
 	uint8_t *map;
 	size_t len;
@@ -61,6 +70,9 @@ struct uevent_perf_file {
 						   one before it (a record without one) */
 	uint64_t rmax[3];			/* the open round's greatest time, the closed
 						   rounds', all of those but the last's */
+	uint64_t pmax[LAG_MAX];			/* rmax[1] as each of the last rounds closed */
+	size_t npmax, lag;			/* rounds closed; how many rounds late a
+						   record may be (_uevent_pf_walk's) */
 	uint64_t stop;				/* where the ordered records end: the end,
 						   or the first cut or corrupt record */
 	uint64_t last_off;			/* where the last __next() started */
@@ -235,7 +247,9 @@ int _uevent_pf_refill(struct uevent_perf_file *f, int all);
 struct _uevent_pf_walk {
 	uint64_t prev, m[3];		/* the last time; the rounds' greatest (round_step) */
 	size_t n, rn, maxr;		/* records; in the open round; in the biggest round */
-	int sorted, rounds;		/* in time order; keeping perf's round rule */
+	int sorted, rounds;		/* in time order; keeping the rule with a lag */
+	uint64_t pm[LAG_MAX];		/* the last closed rounds' greatest of all so far */
+	size_t npm, lag;		/* rounds closed; the rule's lag (perf's: 2) */
 };
 void _uevent_pf_walk_init(struct _uevent_pf_walk *w);
 /* The record at off (header h), by the events known so far: 0 or -ENOMEM. */

@@ -1337,9 +1337,10 @@ static void check_late_attr(void)
  * round in time order, neighbouring rounds overlapping, many times shared), and in
  * random order, each with a FINISHED_ROUND every 160 records. The first keeps perf's
  * round rule, the second breaks it: both are sorted whole, and so is the first again
- * at over a million records (WINDOW_RECORDS), but a round at a time as it is read.
- * Each way the reader gives every record once, by time, ties in file order, and a
- * batch reader of 7 rows a call gives the same.
+ * at over a million records (WINDOW_RECORDS), but a round at a time as it is read; the
+ * fourth is the third with two records 3 and 21 rounds late (a 16-CPU recording's
+ * kind), read a round at a time with the lag. Each way the reader gives every record
+ * once, by time, ties in file order, and a batch reader of 7 rows a call gives the same.
  */
 static void check_time_order(void)
 {
@@ -1361,14 +1362,18 @@ static void check_time_order(void)
 	a.size = sizeof(a);
 	a.type = PERF_TYPE_SOFTWARE;
 	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-	for (shape = 0; shape < 3; shape++) {
-		/* shape 0 and 2: rounds of 16 rings of 10; shape 1: any order */
-		NREC = shape == 2 ? NMAX : 4000;
+	for (shape = 0; shape < 4; shape++) {
+		/* shape 0, 2 and 3: rounds of 16 rings of 10; shape 1: any order */
+		NREC = shape >= 2 ? NMAX : 4000;
 		for (k = 0; k < NREC; k += 10) {
 			uint64_t t = (k / 160) * 1000 + (rnd = rnd * 1103515245 + 12345) % 700;
 
 			for (m = 0; m < 10; m++, t += (rnd = rnd * 1103515245 + 12345) % 3 * 40)
 				times[k + m] = shape == 1 ? (rnd = rnd * 1103515245 + 12345) % 500 * 10 : t;
+		}
+		if (shape == 3) {	/* stamped rounds before their ring gave them */
+			times[400005] = times[400005 - 3 * 160] - 1;
+			times[700009] = times[700009 - 21 * 160] - 1;
 		}
 		n = pipe_head(img, &a, id);
 		for (i = 0; i < NREC; i++) {
@@ -1411,8 +1416,10 @@ static void check_time_order(void)
 		}
 		ok(ret == 0 && seen == NREC && !bad && same == NREC, "time order of %s: %" PRIu64
 		   " of %zu records, by time, ties in file order (%zu out of place); in batches "
-		   "of 7: %zu the same", shape == 1 ? "records in any order" : shape ?
-		   "16 rings' rounds, a round at a time" : "16 rings' rounds", seen, NREC, bad, same);
+		   "of 7: %zu the same", shape == 1 ? "records in any order" : shape == 3 ?
+		   "16 rings' rounds, two records 3 and 21 rounds late, a round at a time" :
+		   shape ? "16 rings' rounds, a round at a time" : "16 rings' rounds", seen, NREC,
+		   bad, same);
 		uevent_perf_file__close(pf);
 		if (fd >= 0)
 			close(fd);
@@ -1424,7 +1431,7 @@ int main(void)
 	size_t len;
 	uint8_t *le, *be;
 
-	plan(22 * 2 + 2 * 2 + 7 + 12 + 8 + 5 + 4 + 2 + 4 + 2 + 4 + 3 + 2 + 3 + 1 + 1);
+	plan(22 * 2 + 2 * 2 + 7 + 12 + 8 + 5 + 4 + 2 + 4 + 2 + 4 + 4 + 2 + 3 + 1 + 1);
 	le = slurp("perf_records.le.bin", &len);
 	if (le) {
 		check_golden(le, len, UEVENT_BO_LITTLE, "le");
