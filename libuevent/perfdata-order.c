@@ -189,7 +189,7 @@ void _uevent_pf_walk_init(struct _uevent_pf_walk *w)
 /* A record earlier than every round but the last closed one held: how many rounds late
  * it is (the rounds whose greatest so far is later than t, plus one) raises the lag;
  * past LAG_MAX - 1 the file is sorted whole. Apart: in a 16-CPU recording of 1.6 M
- * records, 5 were. */
+ * records, 6 were. */
 static __attribute__((noinline)) void walk_late(struct _uevent_pf_walk *w, uint64_t t)
 {
 	size_t c = 0, have = w->npm < LAG_MAX ? w->npm : LAG_MAX;
