@@ -26,10 +26,10 @@ struct pevent {
 
 /*
  * perf's FINISHED_ROUND rule: no record is earlier than every round but the last
- * closed one held. A recording made on 16 CPUs can break it by a few records, one of
- * them 21 rounds late (a record stamped long before its ring took it): such a file
- * still goes a round at a time if each record is at most LAG_MAX rounds late, held
- * until that many rounds after it have closed.
+ * closed one held. A recording made on 16 CPUs broke it with 6 of 1.6 M records, one
+ * of them 21 rounds late (stamped, it seems, long before its ring gave it up): such a
+ * file still goes a round at a time if each record is at most LAG_MAX rounds late,
+ * held until that many rounds after it have closed.
  */
 #define LAG_MAX		64
 
@@ -69,7 +69,8 @@ struct uevent_perf_file {
 	uint64_t scan, tprev;			/* the next record to take; the time of the
 						   one before it (a record without one) */
 	uint64_t rmax[3];			/* the open round's greatest time, the closed
-						   rounds', all of those but the last's */
+						   rounds' (round_step: the third, which
+						   perf's rule reads, is the walk's only) */
 	uint64_t pmax[LAG_MAX];			/* rmax[1] as each of the last rounds closed */
 	size_t npmax, lag;			/* rounds closed; how many rounds late a
 						   record may be (_uevent_pf_walk's) */

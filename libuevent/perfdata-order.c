@@ -131,8 +131,8 @@ static int settle(struct uevent_perf_file *f)
 /* Takes the records from f->scan into order[], after those still held, and settles:
  * the next rounds (up to a FINISHED_ROUND), as many records as are held and
  * REFILL_LEAST at least (so that each is sorted and moved down a few times, not once a
- * round: 16 CPUs' rounds of a hundred records, held 21 rounds, took 2.7x as long), or
- * with all every one left. */
+ * round: 16 CPUs' rounds of a hundred records, held 21 rounds a refill each, were read
+ * in 111 ms, against 71), or with all every one left. */
 #define REFILL_LEAST	4096
 int _uevent_pf_refill(struct uevent_perf_file *f, int all)
 {
